@@ -1,0 +1,70 @@
+"""gym-suite: custom reinforcement-learning environments for Gymnasium (and the legacy gym).
+
+Importing the package registers every environment with Gymnasium, and with gym when gym has
+already been imported (gym itself finds them through the ``gym.envs`` plugin otherwise)::
+
+    import gymnasium
+    env = gymnasium.make("gym_suite:heartpole-v0")
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium
+
+__version__ = "0.1.0"
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One row of the suite's registry."""
+
+    id: str
+    entry_point: str
+    vector_entry_point: str
+    max_episode_steps: int | None
+    summary: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+#: The one table of environments: everything that registers, lists or tests them reads it.
+SPECS: tuple[Spec, ...] = (
+    Spec(
+        "example-v0",
+        "gym_suite.envs.example_env:ExampleEnv",
+        "gym_suite.envs.example_env:ExampleVectorEnv",
+        10,
+        "1-D hot/cold walk: find the goal in the middle of a line, moving left or right.",
+    ),
+)
+
+ENV_IDS: tuple[str, ...] = tuple(spec.id for spec in SPECS)
+
+
+def register_gymnasium() -> None:
+    """Register every environment with Gymnasium (ids that already exist are left alone)."""
+    for spec in SPECS:
+        if spec.id in gymnasium.registry:
+            continue
+        gymnasium.register(
+            id=spec.id,
+            entry_point=spec.entry_point,
+            vector_entry_point=spec.vector_entry_point,
+            max_episode_steps=spec.max_episode_steps,
+            kwargs={"max_episode_steps": spec.max_episode_steps, **spec.kwargs},
+        )
+
+
+register_gymnasium()
+
+if "gym" in sys.modules:  # gym was imported first: give it the ids now
+    from gym_suite._gym import register_gym
+
+    register_gym()
+
+from gym_suite.evaluate import evaluate  # noqa: E402
+
+__all__ = ["ENV_IDS", "SPECS", "Spec", "evaluate", "register_gymnasium", "__version__"]

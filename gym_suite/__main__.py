@@ -1,0 +1,5 @@
+import sys
+
+from gym_suite.cli import main
+
+sys.exit(main())

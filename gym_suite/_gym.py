@@ -1,0 +1,106 @@
+"""The legacy OpenAI gym edge: space conversion, a ``gym.Env`` adapter and the plugin.
+
+gym 0.26.2 is unmaintained; its environment checker calls ``np.bool8``, which numpy 2 removed,
+so every id is registered with ``disable_env_checker=True``. Nothing here imports gym at module
+level: gym loads :func:`register_gym` through its ``gym.envs`` entry point while gym itself is
+still being imported, and importing ``gym_suite`` must never import gym.
+"""
+
+from __future__ import annotations
+
+import warnings
+from functools import lru_cache
+
+import gymnasium
+
+
+def convert_space(space):
+    """The gym equivalent of a Gymnasium space (Box, Discrete, MultiBinary, MultiDiscrete, Dict, Tuple)."""
+    from gym import spaces as gs
+    from gymnasium import spaces as ns
+
+    if isinstance(space, ns.Box):
+        return gs.Box(low=space.low, high=space.high, shape=space.shape, dtype=space.dtype)
+    if isinstance(space, ns.Discrete):
+        return gs.Discrete(int(space.n), start=int(space.start))
+    if isinstance(space, ns.MultiBinary):
+        return gs.MultiBinary(space.n)
+    if isinstance(space, ns.MultiDiscrete):
+        return gs.MultiDiscrete(space.nvec, dtype=space.dtype)
+    if isinstance(space, ns.Dict):
+        return gs.Dict({key: convert_space(sub) for key, sub in space.spaces.items()})
+    if isinstance(space, ns.Tuple):
+        return gs.Tuple(tuple(convert_space(sub) for sub in space.spaces))
+    raise TypeError(
+        f"cannot convert {type(space).__name__} to a gym space; supported: "
+        "Box, Discrete, MultiBinary, MultiDiscrete, Dict, Tuple"
+    )
+
+
+@lru_cache(maxsize=None)
+def _adapter_class():
+    import gym
+
+    class GymAdapter(gym.Env):
+        """A gym suite environment behind the legacy ``gym.Env`` interface (gym 0.26 API)."""
+
+        def __init__(self, env_id: str, **kwargs):
+            spec = gymnasium.spec(env_id)
+            creator = gymnasium.envs.registration.load_env_creator(spec.entry_point)
+            self.env = creator(**{**spec.kwargs, **kwargs})
+            self.metadata = self.env.metadata
+            self.render_mode = self.env.render_mode
+            self.action_space = convert_space(self.env.action_space)
+            self.observation_space = convert_space(self.env.observation_space)
+
+        def reset(self, *, seed=None, options=None):
+            super().reset(seed=seed)
+            if seed is not None:
+                self.action_space.seed(seed)
+            return self.env.reset(seed=seed, options=options)
+
+        def step(self, action):
+            return self.env.step(action)
+
+        def render(self):
+            return self.env.render()
+
+        def close(self):
+            self.env.close()
+
+        def __getattr__(self, name):  # attributes of the suite env (goal, vocabularies, ...)
+            if name.startswith("_") or name == "env":
+                raise AttributeError(name)
+            return getattr(self.env, name)
+
+    GymAdapter.__module__ = __name__
+    GymAdapter.__qualname__ = "GymAdapter"
+    GymAdapter.metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
+    return GymAdapter
+
+
+def __getattr__(name):
+    if name == "GymAdapter":  # built on first use, so that this module never imports gym itself
+        return _adapter_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def register_gym() -> None:
+    """Register every suite id with gym (never twice). Also gym's ``gym.envs`` plugin hook."""
+    try:
+        from gym.envs.registration import register, registry
+
+        from gym_suite import SPECS
+
+        for spec in SPECS:
+            if spec.id in registry:
+                continue
+            register(
+                id=spec.id,
+                entry_point="gym_suite._gym:GymAdapter",
+                max_episode_steps=spec.max_episode_steps,
+                disable_env_checker=True,
+                kwargs={"env_id": spec.id},
+            )
+    except Exception as exc:  # a plugin must never break `import gym`
+        warnings.warn(f"gym_suite could not register its environments with gym: {exc!r}", stacklevel=2)
