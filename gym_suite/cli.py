@@ -81,11 +81,33 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--seed", type=int, default=0)
     ev.add_argument("--jobs", type=int, default=1, help="parallel processes (-1: every core)")
     ev.set_defaults(func=_evaluate)
+    for name, module, text in (
+        ("baselines", "gym_suite.baselines", "random / heuristic / trained agents for every id"),
+        ("bench", "gym_suite.bench", "steps per second of every id against reference envs"),
+    ):
+        sub.add_parser(name, help=text, add_help=False).set_defaults(func=_delegate(module))
     return parser
 
 
+def _delegate(module: str):
+    """Hand the rest of the command line to ``module.main`` (it parses its own options)."""
+
+    def run(args) -> int:
+        import importlib
+
+        return importlib.import_module(module).main(args.rest)
+
+    run.delegates = True
+    return run
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, rest = parser.parse_known_args(argv)
+    if getattr(args.func, "delegates", False):
+        args.rest = rest
+    elif rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
     return args.func(args)
 
 

@@ -1,0 +1,42 @@
+"""Shared fixtures: the registry, and how to drive any suite environment generically."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gym_suite
+
+ALL_IDS = [spec.id for spec in gym_suite.SPECS]
+
+
+def invalid_action(space):
+    """An action that no suite environment may accept, whatever its action space."""
+    from gymnasium import spaces
+
+    if isinstance(space, spaces.Discrete):
+        return int(space.start + space.n)  # one past the last valid index
+    if isinstance(space, spaces.Box):
+        return np.full(space.shape, np.nan, dtype=space.dtype)
+    raise NotImplementedError(f"no invalid action defined for {space}")
+
+
+def rollout(env, seed: int, steps: int, action_seed: int | None = None):
+    """Observations, rewards and flags of ``steps`` seeded random steps (resetting as needed)."""
+    obs, _ = env.reset(seed=seed)
+    env.action_space.seed(seed if action_seed is None else action_seed)
+    out = [obs]
+    for _ in range(steps):
+        obs, reward, terminated, truncated, _ = env.step(env.action_space.sample())
+        out.append((obs, reward, terminated, truncated))
+        if terminated or truncated:
+            obs, _ = env.reset()
+            out.append(obs)
+    return out
+
+
+@pytest.fixture
+def gym_np_bool8(monkeypatch):
+    """gym 0.26.2's checkers call ``np.bool8``, which numpy 2 removed: put it back, in tests only."""
+    if not hasattr(np, "bool8"):
+        monkeypatch.setattr(np, "bool8", np.bool_, raising=False)
