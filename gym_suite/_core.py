@@ -262,3 +262,12 @@ class SuiteVectorEnv(VectorEnv):
             truncated[done] = False
         self._prev_done = terminated | truncated
         return self._observe(), reward, terminated, truncated, info
+
+
+def action_seed(seed: int) -> int:
+    """The seed for a random policy's action space in the episode reset with ``seed``.
+
+    Seeding the action space with the env's own seed would make both draw the same numbers
+    (a random point action would then land where the start was drawn): derive another stream.
+    """
+    return int(np.random.SeedSequence([int(seed), 0xAC7]).generate_state(1)[0])

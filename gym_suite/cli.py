@@ -9,6 +9,7 @@ import gymnasium
 import numpy as np
 
 from gym_suite import SPECS
+from gym_suite._core import action_seed
 
 
 def _list(args) -> int:
@@ -26,7 +27,7 @@ def demo_episode(env_id: str, seed: int) -> tuple[int, float, str]:
     """One seeded episode with random actions: ``(steps, return, how it ended)``."""
     env = gymnasium.make(env_id)
     env.reset(seed=seed)
-    env.action_space.seed(seed)
+    env.action_space.seed(action_seed(seed))
     steps, total = 0, 0.0
     while True:
         _, reward, terminated, truncated, _ = env.step(env.action_space.sample())

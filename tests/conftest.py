@@ -24,7 +24,7 @@ def invalid_action(space):
 def rollout(env, seed: int, steps: int, action_seed: int | None = None):
     """Observations, rewards and flags of ``steps`` seeded random steps (resetting as needed)."""
     obs, _ = env.reset(seed=seed)
-    env.action_space.seed(seed if action_seed is None else action_seed)
+    env.action_space.seed(seed + 10_000 if action_seed is None else action_seed)
     out = [obs]
     for _ in range(steps):
         obs, reward, terminated, truncated, _ = env.step(env.action_space.sample())

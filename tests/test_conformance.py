@@ -42,16 +42,14 @@ def test_ids_follow_name_version(env_id):
 
 def test_gymnasium_check_env(env_id):
     env = gymnasium.make(env_id)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # any complaint of the checker fails the test
-        gymnasium_check_env(env.unwrapped, skip_render_check=True)
-    for mode in env.unwrapped.metadata["render_modes"]:
-        if mode == "human":
-            continue
-        rendered = gymnasium.make(env_id, render_mode=mode)
+    for mode in [None] + [m for m in env.unwrapped.metadata["render_modes"] if m != "human"]:
         with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            gymnasium_check_env(rendered.unwrapped)
+            warnings.simplefilter("error")  # any complaint of the checker fails the test ...
+            # ... but its advice on space bounds, which the environments' specifications fix on purpose
+            # (heartpole's unbounded quantities, target's action in field coordinates)
+            for advice in ("observation space m.* is (-)?infinity", "symmetric and normalized"):
+                warnings.filterwarnings("ignore", message=f".*{advice}")
+            gymnasium_check_env(gymnasium.make(env_id, render_mode=mode).unwrapped, skip_render_check=mode is None)
 
 
 def test_stable_baselines3_check_env(env_id):

@@ -1,0 +1,434 @@
+"""Behaviour of target-v0: the hit test, clipping, starts, pictures and the native vector env."""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.error import DependencyNotInstalled
+
+import gym_suite
+from gym_suite.envs.target_env import (
+    TARGET_RGB,
+    WORKER_RGB,
+    TargetEnv,
+    TargetVectorEnv,
+    draw_start,
+)
+
+ENV_ID = "target-v0"
+
+
+def test_registered_with_the_spec_row():
+    spec = gymnasium.spec(ENV_ID)
+    row = next(s for s in gym_suite.SPECS if s.id == "target-v0")
+    assert spec.max_episode_steps == row.max_episode_steps == 1000
+    env = gymnasium.make(ENV_ID)
+    assert env.action_space == gymnasium.spaces.Box(0, 50, (2,), np.float32)
+    assert env.observation_space == gymnasium.spaces.Box(0, 50, (4,), np.float32)
+
+
+# --------------------------------------------------------------------------------------------
+# The rules
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "radius, target, legs",  # legs**2 sum to (2 radius)**2 exactly
+    [(6, (25.0, 25.0), (-12.0, 0.0)), (2.5, (10.0, 40.0), (3.0, 4.0)), (6.5, (30.0, 20.0), (-5.0, -12.0))],
+)
+def test_hit_exactly_at_twice_the_radius_and_miss_just_beyond(radius, target, legs):
+    env = TargetEnv(radius=radius, target=target)
+    tx, ty = target
+    contact = 2 * radius  # "just beyond" below: 1e-12 relative, well above float64 rounding
+    for point, expect_hit in [
+        ((tx + contact, ty), True),
+        ((tx, ty - contact), True),
+        ((tx + contact * (1 + 1e-12), ty), False),
+        ((tx, ty - contact * (1 + 1e-12)), False),
+        ((tx + legs[0], ty + legs[1]), True),
+        ((tx + legs[0] * (1 + 1e-12), ty + legs[1] * (1 + 1e-12)), False),
+    ]:
+        env.reset(seed=0)
+        obs, reward, terminated, truncated, info = env.step(list(point))
+        assert terminated is expect_hit and truncated is False
+        assert reward == (1.0 if expect_hit else -1.0)
+        assert info["distance"] == pytest.approx(math.dist(point, target), abs=1e-12)
+        assert (info["distance"] <= contact) is expect_hit
+        np.testing.assert_allclose(obs, [*point, tx, ty], rtol=1e-6)
+
+
+def test_a_circle_test_not_a_rectangle_test():
+    # the corner of the square around the target is inside a box test but not within 2 r
+    env = TargetEnv(target=(25.0, 25.0))
+    env.reset(seed=1)
+    _, reward, terminated, _, info = env.step(np.array([25 + 11.0, 25 + 11.0], dtype=np.float32))
+    assert info["distance"] > 12 and reward == -1.0 and not terminated
+
+
+def test_clipping_to_the_field_is_reported():
+    env = TargetEnv(target=(25.0, 25.0))
+    env.reset(seed=0)
+    for action, expected in [((-10.0, 80.0), (0.0, 50.0)), ((1e30, -1e-9), (50.0, 0.0)), ((-3, 2), (0.0, 2.0))]:
+        obs, reward, terminated, _, info = env.step(action)
+        assert info["clipped"] is True
+        assert tuple(obs[:2]) == expected
+        assert env.observation_space.contains(obs)
+        assert info["distance"] == pytest.approx(math.dist(expected, (25, 25)))
+    for action in [(0.0, 50.0), np.array([50.0, 0.0], dtype=np.float32), (3, 4)]:
+        obs, _, _, _, info = env.step(action)
+        assert info["clipped"] is False
+        assert tuple(obs[:2]) == tuple(float(a) for a in action)
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        np.array([np.nan, 1.0], dtype=np.float32),
+        np.array([1.0, np.inf]),
+        [-math.inf, 3.0],
+        np.zeros(3, dtype=np.float32),
+        np.zeros((1, 2), dtype=np.float32),
+        [1.0],
+        5.0,
+        [1.0, [2.0, 3.0]],
+    ],
+)
+def test_bad_actions_raise_value_error(action):
+    env = TargetEnv()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"finite|shape \(2,\)"):
+        env.step(action)
+
+
+@pytest.mark.parametrize("action", ["ab", [None, 1.0], np.array([True, False]), {"x": 1}])
+def test_non_numeric_actions_raise_type_error(action):
+    env = TargetEnv()
+    env.reset(seed=0)
+    with pytest.raises(TypeError, match="expected a point"):
+        env.step(action)
+
+
+def test_bad_vector_actions():
+    env = TargetVectorEnv(3)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"shape \(3, 2\)"):
+        env.step(np.zeros((3, 3), dtype=np.float32))
+    with pytest.raises(ValueError, match=r"shape \(3, 2\)"):
+        env.step(np.zeros(2, dtype=np.float32))
+    bad = np.ones((3, 2), dtype=np.float32)
+    bad[1, 0] = np.nan
+    with pytest.raises(ValueError, match="sub-environment 1"):
+        env.step(bad)
+    with pytest.raises(TypeError):
+        env.step(np.array([["a", "b"]] * 3))
+
+
+def test_vector_clipping_and_info():
+    env = TargetVectorEnv(2, target=(25, 25))
+    env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(np.array([[-5.0, 60.0], [30.0, 20.0]]))
+    np.testing.assert_array_equal(info["clipped"], [True, False])
+    np.testing.assert_array_equal(obs[:, :2], [[0.0, 50.0], [30.0, 20.0]])
+    np.testing.assert_allclose(info["distance"], [math.dist((0, 50), (25, 25)), math.dist((30, 20), (25, 25))])
+    np.testing.assert_array_equal(terminated, [False, True])
+    np.testing.assert_array_equal(reward, [-1.0, 1.0])
+
+
+def test_truncated_at_the_registered_limit():
+    env = gymnasium.make(ENV_ID, target=(25.0, 25.0))
+    env.reset(seed=0)
+    total, steps, done = 0.0, 0, False
+    while not done:  # the corner is 35 units from the centre: never a hit
+        _, reward, terminated, truncated, _ = env.step(np.zeros(2, dtype=np.float32))
+        total += reward
+        steps += 1
+        done = terminated or truncated
+    assert (steps, total, terminated, truncated) == (1000, -1000.0, False, True)
+
+
+# --------------------------------------------------------------------------------------------
+# Arguments and starts
+# --------------------------------------------------------------------------------------------
+
+
+def test_target_argument_fixes_the_target():
+    env = TargetEnv(target=(10, 40.5))
+    for seed in range(20):
+        obs, _ = env.reset(seed=seed)
+        assert tuple(obs[2:]) == (10.0, 40.5)
+    env = TargetEnv({"target": [6, 44], "size": 50})  # env_config, as RLlib passes it
+    assert tuple(env.reset(seed=0)[0][2:]) == (6.0, 44.0)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        ({"target": (5.9, 25)}, ValueError),
+        ({"target": (25, 44.1)}, ValueError),
+        ({"target": (25, math.nan)}, ValueError),
+        ({"target": (1, 2, 3)}, TypeError),
+        ({"target": "ab"}, TypeError),
+        ({"target": 25}, TypeError),
+        ({"radius": 0}, ValueError),
+        ({"radius": -1}, ValueError),
+        ({"radius": 10.0}, ValueError),  # more than half of the field would hit a central target
+        ({"size": 20}, ValueError),  # with the default radius 6
+        ({"size": 50.5}, TypeError),
+        ({"pixels_per_unit": 0}, ValueError),
+        ({"colour": "red"}, TypeError),
+    ],
+)
+def test_invalid_arguments(kwargs, error):
+    with pytest.raises(error):
+        TargetEnv(**kwargs)
+    with pytest.raises(error):
+        TargetVectorEnv(2, **kwargs)
+
+
+def test_largest_radius_is_accepted_and_its_starts_miss():
+    largest = 50 / math.sqrt(8 * math.pi)
+    env = TargetVectorEnv(2000, radius=largest * (1 - 1e-9), target=(25, 25))
+    obs, _ = env.reset(seed=3)
+    assert np.hypot(obs[:, 0] - 25, obs[:, 1] - 25).min() > 2 * env.radius
+
+
+def test_worker_never_starts_on_the_target_scalar():
+    env = TargetEnv()
+    for seed in range(300):
+        obs, info = env.reset(seed=seed)
+        assert info["distance"] > 12 and info["clipped"] is False
+        assert math.dist(obs[:2], obs[2:]) == pytest.approx(info["distance"], abs=1e-4)
+        assert env.observation_space.contains(obs)
+        assert 6 <= obs[2] <= 44 and 6 <= obs[3] <= 44
+
+
+def test_worker_never_starts_on_the_target_vector():
+    env = TargetVectorEnv(4096, radius=9)  # 4 pi 81 / 2500: up to 41% of the field hits
+    for seed in range(3):
+        obs, _ = env.reset(seed=seed)
+        assert np.hypot(obs[:, 0] - obs[:, 2], obs[:, 1] - obs[:, 3]).min() > 18
+        assert env.observation_space.contains(obs)
+
+
+def test_start_is_uniform_outside_the_hit_disc():
+    # fixed central target: the share of starts with 2 r < distance <= 20 is an area ratio
+    n, radius, ring = 200_000, 6.0, 20.0
+    start = draw_start(np.random.default_rng(0), n, 50.0, radius, (25.0, 25.0))
+    distance = np.hypot(start[:, 0] - 25, start[:, 1] - 25)
+    free_area = 50.0**2 - math.pi * (2 * radius) ** 2
+    expected = math.pi * (ring**2 - (2 * radius) ** 2) / free_area
+    share = np.mean(distance <= ring)
+    assert abs(share - expected) < 5 * math.sqrt(expected * (1 - expected) / n)
+    assert distance.min() > 2 * radius
+    # and the four quadrants around the centre are equally likely
+    quadrant = (start[:, 0] > 25) * 2 + (start[:, 1] > 25)
+    counts = np.bincount(quadrant, minlength=4)
+    assert np.all(np.abs(counts / n - 0.25) < 5 * math.sqrt(0.25 * 0.75 / n))
+
+
+def test_random_target_is_uniform_inside_the_margin():
+    n = 100_000
+    start = draw_start(np.random.default_rng(1), n, 50.0, 6.0)
+    target = start[:, 2:]
+    assert target.min() >= 6 and target.max() <= 44
+    sd = 38 / math.sqrt(12)  # uniform on [6, 44]
+    np.testing.assert_allclose(target.mean(axis=0), 25, atol=5 * sd / math.sqrt(n))
+    np.testing.assert_allclose(target.std(axis=0), sd, rtol=0.01)
+
+
+def test_seeding_is_reproducible():
+    a, b = TargetEnv(), TargetEnv()
+    np.testing.assert_array_equal(a.reset(seed=7)[0], b.reset(seed=7)[0])
+    assert not np.array_equal(a.reset(seed=7)[0], a.reset(seed=8)[0])
+
+
+# --------------------------------------------------------------------------------------------
+# Scalar and vector env: the same rules
+# --------------------------------------------------------------------------------------------
+
+
+def test_scalar_and_vector_n1_are_identical():
+    scalar, vector = TargetEnv(max_episode_steps=7), TargetVectorEnv(1, max_episode_steps=7)
+    s_obs, s_info = scalar.reset(seed=11)
+    v_obs, _ = vector.reset(seed=11)
+    np.testing.assert_array_equal(s_obs, v_obs[0])
+    rng = np.random.default_rng(0)
+    episodes = 0
+    for _ in range(2000):
+        action = rng.uniform(-5, 55, size=2).astype(np.float32)
+        s_obs, s_rew, s_term, s_trunc, s_info = scalar.step(action)
+        v_obs, v_rew, v_term, v_trunc, v_info = vector.step(action[None])
+        np.testing.assert_array_equal(s_obs, v_obs[0])
+        assert (s_rew, s_term, s_trunc) == (v_rew[0], v_term[0], v_trunc[0])
+        assert (s_info["distance"], s_info["clipped"]) == (v_info["distance"][0], v_info["clipped"][0])
+        if s_term or s_trunc:  # the vector env starts afresh on its next step
+            episodes += 1
+            s_obs, s_info = scalar.reset()
+            v_obs, v_rew, v_term, v_trunc, v_info = vector.step(rng.uniform(0, 50, (1, 2)))
+            np.testing.assert_array_equal(s_obs, v_obs[0])
+            assert (v_rew[0], v_term[0], v_trunc[0]) == (0.0, False, False)
+            assert (s_info["distance"], s_info["clipped"]) == (v_info["distance"][0], v_info["clipped"][0])
+    assert episodes > 100
+
+
+def test_random_episode_lengths_agree_between_scalar_and_vector():
+    n = 2000
+    scalar = gymnasium.make(ENV_ID)
+    # actions from a stream of their own: a Box seeded with the env's seed would draw the
+    # env's own uniforms and aim at where the start put things
+    scalar.action_space.seed(10**6)
+    scalar_lengths = []
+    for seed in range(n):
+        scalar.reset(seed=seed)
+        steps, done = 0, False
+        while not done:
+            _, _, terminated, truncated, _ = scalar.step(scalar.action_space.sample())
+            steps += 1
+            done = terminated or truncated
+        scalar_lengths.append(steps)
+    vector = TargetVectorEnv(n)
+    vector.reset(seed=0)
+    vector.action_space.seed(10**6 + 1)
+    lengths = np.zeros(n, dtype=int)
+    finished = np.zeros(n, dtype=bool)
+    while not finished.all():
+        _, _, terminated, truncated, _ = vector.step(vector.action_space.sample())
+        lengths += ~finished
+        finished |= terminated | truncated
+    a, b = np.array(scalar_lengths), lengths
+    se = math.sqrt(a.var() / n + b.var() / n)
+    assert abs(a.mean() - b.mean()) < 5 * se
+    assert a.min() >= 1 and b.min() >= 1
+
+
+def test_vector_next_step_autoreset():
+    env = TargetVectorEnv(2, target=(25, 25), max_episode_steps=3)
+    env.reset(seed=0)
+    hit_and_miss = np.array([[25.0, 25.0], [0.0, 0.0]])
+    _, reward, terminated, truncated, _ = env.step(hit_and_miss)
+    np.testing.assert_array_equal(terminated, [True, False])
+    np.testing.assert_array_equal(reward, [1.0, -1.0])
+    obs, reward, terminated, truncated, info = env.step(hit_and_miss)
+    # row 0 ignored its action and started afresh; row 1 went on
+    assert (reward[0], terminated[0], truncated[0]) == (0.0, False, False)
+    assert math.dist(obs[0, :2], obs[0, 2:]) > 12
+    assert info["distance"][0] == pytest.approx(math.dist(obs[0, :2], obs[0, 2:]), abs=1e-4)
+    assert info["clipped"][0] == False  # noqa: E712 (numpy bool)
+    assert (reward[1], terminated[1], truncated[1]) == (-1.0, False, False)
+    _, reward, terminated, truncated, _ = env.step(np.array([[0.0, 0.0], [0.0, 0.0]]))
+    np.testing.assert_array_equal(truncated, [False, True])  # row 1: its third step
+    obs, reward, terminated, truncated, _ = env.step(np.array([[0.0, 0.0], [0.0, 0.0]]))
+    assert (reward[1], terminated[1], truncated[1]) == (0.0, False, False)
+    assert math.dist(obs[1, :2], obs[1, 2:]) > 12
+
+
+def test_make_vec_uses_the_native_vector_env():
+    env = gymnasium.make_vec(ENV_ID, num_envs=4, vectorization_mode="vector_entry_point")
+    assert isinstance(env, TargetVectorEnv)
+    obs, _ = env.reset(seed=0)
+    assert obs.shape == (4, 4) and obs.dtype == np.float32
+
+
+# --------------------------------------------------------------------------------------------
+# The oracle
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"radius": 0.25}, {"size": 200, "radius": 1}])
+def test_oracle_hits_in_one_step(kwargs):
+    result = gym_suite.evaluate(ENV_ID, policy="heuristic", episodes=50, env_kwargs=kwargs)
+    np.testing.assert_array_equal(result.returns, 1.0)
+    np.testing.assert_array_equal(result.lengths, 1)
+
+
+def test_random_policy_is_worse_than_the_oracle():
+    result = gym_suite.evaluate(ENV_ID, policy="random", episodes=100)
+    assert result.mean_length > 1 and result.mean < 1
+    # every episode is some misses then one hit (no truncation at these lengths)
+    np.testing.assert_array_equal(result.returns, 2 - result.lengths)
+
+
+# --------------------------------------------------------------------------------------------
+# Rendering
+# --------------------------------------------------------------------------------------------
+
+
+def _colour_at(frame, x, y, pixels_per_unit):
+    return tuple(int(c) for c in frame[int(y * pixels_per_unit), int(x * pixels_per_unit)])
+
+
+def test_rgb_array_draws_blue_worker_and_red_target():
+    env = gymnasium.make(ENV_ID, render_mode="rgb_array", target=(10, 12))
+    env.reset(seed=0)
+    env.step([40.0, 30.0])
+    frame = env.render()
+    assert frame.shape == (400, 400, 3) and frame.dtype == np.uint8
+    assert _colour_at(frame, 40, 30, 8) == WORKER_RGB
+    assert _colour_at(frame, 40 + 5.5, 30, 8) == WORKER_RGB
+    assert _colour_at(frame, 10, 12, 8) == TARGET_RGB
+    assert _colour_at(frame, 10, 12 + 5.5, 8) == TARGET_RGB  # y grows downward
+    assert _colour_at(frame, 10 + 6.5, 12, 8) not in (WORKER_RGB, TARGET_RGB)
+    assert _colour_at(frame, 48, 2, 8) not in (WORKER_RGB, TARGET_RGB)
+    # each disc covers about pi r^2 of the field
+    disc_pixels = math.pi * (6 * 8) ** 2
+    for colour in (WORKER_RGB, TARGET_RGB):
+        count = np.all(frame == colour, axis=-1).sum()
+        assert abs(count - disc_pixels) < 0.02 * disc_pixels
+
+
+def test_rgb_array_size_follows_pixels_per_unit_and_overlap_is_visible():
+    env = TargetEnv(render_mode="rgb_array", size=30, radius=3, pixels_per_unit=3, target=(15, 15))
+    env.reset(seed=0)
+    assert env.render().shape == (90, 90, 3)
+    env.step([15, 15])
+    frame = env.render()
+    centre = _colour_at(frame, 15, 15, 3)
+    assert centre not in (WORKER_RGB, TARGET_RGB)  # blended: both discs are there
+    assert centre[2] > centre[1] and centre[0] > centre[1]
+
+
+def test_vector_render():
+    env = TargetVectorEnv(3, render_mode="rgb_array", pixels_per_unit=2)
+    env.reset(seed=0)
+    frames = env.render()
+    assert len(frames) == 3 and all(f.shape == (100, 100, 3) for f in frames)
+    ansi = TargetVectorEnv(3, render_mode="ansi")
+    ansi.reset(seed=0)
+    assert ansi.render().count("\n") == 3
+
+
+def test_ansi_shows_coordinates_and_distance():
+    env = gymnasium.make(ENV_ID, render_mode="ansi", target=(25, 25))
+    env.reset(seed=0)
+    env.step([30.5, 40.25])
+    text = env.render()
+    for part in ("30.500", "40.250", "25.000", f"{math.dist((30.5, 40.25), (25, 25)):.3f}", "miss", "-1"):
+        assert part in text
+
+
+def test_no_pygame_needed_until_human_render(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pygame", None)  # `import pygame` now raises ImportError
+    env = TargetEnv(render_mode="human")  # no window, no import in the constructor
+    with pytest.raises(DependencyNotInstalled, match=r'pip install "gym-suite\[render\]"'):
+        env.reset(seed=0)
+    frame_env = TargetEnv(render_mode="rgb_array")  # the other modes need no pygame
+    frame_env.reset(seed=0)
+    assert frame_env.render().shape == (400, 400, 3)
+
+
+def test_human_render_opens_a_pygame_window(monkeypatch):
+    pygame = pytest.importorskip("pygame")
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    env = TargetEnv(render_mode="human", target=(10, 10))
+    env.reset(seed=0)
+    env.step([40.0, 30.0])
+    surface = pygame.display.get_surface()
+    assert surface.get_size() == (400, 400)
+    assert tuple(surface.get_at((40 * 8, 30 * 8)))[:3] == WORKER_RGB
+    assert tuple(surface.get_at((10 * 8, 10 * 8)))[:3] == TARGET_RGB
+    env.close()
+    assert not pygame.display.get_init()
