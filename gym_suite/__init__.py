@@ -39,6 +39,13 @@ SPECS: tuple[Spec, ...] = (
         10,
         "1-D hot/cold walk: find the goal in the middle of a line, moving left or right.",
     ),
+    Spec(
+        "target-v0",
+        "gym_suite.envs.target_env:TargetEnv",
+        "gym_suite.envs.target_env:TargetVectorEnv",
+        1000,
+        "2-D pointing: place a worker point (continuous action) so that its disc covers the target's.",
+    ),
 )
 
 ENV_IDS: tuple[str, ...] = tuple(spec.id for spec in SPECS)
