@@ -40,6 +40,13 @@ SPECS: tuple[Spec, ...] = (
         "1-D hot/cold walk: find the goal in the middle of a line, moving left or right.",
     ),
     Spec(
+        "heartpole-v0",
+        "gym_suite.envs.heartpole_env:HeartPoleEnv",
+        "gym_suite.envs.heartpole_env:HeartPoleVectorEnv",
+        1000,
+        "HeartPole: coffee, beer, sleep or work on, half-hour by half-hour; productivity vs heart attacks.",
+    ),
+    Spec(
         "target-v0",
         "gym_suite.envs.target_env:TargetEnv",
         "gym_suite.envs.target_env:TargetVectorEnv",

@@ -1,0 +1,473 @@
+"""``heartpole-v0``: balance productivity against health, one half-hour of work per step.
+
+The rules follow Vadim Liventsev's HeartPole tutorial, "Writing a custom Gymnasium environment"
+(https://github.com/vadim0x60/heartpole, notebook ``HeartPole.ipynb``; PyPI package
+``heartpole``). Every formula below is the tutorial's; the names of the constants say which.
+"""
+
+from __future__ import annotations
+
+import sys
+from types import SimpleNamespace
+
+import numpy as np
+from gymnasium import spaces
+
+from gym_suite._core import (
+    ARRAY_OPS,
+    SCALAR_OPS,
+    SuiteEnv,
+    SuiteVectorEnv,
+    check_discrete_action,
+    check_discrete_actions,
+    check_number,
+    sigmoid,
+)
+
+# --------------------------------------------------------------------------------------------
+# The model (HeartPole tutorial). One step of the environment is one half-hour of work.
+# --------------------------------------------------------------------------------------------
+
+DO_NOTHING, DRINK_COFFEE, DRINK_BEER, SLEEP = 0, 1, 2, 3
+ACTION_NAMES = ("do_nothing", "drink_coffee", "drink_beer", "sleep")  # the tutorial's function names
+STATE_NAMES = ("alertness", "hypertension", "intoxication", "time_since_slept", "time_elapsed", "work_done")
+
+COFFEE_ALERTNESS = 1.0  # drink_coffee: alertness += U(0, 1)
+DRINK_HYPERTENSION = 0.3  # drink_coffee and drink_beer: hypertension += U(0, 0.3)
+BEER_ALERTNESS = 0.5  # drink_beer: alertness -= U(0, 0.5)
+# drink_beer: intoxication += U(0.01, 0.03), blood alcohol per drink (the tutorial's source:
+# https://attorneydwi.com/b-a-c-per-drink/)
+BEER_INTOXICATION_LOW, BEER_INTOXICATION_HIGH = 0.01, 0.03
+BEER_INTOXICATION_RANGE = BEER_INTOXICATION_HIGH - BEER_INTOXICATION_LOW
+WAKE_ALERTNESS_LOW, WAKE_ALERTNESS_HIGH = 0.7, 1.3  # wakeup: alertness = U(0.7, 1.3)
+WAKE_ALERTNESS_RANGE = WAKE_ALERTNESS_HIGH - WAKE_ALERTNESS_LOW
+HALF_HOURS_OF_SLEEP = 16.0  # sleep: "16 half-hours of healthy sleep", then wakeup
+HALF_HOUR = 1.0  # the unit of time_since_slept and time_elapsed
+JUST_WOKE = 0.0  # wakeup: time_since_slept = 0
+
+DECAY_RATE = 0.97  # half_hour_passed: hypertension and intoxication shrink by 3 % per half-hour
+NIGHT_DECAY = DECAY_RATE**HALF_HOURS_OF_SLEEP  # the same over a whole sleep
+NO_DECAY = 1.0
+TIRING_ONSET = 40.0  # alertness_decay: sigmoid((time_since_slept - 40) / 10) per half-hour
+TIRING_SCALE = 10.0
+ANXIETY_ALERTNESS = 3.0  # crippling_anxiety: productivity *= 1 - sigmoid(alertness - 3)
+SOBER_LIMIT = 0.05  # ballmer_function: sigmoid((0.05 - intoxication) * 50) ...
+SOBER_STEEPNESS = 50.0
+BALLMER_PEAK = 0.135  # ... + 2 * gaussian(intoxication, 0.135, 0.005): the Ballmer peak
+BALLMER_PEAK_WIDTH = 0.005
+BALLMER_PEAK_HEIGHT = 2.0
+BALLMER_PEAK_CURVATURE = -0.5 / BALLMER_PEAK_WIDTH**2  # gaussian = exp(curvature * (x - peak)^2)
+HEART_ATTACK_HYPERTENSION = 6.0  # heart_attack_risk: proclivity * sigmoid(hypertension - 6)
+HEART_ATTACK_PENALTY = 100.0  # reward -= 100 on a heart attack ...
+AFTER_HEART_ATTACK = 0.0  # ... and hypertension = 0: "painful, but cleansing"
+DEFAULT_HEART_ATTACK_PROCLIVITY = 0.5
+
+#: Uniform [0, 1) numbers drawn for every step, whatever the action: alertness change,
+#: hypertension change, intoxication change, wake-up alertness, heart-attack draw. A fixed count
+#: keeps the scalar env and each row of the vector env on the same random stream.
+UNIFORMS_PER_STEP = 5
+UNIFORM_BLOCK_STEPS = 256  # the scalar env draws the uniforms of this many steps at once
+MAX_EPISODE_STEPS = 1000
+
+#: The numbers :func:`heartpole_rules` reads, by name, from one of the two namespaces below.
+RULE_NUMBERS = (
+    "DRINK_COFFEE", "DRINK_BEER", "SLEEP", "COFFEE_ALERTNESS", "DRINK_HYPERTENSION", "BEER_ALERTNESS",
+    "BEER_INTOXICATION_LOW", "BEER_INTOXICATION_RANGE", "WAKE_ALERTNESS_LOW", "WAKE_ALERTNESS_RANGE",
+    "HALF_HOURS_OF_SLEEP", "HALF_HOUR", "JUST_WOKE", "DECAY_RATE", "NIGHT_DECAY", "NO_DECAY", "TIRING_ONSET",
+    "TIRING_SCALE", "ANXIETY_ALERTNESS", "SOBER_LIMIT", "SOBER_STEEPNESS", "BALLMER_PEAK",
+    "BALLMER_PEAK_HEIGHT", "BALLMER_PEAK_CURVATURE", "HEART_ATTACK_HYPERTENSION", "HEART_ATTACK_PENALTY",
+    "AFTER_HEART_ATTACK",
+)
+#: For Python floats: this module's constants as they are.
+SCALAR_NUMBERS = sys.modules[__name__]
+#: For arrays: the same values as 0-d arrays, which numpy combines with an array about twice as
+#: fast as a Python float (at 64 rows), with identical results.
+ARRAY_NUMBERS = SimpleNamespace(**{name: np.asarray(globals()[name]) for name in RULE_NUMBERS})
+
+
+def _scalar_sigmoids(*xs):
+    return [sigmoid(x, SCALAR_OPS) for x in xs]
+
+
+#: Above this many bytes, the arguments of ``sigmoids`` are not stacked: glibc's malloc serves
+#: blocks of 128 KiB and more with fresh pages (mmap), and the page faults on the stacked
+#: temporaries cost more than the calls that stacking saves (N=4,096: 5.7 instead of 9.8
+#: million env-steps/s).
+STACK_BYTES = 64 * 1024
+
+
+def _array_sigmoids(*xs):
+    if len(xs) * xs[0].nbytes <= STACK_BYTES:  # small batches: one pass, fewer numpy calls
+        return sigmoid(np.array(xs), ARRAY_OPS)
+    return [sigmoid(x, ARRAY_OPS) for x in xs]  # the same values, element by element
+
+
+#: The ops of gym_suite._core plus ``sigmoids(*xs)``, the sigmoid of several arguments at once.
+RULE_SCALAR_OPS = SimpleNamespace(**vars(SCALAR_OPS), sigmoids=_scalar_sigmoids)
+RULE_ARRAY_OPS = SimpleNamespace(**vars(ARRAY_OPS), sigmoids=_array_sigmoids)
+
+
+def heartpole_rules(state, action, uniforms, heart_attack_proclivity, k, ops):
+    """One step (the action, a half-hour of work, the heart-attack draw) for floats or arrays.
+
+    ``state`` holds the six quantities of ``STATE_NAMES``; ``uniforms`` the step's
+    ``UNIFORMS_PER_STEP`` draws from U[0, 1) (floats, or arrays for a batch), each used only when
+    the action needs it; ``k`` and ``ops`` are ``SCALAR_NUMBERS`` and ``RULE_SCALAR_OPS`` for
+    floats, ``ARRAY_NUMBERS`` and ``RULE_ARRAY_OPS`` for arrays. Returns ``(state, reward,
+    heart_attack, productivity)``.
+    """
+    alertness, hypertension, intoxication, time_since_slept, time_elapsed, work_done = state
+    u_alertness, u_hypertension, u_intoxication, u_wake, u_heart = uniforms
+    coffee = action == k.DRINK_COFFEE
+    beer = action == k.DRINK_BEER
+    sleep = action == k.SLEEP
+    old_score = work_done / ops.maximum(time_elapsed, k.HALF_HOUR)  # work_done is 0 when time_elapsed is
+
+    # The action, at the start of the step.
+    alertness = alertness + u_alertness * (k.COFFEE_ALERTNESS * coffee - k.BEER_ALERTNESS * beer)
+    hypertension = hypertension + (k.DRINK_HYPERTENSION * u_hypertension) * (coffee | beer)
+    intoxication = intoxication + (k.BEER_INTOXICATION_LOW + k.BEER_INTOXICATION_RANGE * u_intoxication) * beer
+    # Sleep in closed form: 16 half-hours pass, then wakeup overwrites alertness (so its decay
+    # during the night does not matter) and time_since_slept.
+    night_decay = ops.where(sleep, k.NIGHT_DECAY, k.NO_DECAY)
+    hypertension = hypertension * night_decay
+    intoxication = intoxication * night_decay
+    time_elapsed = time_elapsed + k.HALF_HOURS_OF_SLEEP * sleep
+    alertness = ops.where(sleep, k.WAKE_ALERTNESS_LOW + k.WAKE_ALERTNESS_RANGE * u_wake, alertness)
+    time_since_slept = ops.where(sleep, k.JUST_WOKE, time_since_slept)
+
+    # Work for a half-hour (the tutorial's work(): productivity, then half_hour_passed), and the
+    # heart-attack risk at its end. 1 - sigmoid(alertness - 3) == sigmoid(3 - alertness).
+    hypertension = hypertension * k.DECAY_RATE
+    calm, sober, tiring, risk = ops.sigmoids(
+        k.ANXIETY_ALERTNESS - alertness,
+        (k.SOBER_LIMIT - intoxication) * k.SOBER_STEEPNESS,
+        (time_since_slept - k.TIRING_ONSET) / k.TIRING_SCALE,
+        hypertension - k.HEART_ATTACK_HYPERTENSION,
+    )
+    past_peak = intoxication - k.BALLMER_PEAK
+    # the exponent is <= 0: the Ballmer peak never overflows
+    ballmer = sober + k.BALLMER_PEAK_HEIGHT * ops.exp(past_peak * past_peak * k.BALLMER_PEAK_CURVATURE)
+    productivity = alertness * calm * ballmer
+    work_done = work_done + productivity
+    alertness = alertness - tiring
+    intoxication = intoxication * k.DECAY_RATE
+    time_since_slept = time_since_slept + k.HALF_HOUR
+    time_elapsed = time_elapsed + k.HALF_HOUR
+
+    reward = work_done / time_elapsed - old_score
+    heart_attack = u_heart < heart_attack_proclivity * risk
+    reward = reward - k.HEART_ATTACK_PENALTY * heart_attack
+    hypertension = ops.where(heart_attack, k.AFTER_HEART_ATTACK, hypertension)
+    state = (alertness, hypertension, intoxication, time_since_slept, time_elapsed, work_done)
+    return state, reward, heart_attack, productivity
+
+
+# --------------------------------------------------------------------------------------------
+# The documented simple policy
+# --------------------------------------------------------------------------------------------
+
+#: Sleep once alertness falls below this (a fresh wake-up gives 0.7 .. 1.3). Tuned on 1,000
+#: episodes among 0.2 .. 0.6 in steps of 0.05.
+HEURISTIC_SLEEP_ALERTNESS = 0.4
+
+
+def heuristic_actions(observation) -> np.ndarray:
+    """Sleep when alertness drops below 0.4, otherwise keep working, without drinks.
+
+    Every drink raises the blood pressure, and the heart attacks it makes likelier cost more
+    (100 each) than the few units of score a coffee or a beer can add, so none pays. Works on
+    one observation (shape ``(6,)``) or a batch (``(N, 6)``); returns int64 actions.
+    """
+    alertness = np.asarray(observation, dtype=np.float64)[..., 0]
+    return np.where(alertness < HEURISTIC_SLEEP_ALERTNESS, SLEEP, DO_NOTHING).astype(np.int64)
+
+
+# --------------------------------------------------------------------------------------------
+# Rendering
+# --------------------------------------------------------------------------------------------
+
+#: rgb_array: each bar is filled to v / (|v| + scale) of its length (half full at v == scale):
+#: alertness at a fresh wake-up, hypertension at the heart-attack midpoint, intoxication at the
+#: Ballmer peak, time_since_slept at the onset of tiring, time_elapsed at one day, work_done
+#: at 100 units. Signed quantities grow from the middle.
+DASHBOARD_SCALES = (1.0, HEART_ATTACK_HYPERTENSION, BALLMER_PEAK, TIRING_ONSET, 48.0, 100.0)
+DASHBOARD_SIGNED = (True, False, False, False, False, True)
+DASHBOARD_COLOURS = ((230, 180, 30), (200, 40, 40), (150, 60, 190), (60, 110, 200), (110, 110, 110), (40, 160, 70))
+ACTION_COLOURS = ((150, 150, 150), (120, 70, 30), (220, 170, 40), (40, 40, 120))
+BAR_HEIGHT, BAR_GAP, FRAME_WIDTH, MARGIN = 14, 6, 240, 8
+
+
+def ansi_log(state, last_action, heart_attack) -> str:
+    """The step's log: the chosen action, ``HEART ATTACK`` when one happened, the state."""
+    chosen = "none (reset)" if last_action < 0 else ACTION_NAMES[last_action]
+    quantities = "  ".join(f"{name} {value:.4g}" for name, value in zip(STATE_NAMES, state))
+    return f"Chosen action: {chosen}\n" + ("HEART ATTACK\n" if heart_attack else "") + quantities + "\n"
+
+
+def rgb_dashboard(state, last_action, heart_attack) -> np.ndarray:
+    """A small image: one bar per quantity, the four actions below (the chosen one lit), a red
+    frame on a heart attack."""
+    height = MARGIN + len(STATE_NAMES) * (BAR_HEIGHT + BAR_GAP) + BAR_HEIGHT + MARGIN
+    frame = np.full((height, FRAME_WIDTH, 3), 245, dtype=np.uint8)
+    length = FRAME_WIDTH - 2 * MARGIN
+    for row, (value, scale, signed, colour) in enumerate(
+        zip(state, DASHBOARD_SCALES, DASHBOARD_SIGNED, DASHBOARD_COLOURS)
+    ):
+        top = MARGIN + row * (BAR_HEIGHT + BAR_GAP)
+        frame[top : top + BAR_HEIGHT, MARGIN : MARGIN + length] = 215  # the bar's track
+        fill = float(value) / (abs(float(value)) + scale)  # in (-1, 1)
+        if signed:
+            middle = MARGIN + length // 2
+            end = middle + int(round(fill * (length // 2)))
+            frame[top : top + BAR_HEIGHT, min(middle, end) : max(middle, end) + 1] = colour
+            frame[top : top + BAR_HEIGHT, middle] = 60  # zero
+        else:
+            frame[top : top + BAR_HEIGHT, MARGIN : MARGIN + int(round(fill * length))] = colour
+    top = MARGIN + len(STATE_NAMES) * (BAR_HEIGHT + BAR_GAP)
+    slot = length // len(ACTION_NAMES)
+    for action, colour in enumerate(ACTION_COLOURS):
+        left = MARGIN + action * slot
+        lit = action == last_action
+        frame[top : top + BAR_HEIGHT, left + 2 : left + slot - 2] = colour if lit else 225
+    if heart_attack:
+        frame[:4], frame[-4:], frame[:, :4], frame[:, -4:] = 200, 200, 200, 200
+        frame[:4, :, 1:] = frame[-4:, :, 1:] = frame[:, :4, 1:] = frame[:, -4:, 1:] = 0
+    return frame
+
+
+# --------------------------------------------------------------------------------------------
+# The environments
+# --------------------------------------------------------------------------------------------
+
+
+class HeartPoleEnv(SuiteEnv):
+    """
+    ## Description
+
+    HeartPole, "CartPole for healthcare", from Vadim Liventsev's tutorial "Writing a custom
+    Gymnasium environment" (https://github.com/vadim0x60/heartpole, PyPI ``heartpole``). You are
+    a developer with an important project: maximise the work you get done without a heart
+    attack. Each step is one half-hour: you may drink coffee (more alert, higher blood
+    pressure), drink beer (less alert, higher blood pressure, tipsier: productivity doubles at
+    the "Ballmer peak" of intoxication 0.135), sleep or do nothing, and then you work for a
+    half-hour.
+
+    A half-hour passing: alertness drops by ``sigmoid((time_since_slept - 40) / 10)``,
+    hypertension and intoxication are multiplied by 0.97, time_since_slept and time_elapsed grow
+    by 1. A half-hour of work adds ``productivity = alertness * (1 - sigmoid(alertness - 3)) *
+    ballmer(intoxication)`` to work_done, with ``ballmer(x) = sigmoid((0.05 - x) * 50) +
+    2 * exp(-(x - 0.135)^2 / (2 * 0.005^2))``.
+
+    ## Action Space
+
+    `Discrete(4)`, applied at the start of the step:
+
+    - 0 `do_nothing`
+    - 1 `drink_coffee`: alertness += U(0, 1), hypertension += U(0, 0.3)
+    - 2 `drink_beer`: alertness -= U(0, 0.5), hypertension += U(0, 0.3), intoxication += U(0.01, 0.03)
+    - 3 `sleep`: 16 half-hours pass, then you wake up with alertness U(0.7, 1.3) and
+      time_since_slept 0
+
+    ## Observation Space
+
+    `Box(6,)` of `float32`:
+
+    | Num | Observation      | Min  | Max |
+    |-----|------------------|------|-----|
+    | 0   | alertness        | -Inf | Inf |
+    | 1   | hypertension     | 0    | Inf |
+    | 2   | intoxication     | 0    | Inf |
+    | 3   | time_since_slept | 0    | Inf |
+    | 4   | time_elapsed     | 0    | Inf |
+    | 5   | work_done        | -Inf | Inf |
+
+    Times are counted in half-hours. An agent that never sleeps drives alertness (and its
+    productivity) far below zero; every sigmoid and exponential is evaluated in a form that
+    cannot overflow.
+
+    ## Rewards
+
+    The change of the score ``work_done / time_elapsed`` over the step (the score is 0 before the
+    first step), so an episode's return is its final score minus 100 per heart attack. After the
+    work, a heart attack strikes with probability ``heart_attack_proclivity *
+    sigmoid(hypertension - 6)``: the reward drops by 100 and hypertension is reset to 0.
+
+    ## Starting State
+
+    All six quantities are 0.
+
+    ## Episode End
+
+    Heart attacks do not end the episode, nothing terminates it.
+
+    1. Truncation: 1000 steps (``max_episode_steps``, registered with the spec).
+
+    A ``step`` after the episode ended raises ``gymnasium.error.ResetNeeded``. ``info`` holds
+    ``heart_attack`` (bool), ``productivity`` (the half-hour's work) and ``action`` (the chosen
+    action's name), in a fresh dict every step. ``heuristic`` sleeps when tired and otherwise
+    keeps working without drinks (see :func:`heuristic_actions`).
+
+    ## Arguments
+
+    | Argument | Default | Meaning |
+    |---|---|---|
+    | `heart_attack_proclivity` | 0.5 | scales the heart-attack probability, in [0, 1] |
+    | `render_mode` | None | `"ansi"` (the step's log), `"human"` (prints it) or `"rgb_array"` (a dashboard) |
+    | `max_episode_steps` | 1000 | the env's own step limit (``None`` for none) |
+
+    ```python
+    >>> import gymnasium as gym
+    >>> env = gym.make("gym_suite:heartpole-v0", render_mode="ansi")
+    >>> obs, info = env.reset(seed=0)
+    >>> envs = gym.make_vec("gym_suite:heartpole-v0", num_envs=8)  # numpy-native
+
+    ```
+
+    ## Version History
+
+    * v0: first release, with the rules of ``heartpole`` 1.2. Unlike that release, ``reset``
+      starts from all zeros instead of waking up with alertness U(0.7, 1.3); randomness comes
+      from the seeded ``np_random`` instead of numpy's global generator; episodes are truncated
+      after 1000 steps; ``info`` reports the step; the log is the last step's, not a string that
+      grows with every step until ``render`` prints it.
+    """
+
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
+    ARGUMENTS = {
+        "render_mode": None,
+        "max_episode_steps": MAX_EPISODE_STEPS,
+        "heart_attack_proclivity": DEFAULT_HEART_ATTACK_PROCLIVITY,
+    }
+
+    def __init__(self, env_config=None, **kwargs):
+        cfg = self._configure(env_config, kwargs)
+        self.heart_attack_proclivity = check_number(
+            type(self).__name__, "heart_attack_proclivity", cfg.heart_attack_proclivity, 0.0, 1.0
+        )
+        self.action_space = spaces.Discrete(len(ACTION_NAMES))
+        inf = np.inf
+        self.observation_space = spaces.Box(
+            low=np.array([-inf, 0.0, 0.0, 0.0, 0.0, -inf], dtype=np.float32),
+            high=np.full(len(STATE_NAMES), inf, dtype=np.float32),
+            dtype=np.float32,
+        )
+        self.state = (0.0,) * len(STATE_NAMES)
+        self.last_action = -1
+        self.last_heart_attack = False
+        self._uniforms: list = []  # the next steps' uniforms, the next step's last
+        self._uniforms_from = None  # the generator they came from
+
+    def reset(self, *, seed=None, options=None):
+        self._start_reset(seed, options)
+        self.state = (0.0,) * len(STATE_NAMES)
+        self.last_action = -1
+        self.last_heart_attack = False
+        if self.render_mode == "human":
+            self.render()
+        return np.array(self.state, dtype=np.float32), {}
+
+    def step(self, action):
+        self._start_step()
+        action = check_discrete_action(action, 4)
+        if not self._uniforms or self._uniforms_from is not self._np_random:
+            self._draw_uniforms()
+        self.state, reward, heart_attack, productivity = heartpole_rules(
+            self.state, action, self._uniforms.pop(), self.heart_attack_proclivity, SCALAR_NUMBERS, RULE_SCALAR_OPS
+        )
+        self.last_action = action
+        self.last_heart_attack = heart_attack
+        truncated = self._end_step(False)
+        if self.render_mode == "human":
+            self.render()
+        info = {"heart_attack": heart_attack, "productivity": productivity, "action": ACTION_NAMES[action]}
+        return np.array(self.state, dtype=np.float32), reward, False, truncated, info
+
+    def _draw_uniforms(self):
+        """Draw the uniforms of the next ``UNIFORM_BLOCK_STEPS`` steps in one call.
+
+        The stream is the one that ``UNIFORMS_PER_STEP`` draws per step would give (the vector env
+        draws them step by step). A new generator (``reset(seed=...)``, or ``np_random`` set)
+        discards the rest of the block.
+        """
+        block = self.np_random.random((UNIFORM_BLOCK_STEPS, UNIFORMS_PER_STEP)).tolist()
+        block.reverse()  # pop() from the end takes the rows in order
+        self._uniforms = block
+        self._uniforms_from = self._np_random
+
+    def render(self):
+        if self.render_mode == "rgb_array":
+            return rgb_dashboard(self.state, self.last_action, self.last_heart_attack)
+        if self.render_mode in ("ansi", "human"):
+            log = ansi_log(self.state, self.last_action, self.last_heart_attack)
+            if self.render_mode == "ansi":
+                return log
+            print(log, end="")
+        return None
+
+    def heuristic(self, observation) -> int:
+        """Sleep when alertness is below 0.4, otherwise keep working (:func:`heuristic_actions`)."""
+        return int(heuristic_actions(observation))
+
+
+class HeartPoleVectorEnv(SuiteVectorEnv):
+    """``num_envs`` HeartPoles in numpy arrays, with the rules of :class:`HeartPoleEnv`.
+
+    Every step draws a ``(num_envs, 5)`` block of uniforms, row ``i`` for sub-environment ``i``,
+    so ``num_envs=1`` reproduces the scalar env exactly from the same seed. ``info`` holds the
+    arrays ``heart_attack`` and ``productivity`` (``False``/0 for rows that were just reset).
+    """
+
+    metadata = {**SuiteVectorEnv.metadata, "render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+    scalar_env = HeartPoleEnv
+
+    def __init__(self, num_envs: int = 1, env_config=None, **kwargs):
+        cfg = self._configure(num_envs, env_config, kwargs)
+        single = HeartPoleEnv(heart_attack_proclivity=cfg.heart_attack_proclivity)  # validates it
+        self.heart_attack_proclivity = single.heart_attack_proclivity
+        self._proclivity = np.asarray(self.heart_attack_proclivity)
+        self.single_action_space = single.action_space
+        self.single_observation_space = single.observation_space
+        self._batch_spaces()
+        n = self.num_envs
+        self.state = tuple(np.zeros(n) for _ in STATE_NAMES)
+        self.last_action = np.full(n, -1, dtype=np.int64)
+        self.last_heart_attack = np.zeros(n, dtype=bool)
+        self._uniforms = np.empty((n, UNIFORMS_PER_STEP))  # drawn anew every step
+
+    def _reset_rows(self, rows):
+        for quantity in self.state:
+            quantity[rows] = 0.0
+        self.last_action[rows] = -1
+        self.last_heart_attack[rows] = False
+
+    def _check_actions(self, actions):
+        return check_discrete_actions(actions, self.num_envs, 4)
+
+    def _advance(self, actions):
+        uniforms = self.np_random.random(out=self._uniforms)  # a reused buffer: see STACK_BYTES
+        self.state, reward, heart_attack, productivity = heartpole_rules(
+            self.state, actions, uniforms.T, self._proclivity, ARRAY_NUMBERS, RULE_ARRAY_OPS
+        )
+        restarting = self._prev_done  # rows the base resets after this step: report nothing
+        if restarting.any():
+            heart_attack = heart_attack & ~restarting
+            productivity = np.where(restarting, 0.0, productivity)
+        self.last_action = actions.copy()
+        self.last_heart_attack = heart_attack.copy()
+        info = {"heart_attack": heart_attack, "productivity": productivity}
+        return reward, np.zeros(self.num_envs, dtype=bool), info
+
+    def _observe(self):
+        return np.array(self.state, dtype=np.float32).T  # (num_envs, 6), fresh memory
+
+    def render(self):
+        rows = zip(zip(*(q.tolist() for q in self.state)), self.last_action.tolist(), self.last_heart_attack.tolist())
+        if self.render_mode == "rgb_array":
+            return tuple(rgb_dashboard(state, action, attack) for state, action, attack in rows)
+        if self.render_mode == "ansi":
+            return "".join(
+                f"[{i}] " + ansi_log(state, action, attack).replace("\n", " | ", 1 + attack).rstrip("\n") + "\n"
+                for i, (state, action, attack) in enumerate(rows)
+            )
+        return None

@@ -1,0 +1,441 @@
+"""Behaviour of heartpole-v0: the rules against the tutorial's code, scalar vs vector, edges."""
+
+from __future__ import annotations
+
+import copy
+import math
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+import gym_suite  # noqa: F401  (registers the ids)
+from gym_suite.envs.heartpole_env import (
+    ARRAY_NUMBERS,
+    RULE_ARRAY_OPS,
+    RULE_SCALAR_OPS,
+    SCALAR_NUMBERS,
+    STATE_NAMES,
+    HeartPoleEnv,
+    HeartPoleVectorEnv,
+    heartpole_rules,
+    heuristic_actions,
+)
+
+ENV_ID = "gym_suite:heartpole-v0"
+NOTHING, COFFEE, BEER, SLEEP = 0, 1, 2, 3
+
+
+# --------------------------------------------------------------------------------------------
+# A literal reference: the step of heartpole 1.2 (the tutorial's code), its np.random draws
+# replaced by the given uniforms: U(a, b) = a + (b - a) * u.
+# --------------------------------------------------------------------------------------------
+
+
+def _sigmoid(x):
+    return 1 / (1 + math.exp(-x))
+
+
+def _half_hour_passed(s):
+    s["alertness"] -= _sigmoid((s["time_since_slept"] - 40) / 10)
+    s["hypertension"] = 0.97 * s["hypertension"]
+    s["intoxication"] = 0.97 * s["intoxication"]
+    s["time_since_slept"] += 1
+    s["time_elapsed"] += 1
+
+
+def tutorial_step(state, action, u, proclivity=0.5):
+    s = dict(zip(STATE_NAMES, state))
+    old_score = 0 if s["time_elapsed"] == 0 else s["work_done"] / s["time_elapsed"]
+    if action == COFFEE:
+        s["alertness"] += u[0]
+        s["hypertension"] += 0.3 * u[1]
+    elif action == BEER:
+        s["alertness"] -= 0.5 * u[0]
+        s["hypertension"] += 0.3 * u[1]
+        s["intoxication"] += 0.01 + 0.02 * u[2]
+    elif action == SLEEP:
+        for _ in range(16):
+            _half_hour_passed(s)
+        s["alertness"] = 0.7 + 0.6 * u[3]
+        s["time_since_slept"] = 0
+    a, x = s["alertness"], s["intoxication"]
+    ballmer = _sigmoid((0.05 - x) * 50) + 2 * math.exp(-((x - 0.135) ** 2) / (2 * 0.005**2))
+    productivity = a * (1 - _sigmoid(a - 3)) * ballmer
+    s["work_done"] += productivity
+    _half_hour_passed(s)
+    reward = s["work_done"] / s["time_elapsed"] - old_score
+    attack = u[4] < proclivity * _sigmoid(s["hypertension"] - 6)
+    if attack:
+        reward -= 100
+        s["hypertension"] = 0
+    return tuple(s[name] for name in STATE_NAMES), reward, attack, productivity
+
+
+def _random_state(rng):
+    return (
+        rng.uniform(-3, 4),
+        rng.uniform(0, 9),
+        rng.choice([0.0, rng.uniform(0, 0.3), 0.135 + rng.uniform(-0.01, 0.01)]),
+        float(rng.integers(0, 80)),
+        float(rng.integers(1, 500)),
+        rng.uniform(-50, 300),
+    )
+
+
+def _assert_same_step(got, want):
+    (state, reward, attack, productivity), (ref_state, ref_reward, ref_attack, ref_productivity) = got, want
+    assert attack == ref_attack
+    assert state == pytest.approx(ref_state, rel=1e-12, abs=1e-12)
+    assert reward == pytest.approx(ref_reward, rel=1e-12, abs=1e-12)
+    assert productivity == pytest.approx(ref_productivity, rel=1e-12, abs=1e-12)
+
+
+def test_sleep_closed_form_matches_sixteen_half_hours():
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        state, u = _random_state(rng), rng.random(5).tolist()
+        got = heartpole_rules(state, SLEEP, u, 0.5, SCALAR_NUMBERS, RULE_SCALAR_OPS)
+        _assert_same_step(got, tutorial_step(state, SLEEP, u))
+        assert got[0][3] == 1.0  # woke up, then worked a half-hour
+        assert got[0][4] == state[4] + 17.0
+
+
+@pytest.mark.parametrize("action", [NOTHING, COFFEE, BEER])
+def test_awake_actions_match_the_tutorial(action):
+    rng = np.random.default_rng(2 + action)
+    attacks = 0
+    for _ in range(300):
+        state, u = _random_state(rng), rng.random(5).tolist()
+        got = heartpole_rules(state, action, u, 0.5, SCALAR_NUMBERS, RULE_SCALAR_OPS)
+        _assert_same_step(got, tutorial_step(state, action, u))
+        attacks += got[2]
+    assert attacks > 0  # the random states include high blood pressure
+
+
+def test_scalar_episode_follows_the_tutorial_with_the_same_draws():
+    env = gymnasium.make(ENV_ID)
+    obs, _ = env.reset(seed=7)
+    draws = copy.deepcopy(env.unwrapped.np_random)  # the stream the env will use, 5 per step
+    state = (0.0,) * 6
+    actions = np.random.default_rng(7).integers(0, 4, 600).tolist()
+    for action in actions:
+        obs, reward, terminated, truncated, info = env.step(action)
+        state, ref_reward, ref_attack, _ = tutorial_step(state, action, draws.random(5).tolist())
+        assert reward == pytest.approx(ref_reward, rel=1e-9, abs=1e-9)
+        assert info["heart_attack"] == ref_attack
+        assert obs == pytest.approx(np.array(state, dtype=np.float32), rel=1e-6, abs=1e-6)
+
+
+# --------------------------------------------------------------------------------------------
+# Scalar env vs vector env
+# --------------------------------------------------------------------------------------------
+
+
+def _scalar_trajectory(actions, seed, **kwargs):
+    env = gymnasium.make(ENV_ID, **kwargs)
+    obs, _ = env.reset(seed=seed)
+    rows = [(obs, 0.0, False, 0.0)]
+    for action in actions:
+        obs, reward, _, _, info = env.step(action)
+        rows.append((obs, reward, info["heart_attack"], info["productivity"]))
+    return rows
+
+
+def _vector_trajectory(actions, seed, **kwargs):
+    envs = gymnasium.make_vec(ENV_ID, num_envs=1, **kwargs)
+    obs, _ = envs.reset(seed=seed)
+    rows = [(obs[0], 0.0, False, 0.0)]
+    for action in actions:
+        obs, reward, _, _, info = envs.step(np.array([action]))
+        rows.append((obs[0], reward[0], info["heart_attack"][0], info["productivity"][0]))
+    return rows
+
+
+@pytest.mark.parametrize("policy", ["random", "coffee-heavy"])
+def test_vector_of_one_is_bit_identical_to_scalar(policy):
+    rng = np.random.default_rng(11)
+    weights = [0.25] * 4 if policy == "random" else [0.05, 0.85, 0.05, 0.05]
+    actions = rng.choice(4, size=1000, p=weights).tolist()  # one whole episode
+    scalar, vector = _scalar_trajectory(actions, 123), _vector_trajectory(actions, 123)
+    for (obs, reward, attack, prod), (v_obs, v_reward, v_attack, v_prod) in zip(scalar, vector):
+        np.testing.assert_array_equal(obs, v_obs)
+        assert reward == v_reward and attack == bool(v_attack) and prod == v_prod
+    if policy == "coffee-heavy":
+        assert sum(row[2] for row in scalar) > 0  # the comparison covered heart attacks
+
+
+def _scalar_episodes(policy, episodes, seed):
+    env = gymnasium.make(ENV_ID)
+    rng = np.random.default_rng(seed)
+    returns, attacks = [], []
+    for episode in range(episodes):
+        env.reset(seed=seed + episode)
+        total, count, done = 0.0, 0, False
+        while not done:
+            action = int(rng.integers(4)) if policy == "random" else policy
+            _, reward, terminated, truncated, info = env.step(action)
+            total += reward
+            count += info["heart_attack"]
+            done = terminated or truncated
+        returns.append(total)
+        attacks.append(count)
+    return np.array(returns), np.array(attacks)
+
+
+def _vector_episodes(policy, num_envs, seed, steps=1000):
+    envs = gymnasium.make_vec(ENV_ID, num_envs=num_envs)
+    envs.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    returns, attacks = np.zeros(num_envs), np.zeros(num_envs)
+    for _ in range(steps):
+        actions = rng.integers(0, 4, num_envs) if policy == "random" else np.full(num_envs, policy)
+        _, reward, _, truncated, info = envs.step(actions)
+        returns += reward
+        attacks += info["heart_attack"]
+    assert truncated.all()  # exactly one whole episode per sub-environment
+    return returns, attacks
+
+
+def _within_standard_errors(a, b, k=4.5):
+    se = math.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
+    return abs(a.mean() - b.mean()) <= k * se + 1e-9
+
+
+@pytest.mark.parametrize("policy", ["random", COFFEE])
+def test_vector_and_scalar_agree_statistically(policy):
+    scalar_returns, scalar_attacks = _scalar_episodes(policy, 64, seed=5000)
+    vector_returns, vector_attacks = _vector_episodes(policy, 256, seed=99)
+    assert _within_standard_errors(scalar_returns, vector_returns)
+    assert _within_standard_errors(scalar_attacks, vector_attacks)
+    assert scalar_attacks.mean() > 0  # both policies do raise the blood pressure
+
+
+def test_array_rules_do_not_depend_on_the_batch_size():
+    # big batches take another path through the sigmoids than small ones: same values
+    rng = np.random.default_rng(12)
+    n = 3000
+    state = tuple(np.array(column) for column in zip(*(_random_state(rng) for _ in range(n))))
+    action, uniforms, proclivity = rng.integers(0, 4, n), rng.random((5, n)), np.asarray(0.5)
+    big = heartpole_rules(state, action, uniforms, proclivity, ARRAY_NUMBERS, RULE_ARRAY_OPS)
+    for start in range(0, n, 64):
+        rows = slice(start, start + 64)
+        small = heartpole_rules(
+            tuple(q[rows] for q in state), action[rows], uniforms[:, rows], proclivity, ARRAY_NUMBERS, RULE_ARRAY_OPS
+        )
+        for got, want in zip((*small[0], *small[1:]), (*big[0], *big[1:])):
+            np.testing.assert_array_equal(got, want[rows])
+
+
+# --------------------------------------------------------------------------------------------
+# Heart attacks, numerics, spaces
+# --------------------------------------------------------------------------------------------
+
+
+def test_always_coffee_causes_heart_attacks_and_proclivity_zero_none():
+    returns, attacks = _vector_episodes(COFFEE, 64, seed=3)
+    assert attacks.min() > 0
+    assert np.all(returns < -50)  # each attack costs 100, work earns a few units at most
+    envs = gymnasium.make_vec(ENV_ID, num_envs=64, heart_attack_proclivity=0.0)
+    envs.reset(seed=3)
+    env = gymnasium.make(ENV_ID, heart_attack_proclivity=0.0)
+    env.reset(seed=3)
+    for _ in range(1000):
+        _, reward, _, _, info = envs.step(np.full(64, COFFEE))
+        assert not info["heart_attack"].any() and np.all(reward > -50)
+        _, reward, _, _, info = env.step(COFFEE)
+        assert info["heart_attack"] is False and reward > -50
+
+
+@pytest.mark.parametrize("action", [COFFEE, BEER, NOTHING])
+def test_never_sleeping_raises_no_floating_point_problem(action):
+    env = gymnasium.make(ENV_ID)
+    envs = gymnasium.make_vec(ENV_ID, num_envs=8)
+    with warnings.catch_warnings(), np.errstate(over="raise", divide="raise", invalid="raise"):
+        # underflow to 0 of exp(-|x|) is the stable sigmoid's correct limit: numpy's default
+        # ignores it, and so does this check
+        warnings.simplefilter("error")
+        obs, _ = env.reset(seed=0)
+        envs.reset(seed=0)
+        for _ in range(1000):
+            obs, reward, _, _, info = env.step(action)
+            v_obs, v_reward, _, _, _ = envs.step(np.full(8, action))
+            assert math.isfinite(reward) and np.isfinite(v_reward).all()
+            assert obs in env.observation_space and v_obs in envs.observation_space
+    assert obs[0] < -300  # alertness went far below zero: the overflow-prone regime was reached
+    assert np.isfinite(obs).all() and np.isfinite(v_obs).all()
+
+
+def test_observations_are_float32_in_space_and_fresh():
+    env = gymnasium.make(ENV_ID)
+    obs, info = env.reset(seed=4)
+    assert info == {}
+    np.testing.assert_array_equal(obs, np.zeros(6, dtype=np.float32))  # reset: all six are 0
+    assert env.observation_space.shape == (6,) and env.observation_space.dtype == np.float32
+    np.testing.assert_array_equal(env.observation_space.low, [-np.inf, 0, 0, 0, 0, -np.inf])
+    assert np.all(env.observation_space.high == np.inf)
+    rng = np.random.default_rng(4)
+    for _ in range(1000):
+        new_obs, *_ = env.step(int(rng.integers(4)))
+        assert new_obs.dtype == np.float32 and new_obs in env.observation_space
+        assert not np.shares_memory(new_obs, obs)
+        obs = new_obs
+    envs = gymnasium.make_vec(ENV_ID, num_envs=16)
+    obs, _ = envs.reset(seed=4)
+    assert obs.shape == (16, 6) and obs.dtype == np.float32 and not obs.any()
+    for _ in range(1000):
+        obs, *_ = envs.step(rng.integers(0, 4, 16))
+        assert obs.dtype == np.float32 and obs in envs.observation_space
+
+
+def test_info_reports_the_step():
+    env = gymnasium.make(ENV_ID)
+    env.reset(seed=0)
+    for action, name in enumerate(["do_nothing", "drink_coffee", "drink_beer", "sleep"]):
+        obs, reward, terminated, truncated, info = env.step(action)
+        assert set(info) >= {"heart_attack", "productivity", "action"}
+        assert info["action"] == name
+        assert type(info["heart_attack"]) is bool and type(info["productivity"]) is float
+        assert type(terminated) is bool and type(truncated) is bool and type(reward) is float
+    first, second = env.step(0)[4], env.step(0)[4]
+    assert first is not second
+    envs = gymnasium.make_vec(ENV_ID, num_envs=4)
+    envs.reset(seed=0)
+    info = envs.step(np.arange(4))[4]
+    assert info["heart_attack"].dtype == bool and info["heart_attack"].shape == (4,)
+    assert info["productivity"].dtype == np.float64 and info["productivity"].shape == (4,)
+
+
+def test_episode_is_truncated_at_1000_steps_and_never_terminated():
+    env = gymnasium.make(ENV_ID)
+    env.reset(seed=0)
+    for step in range(1, 1001):
+        _, _, terminated, truncated, _ = env.step(COFFEE)  # many heart attacks, none ends it
+        assert not terminated
+        assert truncated == (step == 1000)
+    with pytest.raises(gymnasium.error.ResetNeeded):
+        env.unwrapped.step(0)
+
+
+# --------------------------------------------------------------------------------------------
+# Arguments, rendering, the vector env's edges, the heuristic
+# --------------------------------------------------------------------------------------------
+
+
+def test_arguments():
+    assert HeartPoleEnv().heart_attack_proclivity == 0.5
+    assert HeartPoleEnv({"heart_attack_proclivity": 0.2}).heart_attack_proclivity == 0.2
+    with pytest.raises(ValueError, match="heart_attack_proclivity"):
+        HeartPoleEnv(heart_attack_proclivity=1.5)
+    with pytest.raises(ValueError, match="heart_attack_proclivity"):
+        HeartPoleVectorEnv(2, heart_attack_proclivity=-0.1)
+    with pytest.raises(TypeError, match="heart_attack_proclivity"):
+        HeartPoleEnv(heart_attack_proclivity="high")
+    with pytest.raises(TypeError, match="allowed arguments"):
+        HeartPoleEnv(heart_attack_probability=0.5)
+    with pytest.raises(TypeError, match="allowed arguments"):
+        gymnasium.make_vec(ENV_ID, num_envs=2, proclivity=0.5)
+    with pytest.raises(ValueError, match="render_mode"):
+        HeartPoleEnv(render_mode="svg")
+
+
+def _first_attack_step(env, seed):
+    env.reset(seed=seed)
+    for _ in range(1000):
+        _, reward, _, _, info = env.step(COFFEE)
+        if info["heart_attack"]:
+            return reward, info
+    raise AssertionError("no heart attack in 1000 cups of coffee")
+
+
+def test_ansi_log_shows_the_step():
+    env = gymnasium.make(ENV_ID, render_mode="ansi")
+    env.reset(seed=0)
+    env.step(BEER)
+    text = env.render()
+    assert "drink_beer" in text and "HEART ATTACK" not in text
+    for name in STATE_NAMES:
+        assert name in text
+    reward, info = _first_attack_step(env, seed=0)
+    assert reward < -50 and "HEART ATTACK" in env.render()
+    env.step(NOTHING)
+    assert "HEART ATTACK" not in env.render()  # the log is the last step's, nothing accumulates
+    assert not hasattr(env.unwrapped, "log")
+
+
+def test_human_mode_prints_the_log(capsys):
+    env = gymnasium.make(ENV_ID, render_mode="human")
+    env.reset(seed=0)
+    env.step(SLEEP)
+    out = capsys.readouterr().out
+    assert "Chosen action: sleep" in out and "time_elapsed 17" in out
+
+
+def test_rgb_dashboard():
+    env = gymnasium.make(ENV_ID, render_mode="rgb_array")
+    env.reset(seed=0)
+    blank = env.render()
+    assert blank.ndim == 3 and blank.shape[2] == 3 and blank.dtype == np.uint8
+    env.step(COFFEE)
+    frame = env.render()
+    assert frame.shape == blank.shape and len(np.unique(frame.reshape(-1, 3), axis=0)) > 3
+    assert not np.array_equal(frame, blank)  # the bars and the lit action changed
+    _first_attack_step(env, seed=1)
+    attack = env.render()
+    assert tuple(attack[0, 0]) == (200, 0, 0)  # red frame
+    assert tuple(frame[0, 0]) != (200, 0, 0)
+
+
+def test_make_vec_gives_the_native_vector_env():
+    envs = gymnasium.make_vec(ENV_ID, num_envs=5, render_mode="ansi")
+    assert isinstance(envs, HeartPoleVectorEnv)
+    assert envs.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    assert envs.observation_space.shape == (5, 6) and envs.action_space.shape == (5,)
+    assert envs.single_observation_space == HeartPoleEnv().observation_space
+    envs.reset(seed=0)
+    actions = np.array([0, 1, 2, 3, 1])
+    envs.step(actions)
+    actions[:] = 0  # the env keeps its own copy
+    lines = envs.render().splitlines()
+    assert len(lines) == 5 and "sleep" in lines[3]
+    frames = gymnasium.make_vec(ENV_ID, num_envs=2, render_mode="rgb_array")
+    frames.reset(seed=0)
+    assert len(frames.render()) == 2
+    with pytest.raises(ValueError):
+        envs.step(np.array([0, 1, 2, 3, 4]))
+
+
+def test_vector_seeding_per_env_and_next_step_autoreset():
+    envs = gymnasium.make_vec(ENV_ID, num_envs=3, max_episode_steps=3)
+    first = [envs.reset(seed=[1, 2, 3])[0]] + [envs.step(np.array([1, 2, 3]))[0] for _ in range(3)]
+    again = [envs.reset(seed=[1, 2, 3])[0]] + [envs.step(np.array([1, 2, 3]))[0] for _ in range(3)]
+    np.testing.assert_array_equal(np.array(first), np.array(again))
+    other = [envs.reset(seed=[1, 2, 4])[0]] + [envs.step(np.array([1, 2, 3]))[0] for _ in range(3)]
+    assert not np.array_equal(np.array(first), np.array(other))
+    envs.reset(seed=0)
+    for _ in range(2):
+        envs.step(np.array([1, 1, 1]))
+    _, _, terminated, truncated, _ = envs.step(np.array([1, 1, 1]))
+    assert truncated.all() and not terminated.any()
+    obs, reward, terminated, truncated, info = envs.step(np.array([1, 1, 1]))  # the reset step
+    assert not obs.any() and not reward.any() and not truncated.any()
+    assert not info["heart_attack"].any() and not info["productivity"].any()
+
+
+def test_heuristic_beats_random_and_doing_nothing():
+    env = HeartPoleEnv()
+    assert env.heuristic(np.array([0.1, 0, 0, 5, 5, 0], dtype=np.float32)) == SLEEP  # tired
+    assert type(env.heuristic(np.zeros(6, dtype=np.float32))) is int
+    envs = gymnasium.make_vec(ENV_ID, num_envs=200)
+    obs, _ = envs.reset(seed=8)
+    heuristic_returns = np.zeros(200)
+    for _ in range(1000):
+        obs, reward, *_ = envs.step(heuristic_actions(obs))
+        heuristic_returns += reward
+    random_returns, _ = _vector_episodes("random", 200, seed=8)
+    nothing_returns, _ = _vector_episodes(NOTHING, 200, seed=8)
+    for other in (random_returns, nothing_returns):
+        se = math.sqrt(heuristic_returns.var() / 200 + other.var() / 200)
+        assert heuristic_returns.mean() > other.mean() + 3 * se
