@@ -40,6 +40,13 @@ SPECS: tuple[Spec, ...] = (
         "1-D hot/cold walk: find the goal in the middle of a line, moving left or right.",
     ),
     Spec(
+        "push-v0",
+        "gym_suite.envs.push_env:PushEnv",
+        "gym_suite.envs.push_env:PushVectorEnv",
+        None,
+        "Push notifications replayed from a log: deliver (predict opened) or hold back (predict dismissed).",
+    ),
+    Spec(
         "heartpole-v0",
         "gym_suite.envs.heartpole_env:HeartPoleEnv",
         "gym_suite.envs.heartpole_env:HeartPoleVectorEnv",

@@ -1,0 +1,397 @@
+"""Write the synthetic notification log bundled with ``push-v0`` (``gym_suite/envs/data/notifications.csv``).
+
+No public log of push notifications and people's reactions to them may be redistributed, so
+``push-v0`` ships this one, drawn from the generative model below. The output depends only on the
+arguments: running the script again rewrites the same file byte for byte::
+
+    python gym-suite/make_notifications.py                       # the bundled log
+    python gym-suite/make_notifications.py --rows 100000 --out /tmp/big.csv
+
+The generative model
+--------------------
+Every random number is a uniform from ``numpy.random.Generator(PCG64(seed))`` (``random()``),
+turned into other distributions here by inverse transforms, so the stream does not depend on
+numpy's distribution algorithms. For each of ``users`` people and each day of ``weeks`` weeks
+from Monday 2024-03-04:
+
+1. **Who and what.** A person has a set of installed apps (WhatsApp and Calendar always, every
+   other app of :data:`APPS` with probability 0.7), a preference weight per app (Dirichlet(1)),
+   a daily volume of 18..40 notifications, a personal responsiveness (logit offset uniform on
+   -0.5..0.5), a battery drain of 3.5..6.5 % per hour and whether they commute to work (all
+   but the last person). Each day has ``volume * (0.7 .. 1.3)`` notifications; each is from an
+   app drawn by preference times a weekend factor of its category (:data:`WEEKEND_VOLUME`).
+2. **When.** The hour comes from the category's hourly profile (:data:`HOURLY_PROFILE`:
+   messages peak in the evening, e-mail in office hours, promotions and store updates arrive
+   at night too), the second within the hour uniformly.
+3. **Notification features.** Android priority (-2..2): the app's default, one lower with
+   probability 0.15 and one higher with probability 0.15. Number of updates: geometric-like,
+   ``floor(-mean * ln u)`` with a per-category mean (:data:`UPDATES_MEAN`). Significant
+   contact (a starred or frequent contact): probability :data:`SIGNIFICANT_SHARE` of the
+   category (messages 0.4, e-mail 0.15, ...). Text length: log-normal around the app's median
+   with sigma 0.6 (Box-Muller), 1..2000 characters.
+4. **Context.** Location (home/work/transit/other) from the hour, the day and whether the
+   person commutes (:func:`location_probabilities`); ringer mode (normal/vibrate/silent) from
+   the location and night time (:func:`ringer_probabilities`); battery: charged to 92..100 at
+   7:00, drained at the person's rate (plus 0..3 % noise) until 23:00, charging at 35 % per
+   hour overnight.
+5. **The reaction.** The person opens the notification with probability
+   ``p_open = sigmoid(logit)``, rounded to 4 decimals and kept in 0.0001..0.9999, where
+   ``logit`` adds (see :func:`open_logit`): a base of -0.3, the person's responsiveness, a
+   per-category and a per-app effect, +0.45 per priority level, +1.0 for a significant
+   contact, +2.0 for a message from a significant contact in the evening (18:00-23:00),
+   -2.0 for a promotion at night (22:00-7:00), -1.6 on silent and -0.3 on vibrate, at work
+   -0.7 for social/promotion/recommendation and +1.4 for e-mail, +0.3 per update (up to 3),
+   -0.25 per doubling of the text beyond 80 characters, -1.2 under 15 % battery and +1.2 for
+   social apps at the weekend. ``action`` is ``opened`` when a uniform falls below the
+   rounded ``p_open``, else ``dismissed``. The response delay (seconds after posting) is
+   log-normal, median 40 s for an open and 15 s for a dismissal, times 3 on vibrate, 20 on
+   silent and 2 at work.
+
+The ``p_open`` column is this ground truth, written for reporting (the Bayes-optimal policy
+delivers exactly when ``p_open >= 0.5``; its expected accuracy is the mean of
+``max(p_open, 1 - p_open)``). ``push-v0`` never puts it in an observation. Rows are sorted by
+timestamp (then user), as a log collected from several phones would be.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from gym_suite.envs.push_env import ACTION_VALUES, COLUMNS, DAY_NAMES, RINGER_MODES
+
+DEFAULT_SEED = 20240304
+DEFAULT_USERS = 8
+DEFAULT_WEEKS = 6
+FIRST_DAY = dt.date(2024, 3, 4)  # a Monday
+SECONDS_PER_HOUR = 3600
+HOURS_PER_DAY = 24
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / "gym_suite" / "envs" / "data" / "notifications.csv"
+
+# (package, category, default priority, open-logit effect of the app, median text length in characters)
+APPS = (
+    ("com.whatsapp", "msg", 1, 0.3, 60),
+    ("org.telegram.messenger", "msg", 1, 0.1, 70),
+    ("com.google.android.apps.messaging", "msg", 1, 0.2, 50),
+    ("com.Slack", "msg", 0, -0.1, 90),
+    ("com.google.android.gm", "email", 0, 0.0, 180),
+    ("com.microsoft.office.outlook", "email", 0, -0.1, 200),
+    ("com.instagram.android", "social", 0, 0.2, 70),
+    ("com.facebook.katana", "social", 0, -0.2, 90),
+    ("com.twitter.android", "social", -1, -0.1, 120),
+    ("com.linkedin.android", "social", -1, -0.3, 110),
+    ("com.amazon.mShop.android.shopping", "promo", -1, 0.2, 110),
+    ("com.ebay.mobile", "promo", -1, 0.0, 100),
+    ("com.king.candycrushsaga", "promo", -1, -0.3, 80),
+    ("com.booking", "promo", -1, -0.1, 120),
+    ("com.google.android.calendar", "event", 1, 0.2, 40),
+    ("com.todoist", "reminder", 0, 0.0, 40),
+    ("com.google.android.apps.fitness", "reminder", -1, -0.2, 50),
+    ("com.spotify.music", "recommendation", -1, 0.1, 70),
+    ("bbc.mobile.news.ww", "recommendation", 0, 0.0, 140),
+    ("com.android.vending", "status", -2, 0.0, 50),
+)
+ALWAYS_INSTALLED = ("com.whatsapp", "com.google.android.calendar")
+INSTALL_PROBABILITY = 0.7
+CATEGORIES = ("msg", "email", "social", "promo", "event", "reminder", "recommendation", "status")
+LOCATIONS = ("home", "work", "transit", "other")
+
+# relative volume of each category at the weekend (weekdays: 1)
+WEEKEND_VOLUME = {"msg": 1.2, "email": 0.3, "social": 1.4, "promo": 1.2, "event": 0.6,
+                  "reminder": 0.8, "recommendation": 1.2, "status": 1.0}
+
+# relative volume per hour of the day, 0..23
+_PEOPLE = (1, 0.5, 0.3, 0.2, 0.2, 0.3, 1, 3, 5, 5, 5, 6, 7, 6, 5, 5, 6, 7, 8, 9, 9, 8, 6, 3)
+_OFFICE = (0.3, 0.2, 0.1, 0.1, 0.1, 0.2, 0.5, 2, 6, 9, 9, 8, 6, 8, 9, 8, 7, 5, 3, 2, 1.5, 1, 0.8, 0.5)
+_MARKETING = (3, 3, 2, 2, 2, 1, 1, 2, 3, 3, 3, 4, 5, 4, 3, 3, 4, 5, 6, 7, 7, 6, 5, 4)
+_DAYTIME = (0.1, 0, 0, 0, 0, 0, 0.5, 4, 6, 5, 4, 4, 4, 4, 4, 4, 4, 5, 5, 4, 3, 2, 1, 0.3)
+_NIGHTLY = (2, 4, 6, 6, 4, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1)
+HOURLY_PROFILE = {"msg": _PEOPLE, "email": _OFFICE, "social": _PEOPLE, "promo": _MARKETING,
+                  "event": _DAYTIME, "reminder": _DAYTIME, "recommendation": _MARKETING, "status": _NIGHTLY}
+
+UPDATES_MEAN = {"msg": 1.2, "email": 0.1, "social": 0.5, "promo": 0.05, "event": 0.2,
+                "reminder": 0.3, "recommendation": 0.05, "status": 2.0}
+MAX_GENERATED_UPDATES = 20
+SIGNIFICANT_SHARE = {"msg": 0.4, "email": 0.15, "social": 0.1, "event": 0.2}
+PRIORITY_SHIFT_PROBABILITY = 0.15
+TEXT_SIGMA = 0.6
+MAX_GENERATED_TEXT = 2000
+
+# open-probability model (logit scale)
+BASE_LOGIT = -0.3
+CATEGORY_LOGIT = {"msg": 0.1, "email": -0.8, "social": -0.7, "promo": -1.0, "event": 0.5,
+                  "reminder": 0.2, "recommendation": -0.8, "status": -1.8}
+PER_PRIORITY = 0.45
+SIGNIFICANT = 1.0
+SIGNIFICANT_MESSAGE_IN_EVENING = 2.0
+EVENING_HOURS = (18, 23)
+PROMO_AT_NIGHT = -2.0
+NIGHT_HOURS = (22, 7)  # from 22:00 to 7:00
+SILENT = -1.6
+VIBRATE = -0.3
+DISTRACTION_AT_WORK = -0.7  # social, promotion, recommendation while at work
+EMAIL_AT_WORK = 1.4
+PER_UPDATE = 0.3
+COUNTED_UPDATES = 3
+PER_TEXT_DOUBLING = -0.25
+SHORT_TEXT = 80
+LOW_BATTERY = -1.2
+LOW_BATTERY_PERCENT = 15
+SOCIAL_AT_WEEKEND = 1.2
+P_OPEN_DECIMALS = 4
+P_OPEN_MIN, P_OPEN_MAX = 0.0001, 0.9999
+
+# battery (percent)
+WAKE_HOUR, BED_HOUR = 7, 23
+CHARGE_PER_HOUR = 35.0
+BATTERY_NOISE = 3.0
+
+# response delay (seconds): log-normal median and sigma
+OPEN_DELAY_MEDIAN, DISMISS_DELAY_MEDIAN, DELAY_SIGMA = 40.0, 15.0, 1.0
+DELAY_FACTOR = {"normal": 1.0, "vibrate": 3.0, "silent": 20.0}
+DELAY_AT_WORK = 2.0
+
+
+class Uniforms:
+    """Every random number of the generator: uniforms on [0, 1) from one PCG64 stream."""
+
+    def __init__(self, seed: int):
+        self.rng = np.random.Generator(np.random.PCG64(seed))
+
+    def __call__(self, size=None):
+        return self.rng.random(size)
+
+    def normal(self, size):
+        """Standard normals by Box-Muller."""
+        u1, u2 = 1.0 - self(size), self(size)  # u1 in (0, 1]
+        return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+
+    def choice(self, probabilities: np.ndarray) -> np.ndarray:
+        """One index per row of ``probabilities`` (rows sum to 1), by the inverse CDF."""
+        cdf = np.cumsum(probabilities, axis=-1)
+        u = self(probabilities.shape[:-1]) * cdf[..., -1]
+        return np.minimum((u[..., None] >= cdf).sum(axis=-1), probabilities.shape[-1] - 1)
+
+
+def location_probabilities(hour: np.ndarray, weekend: np.ndarray, commutes: bool) -> np.ndarray:
+    """P(home, work, transit, other) per notification."""
+    p = np.empty(hour.shape + (len(LOCATIONS),))
+    p[:] = (0.75, 0.0, 0.05, 0.2)  # evenings and free time
+    night = (hour < WAKE_HOUR) | (hour >= BED_HOUR)
+    p[night] = (0.97, 0.0, 0.0, 0.03)
+    if commutes:
+        weekday = ~weekend
+        p[weekday & (hour >= 7.5) & (hour < 9)] = (0.3, 0.05, 0.6, 0.05)
+        p[weekday & (hour >= 9) & (hour < 17.5)] = (0.02, 0.85, 0.03, 0.1)
+        p[weekday & (hour >= 17.5) & (hour < 19)] = (0.2, 0.1, 0.5, 0.2)
+    else:
+        p[~night & ~weekend] = (0.8, 0.0, 0.05, 0.15)
+    p[weekend & (hour >= 9) & (hour < BED_HOUR)] = (0.5, 0.0, 0.1, 0.4)
+    return p
+
+
+def ringer_probabilities(hour: np.ndarray, location: np.ndarray) -> np.ndarray:
+    """P(normal, vibrate, silent) per notification (order of RINGER_MODES)."""
+    p = np.empty(hour.shape + (len(RINGER_MODES),))
+    p[:] = (0.65, 0.25, 0.1)
+    p[location == LOCATIONS.index("work")] = (0.15, 0.6, 0.25)
+    p[(hour < WAKE_HOUR) | (hour >= BED_HOUR)] = (0.15, 0.3, 0.55)
+    return p
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+def open_logit(t: dict, user_bias: float) -> np.ndarray:
+    """The log-odds that the person opens each notification of the columns ``t``."""
+    category = t["category"]
+    is_ = {c: category == c for c in CATEGORIES}
+    hour, weekend = t["hour"], t["weekend"]
+    significant = t["significant_contact"] == 1
+    evening = (hour >= EVENING_HOURS[0]) & (hour < EVENING_HOURS[1])
+    night = (hour >= NIGHT_HOURS[0]) | (hour < NIGHT_HOURS[1])
+    at_work = t["location"] == "work"
+    logit = (
+        BASE_LOGIT
+        + user_bias
+        + np.vectorize(CATEGORY_LOGIT.get, otypes=[float])(category)
+        + t["app_effect"]
+        + PER_PRIORITY * t["priority"]
+        + SIGNIFICANT * significant
+        + SIGNIFICANT_MESSAGE_IN_EVENING * (is_["msg"] & significant & evening)
+        + PROMO_AT_NIGHT * (is_["promo"] & night)
+        + SILENT * (t["ringer_mode"] == "silent")
+        + VIBRATE * (t["ringer_mode"] == "vibrate")
+        + DISTRACTION_AT_WORK * (at_work & (is_["social"] | is_["promo"] | is_["recommendation"]))
+        + EMAIL_AT_WORK * (at_work & is_["email"])
+        + PER_UPDATE * np.minimum(t["num_updates"], COUNTED_UPDATES)
+        + PER_TEXT_DOUBLING * np.maximum(np.log2(t["text_length"] / SHORT_TEXT), 0.0)
+        + LOW_BATTERY * (t["battery"] < LOW_BATTERY_PERCENT)
+        + SOCIAL_AT_WEEKEND * (is_["social"] & weekend)
+    )
+    return logit
+
+
+def make_user(u: Uniforms, index: int, users: int) -> dict:
+    installed = u(len(APPS)) < INSTALL_PROBABILITY
+    installed |= np.isin([a[0] for a in APPS], ALWAYS_INSTALLED)
+    weights = -np.log(1.0 - u(len(APPS))) * installed  # Dirichlet(1) over the installed apps
+    return {
+        "id": f"u{index + 1:02d}",
+        "app_weights": weights / weights.sum(),
+        "volume": 18.0 + 22.0 * u(),
+        "bias": -0.5 + u(),
+        "drain": 3.5 + 3.0 * u(),
+        "commutes": index < users - 1,
+    }
+
+
+def make_day(u: Uniforms, user: dict, day: dt.date) -> dict:
+    """The notifications of one person on one day, as columns (unsorted)."""
+    weekend = day.weekday() >= 5
+    count = int(user["volume"] * (0.7 + 0.6 * u()))
+    categories = np.array([a[1] for a in APPS])
+    weights = user["app_weights"] * (np.vectorize(WEEKEND_VOLUME.get)(categories) if weekend else 1.0)
+    app = u.choice(np.broadcast_to(weights / weights.sum(), (count, len(APPS))))
+    category = categories[app]
+    profile = np.array([HOURLY_PROFILE[c] for c in CATEGORIES], dtype=float)
+    profile /= profile.sum(axis=1, keepdims=True)
+    hour_index = u.choice(profile[[CATEGORIES.index(c) for c in category]])
+    second_of_day = hour_index * SECONDS_PER_HOUR + np.floor(u(count) * SECONDS_PER_HOUR).astype(np.int64)
+    hour = second_of_day / SECONDS_PER_HOUR
+    weekend_rows = np.full(count, weekend)
+
+    shift = u(count)
+    default_priority = np.array([a[2] for a in APPS])[app]
+    priority = np.clip(
+        default_priority - (shift < PRIORITY_SHIFT_PROBABILITY) + (shift >= 1 - PRIORITY_SHIFT_PROBABILITY), -2, 2
+    )
+    updates_mean = np.vectorize(UPDATES_MEAN.get, otypes=[float])(category)
+    num_updates = np.minimum(np.floor(-updates_mean * np.log(1.0 - u(count))), MAX_GENERATED_UPDATES).astype(int)
+    significant_share = np.vectorize(lambda c: SIGNIFICANT_SHARE.get(c, 0.0), otypes=[float])(category)
+    significant = (u(count) < significant_share).astype(int)
+    median_text = np.array([a[4] for a in APPS], dtype=float)[app]
+    text_length = np.floor(median_text * np.exp(TEXT_SIGMA * u.normal(count)))
+    text_length = np.clip(text_length, 1, MAX_GENERATED_TEXT).astype(int)
+
+    location_index = u.choice(location_probabilities(hour, weekend_rows, user["commutes"]))
+    location = np.array(LOCATIONS)[location_index]
+    ringer = np.array(RINGER_MODES)[u.choice(ringer_probabilities(hour, location_index))]
+    morning_charge = 92.0 + 8.0 * u()
+    awake = (hour >= WAKE_HOUR) & (hour < BED_HOUR)
+    at_bedtime = morning_charge - user["drain"] * (BED_HOUR - WAKE_HOUR)
+    since_bed = np.where(hour >= BED_HOUR, hour - BED_HOUR, hour + HOURS_PER_DAY - BED_HOUR)
+    level = np.where(
+        awake,
+        morning_charge - user["drain"] * (hour - WAKE_HOUR) - BATTERY_NOISE * u(count),
+        np.minimum(max(at_bedtime, 1.0) + CHARGE_PER_HOUR * since_bed, 100.0),
+    )
+    battery = np.clip(np.floor(level), 1, 100).astype(int)
+
+    columns = {
+        "second_of_day": second_of_day,
+        "app": np.array([a[0] for a in APPS])[app],
+        "app_effect": np.array([a[3] for a in APPS])[app],
+        "category": category,
+        "priority": priority,
+        "num_updates": num_updates,
+        "significant_contact": significant,
+        "text_length": text_length,
+        "hour": hour,
+        "weekend": weekend_rows,
+        "location": location,
+        "ringer_mode": ringer,
+        "battery": battery,
+    }
+    p_open = np.clip(np.round(sigmoid(open_logit(columns, user["bias"])), P_OPEN_DECIMALS), P_OPEN_MIN, P_OPEN_MAX)
+    opened = u(count) < p_open
+    median_delay = np.where(opened, OPEN_DELAY_MEDIAN, DISMISS_DELAY_MEDIAN)
+    median_delay = median_delay * np.vectorize(DELAY_FACTOR.get, otypes=[float])(ringer)
+    median_delay = median_delay * np.where(location == "work", DELAY_AT_WORK, 1.0)
+    delay = np.maximum(np.floor(median_delay * np.exp(DELAY_SIGMA * u.normal(count))), 1).astype(int)
+    columns.update(p_open=p_open, opened=opened, response_delay_s=delay)
+    return columns
+
+
+def generate(users: int = DEFAULT_USERS, weeks: int = DEFAULT_WEEKS, seed: int = DEFAULT_SEED) -> list[str]:
+    """The log as CSV lines (header first), sorted by timestamp then user."""
+    u = Uniforms(seed)
+    people = [make_user(u, i, users) for i in range(users)]
+    records = []
+    for day_index in range(7 * weeks):
+        day = FIRST_DAY + dt.timedelta(days=day_index)
+        day_name = DAY_NAMES[day.weekday()]
+        for person in people:
+            t = make_day(u, person, day)
+            for i in range(len(t["app"])):
+                second = int(t["second_of_day"][i])
+                hundredths_of_hour = second // 36  # the hour with 2 decimals, rounded down (never 24.00)
+                records.append((
+                    day_index * HOURS_PER_DAY * SECONDS_PER_HOUR + second,
+                    person["id"],
+                    ",".join((
+                        f"{day.isoformat()}T{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}",
+                        person["id"],
+                        str(t["app"][i]),
+                        str(t["category"][i]),
+                        str(int(t["priority"][i])),
+                        str(int(t["num_updates"][i])),
+                        str(int(t["significant_contact"][i])),
+                        str(int(t["text_length"][i])),
+                        day_name,
+                        f"{hundredths_of_hour // 100}.{hundredths_of_hour % 100:02d}",
+                        str(t["location"][i]),
+                        str(t["ringer_mode"][i]),
+                        str(int(t["battery"][i])),
+                        ACTION_VALUES[int(t["opened"][i])],
+                        str(int(t["response_delay_s"][i])),
+                        f"{float(t['p_open'][i]):.{P_OPEN_DECIMALS}f}",
+                    )),
+                ))
+    records.sort(key=lambda r: (r[0], r[1]))
+    return [",".join(COLUMNS)] + [r[2] for r in records]
+
+
+def generate_rows(rows: int, users: int = DEFAULT_USERS, seed: int = DEFAULT_SEED) -> list[str]:
+    """The first ``rows`` notifications (by time) of a log long enough to hold them."""
+    weeks = 1
+    while True:
+        lines = generate(users, weeks, seed)
+        if len(lines) - 1 >= rows:
+            return lines[: rows + 1]
+        weeks = max(weeks + 1, math.ceil(weeks * 1.2 * rows / max(len(lines) - 1, 1)))
+
+
+def write(lines: list[str], out: Path) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write("\n".join(lines) + "\n")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output CSV (default: the bundled log)")
+    parser.add_argument("--users", type=int, default=DEFAULT_USERS)
+    parser.add_argument("--weeks", type=int, default=DEFAULT_WEEKS)
+    parser.add_argument("--rows", type=int, default=None, help="exactly this many rows: the first ones by time")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    args = parser.parse_args(argv)
+    if args.users < 1 or args.weeks < 1 or (args.rows is not None and args.rows < 1):
+        parser.error("--users, --weeks and --rows must be positive")
+    if args.rows is None:
+        lines = generate(args.users, args.weeks, args.seed)
+    else:
+        lines = generate_rows(args.rows, args.users, args.seed)
+    write(lines, args.out)
+    print(f"wrote {len(lines) - 1} notifications of {args.users} users to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,500 @@
+"""push-v0: the notification replay, its bundled log, user logs and the vector env."""
+
+from __future__ import annotations
+
+import io
+import pickle
+import subprocess
+import sys
+import zipfile
+from importlib import resources
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+import pandas as pd
+import pytest
+from gymnasium.error import ResetNeeded
+from gymnasium.wrappers import FlattenObservation
+
+import gym_suite  # noqa: F401  (registers the ids)
+from gym_suite.envs import push_env
+from gym_suite.envs.push_env import (
+    CATEGORICAL_FIELDS,
+    COLUMNS,
+    DELIVER,
+    HOLD,
+    NUMERIC_FIELDS,
+    PushEnv,
+    PushVectorEnv,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+GENERATOR = ROOT / "gym-suite" / "make_notifications.py"
+INFO_KEYS = {"row", "truth", "accuracy", "ctr", "precision", "recall"}
+
+
+def bundled_bytes() -> bytes:
+    return resources.files("gym_suite.envs").joinpath("data/notifications.csv").read_bytes()
+
+
+@pytest.fixture(scope="module")
+def bundled() -> pd.DataFrame:
+    return pd.read_csv(io.BytesIO(bundled_bytes()), dtype={"user_id": str})
+
+
+@pytest.fixture
+def small(bundled) -> pd.DataFrame:
+    """A small log: the first 400 notifications of the bundled one."""
+    return bundled.head(400).copy()
+
+
+def run_episode(env, policy, seed):
+    """Rewards, infos and observed rows of one episode of ``policy(env, obs)``."""
+    obs, info = env.reset(seed=seed)
+    assert info == {}
+    rewards, infos, observed = [], [], [env.unwrapped.current_row]
+    while True:
+        obs, reward, terminated, truncated, info = env.step(policy(env, obs))
+        rewards.append(reward)
+        infos.append(info)
+        if terminated or truncated:
+            return rewards, infos, observed, obs
+        observed.append(env.unwrapped.current_row)
+
+
+def always(action):
+    return lambda env, obs: action
+
+
+def oracle(env, obs):
+    """Knows the label of the observed row (peeks at the log, for testing the scoring)."""
+    return int(env.unwrapped.log.labels[env.unwrapped.current_row])
+
+
+# ------------------------------------------------------------------------------ the bundled log
+
+
+def test_generator_reproduces_the_bundled_csv_byte_for_byte(tmp_path):
+    out = tmp_path / "again.csv"
+    subprocess.run([sys.executable, str(GENERATOR), "--out", str(out)], check=True, capture_output=True)
+    assert out.read_bytes() == bundled_bytes()
+
+
+def test_generator_rows_parameter_gives_exactly_that_many_rows(tmp_path):
+    out = tmp_path / "small.csv"
+    command = [sys.executable, str(GENERATOR), "--rows", "1234", "--out", str(out)]
+    subprocess.run(command, check=True, capture_output=True)
+    frame = pd.read_csv(out)
+    assert len(frame) == 1234 and tuple(frame.columns) == COLUMNS
+    assert frame["timestamp"].is_monotonic_increasing
+
+
+def test_bundled_log_reads_like_a_real_one(bundled):
+    assert tuple(bundled.columns) == COLUMNS
+    assert len(bundled) >= 5000
+    assert bundled["user_id"].nunique() >= 5
+    stamps = pd.to_datetime(bundled["timestamp"])
+    assert stamps.is_monotonic_increasing
+    assert (stamps.max() - stamps.min()).days >= 28
+    assert set(bundled["action"]) == {"opened", "dismissed"}
+    assert set(bundled["priority"]) <= set(range(-2, 3))
+
+
+def test_bundled_log_is_learnable_but_noisy(bundled):
+    opened = (bundled["action"] == "opened").to_numpy()
+    p = bundled["p_open"].to_numpy()
+    majority = max(opened.mean(), 1 - opened.mean())
+    bayes = np.maximum(p, 1 - p).mean()  # the Bayes-optimal policy's expected accuracy
+    assert majority + 0.05 < bayes < 0.95
+    assert ((p >= 0.5) == opened).mean() > majority + 0.05
+    # the stated patterns: significant contacts' messages in the evening opened, promotions at night not
+    hour = bundled["hour"]
+    evening = (hour >= 18) & (hour < 23)
+    night = (hour >= 22) | (hour < 7)
+    messages = (bundled["category"] == "msg") & (bundled["significant_contact"] == 1) & evening
+    promotions = (bundled["category"] == "promo") & night
+    assert messages.sum() > 50 and promotions.sum() > 50
+    assert opened[messages].mean() > 0.8 and opened[promotions].mean() < 0.1
+
+
+def test_bundled_log_loads_from_a_zip_away_from_the_working_directory(tmp_path):
+    archive = tmp_path / "suite.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in (ROOT / "gym_suite").rglob("*"):
+            if path.is_file() and "__pycache__" not in path.parts:
+                zf.write(path, path.relative_to(ROOT).as_posix())
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1])\n"
+        "import gymnasium, gym_suite\n"
+        "assert gym_suite.__file__.startswith(sys.argv[1]), gym_suite.__file__\n"
+        "env = gymnasium.make('gym_suite:push-v0')\n"
+        "env.reset(seed=0)\n"
+        "print(env.unwrapped.log.n_rows)\n"
+    )
+    command = [sys.executable, "-c", code, str(archive)]
+    out = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert int(out.stdout) == len(bundled_bytes().splitlines()) - 1
+
+
+# ------------------------------------------------------------------------------ scoring
+
+
+def test_every_row_of_a_window_is_scored_exactly_once():
+    env = gymnasium.make("gym_suite:push-v0")
+    log = env.unwrapped.log
+    for seed in range(5):
+        rewards, infos, observed, _ = run_episode(env, always(DELIVER), seed)
+        rows = [info["row"] for info in infos]
+        assert len(rows) == 100 and rows == observed  # each scored row is the one observed before
+        assert len(set(rows)) == 100
+        assert len(set(log.users[rows].tolist())) == 1  # one user's notifications ...
+        assert rows == sorted(rows)  # ... consecutive, in the log's order
+        user_rows = np.flatnonzero(log.users == log.users[rows[0]])
+        first = int(np.searchsorted(user_rows, rows[0]))
+        assert rows == user_rows[first : first + 100].tolist()
+        labels = log.labels[rows]
+        assert rewards == (2.0 * labels - 1).tolist()  # deliver: +1 exactly when opened
+        assert [info["truth"] for info in infos] == labels.tolist()
+
+
+def test_action_is_scored_against_the_row_it_observed():
+    env = gymnasium.make("gym_suite:push-v0")
+    rewards, infos, _, _ = run_episode(env, oracle, seed=3)
+    assert rewards == [1.0] * 100
+    assert infos[-1]["accuracy"] == 1.0
+    wrong = lambda env, obs: 1 - oracle(env, obs)  # noqa: E731
+    rewards, infos, _, _ = run_episode(env, wrong, seed=3)
+    assert rewards == [-1.0] * 100
+    assert infos[-1]["accuracy"] == 0.0
+
+
+def test_observation_is_the_observed_row_and_info_only_the_scored_one():
+    env = gymnasium.make("gym_suite:push-v0")
+    log = env.unwrapped.log
+    obs, _ = env.reset(seed=5)
+    for _ in range(30):
+        row = env.unwrapped.current_row
+        for j, name in enumerate(CATEGORICAL_FIELDS):
+            assert obs[name] == log.codes[j, row]
+        for j, name in enumerate(NUMERIC_FIELDS):
+            assert obs[name].shape == (1,) and obs[name][0] == log.numbers[j, row]
+        obs, _, _, _, info = env.step(HOLD)
+        assert set(info) == INFO_KEYS
+        assert info["row"] == row and info["truth"] == log.labels[row]
+
+
+def test_running_metrics_match_a_recount():
+    env = gymnasium.make("gym_suite:push-v0")
+    env.reset(seed=8)
+    rng = np.random.default_rng(0)
+    actions, truths = [], []
+    for _ in range(100):
+        action = int(rng.integers(2))
+        _, _, terminated, _, info = env.step(action)
+        actions.append(action)
+        truths.append(info["truth"])
+        a, t = np.array(actions), np.array(truths)
+        delivered, opened = a == 1, t == 1
+        assert info["accuracy"] == pytest.approx((a == t).mean())
+        precision = (delivered & opened).sum() / delivered.sum() if delivered.any() else 0.0
+        recall = (delivered & opened).sum() / opened.sum() if opened.any() else 0.0
+        assert info["precision"] == info["ctr"] == pytest.approx(precision)
+        assert info["recall"] == pytest.approx(recall)
+    assert terminated
+
+
+def test_terminal_observation_repeats_the_last_row_and_then_reset_is_needed():
+    env = gymnasium.make("gym_suite:push-v0", episode_length=7)
+    _, infos, observed, last_obs = run_episode(env, always(HOLD), seed=1)
+    assert len(infos) == 7 and env.unwrapped.current_row == observed[-1] == infos[-1]["row"]
+    log = env.unwrapped.log
+    expected = push_env._observe_row(log.codes, log.numbers, observed[-1])
+    assert all(np.array_equal(last_obs[k], expected[k]) for k in last_obs)
+    with pytest.raises(ResetNeeded):
+        env.step(HOLD)
+
+
+def test_whole_log_replays_every_row_in_order(small):
+    env = gymnasium.make("gym_suite:push-v0", data=small, episode_length=None)
+    rewards, infos, _, _ = run_episode(env, always(DELIVER), seed=0)
+    assert [info["row"] for info in infos] == list(range(len(small)))
+    opened = (small["action"] == "opened").to_numpy()
+    assert sum(rewards) == opened.sum() - (~opened).sum()
+    # and the bundled log: one episode of all of it, whatever the seed
+    env = gymnasium.make("gym_suite:push-v0", episode_length=None)
+    env.reset(seed=int(np.random.default_rng().integers(1000)))
+    assert env.unwrapped.current_row == 0
+    steps = 1
+    while not env.step(HOLD)[2]:
+        steps += 1
+    assert steps == env.unwrapped.log.n_rows
+
+
+def test_own_max_episode_steps_truncates():
+    env = gymnasium.make("gym_suite:push-v0", max_episode_steps=10)
+    rewards, infos, _, _ = run_episode(env, always(DELIVER), seed=0)
+    assert len(rewards) == 10
+
+
+def test_heuristic_beats_always_deliver_and_the_majority_class():
+    returns = {
+        name: gym_suite.evaluate("push-v0", policy, episodes=40, seed=0).mean
+        for name, policy in {
+            "heuristic": "heuristic",
+            "deliver": lambda obs: DELIVER,
+            "hold": lambda obs: HOLD,
+        }.items()
+    }
+    assert returns["heuristic"] > max(returns["deliver"], returns["hold"]) + 5
+    assert returns["heuristic"] < 100
+
+
+# ------------------------------------------------------------------------------ user logs
+
+
+def to_csv(frame: pd.DataFrame, path: Path) -> Path:
+    frame.to_csv(path, index=False)
+    return path
+
+
+BAD_VALUES = [
+    ("priority", 7, "high", "a number"),
+    ("battery", 12, 140, "within 0..100"),
+    ("text_length", 3, 12.5, "an integer"),
+    ("day_of_week", 9, "Monday", "one of"),
+    ("action", 4, "clicked", "one of"),
+    ("timestamp", 5, "yesterday", "timestamp"),
+]
+
+
+@pytest.mark.parametrize("source", ["csv", "frame"])
+@pytest.mark.parametrize("column, row, value, expected", BAD_VALUES)
+def test_bad_value_names_column_and_row(small, tmp_path, source, column, row, value, expected):
+    bad = small.astype({column: object})
+    bad.loc[row, column] = value
+    kwargs = {"csv_path": to_csv(bad, tmp_path / "bad.csv")} if source == "csv" else {"data": bad}
+    with pytest.raises(ValueError, match=f"{column}.*row {row}.*{expected}"):
+        gymnasium.make("gym_suite:push-v0", **kwargs)
+
+
+@pytest.mark.parametrize("source", ["csv", "frame"])
+@pytest.mark.parametrize("column", ["app", "hour", "user_id"])
+def test_missing_value_in_a_required_column_names_it(small, tmp_path, source, column):
+    bad = small.copy()
+    bad.loc[17, column] = np.nan
+    kwargs = {"csv_path": to_csv(bad, tmp_path / "bad.csv")} if source == "csv" else {"data": bad}
+    with pytest.raises(ValueError, match=f"'{column}'.*row 17"):
+        gymnasium.make("gym_suite:push-v0", **kwargs)
+
+
+@pytest.mark.parametrize("source", ["csv", "frame"])
+def test_missing_column_is_named(small, tmp_path, source):
+    bad = small.drop(columns=["ringer_mode"])
+    kwargs = {"csv_path": to_csv(bad, tmp_path / "bad.csv")} if source == "csv" else {"data": bad}
+    with pytest.raises(ValueError, match="missing column.*ringer_mode"):
+        gymnasium.make("gym_suite:push-v0", **kwargs)
+
+
+def test_empty_file_and_header_only_file_raise(small, tmp_path):
+    empty = tmp_path / "empty.csv"
+    empty.write_bytes(b"")
+    with pytest.raises(ValueError, match="empty"):
+        gymnasium.make("gym_suite:push-v0", csv_path=empty)
+    header = to_csv(small.head(0), tmp_path / "header.csv")
+    with pytest.raises(ValueError, match="empty"):
+        gymnasium.make("gym_suite:push-v0", csv_path=header)
+    with pytest.raises(ValueError, match="empty"):
+        gymnasium.make("gym_suite:push-v0", data=small.head(0))
+
+
+def test_bad_arguments(small, tmp_path):
+    with pytest.raises(ValueError, match="episode_length"):
+        gymnasium.make("gym_suite:push-v0", episode_length=0)
+    with pytest.raises(ValueError, match="episode_length=500.*longest"):
+        gymnasium.make("gym_suite:push-v0", data=small, episode_length=500)
+    with pytest.raises(ValueError, match="csv_path or data"):
+        gymnasium.make("gym_suite:push-v0", data=small, csv_path=tmp_path / "x.csv")
+    with pytest.raises(TypeError, match="DataFrame"):
+        gymnasium.make("gym_suite:push-v0", data=small.to_dict())
+    with pytest.raises(ValueError, match="no_such.csv"):
+        gymnasium.make("gym_suite:push-v0", csv_path=tmp_path / "no_such.csv")
+
+
+def test_input_frame_and_file_are_left_unchanged(small, tmp_path):
+    frame = small.sample(frac=1.0, random_state=0)  # a shuffled index too
+    before = frame.copy(deep=True)
+    env = gymnasium.make("gym_suite:push-v0", data=frame, episode_length=10)
+    env.reset(seed=0)
+    env.step(DELIVER)
+    pd.testing.assert_frame_equal(frame, before)
+    path = to_csv(small, tmp_path / "log.csv")
+    content, stat = path.read_bytes(), path.stat()
+    env = gymnasium.make("gym_suite:push-v0", csv_path=path, episode_length=10)
+    env.reset(seed=0)
+    env.step(DELIVER)
+    assert path.read_bytes() == content and path.stat().st_mtime_ns == stat.st_mtime_ns
+
+
+def test_user_log_round_trips_through_the_encoding(small, tmp_path):
+    env = PushEnv(csv_path=to_csv(small, tmp_path / "log.csv"), episode_length=None)
+    log = env.log
+    assert log.vocabularies["app"] == tuple(sorted(small["app"].unique()))
+    decoded = {name: np.array(log.vocabularies[name])[log.codes[j]] for j, name in enumerate(CATEGORICAL_FIELDS)}
+    for name in ("app", "category", "location", "ringer_mode", "day_of_week"):
+        assert (decoded[name] == small[name].to_numpy()).all()
+    assert (decoded["significant_contact"] == small["significant_contact"].astype(bool).to_numpy()).all()
+    for j, name in enumerate(NUMERIC_FIELDS):
+        assert np.allclose(log.numbers[j], small[name].to_numpy(), atol=1e-5)
+    assert (log.labels == (small["action"] == "opened").to_numpy()).all()
+    assert np.allclose(log.p_open, small["p_open"])
+
+
+def test_log_without_optional_columns_works(small):
+    bare = small.drop(columns=["p_open", "response_delay_s"])
+    env = gymnasium.make("gym_suite:push-v0", data=bare, episode_length=20)
+    assert env.unwrapped.log.p_open is None
+    rewards, _, _, _ = run_episode(env, always(DELIVER), seed=0)
+    assert len(rewards) == 20
+
+
+# ------------------------------------------------------------------------------ sharing
+
+
+def test_envs_over_one_file_share_one_read_only_copy(small, tmp_path):
+    path = to_csv(small, tmp_path / "log.csv")
+    a = gymnasium.make("gym_suite:push-v0", csv_path=path, episode_length=20).unwrapped
+    b = gymnasium.make("gym_suite:push-v0", csv_path=str(path), episode_length=None).unwrapped
+    vec = gymnasium.make_vec("gym_suite:push-v0", num_envs=3, csv_path=path, episode_length=20)
+    assert a.log is b.log is vec.log
+    for name in ("codes", "numbers", "labels", "users"):
+        array = getattr(a.log, name)
+        assert not array.flags.writeable
+        with pytest.raises(ValueError):
+            array[0] = 0
+    assert gymnasium.make("gym_suite:push-v0").unwrapped.log is gymnasium.make("gym_suite:push-v0").unwrapped.log
+    # a changed file is read again
+    to_csv(small.head(300), path)
+    c = gymnasium.make("gym_suite:push-v0", csv_path=path, episode_length=20).unwrapped
+    assert c.log is not a.log and c.log.n_rows == 300
+
+
+def test_frames_are_encoded_per_env(small):
+    a = gymnasium.make("gym_suite:push-v0", data=small, episode_length=20).unwrapped
+    b = gymnasium.make("gym_suite:push-v0", data=small, episode_length=20).unwrapped
+    assert not np.shares_memory(a.log.codes, b.log.codes)
+    assert np.array_equal(a.log.codes, b.log.codes)
+
+
+@pytest.mark.parametrize("source", ["bundled", "frame"])
+def test_pickle_mid_episode_continues_identically(small, source):
+    kwargs = {} if source == "bundled" else {"data": small, "episode_length": 30}
+    env = gymnasium.make("gym_suite:push-v0", **kwargs)
+    env.reset(seed=4)
+    for _ in range(5):
+        env.step(DELIVER)
+    blob = pickle.dumps(env)
+    if source == "bundled":
+        assert len(blob) < 50_000  # the bundled log is reloaded, not copied
+    copy = pickle.loads(blob)
+    for action in [0, 1, 1, 0, 1, 0, 0]:
+        a, b = env.step(action), copy.step(action)
+        assert a[1:] == b[1:]
+        assert all(np.array_equal(a[0][k], b[0][k]) for k in a[0])
+
+
+# ------------------------------------------------------------------------------ wrappers, SB3
+
+
+def test_flatten_observation():
+    env = FlattenObservation(gymnasium.make("gym_suite:push-v0"))
+    obs, _ = env.reset(seed=0)
+    assert env.observation_space.contains(obs) and obs.ndim == 1
+    inner = env.unwrapped.observation_space
+    expected = sum(inner[name].n for name in CATEGORICAL_FIELDS) + len(NUMERIC_FIELDS)
+    assert obs.shape == (expected,)
+    obs, *_ = env.step(DELIVER)
+    assert env.observation_space.contains(obs)
+
+
+def test_stable_baselines3_multi_input_ppo_learns_a_few_steps():
+    sb3 = pytest.importorskip("stable_baselines3")
+    env = gymnasium.make("gym_suite:push-v0")
+    model = sb3.PPO("MultiInputPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model.learn(total_timesteps=256)
+    obs, _ = env.reset(seed=1)
+    action, _ = model.predict(obs, deterministic=True)
+    assert env.action_space.contains(int(action))
+
+
+# ------------------------------------------------------------------------------ vector env
+
+
+def test_vector_env_with_one_copy_matches_the_scalar_env():
+    scalar = gymnasium.make("gym_suite:push-v0", episode_length=6)
+    vector = gymnasium.make_vec("gym_suite:push-v0", num_envs=1, episode_length=6)
+    assert isinstance(vector, PushVectorEnv)
+    obs, _ = scalar.reset(seed=21)
+    vobs, _ = vector.reset(seed=21)
+    rng = np.random.default_rng(0)
+    episodes = 0
+    for _ in range(40):
+        assert all(np.array_equal(np.asarray(obs[k])[None], vobs[k].reshape((1,) + np.shape(obs[k]))) for k in obs)
+        action = int(rng.integers(2))
+        obs, reward, terminated, truncated, info = scalar.step(action)
+        vobs, vreward, vterminated, vtruncated, vinfo = vector.step(np.array([action]))
+        assert reward == vreward[0] and terminated == vterminated[0] and truncated == vtruncated[0]
+        for key in INFO_KEYS:
+            assert info[key] == vinfo[key][0] and vinfo[f"_{key}"][0]
+        if terminated:  # the scalar env resets now, the vector env on its next step
+            episodes += 1
+            obs, _ = scalar.reset()
+            vobs, vreward, *_, vinfo = vector.step(np.array([0]))
+            assert vreward[0] == 0.0 and not vinfo["_row"][0]
+    assert episodes >= 4
+
+
+def test_vector_env_many_copies_follow_the_same_rules(small):
+    vector = PushVectorEnv(num_envs=64, data=small, episode_length=5)
+    log = vector.log
+    vector.reset(seed=0)
+    rows = vector._rows().copy()
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        actions = rng.integers(2, size=64)
+        _, reward, terminated, _, info = vector.step(actions)
+        assert np.array_equal(info["row"], rows)
+        assert np.array_equal(reward, np.where(actions == log.labels[rows], 1.0, -1.0))
+        rows = vector._rows().copy()
+    assert terminated.all()
+    assert len(np.unique(info["row"])) > 20  # the copies replay different windows
+
+
+def test_render_modes(capsys):
+    env = gymnasium.make("gym_suite:push-v0", render_mode="ansi")
+    env.reset(seed=0)
+    log = env.unwrapped.log
+    row = env.unwrapped.current_row
+    text = env.render()
+    assert log.vocabularies["app"][log.codes[0, row]] in text and "pending" in text
+    env.step(DELIVER)
+    truth = push_env.ACTION_VALUES[log.labels[row]]
+    assert "decision deliver" in env.render() and f"truth {truth}" in env.render()
+    human = gymnasium.make("gym_suite:push-v0", render_mode="human")
+    human.reset(seed=0)
+    human.step(HOLD)
+    assert "decision hold" in capsys.readouterr().out
+    cards = gymnasium.make("gym_suite:push-v0", render_mode="rgb_array")
+    cards.reset(seed=0)
+    pending = cards.render()
+    cards.reset(seed=0)
+    cards.step(DELIVER)
+    delivered = cards.render()
+    cards.reset(seed=0)
+    cards.step(HOLD)
+    held = cards.render()
+    assert pending.shape == delivered.shape == (push_env.CARD_HEIGHT, push_env.CARD_WIDTH, 3)
+    assert not np.array_equal(delivered, held) and not np.array_equal(pending, held)
+    vector = gymnasium.make_vec("gym_suite:push-v0", num_envs=3, render_mode="ansi")
+    vector.reset(seed=0)
+    assert vector.render().count("\n") == 6
