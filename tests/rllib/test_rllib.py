@@ -1,0 +1,128 @@
+"""Ray RLlib PPO on the suite. Runs where ray[rllib] is installed (its own virtual environment,
+as Ray pins gymnasium 1.2.x); skipped elsewhere.
+
+Ray runs as one local instance for the module: 2 CPUs, no dashboard, its temporary files in the
+module's own temporary directory, shut down at the end.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium import spaces
+
+ray = pytest.importorskip("ray")
+pytest.importorskip("ray.rllib")
+
+import gym_suite  # noqa: E402
+from gym_suite import baselines  # noqa: E402
+
+ALL_IDS = [spec.id for spec in gym_suite.SPECS]
+ROOT = Path(__file__).resolve().parents[2]
+
+#: Unix socket paths are limited to 107 bytes and Ray puts its sockets at
+#: <temp dir>/session_<date>_<time>_<pid>/sockets/<name>: room for the suffix is kept free.
+SOCKET_PATH_LIMIT = 107
+SESSION_SUFFIX = len("/session_2000-01-01_00-00-00_000000_4194304/sockets/plasma_store")
+
+
+@pytest.fixture(scope="module")
+def ray_session(tmp_path_factory):
+    temp_dir = tmp_path_factory.mktemp("ray")
+    short = None
+    if len(str(temp_dir)) + SESSION_SUFFIX > SOCKET_PATH_LIMIT:
+        # pytest's directory is too deep for Ray's sockets: a short one, removed afterwards
+        short = temp_dir = Path(tempfile.mkdtemp(prefix="r", dir="/tmp"))
+    ray.init(num_cpus=2, include_dashboard=False, _temp_dir=str(temp_dir), log_to_driver=False)
+    try:
+        yield temp_dir
+    finally:
+        ray.shutdown()
+        if short is not None:
+            shutil.rmtree(short, ignore_errors=True)
+
+
+def paired(a, b):
+    """Mean and standard error of the episode-by-episode difference of two evaluations."""
+    d = a.returns - b.returns
+    return d.mean(), d.std(ddof=1) / np.sqrt(len(d))
+
+
+def test_ppo_with_a_remote_env_runner_beats_random(ray_session, tmp_path):
+    """A few seeded iterations on example-v0, sampled by one remote env runner; greedy beats random."""
+    config = baselines.rllib_config("example-v0", num_env_runners=1, seed=0, train_batch_size_per_learner=1000)
+    baselines.single_thread_torch()
+    algo = config.build_algo()
+    try:
+        runner_pids = algo.env_runner_group.foreach_env_runner(lambda runner: os.getpid(), local_env_runner=False)
+        assert len(runner_pids) == 1 and runner_pids[0] != os.getpid()  # sampling happens in another process
+        for _ in range(8):
+            result = algo.train()
+        assert result["env_runners"]["num_env_steps_sampled_lifetime"] >= 8 * 1000
+        checkpoint = tmp_path / "checkpoint"
+        algo.save_to_path(str(checkpoint))
+    finally:
+        algo.stop()
+
+    policy = baselines.RLlibPolicy.from_checkpoint(checkpoint, "example-v0")
+    episodes = 300
+    greedy = gym_suite.evaluate("example-v0", policy, episodes=episodes, seed=0)
+    random = gym_suite.evaluate("example-v0", "random", episodes=episodes, seed=0)
+    heuristic = gym_suite.evaluate("example-v0", "heuristic", episodes=episodes, seed=0)
+    diff, se = paired(greedy, random)
+    # a clear margin: significant, and at least half of the way from random to the heuristic
+    assert diff > 4 * se
+    assert greedy.mean > random.mean + 0.5 * (heuristic.mean - random.mean)
+    # the policy pickles into joblib's worker processes and gives the same episodes there
+    parallel = gym_suite.evaluate("example-v0", policy, episodes=episodes, seed=0, n_jobs=2)
+    np.testing.assert_array_equal(parallel.returns, greedy.returns)
+    np.testing.assert_array_equal(parallel.lengths, greedy.lengths)
+
+
+@pytest.mark.parametrize("env_id", ALL_IDS)
+def test_every_env_trains_and_its_checkpoint_plays(ray_session, tmp_path, env_id):
+    """One small iteration per id (Dict observations flattened, Box actions unsquashed), then the
+    restored module acts validly through gym_suite.evaluate."""
+    checkpoint, sampled = baselines.train_rllib(
+        env_id, iterations=1, seed=1, num_env_runners=0, checkpoint_dir=tmp_path / "checkpoint",
+        train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1,
+    )
+    assert sampled >= 256
+    assert baselines.rllib_module_path(checkpoint).is_dir()
+    policy = baselines.RLlibPolicy.from_checkpoint(checkpoint, env_id)
+    env = gymnasium.make(env_id)
+    observations = [env.reset(seed=s)[0] for s in range(5)]
+    actions = policy.act_batch(observations)
+    assert len(actions) == 5
+    for obs, action in zip(observations, actions):
+        assert env.action_space.contains(action)
+        # one at a time, the same (up to float rounding: a batch may take another kernel)
+        np.testing.assert_allclose(np.asarray(policy(obs)), np.asarray(action), rtol=1e-5)
+    if isinstance(env.action_space, spaces.Discrete):
+        assert all(type(a) is int for a in actions)
+    result = gym_suite.evaluate(env_id, policy, episodes=2, seed=0)
+    assert len(result.returns) == 2 and np.isfinite(result.returns).all()
+
+
+def test_train_rllib_script_checkpoints_and_renders(ray_session, tmp_path, capsys):
+    spec = importlib.util.spec_from_file_location("train_rllib", ROOT / "gym-suite" / "train_rllib.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    checkpoint = tmp_path / "checkpoint"
+    code = script.main([
+        "example-v0", "--num-env-runners", "1", "--iterations", "1", "--checkpoint-dir", str(checkpoint),
+        "--episodes", "2", "--max-frames", "3", "--env-config", "rt_max=12",
+    ])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert ray.is_initialized()  # the script leaves a Ray it did not start running
+    assert baselines.rllib_module_path(checkpoint).is_dir()
+    assert out.count("--- return") == 2
+    assert "position" in out  # the ansi frames of example-v0

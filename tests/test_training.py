@@ -1,0 +1,223 @@
+"""Training with Stable-Baselines3, greedy evaluation and the baselines command.
+
+The agents train for small budgets on one torch thread; every comparison is against the random
+policy (and the heuristic) measured in the same test, on the same seeded episodes.
+"""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium import spaces
+
+pytest.importorskip("stable_baselines3")
+
+import gym_suite  # noqa: E402
+from gym_suite import baselines  # noqa: E402
+from gym_suite.cli import main as cli_main  # noqa: E402
+from gym_suite.evaluate import CHUNK_EPISODES  # noqa: E402
+
+ALL_IDS = [spec.id for spec in gym_suite.SPECS]
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def paired(a, b):
+    """Mean and standard error of the episode-by-episode difference of two evaluations."""
+    d = a.returns - b.returns
+    return d.mean(), d.std(ddof=1) / np.sqrt(len(d))
+
+
+def assert_clearly_better(trained, random, heuristic):
+    """Significantly above random, and at least half of the way from random to the heuristic."""
+    diff, se = paired(trained, random)
+    assert diff > 4 * se, (str(trained), str(random))
+    assert trained.mean > random.mean + 0.5 * (heuristic.mean - random.mean), (str(trained), str(heuristic))
+
+
+def untrained_ppo(env_id: str):
+    from stable_baselines3 import PPO
+
+    env = gymnasium.make(env_id)
+    policy = "MultiInputPolicy" if isinstance(env.observation_space, spaces.Dict) else "MlpPolicy"
+    return PPO(policy, env, n_steps=64, batch_size=32, seed=0, device="cpu")
+
+
+# --------------------------------------------------------------------------------------------
+# Trained agents beat random
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_sb3_ppo_on_example_beats_random():
+    model = baselines.train_sb3("example-v0", "ppo", steps=8_192, seed=0)
+    assert model.num_timesteps >= 8_192
+    policy = baselines.SB3Policy(model, name="sb3-ppo")
+    episodes = 300
+    trained = gym_suite.evaluate("example-v0", policy, episodes=episodes, seed=0)
+    random = gym_suite.evaluate("example-v0", "random", episodes=episodes, seed=0)
+    heuristic = gym_suite.evaluate("example-v0", "heuristic", episodes=episodes, seed=0)
+    assert_clearly_better(trained, random, heuristic)
+
+
+@pytest.mark.slow
+def test_sb3_dqn_on_heartpole_beats_random():
+    steps = baselines.recipe_budget("heartpole-v0", "sb3-dqn")  # the recipe of the baselines table
+    model = baselines.train_sb3("heartpole-v0", "dqn", steps=steps, seed=0)
+    policy = baselines.SB3Policy(model, name="sb3-dqn")
+    episodes = 60
+    trained = gym_suite.evaluate("heartpole-v0", policy, episodes=episodes, seed=0, n_jobs=-1)
+    random = gym_suite.evaluate("heartpole-v0", "random", episodes=episodes, seed=0, n_jobs=-1)
+    heuristic = gym_suite.evaluate("heartpole-v0", "heuristic", episodes=episodes, seed=0, n_jobs=-1)
+    assert_clearly_better(trained, random, heuristic)
+
+
+# --------------------------------------------------------------------------------------------
+# The greedy policy wrapper and evaluation
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("env_id", ALL_IDS)
+def test_sb3_policy_acts_validly_batched_or_not(env_id):
+    """Every observation space (Dict included) and action space (Box included) goes through."""
+    policy = baselines.SB3Policy(untrained_ppo(env_id))
+    env = gymnasium.make(env_id)
+    observations = [env.reset(seed=s)[0] for s in range(6)]
+    actions = policy.act_batch(observations)
+    assert len(actions) == len(observations)
+    for obs, action in zip(observations, actions):
+        assert env.action_space.contains(action)
+        # one at a time, the same (up to float rounding: a batch may take another kernel)
+        np.testing.assert_allclose(np.asarray(policy(obs)), np.asarray(action), rtol=1e-5)
+    if isinstance(env.action_space, spaces.Discrete):
+        assert all(type(a) is int for a in actions)
+
+
+@pytest.mark.parametrize("env_id", ALL_IDS)
+def test_evaluation_is_the_same_for_any_n_jobs(env_id):
+    """Built-in policies and a batched network policy (pickled into joblib's workers)."""
+    episodes = CHUNK_EPISODES + 3  # more than one job's worth
+    network = baselines.SB3Policy(untrained_ppo(env_id), name="untrained")
+    short = {"max_episode_steps": 40}  # gymnasium.make's time limit: quick episodes for every id
+    for policy in ("random", "heuristic", network):
+        one = gym_suite.evaluate(env_id, policy, episodes=episodes, seed=11, n_jobs=1, env_kwargs=short)
+        two = gym_suite.evaluate(env_id, policy, episodes=episodes, seed=11, n_jobs=2, env_kwargs=short)
+        np.testing.assert_array_equal(one.returns, two.returns)
+        np.testing.assert_array_equal(one.lengths, two.lengths)
+
+
+def test_batched_policy_plays_the_same_episodes_as_one_at_a_time():
+    """``act_batch`` is only a faster way to play: the episodes are those of the plain callable."""
+    network = baselines.SB3Policy(untrained_ppo("example-v0"))
+    batched = gym_suite.evaluate("example-v0", network, episodes=40, seed=3)
+    single = gym_suite.evaluate("example-v0", lambda obs: network(obs), episodes=40, seed=3)
+    np.testing.assert_array_equal(batched.returns, single.returns)
+    np.testing.assert_array_equal(batched.lengths, single.lengths)
+
+
+def test_dqn_refuses_a_continuous_action_space():
+    boxed = [i for i in ALL_IDS if not isinstance(gymnasium.make(i).action_space, spaces.Discrete)]
+    if not boxed:
+        pytest.skip("no registered id has a continuous action space")
+    with pytest.raises(ValueError, match="Discrete"):
+        baselines.train_sb3(boxed[0], "dqn", steps=10)
+
+
+def test_saved_model_with_normalization_acts_the_same_after_loading(tmp_path, monkeypatch):
+    """The VecNormalize statistics travel with the model (saved next to it, applied on load)."""
+    env_id = "heartpole-v0" if "heartpole-v0" in ALL_IDS else ALL_IDS[0]
+    recipe = baselines.Recipe(n_envs=2, vec_normalize={"ppo": {"norm_obs": True, "norm_reward": False}},
+                              sb3_ppo={"n_steps": 64, "batch_size": 32, "n_epochs": 1})
+    monkeypatch.setitem(baselines.RECIPES, env_id, recipe)
+    model = baselines.train_sb3(env_id, "ppo", steps=256, seed=0)
+    assert model.get_vec_normalize_env() is not None
+    written = baselines.save_sb3(model, tmp_path / "agent")
+    assert sorted(p.name for p in written) == ["agent.vecnormalize.pkl", "agent.zip"]
+    before = baselines.SB3Policy(model)
+    after = baselines.load_sb3_policy(tmp_path / "agent", "ppo", env_id)
+    env = gymnasium.make(env_id)
+    env.reset(seed=0)
+    observations = [env.step(env.action_space.sample())[0] for _ in range(50)]
+    assert [np.asarray(a).tolist() for a in before.act_batch(observations)] == \
+        [np.asarray(a).tolist() for a in after.act_batch(observations)]
+    # the statistics matter: without them the network sees other inputs
+    assert not np.allclose(before.normalizer.normalize_obs(np.stack(observations)), np.stack(observations))
+
+
+# --------------------------------------------------------------------------------------------
+# The comparison, the command and the script
+# --------------------------------------------------------------------------------------------
+
+
+def _row(agent, returns, seed=0):
+    returns = np.asarray(returns, dtype=float)
+    return baselines.Row("x-v0", agent, len(returns), seed, returns.mean(), returns.std(), 1.0, returns=returns)
+
+
+def test_paired_comparison():
+    rng = np.random.default_rng(0)
+    shared = rng.normal(0, 100, 500)  # noise both agents see on the same episodes cancels out
+    base = _row("random", shared)
+    slightly_better = _row("sb3-ppo", shared + 0.5 + rng.normal(0, 0.1, 500))
+    comparison = baselines.compare(slightly_better, base)
+    assert comparison.better and comparison.diff == pytest.approx(0.5, abs=0.05)
+    assert not baselines.compare(base, slightly_better).better
+    assert not baselines.compare(base, base).better  # a tie is no win
+    assert baselines.compare(slightly_better, _row("random", shared, seed=1)) is None  # other episodes
+    assert baselines.compare(slightly_better, None) is None
+
+
+def test_budget_option_is_checked():
+    parser = baselines.build_parser()
+    args = parser.parse_args(["--budget", "sb3-ppo=5_000", "--budget", "example-v0:sb3-dqn=7000"])
+    assert dict(args.budget) == {(None, "sb3-ppo"): 5000, ("example-v0", "sb3-dqn"): 7000}
+    for bad in ("ppo=100", "sb3-ppo=lots", "nope-v0:sb3-ppo=100", "sb3-ppo=0"):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["--budget", bad])
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--ids", "nope-v0"])
+
+
+@pytest.mark.slow
+def test_baselines_command_writes_markdown_and_csv(tmp_path, capsys):
+    md, table = tmp_path / "baselines.md", tmp_path / "baselines.csv"
+    argv = ["baselines", "--ids", "example-v0", "--agents", "random,heuristic,sb3-ppo,sb3-dqn",
+            "--budget", "sb3-ppo=4096", "--budget", "example-v0:sb3-dqn=2000", "--episodes", "50",
+            "--jobs", "1", "--out-md", str(md), "--out-csv", str(table)]
+    assert cli_main(argv) == 0
+    with open(table, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["agent"] for r in rows] == ["random", "heuristic", "sb3-ppo", "sb3-dqn"]
+    assert all(r["env_id"] == "example-v0" and r["episodes"] == "50" for r in rows)
+    by_agent = {r["agent"]: r for r in rows}
+    assert by_agent["sb3-dqn"]["train_steps"] == "2000"
+    assert int(by_agent["sb3-ppo"]["train_steps"]) >= 4096
+    assert by_agent["random"]["train_steps"] == "" and by_agent["random"]["beats_random"] == ""
+    random_mean = gym_suite.evaluate("example-v0", "random", episodes=50, seed=0).mean
+    assert float(by_agent["random"]["mean_return"]) == pytest.approx(random_mean)
+    text = md.read_text()
+    assert "gym-suite baselines --ids example-v0" in text  # the command that reproduces it
+    assert text.count("| `example-v0` |") == 4
+    assert text in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_train_sb3_script_saves_loads_and_evaluates(tmp_path):
+    script = str(ROOT / "gym-suite" / "train_sb3.py")
+    out = tmp_path / "models" / "walk"
+    run = [sys.executable, script, "example-v0", "--steps", "2048", "--out", str(out), "--eval", "20", "--jobs", "1",
+           "--env-kwargs", "rt_max=12"]
+    first = subprocess.run(run, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    assert (tmp_path / "models" / "walk.zip").is_file()
+    assert "example-v0 random: return" in first.stdout and "example-v0 sb3-ppo: return" in first.stdout
+    again = subprocess.run([sys.executable, script, "example-v0", "--load", str(out), "--eval", "20", "--jobs", "1",
+                            "--env-kwargs", "rt_max=12"], capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    trained_line = [line for line in first.stdout.splitlines() if "sb3-ppo: return" in line]
+    assert trained_line and trained_line[0] in again.stdout  # the loaded agent plays the same episodes
