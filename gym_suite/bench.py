@@ -1,0 +1,818 @@
+"""Steps per second of every gym-suite environment next to reference environments, in one run.
+
+::
+
+    gym-suite bench [--quick] [--ids ID [ID ...]] [--json PATH] [--markdown PATH]
+    python -m gym_suite.bench ...
+
+For every registered id it times the raw environment class, the environment through
+``gymnasium.make``, through gym's ``gym.make`` (when gym is installed), Gymnasium's
+``SyncVectorEnv`` at N=8 and N=64 and the environment's native vector env at N=64, 1,024 and
+4,096. Reference rows are timed in the same run: Gymnasium's ``CartPole-v1`` through ``make``
+and its native ``CartPoleVectorEnv``, and the PyPI package ``heartpole==1.2`` when a virtual
+environment holding it is available (it pins ``numpy<2`` and ``gymnasium 0.29``, so it runs in
+its own interpreter, timed by the same loop: the source of :func:`time_scalar` is sent to it).
+
+Protocol: actions are drawn in advance from the seeded action space (a pool that the timed loop
+cycles through), so a figure is the environment's cost and not the sampler's. The scalar loop
+resets when an episode ends, and the reset is part of the time; vector envs reset themselves.
+Every row first calibrates the number of steps that lasts about ``--seconds``; then the rows
+are timed in ``--repeats`` rounds, one repeat of every row per round, so that a burst of load
+from another process hits all rows alike and the ratios stay fair. A figure is the median over
+the rounds, shown with its min-max. Vector rows count environment steps (N x ``step`` calls).
+
+Targets are ratios inside the one run, printed with PASS/MISS. When ``push-v0`` is registered
+it also times ``push-v0`` with a 1k-row and a 100k-row notification log and reports the peak
+memory (resident set size) of 1,024 ``push-v0`` environments against one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import gc
+import inspect
+import itertools
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+
+from gym_suite import SPECS
+
+SYNC_SIZES = (8, 64)
+NATIVE_SIZES = (64, 1024, 4096)
+TARGET_N = 4096  # the vector size the targets compare at
+CARTPOLE = "CartPole-v1"
+HEARTPOLE_VENV_CANDIDATES = ("/tmp/heartpole12-venv",)  # where a heartpole==1.2 venv is looked for
+HEARTPOLE_PYPI = "heartpole 1.2 (PyPI)"
+HEARTPOLE_PYPI_EPISODE = 1000  # steps per heartpole 1.2 episode when heartpole-v0 is not registered
+ACTION_POOL = 4096  # scalar actions drawn in advance (the timed loop cycles through them)
+BATCH_POOL = 16  # vector action batches drawn in advance
+SEED = 0
+
+# Targets, as ratios within one run.
+HEARTPOLE_VS_PYPI = 5.0  # heartpole-v0 via make >= 5x heartpole 1.2
+SCALAR_VS_CARTPOLE = {"example-v0": 1.0, "target-v0": 1.0}  # via make >= CartPole-v1 via make
+NATIVE_VS_CARTPOLE_VECTOR = 0.5  # native vector env at N=4,096 >= 0.5x CartPoleVectorEnv at N=4,096
+NATIVE_VS_OWN_SCALAR = 20.0  # native vector env at N=4,096 >= 20x its own scalar env via make
+HEARTPOLE_NATIVE_VS_SYNC = (64, 20.0)  # heartpole-v0 native vector env at N=64 >= 20x SyncVectorEnv at N=64
+HEARTPOLE_NATIVE_FLOOR = (4096, 5e6)  # heartpole-v0 native vector env at N=4,096 >= 5M env-steps/s
+PUSH_ID = "push-v0"
+PUSH_LOG_ROWS = (1_000, 100_000)
+PUSH_LOG_COST_RATIO = 1.5  # push-v0 step cost with the big log <= 1.5x the cost with the small one
+MEMORY_COUNT = 1024
+
+
+# --------------------------------------------------------------------------------------------
+# The timing protocol. These two functions need nothing but itertools, time and numpy: their
+# source also runs in the heartpole 1.2 interpreter, so both sides time the very same loop.
+# --------------------------------------------------------------------------------------------
+
+
+def draw_actions(space, count, seed):
+    """``count`` actions sampled in advance from ``space`` seeded with ``seed``.
+
+    Numpy scalars become Python numbers (a ``Discrete`` sample is an ``np.int64``; scalar code
+    passes a Python int); arrays (``Box`` samples) stay as they are.
+    """
+    space.seed(seed)
+    draws = [space.sample() for _ in range(count)]
+    return [d.item() if isinstance(d, np.generic) else d for d in draws]
+
+
+def time_scalar(step, reset, actions, steps):
+    """Seconds for ``steps`` calls of ``step`` cycling through ``actions``, resetting at episode end."""
+    pool = itertools.islice(itertools.cycle(actions), steps)
+    start = time.perf_counter()
+    for action in pool:
+        _, _, terminated, truncated, _ = step(action)
+        if terminated or truncated:
+            reset()
+    return time.perf_counter() - start
+
+
+def time_vector(step, batches, steps):
+    """Seconds for ``steps`` calls of a vector env's ``step`` cycling through ``batches``."""
+    pool = itertools.islice(itertools.cycle(batches), steps)
+    start = time.perf_counter()
+    for actions in pool:
+        step(actions)
+    return time.perf_counter() - start
+
+
+def calibrate(run: Callable[[int], float], seconds: float) -> int:
+    """The number of steps ``run`` takes about ``seconds`` for (the trials double as warm-up)."""
+    n, elapsed = 16, run(16)
+    while elapsed < min(0.05, seconds / 4):
+        n *= 8 if elapsed < 0.005 else 2
+        elapsed = run(n)
+    elapsed = min(elapsed, run(n))  # a second trial: a burst of load elsewhere must not shorten the repeats
+    return max(4, math.ceil(n * seconds / max(elapsed, 1e-9)))
+
+
+# --------------------------------------------------------------------------------------------
+# Rows
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    """One measured configuration: ``env_id`` through ``interface`` with ``num_envs`` copies."""
+
+    env_id: str
+    interface: str  # raw | gymnasium.make | gym.make | SyncVectorEnv | native vector | heartpole 1.2 (PyPI)
+    num_envs: int = 1
+    reference: bool = False
+    note: str = ""
+    steps: int = 0  # env.step calls per repeat
+    seconds: list[float] = field(default_factory=list)
+    status: str = "ok"  # ok | not measured: <why> | error: <what>
+
+    @property
+    def rates(self) -> list[float]:
+        return [self.num_envs * self.steps / s for s in self.seconds if s > 0]
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok" and bool(self.rates)
+
+    @property
+    def median(self) -> float | None:
+        return statistics.median(self.rates) if self.ok else None
+
+    def as_dict(self) -> dict:
+        rates = self.rates
+        return {
+            **asdict(self),
+            "env_steps_per_repeat": self.num_envs * self.steps,
+            "steps_per_second": self.median,
+            "min": min(rates) if self.ok else None,
+            "max": max(rates) if self.ok else None,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Row:
+        return cls(**{k: d[k] for k in cls.__dataclass_fields__})
+
+
+@dataclass
+class Timed:
+    """A row ready to time: ``run(n)`` returns the seconds ``n`` steps took; ``close`` frees it."""
+
+    row: Row
+    run: Callable[[int], float] | None = None
+    close: Callable[[], None] = lambda: None
+
+
+def _error(row: Row, exc: BaseException) -> Timed:
+    row.status = f"error: {type(exc).__name__}: {exc}"
+    return Timed(row)
+
+
+def _closer(env) -> Callable[[], None]:
+    def close():
+        try:
+            env.close()
+        except Exception:  # noqa: BLE001 - closing must not hide the figures
+            pass
+
+    return close
+
+
+def scalar_timed(row: Row, make_env: Callable[[], object]) -> Timed:
+    """A scalar env (any object with the Gymnasium ``reset``/``step`` API)."""
+    try:
+        env = make_env()
+        env.reset(seed=SEED)
+        actions = draw_actions(env.action_space, ACTION_POOL, SEED)
+        step, reset = env.step, env.reset
+
+        def run(n):
+            reset(seed=SEED)
+            return time_scalar(step, reset, actions, n)
+
+        return Timed(row, run, _closer(env))
+    except Exception as exc:  # noqa: BLE001 - one broken row must not end the run
+        return _error(row, exc)
+
+
+def vector_timed(row: Row, make_env: Callable[[], object]) -> Timed:
+    try:
+        env = make_env()
+        env.reset(seed=SEED)
+        space = env.action_space
+        space.seed(SEED)
+        batches = [space.sample() for _ in range(BATCH_POOL)]
+        step = env.step
+
+        def run(n):
+            env.reset(seed=SEED)
+            return time_vector(step, batches, n)
+
+        return Timed(row, run, _closer(env))
+    except Exception as exc:  # noqa: BLE001
+        return _error(row, exc)
+
+
+def _import_gym():
+    """gym 0.26 when installed (it prints a deprecation notice on import), else ``None``."""
+    try:
+        import gym
+    except ImportError:
+        return None
+    from gym_suite._gym import register_gym
+
+    register_gym()
+    return gym
+
+
+def _raw_maker(env_id: str):
+    """The env class itself, with the registered arguments (its own step limit included), no wrappers."""
+    spec = gymnasium.spec(env_id)
+    creator = gymnasium.envs.registration.load_env_creator(spec.entry_point)
+    return lambda: creator(**spec.kwargs)
+
+
+def _vec_maker(env_id: str, num_envs: int, mode: str):
+    return lambda: gymnasium.make_vec(env_id, num_envs=num_envs, vectorization_mode=mode)
+
+
+def suite_timed(env_id: str) -> list[Timed]:
+    """Every interface of one suite environment."""
+    out = [
+        scalar_timed(Row(env_id, "raw"), _raw_maker(env_id)),
+        scalar_timed(Row(env_id, "gymnasium.make"), lambda: gymnasium.make(env_id)),
+    ]
+    gym = _import_gym()
+    if gym is None:
+        out.append(Timed(Row(env_id, "gym.make", status="not measured: gym is not installed")))
+    else:
+        out.append(scalar_timed(Row(env_id, "gym.make"), lambda: gym.make(env_id)))
+    out += [vector_timed(Row(env_id, "SyncVectorEnv", n), _vec_maker(env_id, n, "sync")) for n in SYNC_SIZES]
+    out += [
+        vector_timed(Row(env_id, "native vector", n), _vec_maker(env_id, n, "vector_entry_point"))
+        for n in NATIVE_SIZES
+    ]
+    return out
+
+
+def reference_timed(args) -> list[Timed]:
+    out = [scalar_timed(Row(CARTPOLE, "gymnasium.make", reference=True), lambda: gymnasium.make(CARTPOLE))]
+    out += [
+        vector_timed(Row(CARTPOLE, "native vector", n, reference=True), _vec_maker(CARTPOLE, n, "vector_entry_point"))
+        for n in NATIVE_SIZES
+    ]
+    out.append(heartpole_pypi_timed(args))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# heartpole==1.2 from PyPI, in its own interpreter
+# --------------------------------------------------------------------------------------------
+
+_SIDE_SCRIPT = """
+import itertools, json, sys, time
+from importlib.metadata import version
+import numpy as np
+from heartpole import HeartPole
+
+{functions}
+
+
+class Episodes:
+    # heartpole 1.2 never ends an episode, and its env appends to a text log on every step that
+    # reset() never clears (each step copies the whole log): the cost of a step grows with the
+    # env's age. Here an episode ends after `limit` steps and each one runs in a fresh env, the
+    # most favourable way to run it.
+    def __init__(self, limit):
+        self.limit = limit
+
+    def reset(self, seed=None):
+        self.env, self.t = HeartPole(), 0
+        self.inner_step = self.env.step
+        return self.env.reset()
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.inner_step(action)
+        self.t += 1
+        return obs, reward, terminated, self.t >= self.limit, info
+
+
+seed, pool, limit = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+np.random.seed(seed)  # heartpole 1.2 draws from numpy's global generator
+actions = draw_actions(HeartPole().action_space, pool, seed)
+env = Episodes(limit)
+print(json.dumps({{name: version(name) for name in ("heartpole", "numpy", "gymnasium")}}), flush=True)
+for line in sys.stdin:  # one number of steps per line; answers the seconds they took
+    env.reset()
+    print(time_scalar(env.step, env.reset, actions, int(line)), flush=True)
+"""
+
+
+def find_heartpole_venv(option: str | None) -> Path | None:
+    """The python of the heartpole==1.2 venv: ``--heartpole-venv``, else $HEARTPOLE12_VENV or a default."""
+    candidates = [option] if option else [os.environ.get("HEARTPOLE12_VENV"), *HEARTPOLE_VENV_CANDIDATES]
+    for candidate in filter(None, candidates):
+        python = Path(candidate) / "bin" / "python"
+        if python.exists():
+            return python
+    return None
+
+
+def _heartpole_episode_steps() -> int:
+    """heartpole-v0's episode length (its registered ``max_episode_steps``), for heartpole 1.2's episodes."""
+    spec = next((s for s in SPECS if s.id == "heartpole-v0"), None)
+    return spec.max_episode_steps if spec is not None and spec.max_episode_steps else HEARTPOLE_PYPI_EPISODE
+
+
+def heartpole_pypi_timed(args) -> Timed:
+    """``heartpole==1.2``'s ``HeartPole`` (the class, as its README uses it), in the side interpreter.
+
+    It never ends an episode itself; here each episode lasts as long as one of heartpole-v0 and
+    runs in a fresh ``HeartPole`` (see ``Episodes`` in the side script), its best case.
+    """
+    limit = _heartpole_episode_steps()
+    row = Row("heartpole==1.2", HEARTPOLE_PYPI, reference=True, note=f"{limit:,}-step episodes")
+    python = find_heartpole_venv(args.heartpole_venv)
+    if python is None:
+        where = args.heartpole_venv or " or ".join(HEARTPOLE_VENV_CANDIDATES)
+        row.status = f"not measured: no heartpole==1.2 venv at {where} (see --heartpole-venv)"
+        return Timed(row)
+    functions = "\n\n".join(inspect.getsource(f) for f in (draw_actions, time_scalar))
+    try:
+        side = subprocess.Popen(
+            [str(python), "-c", _SIDE_SCRIPT.format(functions=functions), str(SEED), str(ACTION_POOL),
+             str(limit)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        first = side.stdout.readline()
+        if not first:
+            why = side.stderr.read().strip().splitlines()[-1:] or ["no output"]
+            side.wait()
+            row.status = f"not measured: {python} could not run heartpole 1.2: {why[0]}"
+            return Timed(row)
+        args.side_versions = json.loads(first)
+    except (OSError, ValueError) as exc:
+        row.status = f"not measured: {type(exc).__name__}: {exc}"
+        return Timed(row)
+
+    def run(n):
+        side.stdin.write(f"{n}\n")
+        side.stdin.flush()
+        return float(side.stdout.readline())
+
+    def close():
+        try:
+            side.stdin.close()
+            side.wait(timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            side.kill()
+
+    return Timed(row, run, close)
+
+
+# --------------------------------------------------------------------------------------------
+# push-v0: a small and a big notification log; memory of many copies
+# --------------------------------------------------------------------------------------------
+
+
+def write_push_logs(tmp: Path) -> dict[int, Path]:
+    """CSV logs of ``PUSH_LOG_ROWS`` rows made from the bundled one: copies of it one after the
+    other, each shifted by whole weeks (so ``day_of_week`` and ``hour`` stay true), cut to length."""
+    from importlib import resources
+
+    import pandas as pd
+
+    from gym_suite.envs.push_env import BUNDLED_RESOURCE
+
+    package, name = BUNDLED_RESOURCE
+    with resources.files(package).joinpath(name).open("rb") as f:
+        base = pd.read_csv(f)
+    stamps = pd.to_datetime(base["timestamp"])
+    weeks = math.ceil(((stamps.max() - stamps.min()).days + 1) / 7)
+    copies = []
+    for k in range(math.ceil(max(PUSH_LOG_ROWS) / len(base))):
+        copy = base.copy()
+        copy["timestamp"] = (stamps + pd.Timedelta(weeks=weeks * k)).dt.strftime("%Y-%m-%dT%H:%M:%S")
+        copies.append(copy)
+    log = pd.concat(copies, ignore_index=True)
+    paths = {}
+    for rows in PUSH_LOG_ROWS:
+        paths[rows] = tmp / f"notifications-{rows}.csv"
+        log.iloc[:rows].to_csv(paths[rows], index=False)
+    return paths
+
+
+def push_log_timed(tmp: Path) -> list[Timed]:
+    """``push-v0`` through ``gymnasium.make`` with a 1k-row and a 100k-row notification log."""
+    rows = [Row(PUSH_ID, "gymnasium.make", note=_log_note(n)) for n in PUSH_LOG_ROWS]
+    try:
+        paths = write_push_logs(tmp)
+    except Exception as exc:  # noqa: BLE001
+        return [_error(row, exc) for row in rows]
+    return [
+        scalar_timed(row, lambda path=paths[n]: gymnasium.make(PUSH_ID, csv_path=str(path)))
+        for row, n in zip(rows, PUSH_LOG_ROWS)
+    ]
+
+
+_MEMORY_SCRIPT = """
+import json, resource, sys
+import gymnasium, gym_suite
+env_id, how, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+keep = []
+if how == "gymnasium.make":
+    for i in range(n):
+        env = gymnasium.make(env_id)
+        env.reset(seed=i)
+        env.step(env.action_space.sample())
+        keep.append(env)
+elif how == "native vector":
+    env = gymnasium.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point")
+    env.reset(seed=0)
+    env.step(env.action_space.sample())
+    keep.append(env)
+try:  # this process's own peak: Linux carries ru_maxrss over from the parent through fork + exec
+    with open("/proc/self/status") as f:
+        peak = next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+except (OSError, StopIteration):
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+log = getattr(keep[0].unwrapped, "log", None) if keep else None  # push-v0's shared, read-only arrays
+arrays = [v for v in vars(log).values() if hasattr(v, "nbytes")] if log is not None else []
+print(json.dumps({"peak_rss_kib": peak, "log_kib": sum(a.nbytes for a in arrays) / 1024 if arrays else None}))
+"""
+
+
+def peak_rss(env_id: str, how: str, count: int) -> dict:
+    """Peak resident set size (MiB) of a fresh interpreter holding ``count`` envs.
+
+    It is the process's high-water mark ``VmHWM`` where ``/proc`` has it, else ``ru_maxrss``
+    (which, on Linux, starts from the parent's peak: a child made by fork + exec inherits it).
+    """
+    done = subprocess.run(
+        [sys.executable, "-c", _MEMORY_SCRIPT, env_id, how, str(count)],
+        capture_output=True, text=True, timeout=600, check=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def memory_of_copies(env_id: str, count: int = MEMORY_COUNT) -> dict:
+    """Peak RSS of 1 against ``count`` copies of ``env_id``: shared data shows as a small increment."""
+    plan = [
+        ("python + import gym_suite, no env", "none", 0),
+        (f"1 {env_id} (gymnasium.make)", "gymnasium.make", 1),
+        (f"{count:,} {env_id} (gymnasium.make)", "gymnasium.make", count),
+        (f"{env_id} native vector env, N={count:,}", "native vector", count),
+    ]
+    runs, log_kib = [], None
+    for what, how, n in plan:
+        try:
+            measured = peak_rss(env_id, how, n)
+            runs.append({"what": what, "interface": how, "num_envs": n, "peak_rss_mib": measured["peak_rss_kib"] / 1024})
+            log_kib = measured.get("log_kib") or log_kib
+        except (OSError, ValueError, IndexError, subprocess.SubprocessError) as exc:
+            runs.append({"what": what, "interface": how, "num_envs": n, "peak_rss_mib": None,
+                         "status": f"not measured: {type(exc).__name__}"})
+    one, many = runs[1]["peak_rss_mib"], runs[2]["peak_rss_mib"]
+    per_env = None if one is None or many is None else (many - one) * 1024 / (count - 1)
+    return {"env_id": env_id, "count": count, "runs": runs, "per_extra_env_kib": per_env, "log_kib": log_kib}
+
+
+# --------------------------------------------------------------------------------------------
+# Targets
+# --------------------------------------------------------------------------------------------
+
+
+def _find(rows, env_id, interface, num_envs=1, note=""):
+    for row in rows:
+        if (row.env_id, row.interface, row.num_envs, row.note) == (env_id, interface, num_envs, note):
+            return row
+    return None
+
+
+def _target(name, top, bottom, need, cost=False) -> dict:
+    """``top / bottom`` of the median rates; with ``cost``, of the step costs (1 / rate) instead."""
+    missing = [r for r in (top, bottom) if r is None or not r.ok]
+    if missing:
+        why = "; ".join("row absent" if r is None else r.status for r in missing)
+        return {"target": name, "ratio": None, "need": need, "result": "not measured", "why": why}
+    ratio = bottom.median / top.median if cost else top.median / bottom.median
+    passed = ratio <= need if cost else ratio >= need
+    return {"target": name, "ratio": ratio, "need": need, "result": "PASS" if passed else "MISS"}
+
+
+def targets(rows: list[Row], ids: list[str]) -> list[dict]:
+    out = []
+    made = {env_id: _find(rows, env_id, "gymnasium.make") for env_id in ids}
+    if "heartpole-v0" in ids:
+        pypi = next((r for r in rows if r.interface == HEARTPOLE_PYPI), None)
+        name = f"heartpole-v0 via gymnasium.make >= {HEARTPOLE_VS_PYPI:g}x heartpole 1.2"
+        out.append(_target(name, made["heartpole-v0"], pypi, HEARTPOLE_VS_PYPI))
+        n, need = HEARTPOLE_NATIVE_VS_SYNC
+        name = f"heartpole-v0 native N={n} >= {need:g}x SyncVectorEnv N={n}"
+        out.append(
+            _target(name, _find(rows, "heartpole-v0", "native vector", n), _find(rows, "heartpole-v0", "SyncVectorEnv", n), need)
+        )
+        n, floor = HEARTPOLE_NATIVE_FLOOR
+        native = _find(rows, "heartpole-v0", "native vector", n)
+        name = f"heartpole-v0 native N={n:,} >= {floor / 1e6:g}M env-steps/s"
+        if native is None or not native.ok:
+            out.append({"target": name, "ratio": None, "need": floor, "result": "not measured", "why": "row absent"})
+        else:
+            ratio = native.median / floor
+            out.append({"target": name, "ratio": ratio, "need": 1.0, "result": "PASS" if ratio >= 1 else "MISS"})
+    cartpole = _find(rows, CARTPOLE, "gymnasium.make")
+    for env_id, need in SCALAR_VS_CARTPOLE.items():
+        if env_id in ids:
+            name = f"{env_id} via gymnasium.make >= {need:g}x {CARTPOLE} via gymnasium.make"
+            out.append(_target(name, made[env_id], cartpole, need))
+    cartpole_vector = _find(rows, CARTPOLE, "native vector", TARGET_N)
+    for env_id in ids:
+        native = _find(rows, env_id, "native vector", TARGET_N)
+        name = f"{env_id} native N={TARGET_N:,} >= {NATIVE_VS_CARTPOLE_VECTOR:g}x CartPoleVectorEnv N={TARGET_N:,}"
+        out.append(_target(name, native, cartpole_vector, NATIVE_VS_CARTPOLE_VECTOR))
+        name = f"{env_id} native N={TARGET_N:,} >= {NATIVE_VS_OWN_SCALAR:g}x {env_id} via gymnasium.make"
+        out.append(_target(name, native, made[env_id], NATIVE_VS_OWN_SCALAR))
+    if PUSH_ID in ids:
+        small, big = (_find(rows, PUSH_ID, "gymnasium.make", 1, _log_note(n)) for n in PUSH_LOG_ROWS)
+        name = (
+            f"{PUSH_ID} step cost with a {PUSH_LOG_ROWS[1]:,}-row log <= {PUSH_LOG_COST_RATIO:g}x "
+            f"with a {PUSH_LOG_ROWS[0]:,}-row log"
+        )
+        out.append(_target(name, big, small, PUSH_LOG_COST_RATIO, cost=True))
+    return out
+
+
+def _log_note(rows: int) -> str:
+    return f"{rows:,}-row log"
+
+
+# --------------------------------------------------------------------------------------------
+# Reporting
+# --------------------------------------------------------------------------------------------
+
+
+def _row_cells(row: Row) -> list[str]:
+    name = row.env_id + (" (ref)" if row.reference else "")
+    interface = row.interface + (f", {row.note}" if row.note else "")
+    if not row.ok:
+        return [name, interface, f"{row.num_envs:,}", row.status, ""]
+    rates = row.rates
+    return [name, interface, f"{row.num_envs:,}", f"{row.median:,.0f}", f"{min(rates):,.0f} - {max(rates):,.0f}"]
+
+
+def markdown_table(header: list[str], lines: list[list[str]], right=frozenset()) -> str:
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *lines)]
+
+    def fmt(cells):
+        padded = (str(c).rjust(w) if i in right else str(c).ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+        return "| " + " | ".join(padded) + " |"
+
+    rule = "|" + "|".join("-" * (w + 1) + ":" if i in right else "-" * (w + 2) for i, w in enumerate(widths)) + "|"
+    return "\n".join([fmt(header), rule, *map(fmt, lines)])
+
+
+def rows_table(rows: list[Row]) -> str:
+    header = ["id", "interface", "N", "env-steps/s (median)", "min - max"]
+    return markdown_table(header, [_row_cells(r) for r in rows], right={2, 3, 4})
+
+
+def targets_table(found: list[dict]) -> str:
+    lines = []
+    for t in found:
+        ratio = "-" if t["ratio"] is None else f"{t['ratio']:.2f}x"
+        result = t["result"] if t["result"] != "not measured" else f"not measured ({t['why']})"
+        lines.append([t["target"], ratio, result])
+    return markdown_table(["target (ratio of medians, same run)", "ratio", "result"], lines, right={1})
+
+
+def memory_table(memory: dict) -> str:
+    lines = [
+        [m["what"], f"{m['peak_rss_mib']:,.1f}" if m["peak_rss_mib"] is not None else m.get("status", "-")]
+        for m in memory["runs"]
+    ]
+    table = markdown_table(["process", "peak RSS (MiB)"], lines, right={1})
+    if memory["per_extra_env_kib"] is not None:
+        table += f"\n\nEach {memory['env_id']} env past the first adds {memory['per_extra_env_kib']:,.1f} KiB"
+        if memory.get("log_kib"):
+            table += (
+                f"; the encoded log they share takes {memory['log_kib']:,.0f} KiB once "
+                f"(a copy per env would take {memory['log_kib'] * memory['count'] / 1024:,.0f} MiB)"
+            )
+        table += "."
+    return table
+
+
+def machine_info() -> dict:
+    from importlib.metadata import PackageNotFoundError, version
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    versions = {}
+    for name in ("gym-suite", "gymnasium", "numpy", "pandas", "gym"):
+        try:
+            versions[name] = version(name)
+        except PackageNotFoundError:
+            versions[name] = None
+    return {
+        "cpu": cpu,
+        "cpu_count": os.cpu_count(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        **versions,
+        "load_average_at_start": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+    }
+
+
+def render_text(result: dict, rows: list[Row]) -> str:
+    m, s = result["machine"], result["settings"]
+    per = f"{s['steps']} env steps" if s["steps"] else f"~{s['seconds']:g} s"
+    pypi = result["heartpole_pypi_venv"]
+    parts = [
+        f"{m['cpu']}, {m['cpu_count']} cores, Python {m['python']}, gymnasium {m['gymnasium']}, numpy {m['numpy']}, "
+        f"gym {m['gym'] or 'not installed'}"
+        + (f"; heartpole {pypi['heartpole']} with numpy {pypi['numpy']}, gymnasium {pypi['gymnasium']}" if pypi else ""),
+        f"Median of {s['repeats']} interleaved rounds of {per} per row, actions drawn in advance; "
+        "vector rows count env steps (N x step calls).",
+        "",
+        rows_table(rows),
+        "",
+        targets_table(result["targets"]),
+    ]
+    if result["memory"] is not None:
+        parts += ["", memory_table(result["memory"])]
+    return "\n".join(parts)
+
+
+HOW_IT_IS_MEASURED = """\
+## How it is measured
+
+- One process times every row; the rows are timed in interleaved rounds (one repeat of every
+  row per round), so a burst of load from another process slows all rows alike. A figure is
+  the median over the rounds, with the fastest and slowest round beside it. The number of
+  steps of a repeat is calibrated once per row to last about `--seconds`.
+- Actions are drawn in advance from the seeded action space (a `Discrete` action as a Python
+  int, a `Box` action as its float32 array) and cycled through; the scalar loop resets when an
+  episode ends (the reset counts), vector envs reset themselves. Vector rows count env steps:
+  N x `step` calls.
+- `raw` is the env class with the registered arguments and no wrapper; `gymnasium.make` adds
+  Gymnasium's `TimeLimit`, `OrderEnforcing` and `PassiveEnvChecker`; `gym.make` is gym 0.26.2
+  through gym-suite's adapter; `SyncVectorEnv` holds N `gymnasium.make` envs; `native vector`
+  is the env's own vector env from `gymnasium.make_vec(..., vectorization_mode="vector_entry_point")`.
+- heartpole 1.2 (PyPI) pins `numpy<2` and `gymnasium 0.29`, so it runs in its own
+  interpreter (`--heartpole-venv`), which times it with the same loop (the source of
+  `time_scalar` and `draw_actions` is sent to it) in the same rounds. It never ends an episode,
+  and its env appends to a text log on every step that `reset()` does not clear: a step's cost
+  grows with the env's age. It is timed in episodes as long as heartpole-v0's, each in a fresh
+  `HeartPole()`: its most favourable case.
+- push-v0's logs of 1,000 and 100,000 rows are copies of the bundled log placed one after the
+  other (each shifted by whole weeks), cut to length, read from CSV files (`csv_path=`).
+- Peak memory is the high-water mark of the resident set (`VmHWM`) of a fresh interpreter that
+  builds the envs, resets them and takes one step.
+"""
+
+
+def render_markdown(result: dict, text: str, json_path: str | None = None) -> str:
+    where = f"; the same figures, with every repeat, are in `{Path(json_path).name}`" if json_path else ""
+    return (
+        "# gym-suite bench\n\n"
+        f"Measured {result['date']} with `{result['command']}` (took {result['wall_seconds']:.0f} s){where}.\n\n"
+        + text + "\n\n" + HOW_IT_IS_MEASURED
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Entry point
+# --------------------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gym-suite bench",
+        description="Steps per second of every gym-suite environment against reference envs, in one run.",
+    )
+    parser.add_argument("--quick", action="store_true", help="a short run: 3 rounds of ~0.25 s per row")
+    parser.add_argument("--ids", nargs="+", metavar="ID", help="suite ids to time (default: every registered id)")
+    parser.add_argument("--repeats", type=int, help="timed rounds (default 5, --quick 3)")
+    parser.add_argument("--seconds", type=float, help="length of one repeat of a row (default 1, --quick 0.25)")
+    parser.add_argument("--steps", type=int, help="fixed env steps per repeat instead of --seconds")
+    parser.add_argument("--json", metavar="PATH", help="also save every figure as JSON")
+    parser.add_argument("--markdown", metavar="PATH", help="also save the tables as a markdown page")
+    parser.add_argument(
+        "--heartpole-venv",
+        metavar="PATH",
+        help="a virtual environment with heartpole==1.2 installed, for its reference row "
+        f"(default: $HEARTPOLE12_VENV, else {', '.join(HEARTPOLE_VENV_CANDIDATES)} when it exists)",
+    )
+    return parser
+
+
+def _log(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def time_rows(timed: list[Timed], args) -> None:
+    """Calibrate every row, then time them in ``args.repeats`` interleaved rounds."""
+    for t in timed:
+        if t.run is not None:
+            try:
+                if args.steps is None:
+                    t.row.steps = calibrate(t.run, args.seconds)
+                else:
+                    t.row.steps = max(1, args.steps // t.row.num_envs)
+                    t.run(min(t.row.steps, 16))  # warm-up
+            except Exception as exc:  # noqa: BLE001 - one broken row must not end the run
+                _error(t.row, exc)
+                t.run = None
+        cells = "  ".join(_row_cells(t.row)[:3])
+        _log(f"  ready  {cells}  " + (f"{t.row.steps:,} steps a repeat" if t.run else t.row.status))
+    for round_ in range(args.repeats):
+        for t in timed:
+            if t.run is None:
+                continue
+            try:
+                t.row.seconds.append(t.run(t.row.steps))
+            except Exception as exc:  # noqa: BLE001
+                _error(t.row, exc)
+                t.run = None
+        _log(f"  round {round_ + 1}/{args.repeats} done")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    known = [spec.id for spec in SPECS]
+    ids = args.ids or known
+    unknown = [i for i in ids if i not in known]
+    if unknown:
+        parser.error(f"unknown id(s) {unknown}; registered ids are {known}")
+    if args.repeats is None:
+        args.repeats = 3 if args.quick else 5
+    if args.seconds is None:
+        args.seconds = 0.25 if args.quick else 1.0
+    if args.repeats < 1 or args.seconds <= 0 or (args.steps is not None and args.steps < 1):
+        parser.error("--repeats, --seconds and --steps must be positive")
+    args.side_versions = None
+    started = time.perf_counter()
+    machine = machine_info()
+    _log(f"gym-suite bench: {', '.join(ids)}; {args.repeats} rounds")
+
+    with tempfile.TemporaryDirectory(prefix="gym-suite-bench-") as tmp:
+        timed = reference_timed(args)
+        for env_id in ids:
+            timed += suite_timed(env_id)
+        if PUSH_ID in ids:
+            timed += push_log_timed(Path(tmp))
+        time_rows(timed, args)
+        for t in timed:
+            t.close()
+    gc.collect()
+    rows = [t.row for t in timed]
+    memory = None
+    if PUSH_ID in ids:
+        _log(f"  peak memory of {MEMORY_COUNT:,} {PUSH_ID} envs against one ...")
+        memory = memory_of_copies(PUSH_ID)
+    machine["load_average_at_end"] = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
+    command = "gym-suite bench " + " ".join(argv if argv is not None else sys.argv[1:])
+    result = {
+        "command": command.strip(),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "machine": machine,
+        "heartpole_pypi_venv": args.side_versions,
+        "settings": {
+            "repeats": args.repeats, "seconds": args.seconds, "steps": args.steps, "quick": args.quick,
+            "seed": SEED, "action_pool": ACTION_POOL, "batch_pool": BATCH_POOL,
+        },
+        "ids": ids,
+        "rows": [r.as_dict() for r in rows],
+        "targets": targets(rows, ids),
+        "memory": memory,
+        "wall_seconds": time.perf_counter() - started,
+    }
+    text = render_text(result, rows)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    if args.markdown:
+        Path(args.markdown).write_text(render_markdown(result, text, args.json))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

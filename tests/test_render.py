@@ -1,0 +1,271 @@
+"""Pictures of every registered environment (headless), and the benchmark command's output."""
+
+from __future__ import annotations
+
+import json
+import os
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # no window, even if a renderer imports pygame
+
+import gymnasium
+import numpy as np
+import pytest
+
+import gym_suite
+from conftest import ALL_IDS
+from gym_suite.bench import find_heartpole_venv
+
+
+def _metadata(env_id: str) -> dict:
+    spec = gymnasium.spec(env_id)
+    return gymnasium.envs.registration.load_env_creator(spec.entry_point).metadata
+
+
+ANSI_IDS = [env_id for env_id in ALL_IDS if "ansi" in _metadata(env_id)["render_modes"]]
+
+
+def check_frame(frame) -> None:
+    assert isinstance(frame, np.ndarray), f"render() returned {type(frame).__name__}, not an array"
+    assert frame.ndim == 3 and frame.shape[2] == 3, f"frame shape {frame.shape} is not H x W x 3"
+    assert frame.shape[0] > 0 and frame.shape[1] > 0
+    assert frame.dtype == np.uint8
+    colours = np.unique(frame.reshape(-1, 3), axis=0)
+    assert len(colours) > 1, "the frame is blank (a single colour)"
+
+
+@pytest.fixture(params=ALL_IDS)
+def env_id(request):
+    return request.param
+
+
+def test_every_env_offers_rgb_array(env_id):
+    assert "rgb_array" in _metadata(env_id)["render_modes"]
+
+
+def test_rgb_array_frame_after_reset_and_step(env_id):
+    env = gymnasium.make(env_id, render_mode="rgb_array")
+    env.reset(seed=0)
+    first = env.render()
+    check_frame(first)
+    env.action_space.seed(0)
+    env.step(env.action_space.sample())
+    second = env.render()
+    check_frame(second)
+    assert second.shape == first.shape, "the frame size changed between steps"
+    env.close()
+
+
+def test_frames_follow_the_state(env_id):
+    """Over a few seeded steps the picture changes: render draws the state, not a fixed card."""
+    env = gymnasium.make(env_id, render_mode="rgb_array")
+    env.reset(seed=1)
+    env.action_space.seed(1)
+    frames = [env.render()]
+    for _ in range(20):
+        _, _, terminated, truncated, _ = env.step(env.action_space.sample())
+        frames.append(env.render())
+        if terminated or truncated:
+            env.reset()
+    env.close()
+    assert any(not np.array_equal(frames[0], f) for f in frames[1:])
+
+
+def test_render_frame_is_not_the_state(env_id):
+    """Two renders of the same state are equal but not the same buffer (drawing it again is safe)."""
+    env = gymnasium.make(env_id, render_mode="rgb_array")
+    env.reset(seed=2)
+    a, b = env.render(), env.render()
+    assert np.array_equal(a, b)
+    a[...] = 0
+    assert not np.array_equal(a, env.render())
+    env.close()
+
+
+@pytest.mark.parametrize("ansi_id", ANSI_IDS)
+def test_ansi_render_is_text(ansi_id):
+    env = gymnasium.make(ansi_id, render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    assert isinstance(text, str) and text.strip()
+    env.action_space.seed(0)
+    env.step(env.action_space.sample())
+    text = env.render()
+    assert isinstance(text, str) and text.strip()
+    env.close()
+
+
+# --------------------------------------------------------------------------------------------
+# gym-suite bench: what it writes (behaviour only; the figures themselves are not tested)
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def quick_bench(tmp_path_factory):
+    from gym_suite.cli import main
+
+    out = tmp_path_factory.mktemp("bench")
+    json_path, md_path = out / "bench.json", out / "bench.md"
+    argv = ["bench", "--quick", "--steps", "64", "--ids", "example-v0", "--json", str(json_path),
+            "--markdown", str(md_path), "--heartpole-venv", str(out / "no-such-venv")]
+    assert main(argv) == 0
+    return json.loads(json_path.read_text()), md_path.read_text()
+
+
+def test_bench_json_has_every_interface(quick_bench):
+    result, _ = quick_bench
+    assert {"command", "machine", "settings", "rows", "targets", "ids"} <= result.keys()
+    assert result["ids"] == ["example-v0"]
+    assert result["settings"]["repeats"] == 3 and result["settings"]["steps"] == 64
+    suite = {(r["interface"], r["num_envs"]) for r in result["rows"] if r["env_id"] == "example-v0"}
+    assert suite == {
+        ("raw", 1),
+        ("gymnasium.make", 1),
+        ("gym.make", 1),
+        ("SyncVectorEnv", 8),
+        ("SyncVectorEnv", 64),
+        ("native vector", 64),
+        ("native vector", 1024),
+        ("native vector", 4096),
+    }
+    references = {(r["env_id"], r["interface"], r["num_envs"]) for r in result["rows"] if r["reference"]}
+    assert ("CartPole-v1", "gymnasium.make", 1) in references
+    assert ("CartPole-v1", "native vector", 4096) in references
+
+
+def test_bench_rows_are_medians_within_their_range(quick_bench):
+    result, _ = quick_bench
+    for row in result["rows"]:
+        if row["status"] != "ok":
+            continue
+        assert len(row["seconds"]) == 3
+        assert row["min"] <= row["steps_per_second"] <= row["max"]
+        assert row["env_steps_per_repeat"] == row["num_envs"] * row["steps"]
+    assert all(r["status"] == "ok" for r in result["rows"] if r["env_id"] in ("example-v0", "CartPole-v1"))
+
+
+def test_bench_without_heartpole_venv_says_not_measured(quick_bench):
+    result, _ = quick_bench
+    (pypi,) = [r for r in result["rows"] if "PyPI" in r["interface"]]
+    assert pypi["status"].startswith("not measured") and pypi["steps_per_second"] is None
+
+
+def test_bench_targets_are_ratios_of_rows(quick_bench):
+    result, markdown = quick_bench
+    rows = {(r["env_id"], r["interface"], r["num_envs"]): r["steps_per_second"] for r in result["rows"]}
+    by_name = {t["target"]: t for t in result["targets"]}
+    (vs_cartpole,) = [t for name, t in by_name.items() if name.startswith("example-v0 via gymnasium.make")]
+    expected = rows[("example-v0", "gymnasium.make", 1)] / rows[("CartPole-v1", "gymnasium.make", 1)]
+    assert vs_cartpole["ratio"] == pytest.approx(expected)
+    assert vs_cartpole["result"] == ("PASS" if expected >= vs_cartpole["need"] else "MISS")
+    assert not any(name.startswith("heartpole-v0") for name in by_name)  # not selected
+    assert "| example-v0" in markdown and vs_cartpole["result"] in markdown
+
+
+def test_bench_rejects_unknown_ids():
+    from gym_suite.bench import main
+
+    with pytest.raises(SystemExit):
+        main(["--ids", "no-such-env-v0"])
+    assert gym_suite.SPECS  # the registry is untouched
+
+
+def _row(env_id, interface, rate, num_envs=1, note="", reference=False):
+    from gym_suite.bench import Row
+
+    steps = 1000
+    return Row(env_id, interface, num_envs, reference, note, steps, [num_envs * steps / rate] * 3)
+
+
+def test_targets_compare_the_right_rows_in_the_right_direction():
+    from gym_suite import bench
+
+    n = bench.TARGET_N
+    small, big = (bench._log_note(rows) for rows in bench.PUSH_LOG_ROWS)
+    rows = [
+        _row("CartPole-v1", "gymnasium.make", 100.0, reference=True),
+        _row("CartPole-v1", "native vector", 1000.0, n, reference=True),
+        _row("heartpole==1.2", bench.HEARTPOLE_PYPI, 10.0, reference=True),
+        _row("heartpole-v0", "gymnasium.make", 40.0),  # 4x heartpole 1.2: short of 5x
+        _row("heartpole-v0", "native vector", 900.0, n),  # 0.9x CartPoleVectorEnv, 22.5x its scalar env
+        _row("heartpole-v0", "SyncVectorEnv", 20.0, 64),
+        _row("heartpole-v0", "native vector", 300.0, 64),  # 15x SyncVectorEnv at N=64: short of 20x
+        _row("push-v0", "gymnasium.make", 30.0),
+        _row("push-v0", "native vector", 400.0, n),  # 0.4x CartPoleVectorEnv, 13.3x its scalar env
+        _row("push-v0", "gymnasium.make", 30.0, note=small),
+        _row("push-v0", "gymnasium.make", 15.0, note=big),  # twice the step cost with the big log
+    ]
+    found = {t["target"]: t for t in bench.targets(rows, ["heartpole-v0", "push-v0"])}
+    assert not any("example-v0" in name or "target-v0" in name for name in found)  # not selected
+
+    def one(prefix):
+        (target,) = [t for name, t in found.items() if name.startswith(prefix)]
+        return target
+
+    assert one("heartpole-v0 via")["ratio"] == pytest.approx(40.0 / 10.0)
+    assert one("heartpole-v0 via")["result"] == "MISS"
+    assert one("heartpole-v0 native N=4,096 >= 0.5x")["ratio"] == pytest.approx(0.9)
+    assert one("heartpole-v0 native N=4,096 >= 20x")["ratio"] == pytest.approx(900.0 / 40.0)
+    assert one("heartpole-v0 native N=4,096 >= 20x")["result"] == "PASS"
+    assert one("heartpole-v0 native N=64 >= 20x SyncVectorEnv")["ratio"] == pytest.approx(300.0 / 20.0)
+    assert one("heartpole-v0 native N=64 >= 20x SyncVectorEnv")["result"] == "MISS"
+    assert one("heartpole-v0 native N=4,096 >= 5M")["result"] == "MISS"  # 900 env-steps/s
+    assert one("push-v0 native N=4,096 >= 0.5x")["result"] == "MISS"
+    assert one("push-v0 native N=4,096 >= 20x")["result"] == "MISS"
+    assert one("push-v0 step cost")["ratio"] == pytest.approx(2.0)  # cost, not rate: big / small
+    assert one("push-v0 step cost")["result"] == "MISS"
+    absent = bench.targets(rows[:3], ["heartpole-v0"])  # heartpole-v0's own rows are missing
+    assert absent and all(t["result"] == "not measured" and t["ratio"] is None for t in absent)
+
+
+def test_a_broken_env_becomes_an_error_row_not_a_crash():
+    from gym_suite.bench import Row, scalar_timed, vector_timed
+
+    def broken():
+        raise RuntimeError("cannot build")
+
+    for timed in (scalar_timed(Row("x-v0", "raw"), broken), vector_timed(Row("x-v0", "native vector", 8), broken)):
+        assert timed.run is None
+        assert timed.row.status.startswith("error: RuntimeError") and not timed.row.ok
+        assert timed.row.as_dict()["steps_per_second"] is None
+
+
+@pytest.mark.skipif(
+    find_heartpole_venv(None) is None,
+    reason="no heartpole==1.2 venv on this machine (see gym-suite bench --heartpole-venv)",
+)
+def test_heartpole_pypi_row_runs_in_its_own_interpreter():
+    import argparse
+
+    from gym_suite.bench import heartpole_pypi_timed
+
+    args = argparse.Namespace(heartpole_venv=None, side_versions=None)
+    timed = heartpole_pypi_timed(args)
+    try:
+        assert timed.run is not None, timed.row.status
+        assert args.side_versions["heartpole"] == "1.2"
+        assert all(timed.run(200) > 0 for _ in range(2))
+    finally:
+        timed.close()
+
+
+def test_record_gifs_writes_an_animation_of_the_episode(tmp_path):
+    import importlib.util
+    from pathlib import Path
+
+    image = pytest.importorskip("PIL.Image")
+    script = Path(__file__).resolve().parents[1] / "gym-suite" / "record_gifs.py"
+    spec = importlib.util.spec_from_file_location("record_gifs", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--out", str(tmp_path), "--ids", "example-v0", "--min-frames", "6", "--max-frames", "8"]) == 0
+    frames, _, lengths, _, fps = module.record_episodes("example-v0", 0, 6, 8)
+    assert 6 <= len(frames) <= 8
+    assert len(frames) <= sum(lengths) + len(lengths)  # a frame per reset and per step, no more
+    with image.open(tmp_path / "example-v0.gif") as gif:
+        assert gif.width >= module.MIN_WIDTH
+        total_ms = 0
+        for index in range(gif.n_frames):  # Pillow may merge equal neighbours, adding their durations
+            gif.seek(index)
+            total_ms += gif.info["duration"]
+    frame_ms = round(1000 / fps)
+    assert total_ms == frame_ms * (len(frames) - 1 + module.LAST_FRAME_HOLD)
