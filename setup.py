@@ -33,6 +33,7 @@ EXTRAS_REQUIRE = {
         "gym==0.26.2",
         "stable-baselines3>=2.3",
         "pillow>=10",
+        "pygame>=2.5",  # gymnasium 1.2's check_env opens every declared render mode, "human" included
         "pyyaml",
     ],
 }

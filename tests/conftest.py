@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # human render modes open no window in the tests
+
 import numpy as np
 import pytest
 
