@@ -86,7 +86,7 @@ def _random_state(rng):
 
 
 def _assert_same_step(got, want):
-    (state, reward, attack, productivity), (ref_state, ref_reward, ref_attack, ref_productivity) = got, want
+    (state, reward, attack, productivity, _), (ref_state, ref_reward, ref_attack, ref_productivity) = got, want
     assert attack == ref_attack
     assert state == pytest.approx(ref_state, rel=1e-12, abs=1e-12)
     assert reward == pytest.approx(ref_reward, rel=1e-12, abs=1e-12)
@@ -439,3 +439,25 @@ def test_heuristic_beats_random_and_doing_nothing():
     for other in (random_returns, nothing_returns):
         se = math.sqrt(heuristic_returns.var() / 200 + other.var() / 200)
         assert heuristic_returns.mean() > other.mean() + 3 * se
+
+
+def test_heart_attack_probability_is_the_drawn_chance():
+    # scalar: the probability is proclivity * sigmoid(hypertension - 6) with the hypertension the
+    # draw saw; the attack happens exactly when the step's last uniform falls below it
+    rng = np.random.default_rng(21)
+    for _ in range(300):
+        state, u = _random_state(rng), rng.random(5).tolist()
+        action = int(rng.integers(0, 4))
+        _, _, attack, _, probability = heartpole_rules(state, action, u, 0.5, SCALAR_NUMBERS, RULE_SCALAR_OPS)
+        assert 0.0 <= probability <= 0.5
+        assert attack == (u[4] < probability)
+    # vector, always-coffee: attacks happen as often as their probabilities say
+    env = gymnasium.make_vec(ENV_ID, num_envs=256, vectorization_mode="vector_entry_point")
+    env.reset(seed=5)
+    attacks = chances = 0.0
+    for _ in range(400):
+        _, _, _, _, info = env.step(np.full(256, COFFEE))
+        attacks += info["heart_attack"].sum()
+        chances += info["heart_attack_probability"].sum()
+    assert chances > 100
+    assert abs(attacks - chances) < 4 * np.sqrt(chances)

@@ -114,7 +114,7 @@ def heartpole_rules(state, action, uniforms, heart_attack_proclivity, k, ops):
     ``UNIFORMS_PER_STEP`` draws from U[0, 1) (floats, or arrays for a batch), each used only when
     the action needs it; ``k`` and ``ops`` are ``SCALAR_NUMBERS`` and ``RULE_SCALAR_OPS`` for
     floats, ``ARRAY_NUMBERS`` and ``RULE_ARRAY_OPS`` for arrays. Returns ``(state, reward,
-    heart_attack, productivity)``.
+    heart_attack, productivity, heart_attack_probability)``.
     """
     alertness, hypertension, intoxication, time_since_slept, time_elapsed, work_done = state
     u_alertness, u_hypertension, u_intoxication, u_wake, u_heart = uniforms
@@ -156,11 +156,12 @@ def heartpole_rules(state, action, uniforms, heart_attack_proclivity, k, ops):
     time_elapsed = time_elapsed + k.HALF_HOUR
 
     reward = work_done / time_elapsed - old_score
-    heart_attack = u_heart < heart_attack_proclivity * risk
+    heart_attack_probability = heart_attack_proclivity * risk
+    heart_attack = u_heart < heart_attack_probability
     reward = reward - k.HEART_ATTACK_PENALTY * heart_attack
     hypertension = ops.where(heart_attack, k.AFTER_HEART_ATTACK, hypertension)
     state = (alertness, hypertension, intoxication, time_since_slept, time_elapsed, work_done)
-    return state, reward, heart_attack, productivity
+    return state, reward, heart_attack, productivity, heart_attack_probability
 
 
 # --------------------------------------------------------------------------------------------
@@ -304,8 +305,9 @@ class HeartPoleEnv(SuiteEnv):
     1. Truncation: 1000 steps (``max_episode_steps``, registered with the spec).
 
     A ``step`` after the episode ended raises ``gymnasium.error.ResetNeeded``. ``info`` holds
-    ``heart_attack`` (bool), ``productivity`` (the half-hour's work) and ``action`` (the chosen
-    action's name), in a fresh dict every step. ``heuristic`` sleeps when tired and otherwise
+    ``heart_attack`` (bool), ``heart_attack_probability`` (the chance it had this step: its
+    expected cost is 100 times that), ``productivity`` (the half-hour's work) and ``action`` (the
+    chosen action's name), in a fresh dict every step. ``heuristic`` sleeps when tired and otherwise
     keeps working without drinks (see :func:`heuristic_actions`).
 
     ## Arguments
@@ -372,7 +374,7 @@ class HeartPoleEnv(SuiteEnv):
         action = check_discrete_action(action, 4)
         if not self._uniforms or self._uniforms_from is not self._np_random:
             self._draw_uniforms()
-        self.state, reward, heart_attack, productivity = heartpole_rules(
+        self.state, reward, heart_attack, productivity, probability = heartpole_rules(
             self.state, action, self._uniforms.pop(), self.heart_attack_proclivity, SCALAR_NUMBERS, RULE_SCALAR_OPS
         )
         self.last_action = action
@@ -380,7 +382,12 @@ class HeartPoleEnv(SuiteEnv):
         truncated = self._end_step(False)
         if self.render_mode == "human":
             self.render()
-        info = {"heart_attack": heart_attack, "productivity": productivity, "action": ACTION_NAMES[action]}
+        info = {
+            "heart_attack": heart_attack,
+            "heart_attack_probability": probability,
+            "productivity": productivity,
+            "action": ACTION_NAMES[action],
+        }
         return np.array(self.state, dtype=np.float32), reward, False, truncated, info
 
     def _draw_uniforms(self):
@@ -415,7 +422,8 @@ class HeartPoleVectorEnv(SuiteVectorEnv):
 
     Every step draws a ``(num_envs, 5)`` block of uniforms, row ``i`` for sub-environment ``i``,
     so ``num_envs=1`` reproduces the scalar env exactly from the same seed. ``info`` holds the
-    arrays ``heart_attack`` and ``productivity`` (``False``/0 for rows that were just reset).
+    arrays ``heart_attack``, ``heart_attack_probability`` and ``productivity`` (``False``/0 for
+    rows that were just reset).
     """
 
     metadata = {**SuiteVectorEnv.metadata, "render_modes": ["ansi", "rgb_array"], "render_fps": 4}
@@ -446,16 +454,17 @@ class HeartPoleVectorEnv(SuiteVectorEnv):
 
     def _advance(self, actions):
         uniforms = self.np_random.random(out=self._uniforms)  # a reused buffer: see STACK_BYTES
-        self.state, reward, heart_attack, productivity = heartpole_rules(
+        self.state, reward, heart_attack, productivity, probability = heartpole_rules(
             self.state, actions, uniforms.T, self._proclivity, ARRAY_NUMBERS, RULE_ARRAY_OPS
         )
         restarting = self._prev_done  # rows the base resets after this step: report nothing
         if restarting.any():
             heart_attack = heart_attack & ~restarting
             productivity = np.where(restarting, 0.0, productivity)
+            probability = np.where(restarting, 0.0, probability)
         self.last_action = actions.copy()
         self.last_heart_attack = heart_attack.copy()
-        info = {"heart_attack": heart_attack, "productivity": productivity}
+        info = {"heart_attack": heart_attack, "heart_attack_probability": probability, "productivity": productivity}
         return reward, np.zeros(self.num_envs, dtype=bool), info
 
     def _observe(self):
