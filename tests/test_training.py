@@ -221,3 +221,45 @@ def test_train_sb3_script_saves_loads_and_evaluates(tmp_path):
     assert again.returncode == 0, again.stderr
     trained_line = [line for line in first.stdout.splitlines() if "sb3-ppo: return" in line]
     assert trained_line and trained_line[0] in again.stdout  # the loaded agent plays the same episodes
+
+
+def test_expected_penalty_training_reward_keeps_the_expected_return():
+    # the heartpole recipe trains PPO on the heart attacks' expected cost: the same dynamics,
+    # the same expected return, far less noise
+    penalty = baselines.recipe_for("heartpole-v0").expected_penalty
+    assert penalty is not None and penalty.size == 100.0
+    drawn_returns, expected_returns, attacks, chances = [], [], 0, 0.0
+    for seed in range(30):
+        plain = gymnasium.make("heartpole-v0")
+        wrapped = baselines.ExpectedPenaltyReward(gymnasium.make("heartpole-v0"), penalty)
+        plain.reset(seed=seed)
+        wrapped.reset(seed=seed)
+        drawn = expected = 0.0
+        for _ in range(300):
+            obs, reward, _, _, info = plain.step(1)  # always coffee: attacks are frequent
+            obs2, reward2, _, _, info2 = wrapped.step(1)
+            np.testing.assert_array_equal(obs, obs2)  # the wrapper changes no dynamics
+            assert reward2 == pytest.approx(reward + 100.0 * info["heart_attack"] - 100.0 * info["heart_attack_probability"])
+            drawn, expected = drawn + reward, expected + reward2
+            attacks += info["heart_attack"]
+            chances += info["heart_attack_probability"]
+        drawn_returns.append(drawn)
+        expected_returns.append(expected)
+    assert attacks > 100
+    # the expected return is the drawn one's mean (within 4 standard errors of the attack count)
+    assert abs(np.mean(drawn_returns) - np.mean(expected_returns)) < 4 * 100.0 * np.sqrt(chances) / 30
+    # without drinks the chance of an attack hardly moves: the drawn attacks were nearly all the
+    # spread of the returns, and the training reward has almost none
+    wrapped = baselines.ExpectedPenaltyReward(gymnasium.make("heartpole-v0"), penalty)
+    drawn_returns, expected_returns = [], []
+    for seed in range(30):
+        obs, _ = wrapped.reset(seed=seed)
+        drawn = expected = 0.0
+        for _ in range(1000):
+            obs, reward, _, _, info = wrapped.step(wrapped.unwrapped.heuristic(obs))
+            drawn += reward - 100.0 * info["heart_attack"] + 100.0 * info["heart_attack_probability"]
+            expected += reward
+        drawn_returns.append(drawn)
+        expected_returns.append(expected)
+    assert np.std(drawn_returns) > 30
+    assert np.std(expected_returns) < np.std(drawn_returns) / 10
