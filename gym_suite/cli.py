@@ -9,7 +9,7 @@ import gymnasium
 import numpy as np
 
 from gym_suite import SPECS
-from gym_suite._core import action_seed
+from gym_suite.envs._base import action_seed
 
 
 def _list(args) -> int:

@@ -11,7 +11,7 @@ import gymnasium
 import numpy as np
 from joblib import Parallel, delayed
 
-from gym_suite._core import action_seed
+from gym_suite.envs._base import action_seed
 
 BUILTIN_POLICIES = ("random", "heuristic")
 
@@ -118,7 +118,7 @@ def evaluate(
     """Run ``episodes`` seeded episodes of ``policy`` on ``env_id``.
 
     Episode ``i`` is reset with seed ``seed + i`` (and, for ``"random"``, the action space is
-    seeded with a stream derived from that seed, ``gym_suite._core.action_seed``), so the
+    seeded with a stream derived from that seed, ``gym_suite.envs._base.action_seed``), so the
     result does not depend on ``n_jobs``. ``policy`` is a callable
     ``observation -> action`` or a built-in name: ``"random"`` or ``"heuristic"`` (the
     environment's documented heuristic, its ``heuristic`` method).

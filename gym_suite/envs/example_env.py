@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite._core import (
+from gym_suite.envs._base import (
     ARRAY_OPS,
     SCALAR_OPS,
     SuiteEnv,

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite._core import (
+from gym_suite.envs._base import (
     ARRAY_OPS,
     SCALAR_OPS,
     SuiteEnv,
@@ -102,7 +102,7 @@ def _array_sigmoids(*xs):
     return [sigmoid(x, ARRAY_OPS) for x in xs]  # the same values, element by element
 
 
-#: The ops of gym_suite._core plus ``sigmoids(*xs)``, the sigmoid of several arguments at once.
+#: The ops of gym_suite.envs._base plus ``sigmoids(*xs)``, the sigmoid of several arguments at once.
 RULE_SCALAR_OPS = SimpleNamespace(**vars(SCALAR_OPS), sigmoids=_scalar_sigmoids)
 RULE_ARRAY_OPS = SimpleNamespace(**vars(ARRAY_OPS), sigmoids=_array_sigmoids)
 

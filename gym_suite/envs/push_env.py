@@ -11,7 +11,7 @@ from importlib import resources
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite._core import (
+from gym_suite.envs._base import (
     ARRAY_OPS,
     SCALAR_OPS,
     SuiteEnv,

@@ -9,7 +9,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.error import DependencyNotInstalled
 
-from gym_suite._core import (
+from gym_suite.envs._base import (
     ARRAY_OPS,
     SCALAR_OPS,
     SuiteEnv,
