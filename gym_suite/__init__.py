@@ -74,8 +74,8 @@ def register_gymnasium() -> None:
             id=spec.id,
             entry_point=spec.entry_point,
             vector_entry_point=spec.vector_entry_point,
-            max_episode_steps=spec.max_episode_steps,
-            kwargs={"max_episode_steps": spec.max_episode_steps, **spec.kwargs},
+            max_episode_steps=spec.max_episode_steps,  # TimeLimit's, and make_vec passes it to the vector env
+            kwargs=dict(spec.kwargs),
         )
 
 
@@ -86,6 +86,13 @@ if "gym" in sys.modules:  # gym was imported first: give it the ids now
 
     register_gym()
 
-from gym_suite.evaluate import evaluate  # noqa: E402
+
+def __getattr__(name):
+    if name == "evaluate":  # imported on first use: `import gym_suite` stays light
+        from gym_suite.evaluate import evaluate
+
+        return evaluate
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["ENV_IDS", "SPECS", "Spec", "evaluate", "register_gymnasium", "__version__"]

@@ -13,6 +13,8 @@ from functools import lru_cache
 
 import gymnasium
 
+from gym_suite.envs._base import action_seed
+
 
 def convert_space(space):
     """The gym equivalent of a Gymnasium space (Box, Discrete, MultiBinary, MultiDiscrete, Dict, Tuple)."""
@@ -54,10 +56,11 @@ def _adapter_class():
             self.observation_space = convert_space(self.env.observation_space)
 
         def reset(self, *, seed=None, options=None):
+            result = self.env.reset(seed=seed, options=options)  # checks seed and options first
             super().reset(seed=seed)
-            if seed is not None:
-                self.action_space.seed(seed)
-            return self.env.reset(seed=seed, options=options)
+            if seed is not None:  # a stream of its own: never the env's start draws again
+                self.action_space.seed(action_seed(seed))
+            return result
 
         def step(self, action):
             return self.env.step(action)

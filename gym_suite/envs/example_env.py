@@ -20,12 +20,17 @@ ACTION_NAMES = ("left", "right")
 REWARD_GOAL = 10.0  # landing on the goal
 REWARD_TOWARD = -1.0  # a step that gets closer to the goal
 REWARD_AWAY = -2.0  # a step away from the goal, or into a wall
-MAX_EPISODE_STEPS = 10
+MAX_EPISODE_STEPS = 10  # registered with the spec: gymnasium.make's TimeLimit
 CELL_PIXELS = 24  # rgb_array: width and height of one position
 
 
 def goal_of(lf_min: int, rt_max: int) -> int:
     return (lf_min + rt_max - 1) // 2
+
+
+def start_position(draw, lf_min, goal):
+    """The ``draw``-th position of ``lf_min..rt_max - 1`` without the goal (ints or arrays)."""
+    return lf_min + draw + (draw >= goal - lf_min)
 
 
 def walk_rules(position, action, goal, lf_min, rt_max, ops):
@@ -88,11 +93,13 @@ class ExampleEnv(SuiteEnv):
     ## Episode End
 
     1. Termination: the agent lands on the goal.
-    2. Truncation: 10 steps (``max_episode_steps``, registered with the spec).
+    2. Truncation: 10 steps, registered with the spec (``gymnasium.make`` adds ``TimeLimit``;
+       ``gymnasium.make(..., max_episode_steps=N)`` changes it, ``-1`` removes it).
 
-    A ``step`` after the episode ended raises ``gymnasium.error.ResetNeeded``.
+    A ``step`` after termination raises ``gymnasium.error.ResetNeeded``.
 
-    ``info`` holds ``dist``, the goal minus the position, in a fresh dict every step.
+    ``info`` holds ``dist``, the goal minus the position, in a fresh dict after ``reset`` and
+    every step.
 
     ## Arguments
 
@@ -101,12 +108,15 @@ class ExampleEnv(SuiteEnv):
     | `lf_min` | 1 | leftmost position |
     | `rt_max` | 10 | rightmost position (at least `lf_min + 2`) |
     | `render_mode` | None | `"ansi"`, `"human"` or `"rgb_array"` |
-    | `max_episode_steps` | 10 | the env's own step limit (``None`` for none) |
 
     ```python
     >>> import gymnasium as gym
     >>> env = gym.make("gym_suite:example-v0", render_mode="ansi")
     >>> obs, info = env.reset(seed=0)
+    >>> obs + info["dist"] == env.unwrapped.goal
+    True
+    >>> env.unwrapped.heuristic(obs) == (1 if obs < 5 else 0)
+    True
 
     ```
 
@@ -116,40 +126,37 @@ class ExampleEnv(SuiteEnv):
       flags, the reward is not repeated at the step limit and the goal pays once.
     """
 
-    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
-    ARGUMENTS = {"render_mode": None, "max_episode_steps": MAX_EPISODE_STEPS, "lf_min": 1, "rt_max": 10}
-
-    def __init__(self, env_config=None, **kwargs):
-        cfg = self._configure(env_config, kwargs)
+    def __init__(self, *, lf_min: int = 1, rt_max: int = 10, render_mode: str | None = None):
         owner = type(self).__name__
-        self.lf_min = check_int(owner, "lf_min", cfg.lf_min, 0)
-        self.rt_max = check_int(owner, "rt_max", cfg.rt_max, self.lf_min + 2)
+        self._set_render_mode(render_mode)
+        self.lf_min = check_int(owner, "lf_min", lf_min, 0)
+        self.rt_max = check_int(owner, "rt_max", rt_max, self.lf_min + 2)
         self.goal = goal_of(self.lf_min, self.rt_max)
-        self.starts = [p for p in range(self.lf_min, self.rt_max) if p != self.goal]
+        self.n_starts = self.rt_max - self.lf_min - 1  # every position but rt_max and the goal
         self.action_space = spaces.Discrete(2)
         self.observation_space = spaces.Discrete(self.rt_max + 1)
-        self.position = self.starts[0]
+        self.position = self.lf_min
         self.last_reward = None
 
-    def reset(self, *, seed=None, options=None):
-        self._start_reset(seed, options)
-        self.position = self.starts[int(self.np_random.integers(len(self.starts)))]
+    def _start(self):
+        self.position = int(start_position(int(self.np_random.integers(self.n_starts)), self.lf_min, self.goal))
         self.last_reward = None
-        if self.render_mode == "human":
-            self.render()
-        return self.position, {"dist": self.goal - self.position}
 
-    def step(self, action):
-        self._start_step()
-        action = check_discrete_action(action, 2)
+    def _check_action(self, action):
+        return check_discrete_action(action, 2)
+
+    def _advance(self, action):
         self.position, reward, at_goal = walk_rules(
             self.position, action, self.goal, self.lf_min, self.rt_max, SCALAR_OPS
         )
         self.last_reward = reward = float(reward)
-        truncated = self._end_step(at_goal)
-        if self.render_mode == "human":
-            self.render()
-        return self.position, reward, at_goal, truncated, {"dist": self.goal - self.position}
+        return reward, at_goal, False, {"dist": self.goal - self.position}
+
+    def _observe(self):
+        return self.position
+
+    def _start_info(self):
+        return {"dist": self.goal - self.position}
 
     def render(self):
         if self.render_mode == "rgb_array":
@@ -170,33 +177,31 @@ class ExampleEnv(SuiteEnv):
 class ExampleVectorEnv(SuiteVectorEnv):
     """``num_envs`` hot/cold walks in numpy arrays, with the rules of :class:`ExampleEnv`."""
 
-    metadata = {**SuiteVectorEnv.metadata, "render_modes": ["ansi", "rgb_array"], "render_fps": 4}
     scalar_env = ExampleEnv
 
-    def __init__(self, num_envs: int = 1, env_config=None, **kwargs):
-        cfg = self._configure(num_envs, env_config, kwargs)
-        single = ExampleEnv(lf_min=cfg.lf_min, rt_max=cfg.rt_max)  # validates the arguments
-        self.lf_min, self.rt_max, self.goal = single.lf_min, single.rt_max, single.goal
-        self._starts = np.array(single.starts, dtype=np.int64)
-        self.single_action_space = single.action_space
-        self.single_observation_space = single.observation_space
-        self._batch_spaces()
+    def _setup(self):
+        single = self.single_env
+        self.lf_min, self.rt_max, self.goal, self.n_starts = single.lf_min, single.rt_max, single.goal, single.n_starts
         self.position = np.zeros(self.num_envs, dtype=np.int64)
 
-    def _reset_rows(self, rows):
-        self.position[rows] = self._starts[self.np_random.integers(len(self._starts), size=int(rows.sum()))]
+    def _start(self, rows):
+        draws = self.np_random.integers(self.n_starts, size=int(rows.sum()))
+        self.position[rows] = start_position(draws, self.lf_min, self.goal)
 
     def _check_actions(self, actions):
         return check_discrete_actions(actions, self.num_envs, 2)
 
-    def _advance(self, actions):
+    def _advance(self, actions, active):
         self.position, reward, at_goal = walk_rules(
             self.position, actions, self.goal, self.lf_min, self.rt_max, ARRAY_OPS
         )
-        return reward.astype(np.float64), at_goal, {"dist": self.goal - self.position}
+        return reward.astype(np.float64), at_goal, np.zeros(self.num_envs, dtype=bool), {"dist": self.goal - self.position}
 
     def _observe(self):
         return self.position.copy()
+
+    def _start_info(self):
+        return {"dist": self.goal - self.position}
 
     def render(self):
         if self.render_mode == "rgb_array":

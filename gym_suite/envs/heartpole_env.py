@@ -30,6 +30,7 @@ from gym_suite.envs._base import (
 
 DO_NOTHING, DRINK_COFFEE, DRINK_BEER, SLEEP = 0, 1, 2, 3
 ACTION_NAMES = ("do_nothing", "drink_coffee", "drink_beer", "sleep")  # the tutorial's function names
+ACTION_NAME_ARRAY = np.array(ACTION_NAMES, dtype=object)
 STATE_NAMES = ("alertness", "hypertension", "intoxication", "time_since_slept", "time_elapsed", "work_done")
 
 COFFEE_ALERTNESS = 1.0  # drink_coffee: alertness += U(0, 1)
@@ -66,23 +67,7 @@ DEFAULT_HEART_ATTACK_PROCLIVITY = 0.5
 #: hypertension change, intoxication change, wake-up alertness, heart-attack draw. A fixed count
 #: keeps the scalar env and each row of the vector env on the same random stream.
 UNIFORMS_PER_STEP = 5
-UNIFORM_BLOCK_STEPS = 256  # the scalar env draws the uniforms of this many steps at once
-MAX_EPISODE_STEPS = 1000
-
-#: The numbers :func:`heartpole_rules` reads, by name, from one of the two namespaces below.
-RULE_NUMBERS = (
-    "DRINK_COFFEE", "DRINK_BEER", "SLEEP", "COFFEE_ALERTNESS", "DRINK_HYPERTENSION", "BEER_ALERTNESS",
-    "BEER_INTOXICATION_LOW", "BEER_INTOXICATION_RANGE", "WAKE_ALERTNESS_LOW", "WAKE_ALERTNESS_RANGE",
-    "HALF_HOURS_OF_SLEEP", "HALF_HOUR", "JUST_WOKE", "DECAY_RATE", "NIGHT_DECAY", "NO_DECAY", "TIRING_ONSET",
-    "TIRING_SCALE", "ANXIETY_ALERTNESS", "SOBER_LIMIT", "SOBER_STEEPNESS", "BALLMER_PEAK",
-    "BALLMER_PEAK_HEIGHT", "BALLMER_PEAK_CURVATURE", "HEART_ATTACK_HYPERTENSION", "HEART_ATTACK_PENALTY",
-    "AFTER_HEART_ATTACK",
-)
-#: For Python floats: this module's constants as they are.
-SCALAR_NUMBERS = sys.modules[__name__]
-#: For arrays: the same values as 0-d arrays, which numpy combines with an array about twice as
-#: fast as a Python float (at 64 rows), with identical results.
-ARRAY_NUMBERS = SimpleNamespace(**{name: np.asarray(globals()[name]) for name in RULE_NUMBERS})
+MAX_EPISODE_STEPS = 1000  # registered with the spec: gymnasium.make's TimeLimit
 
 
 def _scalar_sigmoids(*xs):
@@ -162,6 +147,20 @@ def heartpole_rules(state, action, uniforms, heart_attack_proclivity, k, ops):
     hypertension = ops.where(heart_attack, k.AFTER_HEART_ATTACK, hypertension)
     state = (alertness, hypertension, intoxication, time_since_slept, time_elapsed, work_done)
     return state, reward, heart_attack, productivity, heart_attack_probability
+
+
+#: The numbers :func:`heartpole_rules` reads by name (``k``): for Python floats, this module's
+#: constants as they are ...
+SCALAR_NUMBERS = sys.modules[__name__]
+#: ... and for arrays, every numeric constant of the module as a 0-d array, which numpy combines
+#: with an array about twice as fast as a Python float (at 64 rows), with identical results.
+ARRAY_NUMBERS = SimpleNamespace(
+    **{
+        name: np.asarray(value)
+        for name, value in list(globals().items())
+        if name.isupper() and isinstance(value, (int, float)) and not isinstance(value, bool)
+    }
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -302,9 +301,10 @@ class HeartPoleEnv(SuiteEnv):
 
     Heart attacks do not end the episode, nothing terminates it.
 
-    1. Truncation: 1000 steps (``max_episode_steps``, registered with the spec).
+    1. Truncation: 1000 steps, registered with the spec (``gymnasium.make`` adds ``TimeLimit``;
+       ``gymnasium.make(..., max_episode_steps=N)`` changes it, ``-1`` removes it).
 
-    A ``step`` after the episode ended raises ``gymnasium.error.ResetNeeded``. ``info`` holds
+    ``info`` holds
     ``heart_attack`` (bool), ``heart_attack_probability`` (the chance it had this step: its
     expected cost is 100 times that), ``productivity`` (the half-hour's work) and ``action`` (the
     chosen action's name), in a fresh dict every step. ``heuristic`` sleeps when tired and otherwise
@@ -316,13 +316,22 @@ class HeartPoleEnv(SuiteEnv):
     |---|---|---|
     | `heart_attack_proclivity` | 0.5 | scales the heart-attack probability, in [0, 1] |
     | `render_mode` | None | `"ansi"` (the step's log), `"human"` (prints it) or `"rgb_array"` (a dashboard) |
-    | `max_episode_steps` | 1000 | the env's own step limit (``None`` for none) |
+
+    The state is ``env.state`` (the six quantities as floats) and ``env.np_random``: restoring
+    both (and TimeLimit's step count) replays the same future.
 
     ```python
     >>> import gymnasium as gym
     >>> env = gym.make("gym_suite:heartpole-v0", render_mode="ansi")
     >>> obs, info = env.reset(seed=0)
+    >>> obs.tolist()
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    >>> obs, reward, terminated, truncated, info = env.step(3)  # sleep, then a half-hour of work
+    >>> info["action"], float(obs[4])
+    ('sleep', 17.0)
     >>> envs = gym.make_vec("gym_suite:heartpole-v0", num_envs=8)  # numpy-native
+    >>> envs.reset(seed=0)[0].shape
+    (8, 6)
 
     ```
 
@@ -335,17 +344,16 @@ class HeartPoleEnv(SuiteEnv):
       grows with every step until ``render`` prints it.
     """
 
-    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
     ARGUMENTS = {
         "render_mode": None,
         "max_episode_steps": MAX_EPISODE_STEPS,
         "heart_attack_proclivity": DEFAULT_HEART_ATTACK_PROCLIVITY,
     }
 
-    def __init__(self, env_config=None, **kwargs):
-        cfg = self._configure(env_config, kwargs)
+    def __init__(self, *, heart_attack_proclivity: float = DEFAULT_HEART_ATTACK_PROCLIVITY, render_mode: str | None = None):
+        self._set_render_mode(render_mode)
         self.heart_attack_proclivity = check_number(
-            type(self).__name__, "heart_attack_proclivity", cfg.heart_attack_proclivity, 0.0, 1.0
+            type(self).__name__, "heart_attack_proclivity", heart_attack_proclivity, 0.0, 1.0
         )
         self.action_space = spaces.Discrete(len(ACTION_NAMES))
         inf = np.inf
@@ -357,50 +365,32 @@ class HeartPoleEnv(SuiteEnv):
         self.state = (0.0,) * len(STATE_NAMES)
         self.last_action = -1
         self.last_heart_attack = False
-        self._uniforms: list = []  # the next steps' uniforms, the next step's last
-        self._uniforms_from = None  # the generator they came from
 
-    def reset(self, *, seed=None, options=None):
-        self._start_reset(seed, options)
+    def _start(self):
         self.state = (0.0,) * len(STATE_NAMES)
         self.last_action = -1
         self.last_heart_attack = False
-        if self.render_mode == "human":
-            self.render()
-        return np.array(self.state, dtype=np.float32), {}
 
-    def step(self, action):
-        self._start_step()
-        action = check_discrete_action(action, 4)
-        if not self._uniforms or self._uniforms_from is not self._np_random:
-            self._draw_uniforms()
+    def _check_action(self, action):
+        return check_discrete_action(action, 4)
+
+    def _advance(self, action):
+        uniforms = self.np_random.random(UNIFORMS_PER_STEP).tolist()
         self.state, reward, heart_attack, productivity, probability = heartpole_rules(
-            self.state, action, self._uniforms.pop(), self.heart_attack_proclivity, SCALAR_NUMBERS, RULE_SCALAR_OPS
+            self.state, action, uniforms, self.heart_attack_proclivity, SCALAR_NUMBERS, RULE_SCALAR_OPS
         )
         self.last_action = action
         self.last_heart_attack = heart_attack
-        truncated = self._end_step(False)
-        if self.render_mode == "human":
-            self.render()
         info = {
             "heart_attack": heart_attack,
             "heart_attack_probability": probability,
             "productivity": productivity,
             "action": ACTION_NAMES[action],
         }
-        return np.array(self.state, dtype=np.float32), reward, False, truncated, info
+        return reward, False, False, info
 
-    def _draw_uniforms(self):
-        """Draw the uniforms of the next ``UNIFORM_BLOCK_STEPS`` steps in one call.
-
-        The stream is the one that ``UNIFORMS_PER_STEP`` draws per step would give (the vector env
-        draws them step by step). A new generator (``reset(seed=...)``, or ``np_random`` set)
-        discards the rest of the block.
-        """
-        block = self.np_random.random((UNIFORM_BLOCK_STEPS, UNIFORMS_PER_STEP)).tolist()
-        block.reverse()  # pop() from the end takes the rows in order
-        self._uniforms = block
-        self._uniforms_from = self._np_random
+    def _observe(self):
+        return np.array(self.state, dtype=np.float32)
 
     def render(self):
         if self.render_mode == "rgb_array":
@@ -420,30 +410,23 @@ class HeartPoleEnv(SuiteEnv):
 class HeartPoleVectorEnv(SuiteVectorEnv):
     """``num_envs`` HeartPoles in numpy arrays, with the rules of :class:`HeartPoleEnv`.
 
-    Every step draws a ``(num_envs, 5)`` block of uniforms, row ``i`` for sub-environment ``i``,
-    so ``num_envs=1`` reproduces the scalar env exactly from the same seed. ``info`` holds the
-    arrays ``heart_attack``, ``heart_attack_probability`` and ``productivity`` (``False``/0 for
-    rows that were just reset).
+    Every step draws five uniforms for each row that steps, in row order, so ``num_envs=1``
+    follows the scalar env from the same seed. ``info`` holds the arrays ``heart_attack``,
+    ``heart_attack_probability``, ``productivity`` and ``action`` (the action's name).
     """
 
-    metadata = {**SuiteVectorEnv.metadata, "render_modes": ["ansi", "rgb_array"], "render_fps": 4}
     scalar_env = HeartPoleEnv
 
-    def __init__(self, num_envs: int = 1, env_config=None, **kwargs):
-        cfg = self._configure(num_envs, env_config, kwargs)
-        single = HeartPoleEnv(heart_attack_proclivity=cfg.heart_attack_proclivity)  # validates it
-        self.heart_attack_proclivity = single.heart_attack_proclivity
+    def _setup(self):
+        self.heart_attack_proclivity = self.single_env.heart_attack_proclivity
         self._proclivity = np.asarray(self.heart_attack_proclivity)
-        self.single_action_space = single.action_space
-        self.single_observation_space = single.observation_space
-        self._batch_spaces()
         n = self.num_envs
         self.state = tuple(np.zeros(n) for _ in STATE_NAMES)
         self.last_action = np.full(n, -1, dtype=np.int64)
         self.last_heart_attack = np.zeros(n, dtype=bool)
-        self._uniforms = np.empty((n, UNIFORMS_PER_STEP))  # drawn anew every step
+        self._uniforms = np.ones((n, UNIFORMS_PER_STEP))  # a reused buffer: see STACK_BYTES
 
-    def _reset_rows(self, rows):
+    def _start(self, rows):
         for quantity in self.state:
             quantity[rows] = 0.0
         self.last_action[rows] = -1
@@ -452,20 +435,24 @@ class HeartPoleVectorEnv(SuiteVectorEnv):
     def _check_actions(self, actions):
         return check_discrete_actions(actions, self.num_envs, 4)
 
-    def _advance(self, actions):
-        uniforms = self.np_random.random(out=self._uniforms)  # a reused buffer: see STACK_BYTES
+    def _advance(self, actions, active):
+        uniforms = self._uniforms
+        if active.all():
+            self.np_random.random(out=uniforms)
+        else:  # rows that restart draw nothing (the scalar env's reset draws nothing either)
+            uniforms[active] = self.np_random.random((int(active.sum()), UNIFORMS_PER_STEP))
         self.state, reward, heart_attack, productivity, probability = heartpole_rules(
             self.state, actions, uniforms.T, self._proclivity, ARRAY_NUMBERS, RULE_ARRAY_OPS
         )
-        restarting = self._prev_done  # rows the base resets after this step: report nothing
-        if restarting.any():
-            heart_attack = heart_attack & ~restarting
-            productivity = np.where(restarting, 0.0, productivity)
-            probability = np.where(restarting, 0.0, probability)
         self.last_action = actions.copy()
         self.last_heart_attack = heart_attack.copy()
-        info = {"heart_attack": heart_attack, "heart_attack_probability": probability, "productivity": productivity}
-        return reward, np.zeros(self.num_envs, dtype=bool), info
+        info = {
+            "heart_attack": heart_attack,
+            "heart_attack_probability": probability,
+            "productivity": productivity,
+            "action": ACTION_NAME_ARRAY[actions],
+        }
+        return reward, np.zeros(self.num_envs, dtype=bool), np.zeros(self.num_envs, dtype=bool), info
 
     def _observe(self):
         return np.array(self.state, dtype=np.float32).T  # (num_envs, 6), fresh memory

@@ -14,15 +14,17 @@ from gym_suite.envs._base import (
     SCALAR_OPS,
     SuiteEnv,
     SuiteVectorEnv,
+    as_batch,
     check_int,
     check_number,
+    shown,
 )
 
 FIELD_SIZE = 50  # side of the square field, in field units
 DISC_RADIUS = 6  # radius of the worker's and of the target's disc, in field units
 REWARD_HIT = 1.0  # the worker's disc touches the target's
 REWARD_MISS = -1.0  # any other step
-MAX_EPISODE_STEPS = 1000
+MAX_EPISODE_STEPS = 1000  # registered with the spec: gymnasium.make's TimeLimit
 PIXELS_PER_UNIT = 8  # rgb_array/human: 50 units -> 400 x 400 pixels
 # At most this share of the field may lie within a hit of the target, so that a random start
 # that misses it is found in a few draws (see draw_start).
@@ -105,7 +107,7 @@ def _start_hits(start: np.ndarray, radius: float) -> np.ndarray:
 
 def _action_kind_error(action):
     return TypeError(
-        f"invalid action {action!r} of type {type(action).__name__}: expected a point (x, y), "
+        f"invalid action {shown(action)} of type {type(action).__name__}: expected a point (x, y), "
         "a float array of shape (2,) or a sequence of 2 numbers"
     )
 
@@ -118,25 +120,20 @@ def check_point_action(action) -> tuple[float, float]:
         try:
             arr = np.asarray(action)
         except (ValueError, TypeError):  # a ragged sequence
-            raise ValueError(f"invalid action {action!r}: expected shape (2,), a point (x, y)") from None
+            raise ValueError(f"invalid action {shown(action)}: expected shape (2,), a point (x, y)") from None
         if arr.dtype.kind not in "fiu":
             raise _action_kind_error(action)
         if arr.shape != (2,):
-            raise ValueError(f"invalid action of shape {arr.shape}: expected shape (2,), a point (x, y); got {action!r}")
+            raise ValueError(f"invalid action of shape {arr.shape}: expected shape (2,), a point (x, y); got {shown(action)}")
         x, y = arr.astype(np.float64).tolist()
     if math.isfinite(x) and math.isfinite(y):
         return x, y
-    raise ValueError(f"invalid action {action!r}: both coordinates must be finite (no NaN or infinity)")
+    raise ValueError(f"invalid action {shown(action)}: both coordinates must be finite (no NaN or infinity)")
 
 
 def check_point_actions(actions, num_envs: int) -> np.ndarray:
     """A batch of ``num_envs`` points as a fresh float64 array of shape ``(num_envs, 2)``."""
-    arr = np.asarray(actions)
-    if arr.dtype.kind not in "fiu":
-        raise TypeError(f"invalid actions of dtype {arr.dtype}: expected a float array of shape ({num_envs}, 2)")
-    if arr.shape != (num_envs, 2):
-        raise ValueError(f"invalid actions of shape {arr.shape}: expected a float array of shape ({num_envs}, 2)")
-    arr = arr.astype(np.float64)
+    arr = as_batch(actions, num_envs, (2,), "fiu", "a float array of points (x, y)").astype(np.float64)
     finite = np.isfinite(arr).all(axis=1)
     if not finite.all():
         bad = int(np.flatnonzero(~finite)[0])
@@ -154,14 +151,15 @@ def check_geometry(owner: str, size, radius, target, pixels_per_unit):
     if radius == 0.0:
         raise ValueError(f"{owner}: radius must be > 0, got {radius!r}")
     largest = size * math.sqrt(MAX_HIT_SHARE_OF_FIELD / (4.0 * math.pi))  # pi * (2 r)**2 <= share * size**2
-    if radius > largest:
+    # size / sqrt(8 * pi) itself, computed another way, may come out an ulp above `largest`
+    if radius > largest * (1.0 + 1e-12):
         raise ValueError(
             f"{owner}: radius={radius!r} is too large for size={size:g}: the starts that miss the target "
-            f"must cover at least half of the field, which needs radius <= size / sqrt(8 * pi) = {largest:.4g}"
+            f"must cover at least half of the field, which needs radius <= size / sqrt(8 * pi) = {largest!r}"
         )
     if target is not None:
-        if isinstance(target, (str, bytes)) or not hasattr(target, "__len__") or len(target) != 2:
-            raise TypeError(f"{owner}: target must be None or a point (x, y), got {target!r}")
+        if not isinstance(target, (tuple, list, np.ndarray)) or len(target) != 2:
+            raise TypeError(f"{owner}: target must be None or a point (x, y) as a tuple, list or array, got {shown(target)}")
         target = tuple(check_number(owner, f"target[{i}]", v, radius, size - radius) for i, v in enumerate(target))
     pixels_per_unit = check_int(owner, "pixels_per_unit", pixels_per_unit, 1)
     return size, radius, target, pixels_per_unit
@@ -256,12 +254,14 @@ class TargetEnv(SuiteEnv):
     ## Episode End
 
     1. Termination: a hit.
-    2. Truncation: 1000 steps (``max_episode_steps``, registered with the spec).
+    2. Truncation: 1000 steps, registered with the spec (``gymnasium.make`` adds ``TimeLimit``;
+       ``gymnasium.make(..., max_episode_steps=N)`` changes it, ``-1`` removes it).
 
-    A ``step`` after the episode ended raises ``gymnasium.error.ResetNeeded``.
+    A ``step`` after termination raises ``gymnasium.error.ResetNeeded``.
 
     ``info`` holds ``distance``, the distance between the centres, and ``clipped``, whether
-    the action was clipped to the field (``False`` after ``reset``), in a fresh dict every step.
+    the action was clipped to the field (``False`` after ``reset``), in a fresh dict after
+    ``reset`` and every step.
 
     ## Arguments
 
@@ -272,7 +272,6 @@ class TargetEnv(SuiteEnv):
     | `target` | None | a fixed target `(x, y)` in `[radius, size - radius]`, or None for a random one |
     | `pixels_per_unit` | 8 | pixels per field unit of `rgb_array`/`human` pictures (400 x 400 by default) |
     | `render_mode` | None | `"ansi"` (coordinates and distance), `"human"` (a pygame window, needs `gym-suite[render]`) or `"rgb_array"` |
-    | `max_episode_steps` | 1000 | the env's own step limit (``None`` for none) |
 
     Pictures use screen coordinates: x grows to the right, y downward.
 
@@ -291,7 +290,6 @@ class TargetEnv(SuiteEnv):
     * v0: first release.
     """
 
-    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
     ARGUMENTS = {
         "render_mode": None,
         "max_episode_steps": MAX_EPISODE_STEPS,
@@ -301,10 +299,18 @@ class TargetEnv(SuiteEnv):
         "pixels_per_unit": PIXELS_PER_UNIT,
     }
 
-    def __init__(self, env_config=None, **kwargs):
-        cfg = self._configure(env_config, kwargs)
+    def __init__(
+        self,
+        *,
+        size: int = FIELD_SIZE,
+        radius: float = DISC_RADIUS,
+        target: tuple[float, float] | None = None,
+        pixels_per_unit: int = PIXELS_PER_UNIT,
+        render_mode: str | None = None,
+    ):
+        self._set_render_mode(render_mode)
         self.size, self.radius, self.target, self.pixels_per_unit = check_geometry(
-            type(self).__name__, cfg.size, cfg.radius, cfg.target, cfg.pixels_per_unit
+            type(self).__name__, size, radius, target, pixels_per_unit
         )
         self.action_space = spaces.Box(0.0, self.size, shape=(2,), dtype=np.float32)
         self.observation_space = spaces.Box(0.0, self.size, shape=(4,), dtype=np.float32)
@@ -315,30 +321,28 @@ class TargetEnv(SuiteEnv):
         self._window = None
         self._clock = None
 
-    def _observe(self) -> np.ndarray:
-        return np.array((self.worker_x, self.worker_y, self.target_x, self.target_y), dtype=np.float32)
-
-    def reset(self, *, seed=None, options=None):
-        self._start_reset(seed, options)
+    def _start(self):
         start = draw_start(self.np_random, 1, self.size, self.radius, self.target)
         self.worker_x, self.worker_y, self.target_x, self.target_y = start[0].tolist()
         self.last_reward = None
-        if self.render_mode == "human":
-            self.render()
-        distance = centre_distance(self.worker_x, self.worker_y, self.target_x, self.target_y, SCALAR_OPS)
-        return self._observe(), {"distance": distance, "clipped": False}
 
-    def step(self, action):
-        self._start_step()
-        x, y = check_point_action(action)
+    def _check_action(self, action):
+        return check_point_action(action)
+
+    def _advance(self, action):
+        x, y = action
         self.worker_x, self.worker_y, clipped, distance, hit, reward = target_rules(
             x, y, self.target_x, self.target_y, self.size, self.radius, SCALAR_OPS
         )
         self.last_reward = reward
-        truncated = self._end_step(hit)
-        if self.render_mode == "human":
-            self.render()
-        return self._observe(), reward, hit, truncated, {"distance": distance, "clipped": clipped}
+        return reward, hit, False, {"distance": distance, "clipped": clipped}
+
+    def _observe(self) -> np.ndarray:
+        return np.array((self.worker_x, self.worker_y, self.target_x, self.target_y), dtype=np.float32)
+
+    def _start_info(self):
+        distance = centre_distance(self.worker_x, self.worker_y, self.target_x, self.target_y, SCALAR_OPS)
+        return {"distance": distance, "clipped": False}
 
     def render(self):
         if self.render_mode == "ansi":
@@ -392,43 +396,34 @@ class TargetVectorEnv(SuiteVectorEnv):
     distance of its new start and ``clipped`` ``False``, as after ``reset``.
     """
 
-    metadata = {**SuiteVectorEnv.metadata, "render_modes": ["ansi", "rgb_array"], "render_fps": 4}
     scalar_env = TargetEnv
 
-    def __init__(self, num_envs: int = 1, env_config=None, **kwargs):
-        cfg = self._configure(num_envs, env_config, kwargs)
-        self.size, self.radius, self.target, self.pixels_per_unit = check_geometry(
-            type(self).__name__, cfg.size, cfg.radius, cfg.target, cfg.pixels_per_unit
+    def _setup(self):
+        single = self.single_env
+        self.size, self.radius, self.target, self.pixels_per_unit = (
+            single.size, single.radius, single.target, single.pixels_per_unit
         )
-        self.single_action_space = spaces.Box(0.0, self.size, shape=(2,), dtype=np.float32)
-        self.single_observation_space = spaces.Box(0.0, self.size, shape=(4,), dtype=np.float32)
-        self._batch_spaces()
-        # columns: worker x, worker y, target x, target y
-        self.state = np.zeros((self.num_envs, 4), dtype=np.float64)
-        self._step_info = None  # the info of the step in progress, for the rows that start afresh
+        self.state = np.zeros((self.num_envs, 4), dtype=np.float64)  # worker x, worker y, target x, target y
         self._grid = None
 
-    def _reset_rows(self, rows):
-        start = draw_start(self.np_random, int(rows.sum()), self.size, self.radius, self.target)
-        self.state[rows] = start
-        if self._step_info is not None:
-            self._step_info["distance"][rows] = centre_distance(*start.T, ARRAY_OPS)
-            self._step_info["clipped"][rows] = False
+    def _start(self, rows):
+        self.state[rows] = draw_start(self.np_random, int(rows.sum()), self.size, self.radius, self.target)
 
     def _check_actions(self, actions):
         return check_point_actions(actions, self.num_envs)
 
-    def _advance(self, actions):
+    def _advance(self, actions, active):
         state = self.state
         state[:, 0], state[:, 1], clipped, distance, hit, reward = target_rules(
             actions[:, 0], actions[:, 1], state[:, 2], state[:, 3], self.size, self.radius, ARRAY_OPS
         )
-        self._step_info = {"distance": distance, "clipped": clipped}
-        return reward, hit, self._step_info
+        return reward, hit, np.zeros(self.num_envs, dtype=bool), {"distance": distance, "clipped": clipped}
 
     def _observe(self):
-        self._step_info = None  # the step (or reset) is complete
         return self.state.astype(np.float32)
+
+    def _start_info(self):
+        return {"distance": centre_distance(*self.state.T, ARRAY_OPS), "clipped": np.zeros(self.num_envs, dtype=bool)}
 
     def render(self):
         if self.render_mode == "rgb_array":
