@@ -520,10 +520,10 @@ class PushEnv(SuiteEnv):
 
     1. Termination: the window's last notification has been scored. The observation returned
        then is that last notification again.
-    2. Truncation: ``max_episode_steps`` steps, when set (the registered id has none: windows
-       end by themselves).
+    2. Truncation: none registered (windows end by themselves);
+       ``gymnasium.make(..., max_episode_steps=N)`` adds Gymnasium's ``TimeLimit``.
 
-    A ``step`` after the episode ended raises ``gymnasium.error.ResetNeeded``.
+    A ``step`` after termination raises ``gymnasium.error.ResetNeeded``.
 
     ``info`` after a step describes the notification just scored, never the one observed next:
     ``row`` (its index in the log, 0-based), ``truth`` (1 opened, 0 dismissed), and for the
@@ -540,7 +540,6 @@ class PushEnv(SuiteEnv):
     | `csv_path` | None | a notification log to replay instead of the bundled one |
     | `data` | None | a pandas DataFrame with the same columns, instead of a file |
     | `render_mode` | None | `"ansi"`, `"human"` (text) or `"rgb_array"` (a card, 96x192) |
-    | `max_episode_steps` | None | the env's own step limit (``None`` for none) |
 
     ```python
     >>> import gymnasium as gym
@@ -558,20 +557,18 @@ class PushEnv(SuiteEnv):
       is scored once, and the log is checked when the environment is built.
     """
 
-    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
-    ARGUMENTS = {
-        "render_mode": None,
-        "max_episode_steps": None,
-        "episode_length": DEFAULT_EPISODE_LENGTH,
-        "csv_path": None,
-        "data": None,
-    }
-
-    def __init__(self, env_config=None, **kwargs):
-        cfg = self._configure(env_config, kwargs)
+    def __init__(
+        self,
+        *,
+        episode_length: int | None = DEFAULT_EPISODE_LENGTH,
+        csv_path: str | os.PathLike | None = None,
+        data=None,
+        render_mode: str | None = None,
+    ):
         owner = type(self).__name__
-        self.episode_length = check_int(owner, "episode_length", cfg.episode_length, 1, allow_none=True)
-        self.log = load_log(cfg.csv_path, cfg.data, owner)
+        self._set_render_mode(render_mode)
+        self.episode_length = check_int(owner, "episode_length", episode_length, 1, allow_none=True)
+        self.log = load_log(csv_path, data, owner)
         self._bind_log()
         self.window_length = self.log.n_rows if self.episode_length is None else self.episode_length
         self.vocabularies = self.log.vocabularies
@@ -602,20 +599,17 @@ class PushEnv(SuiteEnv):
         """Index in the log of the notification being observed."""
         return self._row
 
-    def reset(self, *, seed=None, options=None):
-        self._start_reset(seed, options)
+    def _start(self):
         start = int(draw_starts(self.np_random, self._starts, 1)[0])
         self._position, self._last = start, start + self.window_length - 1
         self._row = int(self._order[start])
         self._tp = self._fp = self._fn = self._tn = 0
         self._scored_row = self._last_action = None
-        if self.render_mode == "human":
-            self.render()
-        return _observe_row(self._codes, self._numbers, self._row), {}
 
-    def step(self, action):
-        self._start_step()
-        action = check_discrete_action(action, 2)
+    def _check_action(self, action):
+        return check_discrete_action(action, 2)
+
+    def _advance(self, action):
         row = self._row
         truth = int(self._labels[row])
         position, reward, terminated, tp, fp, fn, tn = replay_rules(
@@ -624,11 +618,10 @@ class PushEnv(SuiteEnv):
         self._position, self._tp, self._fp, self._fn, self._tn = position, tp, fp, fn, tn
         self._row = int(self._order[position])
         self._scored_row, self._last_action = row, action
-        truncated = self._end_step(terminated)
-        if self.render_mode == "human":
-            self.render()
-        info = step_info(row, truth, tp, fp, fn, tn, SCALAR_OPS)
-        return _observe_row(self._codes, self._numbers, self._row), reward, terminated, truncated, info
+        return reward, terminated, False, step_info(row, truth, tp, fp, fn, tn, SCALAR_OPS)
+
+    def _observe(self):
+        return _observe_row(self._codes, self._numbers, self._row)
 
     def render(self):
         scored = self._scored_row is not None
@@ -673,27 +666,21 @@ class PushVectorEnv(SuiteVectorEnv):
     """``num_envs`` replays in numpy arrays over one shared log, with the rules of :class:`PushEnv`.
 
     Each sub-environment is a cursor into the same read-only arrays. ``info`` holds the keys of
-    the scalar env as arrays, each with a ``_key`` mask that is False for sub-environments that
-    were reset on this step (next-step autoreset).
+    the scalar env as arrays, each with its ``_key`` mask.
     """
 
-    metadata = {**SuiteVectorEnv.metadata, "render_modes": ["ansi", "rgb_array"], "render_fps": 4}
     scalar_env = PushEnv
 
-    def __init__(self, num_envs: int = 1, env_config=None, **kwargs):
-        cfg = self._configure(num_envs, env_config, kwargs)
-        single = PushEnv(episode_length=cfg.episode_length, csv_path=cfg.csv_path, data=cfg.data)
+    def _setup(self):
+        single = self.single_env
         self.log, self.vocabularies = single.log, single.vocabularies
         self.episode_length, self.window_length = single.episode_length, single.window_length
-        self.single_action_space = single.action_space
-        self.single_observation_space = single.observation_space
-        self._batch_spaces()
         n = self.num_envs
         self.position = np.zeros(n, dtype=np.int64)
         self.last = np.zeros(n, dtype=np.int64)
         self.tp, self.fp, self.fn, self.tn = (np.zeros(n, dtype=np.int64) for _ in range(4))
 
-    def _reset_rows(self, rows):
+    def _start(self, rows):
         starts = draw_starts(self.np_random, self.log.windows(self.episode_length)[1], int(rows.sum()))
         self.position[rows] = starts
         self.last[rows] = starts + self.window_length - 1
@@ -703,16 +690,14 @@ class PushVectorEnv(SuiteVectorEnv):
     def _check_actions(self, actions):
         return check_discrete_actions(actions, self.num_envs, 2)
 
-    def _advance(self, actions):
+    def _advance(self, actions, active):
         rows = self._rows()
         truth = self.log.labels[rows]
         self.position, reward, terminated, self.tp, self.fp, self.fn, self.tn = replay_rules(
             self.position, self.last, actions, truth, self.tp, self.fp, self.fn, self.tn, ARRAY_OPS
         )
         info = step_info(rows, truth, self.tp, self.fp, self.fn, self.tn, ARRAY_OPS)
-        valid = ~self._prev_done  # rows about to be reset: their entries are not a step's
-        info.update({f"_{key}": valid.copy() for key in list(info)})
-        return reward, terminated, info
+        return reward, terminated, np.zeros(self.num_envs, dtype=bool), info
 
     def _rows(self) -> np.ndarray:
         """The log index of each sub-environment's observed notification."""
