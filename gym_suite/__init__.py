@@ -86,13 +86,6 @@ if "gym" in sys.modules:  # gym was imported first: give it the ids now
 
     register_gym()
 
-
-def __getattr__(name):
-    if name == "evaluate":  # imported on first use: `import gym_suite` stays light
-        from gym_suite.evaluate import evaluate
-
-        return evaluate
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
+from gym_suite.evaluate import evaluate  # noqa: E402  (light: joblib and tqdm load on use)
 
 __all__ = ["ENV_IDS", "SPECS", "Spec", "evaluate", "register_gymnasium", "__version__"]

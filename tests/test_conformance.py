@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import pickle
+import re
 import subprocess
 import sys
 import warnings
@@ -123,28 +125,43 @@ def test_invalid_action_names_the_problem(env_id):
         env.step(invalid_action(env.action_space))
 
 
-def test_step_after_the_end_raises(env_id):
-    env = gymnasium.make(env_id)
+def test_step_before_reset_or_after_termination_raises(env_id):
+    env = gymnasium.make(env_id, max_episode_steps=-1)  # no TimeLimit: only the env's own end
     with pytest.raises(ResetNeeded, match="reset"):
         env.unwrapped.step(env.action_space.sample())  # never reset
     env.reset(seed=0)
-    env.action_space.seed(0)
-    while True:
-        _, _, terminated, truncated, _ = env.step(env.action_space.sample())
-        if terminated or truncated:
-            break
+    env.unwrapped.step(env.action_space.sample())
+    env.unwrapped._ended = True  # as after a terminal step (heartpole-v0 never terminates)
     with pytest.raises(ResetNeeded, match="reset"):
-        env.step(env.action_space.sample())
+        env.unwrapped.step(env.action_space.sample())
     env.reset(seed=1)
     env.step(env.action_space.sample())  # a reset makes it usable again
 
 
 def test_unknown_constructor_key_names_allowed_keys(env_id):
-    allowed = sorted(gymnasium.spec(env_id).kwargs)  # every registered kwarg is allowed
+    creator = gymnasium.envs.registration.load_env_creator(gymnasium.spec(env_id).entry_point)
+    allowed = [name for name in inspect.signature(creator).parameters if name != "env_config"]
+    assert "render_mode" in allowed
     with pytest.raises(TypeError, match="bogus_key") as err:
         gymnasium.make(env_id, bogus_key=1)
-    for name in allowed + ["render_mode"]:
+    for name in allowed:
         assert name in str(err.value)
+
+
+def test_arguments_are_declared_once_in_a_typed_signature(env_id):
+    """The signature is the declaration: typed, with defaults, and the docstring's Arguments
+    table lists exactly its names."""
+    creator = gymnasium.envs.registration.load_env_creator(gymnasium.spec(env_id).entry_point)
+    params = {n: p for n, p in inspect.signature(creator).parameters.items() if n != "env_config"}
+    assert params and all(p.kind is p.KEYWORD_ONLY for p in params.values())
+    assert all(p.annotation is not p.empty for n, p in params.items() if n != "data")
+    table = creator.__doc__.split("## Arguments", 1)[1].split("##", 1)[0]
+    documented = re.findall(r"^\s*\| `(\w+)` \|", table, re.M)
+    assert documented == list(params), (documented, list(params))
+    vector = gymnasium.envs.registration.load_env_creator(gymnasium.spec(env_id).vector_entry_point)
+    vector_params = list(inspect.signature(vector).parameters)
+    assert vector_params[:2] == ["num_envs", "env_config"]
+    assert set(vector_params) == {"num_envs", "env_config", "max_episode_steps", *params}
 
 
 def test_env_config_dict_is_accepted(env_id):
@@ -315,3 +332,184 @@ def test_plugin_never_raises_when_registration_fails(monkeypatch):
     monkeypatch.setattr(registration, "register", broken)
     with pytest.warns(UserWarning, match="could not register"):
         _gym.register_gym()
+
+
+# ---------------------------------------------------------------------------- the step limit
+# One place: gymnasium.make's TimeLimit for the scalar env, max_episode_steps of the native
+# vector env (make_vec passes it). Checked on heartpole-v0, which never terminates, so every
+# episode length is the limit's.
+
+LIMITED = "heartpole-v0"
+
+
+def _length(env, steps: int) -> int | None:
+    """The step at which the episode is truncated, or None if it runs ``steps`` steps."""
+    env.reset(seed=0)
+    for step in range(1, steps + 1):
+        _, _, terminated, truncated, _ = env.step(0)
+        assert not terminated
+        if truncated:
+            return step
+    return None
+
+
+@pytest.mark.parametrize("limit", [7, 1000, 1200, -1])
+def test_make_honours_max_episode_steps(limit):
+    registered = gymnasium.spec(LIMITED).max_episode_steps
+    env = gymnasium.make(LIMITED, max_episode_steps=limit)
+    assert _length(env, 1300) == (None if limit == -1 else limit)
+    if limit != -1:
+        assert env.spec.max_episode_steps == limit
+    assert _length(gymnasium.make(LIMITED), 1300) == registered
+
+
+@pytest.mark.parametrize("limit", [7, 1200, -1])
+def test_legacy_gym_make_honours_max_episode_steps(limit, gym_np_bool8):
+    gym = pytest.importorskip("gym")
+    env = gym.make(f"gym_suite:{LIMITED}", max_episode_steps=None if limit == -1 else limit)
+    expected = limit if limit != -1 else gymnasium.spec(LIMITED).max_episode_steps
+    assert _length(env, 1300) == expected
+
+
+@pytest.mark.parametrize("mode", ["sync", "async", "vector_entry_point"])
+@pytest.mark.parametrize("limit", [7, 1200, -1, None])
+def test_make_vec_honours_max_episode_steps_in_every_mode(mode, limit):
+    kwargs = {} if limit is None else {"max_episode_steps": limit}
+    envs = gymnasium.make_vec(LIMITED, num_envs=2, vectorization_mode=mode, **kwargs)
+    expected = {None: gymnasium.spec(LIMITED).max_episode_steps, -1: None}.get(limit, limit)
+    try:
+        envs.reset(seed=0)
+        first = None
+        for step in range(1, 1300 + 1):
+            _, _, terminated, truncated, _ = envs.step(np.zeros(2, dtype=np.int64))
+            assert not terminated.any()
+            if truncated.any():
+                assert truncated.all()
+                first = step
+                break
+        assert first == expected
+    finally:
+        envs.close()
+
+
+def test_evaluate_env_kwargs_reach_the_time_limit():
+    result = gym_suite.evaluate(LIMITED, "heuristic", episodes=3, env_kwargs={"max_episode_steps": 12})
+    assert result.lengths.tolist() == [12, 12, 12]
+
+
+def test_goal_on_the_last_allowed_step_is_terminated_and_truncated_in_every_path():
+    """TimeLimit reports truncated even when the last step also terminates; the native vector
+    env says the same, and so does a SyncVectorEnv."""
+    probe = gymnasium.make("example-v0")
+    start, _ = probe.reset(seed=3)
+    distance = abs(probe.unwrapped.goal - start)
+    assert distance >= 2
+    action = 1 if start < probe.unwrapped.goal else 0
+    flags = {}
+    env = gymnasium.make("example-v0", max_episode_steps=distance)
+    env.reset(seed=3)
+    for _ in range(distance):
+        _, _, terminated, truncated, _ = env.step(action)
+    flags["make"] = (terminated, truncated)
+    for mode in ("sync", "vector_entry_point"):
+        envs = gymnasium.make_vec("example-v0", num_envs=1, vectorization_mode=mode, max_episode_steps=distance)
+        envs.reset(seed=3)
+        for _ in range(distance):
+            _, _, terminated, truncated, _ = envs.step(np.array([action]))
+        flags[mode] = (bool(terminated[0]), bool(truncated[0]))
+    assert flags == dict.fromkeys(flags, (True, True)), flags
+
+
+# ------------------------------------------------------- the native vector env follows the scalar env
+
+
+def _close(a, b) -> bool:
+    """Equal, floats within a relative 1e-12 (np.exp and math.exp may differ in the last bit)."""
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind == "f" or b.dtype.kind == "f":
+        return a.shape == b.shape and np.allclose(a, b, rtol=1e-12, atol=0.0)
+    return bool(np.array_equal(a, b))
+
+
+def _row(batch, i=0):
+    if isinstance(batch, dict):
+        return {k: v[i] for k, v in batch.items()}
+    return batch[i]
+
+
+def _scalar_info_in_vector(info, vector_info) -> bool:
+    """The vector info holds the scalar info's keys, masked in, with the same values."""
+    for key, value in info.items():
+        if key not in vector_info or not vector_info[f"_{key}"][0]:
+            return False
+        if isinstance(value, str):
+            if vector_info[key][0] != value:
+                return False
+        elif not _close(value, vector_info[key][0]):
+            return False
+    masked_in = {k for k in vector_info if not k.startswith("_") and vector_info[f"_{k}"][0]}
+    return masked_in == set(info)
+
+
+def test_vector_of_one_follows_the_scalar_env(env_id):
+    """num_envs=1 from the same seed: the same observations, rewards, flags and info over
+    several episodes, the next-step autoreset included."""
+    limit = 30
+    scalar = gymnasium.make(env_id, max_episode_steps=limit)
+    vector = gymnasium.make_vec(env_id, num_envs=1, max_episode_steps=limit)
+    obs, info = scalar.reset(seed=5)
+    v_obs, v_info = vector.reset(seed=5)
+    assert _close(obs, _row(v_obs)) and _scalar_info_in_vector(info, v_info)
+    scalar.action_space.seed(9)
+    episodes = steps = 0
+    while episodes < 3 or steps < 50:
+        action = scalar.action_space.sample()
+        obs, reward, terminated, truncated, info = scalar.step(action)
+        v_obs, v_reward, v_terminated, v_truncated, v_info = vector.step(np.asarray([action]))
+        steps += 1
+        assert _close(obs, _row(v_obs)), (steps, obs, v_obs)
+        assert _close(reward, v_reward[0])
+        assert (terminated, truncated) == (bool(v_terminated[0]), bool(v_truncated[0]))
+        assert _scalar_info_in_vector(info, v_info), (info, v_info)
+        if terminated or truncated:
+            episodes += 1
+            obs, info = scalar.reset()
+            v_obs, v_reward, v_terminated, v_truncated, v_info = vector.step(np.asarray([scalar.action_space.sample()]))
+            assert _close(obs, _row(v_obs))
+            assert (float(v_reward[0]), bool(v_terminated[0]), bool(v_truncated[0])) == (0.0, False, False)
+            assert _scalar_info_in_vector(info, v_info), (info, v_info)  # the new start's info, nothing stale
+
+
+def test_vector_reset_info_has_the_scalar_reset_keys(env_id):
+    _, info = gymnasium.make(env_id).reset(seed=0)
+    envs = gymnasium.make_vec(env_id, num_envs=3)
+    _, v_info = envs.reset(seed=0)
+    assert {k for k in v_info if not k.startswith("_")} == set(info)
+    for key in info:
+        assert v_info[key].shape == (3,) and v_info[f"_{key}"].all()
+
+
+def test_autoreset_rows_report_their_new_start_like_sync_vector_env(env_id):
+    """On the step that restarts a row, its info keys and masks are those a SyncVectorEnv gives
+    (the scalar reset's keys, masked in; the step's other keys masked out)."""
+    native = gymnasium.make_vec(env_id, num_envs=4, max_episode_steps=3)
+    sync = gymnasium.make_vec(env_id, num_envs=4, vectorization_mode="sync", max_episode_steps=3)
+    for envs in (native, sync):
+        envs.reset(seed=0)
+        envs.action_space.seed(0)
+    restarted = 0
+    done_native = done_sync = np.zeros(4, dtype=bool)
+    for _ in range(12):
+        actions = native.action_space.sample()
+        _, _, t1, u1, info_native = native.step(actions)
+        _, _, t2, u2, info_sync = sync.step(actions)
+        both = done_native & done_sync  # rows restarting now in both
+        for i in np.flatnonzero(both):
+            restarted += 1
+            keys_native = {k for k in info_native if not k.startswith("_") and info_native[f"_{k}"][i]}
+            keys_sync = {k for k in info_sync if not k.startswith("_") and info_sync[f"_{k}"][i]}
+            assert keys_native == keys_sync, (i, keys_native, keys_sync)
+        done_native, done_sync = t1 | u1, t2 | u2
+    assert restarted > 0

@@ -251,30 +251,6 @@ def test_seeding_is_reproducible():
 # --------------------------------------------------------------------------------------------
 
 
-def test_scalar_and_vector_n1_are_identical():
-    scalar, vector = TargetEnv(max_episode_steps=7), TargetVectorEnv(1, max_episode_steps=7)
-    s_obs, s_info = scalar.reset(seed=11)
-    v_obs, _ = vector.reset(seed=11)
-    np.testing.assert_array_equal(s_obs, v_obs[0])
-    rng = np.random.default_rng(0)
-    episodes = 0
-    for _ in range(2000):
-        action = rng.uniform(-5, 55, size=2).astype(np.float32)
-        s_obs, s_rew, s_term, s_trunc, s_info = scalar.step(action)
-        v_obs, v_rew, v_term, v_trunc, v_info = vector.step(action[None])
-        np.testing.assert_array_equal(s_obs, v_obs[0])
-        assert (s_rew, s_term, s_trunc) == (v_rew[0], v_term[0], v_trunc[0])
-        assert (s_info["distance"], s_info["clipped"]) == (v_info["distance"][0], v_info["clipped"][0])
-        if s_term or s_trunc:  # the vector env starts afresh on its next step
-            episodes += 1
-            s_obs, s_info = scalar.reset()
-            v_obs, v_rew, v_term, v_trunc, v_info = vector.step(rng.uniform(0, 50, (1, 2)))
-            np.testing.assert_array_equal(s_obs, v_obs[0])
-            assert (v_rew[0], v_term[0], v_trunc[0]) == (0.0, False, False)
-            assert (s_info["distance"], s_info["clipped"]) == (v_info["distance"][0], v_info["clipped"][0])
-    assert episodes > 100
-
-
 def test_random_episode_lengths_agree_between_scalar_and_vector():
     n = 2000
     scalar = gymnasium.make(ENV_ID)
