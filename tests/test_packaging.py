@@ -6,8 +6,8 @@ plugin entry point fails here, not in a user's hands.
 
 from __future__ import annotations
 
-import ast
-import os
+import email
+import re
 import socket
 import subprocess
 import sys
@@ -19,8 +19,14 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 import gym_suite
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 VERSION = gym_suite.__version__
@@ -88,6 +94,30 @@ def test_every_data_file_ships_in_sdist_and_wheel(dist):
     assert "[gym.envs]" in entry_points
 
 
+def test_build_wheel_metadata_is_pyproject_toml(dist):
+    (wheel,) = dist.glob("*.whl")
+    meta = email.message_from_bytes(zipfile.ZipFile(wheel).read(f"gym_suite-{VERSION}.dist-info/METADATA"))
+    assert meta["Name"] == "gym-suite" and meta["Version"] == VERSION  # read from gym_suite.__version__
+    assert meta["Requires-Python"] == ">=3.10"
+    runtime = sorted(str(Requirement(r)) for r in meta.get_all("Requires-Dist") if "extra ==" not in r)
+    assert runtime == sorted(str(Requirement(r)) for r in pyproject_dependencies())
+    assert {"gym", "render", "sb3", "rllib", "test", "dev"} <= set(meta.get_all("Provides-Extra"))
+    assert "# gym-suite" in meta.get_payload()  # README.md is the long description
+
+
+def test_build_sdist_holds_docs_scripts_and_tests(dist):
+    (sdist,) = dist.glob("*.tar.gz")
+    with tarfile.open(sdist) as tar:
+        names = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
+    wanted = ["README.md", "LICENSE", "CHANGELOG.md", "environment.yml", "pyproject.toml", "setup.py"]
+    for folder, patterns in (("gym-suite", ("*.py", "README.md")), ("tests", ("*.py",))):
+        wanted += [p.relative_to(ROOT).as_posix() for pattern in patterns for p in (ROOT / folder).rglob(pattern)
+                   if "__pycache__" not in p.parts]
+    assert any(name.startswith("gym-suite/") for name in wanted) and "tests/conftest.py" in wanted
+    missing = [name for name in wanted if name not in names]
+    assert not missing, f"missing from the sdist: {missing}"
+
+
 def test_wheel_in_a_fresh_venv_serves_gymnasium_and_gym(dist, tmp_path):
     python = fresh_python(tmp_path / "venv")
     (wheel,) = dist.glob("*.whl")
@@ -125,7 +155,7 @@ def test_release_path_twine_upload_to_an_index_then_pip_install(dist, tmp_path):
                 break
             except OSError:
                 if time.monotonic() > deadline or server.poll() is not None:
-                    raise AssertionError("the local package index did not start")
+                    raise AssertionError("the local package index did not start") from None
                 time.sleep(0.2)
         run(sys.executable, "-m", "twine", "upload", "--non-interactive", "--repository-url", url + "/",
             "-u", "user", "-p", "secret", *dist.glob("*"))
@@ -142,21 +172,48 @@ def test_release_path_twine_upload_to_an_index_then_pip_install(dist, tmp_path):
         server.wait(timeout=10)
 
 
-def setup_py_requirements() -> list[str]:
-    tree = ast.parse((ROOT / "setup.py").read_text())
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "INSTALL_REQUIRES":
-            return ast.literal_eval(node.value)
-    raise AssertionError("setup.py has no INSTALL_REQUIRES list")
+def pyproject_dependencies() -> list[str]:
+    """The runtime requirements: pyproject.toml's ``[project] dependencies``."""
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        dependencies = tomllib.load(f)["project"]["dependencies"]
+    assert dependencies, "pyproject.toml lists no runtime dependencies"
+    return dependencies
 
 
 def requirement_name(requirement: str) -> str:
-    import re
-
-    return re.split(r"[<>=!~\[ ;]", requirement, maxsplit=1)[0].strip().lower()
+    return re.split(r"[<>=!~\[ ;]", requirement, maxsplit=1)[0].strip().lower().replace("_", "-")
 
 
-def test_environment_yml_names_every_runtime_requirement():
+def environment_yml_drift(conda: list[str], runtime: list[str]) -> list[str]:
+    """How environment.yml's conda dependencies differ from the runtime requirements (none: in step).
+
+    Every runtime requirement needs a conda entry of the same name and the same version bounds,
+    and the conda list holds nothing else but python and pip.
+    """
+    conda_specs = {requirement_name(d): Requirement(d.replace(" ", "")).specifier for d in conda
+                   if requirement_name(d) not in ("python", "pip")}
+    problems = []
+    for line in runtime:
+        req = Requirement(line)
+        name = requirement_name(line)
+        if name not in conda_specs:
+            problems.append(f"{line!r} is missing")
+        elif conda_specs[name] != req.specifier:
+            problems.append(f"{name}: environment.yml has {str(conda_specs[name])!r}, pyproject.toml {str(req.specifier)!r}")
+    runtime_names = {requirement_name(r) for r in runtime}
+    problems += [f"{name!r} is not a runtime requirement" for name in conda_specs if name not in runtime_names]
+    return problems
+
+
+def test_environment_yml_drift_is_detected():
+    runtime = ["gymnasium>=1.1,<2", "numpy>=1.24"]
+    assert environment_yml_drift(["python=3.11", "pip", "gymnasium<2,>=1.1", "numpy >=1.24"], runtime) == []
+    assert environment_yml_drift(["gymnasium>=1.1,<2"], runtime) == ["'numpy>=1.24' is missing"]
+    assert len(environment_yml_drift(["gymnasium>=1.0,<2", "numpy>=1.24"], runtime)) == 1
+    assert len(environment_yml_drift(["gymnasium>=1.1,<2", "numpy>=1.24", "scipy"], runtime)) == 1
+
+
+def test_environment_yml_matches_the_runtime_requirements():
     yaml = pytest.importorskip("yaml")
     spec = yaml.safe_load((ROOT / "environment.yml").read_text())
     assert spec["name"] == "gym-suite"
@@ -164,11 +221,8 @@ def test_environment_yml_names_every_runtime_requirement():
     conda = [d for d in spec["dependencies"] if isinstance(d, str)]
     pip_section = next(d["pip"] for d in spec["dependencies"] if isinstance(d, dict))
     assert "python=3.11" in conda
-    conda_names = {requirement_name(d) for d in conda}
-    runtime = setup_py_requirements()
-    assert runtime, "no runtime requirements found"
-    missing = [r for r in runtime if requirement_name(r) not in conda_names]
-    assert not missing, f"environment.yml lacks {missing}"
+    drift = environment_yml_drift(conda, pyproject_dependencies())
+    assert not drift, "environment.yml is out of step with pyproject.toml: " + "; ".join(drift)
     assert any(line.replace(" ", "").startswith("-e.[gym]") or "[gym]" in line for line in pip_section)
 
 
@@ -180,3 +234,8 @@ def test_cli_list_and_demo_and_module_entry():
         row = next(line for line in demo.splitlines() if line.startswith(f"| {env_id} "))
         assert "terminated" in row or "truncated" in row
     assert "observation space" in listed
+    usage = run(sys.executable, "-m", "gym_suite", "--help").stdout
+    assert "{list,demo,evaluate}" in usage  # the benchmarks and baselines are repository scripts, not commands
+    for script in ("benchmarks/bench.py", "benchmarks/baselines.py", "examples/train_sb3.py", "tools/record_gifs.py"):
+        assert (ROOT / "gym-suite" / script).is_file()
+    assert not (ROOT / "gym_suite" / "bench.py").exists() and not (ROOT / "gym_suite" / "baselines.py").exists()
