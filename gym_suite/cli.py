@@ -1,15 +1,15 @@
-"""The ``gym-suite`` command (also ``python -m gym_suite``)."""
+"""The ``gym-suite`` command (also ``python -m gym_suite``): ``list``, ``demo`` and ``evaluate``."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import gymnasium
 import numpy as np
 
 from gym_suite import SPECS
-from gym_suite.envs._base import action_seed
 
 
 def _list(args) -> int:
@@ -25,17 +25,17 @@ def _list(args) -> int:
 
 def demo_episode(env_id: str, seed: int) -> tuple[int, float, str]:
     """One seeded episode with random actions: ``(steps, return, how it ended)``."""
+    from gym_suite.evaluate import play
+
     env = gymnasium.make(env_id)
-    env.reset(seed=seed)
-    env.action_space.seed(action_seed(seed))
-    steps, total = 0, 0.0
-    while True:
-        _, reward, terminated, truncated, _ = env.step(env.action_space.sample())
-        steps += 1
-        total += float(reward)
-        if terminated or truncated:
-            env.close()
-            return steps, total, "terminated" if terminated else "truncated"
+    steps, total, last = 0, 0.0, None
+    try:
+        for last in play(env, "random", seed):
+            steps += 1
+            total += last.reward
+    finally:
+        env.close()
+    return steps, total, "terminated" if last is not None and last.terminated else "truncated"
 
 
 def _demo(args) -> int:
@@ -59,13 +59,77 @@ def _histogram(values: np.ndarray, bins: int = 12, width: int = 40) -> str:
 
 
 def _evaluate(args) -> int:
-    from gym_suite.evaluate import evaluate
+    from gym_suite.evaluate import _plus_minus, evaluate
 
-    result = evaluate(args.id, args.policy, episodes=args.episodes, seed=args.seed, n_jobs=args.jobs)
-    print(result)
-    print(f"\nreturn: {result.mean:.3f} ± {result.std:.3f}\n")
+    result = evaluate(args.id, args.policy, episodes=args.episodes, seed=args.seed, n_jobs=args.jobs,
+                      env_kwargs=dict(args.env_kwargs))
+    pm = _plus_minus(sys.stdout)
+    print(result.describe(pm))
+    print(f"\nreturn: {result.mean:.3f} {pm} {result.std:.3f}\n")
     print(_histogram(result.returns))
     return 0
+
+
+# --------------------------------------------------------------------------------------------
+# Argument types: a bad value is argparse's usage error (exit status 2), never a traceback
+# --------------------------------------------------------------------------------------------
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid integer: {text!r}") from None
+
+
+def positive_int(text: str) -> int:
+    value = _integer(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    value = _integer(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {value}")
+    return value
+
+
+def jobs_int(text: str) -> int:
+    value = _integer(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be a positive number of processes, or negative (-1: every core)")
+    return value
+
+
+def _key_value(item: str) -> tuple[str, object]:
+    import ast
+
+    key, sep, value = item.partition("=")
+    if not sep or not key:
+        raise ValueError(f"expected KEY=VALUE, got {item!r}")
+    try:
+        return key, ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return key, value  # a bare word: a string
+
+
+def parse_kwargs(items: list[str]) -> dict:
+    """``["key=value", ...]`` (environment arguments on a command line) -> dict.
+
+    Values are read as Python literals (``0.3``, ``None``, ``(1, 2)``); a bare word stays a
+    string. An item without ``=`` raises ``ValueError``.
+    """
+    return dict(_key_value(item) for item in items)
+
+
+def key_value(text: str) -> tuple[str, object]:
+    """An argparse type: ``KEY=VALUE`` -> ``(key, value)`` (see :func:`parse_kwargs`)."""
+    try:
+        return _key_value(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -73,43 +137,39 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="every environment id with its spaces").set_defaults(func=_list)
     demo = sub.add_parser("demo", help="one seeded random episode of every environment")
-    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--seed", type=non_negative_int, default=0)
     demo.set_defaults(func=_demo)
     ev = sub.add_parser("evaluate", help="seeded evaluation of a built-in policy")
     ev.add_argument("id", choices=[spec.id for spec in SPECS])
     ev.add_argument("--policy", default="random", choices=["random", "heuristic"])
-    ev.add_argument("--episodes", type=int, default=1000)
-    ev.add_argument("--seed", type=int, default=0)
-    ev.add_argument("--jobs", type=int, default=1, help="parallel processes (-1: every core)")
+    ev.add_argument("--episodes", type=positive_int, default=1000)
+    ev.add_argument("--seed", type=non_negative_int, default=0, help="episode i is reset with seed + i")
+    ev.add_argument("--jobs", type=jobs_int, default=1, help="parallel processes (-1: every core)")
+    ev.add_argument("--env-kwargs", nargs="*", type=key_value, default=[], metavar="KEY=VALUE", help="arguments of the environment")
     ev.set_defaults(func=_evaluate)
-    for name, module, text in (
-        ("baselines", "gym_suite.baselines", "random / heuristic / trained agents for every id"),
-        ("bench", "gym_suite.bench", "steps per second of every id against reference envs"),
-    ):
-        sub.add_parser(name, help=text, add_help=False).set_defaults(func=_delegate(module))
     return parser
 
 
-def _delegate(module: str):
-    """Hand the rest of the command line to ``module.main`` (it parses its own options)."""
+def _stdout_closed() -> int:
+    """The reader of standard output went away (``gym-suite list | head -n 1``): stop quietly.
 
-    def run(args) -> int:
-        import importlib
-
-        return importlib.import_module(module).main(args.rest)
-
-    run.delegates = True
-    return run
+    Standard output is pointed at /dev/null so that the interpreter's last flush at exit does
+    not complain about the broken pipe again.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 1
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args, rest = parser.parse_known_args(argv)
-    if getattr(args.func, "delegates", False):
-        args.rest = rest
-    elif rest:
-        parser.error(f"unrecognized arguments: {' '.join(rest)}")
-    return args.func(args)
+    args = parser.parse_args(argv)
+    try:
+        code = args.func(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _stdout_closed()
+    return code
 
 
 if __name__ == "__main__":

@@ -1,15 +1,23 @@
-"""Seeded evaluation of a policy on a suite environment, in parallel with joblib."""
+"""Seeded episodes of a policy on an environment: the one episode loop, and evaluation over many.
+
+:func:`play` runs one episode and yields its steps, :func:`run_episode` sums one up, and
+:func:`evaluate` runs many seeded episodes (in parallel with joblib when asked). A policy is a
+callable ``observation -> action`` or a built-in name: ``"random"`` (the action space seeded with
+``gym_suite.envs._base.action_seed`` of the episode's seed) or ``"heuristic"`` (the environment's
+documented heuristic, ``env.unwrapped.heuristic``).
+"""
 
 from __future__ import annotations
 
+import math
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import gymnasium
 import numpy as np
-from joblib import Parallel, delayed
 
 from gym_suite.envs._base import action_seed
 
@@ -20,9 +28,100 @@ BUILTIN_POLICIES = ("random", "heuristic")
 CHUNK_EPISODES = 50
 
 
+# --------------------------------------------------------------------------------------------
+# One episode
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Step:
+    """One ``env.step``: the action taken and what the environment answered."""
+
+    action: Any
+    observation: Any
+    reward: float
+    terminated: bool
+    truncated: bool
+    info: dict
+
+    @property
+    def done(self) -> bool:
+        return bool(self.terminated or self.truncated)
+
+
+def policy_function(env: gymnasium.Env, policy: str | Callable, seed: int | None = None) -> Callable:
+    """``policy`` as a callable ``observation -> action`` for the episode of ``env`` reset with ``seed``.
+
+    ``"random"`` seeds ``env.action_space`` with ``action_seed(seed)`` (left as it is when
+    ``seed`` is None, e.g. in an episode that carries on the seeded stream) and samples it;
+    ``"heuristic"`` is ``env.unwrapped.heuristic``; a callable is returned as it is.
+    """
+    if not isinstance(policy, str):
+        if not callable(policy):
+            raise TypeError(f"policy must be a callable obs -> action or one of {list(BUILTIN_POLICIES)}, got {policy!r}")
+        return policy
+    if policy == "random":
+        if seed is not None:
+            env.action_space.seed(action_seed(int(seed)))
+        return lambda _observation: env.action_space.sample()
+    if policy == "heuristic":
+        heuristic = getattr(env.unwrapped, "heuristic", None)
+        if not callable(heuristic):
+            name = env.spec.id if env.spec is not None else type(env.unwrapped).__name__
+            raise ValueError(
+                f"{name} has no heuristic policy (its environment has no `heuristic` method); "
+                "use 'random' or pass a callable observation -> action"
+            )
+        return heuristic
+    raise ValueError(f"unknown policy {policy!r}: use a callable or one of {list(BUILTIN_POLICIES)}")
+
+
+def play(env: gymnasium.Env, policy: str | Callable, seed: int | None = None, observation=None) -> Iterator[Step]:
+    """Play one episode of ``policy`` on ``env``, yielding every :class:`Step` until it ends.
+
+    The environment is reset with ``seed`` first, unless ``observation`` is given: then the
+    caller has just reset it (to draw the first frame, say) and this is the observation it got.
+    Stop iterating to cut the episode short.
+    """
+    act = policy_function(env, policy, seed)
+    if observation is None:
+        observation, _ = env.reset(seed=seed)
+    while True:
+        action = act(observation)
+        observation, reward, terminated, truncated, info = env.step(action)
+        step = Step(action, observation, float(reward), bool(terminated), bool(truncated), info)
+        yield step
+        if step.done:
+            return
+
+
+def run_episode(env: gymnasium.Env, policy: str | Callable, seed: int | None = None) -> tuple[float, int]:
+    """Play one episode (:func:`play`) and return ``(return, length)``."""
+    total, length = 0.0, 0
+    for step in play(env, policy, seed):
+        total += step.reward
+        length += 1
+    return total, length
+
+
+# --------------------------------------------------------------------------------------------
+# Many episodes
+# --------------------------------------------------------------------------------------------
+
+
+def _plus_minus(stream=None) -> str:
+    """The plus-minus sign, or "+/-" where ``stream`` (standard output by default) cannot encode it."""
+    encoding = getattr(stream if stream is not None else sys.stdout, "encoding", None) or "ascii"
+    try:
+        "±".encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return "+/-"
+    return "±"
+
+
 @dataclass
 class EvalResult:
-    """Per-episode returns and lengths of a seeded evaluation."""
+    """Per-episode returns and lengths of a seeded evaluation (episode ``i`` reset with ``seed + i``)."""
 
     env_id: str
     policy: str
@@ -42,11 +141,30 @@ class EvalResult:
     def mean_length(self) -> float:
         return float(self.lengths.mean())
 
-    def __str__(self) -> str:
+    def paired_difference(self, other: EvalResult) -> tuple[float, float]:
+        """Mean and standard error of ``self``'s return minus ``other``'s, episode by episode.
+
+        Both must have played the same seeded episodes (same id, seed and number), so that
+        the randomness they share (the same starts, the same draws where the env's random
+        stream lines up) cancels out of the difference.
+        """
+        if (self.env_id, self.seed, len(self.returns)) != (other.env_id, other.seed, len(other.returns)):
+            raise ValueError(
+                f"not the same episodes: {self.env_id} seed {self.seed} x {len(self.returns)} against "
+                f"{other.env_id} seed {other.seed} x {len(other.returns)}"
+            )
+        d = np.asarray(self.returns, dtype=np.float64) - np.asarray(other.returns, dtype=np.float64)
+        se = float(d.std(ddof=1) / math.sqrt(len(d))) if len(d) > 1 else 0.0
+        return float(d.mean()), se
+
+    def describe(self, plus_minus: str = "±") -> str:
         return (
-            f"{self.env_id} {self.policy}: return {self.mean:.3f} ± {self.std:.3f} "
+            f"{self.env_id} {self.policy}: return {self.mean:.3f} {plus_minus} {self.std:.3f} "
             f"over {len(self.returns)} episodes (mean length {self.mean_length:.1f}, seed {self.seed})"
         )
+
+    def __str__(self) -> str:
+        return self.describe(_plus_minus())
 
 
 def _policy_name(policy) -> str:
@@ -58,28 +176,11 @@ def _policy_name(policy) -> str:
 def _run_episodes(env_id, policy, seeds, env_kwargs):
     """Episodes one after the other: ``(returns, lengths)``."""
     env = gymnasium.make(env_id, **(env_kwargs or {}))
-    returns, lengths = [], []
     try:
-        for episode_seed in seeds:
-            obs, _ = env.reset(seed=int(episode_seed))
-            if policy == "random":
-                env.action_space.seed(action_seed(int(episode_seed)))
-                act = lambda _obs: env.action_space.sample()  # noqa: E731
-            elif policy == "heuristic":
-                act = env.unwrapped.heuristic
-            else:
-                act = policy
-            total, steps, done = 0.0, 0, False
-            while not done:
-                obs, reward, terminated, truncated, _ = env.step(act(obs))
-                total += float(reward)
-                steps += 1
-                done = terminated or truncated
-            returns.append(total)
-            lengths.append(steps)
+        played = [run_episode(env, policy, int(s)) for s in seeds]
     finally:
         env.close()
-    return returns, lengths
+    return [r for r, _ in played], [n for _, n in played]
 
 
 def _run_episodes_batched(env_id, policy, seeds, env_kwargs):
@@ -92,6 +193,11 @@ def _run_episodes_batched(env_id, policy, seeds, env_kwargs):
         running = list(range(len(envs)))
         while running:
             actions = policy.act_batch([observations[i] for i in running])
+            if len(actions) != len(running):
+                raise ValueError(
+                    f"{_policy_name(policy)}.act_batch returned {len(actions)} actions for {len(running)} "
+                    f"observations: expected {len(running)}, one per observation"
+                )
             still = []
             for i, action in zip(running, actions):
                 observations[i], reward, terminated, truncated, _ = envs[i].step(action)
@@ -106,6 +212,19 @@ def _run_episodes_batched(env_id, policy, seeds, env_kwargs):
     return returns, lengths
 
 
+def _check_heuristic(env_id: str, env_kwargs: dict | None) -> None:
+    """Fail before any episode (and in this process, not a worker's) when the env has no heuristic."""
+    env = gymnasium.make(env_id, **(env_kwargs or {}))
+    try:
+        policy_function(env, "heuristic")
+    finally:
+        env.close()
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
 def evaluate(
     env_id: str,
     policy: str | Callable = "random",
@@ -118,46 +237,50 @@ def evaluate(
     """Run ``episodes`` seeded episodes of ``policy`` on ``env_id``.
 
     Episode ``i`` is reset with seed ``seed + i`` (and, for ``"random"``, the action space is
-    seeded with a stream derived from that seed, ``gym_suite.envs._base.action_seed``), so the
-    result does not depend on ``n_jobs``. ``policy`` is a callable
-    ``observation -> action`` or a built-in name: ``"random"`` or ``"heuristic"`` (the
-    environment's documented heuristic, its ``heuristic`` method).
+    seeded with ``gym_suite.envs._base.action_seed(seed + i)``), so the result does not depend
+    on ``n_jobs``. ``policy`` is a callable ``observation -> action`` or a built-in name:
+    ``"random"`` or ``"heuristic"`` (the environment's documented heuristic, its ``heuristic``
+    method; an environment without one raises ``ValueError``).
 
     A callable that also has an ``act_batch(observations) -> actions`` method (a list of
-    observations in, one action per observation out), as the trained agents of
-    :mod:`gym_suite.baselines` do, runs the episodes of each job in lockstep with one call per
+    observations in, exactly one action per observation out), as the trained agents of
+    :mod:`gym_suite.training` do, runs the episodes of each job in lockstep with one call per
     step: one forward pass of a network for many episodes instead of one each.
 
     ``n_jobs`` processes run the episodes (joblib; ``-1`` uses every core); a callable policy
-    must then pickle. A progress bar (tqdm, or rich) shows when ``progress`` is true, by default
-    when standard error is a terminal.
+    must then pickle. A tqdm progress bar shows when ``progress`` is true, by default when
+    standard error is a terminal.
     """
     if isinstance(policy, str):
         if policy not in BUILTIN_POLICIES:
             raise ValueError(f"unknown policy {policy!r}: use a callable or one of {list(BUILTIN_POLICIES)}")
     elif not callable(policy):
         raise TypeError(f"policy must be a callable obs -> action or one of {list(BUILTIN_POLICIES)}, got {policy!r}")
-    if isinstance(episodes, bool) or not isinstance(episodes, (int, np.integer)) or episodes < 1:
+    if not _is_int(episodes) or episodes < 1:
         raise ValueError(f"episodes must be a positive integer, got {episodes!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+    if not _is_int(seed) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+    if not _is_int(n_jobs) or n_jobs == 0:
         raise ValueError(f"n_jobs must be a positive integer or negative (-1: every core), got {n_jobs!r}")
     gymnasium.spec(env_id)  # an unknown id fails here, with gymnasium's message
+    if isinstance(policy, str) and policy == "heuristic":
+        _check_heuristic(env_id, env_kwargs)
     seeds = np.arange(seed, seed + episodes)
     chunks = [seeds[i : i + CHUNK_EPISODES] for i in range(0, episodes, CHUNK_EPISODES)]
     run = _run_episodes_batched if callable(getattr(policy, "act_batch", None)) else _run_episodes
     if progress is None:
         progress = sys.stderr.isatty()
-    bar = _progress_bar(episodes, f"{env_id} {_policy_name(policy)}") if progress else None
     returns, lengths = [], []
     workers = min(_n_workers(n_jobs), len(chunks))
     if workers == 1:
         results = (run(env_id, policy, chunk, env_kwargs) for chunk in chunks)
     else:
+        from joblib import Parallel, delayed  # only for parallel runs: `import gym_suite` stays light
+
         results = Parallel(n_jobs=workers, return_as="generator")(
             delayed(run)(env_id, policy, chunk, env_kwargs) for chunk in chunks
         )
+    bar = _progress_bar(episodes, f"{env_id} {_policy_name(policy)}") if progress else None
     try:
         for chunk_returns, chunk_lengths in results:
             returns.extend(chunk_returns)
@@ -177,29 +300,7 @@ def _n_workers(n_jobs: int) -> int:
     return n_jobs
 
 
-class _RichBar:
-    """The two methods of a tqdm bar that :func:`evaluate` uses, drawn by rich."""
-
-    def __init__(self, total: int, label: str):
-        from rich.progress import Progress
-
-        self._progress = Progress(transient=True)
-        self._progress.start()
-        self._task = self._progress.add_task(label, total=total)
-
-    def update(self, n: int) -> None:
-        self._progress.advance(self._task, n)
-
-    def close(self) -> None:
-        self._progress.stop()
-
-
 def _progress_bar(total: int, label: str):
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        try:
-            return _RichBar(total, label)
-        except ImportError:
-            return None
+    from tqdm import tqdm
+
     return tqdm(total=total, desc=label, unit="ep", leave=False)

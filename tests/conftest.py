@@ -26,9 +26,15 @@ def invalid_action(space):
 
 
 def rollout(env, seed: int, steps: int, action_seed: int | None = None):
-    """Observations, rewards and flags of ``steps`` seeded random steps (resetting as needed)."""
+    """Observations, rewards and flags of ``steps`` seeded random steps (resetting as needed).
+
+    The actions come from the action space seeded as everywhere in the suite,
+    ``gym_suite.envs._base.action_seed(seed)``, unless ``action_seed`` gives the seed itself.
+    """
+    from gym_suite.envs._base import action_seed as derived_action_seed
+
     obs, _ = env.reset(seed=seed)
-    env.action_space.seed(seed + 10_000 if action_seed is None else action_seed)
+    env.action_space.seed(derived_action_seed(seed) if action_seed is None else action_seed)
     out = [obs]
     for _ in range(steps):
         obs, reward, terminated, truncated, _ = env.step(env.action_space.sample())

@@ -1,19 +1,31 @@
-"""Pictures of every registered environment (headless), and the benchmark command's output."""
+"""Pictures of every registered environment (headless), the GIF recorder, and the benchmark script's output."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # no window, even if a renderer imports pygame
 
 import gymnasium
 import numpy as np
 import pytest
+from conftest import ALL_IDS
 
 import gym_suite
-from conftest import ALL_IDS
-from gym_suite.bench import find_heartpole_venv
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "gym-suite" / "benchmarks" / "bench.py"
+RECORD_GIFS = ROOT / "gym-suite" / "tools" / "record_gifs.py"
+
+
+def run_script(*args, timeout=600):
+    """A repository script run as a user runs it: this interpreter, a fresh process."""
+    return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True, timeout=timeout)
 
 
 def _metadata(env_id: str) -> dict:
@@ -95,19 +107,17 @@ def test_ansi_render_is_text(ansi_id):
 
 
 # --------------------------------------------------------------------------------------------
-# gym-suite bench: what it writes (behaviour only; the figures themselves are not tested)
+# gym-suite/benchmarks/bench.py: what it writes (behaviour only; the figures themselves are not tested)
 # --------------------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
 def quick_bench(tmp_path_factory):
-    from gym_suite.cli import main
-
     out = tmp_path_factory.mktemp("bench")
     json_path, md_path = out / "bench.json", out / "bench.md"
-    argv = ["bench", "--quick", "--steps", "64", "--ids", "example-v0", "--json", str(json_path),
-            "--markdown", str(md_path), "--heartpole-venv", str(out / "no-such-venv")]
-    assert main(argv) == 0
+    done = run_script(BENCH, "--quick", "--steps", "64", "--ids", "example-v0", "--json", json_path,
+                      "--markdown", md_path, "--heartpole-venv", out / "no-such-venv")
+    assert done.returncode == 0, done.stderr
     return json.loads(json_path.read_text()), md_path.read_text()
 
 
@@ -147,6 +157,7 @@ def test_bench_without_heartpole_venv_says_not_measured(quick_bench):
     result, _ = quick_bench
     (pypi,) = [r for r in result["rows"] if "PyPI" in r["interface"]]
     assert pypi["status"].startswith("not measured") and pypi["steps_per_second"] is None
+    assert "no-such-venv" in pypi["status"]
 
 
 def test_bench_targets_are_ratios_of_rows(quick_bench):
@@ -159,32 +170,30 @@ def test_bench_targets_are_ratios_of_rows(quick_bench):
     assert vs_cartpole["result"] == ("PASS" if expected >= vs_cartpole["need"] else "MISS")
     assert not any(name.startswith("heartpole-v0") for name in by_name)  # not selected
     assert "| example-v0" in markdown and vs_cartpole["result"] in markdown
+    assert "python gym-suite/benchmarks/bench.py --quick" in markdown  # the command that measured it
 
 
 def test_bench_rejects_unknown_ids():
-    from gym_suite.bench import main
-
-    with pytest.raises(SystemExit):
-        main(["--ids", "no-such-env-v0"])
-    assert gym_suite.SPECS  # the registry is untouched
+    done = run_script(BENCH, "--ids", "no-such-env-v0")
+    assert done.returncode == 2
+    assert "unknown id" in done.stderr and "Traceback" not in done.stderr
 
 
 def _row(env_id, interface, rate, num_envs=1, note="", reference=False):
-    from gym_suite.bench import Row
-
     steps = 1000
-    return Row(env_id, interface, num_envs, reference, note, steps, [num_envs * steps / rate] * 3)
+    return {"env_id": env_id, "interface": interface, "num_envs": num_envs, "reference": reference, "note": note,
+            "steps": steps, "seconds": [num_envs * steps / rate] * 3, "status": "ok"}
 
 
-def test_targets_compare_the_right_rows_in_the_right_direction():
-    from gym_suite import bench
-
-    n = bench.TARGET_N
-    small, big = (bench._log_note(rows) for rows in bench.PUSH_LOG_ROWS)
+def test_targets_compare_the_right_rows_in_the_right_direction(quick_bench, tmp_path):
+    """Rows of a made-up run, re-read with --from-json: every target compares the rows it names."""
+    n = 4096
+    pypi = "heartpole 1.2 (PyPI)"
+    small, big = "1,000-row log", "100,000-row log"
     rows = [
         _row("CartPole-v1", "gymnasium.make", 100.0, reference=True),
         _row("CartPole-v1", "native vector", 1000.0, n, reference=True),
-        _row("heartpole==1.2", bench.HEARTPOLE_PYPI, 10.0, reference=True),
+        _row("heartpole==1.2", pypi, 10.0, reference=True),
         _row("heartpole-v0", "gymnasium.make", 40.0),  # 4x heartpole 1.2: short of 5x
         _row("heartpole-v0", "native vector", 900.0, n),  # 0.9x CartPoleVectorEnv, 22.5x its scalar env
         _row("heartpole-v0", "SyncVectorEnv", 20.0, 64),
@@ -194,7 +203,16 @@ def test_targets_compare_the_right_rows_in_the_right_direction():
         _row("push-v0", "gymnasium.make", 30.0, note=small),
         _row("push-v0", "gymnasium.make", 15.0, note=big),  # twice the step cost with the big log
     ]
-    found = {t["target"]: t for t in bench.targets(rows, ["heartpole-v0", "push-v0"])}
+
+    def targets_of(rows, ids):
+        made_up = {**quick_bench[0], "rows": rows, "ids": ids, "targets": []}
+        source, out = tmp_path / "in.json", tmp_path / "out.json"
+        source.write_text(json.dumps(made_up))
+        done = run_script(BENCH, "--from-json", source, "--json", out)
+        assert done.returncode == 0, done.stderr
+        return json.loads(out.read_text())["targets"]
+
+    found = {t["target"]: t for t in targets_of(rows, ["heartpole-v0", "push-v0"])}
     assert not any("example-v0" in name or "target-v0" in name for name in found)  # not selected
 
     def one(prefix):
@@ -213,59 +231,72 @@ def test_targets_compare_the_right_rows_in_the_right_direction():
     assert one("push-v0 native N=4,096 >= 20x")["result"] == "MISS"
     assert one("push-v0 step cost")["ratio"] == pytest.approx(2.0)  # cost, not rate: big / small
     assert one("push-v0 step cost")["result"] == "MISS"
-    absent = bench.targets(rows[:3], ["heartpole-v0"])  # heartpole-v0's own rows are missing
+    absent = targets_of(rows[:3], ["heartpole-v0"])  # heartpole-v0's own rows are missing
     assert absent and all(t["result"] == "not measured" and t["ratio"] is None for t in absent)
 
 
-def test_a_broken_env_becomes_an_error_row_not_a_crash():
-    from gym_suite.bench import Row, scalar_timed, vector_timed
+def test_a_broken_env_becomes_an_error_row_not_a_crash(tmp_path):
+    out = tmp_path / "bench.json"
+    done = run_script(BENCH, "--quick", "--steps", "64", "--ids", "example-v0", "--env-kwargs", "no_such_argument=1",
+                      "--json", out, "--heartpole-venv", tmp_path / "no-such-venv")
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(out.read_text())["rows"]
+    suite = [r for r in rows if r["env_id"] == "example-v0"]
+    assert suite and all(r["status"].startswith("error: TypeError") and r["steps_per_second"] is None for r in suite)
+    assert all(r["status"] == "ok" for r in rows if r["env_id"] == "CartPole-v1")  # the others are timed
 
-    def broken():
-        raise RuntimeError("cannot build")
 
-    for timed in (scalar_timed(Row("x-v0", "raw"), broken), vector_timed(Row("x-v0", "native vector", 8), broken)):
-        assert timed.run is None
-        assert timed.row.status.startswith("error: RuntimeError") and not timed.row.ok
-        assert timed.row.as_dict()["steps_per_second"] is None
+def _heartpole_venv() -> Path | None:
+    where = Path(os.environ.get("HEARTPOLE12_VENV") or ROOT / ".venv-heartpole12")
+    return where if (where / "bin" / "python").exists() else None
 
 
 @pytest.mark.skipif(
-    find_heartpole_venv(None) is None,
-    reason="no heartpole==1.2 venv on this machine (see gym-suite bench --heartpole-venv)",
+    _heartpole_venv() is None,
+    reason="no heartpole==1.2 venv on this machine (see bench.py --create-heartpole-venv)",
 )
-def test_heartpole_pypi_row_runs_in_its_own_interpreter():
-    import argparse
+def test_heartpole_pypi_row_runs_in_its_own_interpreter(tmp_path):
+    out = tmp_path / "bench.json"
+    done = run_script(BENCH, "--quick", "--steps", "200", "--ids", "heartpole-v0", "--json", out,
+                      "--heartpole-venv", _heartpole_venv())
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    assert result["heartpole_pypi_venv"]["heartpole"] == "1.2"
+    (pypi,) = [r for r in result["rows"] if "PyPI" in r["interface"]]
+    assert pypi["status"] == "ok" and pypi["steps_per_second"] > 0
 
-    from gym_suite.bench import heartpole_pypi_timed
 
-    args = argparse.Namespace(heartpole_venv=None, side_versions=None)
-    timed = heartpole_pypi_timed(args)
-    try:
-        assert timed.run is not None, timed.row.status
-        assert args.side_versions["heartpole"] == "1.2"
-        assert all(timed.run(200) > 0 for _ in range(2))
-    finally:
-        timed.close()
+# --------------------------------------------------------------------------------------------
+# gym-suite/tools/record_gifs.py
+# --------------------------------------------------------------------------------------------
+
+LAST_FRAME_HOLD = 4  # the recorder shows the last frame this many frame times
 
 
 def test_record_gifs_writes_an_animation_of_the_episode(tmp_path):
-    import importlib.util
-    from pathlib import Path
-
     image = pytest.importorskip("PIL.Image")
-    script = Path(__file__).resolve().parents[1] / "gym-suite" / "record_gifs.py"
-    spec = importlib.util.spec_from_file_location("record_gifs", script)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert module.main(["--out", str(tmp_path), "--ids", "example-v0", "--min-frames", "6", "--max-frames", "8"]) == 0
-    frames, _, lengths, _, fps = module.record_episodes("example-v0", 0, 6, 8)
-    assert 6 <= len(frames) <= 8
-    assert len(frames) <= sum(lengths) + len(lengths)  # a frame per reset and per step, no more
+    done = run_script(RECORD_GIFS, "--out", tmp_path, "--ids", "example-v0", "--min-frames", "6", "--max-frames", "8")
+    assert done.returncode == 0, done.stderr
+    found = re.search(r"(\d+) frames of (\d+)x(\d+) at ([\d.]+) fps", done.stdout)
+    assert found, done.stdout
+    frames, fps = int(found[1]), float(found[4])
+    assert 6 <= frames <= 8
+    assert "heuristic policy" in done.stdout and "seed 0" in done.stdout
     with image.open(tmp_path / "example-v0.gif") as gif:
-        assert gif.width >= module.MIN_WIDTH
+        assert gif.width >= 320 and gif.width % int(found[2]) == 0  # small frames are enlarged, whole times
         total_ms = 0
         for index in range(gif.n_frames):  # Pillow may merge equal neighbours, adding their durations
             gif.seek(index)
             total_ms += gif.info["duration"]
     frame_ms = round(1000 / fps)
-    assert total_ms == frame_ms * (len(frames) - 1 + module.LAST_FRAME_HOLD)
+    assert total_ms == frame_ms * (frames - 1 + LAST_FRAME_HOLD)
+
+
+def test_record_gifs_plays_the_heuristic_from_the_seed(tmp_path):
+    """The GIF shows the seeded heuristic episode: its return is the one gym_suite.evaluate scores."""
+    pytest.importorskip("PIL.Image")
+    done = run_script(RECORD_GIFS, "--out", tmp_path, "--ids", "target-v0", "--seed", "3", "--min-frames", "1",
+                      "--max-frames", "200")
+    assert done.returncode == 0, done.stderr
+    expected = gym_suite.evaluate("target-v0", "heuristic", episodes=1, seed=3)
+    assert f"one episode of {expected.lengths[0]} steps, return {expected.returns[0]:.2f}" in done.stdout

@@ -1,4 +1,4 @@
-"""Training with Stable-Baselines3, greedy evaluation and the baselines command.
+"""Training with Stable-Baselines3 (``gym_suite.training``), greedy evaluation, and the scripts that train.
 
 The agents train for small budgets on one torch thread; every comparison is against the random
 policy (and the heuristic) measured in the same test, on the same seeded episodes.
@@ -19,12 +19,18 @@ from gymnasium import spaces
 pytest.importorskip("stable_baselines3")
 
 import gym_suite  # noqa: E402
-from gym_suite import baselines  # noqa: E402
-from gym_suite.cli import main as cli_main  # noqa: E402
 from gym_suite.evaluate import CHUNK_EPISODES  # noqa: E402
+from gym_suite.training import recipes, sb3, wrappers  # noqa: E402
 
 ALL_IDS = [spec.id for spec in gym_suite.SPECS]
 ROOT = Path(__file__).resolve().parents[1]
+BASELINES = ROOT / "gym-suite" / "benchmarks" / "baselines.py"
+TRAIN_SB3 = ROOT / "gym-suite" / "examples" / "train_sb3.py"
+
+
+def run_script(*args, cwd=None, timeout=600):
+    """A repository script run as a user runs it: this interpreter, a fresh process."""
+    return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True, timeout=timeout, cwd=cwd)
 
 
 def paired(a, b):
@@ -55,9 +61,9 @@ def untrained_ppo(env_id: str):
 
 @pytest.mark.slow
 def test_sb3_ppo_on_example_beats_random():
-    model = baselines.train_sb3("example-v0", "ppo", steps=8_192, seed=0)
+    model = sb3.train_sb3("example-v0", "ppo", steps=8_192, seed=0)
     assert model.num_timesteps >= 8_192
-    policy = baselines.SB3Policy(model, name="sb3-ppo")
+    policy = sb3.SB3Policy(model, name="sb3-ppo")
     episodes = 300
     trained = gym_suite.evaluate("example-v0", policy, episodes=episodes, seed=0)
     random = gym_suite.evaluate("example-v0", "random", episodes=episodes, seed=0)
@@ -67,9 +73,9 @@ def test_sb3_ppo_on_example_beats_random():
 
 @pytest.mark.slow
 def test_sb3_dqn_on_heartpole_beats_random():
-    steps = baselines.recipe_budget("heartpole-v0", "sb3-dqn")  # the recipe of the baselines table
-    model = baselines.train_sb3("heartpole-v0", "dqn", steps=steps, seed=0)
-    policy = baselines.SB3Policy(model, name="sb3-dqn")
+    steps = recipes.recipe_budget("heartpole-v0", "sb3-dqn")  # the recipe of the baselines table
+    model = sb3.train_sb3("heartpole-v0", "dqn", steps=steps, seed=0)
+    policy = sb3.SB3Policy(model, name="sb3-dqn")
     episodes = 60
     trained = gym_suite.evaluate("heartpole-v0", policy, episodes=episodes, seed=0, n_jobs=-1)
     random = gym_suite.evaluate("heartpole-v0", "random", episodes=episodes, seed=0, n_jobs=-1)
@@ -85,7 +91,7 @@ def test_sb3_dqn_on_heartpole_beats_random():
 @pytest.mark.parametrize("env_id", ALL_IDS)
 def test_sb3_policy_acts_validly_batched_or_not(env_id):
     """Every observation space (Dict included) and action space (Box included) goes through."""
-    policy = baselines.SB3Policy(untrained_ppo(env_id))
+    policy = sb3.SB3Policy(untrained_ppo(env_id))
     env = gymnasium.make(env_id)
     observations = [env.reset(seed=s)[0] for s in range(6)]
     actions = policy.act_batch(observations)
@@ -102,7 +108,7 @@ def test_sb3_policy_acts_validly_batched_or_not(env_id):
 def test_evaluation_is_the_same_for_any_n_jobs(env_id):
     """Built-in policies and a batched network policy (pickled into joblib's workers)."""
     episodes = CHUNK_EPISODES + 3  # more than one job's worth
-    network = baselines.SB3Policy(untrained_ppo(env_id), name="untrained")
+    network = sb3.SB3Policy(untrained_ppo(env_id), name="untrained")
     short = {"max_episode_steps": 40}  # gymnasium.make's time limit: quick episodes for every id
     for policy in ("random", "heuristic", network):
         one = gym_suite.evaluate(env_id, policy, episodes=episodes, seed=11, n_jobs=1, env_kwargs=short)
@@ -113,7 +119,7 @@ def test_evaluation_is_the_same_for_any_n_jobs(env_id):
 
 def test_batched_policy_plays_the_same_episodes_as_one_at_a_time():
     """``act_batch`` is only a faster way to play: the episodes are those of the plain callable."""
-    network = baselines.SB3Policy(untrained_ppo("example-v0"))
+    network = sb3.SB3Policy(untrained_ppo("example-v0"))
     batched = gym_suite.evaluate("example-v0", network, episodes=40, seed=3)
     single = gym_suite.evaluate("example-v0", lambda obs: network(obs), episodes=40, seed=3)
     np.testing.assert_array_equal(batched.returns, single.returns)
@@ -125,21 +131,21 @@ def test_dqn_refuses_a_continuous_action_space():
     if not boxed:
         pytest.skip("no registered id has a continuous action space")
     with pytest.raises(ValueError, match="Discrete"):
-        baselines.train_sb3(boxed[0], "dqn", steps=10)
+        sb3.train_sb3(boxed[0], "dqn", steps=10)
 
 
 def test_saved_model_with_normalization_acts_the_same_after_loading(tmp_path, monkeypatch):
     """The VecNormalize statistics travel with the model (saved next to it, applied on load)."""
     env_id = "heartpole-v0" if "heartpole-v0" in ALL_IDS else ALL_IDS[0]
-    recipe = baselines.Recipe(n_envs=2, vec_normalize={"ppo": {"norm_obs": True, "norm_reward": False}},
+    recipe = recipes.Recipe(n_envs=2, vec_normalize={"ppo": {"norm_obs": True, "norm_reward": False}},
                               sb3_ppo={"n_steps": 64, "batch_size": 32, "n_epochs": 1})
-    monkeypatch.setitem(baselines.RECIPES, env_id, recipe)
-    model = baselines.train_sb3(env_id, "ppo", steps=256, seed=0)
+    monkeypatch.setitem(recipes.RECIPES, env_id, recipe)
+    model = sb3.train_sb3(env_id, "ppo", steps=256, seed=0)
     assert model.get_vec_normalize_env() is not None
-    written = baselines.save_sb3(model, tmp_path / "agent")
+    written = sb3.save_sb3(model, tmp_path / "agent")
     assert sorted(p.name for p in written) == ["agent.vecnormalize.pkl", "agent.zip"]
-    before = baselines.SB3Policy(model)
-    after = baselines.load_sb3_policy(tmp_path / "agent", "ppo", env_id)
+    before = sb3.SB3Policy(model)
+    after = sb3.load_sb3_policy(tmp_path / "agent", "ppo", env_id)
     env = gymnasium.make(env_id)
     env.reset(seed=0)
     observations = [env.step(env.action_space.sample())[0] for _ in range(50)]
@@ -150,46 +156,33 @@ def test_saved_model_with_normalization_acts_the_same_after_loading(tmp_path, mo
 
 
 # --------------------------------------------------------------------------------------------
-# The comparison, the command and the script
+# The scripts that train: run as a user runs them
 # --------------------------------------------------------------------------------------------
 
 
-def _row(agent, returns, seed=0):
-    returns = np.asarray(returns, dtype=float)
-    return baselines.Row("x-v0", agent, len(returns), seed, returns.mean(), returns.std(), 1.0, returns=returns)
+@pytest.mark.parametrize("bad", ["ppo=100", "sb3-ppo=lots", "nope-v0:sb3-ppo=100", "sb3-ppo=0"])
+def test_baselines_script_rejects_a_bad_budget(bad):
+    done = run_script(BASELINES, "--budget", bad, "--out-md", "", "--out-csv", "")
+    assert done.returncode == 2, done.stderr
+    assert "usage:" in done.stderr and "--budget" in done.stderr and "Traceback" not in done.stderr
 
 
-def test_paired_comparison():
-    rng = np.random.default_rng(0)
-    shared = rng.normal(0, 100, 500)  # noise both agents see on the same episodes cancels out
-    base = _row("random", shared)
-    slightly_better = _row("sb3-ppo", shared + 0.5 + rng.normal(0, 0.1, 500))
-    comparison = baselines.compare(slightly_better, base)
-    assert comparison.better and comparison.diff == pytest.approx(0.5, abs=0.05)
-    assert not baselines.compare(base, slightly_better).better
-    assert not baselines.compare(base, base).better  # a tie is no win
-    assert baselines.compare(slightly_better, _row("random", shared, seed=1)) is None  # other episodes
-    assert baselines.compare(slightly_better, None) is None
-
-
-def test_budget_option_is_checked():
-    parser = baselines.build_parser()
-    args = parser.parse_args(["--budget", "sb3-ppo=5_000", "--budget", "example-v0:sb3-dqn=7000"])
-    assert dict(args.budget) == {(None, "sb3-ppo"): 5000, ("example-v0", "sb3-dqn"): 7000}
-    for bad in ("ppo=100", "sb3-ppo=lots", "nope-v0:sb3-ppo=100", "sb3-ppo=0"):
-        with pytest.raises(SystemExit):
-            parser.parse_args(["--budget", bad])
-    with pytest.raises(SystemExit):
-        parser.parse_args(["--ids", "nope-v0"])
+def test_baselines_script_writes_into_the_repository_by_default(tmp_path):
+    """Its default outputs are the repository's docs/, wherever it runs from, never the working directory."""
+    done = run_script(BASELINES, "--help", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    flat = " ".join(done.stdout.split())
+    assert str(ROOT / "docs" / "baselines.md") in flat and str(ROOT / "docs" / "baselines.csv") in flat
+    assert not any(tmp_path.iterdir())
 
 
 @pytest.mark.slow
-def test_baselines_command_writes_markdown_and_csv(tmp_path, capsys):
-    md, table = tmp_path / "baselines.md", tmp_path / "baselines.csv"
-    argv = ["baselines", "--ids", "example-v0", "--agents", "random,heuristic,sb3-ppo,sb3-dqn",
-            "--budget", "sb3-ppo=4096", "--budget", "example-v0:sb3-dqn=2000", "--episodes", "50",
-            "--jobs", "1", "--out-md", str(md), "--out-csv", str(table)]
-    assert cli_main(argv) == 0
+def test_baselines_script_writes_markdown_and_csv(tmp_path):
+    md, table = tmp_path / "out" / "baselines.md", tmp_path / "out" / "baselines.csv"
+    done = run_script(BASELINES, "--ids", "example-v0", "--agents", "random,heuristic,sb3-ppo,sb3-dqn",
+                      "--budget", "sb3-ppo=4096", "--budget", "example-v0:sb3-dqn=2000", "--episodes", "50",
+                      "--jobs", "1", "--out-md", md, "--out-csv", table, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
     with open(table, newline="") as f:
         rows = list(csv.DictReader(f))
     assert [r["agent"] for r in rows] == ["random", "heuristic", "sb3-ppo", "sb3-dqn"]
@@ -198,40 +191,52 @@ def test_baselines_command_writes_markdown_and_csv(tmp_path, capsys):
     assert by_agent["sb3-dqn"]["train_steps"] == "2000"
     assert int(by_agent["sb3-ppo"]["train_steps"]) >= 4096
     assert by_agent["random"]["train_steps"] == "" and by_agent["random"]["beats_random"] == ""
-    random_mean = gym_suite.evaluate("example-v0", "random", episodes=50, seed=0).mean
-    assert float(by_agent["random"]["mean_return"]) == pytest.approx(random_mean)
+    random = gym_suite.evaluate("example-v0", "random", episodes=50, seed=0)
+    assert float(by_agent["random"]["mean_return"]) == pytest.approx(random.mean)
+    # the trained rows are paired with random on the same episodes: the mean difference is that of the means
+    assert float(by_agent["sb3-ppo"]["diff_vs_random"]) == pytest.approx(
+        float(by_agent["sb3-ppo"]["mean_return"]) - random.mean, abs=1e-3)
     text = md.read_text()
-    assert "gym-suite baselines --ids example-v0" in text  # the command that reproduces it
+    assert "python gym-suite/benchmarks/baselines.py --ids example-v0" in text  # the command that reproduces it
     assert text.count("| `example-v0` |") == 4
-    assert text in capsys.readouterr().out
+    assert text in done.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # nothing else in the working directory
 
 
 @pytest.mark.slow
 def test_train_sb3_script_saves_loads_and_evaluates(tmp_path):
-    script = str(ROOT / "gym-suite" / "train_sb3.py")
     out = tmp_path / "models" / "walk"
-    run = [sys.executable, script, "example-v0", "--steps", "2048", "--out", str(out), "--eval", "20", "--jobs", "1",
-           "--env-kwargs", "rt_max=12"]
-    first = subprocess.run(run, capture_output=True, text=True, timeout=300)
+    first = run_script(TRAIN_SB3, "example-v0", "--steps", "2048", "--out", out, "--eval", "20", "--jobs", "1",
+                       "--env-kwargs", "rt_max=12", timeout=300)
     assert first.returncode == 0, first.stderr
     assert (tmp_path / "models" / "walk.zip").is_file()
     assert "example-v0 random: return" in first.stdout and "example-v0 sb3-ppo: return" in first.stdout
-    again = subprocess.run([sys.executable, script, "example-v0", "--load", str(out), "--eval", "20", "--jobs", "1",
-                            "--env-kwargs", "rt_max=12"], capture_output=True, text=True, timeout=300)
+    again = run_script(TRAIN_SB3, "example-v0", "--load", out, "--eval", "20", "--jobs", "1",
+                       "--env-kwargs", "rt_max=12", timeout=300)
     assert again.returncode == 0, again.stderr
     trained_line = [line for line in first.stdout.splitlines() if "sb3-ppo: return" in line]
     assert trained_line and trained_line[0] in again.stdout  # the loaded agent plays the same episodes
 
 
+def test_train_sb3_script_rejects_a_bad_env_argument():
+    done = run_script(TRAIN_SB3, "example-v0", "--steps", "64", "--env-kwargs", "no_such_argument=1")
+    assert done.returncode == 2 and "usage:" in done.stderr and "Traceback" not in done.stderr
+
+
+# --------------------------------------------------------------------------------------------
+# Training wrappers and recipes
+# --------------------------------------------------------------------------------------------
+
+
 def test_expected_penalty_training_reward_keeps_the_expected_return():
     # the heartpole recipe trains PPO on the heart attacks' expected cost: the same dynamics,
     # the same expected return, far less noise
-    penalty = baselines.recipe_for("heartpole-v0").expected_penalty
+    penalty = recipes.recipe_for("heartpole-v0").expected_penalty
     assert penalty is not None and penalty.size == 100.0
     drawn_returns, expected_returns, attacks, chances = [], [], 0, 0.0
     for seed in range(30):
         plain = gymnasium.make("heartpole-v0")
-        wrapped = baselines.ExpectedPenaltyReward(gymnasium.make("heartpole-v0"), penalty)
+        wrapped = wrappers.ExpectedPenaltyReward(gymnasium.make("heartpole-v0"), penalty)
         plain.reset(seed=seed)
         wrapped.reset(seed=seed)
         drawn = expected = 0.0
@@ -250,7 +255,7 @@ def test_expected_penalty_training_reward_keeps_the_expected_return():
     assert abs(np.mean(drawn_returns) - np.mean(expected_returns)) < 4 * 100.0 * np.sqrt(chances) / 30
     # without drinks the chance of an attack hardly moves: the drawn attacks were nearly all the
     # spread of the returns, and the training reward has almost none
-    wrapped = baselines.ExpectedPenaltyReward(gymnasium.make("heartpole-v0"), penalty)
+    wrapped = wrappers.ExpectedPenaltyReward(gymnasium.make("heartpole-v0"), penalty)
     drawn_returns, expected_returns = [], []
     for seed in range(30):
         obs, _ = wrapped.reset(seed=seed)
@@ -263,3 +268,22 @@ def test_expected_penalty_training_reward_keeps_the_expected_return():
         expected_returns.append(expected)
     assert np.std(drawn_returns) > 30
     assert np.std(expected_returns) < np.std(drawn_returns) / 10
+
+
+def test_training_package_stays_out_of_import_gym_suite():
+    """gym_suite.training is optional: only importing it (or one of its modules) loads it."""
+    code = ("import sys, gym_suite, gymnasium; gymnasium.make('example-v0'); "
+            "print(sorted(m for m in sys.modules if m.startswith(('gym_suite.training', 'stable_baselines3', 'torch'))))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_recipes_cover_every_trained_agent():
+    for env_id in ALL_IDS:
+        for agent in recipes.TRAINED_AGENTS:
+            assert recipes.recipe_budget(env_id, agent) > 0
+    with pytest.raises(ValueError, match="unknown agent"):
+        recipes.recipe_budget("example-v0", "ppo")
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        recipes.sb3_settings("example-v0", "a2c")

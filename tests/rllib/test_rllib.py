@@ -7,9 +7,10 @@ module's own temporary directory, shut down at the end.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -22,7 +23,8 @@ ray = pytest.importorskip("ray")
 pytest.importorskip("ray.rllib")
 
 import gym_suite  # noqa: E402
-from gym_suite import baselines  # noqa: E402
+from gym_suite.training import single_thread_torch  # noqa: E402
+from gym_suite.training.rllib import RLlibPolicy, rllib_config, rllib_module_path, train_rllib  # noqa: E402
 
 ALL_IDS = [spec.id for spec in gym_suite.SPECS]
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,8 +59,8 @@ def paired(a, b):
 
 def test_ppo_with_a_remote_env_runner_beats_random(ray_session, tmp_path):
     """A few seeded iterations on example-v0, sampled by one remote env runner; greedy beats random."""
-    config = baselines.rllib_config("example-v0", num_env_runners=1, seed=0, train_batch_size_per_learner=1000)
-    baselines.single_thread_torch()
+    config = rllib_config("example-v0", num_env_runners=1, seed=0, train_batch_size_per_learner=1000)
+    single_thread_torch()
     algo = config.build_algo()
     try:
         runner_pids = algo.env_runner_group.foreach_env_runner(lambda runner: os.getpid(), local_env_runner=False)
@@ -71,7 +73,7 @@ def test_ppo_with_a_remote_env_runner_beats_random(ray_session, tmp_path):
     finally:
         algo.stop()
 
-    policy = baselines.RLlibPolicy.from_checkpoint(checkpoint, "example-v0")
+    policy = RLlibPolicy.from_checkpoint(checkpoint, "example-v0")
     episodes = 300
     greedy = gym_suite.evaluate("example-v0", policy, episodes=episodes, seed=0)
     random = gym_suite.evaluate("example-v0", "random", episodes=episodes, seed=0)
@@ -90,13 +92,13 @@ def test_ppo_with_a_remote_env_runner_beats_random(ray_session, tmp_path):
 def test_every_env_trains_and_its_checkpoint_plays(ray_session, tmp_path, env_id):
     """One small iteration per id (Dict observations flattened, Box actions unsquashed), then the
     restored module acts validly through gym_suite.evaluate."""
-    checkpoint, sampled = baselines.train_rllib(
+    checkpoint, sampled = train_rllib(
         env_id, iterations=1, seed=1, num_env_runners=0, checkpoint_dir=tmp_path / "checkpoint",
         train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1,
     )
     assert sampled >= 256
-    assert baselines.rllib_module_path(checkpoint).is_dir()
-    policy = baselines.RLlibPolicy.from_checkpoint(checkpoint, env_id)
+    assert rllib_module_path(checkpoint).is_dir()
+    policy = RLlibPolicy.from_checkpoint(checkpoint, env_id)
     env = gymnasium.make(env_id)
     observations = [env.reset(seed=s)[0] for s in range(5)]
     actions = policy.act_batch(observations)
@@ -111,18 +113,25 @@ def test_every_env_trains_and_its_checkpoint_plays(ray_session, tmp_path, env_id
     assert len(result.returns) == 2 and np.isfinite(result.returns).all()
 
 
-def test_train_rllib_script_checkpoints_and_renders(ray_session, tmp_path, capsys):
-    spec = importlib.util.spec_from_file_location("train_rllib", ROOT / "gym-suite" / "train_rllib.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+def test_train_rllib_script_checkpoints_and_renders(ray_session, tmp_path):
+    """The example script, run as a user runs it, on the Ray instance already running (``--address``)."""
     checkpoint = tmp_path / "checkpoint"
-    code = script.main([
-        "example-v0", "--num-env-runners", "1", "--iterations", "1", "--checkpoint-dir", str(checkpoint),
-        "--episodes", "2", "--max-frames", "3", "--env-config", "rt_max=12",
-    ])
-    out = capsys.readouterr().out
-    assert code == 0
+    address = ray.get_runtime_context().gcs_address
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "gym-suite" / "examples" / "train_rllib.py"), "example-v0",
+         "--address", address, "--num-env-runners", "1", "--iterations", "1", "--checkpoint-dir", str(checkpoint),
+         "--episodes", "2", "--max-frames", "3", "--env-config", "rt_max=12", "--eval", "5"],
+        capture_output=True, text=True, timeout=900, cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
     assert ray.is_initialized()  # the script leaves a Ray it did not start running
-    assert baselines.rllib_module_path(checkpoint).is_dir()
-    assert out.count("--- return") == 2
-    assert "position" in out  # the ansi frames of example-v0
+    assert rllib_module_path(checkpoint).is_dir()
+    assert done.stdout.count("--- return") == 2
+    assert "position" in done.stdout  # the ansi frames of example-v0
+    assert "example-v0 rllib-ppo: return" in done.stdout and "example-v0 heuristic: return" in done.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint"]  # nothing else in the working directory
+
+
+def test_train_rllib_needs_a_checkpoint_directory():
+    with pytest.raises(TypeError, match="checkpoint_dir"):
+        train_rllib("example-v0", iterations=1)

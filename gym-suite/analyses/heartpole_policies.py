@@ -1,6 +1,6 @@
 """How close is heartpole-v0's heuristic to the best policy? Hand policies paired against it.
 
-    python gym-suite/heartpole_policies.py [--episodes 1000] [--seed 0]
+    python gym-suite/analyses/heartpole_policies.py [--episodes 1000] [--seed 0]
 
 Every policy plays the same ``--episodes`` 1,000-step episodes in the native vector env, reset
 with the same seed: row ``i`` draws the same uniforms whatever the policy does, so a heart attack

@@ -1,9 +1,10 @@
 """Train Ray RLlib PPO on a gym-suite environment, checkpoint it, then watch a few episodes.
 
-    python gym-suite/train_rllib.py example-v0 --num-env-runners 1 --iterations 10
-    python gym-suite/train_rllib.py heartpole-v0 --num-env-runners 4 --env-config heart_attack_proclivity=0.3
-    python gym-suite/train_rllib.py example-v0 --address auto      # on a running Ray cluster
+    python gym-suite/examples/train_rllib.py example-v0 --num-env-runners 1 --iterations 10
+    python gym-suite/examples/train_rllib.py heartpole-v0 --num-env-runners 4 --env-config heart_attack_proclivity=0.3
+    python gym-suite/examples/train_rllib.py example-v0 --address auto      # on a running Ray cluster
 
+Needs the ``rllib`` extra (``pip install "gym-suite[rllib]"``).
 The algorithm is ``PPOConfig().environment("gym_suite:<id>", env_config={...})``: every env
 runner, remote or local, builds its environments itself with ``gymnasium.make``, whose
 ``module:id`` form imports ``gym_suite`` (and so registers the ids) in that process. Nothing
@@ -19,13 +20,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 import gymnasium
 
 import gym_suite
-from gym_suite import baselines
-
+from gym_suite.cli import key_value, non_negative_int, positive_int
+from gym_suite.evaluate import play
+from gym_suite.training.rllib import RLlibPolicy, train_rllib
 
 
 def rollout(policy, env_id: str, env_config: dict, episodes: int, seed: int, render: str, max_frames: int) -> None:
@@ -33,19 +34,16 @@ def rollout(policy, env_id: str, env_config: dict, episodes: int, seed: int, ren
     env = gymnasium.make(env_id, render_mode=None if render == "none" else render, **env_config)
     try:
         for episode in range(episodes):
-            obs, _ = env.reset(seed=seed + episode)
             print(f"--- episode {episode} (seed {seed + episode})")
-            total, steps, done = 0.0, 0, False
-            while not done:
-                obs, reward, terminated, truncated, _ = env.step(policy(obs))
-                total += float(reward)
+            total, steps = 0.0, 0
+            for step in play(env, policy, seed + episode):
+                total += step.reward
                 steps += 1
-                done = terminated or truncated
                 if render == "ansi" and steps <= max_frames:
                     print(env.render(), end="")
                 elif render == "rgb_array" and steps <= max_frames:
                     print(f"frame {steps}: {env.render().shape}")
-            how = "terminated" if terminated else "truncated"
+            how = "terminated" if step.terminated else "truncated"
             print(f"--- return {total:.3f} after {steps} steps ({how})")
     finally:
         env.close()
@@ -54,22 +52,28 @@ def rollout(policy, env_id: str, env_config: dict, episodes: int, seed: int, ren
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("id", choices=gym_suite.ENV_IDS)
-    parser.add_argument("--env-config", nargs="*", default=[], metavar="KEY=VALUE", help="env_config of the env")
-    parser.add_argument("--num-env-runners", type=int, default=1, help="remote env runners (0: sample in the driver)")
-    parser.add_argument("--iterations", type=int, default=None,
+    parser.add_argument("--env-config", nargs="*", type=key_value, default=[], metavar="KEY=VALUE",
+                        help="env_config of the env")
+    parser.add_argument("--num-env-runners", type=non_negative_int, default=1,
+                        help="remote env runners (0: sample in the driver)")
+    parser.add_argument("--iterations", type=positive_int, default=None,
                         help="training iterations (default: enough for the recipe's step budget)")
-    parser.add_argument("--steps", type=int, default=None, help="training budget in env steps (instead of --iterations)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--steps", type=positive_int, default=None,
+                        help="training budget in env steps (instead of --iterations)")
+    parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--checkpoint-dir", default=None, help="default checkpoints/<id>-ppo")
-    parser.add_argument("--episodes", type=int, default=3, help="episodes to watch after training")
+    parser.add_argument("--episodes", type=non_negative_int, default=3, help="episodes to watch after training")
     parser.add_argument("--render", choices=["ansi", "human", "rgb_array", "none"], default="ansi")
-    parser.add_argument("--max-frames", type=int, default=15, help="rendered steps per watched episode")
-    parser.add_argument("--eval", type=int, default=0, metavar="EPISODES", help="seeded evaluation episodes")
+    parser.add_argument("--max-frames", type=non_negative_int, default=15, help="rendered steps per watched episode")
+    parser.add_argument("--eval", type=non_negative_int, default=0, metavar="EPISODES", help="seeded evaluation episodes")
     parser.add_argument("--address", default=None, help="Ray cluster address ('auto': the running cluster)")
-    parser.add_argument("--num-cpus", type=int, default=None, help="CPUs of a local Ray instance (default: all)")
+    parser.add_argument("--num-cpus", type=positive_int, default=None, help="CPUs of a local Ray instance (default: all)")
     args = parser.parse_args(argv)
-    env_config = baselines.parse_kwargs(args.env_config)
-    gymnasium.make(args.id, **env_config).close()  # a bad argument fails now, not in a remote runner
+    env_config = dict(args.env_config)
+    try:  # a bad argument fails now, not in a remote runner
+        gymnasium.make(args.id, **env_config).close()
+    except (TypeError, ValueError) as exc:
+        parser.error(f"--env-config: {exc}")
 
     import ray
 
@@ -84,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
               f"  episode return {runners.get('episode_return_mean', float('nan')):10.3f}", flush=True)
 
     try:
-        checkpoint, _ = baselines.train_rllib(
+        checkpoint, _ = train_rllib(
             args.id, args.steps, seed=args.seed, env_config=env_config, num_env_runners=args.num_env_runners,
             checkpoint_dir=args.checkpoint_dir or f"checkpoints/{args.id}-ppo", iterations=args.iterations,
             report=report,
@@ -95,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
             ray.shutdown()
 
     # The trained policy, restored from the checkpoint on disk.
-    policy = baselines.RLlibPolicy.from_checkpoint(checkpoint, args.id, env_config)
+    policy = RLlibPolicy.from_checkpoint(checkpoint, args.id, env_config)
     rollout(policy, args.id, env_config, args.episodes, args.seed, args.render, args.max_frames)
     if args.eval:
         for name in ("random", "heuristic", policy):

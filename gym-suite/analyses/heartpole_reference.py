@@ -1,11 +1,12 @@
 """Reference behaviour of ``heartpole-v0``: returns and heart attacks of simple fixed policies.
 
-    python gym-suite/heartpole_reference.py [--episodes 1000] [--seed 0]
+    python gym-suite/analyses/heartpole_reference.py [--episodes 1000] [--seed 0]
 
 Runs ``--episodes`` seeded episodes of 1,000 steps per policy (random actions, always coffee,
 always nothing, always sleep, and the env's heuristic) on the native vector env, one
 sub-environment per episode: the rules are the scalar env's, the vector env only runs them side
-by side. Every policy sees the same seed, so the same random draws. Prints, per policy, the mean
+by side. Every policy sees the same seed, so the same random draws; random actions come from the
+action space seeded with ``action_seed(seed)``, as everywhere in the suite. Prints, per policy, the mean
 and standard deviation of the return and of the heart attacks per episode, and, under always
 coffee, the median number of steps to the first heart attack (the tutorial saw 28 in one run).
 """
@@ -19,6 +20,7 @@ import gymnasium
 import numpy as np
 
 import gym_suite  # noqa: F401  (registers the ids)
+from gym_suite.envs._base import action_seed
 from gym_suite.envs.heartpole_env import DO_NOTHING, DRINK_COFFEE, SLEEP, heuristic_actions
 
 ENV_ID = "gym_suite:heartpole-v0"
@@ -29,14 +31,14 @@ def run_policy(policy: str, episodes: int, seed: int) -> dict:
     envs = gymnasium.make_vec(ENV_ID, num_envs=episodes)
     obs, _ = envs.reset(seed=seed)
     steps = envs.unwrapped.max_episode_steps
-    rng = np.random.default_rng(seed)
+    envs.action_space.seed(action_seed(seed))
     fixed = {"always coffee": DRINK_COFFEE, "always nothing": DO_NOTHING, "always sleep": SLEEP}
     returns = np.zeros(episodes)
     attacks = np.zeros(episodes, dtype=np.int64)
     first_attack = np.zeros(episodes, dtype=np.int64)  # 0: none yet
     for step in range(1, steps + 1):
         if policy == "random":
-            actions = rng.integers(0, 4, episodes)
+            actions = envs.action_space.sample()
         elif policy == "heuristic":
             actions = heuristic_actions(obs)
         else:

@@ -2,8 +2,9 @@
 
 ::
 
-    gym-suite bench [--quick] [--ids ID [ID ...]] [--json PATH] [--markdown PATH]
-    python -m gym_suite.bench ...
+    python gym-suite/benchmarks/bench.py [--quick] [--ids ID [ID ...]] [--json PATH] [--markdown PATH]
+    python gym-suite/benchmarks/bench.py --ids heartpole-v0 --create-heartpole-venv   # against heartpole 1.2
+    python gym-suite/benchmarks/bench.py --from-json docs/bench.json --markdown docs/bench.md
 
 For every registered id it times the raw environment class, the environment through
 ``gymnasium.make``, through gym's ``gym.make`` (when gym is installed), Gymnasium's
@@ -12,6 +13,9 @@ For every registered id it times the raw environment class, the environment thro
 and its native ``CartPoleVectorEnv``, and the PyPI package ``heartpole==1.2`` when a virtual
 environment holding it is available (it pins ``numpy<2`` and ``gymnasium 0.29``, so it runs in
 its own interpreter, timed by the same loop: the source of :func:`time_scalar` is sent to it).
+``--create-heartpole-venv`` makes that environment with pip from PyPI when it is missing: by
+default ``.venv-heartpole12`` at the repository's root, or ``--heartpole-venv PATH``, or
+``$HEARTPOLE12_VENV``.
 
 Protocol: actions are drawn in advance from the seeded action space (a pool that the timed loop
 cycles through), so a figure is the environment's cost and not the sampler's. The scalar loop
@@ -21,9 +25,15 @@ are timed in ``--repeats`` rounds, one repeat of every row per round, so that a 
 from another process hits all rows alike and the ratios stay fair. A figure is the median over
 the rounds, shown with its min-max. Vector rows count environment steps (N x ``step`` calls).
 
-Targets are ratios inside the one run, printed with PASS/MISS. When ``push-v0`` is registered
-it also times ``push-v0`` with a 1k-row and a 100k-row notification log and reports the peak
-memory (resident set size) of 1,024 ``push-v0`` environments against one.
+Targets are ratios inside the one run, printed with PASS/MISS. When ``push-v0`` is selected
+it also times ``push-v0`` with a 1k-row and a 100k-row notification log (windows of 100, the
+whole log as one episode, the native vector env at N=1,024), the time ``gymnasium.make`` takes
+to build the first and a second env on each log (in a fresh interpreter: the first reads and
+encodes the file, the second shares it) and the peak memory (resident set size) of 1,024
+``push-v0`` environments against one.
+
+``--from-json`` re-reads the rows of an earlier run and reports them again, with the targets
+worked out anew, without timing anything.
 """
 
 from __future__ import annotations
@@ -50,12 +60,14 @@ import gymnasium
 import numpy as np
 
 from gym_suite import SPECS
+from gym_suite.cli import key_value
 
 SYNC_SIZES = (8, 64)
 NATIVE_SIZES = (64, 1024, 4096)
 TARGET_N = 4096  # the vector size the targets compare at
 CARTPOLE = "CartPole-v1"
-HEARTPOLE_VENV_CANDIDATES = ("/tmp/heartpole12-venv",)  # where a heartpole==1.2 venv is looked for
+ROOT = Path(__file__).resolve().parents[2]  # the repository
+DEFAULT_HEARTPOLE_VENV = ROOT / ".venv-heartpole12"  # where a heartpole==1.2 venv is looked for by default
 HEARTPOLE_PYPI = "heartpole 1.2 (PyPI)"
 HEARTPOLE_PYPI_EPISODE = 1000  # steps per heartpole 1.2 episode when heartpole-v0 is not registered
 ACTION_POOL = 4096  # scalar actions drawn in advance (the timed loop cycles through them)
@@ -72,6 +84,7 @@ HEARTPOLE_NATIVE_FLOOR = (4096, 5e6)  # heartpole-v0 native vector env at N=4,09
 PUSH_ID = "push-v0"
 PUSH_LOG_ROWS = (1_000, 100_000)
 PUSH_LOG_COST_RATIO = 1.5  # push-v0 step cost with the big log <= 1.5x the cost with the small one
+PUSH_VECTOR_N = 1024  # the native vector env on each log
 MEMORY_COUNT = 1024
 
 
@@ -238,31 +251,32 @@ def _import_gym():
     return gym
 
 
-def _raw_maker(env_id: str):
+def _raw_maker(env_id: str, env_kwargs: dict | None = None):
     """The env class itself, with the registered arguments (its own step limit included), no wrappers."""
     spec = gymnasium.spec(env_id)
     creator = gymnasium.envs.registration.load_env_creator(spec.entry_point)
-    return lambda: creator(**spec.kwargs)
+    return lambda: creator(**{**spec.kwargs, **(env_kwargs or {})})
 
 
-def _vec_maker(env_id: str, num_envs: int, mode: str):
-    return lambda: gymnasium.make_vec(env_id, num_envs=num_envs, vectorization_mode=mode)
+def _vec_maker(env_id: str, num_envs: int, mode: str, env_kwargs: dict | None = None):
+    return lambda: gymnasium.make_vec(env_id, num_envs=num_envs, vectorization_mode=mode, **(env_kwargs or {}))
 
 
-def suite_timed(env_id: str) -> list[Timed]:
-    """Every interface of one suite environment."""
+def suite_timed(env_id: str, env_kwargs: dict | None = None) -> list[Timed]:
+    """Every interface of one suite environment (built with ``env_kwargs``)."""
+    kw = dict(env_kwargs or {})
     out = [
-        scalar_timed(Row(env_id, "raw"), _raw_maker(env_id)),
-        scalar_timed(Row(env_id, "gymnasium.make"), lambda: gymnasium.make(env_id)),
+        scalar_timed(Row(env_id, "raw"), _raw_maker(env_id, kw)),
+        scalar_timed(Row(env_id, "gymnasium.make"), lambda: gymnasium.make(env_id, **kw)),
     ]
     gym = _import_gym()
     if gym is None:
         out.append(Timed(Row(env_id, "gym.make", status="not measured: gym is not installed")))
     else:
-        out.append(scalar_timed(Row(env_id, "gym.make"), lambda: gym.make(env_id)))
-    out += [vector_timed(Row(env_id, "SyncVectorEnv", n), _vec_maker(env_id, n, "sync")) for n in SYNC_SIZES]
+        out.append(scalar_timed(Row(env_id, "gym.make"), lambda: gym.make(env_id, **kw)))
+    out += [vector_timed(Row(env_id, "SyncVectorEnv", n), _vec_maker(env_id, n, "sync", kw)) for n in SYNC_SIZES]
     out += [
-        vector_timed(Row(env_id, "native vector", n), _vec_maker(env_id, n, "vector_entry_point"))
+        vector_timed(Row(env_id, "native vector", n), _vec_maker(env_id, n, "vector_entry_point", kw))
         for n in NATIVE_SIZES
     ]
     return out
@@ -321,14 +335,27 @@ for line in sys.stdin:  # one number of steps per line; answers the seconds they
 """
 
 
+def heartpole_venv_path(option: str | None) -> Path:
+    """Where the heartpole==1.2 venv is: ``--heartpole-venv``, else $HEARTPOLE12_VENV, else the default."""
+    return Path(option or os.environ.get("HEARTPOLE12_VENV") or DEFAULT_HEARTPOLE_VENV)
+
+
 def find_heartpole_venv(option: str | None) -> Path | None:
-    """The python of the heartpole==1.2 venv: ``--heartpole-venv``, else $HEARTPOLE12_VENV or a default."""
-    candidates = [option] if option else [os.environ.get("HEARTPOLE12_VENV"), *HEARTPOLE_VENV_CANDIDATES]
-    for candidate in filter(None, candidates):
-        python = Path(candidate) / "bin" / "python"
-        if python.exists():
-            return python
-    return None
+    """The python of the heartpole==1.2 venv (see :func:`heartpole_venv_path`), when it exists."""
+    python = heartpole_venv_path(option) / "bin" / "python"
+    return python if python.exists() else None
+
+
+def ensure_heartpole_venv(path: Path) -> Path:
+    """A virtual environment at ``path`` holding ``heartpole==1.2``, made with pip from PyPI when missing."""
+    python = path / "bin" / "python"
+    check = [str(python), "-c", "import heartpole"]
+    if python.exists() and subprocess.run(check, capture_output=True).returncode == 0:
+        return path
+    _log(f"creating {path} with heartpole==1.2 from PyPI ...")
+    subprocess.run([sys.executable, "-m", "venv", str(path)], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "heartpole==1.2"], check=True)
+    return path
 
 
 def _heartpole_episode_steps() -> int:
@@ -347,8 +374,8 @@ def heartpole_pypi_timed(args) -> Timed:
     row = Row("heartpole==1.2", HEARTPOLE_PYPI, reference=True, note=f"{limit:,}-step episodes")
     python = find_heartpole_venv(args.heartpole_venv)
     if python is None:
-        where = args.heartpole_venv or " or ".join(HEARTPOLE_VENV_CANDIDATES)
-        row.status = f"not measured: no heartpole==1.2 venv at {where} (see --heartpole-venv)"
+        where = heartpole_venv_path(args.heartpole_venv)
+        row.status = f"not measured: no heartpole==1.2 venv at {where} (see --create-heartpole-venv)"
         return Timed(row)
     functions = "\n\n".join(inspect.getsource(f) for f in (draw_actions, time_scalar))
     try:
@@ -415,17 +442,57 @@ def write_push_logs(tmp: Path) -> dict[int, Path]:
     return paths
 
 
-def push_log_timed(tmp: Path) -> list[Timed]:
-    """``push-v0`` through ``gymnasium.make`` with a 1k-row and a 100k-row notification log."""
-    rows = [Row(PUSH_ID, "gymnasium.make", note=_log_note(n)) for n in PUSH_LOG_ROWS]
-    try:
-        paths = write_push_logs(tmp)
-    except Exception as exc:  # noqa: BLE001
-        return [_error(row, exc) for row in rows]
-    return [
-        scalar_timed(row, lambda path=paths[n]: gymnasium.make(PUSH_ID, csv_path=str(path)))
-        for row, n in zip(rows, PUSH_LOG_ROWS)
-    ]
+def push_log_timed(paths: dict[int, Path] | Exception, env_kwargs: dict | None = None) -> list[Timed]:
+    """``push-v0`` on a 1k-row and a 100k-row notification log: through ``gymnasium.make`` in
+    windows of 100 and as one whole-log episode, and the native vector env at N=1,024."""
+    kw = dict(env_kwargs or {})
+    out = []
+    for n in PUSH_LOG_ROWS:
+        windows = Row(PUSH_ID, "gymnasium.make", note=_log_note(n))
+        whole = Row(PUSH_ID, "gymnasium.make", note=_log_note(n) + ", whole log")
+        vector = Row(PUSH_ID, "native vector", PUSH_VECTOR_N, note=_log_note(n))
+        if isinstance(paths, Exception):
+            out += [_error(row, paths) for row in (windows, whole, vector)]
+            continue
+        path = str(paths[n])
+        out += [
+            scalar_timed(windows, lambda path=path: gymnasium.make(PUSH_ID, **{**kw, "csv_path": path})),
+            scalar_timed(whole, lambda path=path: gymnasium.make(PUSH_ID, **{**kw, "csv_path": path,
+                                                                             "episode_length": None})),
+            vector_timed(vector, _vec_maker(PUSH_ID, PUSH_VECTOR_N, "vector_entry_point", {**kw, "csv_path": path})),
+        ]
+    return out
+
+
+_MAKE_SCRIPT = """
+import json, sys, time
+import pandas, gymnasium, gym_suite  # imported first: the first make times reading the log, not importing
+path = sys.argv[2]
+start = time.perf_counter()
+gymnasium.make(sys.argv[1], csv_path=path)
+first = time.perf_counter() - start
+start = time.perf_counter()
+gymnasium.make(sys.argv[1], csv_path=path)
+print(json.dumps({"first": first, "second": time.perf_counter() - start}))
+"""
+
+
+def push_make_seconds(paths: dict[int, Path] | Exception) -> list[dict]:
+    """Seconds ``gymnasium.make`` takes to build the first and a second ``push-v0`` on each log,
+    in a fresh interpreter (the first reads and encodes the file, the second shares the arrays)."""
+    out = []
+    for n in PUSH_LOG_ROWS:
+        entry = {"rows": n, "first": None, "second": None}
+        try:
+            if isinstance(paths, Exception):
+                raise paths
+            done = subprocess.run([sys.executable, "-c", _MAKE_SCRIPT, PUSH_ID, str(paths[n])],
+                                  capture_output=True, text=True, timeout=600, check=True)
+            entry.update(json.loads(done.stdout.strip().splitlines()[-1]))
+        except Exception as exc:  # noqa: BLE001 - one broken figure must not end the run
+            entry["status"] = f"not measured: {type(exc).__name__}"
+        out.append(entry)
+    return out
 
 
 _MEMORY_SCRIPT = """
@@ -615,6 +682,14 @@ def memory_table(memory: dict) -> str:
     return table
 
 
+def make_table(make: list[dict]) -> str:
+    def cell(seconds):
+        return "-" if seconds is None else f"{seconds * 1e3:,.2f}"
+
+    lines = [[f"{m['rows']:,}", cell(m["first"]), cell(m["second"])] for m in make]
+    return markdown_table([f"{PUSH_ID} log rows", "first make (ms)", "second make (ms)"], lines, right={0, 1, 2})
+
+
 def machine_info() -> dict:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -655,6 +730,8 @@ def render_text(result: dict, rows: list[Row]) -> str:
         "",
         targets_table(result["targets"]),
     ]
+    if result.get("push_make"):
+        parts += ["", make_table(result["push_make"])]
     if result["memory"] is not None:
         parts += ["", memory_table(result["memory"])]
     return "\n".join(parts)
@@ -682,7 +759,9 @@ HOW_IT_IS_MEASURED = """\
   grows with the env's age. It is timed in episodes as long as heartpole-v0's, each in a fresh
   `HeartPole()`: its most favourable case.
 - push-v0's logs of 1,000 and 100,000 rows are copies of the bundled log placed one after the
-  other (each shifted by whole weeks), cut to length, read from CSV files (`csv_path=`).
+  other (each shifted by whole weeks), cut to length, read from CSV files (`csv_path=`). The
+  times to make the first and a second env on a log are taken in a fresh interpreter that has
+  already imported pandas: the first reads and encodes the file, the second shares its arrays.
 - Peak memory is the high-water mark of the resident set (`VmHWM`) of a fresh interpreter that
   builds the envs, resets them and takes one step.
 """
@@ -704,7 +783,7 @@ def render_markdown(result: dict, text: str, json_path: str | None = None) -> st
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="gym-suite bench",
+        prog="python gym-suite/benchmarks/bench.py",
         description="Steps per second of every gym-suite environment against reference envs, in one run.",
     )
     parser.add_argument("--quick", action="store_true", help="a short run: 3 rounds of ~0.25 s per row")
@@ -712,14 +791,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--repeats", type=int, help="timed rounds (default 5, --quick 3)")
     parser.add_argument("--seconds", type=float, help="length of one repeat of a row (default 1, --quick 0.25)")
     parser.add_argument("--steps", type=int, help="fixed env steps per repeat instead of --seconds")
+    parser.add_argument("--env-kwargs", nargs="+", type=key_value, default=[], metavar="KEY=VALUE",
+                        help="arguments of the suite environments timed (not of the reference rows)")
     parser.add_argument("--json", metavar="PATH", help="also save every figure as JSON")
     parser.add_argument("--markdown", metavar="PATH", help="also save the tables as a markdown page")
+    parser.add_argument("--from-json", metavar="PATH",
+                        help="time nothing: report the rows of an earlier run's JSON, with the targets worked out anew")
     parser.add_argument(
         "--heartpole-venv",
         metavar="PATH",
         help="a virtual environment with heartpole==1.2 installed, for its reference row "
-        f"(default: $HEARTPOLE12_VENV, else {', '.join(HEARTPOLE_VENV_CANDIDATES)} when it exists)",
+        f"(default: $HEARTPOLE12_VENV, else {DEFAULT_HEARTPOLE_VENV})",
     )
+    parser.add_argument("--create-heartpole-venv", action="store_true",
+                        help="make that virtual environment with pip from PyPI when it is missing")
     return parser
 
 
@@ -754,9 +839,29 @@ def time_rows(timed: list[Timed], args) -> None:
         _log(f"  round {round_ + 1}/{args.repeats} done")
 
 
+def report(result: dict, args) -> int:
+    """Print the tables of ``result`` and save them where ``--json`` and ``--markdown`` say."""
+    rows = [Row.from_dict(r) for r in result["rows"]]
+    result["targets"] = targets(rows, result["ids"])
+    text = render_text(result, rows)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    if args.markdown:
+        Path(args.markdown).write_text(render_markdown(result, text, args.json))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.from_json:
+        try:
+            result = json.loads(Path(args.from_json).read_text())
+            Row.from_dict(result["rows"][0])
+        except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
+            parser.error(f"--from-json {args.from_json}: not a bench result ({type(exc).__name__}: {exc})")
+        return report(result, args)
     known = [spec.id for spec in SPECS]
     ids = args.ids or known
     unknown = [i for i in ids if i not in known]
@@ -768,28 +873,38 @@ def main(argv: list[str] | None = None) -> int:
         args.seconds = 0.25 if args.quick else 1.0
     if args.repeats < 1 or args.seconds <= 0 or (args.steps is not None and args.steps < 1):
         parser.error("--repeats, --seconds and --steps must be positive")
+    env_kwargs = dict(args.env_kwargs)
+    if args.create_heartpole_venv:
+        ensure_heartpole_venv(heartpole_venv_path(args.heartpole_venv))
     args.side_versions = None
     started = time.perf_counter()
     machine = machine_info()
-    _log(f"gym-suite bench: {', '.join(ids)}; {args.repeats} rounds")
+    _log(f"bench: {', '.join(ids)}; {args.repeats} rounds")
 
+    push_make = None
     with tempfile.TemporaryDirectory(prefix="gym-suite-bench-") as tmp:
         timed = reference_timed(args)
         for env_id in ids:
-            timed += suite_timed(env_id)
+            timed += suite_timed(env_id, env_kwargs)
         if PUSH_ID in ids:
-            timed += push_log_timed(Path(tmp))
+            try:
+                paths = write_push_logs(Path(tmp))
+            except Exception as exc:  # noqa: BLE001 - the rows say what went wrong
+                paths = exc
+            timed += push_log_timed(paths, env_kwargs)
         time_rows(timed, args)
         for t in timed:
             t.close()
+        if PUSH_ID in ids:
+            _log(f"  time to make {PUSH_ID} on each log ...")
+            push_make = push_make_seconds(paths)
     gc.collect()
-    rows = [t.row for t in timed]
     memory = None
     if PUSH_ID in ids:
         _log(f"  peak memory of {MEMORY_COUNT:,} {PUSH_ID} envs against one ...")
         memory = memory_of_copies(PUSH_ID)
     machine["load_average_at_end"] = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
-    command = "gym-suite bench " + " ".join(argv if argv is not None else sys.argv[1:])
+    command = "python gym-suite/benchmarks/bench.py " + " ".join(argv if argv is not None else sys.argv[1:])
     result = {
         "command": command.strip(),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -797,21 +912,15 @@ def main(argv: list[str] | None = None) -> int:
         "heartpole_pypi_venv": args.side_versions,
         "settings": {
             "repeats": args.repeats, "seconds": args.seconds, "steps": args.steps, "quick": args.quick,
-            "seed": SEED, "action_pool": ACTION_POOL, "batch_pool": BATCH_POOL,
+            "seed": SEED, "action_pool": ACTION_POOL, "batch_pool": BATCH_POOL, "env_kwargs": env_kwargs,
         },
         "ids": ids,
-        "rows": [r.as_dict() for r in rows],
-        "targets": targets(rows, ids),
+        "rows": [t.row.as_dict() for t in timed],
+        "push_make": push_make,
         "memory": memory,
         "wall_seconds": time.perf_counter() - started,
     }
-    text = render_text(result, rows)
-    print(text)
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
-    if args.markdown:
-        Path(args.markdown).write_text(render_markdown(result, text, args.json))
-    return 0
+    return report(result, args)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Reference behaviour of ``push-v0`` on its bundled log: accuracy and return of simple policies.
 
-    python gym-suite/push_reference.py [--episodes 500] [--seed 0] [--ppo STEPS]
+    python gym-suite/analyses/push_reference.py [--episodes 500] [--seed 0] [--ppo STEPS]
 
 Every policy plays the same seeded episodes (windows of 100 notifications of one user), then
 replays the whole log once (``episode_length=None``). Two of them peek at what no agent sees:
@@ -12,8 +12,9 @@ replays the whole log once (``episode_length=None``). Two of them peek at what n
   policy can do better in expectation; its expected accuracy is the mean of
   ``max(p_open, 1 - p_open)``.
 
-``--ppo STEPS`` also trains Stable-Baselines3's PPO (``MultiInputPolicy``) for that many steps
-on the scalar env and evaluates it greedily on the same episodes.
+``--ppo STEPS`` also trains Stable-Baselines3's PPO for that many steps with push-v0's recipe
+(``gym_suite.training``; needs the ``sb3`` extra) and evaluates it greedily on the same episodes.
+Random actions come from the action space seeded with ``action_seed`` of the episode's seed.
 """
 
 from __future__ import annotations
@@ -26,21 +27,23 @@ import numpy as np
 
 import gym_suite  # noqa: F401  (registers the ids)
 from gym_suite.envs.push_env import CATEGORICAL_FIELDS, DELIVER, HOLD
+from gym_suite.evaluate import play
 
 
-def play(env, policy, episodes: int, seed: int):
-    """Per-episode return and final accuracy of ``policy(env, obs)`` on seeds ``seed..``."""
+def score(env, policy, episodes: int, seed: int):
+    """Per-episode return and final accuracy of ``policy`` on seeds ``seed..``.
+
+    ``policy`` is a built-in name or a function ``(env, observation) -> action`` (the peeking
+    policies look at the env itself).
+    """
+    act = policy if isinstance(policy, str) else (lambda obs: policy(env, obs))
     returns, accuracies = [], []
     for i in range(episodes):
-        obs, _ = env.reset(seed=seed + i)
-        env.action_space.seed(seed + i)
-        total, done = 0.0, False
-        while not done:
-            obs, reward, terminated, truncated, info = env.step(policy(env, obs))
-            total += reward
-            done = terminated or truncated
+        total = 0.0
+        for step in play(env, act, seed + i):
+            total += step.reward
         returns.append(total)
-        accuracies.append(info["accuracy"])
+        accuracies.append(step.info["accuracy"])
     return np.array(returns), np.array(accuracies)
 
 
@@ -50,24 +53,23 @@ def policies(log) -> dict:
         np.bincount(app, minlength=len(log.vocabularies["app"])), 1
     )
     return {
-        "random": lambda env, obs: int(env.action_space.sample()),
+        "random": "random",
         "always deliver": lambda env, obs: DELIVER,
         "always hold (majority)": lambda env, obs: HOLD,
-        "heuristic (hand rule)": lambda env, obs: env.unwrapped.heuristic(obs),
+        "heuristic (hand rule)": "heuristic",
         "per-app majority (peeks)": lambda env, obs: int(app_open_rate[obs["app"]] >= 0.5),
         "Bayes-optimal (peeks)": lambda env, obs: int(log.p_open[env.unwrapped.current_row] >= 0.5),
     }
 
 
 def ppo_policy(steps: int, seed: int):
-    from stable_baselines3 import PPO
+    from gym_suite.training.sb3 import SB3Policy, train_sb3
 
-    env = gymnasium.make("gym_suite:push-v0")
-    model = PPO("MultiInputPolicy", env, seed=seed, device="cpu", verbose=0)
     start = time.perf_counter()
-    model.learn(total_timesteps=steps)
+    model = train_sb3("push-v0", "ppo", steps, seed=seed)
     print(f"PPO: {steps} training steps in {time.perf_counter() - start:.0f} s")
-    return lambda env, obs: int(model.predict(obs, deterministic=True)[0])
+    policy = SB3Policy(model, name="sb3-ppo")
+    return lambda env, obs: policy(obs)
 
 
 def main(argv=None) -> int:
@@ -87,14 +89,14 @@ def main(argv=None) -> int:
     )
     table = policies(log)
     if args.ppo:
-        table["PPO (MultiInputPolicy)"] = ppo_policy(args.ppo, args.seed)
+        table["PPO (SB3, push-v0 recipe)"] = ppo_policy(args.ppo, args.seed)
     print(f"{args.episodes} episodes of 100 notifications (seeds {args.seed}..{args.seed + args.episodes - 1}), "
           "then one replay of the whole log:\n")
     print(f"| {'policy':<26} | {'accuracy':>8} | {'return / episode':>16} | {'whole log':>9} |")
     print(f"|{'-' * 28}|{'-' * 10}|{'-' * 18}|{'-' * 11}|")
     for name, policy in table.items():
-        returns, accuracies = play(env, policy, args.episodes, args.seed)
-        _, whole_accuracy = play(whole, policy, 1, args.seed)
+        returns, accuracies = score(env, policy, args.episodes, args.seed)
+        _, whole_accuracy = score(whole, policy, 1, args.seed)
         print(
             f"| {name:<26} | {accuracies.mean():>8.4f} | {returns.mean():>7.2f} ± {returns.std():<6.2f} | "
             f"{whole_accuracy[0]:>9.4f} |"

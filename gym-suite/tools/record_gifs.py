@@ -6,7 +6,7 @@ is cut at ``--max-frames`` so that every GIF stays small; a very short one is fo
 next episodes up to ``--min-frames``. Needs Pillow, from the render extra
 (``pip install "gym-suite[render]"``); it is not a runtime dependency.
 
-    python gym-suite/record_gifs.py --out docs/img
+    python gym-suite/tools/record_gifs.py --out docs/img
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ import gymnasium
 import numpy as np
 
 import gym_suite
+from gym_suite.evaluate import play
 
-DEFAULT_OUT = Path(__file__).resolve().parents[1] / "docs" / "img"
+DEFAULT_OUT = Path(__file__).resolve().parents[2] / "docs" / "img"  # the repository's
 MIN_WIDTH = 320  # small frames are enlarged (nearest neighbour) to at least this width
 LAST_FRAME_HOLD = 4  # the last frame shows this many frame times, a pause before the loop restarts
 
@@ -39,22 +40,22 @@ def record_episodes(env_id: str, seed: int, min_frames: int, max_frames: int):
     ``max_frames``) and the env's ``render_fps``.
     """
     env = gymnasium.make(env_id, render_mode="rgb_array")
-    obs, _ = env.reset(seed=seed)
-    policy = env.unwrapped.heuristic
-    frames, returns, lengths, ended = [env.render()], [0.0], [0], False
-    while len(frames) < max_frames:
-        obs, reward, terminated, truncated, _ = env.step(policy(obs))
-        returns[-1] += float(reward)
-        lengths[-1] += 1
+    frames, returns, lengths, ended = [], [], [], False
+    episode_seed = seed
+    while len(frames) < max_frames and (not frames or len(frames) < min_frames):
+        obs, _ = env.reset(seed=episode_seed)
+        episode_seed = None  # the next episodes carry on the seeded generator
         frames.append(env.render())
-        ended = terminated or truncated
-        if ended:
-            if len(frames) >= min_frames:
-                break
-            obs, _ = env.reset()
+        returns.append(0.0)
+        lengths.append(0)
+        ended = False
+        for step in play(env, "heuristic", observation=obs):
+            returns[-1] += step.reward
+            lengths[-1] += 1
             frames.append(env.render())
-            returns.append(0.0)
-            lengths.append(0)
+            ended = step.done
+            if len(frames) >= max_frames:
+                break
     fps = env.metadata.get("render_fps", 4)
     env.close()
     return frames[:max_frames], returns, lengths, ended, fps

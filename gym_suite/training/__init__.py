@@ -1,0 +1,21 @@
+"""Training agents on the suite: recipes, training wrappers, Stable-Baselines3 and Ray RLlib.
+
+Optional: ``gym_suite.training.sb3`` needs the ``sb3`` extra (``pip install "gym-suite[sb3]"``)
+and ``gym_suite.training.rllib`` the ``rllib`` extra. ``import gym_suite`` never imports this
+package, and this package imports neither of them until one of those modules is imported.
+
+- :mod:`gym_suite.training.recipes`: budgets and hyper-parameters of every id (``RECIPES``);
+- :mod:`gym_suite.training.wrappers`: the training-only reward and action wrappers;
+- :mod:`gym_suite.training.sb3`: ``train_sb3``, the greedy ``SB3Policy``, ``save_sb3``/``load_sb3_policy``;
+- :mod:`gym_suite.training.rllib`: ``rllib_config``, ``train_rllib``, ``RLlibPolicy.from_checkpoint``.
+
+Every trained policy is a callable ``observation -> action`` with a batched ``act_batch``, for
+:func:`gym_suite.evaluate`.
+"""
+
+
+def single_thread_torch() -> None:
+    """One torch thread: tiny networks train several times faster than with the default pool."""
+    import torch
+
+    torch.set_num_threads(1)

@@ -1,0 +1,174 @@
+"""How the agents of every suite environment are trained: budgets in environment steps and settings.
+
+An id without a recipe gets ``Recipe()``, so a new environment trains as soon as it is registered.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from gym_suite.envs.heartpole_env import (
+    DEFAULT_HEART_ATTACK_PROCLIVITY,
+    HEART_ATTACK_HYPERTENSION,
+    HEART_ATTACK_PENALTY,
+)
+
+#: The agents that train, by the names the recipes' budgets use.
+TRAINED_AGENTS = ("sb3-ppo", "sb3-dqn", "rllib-ppo")
+
+#: Stable-Baselines3 PPO settings for every id unless its recipe says otherwise.
+SB3_PPO_DEFAULTS: dict[str, Any] = {
+    "n_steps": 256,  # per environment copy: 1,024 steps per update with 4 copies
+    "batch_size": 64,
+    "n_epochs": 10,
+    "learning_rate": 3e-4,
+    "gamma": 0.99,
+    "gae_lambda": 0.95,
+    "ent_coef": 0.0,
+    "policy_kwargs": {"net_arch": [64, 64]},
+}
+#: Stable-Baselines3 DQN settings for every id unless its recipe says otherwise.
+SB3_DQN_DEFAULTS: dict[str, Any] = {
+    "learning_rate": 1e-3,
+    "buffer_size": 50_000,
+    "learning_starts": 1_000,
+    "batch_size": 64,
+    "gamma": 0.99,
+    "train_freq": 4,
+    "gradient_steps": 1,
+    "target_update_interval": 1_000,
+    "exploration_fraction": 0.2,
+    "exploration_final_eps": 0.02,
+    "policy_kwargs": {"net_arch": [64, 64]},
+}
+#: Ray RLlib PPO settings (``PPOConfig.training`` keywords) unless a recipe says otherwise.
+RLLIB_PPO_DEFAULTS: dict[str, Any] = {
+    "lr": 3e-4,
+    "gamma": 0.99,
+    "lambda_": 0.95,
+    "train_batch_size_per_learner": 2_000,
+    "minibatch_size": 128,
+    "num_epochs": 10,
+}
+RLLIB_HIDDENS = [64, 64]
+DEFAULT_BUDGET = 100_000
+
+
+@dataclass(frozen=True)
+class ExpectedPenalty:
+    """Train on a random penalty's expected cost instead of its draw, for the ``algos`` listed.
+
+    The env's ``info`` says whether the penalty struck (``event``) and the chance it had
+    (``probability``); the training reward adds back ``size * event`` and takes off
+    ``size * probability``. The expected return of every policy stays the same, so the best
+    policy does too; the noise of the draws goes. Evaluation scores the env's own rewards.
+    """
+
+    event: str
+    probability: str
+    size: float
+    algos: tuple[str, ...] = ("ppo",)
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How the agents of one environment are trained: budgets in environment steps and settings.
+
+    ``sb3_ppo``, ``sb3_dqn`` and ``rllib_ppo`` update the defaults above. ``vec_normalize``
+    maps ``"ppo"``/``"dqn"`` to ``VecNormalize`` keywords (``norm_obs``, ``norm_reward``, ...)
+    for the Stable-Baselines3 training envs: the greedy policy applies the same frozen
+    observation statistics. ``reward_scale`` maps ``"ppo"``/``"dqn"`` to a constant that
+    multiplies that algorithm's training rewards (the best policy stays the same; the losses
+    see better-sized numbers). ``reward_offset`` maps them to a constant added to every training
+    reward before the scaling: in episodes of a fixed length it shifts every return by the same
+    amount (the best policy stays the same), and it can take out a constant cost that no policy
+    avoids, which the value function would otherwise have to learn to many digits.
+    ``expected_penalty`` (:class:`ExpectedPenalty`) trains on a random penalty's expected cost.
+    Evaluation always scores the env's own rewards.
+    """
+
+    budgets: dict[str, int] = field(default_factory=dict)  # agent -> steps, DEFAULT_BUDGET otherwise
+    n_envs: int = 4
+    vec_normalize: dict[str, dict[str, Any]] = field(default_factory=dict)
+    reward_scale: dict[str, float] = field(default_factory=dict)
+    reward_offset: dict[str, float] = field(default_factory=dict)
+    expected_penalty: ExpectedPenalty | None = None
+    sb3_ppo: dict[str, Any] = field(default_factory=dict)
+    sb3_dqn: dict[str, Any] = field(default_factory=dict)
+    rllib_ppo: dict[str, Any] = field(default_factory=dict)
+
+
+#: heartpole-v0: the expected cost of the heart attacks at rest (hypertension 0), 100 x
+#: 0.5 x sigmoid(-6) = 0.124 a step, that no policy avoids (0.12 % a half-hour even asleep).
+HEARTPOLE_RESTING_ATTACK_COST = (
+    HEART_ATTACK_PENALTY * DEFAULT_HEART_ATTACK_PROCLIVITY / (1.0 + math.exp(HEART_ATTACK_HYPERTENSION))
+)
+
+#: Recipes of the ids that need more (or less) than the default one.
+RECIPES: dict[str, Recipe] = {
+    # 10-step walks: solved (the heuristic's return) within a few thousand steps
+    "example-v0": Recipe(budgets={"sb3-ppo": 20_000, "sb3-dqn": 20_000, "rllib-ppo": 20_000}),
+    # a contextual bandit with raw features (text length up to 5,120, hour, battery...): the
+    # SB3 networks see them standardized
+    "push-v0": Recipe(
+        budgets={"sb3-ppo": 300_000, "sb3-dqn": 100_000, "rllib-ppo": 200_000},
+        vec_normalize={"ppo": {"norm_obs": True, "norm_reward": False},
+                       "dqn": {"norm_obs": True, "norm_reward": False}},
+    ),
+    # 1,000-step episodes whose return is dominated by -100 heart attacks, against score changes
+    # of about 0.001 a step: rewards scaled by 0.01 keep the attacks inside the quadratic part of
+    # DQN's Huber loss (unscaled, DQN learns as if they cost 1, and drinks coffee); a large batch,
+    # a slow target network and learning rate average the attacks' noise out. PPO trains on the
+    # attacks' expected cost (100 x heart_attack_probability) instead of their draws, less the
+    # cost at rest that every policy pays (a constant a step, in 1,000-step episodes: the same
+    # shift of every return), times 1,000 so that the score changes are of order 0.1 to 1, with
+    # normalized observations (time_elapsed and work_done grow to 2,000 and 700) and updates of
+    # 4,096 steps: it learns an alertness threshold (paired with the heuristic: -0.0013 ± 0.0004
+    # at 400k steps, instead of -0.0090 with VecNormalize's reward normalization and -0.276 for
+    # always-sleep). gamma 0.999 does worse (-0.010: a rule on time_since_slept, or always-sleep):
+    # the returns then sum the noise of many wake-ups. DQN does worse with expected attacks (it
+    # drinks now and then: -4.3), so it keeps the drawn attacks. No agent can beat the heuristic
+    # by much: it is the best stationary policy (sleep when the next half-hour's work falls below
+    # the long-run score, 0.32, i.e. alertness below about 0.38), see
+    # gym-suite/analyses/heartpole_policies.py in the repository.
+    "heartpole-v0": Recipe(
+        budgets={"sb3-ppo": 400_000, "sb3-dqn": 150_000, "rllib-ppo": 200_000},
+        reward_scale={"dqn": 0.01, "ppo": 1000.0},
+        reward_offset={"ppo": HEARTPOLE_RESTING_ATTACK_COST},
+        expected_penalty=ExpectedPenalty("heart_attack", "heart_attack_probability", 100.0, algos=("ppo",)),
+        vec_normalize={"ppo": {"norm_obs": True, "norm_reward": False}},
+        sb3_ppo={"n_steps": 1024, "batch_size": 256},
+        sb3_dqn={"batch_size": 256, "learning_rate": 3e-4, "target_update_interval": 5_000},
+    ),
+    # one continuous action per step; a hit ends the episode
+    "target-v0": Recipe(budgets={"sb3-ppo": 100_000, "rllib-ppo": 100_000}),
+}
+
+
+def recipe_for(env_id: str) -> Recipe:
+    """The recipe of ``env_id`` (``Recipe()`` for an id without one)."""
+    return RECIPES.get(env_id, Recipe())
+
+
+def recipe_budget(env_id: str, agent: str) -> int:
+    """The recipe's training budget of ``agent`` (``"sb3-ppo"``, ...) on ``env_id``, in env steps."""
+    if agent not in TRAINED_AGENTS:
+        raise ValueError(f"unknown agent {agent!r}: choose from {list(TRAINED_AGENTS)}")
+    return recipe_for(env_id).budgets.get(agent, DEFAULT_BUDGET)
+
+
+def sb3_settings(env_id: str, algo: str) -> dict[str, Any]:
+    """The keyword arguments of the Stable-Baselines3 model for ``algo`` (``"ppo"``/``"dqn"``)."""
+    recipe = recipe_for(env_id)
+    if algo == "ppo":
+        return {**SB3_PPO_DEFAULTS, **recipe.sb3_ppo}
+    if algo == "dqn":
+        return {**SB3_DQN_DEFAULTS, **recipe.sb3_dqn}
+    raise ValueError(f"unknown algorithm {algo!r}: choose 'ppo' or 'dqn'")
+
+
+def rllib_ppo_settings(env_id: str, **overrides: Any) -> dict[str, Any]:
+    """The ``PPOConfig.training`` keywords of ``env_id``: defaults, the recipe, then ``overrides``."""
+    return {**RLLIB_PPO_DEFAULTS, **recipe_for(env_id).rllib_ppo, **overrides}

@@ -1,0 +1,169 @@
+"""Ray RLlib PPO on the suite, and the greedy policy of a checkpoint for :func:`gym_suite.evaluate`.
+
+Needs the ``rllib`` extra: ``pip install "gym-suite[rllib]"``. The algorithm's environment is
+``"gym_suite:<id>"``: every env runner, remote or local, builds its environments itself with
+``gymnasium.make``, whose ``module:id`` form imports ``gym_suite`` (and so registers the ids) in
+that process, so this works with any number of remote env runners on any machine that has
+gym-suite installed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+try:
+    import ray  # noqa: F401
+    from ray.rllib.algorithms.ppo import PPOConfig
+except ImportError as exc:  # pragma: no cover - depends on the extras installed
+    raise ImportError('gym_suite.training.rllib needs Ray RLlib: pip install "gym-suite[rllib]"') from exc
+
+from gym_suite.training import single_thread_torch
+from gym_suite.training.recipes import RLLIB_HIDDENS, recipe_budget, rllib_ppo_settings
+from gym_suite.training.wrappers import env_actions
+
+#: How long an iteration waits for the env runners' samples. RLlib's default, 60 s, drops a slow
+#: runner's batch: on a busy machine an iteration could then train on nothing.
+RLLIB_SAMPLE_TIMEOUT_S = 600.0
+
+
+def rllib_config(
+    env_id: str,
+    env_config: dict | None = None,
+    num_env_runners: int = 1,
+    num_envs_per_env_runner: int = 1,
+    seed: int = 0,
+    **training: Any,
+) -> PPOConfig:
+    """``PPOConfig`` for ``gym_suite:<env_id>``: the env runners import gym_suite themselves.
+
+    Observations go through RLlib's ``FlattenObservations`` connector (one-hot for
+    ``Discrete``, concatenation for ``Dict``), so every observation space meets the default
+    fully connected model. ``training`` updates the id's recipe and the recipes' defaults.
+    """
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+
+    return (
+        PPOConfig()
+        .environment(f"gym_suite:{env_id}", env_config=dict(env_config or {}))
+        .env_runners(
+            num_env_runners=num_env_runners,
+            num_envs_per_env_runner=num_envs_per_env_runner,
+            env_to_module_connector=_flatten_connector,
+            sample_timeout_s=RLLIB_SAMPLE_TIMEOUT_S,
+        )
+        .learners(num_learners=0)  # the learner trains in the driver process
+        .training(**rllib_ppo_settings(env_id, **training))
+        .rl_module(model_config=DefaultModelConfig(fcnet_hiddens=list(RLLIB_HIDDENS)))
+        .debugging(seed=seed)
+    )
+
+
+def _flatten_connector(env=None, spaces=None, device=None):
+    from ray.rllib.connectors.env_to_module import FlattenObservations
+
+    return FlattenObservations()
+
+
+def rllib_module_path(checkpoint: str | os.PathLike) -> Path:
+    """Where an algorithm checkpoint keeps the learner's (single) RLModule."""
+    from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_LEARNER_GROUP, COMPONENT_RL_MODULE, DEFAULT_MODULE_ID
+
+    return Path(checkpoint) / COMPONENT_LEARNER_GROUP / COMPONENT_LEARNER / COMPONENT_RL_MODULE / DEFAULT_MODULE_ID
+
+
+class RLlibPolicy:
+    """A trained RLlib RLModule as a greedy policy for :func:`gym_suite.evaluate`.
+
+    It repeats what the env runners do around the module: flatten the observation as the
+    ``FlattenObservations`` connector does, take the distribution's deterministic action
+    (argmax, or the Gaussian mean) and, for ``Box`` actions, unsquash it to the bounds as
+    ``normalize_actions=True`` (RLlib's default) does.
+    """
+
+    def __init__(self, module, observation_space: spaces.Space, action_space: spaces.Space,
+                 normalize_actions: bool = True, name: str = "rllib-ppo"):
+        self.name = name
+        self.module = module
+        self.module.eval()
+        self.observation_space = observation_space
+        self.action_space = action_space
+        self.normalize_actions = normalize_actions
+
+    @classmethod
+    def from_checkpoint(cls, checkpoint: str | os.PathLike, env_id: str, env_config: dict | None = None,
+                        normalize_actions: bool = True) -> RLlibPolicy:
+        from ray.rllib.core.rl_module.rl_module import RLModule
+
+        module = RLModule.from_checkpoint(rllib_module_path(checkpoint))
+        env = gymnasium.make(env_id, **(env_config or {}))
+        try:
+            return cls(module, env.observation_space, env.action_space, normalize_actions)
+        finally:
+            env.close()
+
+    def act_batch(self, observations: list) -> list:
+        import torch
+        from ray.rllib.utils.numpy import flatten_inputs_to_1d_tensor
+        from ray.rllib.utils.spaces.space_utils import get_base_struct_from_space, unsquash_action
+
+        struct = get_base_struct_from_space(self.observation_space)
+        flat = np.stack([flatten_inputs_to_1d_tensor(o, struct, batch_axis=False) for o in observations])
+        with torch.no_grad():
+            out = self.module.forward_inference({"obs": torch.as_tensor(flat, dtype=torch.float32)})
+            dist = self.module.get_inference_action_dist_cls().from_logits(out["action_dist_inputs"])
+            actions = dist.to_deterministic().sample().numpy()
+        if isinstance(self.action_space, spaces.Box):
+            if self.normalize_actions:
+                actions = np.stack([unsquash_action(a, self.action_space) for a in actions])
+            else:
+                actions = np.clip(actions, self.action_space.low, self.action_space.high)
+        return env_actions(actions, self.action_space)
+
+    def __call__(self, observation):
+        return self.act_batch([observation])[0]
+
+
+def train_rllib(
+    env_id: str,
+    steps: int | None = None,
+    seed: int = 0,
+    env_config: dict | None = None,
+    num_env_runners: int = 1,
+    *,
+    checkpoint_dir: str | os.PathLike,
+    iterations: int | None = None,
+    report=None,
+    **training: Any,
+) -> tuple[Path, int]:
+    """Train RLlib PPO on ``gym_suite:<env_id>`` and save a checkpoint in ``checkpoint_dir``; Ray must be running.
+
+    Trains ``iterations`` iterations or, by default, until ``steps`` env steps (the recipe's
+    budget when None) are sampled. ``report``, when given, is called with each iteration's
+    number and result dict. Returns ``(checkpoint directory, env steps sampled)``. Sets torch
+    to one thread (the learner trains in this process).
+    """
+    single_thread_torch()
+    if steps is None:
+        steps = recipe_budget(env_id, "rllib-ppo")
+    config = rllib_config(env_id, env_config, num_env_runners, seed=seed, **training)
+    if iterations is None:
+        iterations = -(-steps // config.train_batch_size_per_learner)  # ceil
+    algo = config.build_algo()
+    sampled = 0
+    try:
+        for i in range(iterations):
+            result = algo.train()
+            sampled = int(result["env_runners"]["num_env_steps_sampled_lifetime"])
+            if report is not None:
+                report(i + 1, result)
+        checkpoint_dir = Path(checkpoint_dir).resolve()
+        algo.save_to_path(str(checkpoint_dir))
+    finally:
+        algo.stop()
+    return checkpoint_dir, sampled

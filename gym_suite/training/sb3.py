@@ -1,0 +1,190 @@
+"""Stable-Baselines3 PPO and DQN on the suite, and their greedy policies for :func:`gym_suite.evaluate`.
+
+Needs the ``sb3`` extra: ``pip install "gym-suite[sb3]"`` (install torch first where its CPU
+build is wanted). Training runs on the CPU with one torch thread: tiny networks train several
+times faster than with torch's default thread pool on a small machine.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+from gymnasium import spaces
+
+try:
+    import stable_baselines3  # noqa: F401
+except ImportError as exc:  # pragma: no cover - depends on the extras installed
+    raise ImportError('gym_suite.training.sb3 needs Stable-Baselines3: pip install "gym-suite[sb3]"') from exc
+
+from gym_suite.training import single_thread_torch
+from gym_suite.training.recipes import ExpectedPenalty, recipe_budget, recipe_for, sb3_settings
+from gym_suite.training.wrappers import (
+    acts_in_unit_box,
+    env_actions,
+    from_unit_box,
+    stack_observations,
+    training_wrappers,
+)
+
+ALGORITHMS = ("ppo", "dqn")
+
+
+class SB3Policy:
+    """A trained Stable-Baselines3 model as a greedy policy for :func:`gym_suite.evaluate`.
+
+    Calling it maps one observation to one action; ``act_batch`` maps a list of observations
+    to their actions in one forward pass. It holds the torch policy and, when the model trained
+    under ``VecNormalize``, its frozen observation statistics, and pickles (to joblib workers).
+    A model that acts in ``[-1, 1]`` for a bounded ``Box`` action space of the env (see
+    :func:`make_sb3_env`) has its actions mapped back to the env's bounds.
+    """
+
+    def __init__(self, model, name: str = "sb3", normalizer=None):
+        self.name = name
+        self.policy = model.policy.to("cpu")
+        self.policy.set_training_mode(False)
+        self.observation_space = model.observation_space
+        self.action_space = getattr(model, "env_action_space", None) or model.action_space
+        self.rescale = acts_in_unit_box(self.action_space)
+        normalizer = normalizer if normalizer is not None else model.get_vec_normalize_env()
+        # VecNormalize pickles its statistics without the wrapped envs (and only once: a copy
+        # cannot be pickled again), so this policy carries the pickled bytes
+        self._normalizer_bytes = pickle.dumps(normalizer) if normalizer is not None else None
+        self._normalizer = None
+
+    @property
+    def normalizer(self):
+        """The frozen ``VecNormalize`` statistics (None without normalization)."""
+        if self._normalizer is None and self._normalizer_bytes is not None:
+            self._normalizer = pickle.loads(self._normalizer_bytes)
+        return self._normalizer
+
+    def __getstate__(self):
+        return {**self.__dict__, "_normalizer": None}
+
+    def act_batch(self, observations: list) -> list:
+        obs = stack_observations(observations, self.observation_space)
+        if self.normalizer is not None:
+            obs = self.normalizer.normalize_obs(obs)
+        actions, _ = self.policy.predict(obs, deterministic=True)
+        if self.rescale:
+            actions = from_unit_box(actions, self.action_space)
+        return env_actions(actions, self.action_space)
+
+    def __call__(self, observation):
+        return self.act_batch([observation])[0]
+
+
+def make_sb3_env(env_id: str, n_envs: int, seed: int, env_kwargs: dict | None = None,
+                 vec_normalize: dict[str, Any] | None = None, reward_scale: float = 1.0,
+                 expected_penalty: ExpectedPenalty | None = None, reward_offset: float = 0.0):
+    """The vectorized training env: ``DummyVecEnv`` of monitored copies (the monitor logs the
+    env's own rewards) in :func:`gym_suite.training.wrappers.training_wrappers` (the expected
+    penalty, a bounded ``Box`` action space rescaled to ``[-1, 1]``, rewards shifted by
+    ``reward_offset`` and scaled by ``reward_scale``), in ``VecNormalize`` when
+    ``vec_normalize`` (its keyword arguments) is given."""
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import VecNormalize
+
+    venv = make_vec_env(env_id, n_envs=n_envs, seed=seed, env_kwargs=env_kwargs, wrapper_class=training_wrappers,
+                        wrapper_kwargs={"reward_scale": reward_scale, "expected_penalty": expected_penalty,
+                                        "reward_offset": reward_offset})
+    if vec_normalize is not None:
+        venv = VecNormalize(venv, **vec_normalize)
+    return venv
+
+
+def train_sb3(
+    env_id: str,
+    algo: str = "ppo",
+    steps: int | None = None,
+    seed: int = 0,
+    env_kwargs: dict | None = None,
+    verbose: int = 0,
+    progress_bar: bool = False,
+):
+    """Train Stable-Baselines3 ``algo`` (``"ppo"`` or ``"dqn"``) on ``env_id`` for ``steps`` env steps.
+
+    Uses the id's recipe (:data:`gym_suite.training.recipes.RECIPES`) for the settings and,
+    when ``steps`` is None, the budget. Returns the model; ``model.get_vec_normalize_env()``
+    holds the observation statistics when the recipe normalizes. Sets torch to one thread.
+    Nothing is written to disk (see :func:`save_sb3`).
+    """
+    from stable_baselines3 import DQN, PPO
+    from stable_baselines3.common.logger import HumanOutputFormat, Logger
+
+    algo = algo.lower()
+    settings = sb3_settings(env_id, algo)
+    single_thread_torch()
+    recipe = recipe_for(env_id)
+    if steps is None:
+        steps = recipe_budget(env_id, f"sb3-{algo}")
+    probe = gymnasium.make(env_id, **(env_kwargs or {}))
+    if algo == "dqn" and not isinstance(probe.action_space, spaces.Discrete):
+        raise ValueError(f"DQN needs a Discrete action space; {env_id} has {probe.action_space}")
+    policy = "MultiInputPolicy" if isinstance(probe.observation_space, spaces.Dict) else "MlpPolicy"
+    n_envs = recipe.n_envs if algo == "ppo" else 1
+    vec_normalize = recipe.vec_normalize.get(algo)
+    if vec_normalize is not None:
+        vec_normalize = {"gamma": settings.get("gamma", 0.99), **vec_normalize}
+        if isinstance(probe.observation_space, spaces.Dict) and vec_normalize.get("norm_obs", True):
+            # VecNormalize scales Box entries only: the Discrete ones are one-hot encoded
+            vec_normalize.setdefault("norm_obs_keys", [
+                key for key, space in probe.observation_space.spaces.items() if isinstance(space, spaces.Box)
+            ])
+    env_action_space = probe.action_space
+    probe.close()
+    penalty = recipe.expected_penalty if recipe.expected_penalty and algo in recipe.expected_penalty.algos else None
+    venv = make_sb3_env(env_id, n_envs, seed, env_kwargs, vec_normalize, recipe.reward_scale.get(algo, 1.0), penalty,
+                        recipe.reward_offset.get(algo, 0.0))
+    cls = PPO if algo == "ppo" else DQN
+    model = cls(policy, venv, seed=seed, device="cpu", verbose=verbose, **settings)
+    # SB3's default logger makes a fresh directory under the temporary directory at every
+    # learn(): log to standard output only
+    formats = [HumanOutputFormat(sys.stdout)] if verbose else []
+    model.set_logger(Logger(folder=None, output_formats=formats))
+    model.env_action_space = env_action_space  # what SB3Policy maps the [-1, 1] actions back to
+    model.learn(total_timesteps=int(steps), progress_bar=progress_bar)
+    return model
+
+
+def _model_files(path: str | os.PathLike) -> tuple[Path, Path]:
+    base = str(path)[: -len(".zip")] if str(path).endswith(".zip") else str(path)
+    return Path(base + ".zip"), Path(base + ".vecnormalize.pkl")
+
+
+def save_sb3(model, path: str | os.PathLike) -> list[Path]:
+    """Save the model (``path.zip``) and its ``VecNormalize`` statistics (``path.vecnormalize.pkl``)."""
+    archive, stats = _model_files(path)
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    model.save(archive)
+    written = [archive]
+    normalizer = model.get_vec_normalize_env()
+    if normalizer is not None:
+        normalizer.save(stats)
+        written.append(stats)
+    return written
+
+
+def load_sb3_policy(path: str | os.PathLike, algo: str, env_id: str, env_kwargs: dict | None = None) -> SB3Policy:
+    """The greedy policy of a model saved by :func:`save_sb3`."""
+    from stable_baselines3 import DQN, PPO
+    from stable_baselines3.common.vec_env import VecNormalize
+
+    if algo.lower() not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algo!r}: choose 'ppo' or 'dqn'")
+    archive, stats = _model_files(path)
+    model = (PPO if algo.lower() == "ppo" else DQN).load(archive, device="cpu")
+    env = gymnasium.make(env_id, **(env_kwargs or {}))
+    model.env_action_space = env.action_space
+    env.close()
+    normalizer = None
+    if stats.exists():
+        normalizer = VecNormalize.load(stats, make_sb3_env(env_id, 1, 0, env_kwargs))
+        normalizer.training = False
+    return SB3Policy(model, name=f"sb3-{algo.lower()}", normalizer=normalizer)

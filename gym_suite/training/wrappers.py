@@ -1,0 +1,84 @@
+"""Wrappers of the training environments only: evaluation always scores the env's own rewards."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.wrappers import RescaleAction
+
+from gym_suite.training.recipes import ExpectedPenalty
+
+
+def acts_in_unit_box(space: spaces.Space) -> bool:
+    """Whether agents act in ``[-1, 1]`` for this action space (a bounded float ``Box`` that is not already it).
+
+    Gaussian policies start around 0 with unit spread: they explore a bounded ``Box`` only when
+    it is ``[-1, 1]`` (Stable-Baselines3's advice, and what RLlib's ``normalize_actions`` does).
+    """
+    return (
+        isinstance(space, spaces.Box)
+        and np.issubdtype(space.dtype, np.floating)
+        and space.is_bounded("both")
+        and not (np.all(space.low == -1.0) and np.all(space.high == 1.0))
+    )
+
+
+def from_unit_box(actions: np.ndarray, space: spaces.Box) -> np.ndarray:
+    """Actions in ``[-1, 1]`` mapped back to the bounds of ``space`` (clipped: rounding must not step out)."""
+    low, high = space.low, space.high
+    actions = low + (np.clip(actions, -1.0, 1.0) + 1.0) * 0.5 * (high - low)
+    return np.clip(actions, low, high)
+
+
+def stack_observations(observations: list, space: spaces.Space):
+    """A batch of single observations as one array (a dict of arrays for a ``Dict`` space)."""
+    if isinstance(space, spaces.Dict):
+        return {key: np.stack([np.asarray(o[key]) for o in observations]) for key in space.spaces}
+    return np.stack([np.asarray(o) for o in observations])
+
+
+def env_actions(actions: np.ndarray, action_space: spaces.Space) -> list:
+    """One action per row, as the env takes it: Python ints for ``Discrete``, arrays for ``Box``."""
+    if isinstance(action_space, spaces.Discrete):
+        return [int(a) for a in np.asarray(actions).reshape(-1).tolist()]
+    return [np.asarray(a, dtype=action_space.dtype) for a in actions]
+
+
+class ScaleReward(gymnasium.RewardWrapper):
+    """Multiply every reward by a constant, after adding ``offset`` to it."""
+
+    def __init__(self, env, scale: float, offset: float = 0.0):
+        super().__init__(env)
+        self.scale = float(scale)
+        self.offset = float(offset)
+
+    def reward(self, reward):
+        return self.scale * (float(reward) + self.offset)
+
+
+class ExpectedPenaltyReward(gymnasium.Wrapper):
+    """The reward with a random penalty's draw replaced by its expected cost (:class:`ExpectedPenalty`)."""
+
+    def __init__(self, env, penalty: ExpectedPenalty):
+        super().__init__(env)
+        self.penalty = penalty
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        p = self.penalty
+        reward = float(reward) + p.size * float(info[p.event]) - p.size * float(info[p.probability])
+        return obs, reward, terminated, truncated, info
+
+
+def training_wrappers(env, reward_scale: float = 1.0, expected_penalty: ExpectedPenalty | None = None,
+                      reward_offset: float = 0.0):
+    """``env`` as an agent trains on it: the expected penalty, actions in ``[-1, 1]``, scaled rewards."""
+    if expected_penalty is not None:
+        env = ExpectedPenaltyReward(env, expected_penalty)
+    if acts_in_unit_box(env.action_space):
+        unit = np.ones(env.action_space.shape, dtype=env.action_space.dtype)
+        env = RescaleAction(env, -unit, unit)
+    if reward_scale != 1.0 or reward_offset != 0.0:
+        env = ScaleReward(env, reward_scale, reward_offset)
+    return env

@@ -1,0 +1,232 @@
+"""The ``gym-suite`` command, and the episode loop and evaluation behind it (``gym_suite.evaluate``)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import gymnasium
+import numpy as np
+import pytest
+from conftest import ALL_IDS
+
+import gym_suite
+from gym_suite.cli import main, parse_kwargs
+from gym_suite.envs._base import action_seed
+from gym_suite.evaluate import EvalResult, evaluate, play, run_episode
+
+SHORT = {"max_episode_steps": 40}  # gymnasium.make's time limit: quick episodes for every id
+
+
+def gym_suite_command(*args, env=None, **kwargs):
+    """``python -m gym_suite ARGS`` in a fresh process, as a user runs it."""
+    return subprocess.run([sys.executable, "-m", "gym_suite", *args], capture_output=True, text=True,
+                          timeout=300, env=env, **kwargs)
+
+
+# --------------------------------------------------------------------------------------------
+# The command line
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["evaluate", "example-v0", "--episodes", "0"],
+        ["evaluate", "example-v0", "--episodes", "-1"],
+        ["evaluate", "example-v0", "--jobs", "0"],
+        ["evaluate", "example-v0", "--seed", "-3"],
+        ["evaluate", "example-v0", "--episodes", "many"],
+        ["evaluate", "example-v0", "--env-kwargs", "no_equals_sign"],
+        ["demo", "--seed", "-1"],
+    ],
+)
+def test_cli_rejects_non_positive_episodes_with_usage_error(argv, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: gym-suite") and "error: argument" in err
+
+
+def test_cli_usage_error_is_not_a_traceback():
+    done = gym_suite_command("evaluate", "example-v0", "--episodes", "0")
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr and "--episodes: must be a positive integer" in done.stderr
+
+
+def test_cli_has_no_repository_script_commands(capsys):
+    for command in ("bench", "baselines"):  # scripts of the repository, not commands of the package
+        with pytest.raises(SystemExit) as stop:
+            main([command])
+        assert stop.value.code == 2
+        assert "invalid choice" in capsys.readouterr().err
+
+
+def test_cli_survives_a_closed_pipe():
+    """``gym-suite list | head -n 1``: the reader goes away, the command ends without a traceback."""
+    process = subprocess.Popen([sys.executable, "-m", "gym_suite", "list"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    process.stdout.close()  # before the command has written anything
+    err = process.stderr.read()
+    process.wait(timeout=300)
+    process.stderr.close()
+    assert "BrokenPipeError" not in err and "Traceback" not in err, err
+
+
+def test_cli_output_in_ascii_locale():
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    done = gym_suite_command("evaluate", "example-v0", "--episodes", "5", env=env)
+    assert done.returncode == 0, done.stderr
+    assert "return:" in done.stdout and "+/-" in done.stdout
+    done.stdout.encode("ascii")
+    utf8 = gym_suite_command("evaluate", "example-v0", "--episodes", "5",
+                             env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+    assert "±" in utf8.stdout  # the sign itself wherever it can be written
+
+
+def test_cli_evaluate_prints_the_evaluation(capsys):
+    assert main(["evaluate", "example-v0", "--policy", "heuristic", "--episodes", "7", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    expected = evaluate("example-v0", "heuristic", episodes=7, seed=2)
+    assert f"return: {expected.mean:.3f}" in out and "over 7 episodes" in out
+
+
+def test_cli_demo_plays_the_seeded_random_episode(capsys):
+    assert main(["demo", "--seed", "4"]) == 0
+    out = capsys.readouterr().out
+    for env_id in ALL_IDS:
+        total, length = run_episode(gymnasium.make(env_id), "random", 4)
+        row = next(line for line in out.splitlines() if line.startswith(f"| {env_id} "))
+        assert f"| {length:>5} | {total:>10.3f} |" in row
+
+
+def test_parse_kwargs_reads_literals():
+    assert parse_kwargs(["a=0.3", "b=None", "c=word", "d=(1, 2)"]) == {"a": 0.3, "b": None, "c": "word", "d": (1, 2)}
+    with pytest.raises(ValueError, match="KEY=VALUE"):
+        parse_kwargs(["a"])
+
+
+# --------------------------------------------------------------------------------------------
+# One episode loop
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("env_id", ALL_IDS)
+def test_evaluate_plays_the_episodes_of_run_episode(env_id):
+    for policy in ("random", "heuristic"):
+        result = evaluate(env_id, policy, episodes=4, seed=9, env_kwargs=SHORT)
+        env = gymnasium.make(env_id, **SHORT)
+        one_by_one = [run_episode(env, policy, 9 + i) for i in range(4)]
+        np.testing.assert_array_equal(result.returns, [r for r, _ in one_by_one])
+        np.testing.assert_array_equal(result.lengths, [n for _, n in one_by_one])
+
+
+@pytest.mark.parametrize("env_id", ALL_IDS)
+def test_random_actions_are_seeded_by_action_seed(env_id):
+    """``play(env, "random", seed)``: the env reset with ``seed``, the actions drawn from ``action_seed(seed)``."""
+    played = [step.action for step in play(gymnasium.make(env_id, **SHORT), "random", 5)]
+    env = gymnasium.make(env_id, **SHORT)
+    env.reset(seed=5)
+    env.action_space.seed(action_seed(5))
+    by_hand = [env.action_space.sample() for _ in played]
+    np.testing.assert_array_equal(np.asarray(played), np.asarray(by_hand))
+
+
+def test_play_yields_every_step_until_the_end():
+    env = gymnasium.make("example-v0")
+    steps = list(play(env, "random", 1))
+    assert steps and steps[-1].done and not any(step.done for step in steps[:-1])
+    assert (sum(step.reward for step in steps), len(steps)) == run_episode(env, "random", 1)
+    obs, _ = env.reset(seed=1)  # a caller that reset the env itself hands the observation over
+    assert [s.reward for s in play(env, "random", 1, observation=obs)] == [s.reward for s in steps]
+
+
+def test_unknown_or_bad_policies_are_refused():
+    env = gymnasium.make("example-v0")
+    with pytest.raises(ValueError, match="unknown policy"):
+        next(play(env, "greedy", 0))
+    with pytest.raises(TypeError, match="callable"):
+        next(play(env, 42, 0))
+
+
+# --------------------------------------------------------------------------------------------
+# evaluate
+# --------------------------------------------------------------------------------------------
+
+
+class CountingPolicy:
+    """A batched policy that answers ``extra`` actions more (or fewer) than it was asked for."""
+
+    name = "miscounting"
+
+    def __init__(self, extra: int):
+        self.extra = extra
+
+    def __call__(self, observation):
+        return 0
+
+    def act_batch(self, observations):
+        return [0] * max(0, len(observations) + self.extra)
+
+
+@pytest.mark.parametrize("extra", [-1, 1])
+def test_act_batch_wrong_count_raises(extra):
+    with pytest.raises(ValueError, match="expected 3"):
+        evaluate("example-v0", CountingPolicy(extra), episodes=3)
+    assert len(evaluate("example-v0", CountingPolicy(0), episodes=3).returns) == 3
+
+
+def test_heuristic_of_foreign_env_is_a_clear_error():
+    with pytest.raises(ValueError, match="CartPole-v1 has no heuristic"):
+        evaluate("CartPole-v1", "heuristic", episodes=2)
+    with pytest.raises(ValueError, match="no heuristic"):
+        run_episode(gymnasium.make("CartPole-v1"), "heuristic", 0)
+    assert len(evaluate("CartPole-v1", "random", episodes=2).returns) == 2  # foreign ids work otherwise
+
+
+def test_import_gym_suite_is_light():
+    code = (
+        "import sys, gym_suite\n"
+        "heavy = ('joblib', 'pandas', 'tqdm', 'torch', 'stable_baselines3', 'ray', 'gym_suite.training')\n"
+        "assert not [m for m in heavy if m in sys.modules], [m for m in heavy if m in sys.modules]\n"
+        "from gym_suite.evaluate import evaluate\n"
+        "evaluate('example-v0', 'random', episodes=3)\n"
+        "assert 'joblib' not in sys.modules and 'tqdm' not in sys.modules  # only for parallel runs and bars\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_progress_bar_only_when_asked_or_on_a_terminal(capsys):
+    evaluate("example-v0", "random", episodes=60)  # standard error is not a terminal here
+    assert capsys.readouterr().err == ""
+    evaluate("example-v0", "random", episodes=60, progress=True)
+    err = capsys.readouterr().err
+    assert "example-v0 random" in err and "/60" in err  # a tqdm bar over the 60 episodes
+
+
+def test_paired_difference():
+    rng = np.random.default_rng(0)
+    shared = rng.normal(0, 100, 500)  # noise both agents see on the same episodes cancels out
+
+    def result(returns, seed=0):
+        return EvalResult("x-v0", "p", seed, np.asarray(returns), np.ones(len(returns)))
+
+    base = result(shared)
+    better = result(shared + 0.5 + rng.normal(0, 0.1, 500))
+    diff, se = better.paired_difference(base)
+    assert diff == pytest.approx(0.5, abs=0.05) and 0 < se < 0.01  # unpaired, the se would be about 6
+    assert base.paired_difference(base) == (0.0, 0.0)
+    with pytest.raises(ValueError, match="not the same episodes"):
+        better.paired_difference(result(shared, seed=1))
+
+
+def test_evaluate_checks_its_arguments():
+    for bad in ({"episodes": 0}, {"episodes": True}, {"seed": -1}, {"n_jobs": 0}):
+        with pytest.raises(ValueError):
+            evaluate("example-v0", "random", **bad)
+    with pytest.raises(gymnasium.error.Error):
+        evaluate("no-such-env-v0")
+    assert gym_suite.evaluate is evaluate
