@@ -1,4 +1,8 @@
-"""push-v0: the notification replay, its bundled log, user logs and the vector env."""
+"""push-v0: the notification replay, its bundled logs, user logs and the vector env.
+
+The logs themselves (reading, checking, caching, vocabularies, the split, the generator) are
+tested in test_push_log.py.
+"""
 
 from __future__ import annotations
 
@@ -28,14 +32,16 @@ from gym_suite.envs.push_env import (
     PushEnv,
     PushVectorEnv,
 )
+from gym_suite.envs.push_log import OTHER, VOCABULARIES, observation_space
+from gym_suite.evaluate import evaluate
 
 ROOT = Path(__file__).resolve().parents[1]
-GENERATOR = ROOT / "gym-suite" / "make_notifications.py"
+GENERATOR = ROOT / "gym-suite" / "tools" / "make_notifications.py"
 INFO_KEYS = {"row", "truth", "accuracy", "ctr", "precision", "recall"}
 
 
-def bundled_bytes() -> bytes:
-    return resources.files("gym_suite.envs").joinpath("data/notifications.csv").read_bytes()
+def bundled_bytes(split: str = "train") -> bytes:
+    return resources.files("gym_suite.envs").joinpath(f"data/notifications_{split}.csv").read_bytes()
 
 
 @pytest.fixture(scope="module")
@@ -75,12 +81,6 @@ def oracle(env, obs):
 # ------------------------------------------------------------------------------ the bundled log
 
 
-def test_generator_reproduces_the_bundled_csv_byte_for_byte(tmp_path):
-    out = tmp_path / "again.csv"
-    subprocess.run([sys.executable, str(GENERATOR), "--out", str(out)], check=True, capture_output=True)
-    assert out.read_bytes() == bundled_bytes()
-
-
 def test_generator_rows_parameter_gives_exactly_that_many_rows(tmp_path):
     out = tmp_path / "small.csv"
     command = [sys.executable, str(GENERATOR), "--rows", "1234", "--out", str(out)]
@@ -90,7 +90,9 @@ def test_generator_rows_parameter_gives_exactly_that_many_rows(tmp_path):
     assert frame["timestamp"].is_monotonic_increasing
 
 
-def test_bundled_log_reads_like_a_real_one(bundled):
+@pytest.mark.parametrize("split", ["train", "test"])
+def test_bundled_log_reads_like_a_real_one(split):
+    bundled = pd.read_csv(io.BytesIO(bundled_bytes(split)), dtype={"user_id": str})
     assert tuple(bundled.columns) == COLUMNS
     assert len(bundled) >= 5000
     assert bundled["user_id"].nunique() >= 5
@@ -128,13 +130,15 @@ def test_bundled_log_loads_from_a_zip_away_from_the_working_directory(tmp_path):
         "import sys; sys.path.insert(0, sys.argv[1])\n"
         "import gymnasium, gym_suite\n"
         "assert gym_suite.__file__.startswith(sys.argv[1]), gym_suite.__file__\n"
-        "env = gymnasium.make('gym_suite:push-v0')\n"
-        "env.reset(seed=0)\n"
-        "print(env.unwrapped.log.n_rows)\n"
+        "for split in ('train', 'test'):\n"
+        "    env = gymnasium.make('gym_suite:push-v0', split=split)\n"
+        "    env.reset(seed=0)\n"
+        "    print(env.unwrapped.log.n_rows)\n"
     )
     command = [sys.executable, "-c", code, str(archive)]
     out = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=True)
-    assert int(out.stdout) == len(bundled_bytes().splitlines()) - 1
+    expected = [len(bundled_bytes(split).splitlines()) - 1 for split in ("train", "test")]
+    assert [int(n) for n in out.stdout.split()] == expected
 
 
 # ------------------------------------------------------------------------------ scoring
@@ -239,7 +243,7 @@ def test_own_max_episode_steps_truncates():
 
 def test_heuristic_beats_always_deliver_and_the_majority_class():
     returns = {
-        name: gym_suite.evaluate("push-v0", policy, episodes=40, seed=0).mean
+        name: evaluate("push-v0", policy, episodes=40, seed=0, env_kwargs={"split": "test"}).mean
         for name, policy in {
             "heuristic": "heuristic",
             "deliver": lambda obs: DELIVER,
@@ -317,8 +321,20 @@ def test_bad_arguments(small, tmp_path):
         gymnasium.make("gym_suite:push-v0", data=small, csv_path=tmp_path / "x.csv")
     with pytest.raises(TypeError, match="DataFrame"):
         gymnasium.make("gym_suite:push-v0", data=small.to_dict())
-    with pytest.raises(ValueError, match="no_such.csv"):
+    with pytest.raises(FileNotFoundError, match="no_such.csv"):
         gymnasium.make("gym_suite:push-v0", csv_path=tmp_path / "no_such.csv")
+    with pytest.raises(ValueError, match="split.*'train', 'test'"):
+        gymnasium.make("gym_suite:push-v0", split="validation")
+    with pytest.raises(ValueError, match="test_fraction"):
+        gymnasium.make("gym_suite:push-v0", data=small, test_fraction=1.5)
+    with pytest.raises(ValueError, match="test_fraction"):  # the bundled data is split by file
+        gymnasium.make("gym_suite:push-v0", test_fraction=0.2)
+    with pytest.raises(ValueError, match="split='test'.*test_fraction"):
+        gymnasium.make("gym_suite:push-v0", data=small, split="test")
+    with pytest.raises(ValueError, match="vocabularies.*day_of_week"):
+        gymnasium.make("gym_suite:push-v0", vocabularies={"day_of_week": ("Lun",)})
+    with pytest.raises(TypeError, match="vocabularies"):
+        gymnasium.make("gym_suite:push-v0", vocabularies=["app"])
 
 
 def test_input_frame_and_file_are_left_unchanged(small, tmp_path):
@@ -339,7 +355,8 @@ def test_input_frame_and_file_are_left_unchanged(small, tmp_path):
 def test_user_log_round_trips_through_the_encoding(small, tmp_path):
     env = PushEnv(csv_path=to_csv(small, tmp_path / "log.csv"), episode_length=None)
     log = env.log
-    assert log.vocabularies["app"] == tuple(sorted(small["app"].unique()))
+    assert log.vocabularies["app"] == VOCABULARIES["app"]  # fixed, not the log's
+    assert set(small["app"]) < set(VOCABULARIES["app"])
     decoded = {name: np.array(log.vocabularies[name])[log.codes[j]] for j, name in enumerate(CATEGORICAL_FIELDS)}
     for name in ("app", "category", "location", "ringer_mode", "day_of_week"):
         assert (decoded[name] == small[name].to_numpy()).all()
@@ -356,6 +373,80 @@ def test_log_without_optional_columns_works(small):
     assert env.unwrapped.log.p_open is None
     rewards, _, _, _ = run_episode(env, always(DELIVER), seed=0)
     assert len(rewards) == 20
+
+
+# ------------------------------------------------------------------------------ splits and spaces
+
+
+def test_split_picks_the_bundled_training_or_test_log():
+    train = gymnasium.make("gym_suite:push-v0", episode_length=None).unwrapped
+    test = gymnasium.make("gym_suite:push-v0", split="test", episode_length=None).unwrapped
+    assert train.log.n_rows == len(bundled_bytes("train").splitlines()) - 1
+    assert test.log.n_rows == len(bundled_bytes("test").splitlines()) - 1
+    assert train.log.timestamps.max() < test.log.timestamps.min()
+    assert train.observation_space == test.observation_space == observation_space()
+    vector = gymnasium.make_vec("gym_suite:push-v0", num_envs=4, split="test")
+    assert vector.log is test.log and vector.single_observation_space == test.observation_space
+    obs, _ = vector.reset(seed=0)
+    assert vector.single_observation_space.contains({k: v[0] for k, v in obs.items()})
+
+
+def test_test_fraction_splits_a_user_log_in_time(bundled, tmp_path):
+    frame = bundled.head(2000)
+    path = to_csv(frame, tmp_path / "log.csv")
+    parts = {
+        split: gymnasium.make("gym_suite:push-v0", csv_path=path, split=split, test_fraction=0.25,
+                              episode_length=None).unwrapped
+        for split in ("train", "test")
+    }
+    train, test = parts["train"].log, parts["test"].log
+    assert train.n_rows + test.n_rows == len(frame)
+    assert test.n_rows >= 500 and train.timestamps.max() < test.timestamps.min()
+    assert sorted(train.source_rows.tolist() + test.source_rows.tolist()) == list(range(len(frame)))
+    # info["row"] indexes the part; source_rows maps it back to the file
+    env = parts["test"]
+    env.reset(seed=0)
+    _, _, _, _, info = env.step(HOLD)
+    source = int(test.source_rows[info["row"]])
+    assert info["truth"] == int(frame["action"].iloc[source] == "opened")
+    assert frame["timestamp"].iloc[source] == str(test.timestamps[info["row"]])
+
+
+def test_observation_space_is_the_same_for_every_log(small):
+    fewer = small[small["app"] != small["app"].iloc[0]].reset_index(drop=True)
+    assert fewer["app"].nunique() < small["app"].nunique()
+    stranger = small.copy()
+    stranger.loc[3, "app"] = "org.example.unknown"
+    stranger.loc[4, "location"] = "gym"
+    spaces = [gymnasium.make("gym_suite:push-v0", **kwargs).observation_space for kwargs in (
+        {}, {"split": "test"}, {"data": small, "episode_length": 10}, {"data": fewer, "episode_length": 10},
+        {"data": stranger, "episode_length": 10},
+    )]
+    assert all(space == spaces[0] for space in spaces)
+    assert spaces[0]["app"].n == len(VOCABULARIES["app"]) and VOCABULARIES["app"][-1] == OTHER
+    log = gymnasium.make("gym_suite:push-v0", data=stranger, episode_length=10).unwrapped.log
+    assert log.codes[CATEGORICAL_FIELDS.index("app"), 3] == len(VOCABULARIES["app"]) - 1
+    assert log.codes[CATEGORICAL_FIELDS.index("location"), 4] == len(VOCABULARIES["location"]) - 1
+    assert log.codes[CATEGORICAL_FIELDS.index("location"), 5] < len(VOCABULARIES["location"]) - 1
+
+
+def test_own_vocabularies_change_the_space(small):
+    apps = tuple(sorted(small["app"].unique()))[:3]
+    env = gymnasium.make("gym_suite:push-v0", data=small, episode_length=None, vocabularies={"app": apps})
+    assert env.unwrapped.vocabularies["app"] == apps + (OTHER,)
+    assert env.observation_space["app"].n == 4
+    assert env.observation_space["category"] == observation_space()["category"]
+    expected = [apps.index(a) if a in apps else 3 for a in small["app"]]
+    assert env.unwrapped.log.codes[CATEGORICAL_FIELDS.index("app")].tolist() == expected
+    obs, _ = env.reset(seed=0)
+    assert env.observation_space.contains(obs)
+
+
+def test_env_vocabularies_are_read_only():
+    env = gymnasium.make("gym_suite:push-v0").unwrapped
+    with pytest.raises(TypeError):
+        env.vocabularies["app"] = ("x",)
+    assert gymnasium.make("gym_suite:push-v0").unwrapped.vocabularies["app"] == VOCABULARIES["app"]
 
 
 # ------------------------------------------------------------------------------ sharing
@@ -379,6 +470,19 @@ def test_envs_over_one_file_share_one_read_only_copy(small, tmp_path):
     assert c.log is not a.log and c.log.n_rows == 300
 
 
+def test_vector_env_pickles_and_continues_identically():
+    vector = gymnasium.make_vec("gym_suite:push-v0", num_envs=3, split="test", episode_length=8)
+    vector.reset(seed=2)
+    vector.step(np.array([1, 0, 1]))
+    copy = pickle.loads(pickle.dumps(vector))
+    assert copy.log is vector.log  # the bundled log is reloaded, shared
+    for _ in range(10):
+        actions = np.array([0, 1, 1])
+        a, b = vector.step(actions), copy.step(actions)
+        assert all(np.array_equal(x, y) for x, y in zip(a[1:4], b[1:4]))
+        assert all(np.array_equal(a[0][k], b[0][k]) for k in a[0])
+
+
 def test_frames_are_encoded_per_env(small):
     a = gymnasium.make("gym_suite:push-v0", data=small, episode_length=20).unwrapped
     b = gymnasium.make("gym_suite:push-v0", data=small, episode_length=20).unwrapped
@@ -386,15 +490,21 @@ def test_frames_are_encoded_per_env(small):
     assert np.array_equal(a.log.codes, b.log.codes)
 
 
-@pytest.mark.parametrize("source", ["bundled", "frame"])
-def test_pickle_mid_episode_continues_identically(small, source):
-    kwargs = {} if source == "bundled" else {"data": small, "episode_length": 30}
+@pytest.mark.parametrize("source", ["bundled", "bundled test", "frame", "part of a file"])
+def test_pickle_mid_episode_continues_identically(small, tmp_path, source):
+    kwargs = {
+        "bundled": {},
+        "bundled test": {"split": "test"},
+        "frame": {"data": small, "episode_length": 30},
+        "part of a file": {"csv_path": to_csv(small, tmp_path / "log.csv"), "split": "test", "test_fraction": 0.5,
+                           "episode_length": 15},
+    }[source]
     env = gymnasium.make("gym_suite:push-v0", **kwargs)
     env.reset(seed=4)
     for _ in range(5):
         env.step(DELIVER)
     blob = pickle.dumps(env)
-    if source == "bundled":
+    if source.startswith("bundled"):
         assert len(blob) < 50_000  # the bundled log is reloaded, not copied
     copy = pickle.loads(blob)
     for action in [0, 1, 1, 0, 1, 0, 0]:

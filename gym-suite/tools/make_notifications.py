@@ -1,11 +1,17 @@
-"""Write the synthetic notification log bundled with ``push-v0`` (``gym_suite/envs/data/notifications.csv``).
+"""Write the synthetic notification logs bundled with ``push-v0``: a training and a test log.
 
 No public log of push notifications and people's reactions to them may be redistributed, so
-``push-v0`` ships this one, drawn from the generative model below. The output depends only on the
-arguments: running the script again rewrites the same file byte for byte::
+``push-v0`` ships logs drawn from the generative model below. One stream of random numbers
+makes 12 weeks of the same 8 people: weeks 1-6 are the training log
+(``gym_suite/envs/data/notifications_train.csv``, 9,710 notifications), weeks 7-12 the test
+log (``gym_suite/envs/data/notifications_test.csv``), on which results are reported. The
+output depends only on the arguments: running the script again rewrites the same files byte
+for byte, and the training log is exactly what a 6-week run writes (the stream makes the
+people first, then the days in order, so the later weeks do not change the earlier ones)::
 
-    python gym-suite/make_notifications.py                       # the bundled log
-    python gym-suite/make_notifications.py --rows 100000 --out /tmp/big.csv
+    python gym-suite/tools/make_notifications.py                  # the two bundled logs
+    python gym-suite/tools/make_notifications.py --out /tmp/six_weeks.csv --weeks 6
+    python gym-suite/tools/make_notifications.py --rows 100000 --out /tmp/big.csv
 
 The generative model
 --------------------
@@ -63,15 +69,18 @@ from pathlib import Path
 
 import numpy as np
 
-from gym_suite.envs.push_env import ACTION_VALUES, COLUMNS, DAY_NAMES, RINGER_MODES
+from gym_suite.envs.push_log import ACTION_VALUES, COLUMNS, DAY_NAMES, RINGER_MODES
 
 DEFAULT_SEED = 20240304
 DEFAULT_USERS = 8
-DEFAULT_WEEKS = 6
+DEFAULT_WEEKS = 6  # of a single log (--out)
+TRAIN_WEEKS, TEST_WEEKS = 6, 6  # the bundled logs: weeks 1-6 and 7-12
 FIRST_DAY = dt.date(2024, 3, 4)  # a Monday
 SECONDS_PER_HOUR = 3600
 HOURS_PER_DAY = 24
-DEFAULT_OUT = Path(__file__).resolve().parents[1] / "gym_suite" / "envs" / "data" / "notifications.csv"
+SECONDS_PER_WEEK = 7 * HOURS_PER_DAY * SECONDS_PER_HOUR
+DATA = Path(__file__).resolve().parents[2] / "gym_suite" / "envs" / "data"
+TRAIN_OUT, TEST_OUT = DATA / "notifications_train.csv", DATA / "notifications_test.csv"
 
 # (package, category, default priority, open-logit effect of the app, median text length in characters)
 APPS = (
@@ -319,11 +328,11 @@ def make_day(u: Uniforms, user: dict, day: dt.date) -> dict:
     return columns
 
 
-def generate(users: int = DEFAULT_USERS, weeks: int = DEFAULT_WEEKS, seed: int = DEFAULT_SEED) -> list[str]:
-    """The log as CSV lines (header first), sorted by timestamp then user."""
+def records(users: int, weeks: int, seed: int) -> list[tuple[int, str, str]]:
+    """``(second since the first day, user, CSV line)`` of every notification, sorted by time then user."""
     u = Uniforms(seed)
     people = [make_user(u, i, users) for i in range(users)]
-    records = []
+    rows = []
     for day_index in range(7 * weeks):
         day = FIRST_DAY + dt.timedelta(days=day_index)
         day_name = DAY_NAMES[day.weekday()]
@@ -332,7 +341,7 @@ def generate(users: int = DEFAULT_USERS, weeks: int = DEFAULT_WEEKS, seed: int =
             for i in range(len(t["app"])):
                 second = int(t["second_of_day"][i])
                 hundredths_of_hour = second // 36  # the hour with 2 decimals, rounded down (never 24.00)
-                records.append((
+                rows.append((
                     day_index * HOURS_PER_DAY * SECONDS_PER_HOUR + second,
                     person["id"],
                     ",".join((
@@ -354,8 +363,27 @@ def generate(users: int = DEFAULT_USERS, weeks: int = DEFAULT_WEEKS, seed: int =
                         f"{float(t['p_open'][i]):.{P_OPEN_DECIMALS}f}",
                     )),
                 ))
-    records.sort(key=lambda r: (r[0], r[1]))
-    return [",".join(COLUMNS)] + [r[2] for r in records]
+    rows.sort(key=lambda r: (r[0], r[1]))
+    return rows
+
+
+def generate(users: int = DEFAULT_USERS, weeks: int = DEFAULT_WEEKS, seed: int = DEFAULT_SEED) -> list[str]:
+    """The log as CSV lines (header first), sorted by timestamp then user."""
+    return [",".join(COLUMNS)] + [line for _, _, line in records(users, weeks, seed)]
+
+
+def generate_split(
+    users: int = DEFAULT_USERS, train_weeks: int = TRAIN_WEEKS, test_weeks: int = TEST_WEEKS, seed: int = DEFAULT_SEED
+) -> tuple[list[str], list[str]]:
+    """The training log (the first ``train_weeks`` weeks) and the test log (the ``test_weeks``
+    weeks after them) of one run, as CSV lines (header first). The training log equals
+    ``generate(users, train_weeks, seed)``."""
+    header = ",".join(COLUMNS)
+    train, test = [header], [header]
+    cut = train_weeks * SECONDS_PER_WEEK
+    for second, _, line in records(users, train_weeks + test_weeks, seed):
+        (train if second < cut else test).append(line)
+    return train, test
 
 
 def generate_rows(rows: int, users: int = DEFAULT_USERS, seed: int = DEFAULT_SEED) -> list[str]:
@@ -376,20 +404,38 @@ def write(lines: list[str], out: Path) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output CSV (default: the bundled log)")
+    parser.add_argument(
+        "--out", type=Path, default=None,
+        help="write one log of --weeks weeks (or --rows rows) here instead of the bundled training and test logs",
+    )
+    parser.add_argument("--train-out", type=Path, default=TRAIN_OUT, help="the training log (default: the bundled one)")
+    parser.add_argument("--test-out", type=Path, default=TEST_OUT, help="the test log (default: the bundled one)")
     parser.add_argument("--users", type=int, default=DEFAULT_USERS)
-    parser.add_argument("--weeks", type=int, default=DEFAULT_WEEKS)
-    parser.add_argument("--rows", type=int, default=None, help="exactly this many rows: the first ones by time")
+    parser.add_argument("--weeks", type=int, default=DEFAULT_WEEKS, help="weeks of the log of --out")
+    parser.add_argument("--train-weeks", type=int, default=TRAIN_WEEKS)
+    parser.add_argument("--test-weeks", type=int, default=TEST_WEEKS)
+    parser.add_argument("--rows", type=int, default=None, help="with --out: exactly this many rows, the first by time")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     args = parser.parse_args(argv)
-    if args.users < 1 or args.weeks < 1 or (args.rows is not None and args.rows < 1):
-        parser.error("--users, --weeks and --rows must be positive")
-    if args.rows is None:
-        lines = generate(args.users, args.weeks, args.seed)
-    else:
-        lines = generate_rows(args.rows, args.users, args.seed)
-    write(lines, args.out)
-    print(f"wrote {len(lines) - 1} notifications of {args.users} users to {args.out}")
+    counts = (args.users, args.weeks, args.train_weeks, args.test_weeks)
+    if min(counts) < 1 or (args.rows is not None and args.rows < 1):
+        parser.error("--users, --weeks, --train-weeks, --test-weeks and --rows must be positive")
+    if args.rows is not None and args.out is None:
+        parser.error("--rows needs --out (the bundled logs are whole weeks)")
+    if args.out is not None:
+        if args.rows is None:
+            lines = generate(args.users, args.weeks, args.seed)
+        else:
+            lines = generate_rows(args.rows, args.users, args.seed)
+        write(lines, args.out)
+        print(f"wrote {len(lines) - 1} notifications of {args.users} users to {args.out}")
+        return 0
+    train, test = generate_split(args.users, args.train_weeks, args.test_weeks, args.seed)
+    write(train, args.train_out)
+    write(test, args.test_out)
+    print(f"wrote {len(train) - 1} notifications of {args.users} users (weeks 1-{args.train_weeks}) to {args.train_out}")
+    last = args.train_weeks + args.test_weeks
+    print(f"wrote {len(test) - 1} notifications (weeks {args.train_weeks + 1}-{last}) to {args.test_out}")
     return 0
 
 

@@ -1,0 +1,766 @@
+"""Notification logs for ``push-v0``: the schema, the fixed vocabularies, reading, checking, caching and splitting.
+
+A log is a table with one row per notification, its context and the person's reaction:
+
+| Column | Values |
+|---|---|
+| `timestamp` | ISO 8601 date and time (with or without a UTC offset: see *Timestamps*) |
+| `user_id` | any text |
+| `app` | app package name: the vocabulary :data:`APPS`, anything else is ``OTHER`` |
+| `category` | Android notification category: :data:`CATEGORIES`, anything else is ``OTHER`` |
+| `priority` | integer -2..2 (Android `Notification.PRIORITY_*`) |
+| `num_updates` | integer 0..1000 |
+| `significant_contact` | 0 or 1 |
+| `text_length` | integer 0..5120 (Android cuts notification text at 5120 characters) |
+| `day_of_week` | `Mon`, `Tue`, `Wed`, `Thu`, `Fri`, `Sat`, `Sun` |
+| `hour` | local time of day on the phone, in hours, 0..24 |
+| `location` | :data:`LOCATIONS` (`home`, `work`, `transit`, `other`), anything else is ``OTHER`` |
+| `ringer_mode` | `normal`, `vibrate`, `silent`, anything else is ``OTHER`` |
+| `battery` | percent, 0..100 |
+| `action` | `opened` or `dismissed` |
+| `p_open` | optional: the true open probability, 0..1 (the bundled logs have it) |
+
+Other columns are ignored (the bundled logs also have `response_delay_s`).
+
+Vocabularies
+------------
+The categorical fields are encoded as indices into fixed vocabularies (:data:`VOCABULARIES`),
+declared here and not taken from the log, so that the observation space
+(:func:`observation_space`) is the same for the bundled logs and for any user log, and an
+agent trained on one log runs on another. The open-ended fields ``app``, ``category``,
+``location`` and ``ringer_mode`` list the values of the bundled generator
+(``gym-suite/tools/make_notifications.py``) followed by :data:`OTHER` (``"<other>"``): a
+value outside the vocabulary is encoded as its **last index**, ``len(vocabulary) - 1``. (The
+location ``"other"``, a place that is neither home, work nor transit, is a value of the
+vocabulary like ``"home"``; ``"<other>"`` is the index of the values the vocabulary does not
+know.) ``day_of_week`` (the seven days) and ``significant_contact`` (0 or 1) are closed by the
+schema: a value outside them is an error, not an unknown category.
+
+A log that needs a different space (other apps that matter, finer categories) passes its own
+vocabularies for some of the open-ended fields: ``vocabularies={"app": ("com.a", "com.b")}``;
+:data:`OTHER` is appended when the given values do not already end with it, and the fields not
+given keep the defaults. Every vocabulary is a tuple and ``log.vocabularies`` is a read-only
+mapping (:class:`ReadOnlyMapping`: item assignment raises ``TypeError``), shared by every
+environment on the log; it also holds
+``user_id``, the users of the log in sorted order (never observed).
+
+Reading and caching
+-------------------
+:func:`load_log` returns a :class:`NotificationLog`: the checked log encoded to read-only numpy
+arrays. It reads one of
+
+* the bundled data (``csv_path=None, data=None``): ``data/notifications_train.csv`` (weeks
+  1-6 of 8 users, 9,710 notifications) or ``data/notifications_test.csv`` (weeks 7-12 of the
+  same users), chosen by ``split``;
+* a CSV file (``csv_path``): UTF-8 text, plain or compressed with gzip, bzip2, xz or zip (the
+  compression is recognised from the bytes, not the file name);
+* a pandas DataFrame (``data``), only read, encoded anew on every call.
+
+A file is read and checked once per process as long as an environment uses it: logs are
+cached by the SHA-256 of the file's bytes (so a file rewritten in place is read again, and two
+copies of one file share the arrays), the vocabularies and the split, and held weakly: a log
+that no environment or other object refers to any more is freed. The two bundled logs, once
+read with the default vocabularies, stay for the life of the process. pandas is imported only
+when a log is read.
+
+A bad log raises at construction, naming the file (or ``data``) and the problem: ``ValueError``
+for a missing column, a duplicated column, an empty file, an empty cell, a value of the wrong
+kind or out of range (naming the column and the first bad row), text that is not UTF-8, a file
+that is not CSV or a damaged compressed file; ``FileNotFoundError`` for a missing file;
+``PermissionError`` for a file that cannot be read; ``TypeError`` for an argument of the wrong
+kind. A call that raises leaves the cache as it was.
+
+Timestamps
+----------
+The timestamp orders the rows and splits a log in time; it is never observed (the
+observation's time of day is the log's own ``hour`` column, the local wall-clock time on the
+phone). Either every timestamp carries a UTC offset (``Z``, ``+01:00``, ``-0500``; the offsets
+may differ between rows, as across a daylight saving change) and they are compared as the
+instants they are, kept in UTC (``log.utc`` is True); or none does and they are taken as they
+are written (``log.utc`` is False). A log that mixes the two raises ``ValueError`` naming the
+first row whose timestamp differs in kind from the first row's: a time without an offset
+cannot be placed among times with one.
+
+Train and test
+--------------
+Results are reported on data the agent did not train on. The bundled data are two files made
+by one seeded stream: train on ``split="train"`` (weeks 1-6), report on ``split="test"``
+(weeks 7-12 of the same people). A user log is split in time with ``test_fraction=f``
+(0 < f < 1): the **test part is the last fraction f of the whole log in time**, every row from
+the cut-off instant on, where the cut-off is the timestamp of the row ``ceil(f * n)``-th from the
+end in time order (rows sharing that instant all go to the test part, so it can be a little
+larger than f); the train part is every row before it. Both keep the log's row order. The cut
+is one instant for all users rather than the last fraction of each user's history because
+that is how an agent is deployed: trained on everything logged up to a day, then run on what
+comes after. No training row is later than a test row, so nothing from the test period (an
+app update, a change of habits common to all users) leaks into training, and the bundled
+files are split the same way. A user who stopped logging before the cut-off has rows only in
+the train part, one who started after it only in the test part. Without ``test_fraction`` a
+user log is not split: ``split="train"`` replays all of it and ``split="test"`` raises.
+``log.source_rows`` maps the rows of a part to the rows of the log it was cut from.
+"""
+
+from __future__ import annotations
+
+import bz2
+import csv
+import gzip
+import hashlib
+import io
+import lzma
+import math
+import numbers
+import os
+import re
+import threading
+import weakref
+import zipfile
+from collections.abc import Iterator, Mapping
+from importlib import resources
+
+import numpy as np
+from gymnasium import spaces
+
+
+class ReadOnlyMapping(Mapping):
+    """A mapping that cannot be changed (like ``types.MappingProxyType``, but it pickles)."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data=()):
+        object.__setattr__(self, "_data", dict(data))
+
+    def __getitem__(self, key):
+        return self._data[key]
+
+    def __iter__(self) -> Iterator:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._data!r})"
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{type(self).__name__} is read-only")
+
+    def __reduce__(self):
+        return type(self), (self._data,)
+
+
+# --- the schema ----------------------------------------------------------------------------------
+
+ACTION_VALUES = ("dismissed", "opened")  # the `action` column; the index is the label
+DAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+RINGER_MODES = ("normal", "vibrate", "silent")  # android.media.AudioManager.RINGER_MODE_*
+PRIORITY_MIN, PRIORITY_MAX = -2, 2  # android.app.Notification.PRIORITY_MIN .. PRIORITY_MAX
+MAX_UPDATES = 1000  # the schema's cap on how often one notification was updated
+MAX_TEXT_LENGTH = 5120  # androidx NotificationCompat.Builder.MAX_CHARSEQUENCE_LENGTH: longer text is cut
+HOURS_PER_DAY = 24
+BATTERY_FULL = 100  # percent
+
+TIMESTAMP, USER, ACTION, TRUTH = "timestamp", "user_id", "action", "p_open"
+CATEGORICAL_FIELDS = ("app", "category", "significant_contact", "day_of_week", "location", "ringer_mode")
+NUMERIC_FIELDS = ("priority", "num_updates", "text_length", "hour", "battery")
+#: the observation's numeric fields and their Box bounds, which user logs must respect too
+NUMERIC_BOUNDS = {
+    "priority": (PRIORITY_MIN, PRIORITY_MAX),
+    "num_updates": (0, MAX_UPDATES),
+    "text_length": (0, MAX_TEXT_LENGTH),
+    "hour": (0, HOURS_PER_DAY),
+    "battery": (0, BATTERY_FULL),
+}
+INTEGER_FIELDS = ("priority", "num_updates", "text_length", "significant_contact")
+STRING_COLUMNS = (TIMESTAMP, USER, "app", "category", "day_of_week", "location", "ringer_mode", ACTION)
+#: every column of the bundled logs, in their order; the last two are optional
+COLUMNS = (
+    TIMESTAMP, USER, "app", "category", "priority", "num_updates", "significant_contact", "text_length",
+    "day_of_week", "hour", "location", "ringer_mode", "battery", ACTION, "response_delay_s", TRUTH,
+)
+REQUIRED_COLUMNS = COLUMNS[:-2]
+
+# --- the fixed vocabularies ----------------------------------------------------------------------
+
+#: the index of every value a vocabulary does not list: the last entry of an open-ended vocabulary
+OTHER = "<other>"
+#: the apps of the bundled generator (gym-suite/tools/make_notifications.py), in its order
+APPS = (
+    "com.whatsapp", "org.telegram.messenger", "com.google.android.apps.messaging", "com.Slack",
+    "com.google.android.gm", "com.microsoft.office.outlook",
+    "com.instagram.android", "com.facebook.katana", "com.twitter.android", "com.linkedin.android",
+    "com.amazon.mShop.android.shopping", "com.ebay.mobile", "com.king.candycrushsaga", "com.booking",
+    "com.google.android.calendar", "com.todoist", "com.google.android.apps.fitness",
+    "com.spotify.music", "bbc.mobile.news.ww", "com.android.vending",
+)
+#: Android Notification.CATEGORY_* values of the generator, in its order
+CATEGORIES = ("msg", "email", "social", "promo", "event", "reminder", "recommendation", "status")
+LOCATIONS = ("home", "work", "transit", "other")
+#: the fields whose values outside the vocabulary are encoded as OTHER (and which a log may redefine)
+OPEN_FIELDS = ("app", "category", "location", "ringer_mode")
+#: every categorical field's vocabulary; an open-ended one ends with OTHER
+VOCABULARIES = ReadOnlyMapping({
+    "app": APPS + (OTHER,),
+    "category": CATEGORIES + (OTHER,),
+    "significant_contact": (False, True),  # written 0 or 1
+    "day_of_week": DAY_NAMES,
+    "location": LOCATIONS + (OTHER,),
+    "ringer_mode": RINGER_MODES + (OTHER,),
+})
+
+# --- the bundled data ----------------------------------------------------------------------------
+
+SPLITS = ("train", "test")
+BUNDLED_PACKAGE = "gym_suite.envs"
+#: the bundled file of each split, in the package BUNDLED_PACKAGE
+BUNDLED_FILES = ReadOnlyMapping({
+    "train": "data/notifications_train.csv",  # weeks 1-6
+    "test": "data/notifications_test.csv",  # weeks 7-12 of the same users
+})
+#: (package, resource) of the default log, the training one
+BUNDLED_RESOURCE = (BUNDLED_PACKAGE, BUNDLED_FILES["train"])
+
+# the first bytes of the compressed formats read_log recognises
+_MAGIC = (
+    (b"\x1f\x8b", "gzip"),
+    (b"BZh", "bzip2"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"PK\x03\x04", "zip"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+)
+# a UTC offset at the end of an ISO 8601 date and time (after the time, so "2024-03-04" has none)
+_OFFSET = re.compile(r"[T ]\d{2}(?::?\d{2}){0,2}(?:[.,]\d+)?\s*(?:[Zz]|[+-]\d{2}(?::?\d{2})?)\s*$")
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+# --------------------------------------------------------------------------------------------
+# The encoded log
+# --------------------------------------------------------------------------------------------
+
+
+class NotificationLog:
+    """A notification log encoded to read-only arrays (row ``i`` is the log's notification ``i``).
+
+    Field by field, so that a batch of rows is gathered in one ``np.take``: ``codes[j, i]`` is
+    the index of row ``i``'s ``CATEGORICAL_FIELDS[j]`` in ``vocabularies``, ``numbers[j, i]``
+    the value of its ``NUMERIC_FIELDS[j]``; ``labels`` is 1 where the person opened the
+    notification; ``users`` indexes ``vocabularies["user_id"]``; ``timestamps`` are
+    ``datetime64[s]`` (UTC when ``utc``); ``p_open`` is the true open probability when the log
+    has that column, else ``None``. ``vocabularies`` is a read-only mapping of tuples.
+
+    ``split`` is ``"train"`` or ``"test"`` for a part of a log (or a bundled file), ``None``
+    for a whole user log; ``source_rows[i]`` is the row of the file (or DataFrame) that row
+    ``i`` came from. ``digest`` is the SHA-256 of the file's bytes (``None`` for a DataFrame).
+    """
+
+    def __init__(
+        self, source, codes, numbers, labels, users, timestamps, p_open, vocabularies,
+        digest=None, utc=False, split=None, source_rows=None, bundled=False,
+    ):
+        self.source = source
+        self.codes, self.numbers, self.labels = _frozen(codes), _frozen(numbers), _frozen(labels)
+        self.users, self.timestamps = _frozen(users), _frozen(timestamps)
+        self.p_open = None if p_open is None else _frozen(p_open)
+        self.vocabularies = ReadOnlyMapping({k: tuple(v) for k, v in vocabularies.items()})
+        self.n_rows = len(labels)
+        self.digest = digest
+        self.utc = bool(utc)
+        self.split = split
+        self._source_rows = None if source_rows is None else _frozen(source_rows)
+        self.bundled = bundled
+        self._windows = {}
+
+    @property
+    def source_rows(self) -> np.ndarray:
+        """The row of the file (or DataFrame) of each row: ``arange(n_rows)`` for a whole log."""
+        return np.arange(self.n_rows) if self._source_rows is None else self._source_rows
+
+    def __repr__(self) -> str:
+        part = "" if self.split is None else f", split={self.split!r}"
+        return f"NotificationLog({self.source!r}, {self.n_rows} rows{part})"
+
+    def windows(self, length: int | None) -> tuple[np.ndarray, np.ndarray]:
+        """``(order, starts)`` for episodes of ``length`` rows (``None``: the whole log).
+
+        ``order`` lists the log's rows in replay order: grouped by user, each user's rows in
+        the order of the log (for ``None``, simply the log's order). A window is
+        ``order[s : s + length]`` for a start ``s`` of ``starts``: every position whose next
+        ``length`` rows belong to one user.
+        """
+        if length not in self._windows:
+            if length is None:
+                order = np.arange(self.n_rows)
+                starts = np.zeros(1, dtype=np.int64)
+            else:
+                order = np.argsort(self.users, kind="stable")
+                grouped = self.users[order]
+                segment_end = np.searchsorted(grouped, grouped, side="right")
+                starts = np.flatnonzero(np.arange(self.n_rows) + length <= segment_end)
+                if len(starts) == 0:
+                    longest = int(np.bincount(self.users).max())
+                    raise ValueError(
+                        f"episode_length={length} is longer than every user's history in {self.source} "
+                        f"(the longest has {longest} rows); use episode_length <= {longest} or None (the whole log)"
+                    )
+            self._windows[length] = (_frozen(order), _frozen(starts))
+        return self._windows[length]
+
+    def __reduce__(self):
+        if self.bundled:  # a bundled log: reload it (shared again) instead of copying the arrays
+            custom = {k: self.vocabularies[k] for k in OPEN_FIELDS if self.vocabularies[k] != VOCABULARIES[k]}
+            return _bundled_log, (self.split, custom or None, self.digest)
+        state = {k: v for k, v in vars(self).items() if k not in ("_windows", "n_rows", "_source_rows")}
+        state["source_rows"] = self._source_rows
+        return _restore_log, (state,)
+
+
+def _restore_log(state: dict) -> NotificationLog:
+    return NotificationLog(**state)
+
+
+# --------------------------------------------------------------------------------------------
+# Arguments
+# --------------------------------------------------------------------------------------------
+
+
+def check_vocabularies(vocabularies=None, owner: str = "load_log") -> ReadOnlyMapping:
+    """:data:`VOCABULARIES` with the open-ended fields of ``vocabularies`` replaced (read-only).
+
+    Each given vocabulary is a sequence of distinct strings; :data:`OTHER` is appended unless
+    it is already the last one.
+    """
+    if vocabularies is None:
+        return VOCABULARIES
+    if not isinstance(vocabularies, Mapping):
+        raise TypeError(
+            f"{owner}: vocabularies must be a mapping of field name to values, e.g. "
+            f"{{'app': ('com.whatsapp', 'com.Slack')}}, got {type(vocabularies).__name__}"
+        )
+    merged = dict(VOCABULARIES)
+    for field, values in vocabularies.items():
+        if field in VOCABULARIES and field not in OPEN_FIELDS and tuple(values) == VOCABULARIES[field]:
+            continue  # a fixed vocabulary given as it is (e.g. VOCABULARIES passed back)
+        if field not in OPEN_FIELDS:
+            fixed = " (fixed by the schema)" if field in VOCABULARIES else ""
+            raise ValueError(
+                f"{owner}: vocabularies[{field!r}]{fixed}: only the vocabularies of {list(OPEN_FIELDS)} can be given"
+            )
+        if isinstance(values, (str, bytes)) or not isinstance(values, (tuple, list)):
+            raise TypeError(
+                f"{owner}: vocabularies[{field!r}] must be a tuple or list of strings, got {type(values).__name__}"
+            )
+        values = tuple(values)
+        bad = [v for v in values if not isinstance(v, str)]
+        if bad:
+            raise TypeError(f"{owner}: vocabularies[{field!r}] must hold strings, got {bad[0]!r}")
+        if values and values[-1] == OTHER:
+            values = values[:-1]
+        if not values:
+            raise ValueError(f"{owner}: vocabularies[{field!r}] is empty; give at least one value")
+        if OTHER in values:
+            raise ValueError(
+                f"{owner}: vocabularies[{field!r}]: {OTHER!r} marks values outside the vocabulary; "
+                "it can only be the last entry"
+            )
+        repeated = sorted({v for v in values if values.count(v) > 1})
+        if repeated:
+            raise ValueError(f"{owner}: vocabularies[{field!r}] lists {repeated} more than once")
+        merged[field] = values + (OTHER,)
+    return ReadOnlyMapping(merged)
+
+
+def check_split(split, test_fraction, owner: str = "load_log") -> tuple[str, float | None]:
+    """``(split, test_fraction)`` checked: ``"train"`` or ``"test"``, and ``None`` or 0 < f < 1."""
+    if not isinstance(split, str):
+        raise TypeError(f"{owner}: split must be one of {list(SPLITS)}, got {split!r}")
+    if split not in SPLITS:
+        raise ValueError(f"{owner}: split must be one of {list(SPLITS)}, got {split!r}")
+    if test_fraction is None:
+        return split, None
+    if isinstance(test_fraction, bool) or not isinstance(test_fraction, numbers.Real):
+        raise TypeError(f"{owner}: test_fraction must be None or a number between 0 and 1, got {test_fraction!r}")
+    fraction = float(test_fraction)
+    if not 0.0 < fraction < 1.0:  # NaN fails too
+        raise ValueError(
+            f"{owner}: test_fraction must be None or a number strictly between 0 and 1, got {test_fraction!r}"
+        )
+    return split, fraction
+
+
+def observation_space(vocabularies=None) -> spaces.Dict:
+    """The observation space of ``push-v0`` for these vocabularies (default: :data:`VOCABULARIES`).
+
+    Categorical fields are ``Discrete(len(vocabulary))``; numeric ones
+    ``Box(low, high, (1,), float32)`` with the schema's bounds (:data:`NUMERIC_BOUNDS`).
+    """
+    vocabularies = VOCABULARIES if vocabularies is None else vocabularies
+    fields = {name: spaces.Discrete(len(vocabularies[name])) for name in CATEGORICAL_FIELDS}
+    for name in NUMERIC_FIELDS:
+        low, high = NUMERIC_BOUNDS[name]
+        fields[name] = spaces.Box(np.float32(low), np.float32(high), shape=(1,), dtype=np.float32)
+    return spaces.Dict(fields)
+
+
+# --------------------------------------------------------------------------------------------
+# Loading, with the cache
+# --------------------------------------------------------------------------------------------
+
+#: encoded logs by (digest or bundled split, vocabularies, split, test_fraction); held weakly
+_CACHE: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+#: the bundled logs with the default vocabularies, kept once read
+_BUNDLED: dict[str, NotificationLog] = {}
+_LOCK = threading.RLock()
+
+
+def _pandas():
+    import pandas  # only when a log is read: `import gym_suite` stays light
+
+    return pandas
+
+
+def _vocabulary_key(vocabularies) -> tuple:
+    return tuple(vocabularies[name] for name in OPEN_FIELDS)
+
+
+def load_log(
+    csv_path=None,
+    data=None,
+    *,
+    split: str = "train",
+    test_fraction: float | None = None,
+    vocabularies=None,
+    owner: str = "load_log",
+) -> NotificationLog:
+    """The encoded, checked log to replay.
+
+    ``csv_path`` (a CSV file) or ``data`` (a pandas DataFrame), or neither for the bundled data.
+    ``split`` (``"train"`` or ``"test"``) picks the bundled file, or with ``test_fraction`` the
+    part of a user log (the last ``test_fraction`` of the log in time is the test part);
+    ``vocabularies`` replaces the vocabularies of some open-ended fields (see the module's
+    docstring). ``owner`` starts the messages of argument errors.
+    """
+    split, test_fraction = check_split(split, test_fraction, owner)
+    vocabularies = check_vocabularies(vocabularies, owner)
+    if data is not None and csv_path is not None:
+        raise ValueError(f"{owner}: give csv_path or data, not both")
+    if data is not None:
+        pd = _pandas()
+        if not isinstance(data, pd.DataFrame):
+            raise TypeError(f"{owner}: data must be a pandas DataFrame, got {type(data).__name__}")
+        log = _encode(data, "data", False, vocabularies)
+        return _part(log, split, test_fraction, owner)
+    if csv_path is None:
+        if test_fraction is not None:
+            raise ValueError(
+                f"{owner}: test_fraction={test_fraction!r} splits a log of your own; the bundled data is "
+                "already split in two files (weeks 1-6 for split='train', weeks 7-12 for split='test'): "
+                "leave test_fraction=None"
+            )
+        return _bundled_log(split, vocabularies)
+    raw, name = _read_bytes(csv_path, owner)
+    digest = hashlib.sha256(raw).hexdigest()
+    vocabulary_key = _vocabulary_key(vocabularies)
+    with _LOCK:
+        key = (digest, vocabulary_key, split, test_fraction)
+        log = _CACHE.get(key)
+        if log is None:
+            whole_key = (digest, vocabulary_key, None, None)
+            whole = _CACHE.get(whole_key)
+            if whole is None:
+                whole = _encode(read_csv_bytes(raw, name), name, True, vocabularies, digest)
+            log = _part(whole, split, test_fraction, owner)
+            _CACHE[whole_key] = whole
+            _CACHE[key] = log
+        return log
+
+
+def _bundled_log(split: str = "train", vocabularies=None, digest: str | None = None) -> NotificationLog:
+    """The bundled log of ``split`` (kept once read with the default vocabularies)."""
+    vocabularies = check_vocabularies(vocabularies, "push-v0")
+    default = vocabularies is VOCABULARIES or _vocabulary_key(vocabularies) == _vocabulary_key(VOCABULARIES)
+    key = ("bundled", _vocabulary_key(vocabularies), split, None)
+    with _LOCK:
+        log = _BUNDLED.get(split) if default else _CACHE.get(key)
+        if log is None:
+            name = BUNDLED_FILES[split]
+            raw = resources.files(BUNDLED_PACKAGE).joinpath(name).read_bytes()  # works from a wheel or a zip
+            source = f"the bundled {name.rsplit('/', 1)[-1]}"
+            log = _encode(
+                read_csv_bytes(raw, source), source, True, VOCABULARIES if default else vocabularies,
+                hashlib.sha256(raw).hexdigest(), split=split, bundled=True,
+            )
+            if default:
+                _BUNDLED[split] = log
+            else:
+                _CACHE[key] = log
+    if digest is not None and digest != log.digest:
+        raise ValueError(
+            f"the bundled {BUNDLED_FILES[split]} differs from the one this environment was pickled with "
+            "(gym_suite was reinstalled in between); it cannot continue the episode"
+        )
+    return log
+
+
+def _read_bytes(csv_path, owner: str) -> tuple[bytes, str]:
+    """The bytes of the file at ``csv_path`` and the name to report it by."""
+    if not isinstance(csv_path, (str, os.PathLike)):
+        raise TypeError(f"{owner}: csv_path must be a path (str or os.PathLike) or None, got {csv_path!r}")
+    path = os.fspath(csv_path)
+    if not isinstance(path, str):
+        raise TypeError(f"{owner}: csv_path must be a text path (str or os.PathLike of str), got {csv_path!r}")
+    if not path.strip():
+        raise ValueError(f"{owner}: csv_path={path!r} is empty; give the path of a CSV file, or None for the bundled log")
+    if os.path.isdir(path):
+        raise ValueError(f"{owner}: csv_path={path!r} is a directory; give the path of a CSV file in it")
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(), path
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{owner}: csv_path={path!r}: no such file") from None
+    except NotADirectoryError:
+        raise FileNotFoundError(f"{owner}: csv_path={path!r}: no such file (a part of the path is a file)") from None
+    except PermissionError:
+        raise PermissionError(f"{owner}: csv_path={path!r} cannot be read: permission denied") from None
+    except OSError as exc:
+        raise OSError(exc.errno, f"{owner}: csv_path={path!r} cannot be read: {exc.strerror or exc}") from None
+
+
+def _decompress(raw: bytes, name: str) -> bytes:
+    """``raw``, decompressed when its first bytes are those of gzip, bzip2, xz, zip or zstd."""
+    kind = next((kind for magic, kind in _MAGIC if raw.startswith(magic)), None)
+    if kind is None:
+        return raw
+    try:
+        if kind == "gzip":
+            return gzip.decompress(raw)
+        if kind == "bzip2":
+            return bz2.decompress(raw)
+        if kind == "xz":
+            return lzma.decompress(raw)
+        if kind == "zip":
+            with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+                members = [m for m in archive.infolist() if not m.is_dir()]
+                if len(members) != 1:
+                    raise ValueError(
+                        f"{name} is a zip archive of {len(members)} files; it must hold exactly one CSV file"
+                    )
+                return archive.read(members[0])
+        try:
+            import zstandard
+        except ImportError:
+            raise ValueError(
+                f"{name} is compressed with Zstandard, which needs the zstandard package; "
+                "install it or decompress the file"
+            ) from None
+        return zstandard.ZstdDecompressor().decompressobj().decompress(raw)
+    except ValueError as exc:
+        if str(exc).startswith(name):
+            raise
+        raise ValueError(f"{name} looks {kind}-compressed but cannot be decompressed: {exc}") from None
+    except (OSError, EOFError, lzma.LZMAError, zipfile.BadZipFile, RuntimeError) as exc:
+        raise ValueError(f"{name} looks {kind}-compressed but cannot be decompressed: {exc}") from None
+
+
+def read_csv_bytes(raw: bytes, name: str):
+    """The DataFrame of a notification log's bytes (plain or compressed UTF-8 CSV).
+
+    The string columns stay strings (``"007"`` is not 7); the others are checked when the log
+    is encoded. ``name`` names the file in error messages.
+    """
+    pd = _pandas()
+    data = _decompress(raw, name)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{name} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start} cannot be decoded); "
+            "save the log as UTF-8 (a Latin-1 or Windows-1252 file must be converted), or it is not a CSV file"
+        ) from None
+    if "\x00" in text:
+        raise ValueError(f"{name} holds NUL bytes: it is a binary file, not a CSV file")
+    header = next(csv.reader(io.StringIO(text)), [])
+    repeated = sorted({c for c in header if c and header.count(c) > 1})
+    if repeated:
+        raise ValueError(f"{name}: the header names the column(s) {repeated} more than once; column names must be unique")
+    try:
+        return pd.read_csv(io.StringIO(text), dtype=dict.fromkeys(STRING_COLUMNS, str))
+    except pd.errors.EmptyDataError:
+        raise ValueError(
+            f"{name} is empty: a notification log needs a header with the columns {list(REQUIRED_COLUMNS)} "
+            "and at least one row"
+        ) from None
+    except (pd.errors.ParserError, csv.Error) as exc:
+        raise ValueError(f"{name} is not a well-formed CSV file: {exc}") from None
+
+
+# --------------------------------------------------------------------------------------------
+# Checking and encoding
+# --------------------------------------------------------------------------------------------
+
+
+def _encode(
+    frame, source: str, from_file: bool, vocabularies=VOCABULARIES, digest: str | None = None,
+    split: str | None = None, bundled: bool = False,
+) -> NotificationLog:
+    """Check ``frame`` against the schema and encode it (``frame`` is only read)."""
+    pd = _pandas()
+
+    def where(i: int) -> str:
+        if from_file:
+            return f"row {i} (line {i + 2} of the file)"
+        label = frame.index[i]
+        return f"row {i}" + ("" if label == i else f" (index {label!r})")
+
+    def fail(name: str, i: int, value, expected: str):
+        raise ValueError(f"{source}: column {name!r}, {where(i)}: {value!r} is not {expected}")
+
+    columns = list(frame.columns)
+    repeated = sorted({str(c) for c in columns if columns.count(c) > 1})
+    if repeated:
+        raise ValueError(f"{source} has the column(s) {repeated} more than once; column names must be unique")
+    missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"{source}: missing column(s) {missing}; a notification log needs the columns "
+            f"{list(REQUIRED_COLUMNS)} (optional: {TRUTH!r}, the true open probability)"
+        )
+    if len(frame) == 0:
+        raise ValueError(f"{source} is empty: it has the header but no rows")
+    checked = REQUIRED_COLUMNS + ((TRUTH,) if TRUTH in frame.columns else ())
+    for name in checked:
+        blank = frame[name].isna().to_numpy()
+        if blank.any():
+            first = where(int(blank.argmax()))
+            raise ValueError(f"{source}: column {name!r}, {first}: the value is missing (the column is required)")
+
+    def numeric(name: str, low, high, integer: bool) -> np.ndarray:
+        column = frame[name]
+        values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        bad = ~np.isfinite(values)
+        if bad.any():
+            fail(name, int(bad.argmax()), column.iloc[int(bad.argmax())], "a number")
+        if integer:
+            bad = values != np.floor(values)
+            if bad.any():
+                fail(name, int(bad.argmax()), column.iloc[int(bad.argmax())], "an integer")
+        bad = (values < low) | (values > high)
+        if bad.any():
+            fail(name, int(bad.argmax()), column.iloc[int(bad.argmax())], f"within {low}..{high}")
+        return values
+
+    def text(name: str) -> np.ndarray:
+        return frame[name].astype(str).to_numpy(dtype=object)
+
+    def closed(name: str, vocabulary) -> np.ndarray:
+        values = text(name)
+        codes = pd.Index(list(vocabulary)).get_indexer(values).astype(np.int64)  # -1: not in it
+        bad = codes < 0
+        if bad.any():
+            fail(name, int(bad.argmax()), values[int(bad.argmax())], f"one of {list(vocabulary)}")
+        return codes
+
+    def open_ended(name: str, vocabulary) -> np.ndarray:
+        codes = pd.Index(list(vocabulary[:-1])).get_indexer(text(name)).astype(np.int64)
+        codes[codes < 0] = len(vocabulary) - 1  # OTHER
+        return codes
+
+    codes = np.empty((len(CATEGORICAL_FIELDS), len(frame)), dtype=np.int64)
+    for j, name in enumerate(CATEGORICAL_FIELDS):
+        if name == "significant_contact":
+            codes[j] = numeric(name, 0, 1, True)
+        elif name in OPEN_FIELDS:
+            codes[j] = open_ended(name, vocabularies[name])
+        else:
+            codes[j] = closed(name, vocabularies[name])
+    values = np.empty((len(NUMERIC_FIELDS), len(frame)), dtype=np.float32)
+    for j, name in enumerate(NUMERIC_FIELDS):
+        values[j] = numeric(name, *NUMERIC_BOUNDS[name], name in INTEGER_FIELDS)
+    user_codes, user_names = pd.factorize(text(USER), sort=True)
+    labels = closed(ACTION, ACTION_VALUES)
+    stamps, utc = _timestamps(frame[TIMESTAMP], source, where, fail)
+    p_open = numeric(TRUTH, 0, 1, False) if TRUTH in frame.columns else None
+    return NotificationLog(
+        source, codes, values, labels, user_codes.astype(np.int64), stamps, p_open,
+        {**vocabularies, USER: tuple(str(u) for u in user_names)}, digest, utc, split, None, bundled,
+    )
+
+
+def _timestamps(column, source: str, where, fail) -> tuple[np.ndarray, bool]:
+    """``(datetime64[s] array, utc)``: UTC instants when every timestamp has an offset, else as written."""
+    pd = _pandas()
+    if isinstance(column.dtype, pd.DatetimeTZDtype):
+        return column.dt.tz_convert("UTC").dt.tz_localize(None).to_numpy(dtype="datetime64[s]"), True
+    if pd.api.types.is_datetime64_dtype(column.dtype):
+        return column.to_numpy(dtype="datetime64[s]"), False
+    strings = column.astype(str)
+    offset = strings.str.contains(_OFFSET).to_numpy(dtype=bool)
+    if offset.any() and not offset.all():
+        i = int(np.flatnonzero(offset != offset[0])[0])
+        kinds = ("has no UTC offset", "has one") if offset[0] else ("has a UTC offset", "has none")
+        raise ValueError(
+            f"{source}: column {TIMESTAMP!r}, {where(i)}: {strings.iloc[i]!r} {kinds[0]} while row 0 "
+            f"({strings.iloc[0]!r}) {kinds[1]}; a time without an offset cannot be ordered among times with one: "
+            "give every timestamp a UTC offset (e.g. +01:00) or none"
+        )
+    utc = bool(offset.all())
+    stamps = pd.to_datetime(strings, format="ISO8601", errors="coerce", utc=utc)
+    bad = stamps.isna().to_numpy()
+    if bad.any():
+        fail(TIMESTAMP, int(bad.argmax()), strings.iloc[int(bad.argmax())], "an ISO 8601 timestamp")
+    if utc:
+        stamps = stamps.dt.tz_localize(None)  # UTC instants, naive
+    return stamps.to_numpy(dtype="datetime64[s]"), utc
+
+
+# --------------------------------------------------------------------------------------------
+# Train and test parts
+# --------------------------------------------------------------------------------------------
+
+
+def held_out_mask(timestamps: np.ndarray, test_fraction: float) -> np.ndarray:
+    """True for the rows of the test part: every row at or after the cut-off instant.
+
+    The cut-off is the timestamp of the row ``ceil(test_fraction * n)``-th from the end in time
+    order, so at least that many rows are in the test part (more when others share its instant).
+    """
+    n = len(timestamps)
+    ordered = np.sort(timestamps, kind="stable")
+    cutoff = ordered[n - max(1, math.ceil(test_fraction * n))]
+    return timestamps >= cutoff
+
+
+def _part(log: NotificationLog, split: str, test_fraction: float | None, owner: str) -> NotificationLog:
+    """The ``split`` part of ``log`` (all of it when ``test_fraction`` is None and split is "train")."""
+    if test_fraction is None:
+        if split == "test":
+            raise ValueError(
+                f"{owner}: split='test' of your own log needs test_fraction (e.g. 0.2: the last 20 % in time); "
+                "without it the whole log is the training log (split='train')"
+            )
+        return log
+    test = held_out_mask(log.timestamps, test_fraction)
+    keep = test if split == "test" else ~test
+    if not keep.any():
+        raise ValueError(
+            f"{owner}: {log.source}: the {split} part of test_fraction={test_fraction!r} is empty: all "
+            f"{log.n_rows} rows fall at or after the cut-off instant {log.timestamps.max()} "
+            "(the log needs rows at more than one time)"
+        )
+    rows = np.flatnonzero(keep)
+    return NotificationLog(
+        log.source, log.codes[:, rows], log.numbers[:, rows], log.labels[rows], log.users[rows],
+        log.timestamps[rows], None if log.p_open is None else log.p_open[rows], log.vocabularies,
+        log.digest, log.utc, split, rows,
+    )
+
+
+__all__ = [
+    "ACTION_VALUES", "APPS", "BUNDLED_FILES", "BUNDLED_RESOURCE", "CATEGORICAL_FIELDS", "CATEGORIES", "COLUMNS",
+    "DAY_NAMES", "LOCATIONS", "NUMERIC_BOUNDS", "NUMERIC_FIELDS", "OPEN_FIELDS", "OTHER", "REQUIRED_COLUMNS",
+    "RINGER_MODES", "SPLITS", "VOCABULARIES", "NotificationLog", "ReadOnlyMapping", "check_split", "check_vocabularies", "load_log",
+    "observation_space", "held_out_mask", "read_csv_bytes",
+]

@@ -1,0 +1,498 @@
+"""Notification logs of push-v0: the bundled training and test logs, fixed vocabularies, reading,
+checking, caching and the split of user logs."""
+
+from __future__ import annotations
+
+import bz2
+import gc
+import gzip
+import importlib.util
+import io
+import lzma
+import math
+import os
+import pickle
+import subprocess
+import sys
+import weakref
+import zipfile
+from collections import Counter
+from importlib import resources
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+import pandas as pd
+import pytest
+
+import gym_suite  # noqa: F401  (registers the ids)
+from gym_suite.envs import push_log
+from gym_suite.envs.push_log import (
+    CATEGORICAL_FIELDS,
+    COLUMNS,
+    OPEN_FIELDS,
+    OTHER,
+    VOCABULARIES,
+    load_log,
+    observation_space,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+GENERATOR = ROOT / "gym-suite" / "tools" / "make_notifications.py"
+
+
+def bundled_bytes(split: str) -> bytes:
+    return resources.files("gym_suite.envs").joinpath(f"data/notifications_{split}.csv").read_bytes()
+
+
+@pytest.fixture(scope="module")
+def train_frame() -> pd.DataFrame:
+    return pd.read_csv(io.BytesIO(bundled_bytes("train")), dtype={"user_id": str})
+
+
+@pytest.fixture
+def small(train_frame) -> pd.DataFrame:
+    """The first 400 notifications of the training log."""
+    return train_frame.head(400).copy()
+
+
+def to_csv(frame: pd.DataFrame, path: Path) -> Path:
+    frame.to_csv(path, index=False)
+    return path
+
+
+def app_code(log, row: int) -> int:
+    return int(log.codes[CATEGORICAL_FIELDS.index("app"), row])
+
+
+# ------------------------------------------------------------------------------ the generator
+
+
+def run_generator(*args: str) -> None:
+    subprocess.run([sys.executable, str(GENERATOR), *args], check=True, capture_output=True)
+
+
+def test_generator_reproduces_both_bundled_logs_byte_for_byte(tmp_path):
+    train, test = tmp_path / "train.csv", tmp_path / "test.csv"
+    run_generator("--train-out", str(train), "--test-out", str(test))
+    assert train.read_bytes() == bundled_bytes("train")
+    assert test.read_bytes() == bundled_bytes("test")
+
+
+def test_training_log_is_what_a_six_week_run_writes(tmp_path):
+    """The training log is the log of 6 weeks alone: results on it stay comparable."""
+    out = tmp_path / "six.csv"
+    run_generator("--out", str(out), "--weeks", "6")
+    assert out.read_bytes() == bundled_bytes("train")
+
+
+def test_generator_rows_parameter_gives_exactly_that_many_rows(tmp_path):
+    out = tmp_path / "small.csv"
+    run_generator("--rows", "1234", "--out", str(out))
+    frame = pd.read_csv(out)
+    assert len(frame) == 1234 and tuple(frame.columns) == COLUMNS
+    assert frame["timestamp"].is_monotonic_increasing
+
+
+def test_test_log_follows_the_training_log_with_the_same_people(train_frame):
+    test = pd.read_csv(io.BytesIO(bundled_bytes("test")), dtype={"user_id": str})
+    train_stamps, test_stamps = pd.to_datetime(train_frame["timestamp"]), pd.to_datetime(test["timestamp"])
+    assert train_stamps.max() < test_stamps.min()
+    assert test_stamps.min() >= pd.Timestamp("2024-04-15") and test_stamps.max() < pd.Timestamp("2024-05-27")
+    assert set(test["user_id"]) == set(train_frame["user_id"])
+    assert 0.8 < len(test) / len(train_frame) < 1.2
+
+
+def test_vocabularies_are_the_generators_values():
+    spec = importlib.util.spec_from_file_location("make_notifications", GENERATOR)
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    assert VOCABULARIES["app"] == tuple(a[0] for a in generator.APPS) + (OTHER,)
+    assert VOCABULARIES["category"] == generator.CATEGORIES + (OTHER,)
+    assert VOCABULARIES["location"] == generator.LOCATIONS + (OTHER,)
+    assert VOCABULARIES["ringer_mode"] == push_log.RINGER_MODES + (OTHER,)
+    assert set(generator.CATEGORY_LOGIT) == set(generator.CATEGORIES)
+
+
+def test_importing_the_package_and_the_log_module_does_not_import_pandas():
+    code = (
+        "import sys, gym_suite, gym_suite.envs.push_log, gym_suite.envs.push_env\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+# ------------------------------------------------------------------------------ an honest split
+
+
+def lookup_table(log) -> tuple[dict, int]:
+    """Observation -> majority label on ``log``, and the label of the majority overall."""
+    keys = [tuple(k) for k in np.vstack([log.codes, log.numbers]).T.tolist()]
+    votes: dict[tuple, Counter] = {}
+    for key, label in zip(keys, log.labels.tolist()):
+        votes.setdefault(key, Counter())[label] += 1
+    fallback = int(log.labels.mean() > 0.5)
+    table = {key: int(c[1] > c[0]) if c[1] != c[0] else fallback for key, c in votes.items()}
+    return table, fallback
+
+
+def lookup_accuracy(table: dict, fallback: int, log) -> float:
+    keys = [tuple(k) for k in np.vstack([log.codes, log.numbers]).T.tolist()]
+    predictions = np.array([table.get(key, fallback) for key in keys])
+    return float((predictions == log.labels).mean())
+
+
+def test_a_memorising_table_fits_the_training_log_but_not_the_test_log():
+    train, test = load_log(split="train"), load_log(split="test")
+    table, fallback = lookup_table(train)
+    bayes = float(np.maximum(test.p_open, 1 - test.p_open).mean())  # the best any policy can expect
+    standard_error = math.sqrt(bayes * (1 - bayes) / test.n_rows)
+    on_train, on_test = lookup_accuracy(table, fallback, train), lookup_accuracy(table, fallback, test)
+    assert on_train > 0.97  # the training log can be memorised, far above what the features allow ...
+    assert on_train > float(np.maximum(train.p_open, 1 - train.p_open).mean()) + 0.1
+    assert on_test <= bayes + 2 * standard_error  # ... and that is worth nothing on the test log
+    shared = set(table).intersection(tuple(k) for k in np.vstack([test.codes, test.numbers]).T.tolist())
+    assert len(shared) < 0.05 * test.n_rows  # the test log's observations are new
+
+
+def test_observation_spaces_of_every_log_are_equal(small, tmp_path):
+    fewer = small[small["app"] != "com.whatsapp"].reset_index(drop=True)
+    fewer.loc[0, "app"] = "org.example.new_app"  # an app outside the vocabulary
+    fewer.loc[1, "category"] = "call"
+    fewer.loc[2, "ringer_mode"] = "do_not_disturb"
+    assert "com.whatsapp" not in set(fewer["app"])
+    user = load_log(to_csv(fewer, tmp_path / "fewer.csv"))
+    logs = [load_log(split="train"), load_log(split="test"), user]
+    spaces = [observation_space(log.vocabularies) for log in logs]
+    assert spaces[0] == spaces[1] == spaces[2] == observation_space()
+    env = gymnasium.make("gym_suite:push-v0", csv_path=tmp_path / "fewer.csv", episode_length=None)
+    assert env.observation_space == spaces[0]
+    last = {field: len(VOCABULARIES[field]) - 1 for field in OPEN_FIELDS}
+    assert all(VOCABULARIES[field][index] == OTHER for field, index in last.items())
+    assert app_code(user, 0) == last["app"]
+    assert user.codes[CATEGORICAL_FIELDS.index("category"), 1] == last["category"]
+    assert user.codes[CATEGORICAL_FIELDS.index("ringer_mode"), 2] == last["ringer_mode"]
+    known = VOCABULARIES["app"].index(fewer["app"].iloc[5])
+    assert app_code(user, 5) == known < last["app"]
+
+
+def test_own_vocabularies(small):
+    log = load_log(data=small, vocabularies={"app": ["com.whatsapp", "com.Slack"], "location": ("home", OTHER)})
+    assert log.vocabularies["app"] == ("com.whatsapp", "com.Slack", OTHER)
+    assert log.vocabularies["location"] == ("home", OTHER)
+    assert log.vocabularies["category"] == VOCABULARIES["category"]
+    expected = [("com.whatsapp", "com.Slack").index(a) if a in ("com.whatsapp", "com.Slack") else 2 for a in small["app"]]
+    assert log.codes[CATEGORICAL_FIELDS.index("app")].tolist() == expected
+    assert observation_space(log.vocabularies)["app"].n == 3
+    assert load_log(data=small, vocabularies=VOCABULARIES).vocabularies["app"] == VOCABULARIES["app"]
+
+
+@pytest.mark.parametrize("vocabularies, error, match", [
+    ({"user_id": ("a",)}, ValueError, "only the vocabularies of"),
+    ({"day_of_week": ("Lun", "Mar")}, ValueError, "fixed by the schema"),
+    ({"app": ("a", OTHER, "b")}, ValueError, "last entry"),
+    ({"app": ("a", "a")}, ValueError, "more than once"),
+    ({"app": ()}, ValueError, "empty"),
+    ({"app": "com.whatsapp"}, TypeError, "tuple or list"),
+    ({"app": ("a", 3)}, TypeError, "strings"),
+    (["app"], TypeError, "mapping"),
+])
+def test_bad_vocabularies_are_named(small, vocabularies, error, match):
+    with pytest.raises(error, match=match):
+        load_log(data=small, vocabularies=vocabularies)
+
+
+# ------------------------------------------------------------------------------ the split of a user log
+
+
+def test_test_fraction_cuts_the_whole_log_at_one_instant(train_frame):
+    frame = train_frame.head(3000).copy()
+    early_leaver = frame["user_id"].iloc[0]
+    frame = frame[~((frame["user_id"] == early_leaver) & (frame.index > 1000))]  # stops logging early
+    frame = frame.sample(frac=1.0, random_state=0)  # row order is not time order
+    train = load_log(data=frame, test_fraction=0.3)
+    test = load_log(data=frame, split="test", test_fraction=0.3)
+    assert train.split == "train" and test.split == "test"
+    assert train.n_rows + test.n_rows == len(frame)
+    assert test.n_rows >= math.ceil(0.3 * len(frame)) and test.n_rows < 0.32 * len(frame)
+    assert train.timestamps.max() < test.timestamps.min()  # one cut for all users
+    stamps = pd.to_datetime(frame["timestamp"]).to_numpy()
+    assert (stamps[test.source_rows] >= stamps[train.source_rows].max()).all()
+    assert np.all(np.diff(train.source_rows) > 0) and np.all(np.diff(test.source_rows) > 0)  # the log's order
+    labels = (frame["action"] == "opened").to_numpy()
+    assert np.array_equal(test.labels, labels[test.source_rows])
+    users = np.array(test.vocabularies["user_id"])[test.users]
+    assert early_leaver not in set(users)  # only in the training part
+    whole = load_log(data=frame)
+    assert whole.split is None and whole.n_rows == len(frame)
+
+
+def test_rows_at_the_cut_off_instant_all_go_to_the_test_part(small):
+    frame = small.copy()
+    frame["timestamp"] = np.where(np.arange(len(frame)) < 100, "2024-03-04T08:00:00", "2024-03-05T08:00:00")
+    test = load_log(data=frame, split="test", test_fraction=0.1)
+    assert test.n_rows == 300
+    frame["timestamp"] = "2024-03-04T08:00:00"
+    with pytest.raises(ValueError, match="train part.*empty"):
+        load_log(data=frame, test_fraction=0.1)
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"split": "valid"}, ValueError, r"split must be one of \['train', 'test'\]"),
+    ({"split": 1}, TypeError, "split"),
+    ({"test_fraction": 0.0}, ValueError, "strictly between 0 and 1"),
+    ({"test_fraction": 1.0}, ValueError, "strictly between 0 and 1"),
+    ({"test_fraction": float("nan")}, ValueError, "strictly between 0 and 1"),
+    ({"test_fraction": "0.2"}, TypeError, "test_fraction"),
+    ({"test_fraction": True}, TypeError, "test_fraction"),
+    ({"split": "test"}, ValueError, "needs test_fraction"),
+])
+def test_bad_split_arguments(small, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        load_log(data=small, **kwargs)
+
+
+def test_bundled_data_is_split_by_file_only():
+    with pytest.raises(ValueError, match="already split"):
+        load_log(test_fraction=0.2)
+    assert load_log(split="test").source.endswith("notifications_test.csv")
+
+
+# ------------------------------------------------------------------------------ loader defects
+
+
+def test_vocabularies_are_read_only(small):
+    env = gymnasium.make("gym_suite:push-v0", data=small, episode_length=10).unwrapped
+    with pytest.raises(TypeError):
+        env.vocabularies["app"] = ("x",)
+    with pytest.raises(TypeError):
+        VOCABULARIES["app"] = ("x",)
+    with pytest.raises((TypeError, AttributeError)):
+        env.vocabularies["app"].append("x")
+    with pytest.raises(TypeError):
+        del env.vocabularies["app"]
+    copy = pickle.loads(pickle.dumps(env.vocabularies))  # it pickles, and stays read-only
+    assert copy == env.vocabularies
+    with pytest.raises(TypeError):
+        copy["app"] = ("x",)
+    again = gymnasium.make("gym_suite:push-v0", data=small, episode_length=10).unwrapped
+    assert again.vocabularies["app"] == VOCABULARIES["app"]
+    bundled = gymnasium.make("gym_suite:push-v0").unwrapped
+    with pytest.raises(TypeError):
+        bundled.vocabularies["category"] = ("x",)
+    assert gymnasium.make("gym_suite:push-v0").unwrapped.vocabularies["category"] == VOCABULARIES["category"]
+
+
+def dst_log(small: pd.DataFrame) -> pd.DataFrame:
+    """``small`` with timestamps across the change to summer time in Central Europe."""
+    frame = small.head(40).copy()
+    instants = pd.date_range("2024-03-31T00:10:00", periods=40, freq="5min")  # UTC, 5 minutes apart
+    change = pd.Timestamp("2024-03-31T01:00:00")  # clocks go from 02:00 +01:00 to 03:00 +02:00
+    offsets = [1 if t < change else 2 for t in instants]
+    frame["timestamp"] = [
+        (t + pd.Timedelta(hours=h)).strftime("%Y-%m-%dT%H:%M:%S") + f"+0{h}:00" for t, h in zip(instants, offsets)
+    ]
+    return frame
+
+
+@pytest.mark.parametrize("source", ["csv", "frame"])
+def test_mixed_utc_offsets(small, tmp_path, source):
+    frame = dst_log(small)
+    assert frame["timestamp"].str.endswith("+01:00").any() and frame["timestamp"].str.endswith("+02:00").any()
+    kwargs = {"csv_path": to_csv(frame, tmp_path / "dst.csv")} if source == "csv" else {"data": frame}
+    env = gymnasium.make("gym_suite:push-v0", episode_length=None, **kwargs)
+    log = env.unwrapped.log
+    assert log.utc
+    expected = pd.to_datetime(frame["timestamp"], utc=True).dt.tz_localize(None).to_numpy(dtype="datetime64[s]")
+    assert np.array_equal(log.timestamps, expected)
+    assert np.all(np.diff(log.timestamps) > np.timedelta64(0, "s"))  # 5 minutes apart in real time
+    obs, _ = env.reset(seed=0)
+    assert obs["hour"][0] == np.float32(frame["hour"].iloc[0])  # the log's local hour, as written
+    # ordering is by instant: 10:00+05:00 (05:00 UTC) comes before 08:00+00:00
+    zones = small.head(4).copy()
+    zones["timestamp"] = ["2024-03-04T10:00:00+05:00", "2024-03-04T08:00:00+00:00",
+                          "2024-03-04T01:00:00-06:00", "2024-03-04T06:00:00Z"]
+    test = load_log(data=zones, split="test", test_fraction=0.25)
+    assert test.source_rows.tolist() == [1]
+    assert str(test.timestamps[0]) == "2024-03-04T08:00:00"
+
+
+@pytest.mark.parametrize("source", ["csv", "frame"])
+def test_offset_and_naive_timestamps_mixed_name_the_first_bad_row(small, tmp_path, source):
+    frame = dst_log(small)
+    frame.loc[7, "timestamp"] = frame.loc[7, "timestamp"][:19]  # the offset dropped
+    kwargs = {"csv_path": to_csv(frame, tmp_path / "mixed.csv")} if source == "csv" else {"data": frame}
+    with pytest.raises(ValueError, match=r"'timestamp', row 7.*has no UTC offset.*row 0"):
+        gymnasium.make("gym_suite:push-v0", **kwargs)
+    naive_first = small.head(20).copy()
+    naive_first.loc[3, "timestamp"] = "2024-03-04T05:00:00+01:00"
+    with pytest.raises(ValueError, match=r"'timestamp', row 3.*has a UTC offset"):
+        load_log(data=naive_first)
+
+
+def test_cache_keys_on_content_and_frees_unused_logs(small, tmp_path):
+    # a file rewritten with the same size and modification time is read again
+    path = to_csv(small, tmp_path / "log.csv")
+    first = gymnasium.make("gym_suite:push-v0", csv_path=path, episode_length=10).unwrapped
+    lines = path.read_bytes().split(b"\n")
+    swapped = lines[0:1] + [lines[2], lines[1]] + lines[3:]
+    stat = path.stat()
+    path.write_bytes(b"\n".join(swapped))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert path.stat().st_size == stat.st_size and path.stat().st_mtime_ns == stat.st_mtime_ns
+    second = gymnasium.make("gym_suite:push-v0", csv_path=path, episode_length=10).unwrapped
+    assert second.log is not first.log
+    assert np.array_equal(second.log.codes[:, 0], first.log.codes[:, 1])
+    assert np.array_equal(second.log.codes[:, 1], first.log.codes[:, 0])
+    # the same bytes under another name share one copy
+    copy = tmp_path / "copy.csv"
+    copy.write_bytes(path.read_bytes())
+    assert gymnasium.make("gym_suite:push-v0", csv_path=copy, episode_length=10).unwrapped.log is second.log
+    # logs no environment uses are freed
+    refs = []
+    for k in range(6):
+        frame = small.copy()
+        frame["battery"] = (frame["battery"] + k) % 100  # six different files
+        env = gymnasium.make("gym_suite:push-v0", csv_path=to_csv(frame, tmp_path / f"log{k}.csv"), episode_length=10)
+        env.reset(seed=k)
+        env.step(1)
+        refs.append(weakref.ref(env.unwrapped.log))
+        env.close()
+        del env
+    parts = [weakref.ref(load_log(path, split=split, test_fraction=0.5)) for split in ("train", "test")]
+    digests = {first.log.digest, second.log.digest} | {ref().digest for ref in refs if ref() is not None}
+    del first, second
+    gc.collect()
+    assert all(ref() is None for ref in refs + parts)
+    assert not any(key[0] in digests for key in list(push_log._CACHE.keys()))
+
+
+def test_envs_on_one_file_share_one_log(small, tmp_path):
+    path = to_csv(small, tmp_path / "log.csv")
+    a = gymnasium.make("gym_suite:push-v0", csv_path=path, episode_length=20).unwrapped
+    b = gymnasium.make("gym_suite:push-v0", csv_path=str(path), episode_length=None).unwrapped
+    vec = gymnasium.make_vec("gym_suite:push-v0", num_envs=3, csv_path=path, episode_length=20)
+    assert a.log is b.log is vec.log and a.vocabularies is b.vocabularies
+    tr = gymnasium.make("gym_suite:push-v0", csv_path=path, test_fraction=0.5, episode_length=10).unwrapped
+    te = gymnasium.make("gym_suite:push-v0", csv_path=path, test_fraction=0.5, split="test", episode_length=10)
+    again = gymnasium.make("gym_suite:push-v0", csv_path=path, test_fraction=0.5, episode_length=None)
+    assert tr.log is again.unwrapped.log
+    assert tr.log is not te.unwrapped.log and tr.log is not a.log
+
+
+def test_parts_and_logs_pickle(small, tmp_path):
+    path = to_csv(small, tmp_path / "log.csv")
+    part = load_log(path, split="test", test_fraction=0.4)
+    copy = pickle.loads(pickle.dumps(part))
+    for name in ("codes", "numbers", "labels", "users", "timestamps", "p_open", "source_rows"):
+        assert np.array_equal(getattr(copy, name), getattr(part, name))
+        assert not getattr(copy, name).flags.writeable
+    assert copy.vocabularies == part.vocabularies and copy.split == "test"
+    bundled = load_log(split="test")
+    assert pickle.loads(pickle.dumps(bundled)) is bundled
+
+
+def gzip_bytes(data: bytes) -> bytes:
+    return gzip.compress(data, mtime=0)
+
+
+def zip_bytes(data: bytes) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("log.csv", data)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("compress", [gzip_bytes, bz2.compress, lzma.compress, zip_bytes], ids=["gzip", "bz2", "xz", "zip"])
+def test_compressed_logs_are_read_whatever_their_name(small, tmp_path, compress):
+    plain = to_csv(small, tmp_path / "plain.csv")
+    packed = tmp_path / "packed.csv"  # the name says CSV: the bytes say compressed
+    packed.write_bytes(compress(plain.read_bytes()))
+    a, b = load_log(plain), load_log(packed)
+    for name in ("codes", "numbers", "labels", "users", "timestamps", "p_open"):
+        assert np.array_equal(getattr(a, name), getattr(b, name))
+
+
+def write_bytes(name: str, data: bytes):
+    def make(tmp_path: Path, small: pd.DataFrame) -> Path:
+        path = tmp_path / name
+        path.write_bytes(data(small) if callable(data) else data)
+        return path
+
+    return make
+
+
+def latin1(small: pd.DataFrame) -> bytes:
+    frame = small.copy()
+    frame.loc[3, "app"] = "com.café"
+    return frame.to_csv(index=False).encode("latin-1")
+
+
+def csv_bytes(small: pd.DataFrame) -> bytes:
+    return small.to_csv(index=False).encode()
+
+
+def duplicate_header(small: pd.DataFrame) -> bytes:
+    frame = small.copy()
+    frame.insert(3, "app_again", frame["app"])
+    return frame.to_csv(index=False).replace("app_again", "app").encode()
+
+
+BAD_FILES = {
+    "latin-1": (write_bytes("latin1.csv", latin1), ValueError, r"latin1\.csv.*not UTF-8 .*0xe9"),
+    "png": (write_bytes("picture.csv", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), ValueError, r"picture\.csv.*not UTF-8"),
+    "nul bytes": (write_bytes("nul.csv", b"timestamp,user_id\x00\x00\n"), ValueError, r"nul\.csv.*binary"),
+    "broken gzip": (write_bytes("cut.csv", lambda s: gzip_bytes(csv_bytes(s))[:200]), ValueError,
+                    r"cut\.csv.*gzip.*cannot be decompressed"),
+    "duplicate header": (write_bytes("dup.csv", duplicate_header), ValueError, r"dup\.csv.*\['app'\] more than once"),
+    "ragged rows": (write_bytes("ragged.csv", lambda s: csv_bytes(s) + b",".join([b"x"] * 20) + b"\n"), ValueError,
+                    r"ragged\.csv is not a well-formed CSV file.*Expected 16 fields"),
+    "directory": (lambda tmp_path, small: tmp_path, ValueError, "is a directory"),
+    "empty path": (lambda tmp_path, small: "", ValueError, "csv_path='' is empty"),
+    "missing": (lambda tmp_path, small: tmp_path / "no_such.csv", FileNotFoundError, r"no_such\.csv.*no such file"),
+    "under a file": (lambda tmp_path, small: write_bytes("f.csv", b"x")(tmp_path, small) / "log.csv",
+                     FileNotFoundError, r"f\.csv/log\.csv.*no such file"),
+    "a number": (lambda tmp_path, small: 3, TypeError, "csv_path must be a path"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_FILES))
+def test_bad_files_raise_clear_errors(small, tmp_path, case):
+    make, error, match = BAD_FILES[case]
+    csv_path = make(tmp_path, small)
+    gc.collect()
+    cached = dict(push_log._CACHE)
+    with pytest.raises(error, match=match) as info:
+        gymnasium.make("gym_suite:push-v0", csv_path=csv_path)
+    assert type(info.value) is error  # not a subclass raised from deep inside (UnicodeDecodeError, ...)
+    assert dict(push_log._CACHE) == cached  # nothing changed
+
+
+def test_zip_archive_of_several_files_is_refused(small, tmp_path):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("a.csv", csv_bytes(small))
+        archive.writestr("b.csv", csv_bytes(small))
+    path = tmp_path / "two.zip"
+    path.write_bytes(buffer.getvalue())
+    with pytest.raises(ValueError, match=r"two\.zip is a zip archive of 2 files"):
+        load_log(path)
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_unreadable_file_names_it(small, tmp_path):
+    path = to_csv(small, tmp_path / "secret.csv")
+    path.chmod(0)
+    try:
+        with pytest.raises(PermissionError, match=r"secret\.csv.*permission denied"):
+            load_log(path)
+    finally:
+        path.chmod(0o600)
+
+
+def test_frame_with_a_repeated_column_is_named(small):
+    frame = pd.concat([small, small[["app"]]], axis=1)
+    assert list(frame.columns).count("app") == 2
+    with pytest.raises(ValueError, match=r"data has the column\(s\) \['app'\] more than once"):
+        gymnasium.make("gym_suite:push-v0", data=frame)
