@@ -287,3 +287,57 @@ def test_recipes_cover_every_trained_agent():
         recipes.recipe_budget("example-v0", "ppo")
     with pytest.raises(ValueError, match="unknown algorithm"):
         recipes.sb3_settings("example-v0", "a2c")
+
+
+# --------------------------------------------------------------------------------------------
+# The tutorials' flows: HeartPole's SB3 DQN with the legacy gym, and the renamed arguments
+# --------------------------------------------------------------------------------------------
+
+
+def readme_block(marker: str) -> str:
+    """The Python code block that follows ``<!-- marker -->`` in the README."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index(f"<!-- {marker} -->")
+    start = text.index("```python\n", start) + len("```python\n")
+    return text[start : text.index("```", start)]
+
+
+@pytest.mark.parametrize("api", ["gym", "gymnasium"])
+def test_heartpole_tutorial_dqn_runs_as_written(api, gym_np_bool8):
+    """The README's HeartPole DQN (the tutorial's code: ``import gym``, SB3 through shimmy), with a
+    few hundred steps instead of its budget; and the same code after ``import gymnasium as gym``."""
+    if api == "gym":
+        pytest.importorskip("gym")
+    code = readme_block("heartpole-gym-dqn")
+    assert code.startswith("import gym\n") and code.count("total_timesteps=10_000") == 1
+    code = code.replace("total_timesteps=10_000", "total_timesteps=300").replace("verbose=1", "verbose=0")
+    if api == "gymnasium":
+        code = code.replace("import gym\n", "import gymnasium as gym\n", 1)
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    model, env, action = namespace["model"], namespace["env"], namespace["action"]
+    assert model.num_timesteps == 300
+    assert type(env).__module__.split(".")[0] == api  # the env the tutorial made: gym's, or gymnasium's
+    assert env.action_space.contains(int(action))
+    assert np.isfinite(namespace["reward"])
+
+
+def test_tutorial_argument_names_point_to_the_suite_names():
+    """``max_steps`` (the RLlib tutorials' env_config) and ``resolution`` (the target tutorial's field)."""
+    with pytest.raises(TypeError, match=r"'max_steps' is the step limit, max_episode_steps.*gymnasium\.make"):
+        gymnasium.make("example-v0", max_steps=10)
+    with pytest.raises(TypeError, match="'max_steps' is 'max_episode_steps' here"):  # the vector env takes it
+        gymnasium.make_vec("example-v0", num_envs=2, max_steps=10)
+    with pytest.raises(TypeError, match="'resolution' is 'size' here"):
+        gymnasium.make("target-v0", resolution=50)
+    with pytest.raises(TypeError) as no_size:  # no hint where the env has no such argument
+        gymnasium.make("example-v0", resolution=50)
+    assert "'size'" not in str(no_size.value) and "allowed arguments" in str(no_size.value)
+    assert gymnasium.make("target-v0", size=50).unwrapped.size == 50  # what the hint says works
+
+
+def test_sb3_scripts_reject_an_unknown_vec_env():
+    done = run_script(TRAIN_SB3, "example-v0", "--steps", "64", "--vec-env", "subproc")
+    assert done.returncode == 2 and "--vec-env" in done.stderr and "Traceback" not in done.stderr
+    done = run_script(BASELINES, "--vec-env", "subproc", "--out-md", "", "--out-csv", "")
+    assert done.returncode == 2 and "--vec-env" in done.stderr and "Traceback" not in done.stderr

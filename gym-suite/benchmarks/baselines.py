@@ -11,7 +11,9 @@ trained agent greedily on the same seeded episodes with ``gym_suite.evaluate``. 
 Markdown table and writes it, and a CSV file, to ``--out-md`` and ``--out-csv`` (by default
 ``docs/baselines.md`` and ``docs/baselines.csv`` of this repository, wherever it is run from).
 
-Training runs on the CPU with one torch thread and small networks.
+Training runs on the CPU with one torch thread and small networks; Stable-Baselines3 trains on the
+id's native vector env (``--vec-env dummy``: on ``DummyVecEnv`` of scalar envs). On a terminal a
+progress bar on standard error counts the agents done; elsewhere only one line per agent is logged.
 """
 
 from __future__ import annotations
@@ -249,8 +251,23 @@ def to_markdown(rows: list[Row], command: str, notes: list[str], total_seconds: 
 # --------------------------------------------------------------------------------------------
 
 
+_BAR = None  # the progress bar while one runs: log lines go above it
+
+
 def _log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
+    if _BAR is not None:
+        _BAR.write(message, file=sys.stderr)
+    else:
+        print(message, file=sys.stderr, flush=True)
+
+
+def _progress(total: int, label: str):
+    """A tqdm bar on standard error when it is a terminal; None elsewhere (nothing drawn)."""
+    if not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=label, unit="agent", file=sys.stderr, leave=False)
 
 
 def run(
@@ -262,8 +279,10 @@ def run(
     budgets: dict | None = None,
     quick: bool = False,
     num_env_runners: int = 1,
+    vec_env: str = "native",
 ) -> tuple[list[Row], list[str]]:
     """Evaluate and train ``agents`` on every id in ``ids``: ``(rows, notes)``."""
+    global _BAR
     rows: list[Row] = []
     notes: list[str] = []
     use_rllib = "rllib-ppo" in agents
@@ -274,21 +293,29 @@ def run(
         if not ray.is_initialized():
             ray.init(num_cpus=os.cpu_count(), include_dashboard=False, log_to_driver=False)
             ray_started = True
+    _BAR = _progress(len(ids) * len(agents), "baselines")
     try:
         for env_id in ids:
             probe = gymnasium.make(env_id)
             discrete = isinstance(probe.action_space, spaces.Discrete)
             probe.close()
             for agent in agents:
+                if _BAR is not None:
+                    _BAR.set_postfix_str(f"{env_id} {AGENT_LABELS[agent]}")
                 if agent == "sb3-dqn" and not discrete:
                     notes.append(f"`{env_id}`: no DQN row, the action space is continuous.")
-                    continue
-                row = _run_agent(env_id, agent, episodes, seed, n_jobs, budgets, quick, num_env_runners)
-                rows.append(row)
-                _log(f"{env_id:<14} {AGENT_LABELS[agent]:<10} {row.mean:10.3f} ± {row.std:<9.3f}"
-                     f" train {row.train_steps or 0:>8} steps {row.train_seconds or 0:7.1f} s"
-                     f"  eval {row.eval_seconds:6.1f} s")
+                else:
+                    row = _run_agent(env_id, agent, episodes, seed, n_jobs, budgets, quick, num_env_runners, vec_env)
+                    rows.append(row)
+                    _log(f"{env_id:<14} {AGENT_LABELS[agent]:<10} {row.mean:10.3f} ± {row.std:<9.3f}"
+                         f" train {row.train_steps or 0:>8} steps {row.train_seconds or 0:7.1f} s"
+                         f"  eval {row.eval_seconds:6.1f} s")
+                if _BAR is not None:
+                    _BAR.update(1)
     finally:
+        if _BAR is not None:
+            _BAR.close()
+            _BAR = None
         if ray_started:
             import ray
 
@@ -297,7 +324,7 @@ def run(
     return rows, notes
 
 
-def _run_agent(env_id, agent, episodes, seed, n_jobs, budgets, quick, num_env_runners) -> Row:
+def _run_agent(env_id, agent, episodes, seed, n_jobs, budgets, quick, num_env_runners, vec_env="native") -> Row:
     train_steps = train_seconds = None
     if agent in ("random", "heuristic"):
         policy = agent
@@ -307,7 +334,7 @@ def _run_agent(env_id, agent, episodes, seed, n_jobs, budgets, quick, num_env_ru
         if agent in ("sb3-ppo", "sb3-dqn"):
             from gym_suite.training.sb3 import SB3Policy, train_sb3
 
-            model = train_sb3(env_id, agent.split("-")[1], steps, seed=seed)
+            model = train_sb3(env_id, agent.split("-")[1], steps, seed=seed, vec_env=vec_env)
             policy = SB3Policy(model, name=agent)
             train_steps = int(model.num_timesteps)
         else:
@@ -373,6 +400,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="training budget override, repeatable, e.g. heartpole-v0:sb3-ppo=300000")
     parser.add_argument("--num-env-runners", type=non_negative_int, default=1, help="RLlib remote env runners")
     parser.add_argument("--no-rllib", action="store_true", help="leave out RLlib PPO even when ray is installed")
+    parser.add_argument("--vec-env", choices=("native", "dummy"), default="native",
+                        help="what Stable-Baselines3 trains on: the id's native vector env, or DummyVecEnv")
     parser.add_argument("--quick", action="store_true",
                         help=f"smoke run: {QUICK_BUDGET:,} training steps and {QUICK_EPISODES} episodes")
     parser.add_argument("--out-md", default=str(DEFAULT_MD), help="Markdown output ('' for none; default: %(default)s)")
@@ -395,9 +424,11 @@ def main(argv: list[str] | None = None) -> int:
                 agents.remove(agent)
                 skipped.append(f"{AGENT_LABELS[agent]}: not run (stable-baselines3 is not installed).")
     budgets = dict(args.budget)
+    if args.vec_env == "dummy" and {"sb3-ppo", "sb3-dqn"} & set(agents):
+        skipped.append("Stable-Baselines3 trained on DummyVecEnv of scalar envs (--vec-env dummy), not the native vector env.")
     start = time.perf_counter()
     rows, notes = run(args.ids, agents, episodes=episodes, seed=args.seed, n_jobs=args.jobs, budgets=budgets,
-                      quick=args.quick, num_env_runners=args.num_env_runners)
+                      quick=args.quick, num_env_runners=args.num_env_runners, vec_env=args.vec_env)
     total = time.perf_counter() - start
     command = " ".join([COMMAND, *(argv if argv is not None else sys.argv[1:])]).strip()
     markdown = to_markdown(rows, command, notes + skipped, total)

@@ -34,6 +34,9 @@ encodes the file, the second shares it) and the peak memory (resident set size) 
 
 ``--from-json`` re-reads the rows of an earlier run and reports them again, with the targets
 worked out anew, without timing anything.
+
+Progress goes to standard error: a tqdm bar of the rows calibrated and timed when it is a
+terminal (the log lines above it), the log lines alone otherwise.
 """
 
 from __future__ import annotations
@@ -808,12 +811,44 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_BAR = None  # the progress bar while rows are timed: log lines go above it
+
+
 def _log(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+    if _BAR is not None:
+        _BAR.write(text, file=sys.stderr)
+    else:
+        print(text, file=sys.stderr, flush=True)
+
+
+def _progress(total: int):
+    """A tqdm bar on standard error when it is a terminal; None elsewhere (nothing drawn)."""
+    if not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="bench", unit="row", file=sys.stderr, leave=False)
 
 
 def time_rows(timed: list[Timed], args) -> None:
-    """Calibrate every row, then time them in ``args.repeats`` interleaved rounds."""
+    """Calibrate every row, then time them in ``args.repeats`` interleaved rounds (a progress bar
+    on a terminal counts the rows calibrated and timed)."""
+    global _BAR
+    _BAR = _progress(len(timed) * (1 + args.repeats))
+    try:
+        _time_rows(timed, args)
+    finally:
+        if _BAR is not None:
+            _BAR.close()
+            _BAR = None
+
+
+def _tick() -> None:
+    if _BAR is not None:
+        _BAR.update(1)
+
+
+def _time_rows(timed: list[Timed], args) -> None:
     for t in timed:
         if t.run is not None:
             try:
@@ -827,8 +862,10 @@ def time_rows(timed: list[Timed], args) -> None:
                 t.run = None
         cells = "  ".join(_row_cells(t.row)[:3])
         _log(f"  ready  {cells}  " + (f"{t.row.steps:,} steps a repeat" if t.run else t.row.status))
+        _tick()
     for round_ in range(args.repeats):
         for t in timed:
+            _tick()
             if t.run is None:
                 continue
             try:

@@ -5,11 +5,14 @@
     python gym-suite/examples/train_rllib.py example-v0 --address auto      # on a running Ray cluster
 
 Needs the ``rllib`` extra (``pip install "gym-suite[rllib]"``).
-The algorithm is ``PPOConfig().environment("gym_suite:<id>", env_config={...})``: every env
-runner, remote or local, builds its environments itself with ``gymnasium.make``, whose
-``module:id`` form imports ``gym_suite`` (and so registers the ids) in that process. Nothing
-is registered in the driver only, so this works with any number of remote env runners, on
-any machine that has gym-suite installed.
+The algorithm is ``gym_suite.training.rllib.rllib_config``: ``PPOConfig().environment(
+"gym_suite:<id>", env_config={...})`` with the id's recipe. Every env runner, remote or local,
+builds its environments itself with ``gymnasium.make_vec``, whose ``module:id`` form imports
+``gym_suite`` (and so registers the ids) in that process, and steps the id's native vector env
+(``--num-envs-per-env-runner`` copies in one numpy batch). Nothing is registered in the driver
+only, so this works with any number of remote env runners, on any machine of a Ray cluster that
+has the same gym-suite installed (``--address``: the cluster to join; ``auto``, the one this
+machine belongs to).
 
 After training, the checkpoint's RLModule is restored from disk and plays ``--episodes``
 episodes greedily, rendered as text (``--render``), and ``--eval`` episodes are scored next to
@@ -56,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="env_config of the env")
     parser.add_argument("--num-env-runners", type=non_negative_int, default=1,
                         help="remote env runners (0: sample in the driver)")
+    parser.add_argument("--num-envs-per-env-runner", type=positive_int, default=1,
+                        help="env copies each env runner steps as one native vector env")
     parser.add_argument("--iterations", type=positive_int, default=None,
                         help="training iterations (default: enough for the recipe's step budget)")
     parser.add_argument("--steps", type=positive_int, default=None,
@@ -90,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         checkpoint, _ = train_rllib(
             args.id, args.steps, seed=args.seed, env_config=env_config, num_env_runners=args.num_env_runners,
+            num_envs_per_env_runner=args.num_envs_per_env_runner,
             checkpoint_dir=args.checkpoint_dir or f"checkpoints/{args.id}-ppo", iterations=args.iterations,
             report=report,
         )

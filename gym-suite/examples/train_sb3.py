@@ -5,7 +5,9 @@
     python gym-suite/examples/train_sb3.py example-v0 --algo ppo --load models/example-ppo --eval 1000
 
 Needs the ``sb3`` extra (``pip install "gym-suite[sb3]"``). The settings and the default budget
-are the id's recipe in ``gym_suite.training.recipes`` (the ones of the baselines table). Training runs on the CPU with one torch thread. ``--eval``
+are the id's recipe in ``gym_suite.training.recipes`` (the ones of the baselines table). Training
+runs on the CPU with one torch thread, on the id's native vector env (``SuiteVecEnv``;
+``--vec-env dummy``: Stable-Baselines3's ``DummyVecEnv`` of scalar envs). ``--eval``
 evaluates the saved agent greedily on seeded episodes next to the random policy and the
 environment's heuristic, on the same seeds.
 """
@@ -20,7 +22,7 @@ import gymnasium
 
 import gym_suite
 from gym_suite.cli import jobs_int, key_value, non_negative_int, positive_int
-from gym_suite.training.sb3 import SB3Policy, load_sb3_policy, save_sb3, train_sb3
+from gym_suite.training.sb3 import VEC_ENVS, SB3Policy, load_sb3_policy, save_sb3, train_sb3
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,6 +39,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="evaluate the agent on EPISODES seeded episodes (1000 when given alone)")
     parser.add_argument("--jobs", type=jobs_int, default=-1, help="evaluation processes (-1: every core)")
     parser.add_argument("--verbose", type=int, default=0, help="Stable-Baselines3 verbosity (0, 1 or 2)")
+    parser.add_argument("--vec-env", choices=VEC_ENVS, default="native",
+                        help="native: the id's native vector env (SuiteVecEnv); dummy: DummyVecEnv of scalar envs")
+    parser.add_argument("--n-envs", type=positive_int, default=None,
+                        help="env copies PPO trains on (default: the recipe's; DQN trains on one)")
     args = parser.parse_args(argv)
     env_kwargs = dict(args.env_kwargs)
     try:  # a bad argument fails now, not after training
@@ -51,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
         path = args.out or f"models/{args.id}-{args.algo}"
         start = time.perf_counter()
         model = train_sb3(args.id, args.algo, args.steps, seed=args.seed, env_kwargs=env_kwargs,
-                          verbose=args.verbose, progress_bar=sys.stderr.isatty())
+                          verbose=args.verbose, progress_bar=sys.stderr.isatty(), vec_env=args.vec_env,
+                          n_envs=args.n_envs)
         elapsed = time.perf_counter() - start
         print(f"trained {args.algo.upper()} on {args.id} for {model.num_timesteps:,} steps in {elapsed:.1f} s")
         for written in save_sb3(model, path):

@@ -208,6 +208,16 @@ _LIMIT_HINT = (
     "(or to gymnasium.make_vec, or wrap the env in gymnasium.wrappers.TimeLimit)"
 )
 
+#: Arguments of the tutorials the environments come from, by their names in the suite: the step
+#: limit (``env_config={"max_steps": ...}`` of the RLlib custom-env tutorials) and the side of
+#: the target tutorial's square field (its ``resolution``, target-v0's ``size``). The message
+#: names the suite's argument when the environment takes it; ``max_steps`` given to a scalar
+#: env gets the step-limit hint (the limit belongs to ``gymnasium.make``).
+_RENAMED_ARGUMENTS = {
+    "max_steps": "max_episode_steps",
+    "resolution": "size",
+}
+
 
 def merge_arguments(owner: str, allowed, env_config, kwargs) -> dict:
     """``env_config`` (a dict, as Ray RLlib passes it) and keyword arguments, keywords winning.
@@ -225,7 +235,16 @@ def merge_arguments(owner: str, allowed, env_config, kwargs) -> dict:
     merged.update(kwargs)
     unknown = sorted((k for k in merged if k not in allowed), key=str)
     if unknown:
-        hint = _LIMIT_HINT if "max_episode_steps" in unknown else ""
+        hint, limit = "", "max_episode_steps" in unknown
+        for name in unknown:
+            suite_name = _RENAMED_ARGUMENTS.get(name)
+            if suite_name in allowed:
+                hint += f"; {name!r} is {suite_name!r} here"
+            elif suite_name == "max_episode_steps":
+                hint += f"; {name!r} is the step limit, max_episode_steps"
+                limit = True
+        if limit:
+            hint += _LIMIT_HINT
         raise TypeError(f"{owner} got unknown argument(s) {shown(unknown)}; allowed arguments are {sorted(allowed)}{hint}")
     return merged
 

@@ -6,8 +6,10 @@ package, and this package imports neither of them until one of those modules is 
 
 - :mod:`gym_suite.training.recipes`: budgets and hyper-parameters of every id (``RECIPES``);
 - :mod:`gym_suite.training.wrappers`: the training-only reward and action wrappers;
-- :mod:`gym_suite.training.sb3`: ``train_sb3``, the greedy ``SB3Policy``, ``save_sb3``/``load_sb3_policy``;
-- :mod:`gym_suite.training.rllib`: ``rllib_config``, ``train_rllib``, ``RLlibPolicy.from_checkpoint``.
+- :mod:`gym_suite.training.sb3`: ``train_sb3``, ``SuiteVecEnv`` (the native vector env as a
+  Stable-Baselines3 ``VecEnv``), the greedy ``SB3Policy``, ``save_sb3``/``load_sb3_policy``;
+- :mod:`gym_suite.training.rllib`: ``rllib_config`` (a ready ``PPOConfig`` for any id), ``train_rllib``,
+  ``RLlibPolicy.from_algorithm`` / ``RLlibPolicy.from_checkpoint``.
 
 Every trained policy is a callable ``observation -> action`` with a batched ``act_batch``, for
 :func:`gym_suite.evaluate`.

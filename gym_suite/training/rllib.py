@@ -1,10 +1,23 @@
-"""Ray RLlib PPO on the suite, and the greedy policy of a checkpoint for :func:`gym_suite.evaluate`.
+"""Ray RLlib PPO on the suite, and the greedy policy of a trained module for :func:`gym_suite.evaluate`.
 
-Needs the ``rllib`` extra: ``pip install "gym-suite[rllib]"``. The algorithm's environment is
-``"gym_suite:<id>"``: every env runner, remote or local, builds its environments itself with
-``gymnasium.make``, whose ``module:id`` form imports ``gym_suite`` (and so registers the ids) in
-that process, so this works with any number of remote env runners on any machine that has
-gym-suite installed.
+Needs the ``rllib`` extra: ``pip install "gym-suite[rllib]"``. :func:`rllib_config` is the one
+call that makes a ready ``PPOConfig`` for any suite id:
+
+- the environment is ``"gym_suite:<id>"``: every env runner, remote or local, builds its
+  environments itself with ``gymnasium.make_vec``, whose ``module:id`` form imports ``gym_suite``
+  (and so registers the ids) in that process, so this works with any number of remote env
+  runners on any machine that has gym-suite installed; ``env_config`` goes to the env;
+- the env runners step the id's native numpy vector env (gymnasium's ``vector_entry_point``
+  vectorization mode, ``gym_env_vectorize_mode="vector_entry_point"``): one call steps all
+  ``num_envs_per_env_runner`` copies, with the next-step autoreset RLlib expects of a
+  gymnasium vector env;
+- observations that RLlib's default model cannot take as they are (``Discrete``, ``Dict``: no
+  default encoder) go through RLlib's ``FlattenObservations`` env-to-module connector (one-hot
+  for ``Discrete``, concatenation for ``Dict``).
+
+:class:`RLlibPolicy` acts greedily with the trained RLModule (``forward_inference`` on a batch):
+``RLlibPolicy.from_algorithm(algo)`` while the algorithm is alive, ``RLlibPolicy.from_checkpoint``
+from disk.
 """
 
 from __future__ import annotations
@@ -32,33 +45,64 @@ from gym_suite.training.wrappers import env_actions
 RLLIB_SAMPLE_TIMEOUT_S = 600.0
 
 
+#: The ``gym_env_vectorize_mode`` of :func:`rllib_config`: the native vector env of the id.
+NATIVE_VECTORIZE_MODE = "vector_entry_point"
+
+
+def suite_env_name(env_id: str) -> str:
+    """``"gym_suite:<id>"``, the form that imports gym_suite wherever the env is made (``<id>`` taken as is)."""
+    if not isinstance(env_id, str):
+        raise TypeError(f"env_id must be a suite id (a str such as 'push-v0'), got {type(env_id).__name__}")
+    return env_id if env_id.startswith("gym_suite:") else f"gym_suite:{env_id}"
+
+
+def needs_flattening(space: spaces.Space) -> bool:
+    """Whether RLlib's default model needs ``FlattenObservations`` for this observation space
+    (anything but a one-dimensional ``Box``: ``Discrete`` and ``Dict`` have no default encoder)."""
+    return not (isinstance(space, spaces.Box) and len(space.shape) == 1)
+
+
 def rllib_config(
     env_id: str,
     env_config: dict | None = None,
     num_env_runners: int = 1,
     num_envs_per_env_runner: int = 1,
     seed: int = 0,
+    *,
+    gym_env_vectorize_mode: str = NATIVE_VECTORIZE_MODE,
     **training: Any,
 ) -> PPOConfig:
-    """``PPOConfig`` for ``gym_suite:<env_id>``: the env runners import gym_suite themselves.
+    """A ready ``PPOConfig`` for ``gym_suite:<env_id>`` (see the module's docstring).
 
-    Observations go through RLlib's ``FlattenObservations`` connector (one-hot for
-    ``Discrete``, concatenation for ``Dict``), so every observation space meets the default
-    fully connected model. ``training`` updates the id's recipe and the recipes' defaults.
+    ``env_config``: the env's arguments (``max_episode_steps`` included), checked here by
+    making the env once, so that a bad one fails now and not in a remote env runner.
+    ``gym_env_vectorize_mode``: ``"vector_entry_point"`` (the native vector env, the default),
+    or gymnasium's ``"sync"`` / ``"async"`` vectorization of the scalar env. ``training``
+    updates the id's recipe and the recipes' defaults (``PPOConfig.training`` keywords).
+    The config is a builder as usual: ``.env_runners(...)``, ``.resources(...)`` and the
+    like change it further.
     """
     from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 
+    name = suite_env_name(env_id)
+    env_config = dict(env_config or {})
+    probe = gymnasium.make(name, **env_config)  # the env's own errors for bad arguments
+    observation_space = probe.observation_space
+    probe.close()
+    runners: dict[str, Any] = {
+        "num_env_runners": num_env_runners,
+        "num_envs_per_env_runner": num_envs_per_env_runner,
+        "gym_env_vectorize_mode": gym_env_vectorize_mode,
+        "sample_timeout_s": RLLIB_SAMPLE_TIMEOUT_S,
+    }
+    if needs_flattening(observation_space):
+        runners["env_to_module_connector"] = _flatten_connector
     return (
         PPOConfig()
-        .environment(f"gym_suite:{env_id}", env_config=dict(env_config or {}))
-        .env_runners(
-            num_env_runners=num_env_runners,
-            num_envs_per_env_runner=num_envs_per_env_runner,
-            env_to_module_connector=_flatten_connector,
-            sample_timeout_s=RLLIB_SAMPLE_TIMEOUT_S,
-        )
+        .environment(name, env_config=env_config)
+        .env_runners(**runners)
         .learners(num_learners=0)  # the learner trains in the driver process
-        .training(**rllib_ppo_settings(env_id, **training))
+        .training(**rllib_ppo_settings(name.split(":", 1)[1], **training))
         .rl_module(model_config=DefaultModelConfig(fcnet_hiddens=list(RLLIB_HIDDENS)))
         .debugging(seed=seed)
     )
@@ -81,9 +125,11 @@ class RLlibPolicy:
     """A trained RLlib RLModule as a greedy policy for :func:`gym_suite.evaluate`.
 
     It repeats what the env runners do around the module: flatten the observation as the
-    ``FlattenObservations`` connector does, take the distribution's deterministic action
-    (argmax, or the Gaussian mean) and, for ``Box`` actions, unsquash it to the bounds as
-    ``normalize_actions=True`` (RLlib's default) does.
+    ``FlattenObservations`` connector does (a one-dimensional ``Box`` stays as it is), run
+    ``forward_inference`` on the batch, take the distribution's deterministic action (argmax,
+    or the Gaussian mean) and, for ``Box`` actions, unsquash it to the bounds as
+    ``normalize_actions=True`` (RLlib's default) does. Calling it maps one observation to one
+    action (a batch of one); ``act_batch`` maps a list of observations in one forward pass.
     """
 
     def __init__(self, module, observation_space: spaces.Space, action_space: spaces.Space,
@@ -94,6 +140,29 @@ class RLlibPolicy:
         self.observation_space = observation_space
         self.action_space = action_space
         self.normalize_actions = normalize_actions
+
+    @classmethod
+    def from_algorithm(cls, algo, normalize_actions: bool | None = None) -> RLlibPolicy:
+        """The greedy policy of a built (and trained) algorithm's module, as it is now.
+
+        The module is a copy of the algorithm's (its local env runner's, which receives the
+        learner's weights after every ``train()``): training on afterwards does not change
+        this policy. The env and its ``env_config`` are the algorithm's; ``normalize_actions``
+        defaults to the algorithm's setting.
+        """
+        import copy
+
+        module = algo.get_module()
+        if module is None:
+            raise ValueError("the algorithm has no RLModule to act with (RLlib's get_module() gave None)")
+        config = algo.config
+        if normalize_actions is None:
+            normalize_actions = bool(config.normalize_actions)
+        env = gymnasium.make(config.env, **dict(config.env_config or {}))
+        try:
+            return cls(copy.deepcopy(module), env.observation_space, env.action_space, normalize_actions)
+        finally:
+            env.close()
 
     @classmethod
     def from_checkpoint(cls, checkpoint: str | os.PathLike, env_id: str, env_config: dict | None = None,
@@ -137,6 +206,7 @@ def train_rllib(
     num_env_runners: int = 1,
     *,
     checkpoint_dir: str | os.PathLike,
+    num_envs_per_env_runner: int = 1,
     iterations: int | None = None,
     report=None,
     **training: Any,
@@ -151,7 +221,7 @@ def train_rllib(
     single_thread_torch()
     if steps is None:
         steps = recipe_budget(env_id, "rllib-ppo")
-    config = rllib_config(env_id, env_config, num_env_runners, seed=seed, **training)
+    config = rllib_config(env_id, env_config, num_env_runners, num_envs_per_env_runner, seed=seed, **training)
     if iterations is None:
         iterations = -(-steps // config.train_batch_size_per_learner)  # ceil
     algo = config.build_algo()

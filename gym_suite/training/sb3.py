@@ -2,7 +2,9 @@
 
 Needs the ``sb3`` extra: ``pip install "gym-suite[sb3]"`` (install torch first where its CPU
 build is wanted). Training runs on the CPU with one torch thread: tiny networks train several
-times faster than with torch's default thread pool on a small machine.
+times faster than with torch's default thread pool on a small machine. The agents train on the
+id's native vector env through :class:`SuiteVecEnv` (a Stable-Baselines3 ``VecEnv``, see
+:mod:`gym_suite.training.sb3_vec`), or on ``DummyVecEnv`` with ``vec_env="dummy"``.
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the extras installed
     raise ImportError('gym_suite.training.sb3 needs Stable-Baselines3: pip install "gym-suite[sb3]"') from exc
 
+from gym_suite.envs._base import check_int, shown
 from gym_suite.training import single_thread_torch
 from gym_suite.training.recipes import ExpectedPenalty, recipe_budget, recipe_for, sb3_settings
+from gym_suite.training.sb3_vec import SuiteVecEnv
 from gym_suite.training.wrappers import (
     acts_in_unit_box,
     env_actions,
@@ -80,20 +84,41 @@ class SB3Policy:
         return self.act_batch([observation])[0]
 
 
+#: The vector envs :func:`make_sb3_env` can train on: the id's native numpy vector env through
+#: :class:`~gym_suite.training.sb3_vec.SuiteVecEnv`, or Stable-Baselines3's ``DummyVecEnv`` of scalar envs.
+VEC_ENVS = ("native", "dummy")
+
+
+def check_vec_env(vec_env: str) -> str:
+    if vec_env not in VEC_ENVS:
+        raise ValueError(f"unknown vec_env {shown(vec_env)}: choose 'native' (the id's native vector env) or 'dummy' "
+                         "(Stable-Baselines3's DummyVecEnv of scalar envs)")
+    return vec_env
+
+
 def make_sb3_env(env_id: str, n_envs: int, seed: int, env_kwargs: dict | None = None,
                  vec_normalize: dict[str, Any] | None = None, reward_scale: float = 1.0,
-                 expected_penalty: ExpectedPenalty | None = None, reward_offset: float = 0.0):
-    """The vectorized training env: ``DummyVecEnv`` of monitored copies (the monitor logs the
-    env's own rewards) in :func:`gym_suite.training.wrappers.training_wrappers` (the expected
-    penalty, a bounded ``Box`` action space rescaled to ``[-1, 1]``, rewards shifted by
-    ``reward_offset`` and scaled by ``reward_scale``), in ``VecNormalize`` when
-    ``vec_normalize`` (its keyword arguments) is given."""
+                 expected_penalty: ExpectedPenalty | None = None, reward_offset: float = 0.0,
+                 vec_env: str = "native"):
+    """The vectorized training env, in ``VecNormalize`` when ``vec_normalize`` (its keyword arguments) is given.
+
+    ``vec_env="native"`` (the default): :class:`SuiteVecEnv`, the id's native vector env with
+    the training transforms of :func:`gym_suite.training.wrappers.training_wrappers` applied to
+    the batch. ``vec_env="dummy"``: ``DummyVecEnv`` of monitored copies in ``training_wrappers``.
+    Either way the monitor's ``episode`` info holds the env's own rewards, and the agent trains
+    on the expected penalty, a bounded ``Box`` action space rescaled to ``[-1, 1]``, rewards
+    shifted by ``reward_offset`` and scaled by ``reward_scale``.
+    """
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import VecNormalize
 
-    venv = make_vec_env(env_id, n_envs=n_envs, seed=seed, env_kwargs=env_kwargs, wrapper_class=training_wrappers,
-                        wrapper_kwargs={"reward_scale": reward_scale, "expected_penalty": expected_penalty,
-                                        "reward_offset": reward_offset})
+    if check_vec_env(vec_env) == "native":
+        venv = SuiteVecEnv(env_id, n_envs, seed=seed, env_kwargs=env_kwargs, unit_box_actions=True,
+                           expected_penalty=expected_penalty, reward_offset=reward_offset, reward_scale=reward_scale)
+    else:
+        venv = make_vec_env(env_id, n_envs=n_envs, seed=seed, env_kwargs=env_kwargs, wrapper_class=training_wrappers,
+                            wrapper_kwargs={"reward_scale": reward_scale, "expected_penalty": expected_penalty,
+                                            "reward_offset": reward_offset})
     if vec_normalize is not None:
         venv = VecNormalize(venv, **vec_normalize)
     return venv
@@ -107,19 +132,28 @@ def train_sb3(
     env_kwargs: dict | None = None,
     verbose: int = 0,
     progress_bar: bool = False,
+    vec_env: str = "native",
+    n_envs: int | None = None,
+    callback=None,
+    overrides: dict[str, Any] | None = None,
 ):
     """Train Stable-Baselines3 ``algo`` (``"ppo"`` or ``"dqn"``) on ``env_id`` for ``steps`` env steps.
 
     Uses the id's recipe (:data:`gym_suite.training.recipes.RECIPES`) for the settings and,
-    when ``steps`` is None, the budget. Returns the model; ``model.get_vec_normalize_env()``
-    holds the observation statistics when the recipe normalizes. Sets torch to one thread.
-    Nothing is written to disk (see :func:`save_sb3`).
+    when ``steps`` is None, the budget; ``n_envs`` overrides the recipe's number of env copies
+    (PPO; DQN trains on one). ``vec_env``: ``"native"`` steps the id's native vector env
+    (:class:`SuiteVecEnv`), ``"dummy"`` Stable-Baselines3's ``DummyVecEnv`` of scalar envs (see
+    :func:`make_sb3_env`). ``overrides`` update the recipe's model settings (``n_epochs``, ...);
+    ``callback`` goes to ``model.learn``. Returns the model;
+    ``model.get_vec_normalize_env()`` holds the observation statistics when the recipe
+    normalizes. Sets torch to one thread. Nothing is written to disk (see :func:`save_sb3`).
     """
     from stable_baselines3 import DQN, PPO
     from stable_baselines3.common.logger import HumanOutputFormat, Logger
 
     algo = algo.lower()
-    settings = sb3_settings(env_id, algo)
+    settings = {**sb3_settings(env_id, algo), **(overrides or {})}
+    check_vec_env(vec_env)
     single_thread_torch()
     recipe = recipe_for(env_id)
     if steps is None:
@@ -128,7 +162,10 @@ def train_sb3(
     if algo == "dqn" and not isinstance(probe.action_space, spaces.Discrete):
         raise ValueError(f"DQN needs a Discrete action space; {env_id} has {probe.action_space}")
     policy = "MultiInputPolicy" if isinstance(probe.observation_space, spaces.Dict) else "MlpPolicy"
-    n_envs = recipe.n_envs if algo == "ppo" else 1
+    if algo == "dqn":
+        n_envs = 1
+    else:
+        n_envs = recipe.n_envs if n_envs is None else check_int("train_sb3", "n_envs", n_envs, 1)
     vec_normalize = recipe.vec_normalize.get(algo)
     if vec_normalize is not None:
         vec_normalize = {"gamma": settings.get("gamma", 0.99), **vec_normalize}
@@ -141,7 +178,7 @@ def train_sb3(
     probe.close()
     penalty = recipe.expected_penalty if recipe.expected_penalty and algo in recipe.expected_penalty.algos else None
     venv = make_sb3_env(env_id, n_envs, seed, env_kwargs, vec_normalize, recipe.reward_scale.get(algo, 1.0), penalty,
-                        recipe.reward_offset.get(algo, 0.0))
+                        recipe.reward_offset.get(algo, 0.0), vec_env=vec_env)
     cls = PPO if algo == "ppo" else DQN
     model = cls(policy, venv, seed=seed, device="cpu", verbose=verbose, **settings)
     # SB3's default logger makes a fresh directory under the temporary directory at every
@@ -149,7 +186,7 @@ def train_sb3(
     formats = [HumanOutputFormat(sys.stdout)] if verbose else []
     model.set_logger(Logger(folder=None, output_formats=formats))
     model.env_action_space = env_action_space  # what SB3Policy maps the [-1, 1] actions back to
-    model.learn(total_timesteps=int(steps), progress_bar=progress_bar)
+    model.learn(total_timesteps=int(steps), progress_bar=progress_bar, callback=callback)
     return model
 
 

@@ -135,3 +135,89 @@ def test_train_rllib_script_checkpoints_and_renders(ray_session, tmp_path):
 def test_train_rllib_needs_a_checkpoint_directory():
     with pytest.raises(TypeError, match="checkpoint_dir"):
         train_rllib("example-v0", iterations=1)
+
+
+# --------------------------------------------------------------------------------------------
+# rllib_config out of the box, and the README's code
+# --------------------------------------------------------------------------------------------
+
+README = ROOT / "README.md"
+
+
+def readme_block(marker: str) -> str:
+    """The Python code block that follows ``<!-- marker -->`` in the README."""
+    text = README.read_text(encoding="utf-8")
+    start = text.index(f"<!-- {marker} -->")
+    start = text.index("```python\n", start) + len("```python\n")
+    return text[start : text.index("```", start)]
+
+
+@pytest.mark.parametrize("env_id", ALL_IDS)
+def test_readme_snippet_trains_and_acts_on_every_id(ray_session, env_id):
+    """The README's RLlib code as it is written, with only its id changed: build, one
+    iteration, then a greedy action from the trained module."""
+    code = readme_block("rllib-snippet")
+    assert code.count('env_id = "push-v0"\n') == 1
+    namespace: dict = {}
+    exec(compile(code.replace('env_id = "push-v0"\n', f'env_id = "{env_id}"\n'), "README.md", "exec"), namespace)
+    env, action = namespace["env"], namespace["action"]
+    assert env.spec.id == env_id
+    assert env.action_space.contains(action), (env_id, action)
+    if isinstance(env.action_space, spaces.Discrete):
+        assert type(action) is int
+    # the config the snippet built: the native vector env, flattening only where it is needed
+    config = namespace["config"]
+    assert config.gym_env_vectorize_mode == "vector_entry_point"
+    flattened = config._env_to_module_connector is not None
+    assert flattened == (not (isinstance(env.observation_space, spaces.Box) and len(env.observation_space.shape) == 1))
+
+
+def test_readme_hand_written_config_trains(ray_session):
+    """The README's PPOConfig written by hand (the connector RLlib needs for Discrete and Dict observations)."""
+    namespace: dict = {}
+    exec(compile(readme_block("rllib-by-hand"), "README.md", "exec"), namespace)
+    config = namespace["config"].env_runners(num_env_runners=0).training(
+        train_batch_size_per_learner=200, minibatch_size=100, num_epochs=1)
+    single_thread_torch()
+    algo = config.build_algo()
+    try:
+        assert type(algo.env_runner.env.unwrapped).__name__ == "PushVectorEnv"  # the native vector env
+        result = algo.train()
+    finally:
+        algo.stop()
+    assert result["env_runners"]["num_env_steps_sampled_lifetime"] >= 200
+
+
+def test_rllib_config_passes_env_config_and_checks_it_at_once():
+    config = rllib_config("heartpole-v0", env_config={"heart_attack_proclivity": 0.3}, num_envs_per_env_runner=8)
+    assert config.env == "gym_suite:heartpole-v0"
+    assert config.env_config == {"heart_attack_proclivity": 0.3}
+    assert config.num_envs_per_env_runner == 8
+    assert rllib_config("gym_suite:example-v0").env == "gym_suite:example-v0"  # the prefixed form as well
+    with pytest.raises(TypeError, match="allowed arguments"):  # the env's own error, before any remote runner
+        rllib_config("heartpole-v0", env_config={"no_such_argument": 1})
+    with pytest.raises(TypeError, match="max_episode_steps"):  # the tutorials' name of the step limit
+        rllib_config("example-v0", env_config={"max_steps": 5})
+    with pytest.raises(TypeError, match="suite id"):
+        rllib_config(3)
+    sync = rllib_config("example-v0", gym_env_vectorize_mode="sync")
+    assert sync.gym_env_vectorize_mode == "sync"
+
+
+def test_policy_from_algorithm_is_a_snapshot(ray_session):
+    """RLlibPolicy.from_algorithm copies the module: training on does not change the policy."""
+    single_thread_torch()
+    algo = rllib_config("target-v0", num_env_runners=0, train_batch_size_per_learner=200, minibatch_size=100,
+                        num_epochs=1, lr=0.01).build_algo()
+    try:
+        algo.train()
+        policy = RLlibPolicy.from_algorithm(algo)
+        env = gymnasium.make("target-v0")
+        observations = [env.reset(seed=s)[0] for s in range(20)]
+        before = np.asarray(policy.act_batch(observations))
+        algo.train()
+        after_training = np.asarray(RLlibPolicy.from_algorithm(algo).act_batch(observations))
+    finally:
+        algo.stop()
+    np.testing.assert_array_equal(np.asarray(policy.act_batch(observations)), before)
+    assert not np.allclose(before, after_training)  # the algorithm's module did move

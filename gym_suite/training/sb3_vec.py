@@ -1,0 +1,344 @@
+"""A suite id's native vector env as a Stable-Baselines3 ``VecEnv``: :class:`SuiteVecEnv`.
+
+Stable-Baselines3 trains on a ``VecEnv``; its ``DummyVecEnv`` steps N scalar envs one after the
+other in Python. :class:`SuiteVecEnv` steps the id's native numpy vector env instead (its
+``vector_entry_point``: one call for the whole batch) and gives Stable-Baselines3 what it expects
+of a ``DummyVecEnv`` of ``Monitor``-wrapped envs:
+
+- a finished row starts afresh in the same step (Stable-Baselines3's autoreset): its info holds
+  ``terminal_observation`` (the last observation of the episode) and the returned observation is
+  the new start's. The native env would start the row on the next step; the adapter starts it
+  at once through the vector env's own start hooks (``_start``, ``_observe``, ``_start_info``),
+  the ones its next-step autoreset calls, so the rules of a fresh start stay the env's;
+- ``info["TimeLimit.truncated"]`` on every step (truncated and not terminated) and, when an
+  episode ends, ``info["episode"] = {"r": return, "l": length, "t": seconds}`` as ``Monitor``
+  writes it (the env's own rewards, before any training transform);
+- float32 rewards, bool dones, one info dict per row with the env's info keys of that row.
+
+With ``n_envs=1`` and the same seed it gives the observations, rewards, dones and infos of
+``DummyVecEnv([lambda: Monitor(gymnasium.make(env_id))])``: the native env at N=1 follows the
+scalar env from the same seed. With more rows the episodes differ from ``DummyVecEnv``'s: the
+native env draws every row from one generator (seeded once for the batch), where
+``DummyVecEnv`` seeds row ``i`` with ``seed + i``.
+
+The training transforms of :func:`gym_suite.training.wrappers.training_wrappers` (the expected
+penalty, actions in ``[-1, 1]`` for a bounded ``Box``, shifted and scaled rewards) are keyword
+arguments here, applied to the whole batch with the same arithmetic.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.wrappers import RescaleAction, TimeLimit
+from gymnasium.wrappers.utils import rescale_box
+from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvObs, VecEnvStepReturn
+
+from gym_suite.envs._base import SuiteVectorEnv, check_int, check_seed, shown
+from gym_suite.training.recipes import ExpectedPenalty
+from gym_suite.training.wrappers import acts_in_unit_box
+
+#: Vector-env methods that act on the whole batch: the ``VecEnv``'s own methods do that.
+_BATCH_METHODS = ("reset", "step", "close")
+
+
+def make_native_vector_env(env_id: str, n_envs: int, env_kwargs: Mapping[str, Any] | None = None) -> SuiteVectorEnv:
+    """The native vector env of a suite id (``gymnasium.make_vec`` with its ``vector_entry_point``)."""
+    if not isinstance(env_id, str):
+        raise TypeError(f"env_id must be a registered id (a str), got {shown(env_id)}")
+    n_envs = check_int("SuiteVecEnv", "n_envs", n_envs, 1)
+    if env_kwargs is not None and not isinstance(env_kwargs, Mapping):
+        raise TypeError(f"env_kwargs must be None or a dict of the env's arguments, got {shown(env_kwargs)}")
+    spec = gymnasium.spec(env_id)  # gymnasium's error (with its suggestions) for an unknown id
+    if spec.vector_entry_point is None:
+        raise ValueError(
+            f"{env_id} has no native vector env (no vector_entry_point): use Stable-Baselines3's DummyVecEnv "
+            "(make_sb3_env(..., vec_env='dummy'))"
+        )
+    venv = gymnasium.make_vec(env_id, num_envs=n_envs, vectorization_mode="vector_entry_point", **dict(env_kwargs or {}))
+    if not isinstance(venv.unwrapped, SuiteVectorEnv):
+        venv.close()
+        raise ValueError(
+            f"{env_id}'s vector env is a {type(venv.unwrapped).__name__}, not a gym-suite native vector env "
+            "(SuiteVectorEnv): use Stable-Baselines3's DummyVecEnv (make_sb3_env(..., vec_env='dummy'))"
+        )
+    return venv.unwrapped
+
+
+class SuiteVecEnv(VecEnv):
+    """A suite id's native vector env as a Stable-Baselines3 ``VecEnv`` (see the module's docstring).
+
+    ``env_id``: a registered suite id (``"gym_suite:<id>"`` works too); ``n_envs``: rows;
+    ``seed``: the seed of the first ``reset`` (None: fresh entropy), as ``make_vec_env(seed=...)``;
+    ``env_kwargs``: the env's arguments, ``max_episode_steps`` included, as ``gymnasium.make``
+    takes them. Training transforms, off by default: ``unit_box_actions`` (a bounded ``Box``
+    action space is presented as ``[-1, 1]`` and mapped back to the env's bounds, as
+    ``RescaleAction`` does), ``expected_penalty``, ``reward_offset`` and ``reward_scale``
+    (:func:`gym_suite.training.wrappers.training_wrappers`); the ``episode`` info always holds
+    the env's own return.
+
+    Seeding: :meth:`seed` (Stable-Baselines3 calls it with the model's seed) sets the seed of the
+    next ``reset``, which seeds the one generator of the batch; it returns that seed for every row.
+
+    Attributes (:meth:`get_attr`, :meth:`set_attr`) are the native vector env's: an array over
+    the rows gives each row its element, any other value is shared by every row; a name the
+    vector env lacks is looked up on its scalar template ``single_env`` (``heuristic``, say).
+    :meth:`env_method` calls a method of the vector env once (a sequence of one result per row
+    is split over the rows) or, when the vector env has none of that name, the scalar
+    template's method for each requested row; ``env_method("render")`` gives each row's frame
+    (``rgb_array``) or text line (``ansi``).
+    """
+
+    def __init__(
+        self,
+        env_id: str,
+        n_envs: int = 1,
+        seed: int | None = None,
+        env_kwargs: Mapping[str, Any] | None = None,
+        *,
+        unit_box_actions: bool = False,
+        expected_penalty: ExpectedPenalty | None = None,
+        reward_offset: float = 0.0,
+        reward_scale: float = 1.0,
+    ):
+        seed = check_seed("SuiteVecEnv", seed)
+        if expected_penalty is not None and not isinstance(expected_penalty, ExpectedPenalty):
+            raise TypeError(f"expected_penalty must be None or an ExpectedPenalty, got {shown(expected_penalty)}")
+        self.env_id = env_id
+        self.venv = make_native_vector_env(env_id, n_envs, env_kwargs)
+        native = self.venv
+        action_space = native.single_action_space
+        self._unrescale = None
+        if unit_box_actions and acts_in_unit_box(action_space):
+            unit = np.ones(action_space.shape, dtype=action_space.dtype)
+            # gymnasium's RescaleAction arithmetic, applied to the batch: the same actions to the bit
+            action_space, _, self._unrescale = rescale_box(action_space, -unit, unit)
+        self.expected_penalty = expected_penalty
+        self.reward_offset = float(reward_offset)
+        self.reward_scale = float(reward_scale)
+        self.t_start = time.time()
+        n = native.num_envs
+        self._episode_returns = np.zeros(n, dtype=np.float64)
+        self._episode_lengths = np.zeros(n, dtype=np.int64)
+        self._next_seed = None
+        self._actions = None
+        super().__init__(n, native.single_observation_space, action_space)
+        if seed is not None:
+            self.seed(seed)
+
+    # The VecEnv protocol -------------------------------------------------------------------
+
+    def seed(self, seed: int | None = None) -> Sequence[int | None]:
+        """Seed the next ``reset`` (the batch's one generator); None draws a seed, as ``VecEnv.seed`` does."""
+        if seed is None:
+            seed = int(np.random.randint(0, np.iinfo(np.uint32).max, dtype=np.uint32))
+        self._next_seed = check_seed("SuiteVecEnv", seed)
+        return [self._next_seed] * self.num_envs
+
+    def reset(self) -> VecEnvObs:
+        options = self._options
+        if any(options) and any(o != options[0] for o in options):
+            raise ValueError("SuiteVecEnv.reset: the rows of a native vector env reset with the same options; "
+                             f"got different options per row: {shown(options)}")
+        seed, self._next_seed = self._next_seed, None
+        obs, info = self.venv.reset(seed=seed, options=options[0] or None)
+        self._episode_returns[:] = 0.0
+        self._episode_lengths[:] = 0
+        self.reset_infos = self._row_infos(info)
+        self._reset_seeds()
+        self._reset_options()
+        return self._as_sb3_obs(obs)
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = actions
+
+    def step_wait(self) -> VecEnvStepReturn:
+        if self._actions is None:
+            raise RuntimeError("SuiteVecEnv.step_wait: call step_async(actions) first")
+        actions, self._actions = self._actions, None
+        if self._unrescale is not None:
+            actions = self._unrescale(np.asarray(actions))
+        native = self.venv
+        obs, reward, terminated, truncated, info = native.step(actions)
+        self._episode_returns += reward
+        self._episode_lengths += 1
+        train_reward = self._training_reward(reward, info)
+        dones = terminated | truncated
+        infos = self._row_infos(info)
+        time_limit = (truncated & ~terminated).tolist()
+        for row, flag in zip(infos, time_limit):
+            row["TimeLimit.truncated"] = flag
+        if dones.any():
+            obs = self._as_sb3_obs(obs)
+            seconds = round(time.time() - self.t_start, 6)
+            for i in np.flatnonzero(dones).tolist():
+                infos[i]["terminal_observation"] = self._row(obs, i)
+                infos[i]["episode"] = {"r": round(float(self._episode_returns[i]), 6),
+                                       "l": int(self._episode_lengths[i]), "t": seconds}
+            self._episode_returns[dones] = 0.0
+            self._episode_lengths[dones] = 0
+            obs, start_info = self._restart(dones)
+            start_infos = self._row_infos(start_info)
+            for i in np.flatnonzero(dones).tolist():
+                self.reset_infos[i] = start_infos[i]
+        return self._as_sb3_obs(obs), train_reward, dones, infos
+
+    def close(self) -> None:
+        self.venv.close()
+
+    # Rendering -----------------------------------------------------------------------------
+
+    def get_images(self) -> Sequence[np.ndarray | None]:
+        if self.render_mode != "rgb_array":
+            warnings.warn(f"The render mode is {self.render_mode}, but this method assumes it is `rgb_array` "
+                          "to obtain images.", stacklevel=2)
+            return [None] * self.num_envs
+        return list(self.venv.render())
+
+    def render(self, mode: str | None = None):
+        """``rgb_array``: the rows' frames tiled into one image (as ``DummyVecEnv``); ``ansi``: the
+        vector env's text, a line per row."""
+        if (mode or self.render_mode) == "ansi" and self.render_mode == "ansi":
+            return self.venv.render()
+        return super().render(mode=mode)
+
+    def _render_rows(self) -> list:
+        if self.render_mode == "rgb_array":
+            return list(self.venv.render())
+        if self.render_mode == "ansi":
+            lines = self.venv.render().splitlines(keepends=True)
+            if len(lines) == self.num_envs:
+                return lines
+            raise ValueError(f"{type(self.venv).__name__}.render() gave {len(lines)} lines for {self.num_envs} rows")
+        return [None] * self.num_envs
+
+    # Attributes and methods ----------------------------------------------------------------
+
+    def _lookup(self, name: str):
+        """``(value, per_row)``: the vector env's attribute, or its scalar template's."""
+        if name in ("observation_space", "action_space"):  # what the agent sees of one row
+            return getattr(self, name), False
+        native = self.venv
+        try:
+            value = getattr(native, name)
+        except AttributeError:
+            pass
+        else:
+            per_row = isinstance(value, np.ndarray) and value.ndim >= 1 and value.shape[0] == self.num_envs
+            return value, per_row
+        if name.startswith("_"):
+            raise AttributeError(f"{type(native).__name__} has no attribute {name!r}")
+        try:
+            return getattr(native.single_env, name), False
+        except AttributeError:
+            raise AttributeError(
+                f"neither {type(native).__name__} nor its scalar env {type(native.single_env).__name__} "
+                f"has an attribute {name!r}"
+            ) from None
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        value, per_row = self._lookup(attr_name)
+        rows = self._get_indices(indices)
+        return [value[i] for i in rows] if per_row else [value for _ in rows]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        rows = list(self._get_indices(indices))
+        current = getattr(self.venv, attr_name, None)
+        if isinstance(current, np.ndarray) and current.ndim >= 1 and current.shape[0] == self.num_envs:
+            current[rows] = value
+        elif sorted(set(rows)) == list(range(self.num_envs)):
+            setattr(self.venv, attr_name, value)
+        else:
+            raise ValueError(
+                f"SuiteVecEnv.set_attr: {attr_name!r} is shared by every row of the native vector env (not an "
+                "array over the rows); set it for all rows (indices=None)"
+            )
+
+    def env_method(self, method_name: str, *method_args, indices: VecEnvIndices = None, **method_kwargs) -> list[Any]:
+        rows = list(self._get_indices(indices))
+        if method_name == "render" and not method_args and not method_kwargs:
+            frames = self._render_rows()
+            return [frames[i] for i in rows]
+        if method_name in _BATCH_METHODS:
+            raise ValueError(
+                f"SuiteVecEnv.env_method: {method_name!r} acts on the whole native batch; call the VecEnv's own "
+                f"{method_name}() instead"
+            )
+        native = self.venv
+        method = getattr(native, method_name, None)
+        if callable(method) and not method_name.startswith("_"):
+            result = method(*method_args, **method_kwargs)
+            if isinstance(result, (list, tuple, np.ndarray)) and len(result) == self.num_envs:
+                return [result[i] for i in rows]
+            return [result for _ in rows]
+        method = getattr(native.single_env, method_name, None)
+        if not callable(method) or method_name.startswith("_"):
+            raise AttributeError(
+                f"neither {type(native).__name__} nor its scalar env {type(native.single_env).__name__} "
+                f"has a method {method_name!r}"
+            )
+        return [method(*method_args, **method_kwargs) for _ in rows]
+
+    def env_is_wrapped(self, wrapper_class: type[gymnasium.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
+        """True for the wrappers whose work the adapter does: ``Monitor`` (always), ``TimeLimit``
+        (with a step limit) and ``RescaleAction`` (with ``unit_box_actions`` on a bounded ``Box``)."""
+        done_here = {Monitor: True, TimeLimit: self.venv.max_episode_steps is not None,
+                     RescaleAction: self._unrescale is not None}
+        return [done_here.get(wrapper_class, False) for _ in self._get_indices(indices)]
+
+    # Helpers -------------------------------------------------------------------------------
+
+    def _restart(self, rows: np.ndarray):
+        """Start ``rows`` afresh now (Stable-Baselines3's autoreset): the vector env's own start
+        hooks, as its next-step autoreset calls them; the rows then step normally next time."""
+        native = self.venv
+        native._start(rows)
+        native._steps[rows] = 0
+        native._prev_done[rows] = False
+        return native._observe(), native._start_info()
+
+    def _training_reward(self, reward: np.ndarray, info: dict) -> np.ndarray:
+        """The reward the agent trains on, float32 as ``DummyVecEnv`` stores it."""
+        penalty = self.expected_penalty
+        if penalty is not None:
+            event = np.asarray(info[penalty.event], dtype=np.float64)
+            probability = np.asarray(info[penalty.probability], dtype=np.float64)
+            reward = reward + penalty.size * event - penalty.size * probability
+        if self.reward_scale != 1.0 or self.reward_offset != 0.0:
+            reward = self.reward_scale * (reward + self.reward_offset)
+        return reward.astype(np.float32)
+
+    def _row_infos(self, info: dict) -> list[dict[str, Any]]:
+        """One dict per row from a vector info (arrays with ``_key`` masks): the keys of that row."""
+        rows: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        for key, values in info.items():
+            if isinstance(key, str) and key.startswith("_") and key[1:] in info:
+                continue
+            values = values.tolist() if isinstance(values, np.ndarray) else list(values)
+            mask = info.get(f"_{key}")
+            if mask is None or mask.all():
+                for row, value in zip(rows, values):
+                    row[key] = value
+            else:
+                for i in np.flatnonzero(mask).tolist():
+                    rows[i][key] = values[i]
+        return rows
+
+    def _as_sb3_obs(self, obs):
+        """The batch in the dtypes of the observation space (as ``DummyVecEnv``'s buffers hold it)."""
+        space = self.observation_space
+        if isinstance(space, spaces.Dict):
+            return {key: np.asarray(obs[key], dtype=sub.dtype) for key, sub in space.spaces.items()}
+        return np.asarray(obs, dtype=space.dtype)
+
+    def _row(self, obs, i: int):
+        if isinstance(obs, dict):
+            return {key: values[i].copy() for key, values in obs.items()}
+        return obs[i].copy()

@@ -1,0 +1,377 @@
+"""The native vector envs as Stable-Baselines3 VecEnvs (``gym_suite.training.sb3.SuiteVecEnv``).
+
+The reference is what Stable-Baselines3 builds by itself, ``DummyVecEnv`` of ``Monitor``-wrapped
+scalar envs: with one row and the same seed the adapter must give the same observations,
+rewards, dones and infos, and so train the same model.
+"""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium import spaces
+
+pytest.importorskip("stable_baselines3")
+
+from stable_baselines3 import DQN, PPO  # noqa: E402
+from stable_baselines3.common.monitor import Monitor  # noqa: E402
+from stable_baselines3.common.vec_env import DummyVecEnv, VecCheckNan, VecEnv  # noqa: E402
+
+import gym_suite  # noqa: E402
+from gym_suite.training import recipes  # noqa: E402
+from gym_suite.training.sb3 import SuiteVecEnv, make_sb3_env, train_sb3  # noqa: E402
+
+ALL_IDS = [spec.id for spec in gym_suite.SPECS]
+LIMIT = 30  # a short step limit: several episodes in a few hundred steps for every id
+
+
+def close(a, b) -> bool:
+    """Equal; floats within a relative 1e-12 (np.exp and math.exp may differ in the last bit)."""
+    if isinstance(a, dict) or isinstance(b, dict):
+        return isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys() and all(close(a[k], b[k]) for k in a)
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape:
+        return False
+    if a.dtype.kind == "f" or b.dtype.kind == "f":
+        return bool(np.allclose(a, b, rtol=1e-12, atol=0.0))
+    return bool(np.array_equal(a, b))
+
+
+def infos_close(a: dict, b: dict) -> bool:
+    """Step infos equal; ``episode`` compared without its wall-clock time ``t``."""
+    a, b = dict(a), dict(b)
+    ea, eb = a.pop("episode", None), b.pop("episode", None)
+    if (ea is None) != (eb is None):
+        return False
+    if ea is not None and not (ea["l"] == eb["l"] and abs(ea["r"] - eb["r"]) <= 1e-6 and {"r", "l", "t"} <= eb.keys()):
+        return False
+    return close(a, b)
+
+
+def dummy(env_id: str, n_envs: int, seed: int, **env_kwargs) -> DummyVecEnv:
+    venv = DummyVecEnv([lambda: Monitor(gymnasium.make(env_id, **env_kwargs)) for _ in range(n_envs)])
+    venv.seed(seed)
+    return venv
+
+
+def random_actions(space: spaces.Space, n_envs: int, steps: int, seed: int) -> list[np.ndarray]:
+    space.seed(seed)
+    return [np.stack([np.asarray(space.sample()) for _ in range(n_envs)]) for _ in range(steps)]
+
+
+def assert_same_run(ours: VecEnv, reference: VecEnv, actions: list) -> int:
+    """Step both with ``actions``; everything Stable-Baselines3 reads must agree. Returns the episodes ended."""
+    assert close(ours.reset(), reference.reset())
+    assert all(close(a, b) for a, b in zip(ours.reset_infos, reference.reset_infos))
+    ended = 0
+    for step, action in enumerate(actions):
+        obs, rewards, dones, infos = ours.step(action)
+        ref_obs, ref_rewards, ref_dones, ref_infos = reference.step(action)
+        assert close(obs, ref_obs), (step, obs, ref_obs)
+        assert rewards.dtype == ref_rewards.dtype == np.float32 and close(rewards, ref_rewards), (step, rewards, ref_rewards)
+        assert dones.dtype == ref_dones.dtype == np.bool_ and np.array_equal(dones, ref_dones), step
+        assert len(infos) == len(ref_infos)
+        for info, ref_info in zip(infos, ref_infos):
+            assert infos_close(info, ref_info), (step, info, ref_info)
+        assert all(close(a, b) for a, b in zip(ours.reset_infos, reference.reset_infos)), step
+        ended += int(dones.sum())
+    return ended
+
+
+# --------------------------------------------------------------------------------------------
+# The same as DummyVecEnv(Monitor(...)) with one row
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("env_id", ALL_IDS)
+def test_one_row_is_dummy_vec_env_of_monitor(env_id):
+    """Observations, rewards, dones, terminal observations, infos and reset infos over several
+    episodes from the same seed, the immediate autoreset included."""
+    ours = SuiteVecEnv(env_id, 1, seed=7, env_kwargs={"max_episode_steps": LIMIT})
+    reference = dummy(env_id, 1, 7, max_episode_steps=LIMIT)
+    ended = assert_same_run(ours, reference, random_actions(ours.action_space, 1, 200, seed=1))
+    assert ended >= 3
+    # and reset() without a new seed carries on the same random stream in both
+    ended = assert_same_run(ours, reference, random_actions(ours.action_space, 1, 40, seed=2))
+
+
+@pytest.mark.parametrize("env_id", ALL_IDS)
+def test_one_row_with_the_training_transforms_is_make_sb3_env_dummy(env_id):
+    """The recipe's PPO transforms (expected penalty, shifted and scaled rewards, actions in
+    [-1, 1]) applied to the batch are those of the scalar training wrappers."""
+    recipe = recipes.recipe_for(env_id)
+    penalty = recipe.expected_penalty if recipe.expected_penalty and "ppo" in recipe.expected_penalty.algos else None
+    transforms = {"reward_scale": recipe.reward_scale.get("ppo", 1.0), "reward_offset": recipe.reward_offset.get("ppo", 0.0),
+                  "expected_penalty": penalty}
+    kwargs = {"max_episode_steps": LIMIT}
+    ours = make_sb3_env(env_id, 1, 3, kwargs, vec_env="native", **transforms)
+    reference = make_sb3_env(env_id, 1, 3, kwargs, vec_env="dummy", **transforms)
+    assert ours.action_space == reference.action_space
+    assert assert_same_run(ours, reference, random_actions(ours.action_space, 1, 120, seed=4)) >= 2
+
+
+def test_training_transforms_change_what_they_should():
+    """They are not no-ops: target-v0's agent acts in [-1, 1], heartpole-v0's rewards are transformed
+    while the episode info keeps the env's own return."""
+    boxed = SuiteVecEnv("target-v0", 2, seed=0, unit_box_actions=True)
+    assert boxed.action_space == spaces.Box(-1.0, 1.0, (2,), np.float32)
+    assert SuiteVecEnv("target-v0", 2, seed=0).action_space == gymnasium.make("target-v0").action_space
+    boxed.reset()
+    obs, _, _, infos = boxed.step(np.array([[-1.0, -1.0], [1.0, 1.0]], dtype=np.float32))
+    workers = [info.get("terminal_observation", row)[:2] for info, row in zip(infos, obs)]
+    np.testing.assert_allclose(workers, [[0.0, 0.0], [50.0, 50.0]])  # the corners of the field
+    plain = SuiteVecEnv("heartpole-v0", 1, seed=5, env_kwargs={"max_episode_steps": 20})
+    scaled = SuiteVecEnv("heartpole-v0", 1, seed=5, env_kwargs={"max_episode_steps": 20}, reward_scale=10.0,
+                         reward_offset=1.0)
+    plain.reset(), scaled.reset()
+    for _ in range(20):
+        _, r_plain, done, info_plain = plain.step(np.array([1]))
+        _, r_scaled, _, info_scaled = scaled.step(np.array([1]))
+        np.testing.assert_allclose(r_scaled, (10.0 * (r_plain.astype(np.float64) + 1.0)).astype(np.float32), rtol=1e-6)
+    assert done[0] and info_plain[0]["episode"]["r"] == info_scaled[0]["episode"]["r"]
+
+
+# --------------------------------------------------------------------------------------------
+# What Stable-Baselines3 checks and relies on
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("env_id", ALL_IDS)
+def test_vec_env_contract(env_id):
+    """The checks Stable-Baselines3's env checker makes, for a batch: spaces, shapes and dtypes,
+    observations inside the space, no NaN, one info dict per row."""
+    single = gymnasium.make(env_id)
+    venv = SuiteVecEnv(env_id, 4, seed=0, env_kwargs={"max_episode_steps": LIMIT})
+    assert isinstance(venv, VecEnv) and venv.num_envs == 4
+    assert venv.observation_space == single.observation_space and venv.action_space == single.action_space
+    checked = VecCheckNan(venv, raise_exception=True)
+
+    def check_obs(obs):
+        if isinstance(venv.observation_space, spaces.Dict):
+            assert set(obs) == set(venv.observation_space.spaces)
+            for key, sub in venv.observation_space.spaces.items():
+                assert obs[key].shape == (4, *sub.shape) and obs[key].dtype == sub.dtype, key
+            rows = [{k: v[i] for k, v in obs.items()} for i in range(4)]
+        else:
+            assert obs.shape == (4, *venv.observation_space.shape) and obs.dtype == venv.observation_space.dtype
+            rows = list(obs)
+        assert all(venv.observation_space.contains(row) for row in rows)
+
+    check_obs(checked.reset())
+    assert len(venv.reset_infos) == 4
+    for action in random_actions(venv.action_space, 4, 80, seed=0):
+        obs, rewards, dones, infos = checked.step(action)
+        check_obs(obs)
+        assert rewards.shape == (4,) and rewards.dtype == np.float32 and np.isfinite(rewards).all()
+        assert dones.shape == (4,) and dones.dtype == np.bool_
+        assert isinstance(infos, list) and len(infos) == 4 and all(isinstance(i, dict) for i in infos)
+        assert all(isinstance(i["TimeLimit.truncated"], bool) for i in infos)
+        for i in np.flatnonzero(dones):
+            assert venv.observation_space.contains(infos[i]["terminal_observation"])
+            assert {"r", "l", "t"} <= infos[i]["episode"].keys()
+    # the models accept it as it is
+    policy = "MultiInputPolicy" if isinstance(venv.observation_space, spaces.Dict) else "MlpPolicy"
+    PPO(policy, venv, n_steps=16, batch_size=16, device="cpu")
+    if isinstance(venv.action_space, spaces.Discrete):
+        DQN(policy, venv, buffer_size=100, device="cpu")
+
+
+def test_autoreset_is_immediate_with_the_terminal_observation():
+    """A finished row starts afresh in the same step (no extra restart step as in next-step
+    autoreset): with a limit of 3 steps every episode is exactly 3 steps long."""
+    venv = SuiteVecEnv("heartpole-v0", 3, seed=0, env_kwargs={"max_episode_steps": 3})
+    native = gymnasium.make_vec("heartpole-v0", num_envs=3, max_episode_steps=3)  # the same rows, next-step autoreset
+    obs = venv.reset()
+    native_obs, _ = native.reset(seed=0)
+    np.testing.assert_array_equal(obs, native_obs)
+    for step in range(1, 10):
+        obs, rewards, dones, infos = venv.step(np.full(3, 1))
+        native_obs, native_rewards, _, native_truncated, _ = native.step(np.full(3, 1))
+        assert dones.all() == (step % 3 == 0), step
+        assert (rewards != 0).all()  # every step is a real step of the rules, none a restart
+        if step % 3 == 0:
+            for i, info in enumerate(infos):
+                assert info["TimeLimit.truncated"] is True
+                assert info["episode"]["l"] == 3
+                np.testing.assert_array_equal(info["terminal_observation"], native_obs[i])  # where the episode ended
+                assert not np.array_equal(obs[i], native_obs[i])  # and a fresh start now
+                assert obs[i][4] == 0.0  # time_elapsed of a fresh start
+            native.step(np.full(3, 1))  # the native env's restart step, which the adapter skips
+    assert venv.reset_infos == [{}, {}, {}]  # heartpole's reset info is empty, row by row
+
+
+def test_episode_info_holds_the_return_and_length():
+    venv = SuiteVecEnv("example-v0", 2, seed=3)
+    venv.reset()
+    totals, lengths, episodes = np.zeros(2), np.zeros(2, dtype=int), []
+    for action in random_actions(venv.action_space, 2, 100, seed=0):
+        _, rewards, dones, infos = venv.step(action)
+        totals += rewards
+        lengths += 1
+        for i in np.flatnonzero(dones):
+            episodes.append(infos[i]["episode"])
+            assert infos[i]["episode"]["r"] == pytest.approx(totals[i]) and infos[i]["episode"]["l"] == lengths[i]
+            assert infos[i]["episode"]["t"] >= 0.0
+            totals[i], lengths[i] = 0.0, 0
+    assert len(episodes) > 10
+
+
+def test_seeding():
+    def run(venv):
+        obs = [venv.reset()]
+        for action in random_actions(venv.action_space, 3, 30, seed=0):
+            obs.append(venv.step(action)[0])
+        return np.stack(obs)
+
+    a, b, c = (SuiteVecEnv("target-v0", 3, seed=s) for s in (1, 1, 2))
+    np.testing.assert_array_equal(run(a), run(b))
+    assert not np.array_equal(run(SuiteVecEnv("target-v0", 3, seed=1)), run(c))
+    # seed() sets the seed of the next reset only, like VecEnv.seed; it returns it for every row
+    assert a.seed(1) == [1, 1, 1]
+    np.testing.assert_array_equal(run(a), run(SuiteVecEnv("target-v0", 3, seed=1)))
+    first, second = a.reset(), a.reset()  # no seed: the stream goes on
+    assert not np.array_equal(first, second)
+    drawn = a.seed()  # None draws one
+    assert len(set(drawn)) == 1 and drawn[0] is not None
+    # the model's seed seeds the env through VecEnv.seed, as with DummyVecEnv
+    one = PPO("MlpPolicy", SuiteVecEnv("target-v0", 2), seed=5, device="cpu")
+    two = PPO("MlpPolicy", SuiteVecEnv("target-v0", 2), seed=5, device="cpu")
+    np.testing.assert_array_equal(one.env.reset(), two.env.reset())
+
+
+def test_get_attr_set_attr_env_method_and_wrappers():
+    venv = SuiteVecEnv("example-v0", 3, seed=0)
+    obs = venv.reset()
+    single = gymnasium.make("example-v0").unwrapped
+    assert venv.get_attr("render_mode") == [None] * 3
+    assert venv.get_attr("observation_space") == [single.observation_space] * 3
+    assert venv.get_attr("position") == obs.tolist()  # an array over the rows: each row its own
+    assert venv.get_attr("position", indices=[2]) == [obs[2]]
+    assert venv.get_attr("goal") == [single.goal] * 3  # shared
+    assert venv.has_attr("goal") and not venv.has_attr("no_such_attribute")
+    with pytest.raises(AttributeError, match="no_such_attribute"):
+        venv.get_attr("no_such_attribute")
+    # the scalar env's methods, for each row
+    assert venv.env_method("heuristic", 2) == [single.heuristic(2)] * 3
+    assert venv.env_method("heuristic", 8, indices=1) == [single.heuristic(8)]
+    with pytest.raises(ValueError, match="reset"):
+        venv.env_method("reset")
+    with pytest.raises(AttributeError, match="no_such_method"):
+        venv.env_method("no_such_method")
+    # set a row's state; a shared attribute only for every row at once
+    venv.set_attr("position", 1, indices=[0])
+    assert venv.get_attr("position")[0] == 1
+    venv.set_attr("goal", single.goal)
+    with pytest.raises(ValueError, match="every row"):
+        venv.set_attr("goal", 3, indices=[0])
+    assert venv.env_is_wrapped(Monitor) == [True] * 3
+    assert venv.env_is_wrapped(gymnasium.wrappers.TimeLimit) == [True] * 3  # example-v0's 10-step limit
+    assert venv.env_is_wrapped(gymnasium.wrappers.RescaleAction) == [False] * 3
+    unlimited = SuiteVecEnv("example-v0", 1, env_kwargs={"max_episode_steps": -1})
+    assert unlimited.env_is_wrapped(gymnasium.wrappers.TimeLimit) == [False]
+
+
+@pytest.mark.parametrize("mode", ["rgb_array", "ansi"])
+def test_render(mode):
+    venv = SuiteVecEnv("example-v0", 2, seed=0, env_kwargs={"render_mode": mode})
+    venv.reset()
+    assert venv.render_mode == mode
+    rows = venv.env_method("render")
+    assert len(rows) == 2
+    if mode == "rgb_array":
+        assert all(frame.ndim == 3 and frame.shape[2] == 3 for frame in rows)
+        assert venv.render().shape[1] >= rows[0].shape[1]  # the frames tiled into one image
+        assert len(venv.get_images()) == 2
+    else:
+        assert venv.render() == "".join(rows) and all("position" in line for line in rows)
+
+
+def test_dict_observations_of_push_v0():
+    venv = SuiteVecEnv("push-v0", 2, seed=0)
+    obs = venv.reset()
+    assert isinstance(obs, dict) and set(obs) == set(venv.observation_space.spaces)
+    for _ in range(120):  # past the end of the 100-step episodes
+        obs, _, dones, infos = venv.step(np.array([1, 0]))
+        for i in np.flatnonzero(dones):
+            terminal = infos[i]["terminal_observation"]
+            assert isinstance(terminal, dict) and venv.observation_space.contains(terminal)
+    assert venv.observation_space.contains({k: v[0] for k, v in obs.items()})
+
+
+def test_bad_arguments_say_what_is_allowed():
+    with pytest.raises(ValueError, match="n_envs must be >= 1"):
+        SuiteVecEnv("example-v0", 0)
+    with pytest.raises(TypeError, match="n_envs must be an integer"):
+        SuiteVecEnv("example-v0", 2.0)
+    with pytest.raises(TypeError, match="env_id"):
+        SuiteVecEnv(3, 2)
+    with pytest.raises(TypeError, match="env_kwargs"):
+        SuiteVecEnv("example-v0", 2, env_kwargs=[("rt_max", 12)])
+    with pytest.raises(TypeError, match="allowed arguments"):
+        SuiteVecEnv("example-v0", 2, env_kwargs={"no_such_argument": 1})
+    with pytest.raises(ValueError, match="seed"):
+        SuiteVecEnv("example-v0", 2, seed=-1)
+    with pytest.raises(gymnasium.error.NameNotFound):
+        SuiteVecEnv("no-such-env-v0", 2)
+    with pytest.raises(ValueError, match="DummyVecEnv"):
+        SuiteVecEnv("CartPole-v1", 2)  # a vector env, but not one of the suite's
+    with pytest.raises(ValueError, match="'native'.*'dummy'"):
+        make_sb3_env("example-v0", 2, 0, vec_env="subproc")
+    with pytest.raises(ValueError, match="'native'.*'dummy'"):
+        train_sb3("example-v0", "ppo", steps=64, vec_env="subproc")
+    venv = SuiteVecEnv("example-v0", 2, seed=0)
+    venv.reset()
+    with pytest.raises(ValueError, match="expected values in 0..1"):
+        venv.step(np.array([0, 5]))
+
+
+# --------------------------------------------------------------------------------------------
+# Training through it
+# --------------------------------------------------------------------------------------------
+
+
+def _ppo(env_id: str, venv, **settings):
+    policy = "MultiInputPolicy" if isinstance(venv.observation_space, spaces.Dict) else "MlpPolicy"
+    return PPO(policy, venv, seed=0, device="cpu", n_steps=64, batch_size=32, n_epochs=2, **settings)
+
+
+@pytest.mark.slow  # trains agents (a few hundred steps)
+@pytest.mark.parametrize("env_id", ALL_IDS)
+def test_ppo_trains_on_it(env_id):
+    """A few hundred steps on 4 rows: the episodes reach the model's episode buffer."""
+    model = _ppo(env_id, SuiteVecEnv(env_id, 4, env_kwargs={"max_episode_steps": LIMIT}))
+    model.learn(total_timesteps=512)
+    assert model.num_timesteps == 512
+    assert len(model.ep_info_buffer) > 0 and all(e["l"] <= LIMIT for e in model.ep_info_buffer)
+
+
+@pytest.mark.slow  # trains agents (a few hundred steps)
+@pytest.mark.parametrize("env_id", ALL_IDS)
+def test_ppo_on_one_row_learns_what_it_learns_on_dummy_vec_env(env_id):
+    """From the same seeds, one row: the same rollouts, so the same network to the bit."""
+    kwargs = {"max_episode_steps": LIMIT}
+    models = []
+    for venv in (SuiteVecEnv(env_id, 1, env_kwargs=kwargs), dummy(env_id, 1, 0, **kwargs)):
+        model = _ppo(env_id, venv)
+        model.learn(total_timesteps=256)
+        models.append(model)
+    ours, reference = (m.policy.state_dict() for m in models)
+    assert ours.keys() == reference.keys()
+    for key in ours:
+        assert np.array_equal(ours[key].numpy(), reference[key].numpy()), key
+    # and the parameters did move: the comparison is not of two untrained networks
+    fresh = _ppo(env_id, SuiteVecEnv(env_id, 1, env_kwargs=kwargs)).policy.state_dict()
+    assert any(not np.array_equal(fresh[k].numpy(), ours[k].numpy()) for k in ours)
+
+
+@pytest.mark.slow  # trains agents (a few hundred steps)
+def test_train_sb3_uses_the_native_vector_env_unless_told():
+    native = train_sb3("example-v0", "ppo", steps=256, seed=0, n_envs=2)
+    assert isinstance(native.get_env(), SuiteVecEnv) and native.get_env().num_envs == 2
+    dummy_model = train_sb3("example-v0", "ppo", steps=256, seed=0, n_envs=2, vec_env="dummy")
+    assert isinstance(dummy_model.get_env(), DummyVecEnv)
+    dqn = train_sb3("example-v0", "dqn", steps=200, seed=0)
+    assert isinstance(dqn.get_env(), SuiteVecEnv) and dqn.num_timesteps == 200
