@@ -151,7 +151,7 @@ def check_options(owner: str, options, allowed=()) -> None:
         return
     if not isinstance(options, Mapping):
         raise TypeError(f"{owner}.reset: options must be None or a dict, got {shown(options)}")
-    unknown = sorted((str(k) for k in options if k not in allowed))
+    unknown = sorted(str(k) for k in options if k not in allowed)
     if unknown:
         raise ValueError(
             f"{owner}.reset got unknown option(s) {shown(unknown)}; allowed options are {sorted(allowed) or 'none'}"
@@ -476,6 +476,21 @@ class SuiteVectorEnv(VectorEnv):
             truncated = truncated | (self._steps >= self.max_episode_steps)
         self._prev_done = terminated | truncated
         return self._observe(), reward, terminated, truncated, info
+
+    def restart(self, rows) -> tuple[Any, dict]:
+        """Start the sub-environments of the boolean mask ``rows`` afresh now, not on their next
+        step: for callers with same-step autoreset (Stable-Baselines3's ``VecEnv``). Returns the
+        whole batch's observation and the start info (arrays over every row; the values of
+        ``rows`` are their new starts')."""
+        rows = np.asarray(rows, dtype=bool)
+        if rows.shape != (self.num_envs,):
+            raise ValueError(f"restart: expected a boolean mask of shape ({self.num_envs},), got shape {rows.shape}")
+        if not self._started:
+            raise ResetNeeded(f"{type(self).__name__}: call reset() before restart()")
+        self._start(rows)
+        self._steps[rows] = 0
+        self._prev_done[rows] = False
+        return self._observe(), self._start_info()
 
     # Hooks ---------------------------------------------------------------------------------
 

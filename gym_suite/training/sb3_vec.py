@@ -8,8 +8,8 @@ of a ``DummyVecEnv`` of ``Monitor``-wrapped envs:
 - a finished row starts afresh in the same step (Stable-Baselines3's autoreset): its info holds
   ``terminal_observation`` (the last observation of the episode) and the returned observation is
   the new start's. The native env would start the row on the next step; the adapter starts it
-  at once through the vector env's own start hooks (``_start``, ``_observe``, ``_start_info``),
-  the ones its next-step autoreset calls, so the rules of a fresh start stay the env's;
+  at once through the vector env's ``restart(rows)``, which calls the start hooks its next-step
+  autoreset calls, so the rules of a fresh start stay the env's;
 - ``info["TimeLimit.truncated"]`` on every step (truncated and not terminated) and, when an
   episode ends, ``info["episode"] = {"r": return, "l": length, "t": seconds}`` as ``Monitor``
   writes it (the env's own rewards, before any training transform);
@@ -298,11 +298,7 @@ class SuiteVecEnv(VecEnv):
     def _restart(self, rows: np.ndarray):
         """Start ``rows`` afresh now (Stable-Baselines3's autoreset): the vector env's own start
         hooks, as its next-step autoreset calls them; the rows then step normally next time."""
-        native = self.venv
-        native._start(rows)
-        native._steps[rows] = 0
-        native._prev_done[rows] = False
-        return native._observe(), native._start_info()
+        return self.venv.restart(rows)
 
     def _training_reward(self, reward: np.ndarray, info: dict) -> np.ndarray:
         """The reward the agent trains on, float32 as ``DummyVecEnv`` stores it."""
