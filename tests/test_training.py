@@ -176,6 +176,22 @@ def test_baselines_script_writes_into_the_repository_by_default(tmp_path):
     assert not any(tmp_path.iterdir())
 
 
+def test_baselines_score_push_on_the_held_out_log(tmp_path):
+    """push-v0's agents are scored on the test log, with the training log's return beside it."""
+    md, table = tmp_path / "baselines.md", tmp_path / "baselines.csv"
+    done = run_script(BASELINES, "--ids", "push-v0", "--agents", "random,heuristic", "--episodes", "40",
+                      "--jobs", "1", "--out-md", md, "--out-csv", table, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    with open(table, newline="") as f:
+        rows = {r["agent"]: r for r in csv.DictReader(f)}
+    test_log = gym_suite.evaluate("push-v0", "heuristic", episodes=40, env_kwargs={"split": "test"})
+    train_log = gym_suite.evaluate("push-v0", "heuristic", episodes=40)
+    assert test_log.mean != train_log.mean  # the two logs give different episodes
+    assert float(rows["heuristic"]["mean_return"]) == pytest.approx(test_log.mean)
+    assert float(rows["heuristic"]["mean_return_on_training_data"]) == pytest.approx(train_log.mean)
+    assert "Bayes-optimal" in md.read_text()
+
+
 @pytest.mark.slow
 def test_baselines_script_writes_markdown_and_csv(tmp_path):
     md, table = tmp_path / "out" / "baselines.md", tmp_path / "out" / "baselines.csv"

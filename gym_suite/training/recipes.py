@@ -86,7 +86,9 @@ class Recipe:
     amount (the best policy stays the same), and it can take out a constant cost that no policy
     avoids, which the value function would otherwise have to learn to many digits.
     ``expected_penalty`` (:class:`ExpectedPenalty`) trains on a random penalty's expected cost.
-    Evaluation always scores the env's own rewards.
+    Evaluation always scores the env's own rewards. ``eval_env_kwargs`` are the env arguments of
+    the reported evaluation where it differs from training: an env that replays data is scored on
+    data the agent did not train on (push-v0: the held-out test log).
     """
 
     budgets: dict[str, int] = field(default_factory=dict)  # agent -> steps, DEFAULT_BUDGET otherwise
@@ -98,6 +100,7 @@ class Recipe:
     sb3_ppo: dict[str, Any] = field(default_factory=dict)
     sb3_dqn: dict[str, Any] = field(default_factory=dict)
     rllib_ppo: dict[str, Any] = field(default_factory=dict)
+    eval_env_kwargs: dict[str, Any] = field(default_factory=dict)
 
 
 #: heartpole-v0: the expected cost of the heart attacks at rest (hypertension 0), 100 x
@@ -113,6 +116,8 @@ RECIPES: dict[str, Recipe] = {
     # a contextual bandit with raw features (text length up to 5,120, hour, battery...): the
     # SB3 networks see them standardized
     "push-v0": Recipe(
+        # trained on the training log (weeks 1-6, the default), scored on the test log (weeks 7-12)
+        eval_env_kwargs={"split": "test"},
         budgets={"sb3-ppo": 300_000, "sb3-dqn": 100_000, "rllib-ppo": 200_000},
         vec_normalize={"ppo": {"norm_obs": True, "norm_reward": False},
                        "dqn": {"norm_obs": True, "norm_reward": False}},
