@@ -9,7 +9,7 @@ still being imported, and importing ``gym_suite`` must never import gym.
 from __future__ import annotations
 
 import warnings
-from functools import lru_cache
+from functools import cache
 
 import gymnasium
 
@@ -39,7 +39,7 @@ def convert_space(space):
     )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _adapter_class():
     import gym
 

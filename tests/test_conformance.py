@@ -12,12 +12,12 @@ import warnings
 import gymnasium
 import numpy as np
 import pytest
+from conftest import ALL_IDS, invalid_action, rollout
 from gymnasium.error import ResetNeeded
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 from gymnasium.vector import AutoresetMode
 
 import gym_suite
-from conftest import ALL_IDS, invalid_action, rollout
 
 
 def trajectories_equal(a, b) -> bool:

@@ -18,14 +18,14 @@ from pathlib import Path
 import gymnasium
 import numpy as np
 import pytest
+from conftest import ALL_IDS
 from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gym_suite
-from conftest import ALL_IDS
-from gym_suite.envs._base import MAX_SHOWN, action_seed
+from gym_suite.envs._base import action_seed
 
 settings.register_profile(
     "fast", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
