@@ -54,6 +54,13 @@ SPECS: tuple[Spec, ...] = (
         "HeartPole: coffee, beer, sleep or work on, half-hour by half-hour; productivity vs heart attacks.",
     ),
     Spec(
+        "heartpole-v1",
+        "gym_suite.envs.heartpole_env:HeartPoleV1Env",
+        "gym_suite.envs.heartpole_env:HeartPoleV1VectorEnv",
+        None,
+        "HeartPole over two weeks: reward the work done, every half-hour's heart-attack risk at its expected cost.",
+    ),
+    Spec(
         "target-v0",
         "gym_suite.envs.target_env:TargetEnv",
         "gym_suite.envs.target_env:TargetVectorEnv",

@@ -290,14 +290,6 @@ class TargetEnv(SuiteEnv):
     * v0: first release.
     """
 
-    ARGUMENTS = {
-        "render_mode": None,
-        "max_episode_steps": MAX_EPISODE_STEPS,
-        "size": FIELD_SIZE,
-        "radius": DISC_RADIUS,
-        "target": None,
-        "pixels_per_unit": PIXELS_PER_UNIT,
-    }
 
     def __init__(
         self,

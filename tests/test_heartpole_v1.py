@@ -1,0 +1,317 @@
+"""heartpole-v1: each repair of v0 (work reward, two-week horizon, every half-hour's hazard, no
+reset of hypertension, expected attack cost), and v0 left as it was."""
+
+from __future__ import annotations
+
+import math
+
+import gymnasium
+import numpy as np
+import pytest
+
+import gym_suite  # noqa: F401  (registers the ids)
+from gym_suite.envs.heartpole_env import (
+    ARRAY_NUMBERS,
+    RULE_ARRAY_OPS,
+    RULE_SCALAR_OPS,
+    SCALAR_NUMBERS,
+    V0_RULES,
+    V1_DRAWN_COST_RULES,
+    V1_RULES,
+    HeartPoleEnv,
+    HeartPoleRules,
+    HeartPoleV1Env,
+    HeartPoleV1VectorEnv,
+    HeartPoleVectorEnv,
+    heartpole_rules,
+    heuristic_actions,
+)
+
+ENV_ID = "gym_suite:heartpole-v1"
+NOTHING, COFFEE, BEER, SLEEP = 0, 1, 2, 3
+HORIZON = 672.0
+ALERTNESS, HYPERTENSION, TIME_ELAPSED = 0, 1, 4
+
+
+def _sigmoid(x):
+    return 1 / (1 + math.exp(-x))
+
+
+def _random_state(rng):
+    return (
+        rng.uniform(-3, 4),
+        rng.uniform(0, 9),
+        rng.choice([0.0, rng.uniform(0, 0.3)]),
+        float(rng.integers(0, 80)),
+        float(rng.integers(1, 500)),
+        rng.uniform(-50, 300),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Every half-hour carries its hazard: a sleep step's 17
+# --------------------------------------------------------------------------------------------
+
+
+def _sleep_attack_probability(hypertension, proclivity=0.5):
+    """1 - prod over the 17 half-hours of a sleep step of (1 - p_h), hypertension x 0.97 each."""
+    survival = 1.0
+    for half_hour in range(1, 18):
+        survival *= 1 - proclivity * _sigmoid(hypertension * 0.97**half_hour - 6)
+    return 1 - survival
+
+
+def test_a_sleep_steps_attack_probability_covers_its_17_half_hours():
+    rng = np.random.default_rng(1)
+    states = [_random_state(rng) for _ in range(300)]
+    for state in states:
+        u = rng.random(5).tolist()
+        _, reward, attack, productivity, p = heartpole_rules(state, SLEEP, u, 0.5, SCALAR_NUMBERS, RULE_SCALAR_OPS, V1_RULES)
+        want = _sleep_attack_probability(state[HYPERTENSION])
+        assert p == pytest.approx(want, rel=1e-12, abs=1e-15)
+        assert attack == (u[4] < p)
+        assert reward == pytest.approx(productivity - 100 * want, rel=1e-12, abs=1e-12)
+        # an awake step has the one chance of its half-hour of work
+        _, _, _, _, p_awake = heartpole_rules(state, NOTHING, u, 0.5, SCALAR_NUMBERS, RULE_SCALAR_OPS, V1_RULES)
+        assert p_awake == pytest.approx(0.5 * _sigmoid(state[HYPERTENSION] * 0.97 - 6), rel=1e-12)
+    # the array rules give the same probabilities (only the sleeping rows pay for the night)
+    columns = tuple(np.array(q) for q in zip(*states))
+    actions = rng.integers(0, 4, len(states))
+    uniforms = rng.random((5, len(states)))
+    _, _, _, _, p = heartpole_rules(columns, actions, uniforms, np.asarray(0.5), ARRAY_NUMBERS, RULE_ARRAY_OPS, V1_RULES)
+    sleeping = actions == SLEEP
+    want = [_sleep_attack_probability(h) for h in columns[HYPERTENSION][sleeping]]
+    np.testing.assert_allclose(p[sleeping], want, rtol=1e-12)
+    awake = (columns[HYPERTENSION] + 0.3 * uniforms[1] * ((actions == COFFEE) | (actions == BEER))) * 0.97
+    np.testing.assert_allclose(p[~sleeping], 0.5 / (1 + np.exp(6 - awake[~sleeping])), rtol=1e-12)
+    # the env: a night at rest carries 17 times (nearly) the risk of a half-hour of work
+    env = gymnasium.make(ENV_ID)
+    env.reset(seed=0)
+    info = env.step(SLEEP)[4]
+    assert info["heart_attack_probability"] == pytest.approx(1 - (1 - 0.5 * _sigmoid(-6)) ** 17, rel=1e-12)
+    assert info["heart_attack_probability"] > 16 * 0.5 * _sigmoid(-6)
+
+
+def test_sleep_attacks_are_drawn_as_often_as_their_probability():
+    envs = gymnasium.make_vec(ENV_ID, num_envs=512)
+    envs.reset(seed=3)
+    attacks = chances = 0.0
+    for step in range(60):  # coffee raises the blood pressure, then sleep: nights with high risk
+        actions = np.full(512, COFFEE if step % 3 else SLEEP)
+        _, _, _, _, info = envs.step(actions)
+        if not step % 3:
+            attacks += info["heart_attack"].sum()
+            chances += info["heart_attack_probability"].sum()
+    assert chances > 200
+    assert abs(attacks - chances) < 4 * math.sqrt(chances)
+
+
+# --------------------------------------------------------------------------------------------
+# The episode ends at two weeks of time
+# --------------------------------------------------------------------------------------------
+
+
+POLICIES = {
+    "always sleep": lambda rng, obs: SLEEP,
+    "never sleep": lambda rng, obs: NOTHING,
+    "always coffee": lambda rng, obs: COFFEE,
+    "random": lambda rng, obs: int(rng.integers(4)),
+    "heuristic": lambda rng, obs: int(heuristic_actions(obs)),
+}
+
+
+@pytest.mark.parametrize("policy", list(POLICIES))
+def test_the_episode_ends_when_two_weeks_have_passed(policy):
+    env = gymnasium.make(ENV_ID)
+    assert env.spec.max_episode_steps is None  # no step limit: the env ends the episode itself
+    rng = np.random.default_rng(4)
+    for seed in range(3):
+        obs, _ = env.reset(seed=seed)
+        steps = 0
+        while True:
+            before = float(obs[TIME_ELAPSED])
+            obs, _, terminated, truncated, _ = env.step(POLICIES[policy](rng, obs))
+            steps += 1
+            assert not terminated
+            assert truncated == (obs[TIME_ELAPSED] >= HORIZON)
+            if truncated:
+                break
+            assert steps < 1000
+        assert before < HORIZON <= obs[TIME_ELAPSED] <= before + 17  # the step that crossed it, to its end
+        with pytest.raises(gymnasium.error.ResetNeeded):
+            env.unwrapped.step(NOTHING)
+    if policy == "always sleep":
+        assert steps == 40  # 39 sleeps reach 663, the 40th ends at 680
+    if policy == "never sleep":
+        assert steps == 672
+
+
+def test_vector_rows_end_at_two_weeks_and_restart():
+    n = 64
+    envs = gymnasium.make_vec(ENV_ID, num_envs=n)
+    assert isinstance(envs, HeartPoleV1VectorEnv) and envs.max_episode_steps is None
+    obs, _ = envs.reset(seed=5)
+    rng = np.random.default_rng(5)
+    kind = np.arange(n) % 4  # always sleep, never sleep, random, heuristic
+    ended = np.zeros(n, dtype=int)
+    for _ in range(1500):
+        actions = np.select([kind == 0, kind == 1, kind == 2], [SLEEP, NOTHING, rng.integers(0, 4, n)],
+                            heuristic_actions(obs))
+        before = obs[:, TIME_ELAPSED].copy()
+        restarting = before >= HORIZON
+        obs, reward, terminated, truncated, _ = envs.step(actions)
+        assert not terminated.any()
+        np.testing.assert_array_equal(truncated, ~restarting & (obs[:, TIME_ELAPSED] >= HORIZON))
+        assert not obs[restarting].any() and not reward[restarting].any()  # next-step autoreset
+        ended += truncated
+    assert (ended >= 2).all()  # every policy ended at least two episodes
+
+
+# --------------------------------------------------------------------------------------------
+# A heart attack leaves hypertension as it is
+# --------------------------------------------------------------------------------------------
+
+
+def test_hypertension_is_not_reset_by_a_heart_attack():
+    rng = np.random.default_rng(6)
+    for _ in range(200):
+        state = _random_state(rng)
+        u = rng.random(5).tolist()
+        u[4] = 0.0  # the attack strikes
+        action = int(rng.integers(0, 4))
+        new, _, attack, _, _ = heartpole_rules(state, action, u, 0.5, SCALAR_NUMBERS, RULE_SCALAR_OPS, V1_RULES)
+        old, _, old_attack, _, _ = heartpole_rules(state, action, u, 0.5, SCALAR_NUMBERS, RULE_SCALAR_OPS, V0_RULES)
+        drink = 0.3 * u[1] if action in (COFFEE, BEER) else 0.0
+        decay = 0.97 ** (17 if action == SLEEP else 1)
+        assert attack and old_attack
+        assert new[HYPERTENSION] == pytest.approx((state[HYPERTENSION] + drink) * decay, rel=1e-12)
+        assert old[HYPERTENSION] == 0.0  # v0: "painful, but cleansing"
+    # in the env: coffee after coffee, hypertension keeps its level through every attack
+    env = gymnasium.make(ENV_ID)
+    obs, _ = env.reset(seed=6)
+    attacks = 0
+    for _ in range(300):
+        before = float(obs[HYPERTENSION])
+        obs, _, _, _, info = env.step(COFFEE)
+        assert obs[HYPERTENSION] >= 0.97 * before * (1 - 1e-6)
+        attacks += info["heart_attack"]
+    assert attacks >= 3
+
+
+# --------------------------------------------------------------------------------------------
+# Reward: the work, less the attacks' expected cost; the drawn cost as an option
+# --------------------------------------------------------------------------------------------
+
+
+def _first_episodes(expected_cost: bool, n: int, seed: int):
+    """Returns of the first episode of every row (a coffee-drinking policy: many attacks)."""
+    envs = gymnasium.make_vec(ENV_ID, num_envs=n, expected_cost=expected_cost)
+    obs, _ = envs.reset(seed=seed)
+    returns, work, done = np.zeros(n), np.zeros(n), np.zeros(n, dtype=bool)
+    for _ in range(int(HORIZON)):  # every step lasts at least a half-hour
+        alertness, hypertension = obs[:, ALERTNESS], obs[:, HYPERTENSION]
+        actions = np.where(alertness < 0.3, SLEEP, np.where((alertness < 2) & (hypertension < 1.5), COFFEE, NOTHING))
+        obs, reward, _, truncated, info = envs.step(actions)
+        returns += np.where(done, 0.0, reward)
+        work += np.where(done, 0.0, info["productivity"])
+        done |= truncated
+    assert done.all()
+    return returns, work
+
+
+def test_the_reward_is_the_work_less_the_attacks_cost():
+    env = gymnasium.make(ENV_ID)
+    drawn = gymnasium.make(ENV_ID, expected_cost=False)
+    rng = np.random.default_rng(8)
+    for seed in range(3):
+        env.reset(seed=seed)
+        drawn.reset(seed=seed)
+        for _ in range(int(HORIZON)):
+            action = int(rng.integers(4))
+            obs, reward, _, truncated, info = env.step(action)
+            obs_d, reward_d, _, truncated_d, info_d = drawn.step(action)
+            np.testing.assert_array_equal(obs, obs_d)  # the cost charged changes nothing else
+            assert info_d["heart_attack"] == info["heart_attack"] and truncated_d == truncated
+            assert reward == pytest.approx(info["productivity"] - 100 * info["heart_attack_probability"], abs=1e-12)
+            assert reward_d == pytest.approx(info["productivity"] - 100 * info["heart_attack"], abs=1e-12)
+            if truncated:
+                break
+        assert truncated
+
+
+def test_expected_cost_has_the_drawn_costs_mean_with_a_much_smaller_spread():
+    n = 2000
+    expected, work = _first_episodes(True, n, seed=9)
+    drawn, drawn_work = _first_episodes(False, n, seed=9)
+    np.testing.assert_array_equal(work, drawn_work)  # the same episodes, paired
+    diff = drawn - expected
+    assert abs(diff.mean()) < 4 * diff.std(ddof=1) / math.sqrt(n)
+    assert expected.std() < drawn.std() / 4
+    assert (drawn - work).mean() < -150  # the policy does suffer attacks: the test has power
+
+
+# --------------------------------------------------------------------------------------------
+# v0 as it was; the versions' classes and arguments
+# --------------------------------------------------------------------------------------------
+
+
+def test_v0_is_unchanged():
+    # the rules' default is v0's, the same numbers to the bit
+    rng = np.random.default_rng(10)
+    for _ in range(300):
+        state, u, action = _random_state(rng), rng.random(5).tolist(), int(rng.integers(4))
+        default = heartpole_rules(state, action, u, 0.5, SCALAR_NUMBERS, RULE_SCALAR_OPS)
+        assert default == heartpole_rules(state, action, u, 0.5, SCALAR_NUMBERS, RULE_SCALAR_OPS, V0_RULES)
+    assert HeartPoleEnv.rules is V0_RULES and HeartPoleEnv.time_horizon is None
+    assert gymnasium.spec("heartpole-v0").max_episode_steps == 1000
+    # a seeded episode and batch give the returns they gave before v1 existed (to the bit)
+    env = HeartPoleEnv()
+    env.reset(seed=2024)
+    rng = np.random.default_rng(2024)
+    total, attacks = 0.0, 0
+    for action in rng.choice(4, size=1000, p=[0.4, 0.3, 0.1, 0.2]).tolist():
+        obs, reward, terminated, truncated, info = env.step(action)
+        total += reward
+        attacks += info["heart_attack"]
+        assert not terminated and not truncated
+    assert total == -99.80774204220552 and attacks == 1
+    assert obs.tolist() == [1.2265211343765259, 0.20635490119457245, 0.0003703627735376358, 3.0, 4520.0, 869.0059814453125]
+    envs = HeartPoleVectorEnv(64)
+    envs.reset(seed=7)
+    totals = np.zeros(64)
+    for _ in range(1000):
+        totals += envs.step(rng.integers(0, 4, 64))[1]
+    assert float(totals.sum()) == -15292.421409295608
+
+
+def test_v1_arguments_and_rules():
+    assert HeartPoleV1Env().rules is V1_RULES
+    assert HeartPoleV1Env(expected_cost=False).rules is V1_DRAWN_COST_RULES
+    assert HeartPoleV1VectorEnv(2, expected_cost=False).rules is V1_DRAWN_COST_RULES
+    with pytest.raises(TypeError, match="expected_cost"):
+        HeartPoleV1Env(expected_cost="yes")
+    with pytest.raises(TypeError, match="allowed arguments"):
+        HeartPoleEnv(expected_cost=True)  # a v1 argument only
+    with pytest.raises(ValueError, match="hazard"):
+        HeartPoleRules(hazard="sometimes")
+    assert HeartPoleV1Env().heuristic(np.array([0.3, 0, 0, 5, 5, 0], dtype=np.float32)) == SLEEP
+
+
+def test_vector_of_one_follows_the_scalar_env():
+    env = gymnasium.make(ENV_ID)
+    envs = gymnasium.make_vec(ENV_ID, num_envs=1)
+    rng = np.random.default_rng(12)
+    for seed in range(3):
+        obs, _ = env.reset(seed=seed)
+        v_obs, _ = envs.reset(seed=seed)
+        for _ in range(int(HORIZON)):
+            action = int(rng.integers(4))
+            obs, reward, _, truncated, info = env.step(action)
+            v_obs, v_reward, _, v_truncated, v_info = envs.step(np.array([action]))
+            # numpy's and math's exp may differ in the last bit
+            np.testing.assert_allclose(v_obs[0], obs, rtol=1e-6)
+            assert v_reward[0] == pytest.approx(reward, abs=1e-12)
+            assert v_truncated[0] == truncated and v_info["heart_attack"][0] == info["heart_attack"]
+            if truncated:
+                break
+        assert truncated
