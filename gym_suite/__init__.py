@@ -9,6 +9,7 @@ already been imported (gym itself finds them through the ``gym.envs`` plugin oth
 
 from __future__ import annotations
 
+import functools
 import sys
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +72,17 @@ SPECS: tuple[Spec, ...] = (
 
 ENV_IDS: tuple[str, ...] = tuple(spec.id for spec in SPECS)
 
+#: Ids of the tutorials the environments come from, and the suite's id for each: making one
+#: raises an error that names the suite's id (the rules differ, so no silent alias).
+RENAMED_IDS: dict[str, str] = {"HeartPole-v0": "heartpole-v0"}
+
+
+def _renamed_id(old: str, new: str, **kwargs):
+    raise gymnasium.error.Error(
+        f"{old} is the tutorial's id; gym-suite's environment is {new!r}: "
+        f"gymnasium.make('gym_suite:{new}') (its docstring says how it differs from the tutorial's)"
+    )
+
 
 def register_gymnasium() -> None:
     """Register every environment with Gymnasium (ids that already exist are left alone)."""
@@ -84,6 +96,9 @@ def register_gymnasium() -> None:
             max_episode_steps=spec.max_episode_steps,  # TimeLimit's, and make_vec passes it to the vector env
             kwargs=dict(spec.kwargs),
         )
+    for old, new in RENAMED_IDS.items():
+        if old not in gymnasium.registry:
+            gymnasium.register(id=old, entry_point=functools.partial(_renamed_id, old, new))
 
 
 register_gymnasium()

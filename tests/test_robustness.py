@@ -349,3 +349,8 @@ def test_step_after_termination_raises_reset_needed():
 
 def test_every_id_is_covered():
     assert set(ALL_IDS) == {spec.id for spec in gym_suite.SPECS}
+
+
+def test_the_tutorials_id_names_the_suites_id():
+    with pytest.raises(gymnasium.error.Error, match="gym_suite:heartpole-v0"):
+        gymnasium.make("gym_suite:HeartPole-v0")
