@@ -28,11 +28,11 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import date
-from importlib import metadata
 from pathlib import Path
 
 import gymnasium
 import numpy as np
+from _machine import cpu_name, versions  # this folder's helper (the script's folder is on sys.path)
 from gymnasium import spaces
 
 import gym_suite
@@ -187,27 +187,6 @@ def write_csv(rows: list[Row], path: str | os.PathLike) -> None:
             writer.writerow(cells)
 
 
-def _versions() -> str:
-    names = ("gymnasium", "numpy", "torch", "stable-baselines3", "ray")
-    found = []
-    for name in names:
-        try:
-            found.append(f"{name} {metadata.version(name)}")
-        except metadata.PackageNotFoundError:
-            pass
-    return ", ".join(found)
-
-
-def _cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def to_markdown(rows: list[Row], command: str, notes: list[str], total_seconds: float) -> str:
     episodes = sorted({r.episodes for r in rows})
     seeds = sorted({r.seed for r in rows})
@@ -220,8 +199,8 @@ def to_markdown(rows: list[Row], command: str, notes: list[str], total_seconds: 
         command,
         "```",
         "",
-        f"Measured on {date.today().isoformat()} on {_cpu_name()} ({os.cpu_count()} cores), Python "
-        f"{platform.python_version()}, {_versions()}; the whole run took {total_seconds / 60:.1f} min.",
+        f"Measured on {date.today().isoformat()} on {cpu_name()} ({os.cpu_count()} cores), Python "
+        f"{platform.python_version()}, {versions()}; the whole run took {total_seconds / 60:.1f} min.",
         "",
         f"Return: mean ± standard deviation over {'/'.join(map(str, episodes))} evaluation episodes, episode "
         f"*i* reset with seed {'/'.join(map(str, seeds))} + *i*: the same episodes for every agent. Trained "

@@ -44,10 +44,10 @@ import statistics
 import sys
 import time
 from dataclasses import asdict, dataclass, field
-from importlib import metadata
 from pathlib import Path
 
 import numpy as np
+from _machine import cpu_name, versions  # this folder's helper (the script's folder is on sys.path)
 
 import gym_suite
 from gym_suite.cli import key_value, non_negative_int, positive_int
@@ -337,26 +337,6 @@ def report(result: dict) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def _versions() -> str:
-    found = []
-    for name in ("gymnasium", "numpy", "torch", "stable-baselines3"):
-        try:
-            found.append(f"{name} {metadata.version(name)}")
-        except metadata.PackageNotFoundError:
-            pass
-    return ", ".join(found)
-
-
-def _cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def _load() -> str:
     return "/".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
 
@@ -430,8 +410,8 @@ def main(argv: list[str] | None = None) -> int:
             _BAR.close()
             _BAR = None
     result["wall_seconds"] = time.perf_counter() - started
-    result["machine"] = {"cpu": _cpu_name(), "cores": os.cpu_count(), "python": platform.python_version(),
-                         "versions": _versions(), "load_start": load_start, "load_end": _load()}
+    result["machine"] = {"cpu": cpu_name(), "cores": os.cpu_count(), "python": platform.python_version(),
+                         "versions": versions(("gymnasium", "numpy", "torch", "stable-baselines3")), "load_start": load_start, "load_end": _load()}
     print(report(result))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
