@@ -13,7 +13,7 @@ from functools import cache
 
 import gymnasium
 
-from gym_suite.envs._base import action_seed
+from gym_suite.evaluate import action_seed
 
 
 def convert_space(space):

@@ -3,7 +3,7 @@
 :func:`play` runs one episode and yields its steps, :func:`run_episode` sums one up, and
 :func:`evaluate` runs many seeded episodes (in parallel with joblib when asked). A policy is a
 callable ``observation -> action`` or a built-in name: ``"random"`` (the action space seeded with
-``gym_suite.envs._base.action_seed`` of the episode's seed) or ``"heuristic"`` (the environment's
+``action_seed`` of the episode's seed) or ``"heuristic"`` (the environment's
 documented heuristic, ``env.unwrapped.heuristic``).
 """
 
@@ -19,13 +19,22 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from gym_suite.envs._base import action_seed
-
 BUILTIN_POLICIES = ("random", "heuristic")
 
 #: Episodes per job. Fixed (never derived from ``n_jobs``) so that a policy with a batched
 #: ``act_batch`` sees the same batches, and gives the same results, whatever ``n_jobs`` is.
 CHUNK_EPISODES = 50
+
+
+def action_seed(seed: int) -> int:
+    """The seed of a random policy's action space in the episode reset with ``seed``.
+
+    The one convention of the suite (evaluation, the command line, the legacy gym adapter, the
+    examples): seeding the action space with the env's own seed would make both draw the same
+    numbers (a random point action would land where the start was drawn), so derive another
+    stream.
+    """
+    return int(np.random.SeedSequence([int(seed), 0xAC7]).generate_state(1)[0])
 
 
 # --------------------------------------------------------------------------------------------
@@ -237,7 +246,7 @@ def evaluate(
     """Run ``episodes`` seeded episodes of ``policy`` on ``env_id``.
 
     Episode ``i`` is reset with seed ``seed + i`` (and, for ``"random"``, the action space is
-    seeded with ``gym_suite.envs._base.action_seed(seed + i)``), so the result does not depend
+    seeded with ``action_seed(seed + i)``), so the result does not depend
     on ``n_jobs``. ``policy`` is a callable ``observation -> action`` or a built-in name:
     ``"random"`` or ``"heuristic"`` (the environment's documented heuristic, its ``heuristic``
     method; an environment without one raises ``ValueError``).

@@ -29,9 +29,9 @@ def rollout(env, seed: int, steps: int, action_seed: int | None = None):
     """Observations, rewards and flags of ``steps`` seeded random steps (resetting as needed).
 
     The actions come from the action space seeded as everywhere in the suite,
-    ``gym_suite.envs._base.action_seed(seed)``, unless ``action_seed`` gives the seed itself.
+    ``gym_suite.evaluate.action_seed(seed)``, unless ``action_seed`` gives the seed itself.
     """
-    from gym_suite.envs._base import action_seed as derived_action_seed
+    from gym_suite.evaluate import action_seed as derived_action_seed
 
     obs, _ = env.reset(seed=seed)
     env.action_space.seed(derived_action_seed(seed) if action_seed is None else action_seed)

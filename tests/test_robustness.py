@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gym_suite
-from gym_suite.envs._base import action_seed
+from gym_suite.evaluate import action_seed
 
 settings.register_profile(
     "fast", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]

@@ -30,7 +30,7 @@ import numpy as np
 from gymnasium.utils import seeding
 
 import gym_suite  # noqa: F401  (registers the ids)
-from gym_suite.envs._base import action_seed
+from gym_suite.evaluate import action_seed
 from gym_suite.envs.heartpole_env import (
     ARRAY_NUMBERS,
     DEFAULT_HEART_ATTACK_PROCLIVITY,
