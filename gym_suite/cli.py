@@ -9,7 +9,7 @@ import sys
 import gymnasium
 import numpy as np
 
-from gym_suite import SPECS
+from gym_suite import SPECS, __version__
 
 
 def _list(args) -> int:
@@ -58,11 +58,26 @@ def _histogram(values: np.ndarray, bins: int = 12, width: int = 40) -> str:
     return "\n".join(lines)
 
 
+def _env_error_message(env_id: str, exc: Exception) -> str:
+    """The env's own message, one line, without the kwargs gymnasium appends to a ``TypeError``."""
+    message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    message, _, _ = message.partition(" was raised from the environment creator for ")
+    return message
+
+
 def _evaluate(args) -> int:
     from gym_suite.evaluate import _plus_minus, evaluate
 
-    result = evaluate(args.id, args.policy, episodes=args.episodes, seed=args.seed, n_jobs=args.jobs,
-                      env_kwargs=dict(args.env_kwargs))
+    env_kwargs = dict(args.env_kwargs)
+    try:  # bad environment arguments are a usage error, with the env's one-line message
+        env = gymnasium.make(args.id, **env_kwargs)
+    except (TypeError, ValueError, OSError, gymnasium.error.Error) as exc:
+        args.parser.error(f"argument --env-kwargs: {_env_error_message(args.id, exc)}")
+    try:  # kept open while evaluating: an env's caches (push-v0's log) stay warm for the episodes
+        result = evaluate(args.id, args.policy, episodes=args.episodes, seed=args.seed, n_jobs=args.jobs,
+                          env_kwargs=env_kwargs)
+    finally:
+        env.close()
     pm = _plus_minus(sys.stdout)
     print(result.describe(pm))
     print(f"\nreturn: {result.mean:.3f} {pm} {result.std:.3f}\n")
@@ -103,6 +118,20 @@ def jobs_int(text: str) -> int:
     return value
 
 
+def suite_id(text: str) -> str:
+    """An argparse type: a suite id, with or without the ``gym_suite:`` prefix; a tutorial's
+    renamed id is refused with the message ``gymnasium.make`` gives for it."""
+    from gym_suite import RENAMED_IDS
+
+    _, _, name = text.rpartition("gym_suite:") if text.startswith("gym_suite:") else ("", "", text)
+    if name in RENAMED_IDS:
+        try:
+            gymnasium.make(name)
+        except gymnasium.error.Error as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    return name
+
+
 def _key_value(item: str) -> tuple[str, object]:
     import ast
 
@@ -134,19 +163,20 @@ def key_value(text: str) -> tuple[str, object]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gym-suite", description="gym-suite environments")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="every environment id with its spaces").set_defaults(func=_list)
     demo = sub.add_parser("demo", help="one seeded random episode of every environment")
     demo.add_argument("--seed", type=non_negative_int, default=0)
     demo.set_defaults(func=_demo)
     ev = sub.add_parser("evaluate", help="seeded evaluation of a built-in policy")
-    ev.add_argument("id", choices=[spec.id for spec in SPECS])
+    ev.add_argument("id", type=suite_id, choices=[spec.id for spec in SPECS])
     ev.add_argument("--policy", default="random", choices=["random", "heuristic"])
     ev.add_argument("--episodes", type=positive_int, default=1000)
     ev.add_argument("--seed", type=non_negative_int, default=0, help="episode i is reset with seed + i")
     ev.add_argument("--jobs", type=jobs_int, default=1, help="parallel processes (-1: every core)")
     ev.add_argument("--env-kwargs", nargs="*", type=key_value, default=[], metavar="KEY=VALUE", help="arguments of the environment")
-    ev.set_defaults(func=_evaluate)
+    ev.set_defaults(func=_evaluate, parser=ev)
     return parser
 
 
@@ -164,6 +194,9 @@ def _stdout_closed() -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if sys.stdout is None:  # `gym-suite list >&-`: nowhere to write the output to
+        print(f"{parser.prog}: standard output is closed: nothing to write the output to", file=sys.stderr)
+        return 1
     try:
         code = args.func(args)
         sys.stdout.flush()

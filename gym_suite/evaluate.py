@@ -234,6 +234,33 @@ def _is_int(value) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
+#: The most episodes one :func:`evaluate` call runs: its returns and lengths (16 bytes an
+#: episode) stay in memory, and a count past this is a mistake rather than a plan.
+MAX_EPISODES = 10**8
+
+
+def find_spec(env_id: str):
+    """The registered spec of ``env_id``, with the ``module:`` prefix ``gymnasium.make`` takes.
+
+    ``"gym_suite:example-v0"`` imports ``gym_suite`` (which registers its ids) and gives the
+    spec of ``example-v0``; an unknown id raises gymnasium's error, with its suggestions.
+    """
+    if not isinstance(env_id, str):
+        raise TypeError(f"env_id must be a registered id (a str), got {type(env_id).__name__}")
+    module, sep, name = env_id.rpartition(":")
+    if sep:
+        import importlib
+
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            raise gymnasium.error.Error(
+                f"{env_id}: the module {module!r} before the ':' cannot be imported ({exc})"
+            ) from None
+        env_id = name
+    return gymnasium.spec(env_id)
+
+
 def evaluate(
     env_id: str,
     policy: str | Callable = "random",
@@ -245,9 +272,12 @@ def evaluate(
 ) -> EvalResult:
     """Run ``episodes`` seeded episodes of ``policy`` on ``env_id``.
 
+    ``env_id`` is a registered id, with the ``module:`` prefix ``gymnasium.make`` takes if need
+    be (``"gym_suite:example-v0"``; the result's ``env_id`` is the registered id, without it).
     Episode ``i`` is reset with seed ``seed + i`` (and, for ``"random"``, the action space is
     seeded with ``action_seed(seed + i)``), so the result does not depend
-    on ``n_jobs``. ``policy`` is a callable ``observation -> action`` or a built-in name:
+    on ``n_jobs`` (``episodes`` is at most :data:`MAX_EPISODES`). ``policy`` is a callable
+    ``observation -> action`` or a built-in name:
     ``"random"`` or ``"heuristic"`` (the environment's documented heuristic, its ``heuristic``
     method; an environment without one raises ``ValueError``).
 
@@ -265,16 +295,17 @@ def evaluate(
             raise ValueError(f"unknown policy {policy!r}: use a callable or one of {list(BUILTIN_POLICIES)}")
     elif not callable(policy):
         raise TypeError(f"policy must be a callable obs -> action or one of {list(BUILTIN_POLICIES)}, got {policy!r}")
-    if not _is_int(episodes) or episodes < 1:
-        raise ValueError(f"episodes must be a positive integer, got {episodes!r}")
+    if not _is_int(episodes) or not 1 <= episodes <= MAX_EPISODES:
+        raise ValueError(f"episodes must be a positive integer, at most {MAX_EPISODES:,}, got {episodes!r}")
     if not _is_int(seed) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     if not _is_int(n_jobs) or n_jobs == 0:
         raise ValueError(f"n_jobs must be a positive integer or negative (-1: every core), got {n_jobs!r}")
-    gymnasium.spec(env_id)  # an unknown id fails here, with gymnasium's message
+    spec_id = find_spec(env_id).id  # an unknown id fails here, with gymnasium's message
     if isinstance(policy, str) and policy == "heuristic":
         _check_heuristic(env_id, env_kwargs)
-    seeds = np.arange(seed, seed + episodes)
+    episodes, seed = int(episodes), int(seed)
+    seeds = range(seed, seed + episodes)  # exact Python ints: seeds past 2**63 stay distinct
     chunks = [seeds[i : i + CHUNK_EPISODES] for i in range(0, episodes, CHUNK_EPISODES)]
     run = _run_episodes_batched if callable(getattr(policy, "act_batch", None)) else _run_episodes
     if progress is None:
@@ -289,7 +320,7 @@ def evaluate(
         results = Parallel(n_jobs=workers, return_as="generator")(
             delayed(run)(env_id, policy, chunk, env_kwargs) for chunk in chunks
         )
-    bar = _progress_bar(episodes, f"{env_id} {_policy_name(policy)}") if progress else None
+    bar = _progress_bar(episodes, f"{spec_id} {_policy_name(policy)}") if progress else None
     try:
         for chunk_returns, chunk_lengths in results:
             returns.extend(chunk_returns)
@@ -299,7 +330,7 @@ def evaluate(
     finally:
         if bar is not None:
             bar.close()
-    return EvalResult(env_id, _policy_name(policy), int(seed), np.array(returns), np.array(lengths))
+    return EvalResult(spec_id, _policy_name(policy), seed, np.array(returns), np.array(lengths))
 
 
 def _n_workers(n_jobs: int) -> int:

@@ -230,3 +230,89 @@ def test_evaluate_checks_its_arguments():
     with pytest.raises(gymnasium.error.Error):
         evaluate("no-such-env-v0")
     assert gym_suite.evaluate is evaluate
+
+
+# --------------------------------------------------------------------------------------------
+# Every caller: the module prefix, bad environment arguments, renamed ids, huge runs
+# --------------------------------------------------------------------------------------------
+
+
+def test_evaluate_takes_the_module_prefix_gymnasium_make_takes():
+    plain = evaluate("example-v0", "random", episodes=5, seed=3)
+    prefixed = evaluate("gym_suite:example-v0", "random", episodes=5, seed=3)
+    assert prefixed.env_id == "example-v0"  # the same episodes: the results pair up
+    assert np.array_equal(prefixed.returns, plain.returns) and np.array_equal(prefixed.lengths, plain.lengths)
+    assert prefixed.paired_difference(plain) == (0.0, 0.0)
+    with pytest.raises(gymnasium.error.Error):
+        evaluate("gym_suite:no-such-env-v0")
+
+
+@pytest.mark.parametrize("episodes", [10**15, 2**63, 10**30])
+def test_evaluate_refuses_an_episode_count_it_cannot_hold(episodes):
+    with pytest.raises(ValueError, match=r"episodes must be .*at most"):
+        evaluate("example-v0", "random", episodes=episodes)
+
+
+def test_evaluate_seeds_past_int64_stay_distinct():
+    """Episode ``i`` is reset with ``seed + i`` exactly, however large the seed (no float rounding)."""
+    seed = 2**63 - 2
+    result = evaluate("example-v0", "random", episodes=3, seed=seed)
+    expected = [run_episode(gymnasium.make("example-v0"), "random", seed + i) for i in range(3)]
+    assert result.returns.tolist() == [r for r, _ in expected]
+    assert result.lengths.tolist() == [n for _, n in expected]
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (["bogus=1"], "ExampleEnv got unknown argument(s) ['bogus']; allowed arguments are ['lf_min', 'render_mode', 'rt_max']"),
+        (["rt_max=1"], "ExampleEnv: rt_max must be >= 3, got 1"),
+    ],
+)
+def test_cli_bad_env_kwargs_are_a_usage_error_with_the_envs_message(kwargs, message, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["evaluate", "example-v0", "--episodes", "2", "--env-kwargs", *kwargs])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: gym-suite")
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("gym-suite evaluate: error: argument --env-kwargs: ") and last.endswith(message), err
+    assert "was raised from the environment creator" not in err  # gymnasium's suffix, with the kwargs
+
+
+def test_cli_missing_csv_is_a_usage_error_without_a_traceback():
+    done = gym_suite_command("evaluate", "push-v0", "--episodes", "1", "--env-kwargs", "csv_path=/missing.csv")
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1].endswith("PushEnv: csv_path='/missing.csv': no such file")
+
+
+def test_cli_names_the_suites_id_for_the_tutorials_id(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["evaluate", "HeartPole-v0", "--episodes", "1"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "HeartPole-v0 is the tutorial's id" in err and "gym_suite:heartpole-v0" in err
+
+
+def test_cli_takes_the_module_prefix(capsys):
+    assert main(["evaluate", "gym_suite:example-v0", "--episodes", "3"]) == 0
+    assert "example-v0 random" in capsys.readouterr().out
+
+
+def test_cli_version(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.strip() == f"gym-suite {gym_suite.__version__}"
+
+
+@pytest.mark.parametrize("argv", [["list"], ["demo"], ["evaluate", "example-v0", "--episodes", "2"]])
+def test_cli_with_standard_output_closed_says_so(argv):
+    """``gym-suite list >&-``: no standard output at all; a one-line message, never a traceback."""
+    done = subprocess.run([sys.executable, "-m", "gym_suite", *argv], stdout=None, capture_output=False,
+                          stderr=subprocess.PIPE, text=True, timeout=300,
+                          preexec_fn=lambda: os.close(1))
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 1
+    assert "standard output is closed" in done.stderr
