@@ -13,8 +13,7 @@ from conftest import ALL_IDS
 
 import gym_suite
 from gym_suite.cli import main, parse_kwargs
-from gym_suite.evaluate import action_seed
-from gym_suite.evaluate import EvalResult, evaluate, play, run_episode
+from gym_suite.evaluate import EvalResult, action_seed, evaluate, play, run_episode
 
 SHORT = {"max_episode_steps": 40}  # gymnasium.make's time limit: quick episodes for every id
 

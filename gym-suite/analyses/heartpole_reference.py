@@ -20,8 +20,8 @@ import gymnasium
 import numpy as np
 
 import gym_suite  # noqa: F401  (registers the ids)
-from gym_suite.evaluate import action_seed
 from gym_suite.envs.heartpole_env import DO_NOTHING, DRINK_COFFEE, SLEEP, heuristic_actions
+from gym_suite.evaluate import action_seed
 
 ENV_ID = "gym_suite:heartpole-v0"
 

@@ -30,7 +30,6 @@ import numpy as np
 from gymnasium.utils import seeding
 
 import gym_suite  # noqa: F401  (registers the ids)
-from gym_suite.evaluate import action_seed
 from gym_suite.envs.heartpole_env import (
     ARRAY_NUMBERS,
     DEFAULT_HEART_ATTACK_PROCLIVITY,
@@ -47,6 +46,7 @@ from gym_suite.envs.heartpole_env import (
     heartpole_rules,
     heuristic_actions,
 )
+from gym_suite.evaluate import action_seed
 
 ENV_ID = "heartpole-v1"
 MAX_STEPS = int(TWO_WEEKS)  # every step lasts at least a half-hour
