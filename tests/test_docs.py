@@ -1,0 +1,257 @@
+"""The documentation site: built strictly from mkdocs.yml, opened in headless Chromium.
+
+The build runs ``mkdocs build --strict`` (any warning fails it) into a temporary folder; the site
+is served on 127.0.0.1 and a real browser follows every internal link, stylesheet, script and image
+from the home page. Needs the ``docs`` extra and the Debian packages ``chromium`` and
+``chromium-driver``; the browser tests are skipped, saying why, without them
+(``GYM_SUITE_REQUIRE_BROWSER=1``, as CI sets it, makes that a failure instead).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+import gym_suite
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+QUIET_MKDOCS = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}  # the plugins' banners
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1280,1000"]
+
+
+# --------------------------------------------------------------------------------------------
+# README renders on PyPI: no link or image relative to the repository
+# --------------------------------------------------------------------------------------------
+
+
+def readme_targets() -> list[str]:
+    text = README.read_text(encoding="utf-8")
+    text = re.sub(r"```.*?```", "", text, flags=re.DOTALL)  # code blocks are not links
+    markdown = re.findall(r"!?\[[^\]]*\]\(([^)\s]+)", text)
+    html = re.findall(r"""(?:src|href)\s*=\s*["']([^"']+)""", text)
+    return markdown + html
+
+
+def test_readme_links_and_images_are_absolute():
+    """PyPI shows README.md as the long description, without the repository's files: a relative
+    link or image there is broken."""
+    targets = readme_targets()
+    relative = [t for t in targets if not re.match(r"(https?:|mailto:|#)", t)]
+    assert not relative, f"README.md has links or images relative to the repository: {relative}"
+
+
+def test_readme_names_every_id():
+    text = README.read_text(encoding="utf-8")
+    missing = [env_id for env_id in gym_suite.ENV_IDS if f"`{env_id}`" not in text]
+    assert not missing, f"README.md does not name {missing}"
+
+
+# --------------------------------------------------------------------------------------------
+# The strict build
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    for module in ("mkdocs", "material", "mkdocstrings_handlers.python", "mkdocs_gen_files", "mkdocs_literate_nav"):
+        pytest.importorskip(module, reason=f'{module} is missing: pip install -e ".[docs]"')
+    out = tmp_path_factory.mktemp("site")
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600, env={**os.environ, **QUIET_MKDOCS})
+    log = done.stdout + done.stderr
+    assert done.returncode == 0, f"mkdocs build --strict failed:\n{log[-5000:]}"
+    assert "WARNING" not in log, log[-5000:]
+    return out
+
+
+@pytest.mark.slow
+def test_every_environment_has_a_page_from_its_docstring(site):
+    import gymnasium
+
+    for spec in gym_suite.SPECS:
+        page = site / "environments" / spec.id / "index.html"
+        assert page.is_file(), f"no page for {spec.id}"
+        html = page.read_text(encoding="utf-8")
+        text = re.sub(r"<[^>]+>", "", html).replace("&quot;", '"').replace("&amp;", "&")
+        assert f'gymnasium.make("gym_suite:{spec.id}")' in text
+        assert spec.summary.replace("&", "&") in text
+        module, _, name = gymnasium.spec(spec.id).entry_point.partition(":")
+        doc = getattr(__import__(module, fromlist=[name]), name).__doc__
+        headings = re.findall(r"^\s*## (.+?)\s*$", doc, re.MULTILINE)
+        assert headings, f"{name} has no sections"
+        for heading in headings:  # every section of the docstring is on the page
+            assert f">{heading}<" in html, f"{spec.id}: section {heading!r} is missing"
+        if spec.max_episode_steps is not None:
+            assert f"{spec.max_episode_steps:,} steps" in text
+        if (ROOT / "docs" / "img" / f"{spec.id}.gif").exists():
+            assert f"img/{spec.id}.gif" in html
+
+
+@pytest.mark.slow
+def test_api_reference_is_built_from_the_docstrings(site):
+    evaluate = (site / "reference" / "evaluate" / "index.html").read_text(encoding="utf-8")
+    assert 'id="gym_suite.evaluate.evaluate"' in evaluate and 'id="gym_suite.evaluate.EvalResult"' in evaluate
+    training = (site / "reference" / "training" / "index.html").read_text(encoding="utf-8")
+    for name in ("gym_suite.training.sb3.train_sb3", "gym_suite.training.sb3_vec.SuiteVecEnv",
+                 "gym_suite.training.rllib.rllib_config", "gym_suite.training.recipes.recipe_for"):
+        assert f'id="{name}"' in training, f"{name} is missing from the API reference"
+    assert ":func:`" not in evaluate + training  # Sphinx roles are turned into code
+
+
+# --------------------------------------------------------------------------------------------
+# In a browser
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def server(site):
+    handler = functools.partial(QuietHandler, directory=str(site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):
+        pass
+
+
+def _missing_browser(reason: str):
+    if os.environ.get("GYM_SUITE_REQUIRE_BROWSER") == "1":
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    chromedriver = shutil.which("chromedriver")
+    if not chromium or not chromedriver:
+        _missing_browser("headless Chromium is needed: apt-get install chromium chromium-driver (Debian packages)")
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        _missing_browser('selenium is missing: pip install -e ".[docs]"')
+    os.environ.setdefault("SE_OFFLINE", "true")  # never let Selenium Manager download a browser
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=chromedriver))
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+
+
+def status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+LOAD_IMAGES = """
+const done = arguments[arguments.length - 1];
+const images = Array.from(document.images);
+for (const img of images) { img.loading = "eager"; img.scrollIntoView(); }
+Promise.all(images.map(img => img.complete ? null : new Promise(r => { img.onload = img.onerror = r; })))
+  .then(() => done(images.map(img => [img.currentSrc || img.src, img.naturalWidth])));
+"""
+
+PAGE_REFERENCES = """
+const refs = [];
+for (const a of document.querySelectorAll("a[href]")) refs.push(["link", a.href]);
+for (const l of document.querySelectorAll("link[rel=stylesheet][href]")) refs.push(["asset", l.href]);
+for (const s of document.querySelectorAll("script[src]")) refs.push(["asset", s.src]);
+return [refs, Array.from(document.querySelectorAll("[id]")).map(e => e.id)];
+"""
+
+
+@pytest.mark.slow
+def test_every_internal_link_and_image_loads_in_chromium(server, browser):
+    """From the home page, every internal page, asset and image answers 200, every image is
+    drawn (natural width > 0), every #anchor exists, and no page logs a browser error."""
+    browser.set_script_timeout(60)
+    pages, queue, broken, blank, errors = {}, [server], [], [], []
+    references: list[tuple[str, str]] = []
+    while queue:
+        url = queue.pop()
+        if url in pages:
+            continue
+        if status(url) != 200:
+            broken.append(url)
+            pages[url] = set()
+            continue
+        browser.get(url)
+        refs, ids = browser.execute_script(PAGE_REFERENCES)
+        pages[url] = set(ids)
+        for src, width in browser.execute_async_script(LOAD_IMAGES):
+            if status(src) != 200 or width <= 0:
+                blank.append((url, src, width))
+        errors += [(url, entry["message"]) for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+        for kind, ref in refs:
+            if not ref.startswith(server):
+                continue  # an external link: not followed
+            target, _, fragment = ref.partition("#")
+            references.append((url, ref))
+            if kind == "asset":
+                if status(target) != 200:
+                    broken.append(target)
+            elif target not in pages and target.endswith("/"):
+                queue.append(target)
+            elif not target.endswith("/") and status(target) != 200:
+                broken.append(target)
+    wanted = {f"{server}environments/{env_id}/" for env_id in gym_suite.ENV_IDS}
+    assert wanted <= set(pages), f"environment pages not reachable by links: {wanted - set(pages)}"
+    assert len(pages) >= 15
+    assert not broken, f"internal links that do not answer 200: {sorted(set(broken))}"
+    assert not blank, f"images that do not load: {blank}"
+    bad_anchors = [(page, ref) for page, ref in references
+                   if "#" in ref and ref.partition("#")[0] in pages and ref.partition("#")[2]
+                   and urllib.parse.unquote(ref.partition("#")[2]) not in pages[ref.partition("#")[0]]]
+    assert not bad_anchors, f"links to anchors that do not exist: {bad_anchors}"
+    assert not errors, f"the browser logged errors: {errors}"
+
+
+@pytest.mark.slow
+def test_screenshot_of_an_environment_page(server, browser, tmp_path):
+    from PIL import Image
+
+    env_id = next((i for i in gym_suite.ENV_IDS if (ROOT / "docs" / "img" / f"{i}.gif").exists()), gym_suite.ENV_IDS[0])
+    browser.set_window_size(1280, 1000)
+    browser.get(f"{server}environments/{env_id}/")
+    assert browser.execute_script("return document.querySelector('h1').textContent").strip().startswith(env_id)
+    browser.set_script_timeout(60)
+    images = browser.execute_async_script(LOAD_IMAGES)
+    browser.execute_script("window.scrollTo(0, 0)")
+    path = tmp_path / f"{env_id}.png"
+    assert browser.save_screenshot(str(path))
+    with Image.open(path) as shot:
+        assert shot.size[0] >= 800 and shot.size[1] >= 600
+        colours = shot.convert("RGB").getcolors(maxcolors=1 << 20)
+    assert colours is not None and len(colours) > 50, f"the screenshot {path} looks blank ({colours and len(colours)} colours)"
+    most_common = max(colours)[0] / (shot.size[0] * shot.size[1])
+    assert most_common < 0.95, f"the screenshot {path} is {most_common:.0%} one colour"
+    if (ROOT / "docs" / "img" / f"{env_id}.gif").exists():
+        assert any(src.endswith(f"img/{env_id}.gif") and width > 0 for src, width in images)
