@@ -109,11 +109,13 @@ def test_build_sdist_holds_docs_scripts_and_tests(dist):
     (sdist,) = dist.glob("*.tar.gz")
     with tarfile.open(sdist) as tar:
         names = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
-    wanted = ["README.md", "LICENSE", "CHANGELOG.md", "environment.yml", "pyproject.toml", "setup.py"]
-    for folder, patterns in (("gym-suite", ("*.py", "README.md")), ("tests", ("*.py",))):
+    wanted = ["README.md", "LICENSE", "CHANGELOG.md", "environment.yml", "pyproject.toml", "setup.py", "mkdocs.yml"]
+    for folder, patterns in (("gym-suite", ("*.py", "README.md")), ("tests", ("*.py",)),
+                             ("docs", ("*.md", "*.py", "*.gif"))):  # the documentation site builds from the sdist
         wanted += [p.relative_to(ROOT).as_posix() for pattern in patterns for p in (ROOT / folder).rglob(pattern)
                    if "__pycache__" not in p.parts]
     assert any(name.startswith("gym-suite/") for name in wanted) and "tests/conftest.py" in wanted
+    assert "docs/_scripts/gen_env_pages.py" in wanted and "docs/index.md" in wanted
     missing = [name for name in wanted if name not in names]
     assert not missing, f"missing from the sdist: {missing}"
 
