@@ -11,6 +11,8 @@ import gymnasium
 import numpy as np
 import pytest
 from gymnasium import spaces
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("stable_baselines3")
 
@@ -375,3 +377,155 @@ def test_train_sb3_uses_the_native_vector_env_unless_told():
     assert isinstance(dummy_model.get_env(), DummyVecEnv)
     dqn = train_sb3("example-v0", "dqn", steps=200, seed=0)
     assert isinstance(dqn.get_env(), SuiteVecEnv) and dqn.num_timesteps == 200
+
+
+# --------------------------------------------------------------------------------------------
+# Every caller: the module prefix, reward transforms, indices, wrapper attributes, read-back
+# --------------------------------------------------------------------------------------------
+
+
+def test_the_module_prefix_is_taken():
+    prefixed = SuiteVecEnv("gym_suite:example-v0", 2, seed=4)
+    plain = SuiteVecEnv("example-v0", 2, seed=4)
+    assert np.array_equal(prefixed.reset(), plain.reset())
+    assert prefixed.get_attr("spec")[0].id == "example-v0"
+    assert make_sb3_env("gym_suite:example-v0", 2, 0).num_envs == 2
+
+
+@pytest.mark.parametrize("name", ["reward_scale", "reward_offset"])
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf")])
+def test_reward_transforms_must_be_finite(name, value):
+    with pytest.raises(ValueError, match=f"{name} must be a finite number"):
+        SuiteVecEnv("example-v0", 2, **{name: value})
+    with pytest.raises(ValueError, match=f"{name} must be a finite number"):
+        make_sb3_env("example-v0", 2, 0, vec_env="dummy", **{name: value})
+
+
+@pytest.mark.parametrize("name", ["reward_scale", "reward_offset"])
+@pytest.mark.parametrize("value", ["x", None, True, [1.0], 1 + 2j])
+def test_reward_transforms_must_be_numbers(name, value):
+    with pytest.raises(TypeError, match=f"{name} must be a number"):
+        SuiteVecEnv("example-v0", 2, **{name: value})
+
+
+def test_reward_scale_zero_is_refused():
+    with pytest.raises(ValueError, match="reward_scale must not be 0"):
+        SuiteVecEnv("example-v0", 2, reward_scale=0.0)
+
+
+@pytest.mark.parametrize("indices", [[5], [0, 3], 3, -4])
+def test_indices_out_of_range_raise_index_error_as_dummy_vec_env_does(indices):
+    ours, reference = SuiteVecEnv("example-v0", 3), dummy("example-v0", 3, 0)
+    for venv in (reference, ours):
+        with pytest.raises(IndexError):
+            venv.get_attr("goal", indices=indices)
+        with pytest.raises(IndexError):
+            venv.env_method("heuristic", 2, indices=indices)
+        with pytest.raises(IndexError):
+            venv.env_is_wrapped(Monitor, indices=indices)
+    with pytest.raises(IndexError):
+        ours.set_attr("position", 1, indices=indices)
+
+
+def test_negative_indices_count_from_the_end_as_in_dummy_vec_env():
+    ours = SuiteVecEnv("example-v0", 3, seed=1)
+    obs = ours.reset()
+    assert ours.get_attr("position", indices=[-1]) == [obs[2]]
+    ours.set_attr("position", 2, indices=-1)
+    assert ours.get_attr("position", indices=2) == [2]
+
+
+def test_wrapper_attributes_through_env_method():
+    ours, reference = SuiteVecEnv("example-v0", 3), dummy("example-v0", 3, 0)
+    spec, ref_spec = ours.env_method("get_wrapper_attr", "spec"), reference.env_method("get_wrapper_attr", "spec")
+    assert [s.id for s in spec] == [s.id for s in ref_spec] == ["example-v0"] * 3
+    assert [s.max_episode_steps for s in spec] == [s.max_episode_steps for s in ref_spec] == [10] * 3
+    assert gymnasium.make(spec[0]).spec.id == "example-v0"  # the spec of a row makes a row
+    assert ours.env_method("get_wrapper_attr", "goal", indices=[1]) == ours.get_attr("goal", indices=[1])
+    for venv in (ours, reference):
+        venv.env_method("set_wrapper_attr", "rt_max", 17)
+        assert venv.get_attr("rt_max") == [17] * 3
+        assert venv.env_method("get_wrapper_attr", "rt_max") == [17] * 3
+
+
+def test_step_none_names_the_actions():
+    venv = SuiteVecEnv("example-v0", 2, seed=0)
+    venv.reset()
+    with pytest.raises(TypeError, match="actions must be"):
+        venv.step(None)
+    venv.step(np.array([0, 1]))  # still usable
+    with pytest.raises(RuntimeError, match="step_async"):
+        venv.step_wait()
+
+
+def test_metadata_is_the_rows_as_in_dummy_vec_env():
+    ours, reference = SuiteVecEnv("example-v0", 2), dummy("example-v0", 2, 0)
+    assert ours.get_attr("metadata") == reference.get_attr("metadata")
+    assert "human" in ours.get_attr("metadata")[0]["render_modes"]
+    assert ours.metadata == reference.metadata
+
+
+def test_human_render_mode_points_to_dummy_vec_env():
+    with pytest.raises(ValueError, match="render_mode='human'.*vec_env='dummy'"):
+        SuiteVecEnv("example-v0", 2, env_kwargs={"render_mode": "human"})
+
+
+def test_set_attr_refuses_what_would_not_read_back():
+    venv = SuiteVecEnv("example-v0", 3, seed=0)
+    venv.reset()
+    before = venv.get_attr("position")
+    with pytest.raises(ValueError, match="position"):
+        venv.set_attr("position", 1.5, indices=[0])  # an int per row: 1.5 would read back 1
+    with pytest.raises(ValueError, match="position"):
+        venv.set_attr("position", np.array([1, 2, 3]))  # each row gets the value, as in DummyVecEnv
+    assert venv.get_attr("position") == before  # a refused call changes nothing
+    with pytest.raises(ValueError, match="observation_space"):
+        venv.set_attr("observation_space", spaces.Discrete(3))
+
+
+_SETTABLE_VALUES = st.one_of(
+    st.integers(-(2**31), 2**31), st.floats(allow_nan=False), st.text(max_size=5), st.none(), st.booleans(),
+    st.lists(st.integers(0, 9), max_size=3),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    env_id=st.sampled_from(ALL_IDS),
+    name=st.sampled_from(["metadata", "spec", "render_mode", "position", "goal", "state", "target", "radius",
+                          "rt_max", "heuristic", "new_attribute", "np_random"]),
+    value=_SETTABLE_VALUES,
+    rows=st.one_of(st.none(), st.lists(st.integers(-3, 2), min_size=1, max_size=3)),
+)
+def test_every_attribute_that_can_be_set_reads_back_the_same(env_id, name, value, rows):
+    venv = _settable_venvs(env_id)
+    try:
+        before = venv.get_attr(name)
+    except AttributeError:
+        before = None
+    try:
+        venv.set_attr(name, value, indices=rows)
+    except (ValueError, TypeError):  # refused: nothing changed
+        if before is not None:
+            assert all(close_or_same(a, b) for a, b in zip(venv.get_attr(name), before))
+        return
+    assert all(close_or_same(v, value) for v in venv.get_attr(name, indices=rows))
+
+
+_VENVS: dict = {}
+
+
+def _settable_venvs(env_id):
+    if env_id not in _VENVS:
+        _VENVS[env_id] = SuiteVecEnv(env_id, 3, seed=0)
+        _VENVS[env_id].reset()
+    return _VENVS[env_id]
+
+
+def close_or_same(a, b) -> bool:
+    """The same object, or the same value (a per-row array's element reads back in the array's dtype)."""
+    if a is b:
+        return True
+    if isinstance(a, (np.ndarray, np.generic)) or isinstance(b, (np.ndarray, np.generic)):
+        return bool(np.array_equal(np.asarray(a), np.asarray(b)))
+    return a == b

@@ -29,6 +29,7 @@ from gym_suite.training.recipes import ExpectedPenalty, recipe_budget, recipe_fo
 from gym_suite.training.sb3_vec import SuiteVecEnv
 from gym_suite.training.wrappers import (
     acts_in_unit_box,
+    check_reward_transform,
     env_actions,
     from_unit_box,
     stack_observations,
@@ -112,6 +113,7 @@ def make_sb3_env(env_id: str, n_envs: int, seed: int, env_kwargs: dict | None = 
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import VecNormalize
 
+    check_reward_transform("make_sb3_env", reward_scale, reward_offset)  # before any env is built
     if check_vec_env(vec_env) == "native":
         venv = SuiteVecEnv(env_id, n_envs, seed=seed, env_kwargs=env_kwargs, unit_box_actions=True,
                            expected_penalty=expected_penalty, reward_offset=reward_offset, reward_scale=reward_scale)

@@ -28,6 +28,7 @@ arguments here, applied to the whole batch with the same arithmetic.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import warnings
 from collections.abc import Mapping, Sequence
@@ -42,8 +43,15 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
 from gym_suite.envs._base import SuiteVectorEnv, check_int, check_seed, shown
+
+try:  # the generic vector shell's base class, where the envs' core has moved to it
+    from gym_suite.envs._shells import SuiteVectorEnv as _ShellVectorEnv
+
+    _NATIVE_BASES: tuple[type, ...] = (SuiteVectorEnv, _ShellVectorEnv)
+except ImportError:
+    _NATIVE_BASES = (SuiteVectorEnv,)
 from gym_suite.training.recipes import ExpectedPenalty
-from gym_suite.training.wrappers import acts_in_unit_box
+from gym_suite.training.wrappers import acts_in_unit_box, check_reward_transform
 
 #: Vector-env methods that act on the whole batch: the ``VecEnv``'s own methods do that.
 _BATCH_METHODS = ("reset", "step", "close")
@@ -56,14 +64,22 @@ def make_native_vector_env(env_id: str, n_envs: int, env_kwargs: Mapping[str, An
     n_envs = check_int("SuiteVecEnv", "n_envs", n_envs, 1)
     if env_kwargs is not None and not isinstance(env_kwargs, Mapping):
         raise TypeError(f"env_kwargs must be None or a dict of the env's arguments, got {shown(env_kwargs)}")
-    spec = gymnasium.spec(env_id)  # gymnasium's error (with its suggestions) for an unknown id
+    from gym_suite.evaluate import find_spec
+
+    spec = find_spec(env_id)  # gymnasium's error (with its suggestions) for an unknown id; "gym_suite:" taken
     if spec.vector_entry_point is None:
         raise ValueError(
             f"{env_id} has no native vector env (no vector_entry_point): use Stable-Baselines3's DummyVecEnv "
             "(make_sb3_env(..., vec_env='dummy'))"
         )
+    if (env_kwargs or {}).get("render_mode") == "human":
+        raise ValueError(
+            f"SuiteVecEnv: render_mode='human' is not supported by {env_id}'s native vector env (one batch, no "
+            "window per row): use 'rgb_array' (render(mode='human') shows the tiled frames with OpenCV) or "
+            "Stable-Baselines3's DummyVecEnv (make_sb3_env(..., vec_env='dummy'))"
+        )
     venv = gymnasium.make_vec(env_id, num_envs=n_envs, vectorization_mode="vector_entry_point", **dict(env_kwargs or {}))
-    if not isinstance(venv.unwrapped, SuiteVectorEnv):
+    if not isinstance(venv.unwrapped, _NATIVE_BASES):
         venv.close()
         raise ValueError(
             f"{env_id}'s vector env is a {type(venv.unwrapped).__name__}, not a gym-suite native vector env "
@@ -93,7 +109,25 @@ class SuiteVecEnv(VecEnv):
     :meth:`env_method` calls a method of the vector env once (a sequence of one result per row
     is split over the rows) or, when the vector env has none of that name, the scalar
     template's method for each requested row; ``env_method("render")`` gives each row's frame
-    (``rgb_array``) or text line (``ansi``).
+    (``rgb_array``) or text line (``ansi``). ``env_method("get_wrapper_attr", name)`` and
+    ``env_method("set_wrapper_attr", name, value)`` are :meth:`get_attr` and :meth:`set_attr`.
+    ``metadata`` and ``spec`` are a row's, as ``DummyVecEnv`` gives them: the scalar env's
+    metadata and the spec that makes one row with ``gymnasium.make``. Indices are those of
+    ``DummyVecEnv``: ints or sequences of ints, negative ones counting from the end, and one
+    out of range raises ``IndexError``.
+
+    Deliberate differences from ``DummyVecEnv`` (the rows are one native batch, not N envs):
+
+    - :meth:`set_attr` of a value shared by every row (not an array over the rows) is for every
+      row at once; ``indices`` naming only some rows is refused with ``ValueError``. A per-row
+      attribute takes one row's value, in its dtype (``1.5`` for an int position is refused,
+      never truncated); ``observation_space`` and ``action_space`` are the adapter's and cannot
+      be set. What :meth:`set_attr` accepts, :meth:`get_attr` reads back the same.
+    - Reset options (``set_options``) are the batch's: different options per row are refused
+      with ``ValueError`` at ``reset``.
+    - The rows draw from one generator (``np_random`` is shared), seeded once per batch;
+      ``unwrapped`` is the native vector env.
+    - ``render_mode="human"`` is refused (use ``rgb_array`` or ``DummyVecEnv``).
     """
 
     def __init__(
@@ -109,6 +143,7 @@ class SuiteVecEnv(VecEnv):
         reward_scale: float = 1.0,
     ):
         seed = check_seed("SuiteVecEnv", seed)
+        reward_scale, reward_offset = check_reward_transform("SuiteVecEnv", reward_scale, reward_offset)
         if expected_penalty is not None and not isinstance(expected_penalty, ExpectedPenalty):
             raise TypeError(f"expected_penalty must be None or an ExpectedPenalty, got {shown(expected_penalty)}")
         self.env_id = env_id
@@ -121,15 +156,20 @@ class SuiteVecEnv(VecEnv):
             # gymnasium's RescaleAction arithmetic, applied to the batch: the same actions to the bit
             action_space, _, self._unrescale = rescale_box(action_space, -unit, unit)
         self.expected_penalty = expected_penalty
-        self.reward_offset = float(reward_offset)
-        self.reward_scale = float(reward_scale)
+        self.reward_offset = reward_offset
+        self.reward_scale = reward_scale
         self.t_start = time.time()
         n = native.num_envs
         self._episode_returns = np.zeros(n, dtype=np.float64)
         self._episode_lengths = np.zeros(n, dtype=np.int64)
         self._next_seed = None
         self._actions = None
+        single = native.single_env
+        # what each row answers for as DummyVecEnv's Monitor-wrapped envs do: the scalar env's
+        # metadata and the spec that makes one row (not the vector spec, with num_envs in its kwargs)
+        self._row_attrs: dict[str, Any] = {"metadata": dict(single.metadata), "spec": _row_spec(native.spec)}
         super().__init__(n, native.single_observation_space, action_space)
+        self.metadata = dict(single.metadata)
         if seed is not None:
             self.seed(seed)
 
@@ -157,6 +197,10 @@ class SuiteVecEnv(VecEnv):
         return self._as_sb3_obs(obs)
 
     def step_async(self, actions: np.ndarray) -> None:
+        if actions is None:
+            raise TypeError(
+                f"SuiteVecEnv.step: actions must be a batch of {self.num_envs} actions of {self.action_space}, got None"
+            )
         self._actions = actions
 
     def step_wait(self) -> VecEnvStepReturn:
@@ -221,10 +265,32 @@ class SuiteVecEnv(VecEnv):
 
     # Attributes and methods ----------------------------------------------------------------
 
+    def _get_indices(self, indices: VecEnvIndices) -> list[int]:
+        """The rows ``indices`` names, as ``DummyVecEnv`` reads them: an int or a sequence of ints,
+        negative ones from the end; a row out of range raises ``IndexError``."""
+        n = self.num_envs
+        if indices is None:
+            return list(range(n))
+        items = [indices] if isinstance(indices, (int, np.integer)) else indices
+        try:
+            items = list(items)
+        except TypeError:
+            raise TypeError(f"indices must be None, an int or a sequence of ints, got {shown(indices)}") from None
+        rows = []
+        for i in items:
+            if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+                raise TypeError(f"indices must be None, an int or a sequence of ints, got {shown(indices)}")
+            if not -n <= i < n:
+                raise IndexError(f"SuiteVecEnv: index {int(i)} is out of range for {n} envs")
+            rows.append(int(i) % n)
+        return rows
+
     def _lookup(self, name: str):
         """``(value, per_row)``: the vector env's attribute, or its scalar template's."""
         if name in ("observation_space", "action_space"):  # what the agent sees of one row
             return getattr(self, name), False
+        if name in self._row_attrs:
+            return self._row_attrs[name], False
         native = self.venv
         try:
             value = getattr(native, name)
@@ -244,25 +310,56 @@ class SuiteVecEnv(VecEnv):
             ) from None
 
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
-        value, per_row = self._lookup(attr_name)
         rows = self._get_indices(indices)
+        value, per_row = self._lookup(attr_name)
         return [value[i] for i in rows] if per_row else [value for _ in rows]
 
     def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        rows = list(self._get_indices(indices))
+        """Set an attribute of the rows (see the class docstring for what is refused); it reads back the same."""
+        if not isinstance(attr_name, str):
+            raise TypeError(f"SuiteVecEnv.set_attr: attr_name must be a str, got {shown(attr_name)}")
+        rows = self._get_indices(indices)
+        if attr_name in ("observation_space", "action_space"):
+            raise ValueError(f"SuiteVecEnv.set_attr: {attr_name} is the adapter's (what the agent sees of a row); "
+                             "it cannot be set")
         current = getattr(self.venv, attr_name, None)
         if isinstance(current, np.ndarray) and current.ndim >= 1 and current.shape[0] == self.num_envs:
-            current[rows] = value
+            current[rows] = self._row_value(attr_name, current, value)
         elif sorted(set(rows)) == list(range(self.num_envs)):
-            setattr(self.venv, attr_name, value)
+            if attr_name in self._row_attrs:
+                self._row_attrs[attr_name] = value
+            else:
+                setattr(self.venv, attr_name, value)
         else:
             raise ValueError(
                 f"SuiteVecEnv.set_attr: {attr_name!r} is shared by every row of the native vector env (not an "
                 "array over the rows); set it for all rows (indices=None)"
             )
 
+    def _row_value(self, name: str, current: np.ndarray, value):
+        """``value`` as one row's element of the per-row array ``current``, or ``ValueError``."""
+        try:
+            array = np.asarray(value)
+            converted = array.astype(current.dtype)
+            same = array.shape == current.shape[1:] and array.dtype.kind in "biuf" and bool(
+                np.array_equal(converted, array, equal_nan=array.dtype.kind == "f")
+            )
+        except (TypeError, ValueError, OverflowError):
+            same = False
+        if not same:
+            raise ValueError(
+                f"SuiteVecEnv.set_attr: {name!r} holds one value per row ({current.dtype} of shape "
+                f"{current.shape[1:]}); got {shown(value)}, which a row cannot hold as it is"
+            )
+        return converted
+
     def env_method(self, method_name: str, *method_args, indices: VecEnvIndices = None, **method_kwargs) -> list[Any]:
-        rows = list(self._get_indices(indices))
+        rows = self._get_indices(indices)
+        if method_name == "get_wrapper_attr" and len(method_args) == 1 and not method_kwargs:
+            return self.get_attr(method_args[0], indices=rows)
+        if method_name == "set_wrapper_attr" and len(method_args) == 2 and set(method_kwargs) <= {"force"}:
+            self.set_attr(method_args[0], method_args[1], indices=rows)
+            return [None for _ in rows]
         if method_name == "render" and not method_args and not method_kwargs:
             frames = self._render_rows()
             return [frames[i] for i in rows]
@@ -338,3 +435,11 @@ class SuiteVecEnv(VecEnv):
         if isinstance(obs, dict):
             return {key: values[i].copy() for key, values in obs.items()}
         return obs[i].copy()
+
+
+def _row_spec(spec):
+    """The spec that makes one row with ``gymnasium.make`` (the vector spec without ``num_envs``)."""
+    if spec is None:
+        return None
+    kwargs = {k: v for k, v in spec.kwargs.items() if k not in ("num_envs", "vectorization_mode", "max_episode_steps")}
+    return dataclasses.replace(spec, kwargs=kwargs)

@@ -7,7 +7,18 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.wrappers import RescaleAction
 
+from gym_suite.envs._base import check_number
 from gym_suite.training.recipes import ExpectedPenalty
+
+
+def check_reward_transform(owner: str, reward_scale, reward_offset) -> tuple[float, float]:
+    """``(reward_scale, reward_offset)`` as floats: finite numbers, the scale not 0 (it would erase
+    every reward)."""
+    reward_scale = check_number(owner, "reward_scale", reward_scale)
+    reward_offset = check_number(owner, "reward_offset", reward_offset)
+    if reward_scale == 0.0:
+        raise ValueError(f"{owner}: reward_scale must not be 0 (every reward would be 0); 1.0 leaves them as they are")
+    return reward_scale, reward_offset
 
 
 def acts_in_unit_box(space: spaces.Space) -> bool:
@@ -50,8 +61,7 @@ class ScaleReward(gymnasium.RewardWrapper):
 
     def __init__(self, env, scale: float, offset: float = 0.0):
         super().__init__(env)
-        self.scale = float(scale)
-        self.offset = float(offset)
+        self.scale, self.offset = check_reward_transform("ScaleReward", scale, offset)
 
     def reward(self, reward):
         return self.scale * (float(reward) + self.offset)
@@ -74,6 +84,7 @@ class ExpectedPenaltyReward(gymnasium.Wrapper):
 def training_wrappers(env, reward_scale: float = 1.0, expected_penalty: ExpectedPenalty | None = None,
                       reward_offset: float = 0.0):
     """``env`` as an agent trains on it: the expected penalty, actions in ``[-1, 1]``, scaled rewards."""
+    reward_scale, reward_offset = check_reward_transform("training_wrappers", reward_scale, reward_offset)
     if expected_penalty is not None:
         env = ExpectedPenaltyReward(env, expected_penalty)
     if acts_in_unit_box(env.action_space):
