@@ -88,12 +88,35 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def register_gym() -> None:
-    """Register every suite id with gym (never twice). Also gym's ``gym.envs`` plugin hook."""
+@cache
+def _renamed_id_error_class():
+    import gym
+
+    class RenamedIdError(gym.error.Error, gymnasium.error.Error):
+        """A tutorial's id made through gym: gymnasium's message, caught as either library's error."""
+
+    RenamedIdError.__module__ = __name__
+    return RenamedIdError
+
+
+def renamed_id(old: str, **kwargs):
+    """gym's entry point of a tutorial's renamed id: raise the error ``gymnasium.make(old)`` raises."""
     try:
+        gymnasium.make(old)
+    except gymnasium.error.Error as exc:
+        raise _renamed_id_error_class()(str(exc)) from None
+    raise RuntimeError(f"gymnasium.make({old!r}) made an env: {old} is not a renamed id")  # pragma: no cover
+
+
+def register_gym() -> None:
+    """Register every suite id with gym (never twice), and the tutorials' renamed ids (making one
+    raises the message ``gymnasium.make`` gives). Also gym's ``gym.envs`` plugin hook."""
+    try:
+        import functools
+
         from gym.envs.registration import register, registry
 
-        from gym_suite import SPECS
+        from gym_suite import RENAMED_IDS, SPECS
 
         for spec in SPECS:
             if spec.id in registry:
@@ -105,5 +128,8 @@ def register_gym() -> None:
                 disable_env_checker=True,
                 kwargs={"env_id": spec.id},
             )
+        for old in RENAMED_IDS:
+            if old not in registry:
+                register(id=old, entry_point=functools.partial(renamed_id, old), disable_env_checker=True)
     except Exception as exc:  # a plugin must never break `import gym`
         warnings.warn(f"gym_suite could not register its environments with gym: {exc!r}", stacklevel=2)

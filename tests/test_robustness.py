@@ -354,3 +354,31 @@ def test_every_id_is_covered():
 def test_the_tutorials_id_names_the_suites_id():
     with pytest.raises(gymnasium.error.Error, match="gym_suite:heartpole-v0"):
         gymnasium.make("gym_suite:HeartPole-v0")
+
+
+@pytest.mark.parametrize("env_id", ["HeartPole-v0", "gym_suite:HeartPole-v0"])
+def test_legacy_gym_names_the_suites_id_for_the_tutorials_id(env_id, gym_np_bool8):
+    gym = pytest.importorskip("gym")
+    with pytest.raises(gymnasium.error.Error) as expected:
+        gymnasium.make("HeartPole-v0")
+    with pytest.raises(gym.error.Error) as got:
+        gym.make(env_id)
+    assert str(got.value) == str(expected.value)
+    assert "gym_suite:heartpole-v0" in str(got.value) and "CartPole" not in str(got.value)
+
+
+def test_legacy_gym_registers_the_tutorials_id_in_a_fresh_process():
+    """gym imported first (the plugin registers) or after gym_suite: the same message either way."""
+    pytest.importorskip("gym")
+    import subprocess
+    import sys
+
+    for code in ("import gym, gym_suite", "import gym_suite, gym", "import gym"):
+        program = (
+            "import warnings; warnings.simplefilter('ignore')\n"
+            "import numpy as np; np.bool8 = np.bool_\n"
+            f"{code}\n"
+            "try:\n    gym.make('HeartPole-v0')\nexcept gym.error.Error as exc:\n    print(exc)\n"
+        )
+        done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+        assert "HeartPole-v0 is the tutorial's id" in done.stdout, (code, done.stdout, done.stderr)
