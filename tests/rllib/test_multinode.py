@@ -39,6 +39,7 @@ import gym_suite  # noqa: E402
 
 pytestmark = [
     pytest.mark.multinode,
+    pytest.mark.slow,  # starts a Ray cluster and trains across it
     pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds the cluster's processes through /proc (Linux)"),
 ]
 
