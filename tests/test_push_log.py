@@ -197,6 +197,11 @@ def test_own_vocabularies(small):
     ({"app": "com.whatsapp"}, TypeError, "tuple or list"),
     ({"app": ("a", 3)}, TypeError, "strings"),
     (["app"], TypeError, "mapping"),
+    ({"day_of_week": 5}, ValueError, r"vocabularies\['day_of_week'\] \(fixed by the schema\)"),
+    ({"significant_contact": None}, ValueError, r"vocabularies\['significant_contact'\] \(fixed by the schema\)"),
+    ({"no_such_field": 5}, ValueError, r"vocabularies\['no_such_field'\]: only the vocabularies of"),
+    ({"app": 5}, TypeError, r"vocabularies\['app'\] must be a tuple or list"),
+    ({"app": None}, TypeError, r"vocabularies\['app'\] must be a tuple or list"),
 ])
 def test_bad_vocabularies_are_named(small, vocabularies, error, match):
     with pytest.raises(error, match=match):
@@ -496,3 +501,34 @@ def test_frame_with_a_repeated_column_is_named(small):
     assert list(frame.columns).count("app") == 2
     with pytest.raises(ValueError, match=r"data has the column\(s\) \['app'\] more than once"):
         gymnasium.make("gym_suite:push-v0", data=frame)
+
+
+# ------------------------------------------------------------------------------ numbers are numbers
+
+
+@pytest.mark.parametrize("column", ["priority", "num_updates", "text_length", "hour", "battery", "significant_contact"])
+@pytest.mark.parametrize("bad", [complex(1, 2), complex(1, 0), np.complex128(3 + 0j), True, np.bool_(False)])
+def test_numeric_columns_refuse_complex_numbers_and_bools(small, column, bad):
+    frame = small.copy()
+    frame[column] = frame[column].astype(object)
+    frame.loc[frame.index[7], column] = bad
+    with pytest.raises(ValueError, match=rf"column '{column}', row 7: .* is not a (real )?number"):
+        load_log(data=frame)
+
+
+@pytest.mark.parametrize("column", ["priority", "battery"])
+def test_a_whole_bool_or_complex_column_is_refused(small, column):
+    for values in (np.ones(len(small), dtype=bool), np.full(len(small), 1 + 0j)):
+        frame = small.copy()
+        frame[column] = values
+        with pytest.raises(ValueError, match=rf"column '{column}', row 0: .* is not a (real )?number"):
+            load_log(data=frame)
+
+
+def test_complex_numbers_in_a_csv_are_refused(small, tmp_path):
+    frame = small.copy()
+    frame["battery"] = frame["battery"].astype(object)
+    frame.loc[frame.index[3], "battery"] = "(0.5+1j)"
+    path = to_csv(frame, tmp_path / "complex.csv")
+    with pytest.raises(ValueError, match=r"column 'battery', row 3 \(line 5 of the file\)"):
+        load_log(csv_path=path)

@@ -342,7 +342,10 @@ def check_vocabularies(vocabularies=None, owner: str = "load_log") -> ReadOnlyMa
         )
     merged = dict(VOCABULARIES)
     for field, values in vocabularies.items():
-        if field in VOCABULARIES and field not in OPEN_FIELDS and tuple(values) == VOCABULARIES[field]:
+        if (
+            field in VOCABULARIES and field not in OPEN_FIELDS and isinstance(values, (tuple, list))
+            and tuple(values) == VOCABULARIES[field]
+        ):
             continue  # a fixed vocabulary given as it is (e.g. VOCABULARIES passed back)
         if field not in OPEN_FIELDS:
             fixed = " (fixed by the schema)" if field in VOCABULARIES else ""
@@ -639,7 +642,18 @@ def _encode(
 
     def numeric(name: str, low, high, integer: bool) -> np.ndarray:
         column = frame[name]
-        values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        kind = column.dtype.kind
+        if kind in "bc":  # a whole column of bools or complex numbers
+            fail(name, 0, column.iloc[0], "a real number (booleans and complex numbers are refused)")
+        if kind == "O":  # a bool or complex number among the values: never silently 1 or its real part
+            odd = column.map(lambda v: isinstance(v, (bool, np.bool_, complex, np.complexfloating))).to_numpy(dtype=bool)
+            if odd.any():
+                fail(name, int(odd.argmax()), column.iloc[int(odd.argmax())],
+                     "a real number (booleans and complex numbers are refused)")
+        values = pd.to_numeric(column, errors="coerce")
+        if values.dtype.kind == "c":  # strings pandas reads as complex numbers
+            fail(name, 0, column.iloc[0], "a real number (booleans and complex numbers are refused)")
+        values = values.to_numpy(dtype=np.float64, na_value=np.nan)
         bad = ~np.isfinite(values)
         if bad.any():
             fail(name, int(bad.argmax()), column.iloc[int(bad.argmax())], "a number")
