@@ -115,10 +115,43 @@ def _flatten_connector(env=None, spaces=None, device=None):
 
 
 def rllib_module_path(checkpoint: str | os.PathLike) -> Path:
-    """Where an algorithm checkpoint keeps the learner's (single) RLModule."""
+    """Where an algorithm checkpoint keeps the learner's (single) RLModule: an absolute path (a
+    relative ``checkpoint`` is taken from the working directory; RLlib reads only absolute ones)."""
     from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_LEARNER_GROUP, COMPONENT_RL_MODULE, DEFAULT_MODULE_ID
 
-    return Path(checkpoint) / COMPONENT_LEARNER_GROUP / COMPONENT_LEARNER / COMPONENT_RL_MODULE / DEFAULT_MODULE_ID
+    if not isinstance(checkpoint, (str, os.PathLike)):
+        raise TypeError(f"checkpoint must be a path (str or os.PathLike), got {type(checkpoint).__name__}")
+    root = Path(checkpoint).expanduser().resolve()
+    return root / COMPONENT_LEARNER_GROUP / COMPONENT_LEARNER / COMPONENT_RL_MODULE / DEFAULT_MODULE_ID
+
+
+def _algorithm_env(config) -> gymnasium.Env:
+    """One env of an algorithm's config, for its spaces: ``config.env`` an id (``gymnasium.make``)
+    or, as RLlib also takes, an env class or creator called with ``env_config``."""
+    env, env_config = config.env, dict(config.env_config or {})
+    if isinstance(env, str):
+        try:
+            return gymnasium.make(env, **env_config)
+        except gymnasium.error.NameNotFound:
+            from ray.tune.registry import ENV_CREATOR, _global_registry
+
+            if not _global_registry.contains(ENV_CREATOR, env):
+                raise
+            made = _global_registry.get(ENV_CREATOR, env)(config.env_config)
+    elif callable(env):
+        from ray.rllib.env.env_context import EnvContext
+
+        made = env(EnvContext(env_config, worker_index=0))
+    else:
+        raise ValueError(
+            "RLlibPolicy.from_algorithm: the algorithm's config names no env (config.env is "
+            f"{type(env).__name__}); build it with .environment(<id or env class>, env_config=...)"
+        )
+    if not isinstance(made, gymnasium.Env):
+        raise TypeError(
+            f"RLlibPolicy.from_algorithm: the algorithm's env {env!r} made a {type(made).__name__}, not a gymnasium.Env"
+        )
+    return made
 
 
 class RLlibPolicy:
@@ -158,7 +191,7 @@ class RLlibPolicy:
         config = algo.config
         if normalize_actions is None:
             normalize_actions = bool(config.normalize_actions)
-        env = gymnasium.make(config.env, **dict(config.env_config or {}))
+        env = _algorithm_env(config)
         try:
             return cls(copy.deepcopy(module), env.observation_space, env.action_space, normalize_actions)
         finally:
@@ -167,9 +200,18 @@ class RLlibPolicy:
     @classmethod
     def from_checkpoint(cls, checkpoint: str | os.PathLike, env_id: str, env_config: dict | None = None,
                         normalize_actions: bool = True) -> RLlibPolicy:
+        """The greedy policy of the module saved in an algorithm checkpoint (``algo.save_to_path``,
+        :func:`train_rllib`); ``checkpoint`` absolute or relative to the working directory."""
         from ray.rllib.core.rl_module.rl_module import RLModule
 
-        module = RLModule.from_checkpoint(rllib_module_path(checkpoint))
+        path = rllib_module_path(checkpoint)
+        if not path.is_dir():
+            where = Path(checkpoint).expanduser().resolve()
+            raise FileNotFoundError(
+                f"{checkpoint}: no RLlib algorithm checkpoint there ({where} has no "
+                f"{path.relative_to(where)}); give the directory algo.save_to_path() or train_rllib wrote"
+            )
+        module = RLModule.from_checkpoint(path)
         env = gymnasium.make(env_id, **(env_config or {}))
         try:
             return cls(module, env.observation_space, env.action_space, normalize_actions)

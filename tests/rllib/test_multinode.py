@@ -12,8 +12,10 @@ environment (Ray reads it when it is imported).
 The nodes are stopped in the fixture's teardown whatever the test did. Not with ``ray stop
 --force``: that stops every Ray process of the user on the machine, other clusters included.
 Each node is started in a session of its own, and every process in those two sessions (the
-raylets, the GCS, the workers) is ended by its process id; then the raylets running are
-exactly those that ran before the cluster started.
+raylets, the GCS, the workers) is ended by its process id. The test keeps track of its own
+processes only: the cluster's are those of its two sessions and those whose command line names
+one of its two temporary directories (every Ray process of a node names its session directory);
+other people's Ray on the machine, started or stopped meanwhile, is none of its business.
 """
 
 from __future__ import annotations
@@ -55,10 +57,28 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def raylet_pids() -> set[int]:
-    """The running raylets, as ``pgrep -f raylet`` lists them (zombies left out)."""
-    found = subprocess.run(["pgrep", "-f", "raylet"], capture_output=True, text=True).stdout.split()
-    return {int(pid) for pid in found if _state(int(pid)) not in (None, "Z")}
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def cluster_pids(dirs: list[Path]) -> set[int]:
+    """Live processes whose command line names one of ``dirs`` (the cluster's temporary directories)."""
+    marks = [str(d) for d in dirs]
+    pids = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            line = _cmdline(int(entry.name))
+            if any(mark in line for mark in marks) and _state(int(entry.name)) not in (None, "Z"):
+                pids.add(int(entry.name))
+    return pids
+
+
+def cluster_raylets(dirs: list[Path]) -> set[int]:
+    """The raylets of the cluster whose temporary directories are ``dirs``."""
+    return {pid for pid in cluster_pids(dirs) if "/raylet/raylet " in _cmdline(pid) + " "}
 
 
 def _stat(pid: int) -> list[str] | None:
@@ -111,8 +131,8 @@ def end_sessions(starters: list[subprocess.Popen], grace: float = 5.0) -> None:
 
 @pytest.fixture
 def two_node_cluster():
-    """``(address, env, starters, raylets before)`` of a running two-node cluster; ``env``: a driver's environment."""
-    raylets_before = raylet_pids()
+    """``(address, env, dirs)`` of a running two-node cluster; ``env``: a driver's environment,
+    ``dirs``: the nodes' temporary directories (which name the cluster's processes)."""
     port = free_port()
     address = f"127.0.0.1:{port}"
     dirs = [Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp")) for prefix in ("rh", "rn")]  # short: socket paths
@@ -130,16 +150,17 @@ def two_node_cluster():
             with open(directory / "ray-start.log", "w") as log:
                 starters.append(subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env,
                                                  start_new_session=True))
-        yield address, env, raylets_before
+        yield address, env, dirs
     finally:
         end_sessions(starters)
+        deadline = time.monotonic() + 10
+        while cluster_pids(dirs) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        left = cluster_pids(dirs)
         for directory in dirs:
             shutil.rmtree(directory, ignore_errors=True)
-    # nothing of the cluster is left: the same raylets as before it started
-    deadline = time.monotonic() + 10
-    while raylet_pids() != raylets_before and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert raylet_pids() == raylets_before
+    # nothing of the cluster is left; nothing else on the machine was looked at
+    assert not left, {pid: _cmdline(pid)[:200] for pid in left}
     assert not any(session_pids(p.pid) for p in starters)
 
 
@@ -203,11 +224,11 @@ ray.shutdown()
 def test_env_runners_sample_on_the_second_node(two_node_cluster, tmp_path):
     """A few PPO iterations on every id, sampled by one env runner that can only live on the
     second node; the samples are counted by the node where they were made."""
-    address, env, raylets_before = two_node_cluster
+    address, env, dirs = two_node_cluster
     done = subprocess.run([sys.executable, "-c", DRIVER, address, json.dumps(ALL_IDS), str(BATCH), str(ITERATIONS)],
                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=1200)
     assert done.returncode == 0, done.stderr[-4000:]
-    assert len(raylet_pids() - raylets_before) == 2  # the cluster's two raylets were running
+    assert len(cluster_raylets(dirs)) == 2  # the cluster's two raylets are running
     results = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     assert [r["id"] for r in results] == ALL_IDS
     for r in results:
@@ -218,3 +239,23 @@ def test_env_runners_sample_on_the_second_node(two_node_cluster, tmp_path):
         assert set(r["by_node"]) == {second}, r  # every sample of the last iteration was made there
         assert r["by_node"][second] >= BATCH, r
         assert r["sampled"] >= ITERATIONS * BATCH, r
+
+
+@pytest.mark.parametrize("name", ["raylet", "ray/core/src/ray/raylet/raylet"])
+def test_other_processes_are_not_the_clusters(tmp_path, name):
+    """A process of someone else's (its command line says raylet) is not counted as the cluster's,
+    however it comes and goes; one naming the cluster's directory is."""
+    ours = [tmp_path / "rh", tmp_path / "rn"]
+    foreign = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", f"/tmp/other/{name}"])
+    own = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", f"--temp-dir={ours[1]}"])
+    try:
+        deadline = time.monotonic() + 10
+        while own.pid not in cluster_pids(ours) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert cluster_pids(ours) == {own.pid}
+        assert foreign.pid not in cluster_pids(ours) and not cluster_raylets(ours)
+    finally:
+        for process in (foreign, own):
+            process.kill()
+            process.wait()
+    assert not cluster_pids(ours)

@@ -221,3 +221,50 @@ def test_policy_from_algorithm_is_a_snapshot(ray_session):
         algo.stop()
     np.testing.assert_array_equal(np.asarray(policy.act_batch(observations)), before)
     assert not np.allclose(before, after_training)  # the algorithm's module did move
+
+
+def _tiny_config(env_id: str):
+    return rllib_config(env_id, num_env_runners=0, train_batch_size_per_learner=200, minibatch_size=100,
+                        num_epochs=1)
+
+
+def test_policy_from_a_relative_checkpoint_path(ray_session, tmp_path, monkeypatch):
+    """README's commands write relative checkpoint dirs: reading one back works from the same directory."""
+    single_thread_torch()
+    monkeypatch.chdir(tmp_path)
+    algo = _tiny_config("example-v0").build_algo()
+    try:
+        algo.train()
+        algo.save_to_path(str(Path("checkpoints/example-v0-ppo").resolve()))
+        live = RLlibPolicy.from_algorithm(algo)
+    finally:
+        algo.stop()
+    for checkpoint in ("checkpoints/example-v0-ppo", Path("checkpoints") / "example-v0-ppo", "./checkpoints/example-v0-ppo/"):
+        policy = RLlibPolicy.from_checkpoint(checkpoint, "example-v0")
+        env = gymnasium.make("example-v0")
+        observations = [env.reset(seed=s)[0] for s in range(10)]
+        assert policy.act_batch(observations) == live.act_batch(observations)
+    with pytest.raises(FileNotFoundError, match="no-such-checkpoint"):
+        RLlibPolicy.from_checkpoint("no-such-checkpoint", "example-v0")
+
+
+def test_policy_from_an_algorithm_built_from_an_env_class(ray_session):
+    """``PPOConfig().environment(TargetEnv, ...)`` (an env class, not an id): the policy acts in its spaces."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+
+    from gym_suite.envs.target_env import TargetEnv
+
+    single_thread_torch()
+    config = (
+        PPOConfig().environment(TargetEnv, env_config={"radius": 0.5})
+        .env_runners(num_env_runners=0).training(train_batch_size_per_learner=200, minibatch_size=100, num_epochs=1)
+    )
+    algo = config.build_algo()
+    try:
+        policy = RLlibPolicy.from_algorithm(algo)
+    finally:
+        algo.stop()
+    env = TargetEnv(radius=0.5)
+    observations = [env.reset(seed=s)[0] for s in range(5)]
+    assert all(env.action_space.contains(a) for a in policy.act_batch(observations))
+    assert policy.observation_space == env.observation_space and policy.action_space == env.action_space
