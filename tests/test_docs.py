@@ -88,7 +88,7 @@ def test_every_environment_has_a_page_from_its_docstring(site):
         html = page.read_text(encoding="utf-8")
         text = re.sub(r"<[^>]+>", "", html).replace("&quot;", '"').replace("&amp;", "&")
         assert f'gymnasium.make("gym_suite:{spec.id}")' in text
-        assert spec.summary.replace("&", "&") in text
+        assert spec.summary in text
         module, _, name = gymnasium.spec(spec.id).entry_point.partition(":")
         doc = getattr(__import__(module, fromlist=[name]), name).__doc__
         headings = re.findall(r"^\s*## (.+?)\s*$", doc, re.MULTILINE)
@@ -99,6 +99,9 @@ def test_every_environment_has_a_page_from_its_docstring(site):
             assert f"{spec.max_episode_steps:,} steps" in text
         if (ROOT / "docs" / "img" / f"{spec.id}.gif").exists():
             assert f"img/{spec.id}.gif" in html
+    home = (site / "index.html").read_text(encoding="utf-8")
+    missing = [env_id for env_id in gym_suite.ENV_IDS if f'href="environments/{env_id}/"' not in home]
+    assert not missing, f"the home page does not link to {missing}"
 
 
 @pytest.mark.slow
