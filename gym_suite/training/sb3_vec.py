@@ -359,7 +359,7 @@ class SuiteVecEnv(VecEnv):
             return self.get_attr(method_args[0], indices=rows)
         if method_name == "set_wrapper_attr" and len(method_args) == 2 and set(method_kwargs) <= {"force"}:
             self.set_attr(method_args[0], method_args[1], indices=rows)
-            return [None for _ in rows]
+            return [True for _ in rows]  # as gymnasium's set_wrapper_attr: the attribute was set
         if method_name == "render" and not method_args and not method_kwargs:
             frames = self._render_rows()
             return [frames[i] for i in rows]
