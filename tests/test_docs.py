@@ -4,7 +4,8 @@ The build runs ``mkdocs build --strict`` (any warning fails it) into a temporary
 is served on 127.0.0.1 and a real browser follows every internal link, stylesheet, script and image
 from the home page. Needs the ``docs`` extra and the Debian packages ``chromium`` and
 ``chromium-driver``; the browser tests are skipped, saying why, without them
-(``GYM_SUITE_REQUIRE_BROWSER=1``, as CI sets it, makes that a failure instead).
+(``GYM_SUITE_REQUIRE_BROWSER=1``, as CI sets it, makes that a failure instead, as it does for a
+missing ``docs`` extra).
 """
 
 from __future__ import annotations
@@ -67,8 +68,11 @@ def test_readme_names_every_id():
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
+    import importlib.util
+
     for module in ("mkdocs", "material", "mkdocstrings_handlers.python", "mkdocs_gen_files", "mkdocs_literate_nav"):
-        pytest.importorskip(module, reason=f'{module} is missing: pip install -e ".[docs]"')
+        if importlib.util.find_spec(module.split(".")[0]) is None:
+            _missing_tool(f'{module} is missing: pip install -e ".[docs]"')
     out = tmp_path_factory.mktemp("site")
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
                           cwd=ROOT, capture_output=True, text=True, timeout=600, env={**os.environ, **QUIET_MKDOCS})
@@ -136,7 +140,7 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def _missing_browser(reason: str):
+def _missing_tool(reason: str):
     if os.environ.get("GYM_SUITE_REQUIRE_BROWSER") == "1":
         pytest.fail(reason)
     pytest.skip(reason)
@@ -147,12 +151,12 @@ def browser(tmp_path_factory):
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     chromedriver = shutil.which("chromedriver")
     if not chromium or not chromedriver:
-        _missing_browser("headless Chromium is needed: apt-get install chromium chromium-driver (Debian packages)")
+        _missing_tool("headless Chromium is needed: apt-get install chromium chromium-driver (Debian packages)")
     try:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
     except ImportError:
-        _missing_browser('selenium is missing: pip install -e ".[docs]"')
+        _missing_tool('selenium is missing: pip install -e ".[docs]"')
     os.environ.setdefault("SE_OFFLINE", "true")  # never let Selenium Manager download a browser
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
