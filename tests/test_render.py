@@ -300,3 +300,115 @@ def test_record_gifs_plays_the_heuristic_from_the_seed(tmp_path):
     assert done.returncode == 0, done.stderr
     expected = gym_suite.evaluate("target-v0", "heuristic", episodes=1, seed=3)
     assert f"one episode of {expected.lengths[0]} steps, return {expected.returns[0]:.2f}" in done.stdout
+
+
+# --------------------------------------------------------------------------------------------
+# Labelled pictures: the bitmap font and the heartpole dashboard
+# --------------------------------------------------------------------------------------------
+
+
+def find_text(frame: np.ndarray, text: str, colour) -> list[tuple[int, int]]:
+    """Top-left corners ``(x, y)`` where ``text`` is drawn in ``colour``, exactly (every lit pixel of
+    the font, and no pixel of that colour in between)."""
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    from gym_suite.envs._draw import text_mask
+
+    mask = text_mask(text)
+    inked = np.all(frame == np.asarray(colour, dtype=np.uint8), axis=2)
+    if inked.shape[0] < mask.shape[0] or inked.shape[1] < mask.shape[1]:
+        return []
+    windows = sliding_window_view(inked, mask.shape)
+    ys, xs = np.nonzero(np.all(windows == mask, axis=(2, 3)))
+    return list(zip(xs.tolist(), ys.tolist()))
+
+
+def test_draw_text_writes_the_glyphs_and_clips():
+    from gym_suite.envs._draw import GLYPHS, draw_text, text_mask, text_size
+
+    frame = np.full((12, 40, 3), 255, dtype=np.uint8)
+    after = draw_text(frame, "Ab1", 2, 3, (0, 0, 0))
+    width, height = text_size("Ab1")
+    assert after == 2 + width + 1 and height == 8
+    assert find_text(frame, "Ab1", (0, 0, 0)) == [(2, 3)]
+    assert np.array_equal(text_mask("A")[:, :5], GLYPHS["A"])
+    assert np.array_equal(text_mask("é"), GLYPHS["?"])  # a character without a glyph
+    draw_text(frame, "clipped at every edge", -3, 8, (9, 9, 9))  # no error: drawn in part
+    assert (frame == 9).any()
+    big = text_mask("x", scale=3)
+    assert big.shape == (24, 15) and big.sum() == 9 * GLYPHS["x"].sum()
+
+
+@pytest.mark.parametrize("heartpole_id", ["heartpole-v0", "heartpole-v1"])
+def test_heartpole_dashboard_names_and_values_on_the_bars(heartpole_id):
+    from gym_suite.envs.heartpole_env import STATE_NAMES
+    from gym_suite.envs.heartpole_render import ACTION_LABELS, TEXT_RGB, value_text
+
+    env = gymnasium.make(heartpole_id, render_mode="rgb_array")
+    env.reset(seed=0)
+    for _ in range(3):
+        obs, *_ = env.step(1)  # coffee
+    frame = env.render()
+    env.close()
+    state = env.unwrapped.state
+    label_rows = []
+    for name, value in zip(STATE_NAMES, state):
+        (name_at,) = find_text(frame, name, TEXT_RGB)
+        beside = [(x, y) for x, y in find_text(frame, value_text(value), TEXT_RGB) if y == name_at[1] and x > name_at[0]]
+        assert len(beside) == 1, f"{name}: its value {value_text(value)} is not beside its name"
+        label_rows.append(name_at[1])
+    assert label_rows == sorted(label_rows), "the labels are not in the order of the bars"
+    for label in ACTION_LABELS:
+        (at,) = find_text(frame, label, TEXT_RGB)
+        assert at[1] > label_rows[-1], f"the action label {label!r} is not under the bars"
+    assert not find_text(frame, "HEART ATTACK", (200, 0, 0))
+
+
+def test_heartpole_dashboard_says_heart_attack():
+    from gym_suite.envs.heartpole_render import ATTACK_RGB, rgb_dashboard, value_text
+
+    frame = rgb_dashboard((0.5, 3.0, 0.0, 4.0, 100.0, -1234.5), 2, True)
+    assert len(find_text(frame, "HEART ATTACK", ATTACK_RGB)) == 1
+    assert value_text(-1234.5) == "-1,234" or value_text(-1234.5) == "-1,235"
+    assert value_text(0.1234) == "0.123" and value_text(12.34) == "12.3"
+
+
+# --------------------------------------------------------------------------------------------
+# Text rendering in human mode: each frame printed once
+# --------------------------------------------------------------------------------------------
+
+TEXT_HUMAN_IDS = [env_id for env_id in ANSI_IDS if env_id != "target-v0"]  # target-v0's human mode is a window
+
+
+@pytest.mark.parametrize("text_id", TEXT_HUMAN_IDS)
+def test_human_text_render_prints_each_frame_once(text_id, capsys):
+    """As the tutorials do, call ``render()`` after every step: each state is printed once, not twice.
+
+    In human mode the env draws the frame itself in ``reset`` and ``step`` (the Gymnasium
+    convention); a ``render()`` call that follows must not print the same frame again.
+    """
+    ansi = gymnasium.make(text_id, render_mode="ansi")
+    human = gymnasium.make(text_id, render_mode="human")
+    expected = []
+    for env in (ansi, human):
+        env.reset(seed=0)
+        if env is ansi:
+            expected.append(env.render())
+        else:
+            env.render()
+        env.action_space.seed(0)
+        for _ in range(5):
+            _, _, terminated, truncated, _ = env.step(env.action_space.sample())
+            if env is ansi:
+                expected.append(env.render())
+            else:
+                env.render()
+            if terminated or truncated:
+                break
+        env.close()
+    printed = capsys.readouterr().out
+    assert printed == "".join(expected), (
+        f"{text_id} in human mode printed {printed.count(chr(10))} lines for {len(expected)} frames of "
+        f"{''.join(expected).count(chr(10))} lines when render() was called after reset() and every step; "
+        "expected each frame once"
+    )
