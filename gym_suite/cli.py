@@ -10,11 +10,12 @@ import gymnasium
 import numpy as np
 
 from gym_suite import SPECS, __version__
+from gym_suite._quiet import make
 
 
 def _list(args) -> int:
     for spec in SPECS:
-        env = gymnasium.make(spec.id)
+        env = make(spec.id)  # from its spec: no notice that heartpole-v0 has a v1
         print(f"{spec.id}  (max_episode_steps={spec.max_episode_steps})")
         print(f"    {spec.summary}")
         print(f"    action space:      {env.action_space}")
@@ -27,7 +28,7 @@ def demo_episode(env_id: str, seed: int) -> tuple[int, float, str]:
     """One seeded episode with random actions: ``(steps, return, how it ended)``."""
     from gym_suite.evaluate import play
 
-    env = gymnasium.make(env_id)
+    env = make(env_id)
     steps, total, last = 0, 0.0, None
     try:
         for last in play(env, "random", seed):
@@ -70,12 +71,12 @@ def _evaluate(args) -> int:
 
     env_kwargs = dict(args.env_kwargs)
     try:  # bad environment arguments are a usage error, with the env's one-line message
-        env = gymnasium.make(args.id, **env_kwargs)
+        env = make(args.id, **env_kwargs)
     except (TypeError, ValueError, OSError, gymnasium.error.Error) as exc:
         args.parser.error(f"argument --env-kwargs: {_env_error_message(args.id, exc)}")
     try:  # kept open while evaluating: an env's caches (push-v0's log) stay warm for the episodes
         result = evaluate(args.id, args.policy, episodes=args.episodes, seed=args.seed, n_jobs=args.jobs,
-                          env_kwargs=env_kwargs)
+                          env_kwargs=env_kwargs, progress=True)  # a bar, or log lines off a terminal
     finally:
         env.close()
     pm = _plus_minus(sys.stdout)

@@ -19,6 +19,8 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from gym_suite._quiet import make  # the suite's ids from their specs: no version notice
+
 BUILTIN_POLICIES = ("random", "heuristic")
 
 #: Episodes per job. Fixed (never derived from ``n_jobs``) so that a policy with a batched
@@ -184,7 +186,7 @@ def _policy_name(policy) -> str:
 
 def _run_episodes(env_id, policy, seeds, env_kwargs):
     """Episodes one after the other: ``(returns, lengths)``."""
-    env = gymnasium.make(env_id, **(env_kwargs or {}))
+    env = make(env_id, **(env_kwargs or {}))
     try:
         played = [run_episode(env, policy, int(s)) for s in seeds]
     finally:
@@ -194,7 +196,7 @@ def _run_episodes(env_id, policy, seeds, env_kwargs):
 
 def _run_episodes_batched(env_id, policy, seeds, env_kwargs):
     """The same episodes in lockstep, one ``policy.act_batch`` call per step for all that run."""
-    envs = [gymnasium.make(env_id, **(env_kwargs or {})) for _ in seeds]
+    envs = [make(env_id, **(env_kwargs or {})) for _ in seeds]
     try:
         observations = [env.reset(seed=int(s))[0] for env, s in zip(envs, seeds)]
         returns = [0.0] * len(envs)
@@ -223,7 +225,7 @@ def _run_episodes_batched(env_id, policy, seeds, env_kwargs):
 
 def _check_heuristic(env_id: str, env_kwargs: dict | None) -> None:
     """Fail before any episode (and in this process, not a worker's) when the env has no heuristic."""
-    env = gymnasium.make(env_id, **(env_kwargs or {}))
+    env = make(env_id, **(env_kwargs or {}))
     try:
         policy_function(env, "heuristic")
     finally:
@@ -287,8 +289,9 @@ def evaluate(
     step: one forward pass of a network for many episodes instead of one each.
 
     ``n_jobs`` processes run the episodes (joblib; ``-1`` uses every core); a callable policy
-    must then pickle. A tqdm progress bar shows when ``progress`` is true, by default when
-    standard error is a terminal.
+    must then pickle. Progress shows on standard error when ``progress`` is true (by default
+    when standard error is a terminal): a tqdm bar on a terminal, elsewhere a line every few
+    seconds with the episodes done, the rate and the time left.
     """
     if isinstance(policy, str):
         if policy not in BUILTIN_POLICIES:
@@ -341,6 +344,7 @@ def _n_workers(n_jobs: int) -> int:
 
 
 def _progress_bar(total: int, label: str):
-    from tqdm import tqdm
+    """A tqdm bar on a terminal, a log line every few seconds elsewhere (``gym_suite._progress``)."""
+    from gym_suite._progress import Progress
 
-    return tqdm(total=total, desc=label, unit="ep", leave=False)
+    return Progress(total, label, unit="episode")
