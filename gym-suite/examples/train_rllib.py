@@ -24,17 +24,20 @@ from __future__ import annotations
 import argparse
 import sys
 
-import gymnasium
-
 import gym_suite
+from gym_suite._progress import Progress
+from gym_suite._quiet import import_gym_quietly, make, no_version_notice
 from gym_suite.cli import key_value, non_negative_int, positive_int
 from gym_suite.evaluate import play
-from gym_suite.training.rllib import RLlibPolicy, train_rllib
+
+import_gym_quietly()  # if anything imports gym: without its "unmaintained" notice
+from gym_suite.training.recipes import recipe_budget  # noqa: E402
+from gym_suite.training.rllib import RLlibPolicy, train_rllib  # noqa: E402
 
 
 def rollout(policy, env_id: str, env_config: dict, episodes: int, seed: int, render: str, max_frames: int) -> None:
     """Play ``episodes`` seeded episodes with ``policy``, rendering the first ``max_frames`` steps of each."""
-    env = gymnasium.make(env_id, render_mode=None if render == "none" else render, **env_config)
+    env = make(env_id, render_mode=None if render == "none" else render, **env_config)
     try:
         for episode in range(episodes):
             print(f"--- episode {episode} (seed {seed + episode})")
@@ -74,9 +77,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--address", default=None, help="Ray cluster address ('auto': the running cluster)")
     parser.add_argument("--num-cpus", type=positive_int, default=None, help="CPUs of a local Ray instance (default: all)")
     args = parser.parse_args(argv)
+    with no_version_notice():  # heartpole-v0 is the tutorial's env, kept on purpose next to its v1
+        return run(parser, args)
+
+
+def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     env_config = dict(args.env_config)
     try:  # a bad argument fails now, not in a remote runner
-        gymnasium.make(args.id, **env_config).close()
+        make(args.id, **env_config).close()
     except (TypeError, ValueError) as exc:
         parser.error(f"--env-config: {exc}")
 
@@ -87,9 +95,19 @@ def main(argv: list[str] | None = None) -> int:
         # Ray gives each env runner (one CPU) OMP_NUM_THREADS=1: one torch thread
         ray.init(address=args.address, num_cpus=args.num_cpus, include_dashboard=False)
 
+    # progress on standard error: a bar on a terminal, a line every few seconds in a log
+    if args.iterations is not None:
+        progress = Progress(args.iterations, f"train {args.id} ppo", "iteration")
+    else:
+        progress = Progress(args.steps or recipe_budget(args.id, "rllib-ppo"), f"train {args.id} ppo", "step")
+    sampled = [0]
+
     def report(iteration, result):
         runners = result["env_runners"]
-        print(f"iteration {iteration:3d}: env steps {runners['num_env_steps_sampled_lifetime']:>9,.0f}"
+        steps = int(runners["num_env_steps_sampled_lifetime"])
+        progress.update(1 if args.iterations is not None else steps - sampled[0])
+        sampled[0] = steps
+        print(f"iteration {iteration:3d}: env steps {steps:>9,}"
               f"  episode return {runners.get('episode_return_mean', float('nan')):10.3f}", flush=True)
 
     try:
@@ -99,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
             checkpoint_dir=args.checkpoint_dir or f"checkpoints/{args.id}-ppo", iterations=args.iterations,
             report=report,
         )
+        progress.close()
         print(f"checkpoint: {checkpoint}")
     finally:
         if started:
@@ -109,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     rollout(policy, args.id, env_config, args.episodes, args.seed, args.render, args.max_frames)
     if args.eval:
         for name in ("random", "heuristic", policy):
-            print(gym_suite.evaluate(args.id, name, episodes=args.eval, seed=args.seed, env_kwargs=env_config))
+            print(gym_suite.evaluate(args.id, name, episodes=args.eval, seed=args.seed, env_kwargs=env_config,
+                                     progress=True))
     return 0
 
 

@@ -7,7 +7,8 @@
 Needs the ``sb3`` extra (``pip install "gym-suite[sb3]"``). The settings and the default budget
 are the id's recipe in ``gym_suite.training.recipes`` (the ones of the baselines table). Training
 runs on the CPU with one torch thread, on the id's native vector env (``SuiteVecEnv``;
-``--vec-env dummy``: Stable-Baselines3's ``DummyVecEnv`` of scalar envs). ``--eval``
+``--vec-env dummy``: Stable-Baselines3's ``DummyVecEnv`` of scalar envs). Progress shows on standard error: a bar on a terminal, a line
+every few seconds in a log. ``--eval``
 evaluates the saved agent greedily on seeded episodes next to the random policy and the
 environment's heuristic, on the same seeds.
 """
@@ -18,11 +19,13 @@ import argparse
 import sys
 import time
 
-import gymnasium
-
 import gym_suite
+from gym_suite._progress import sb3_callback
+from gym_suite._quiet import import_gym_quietly, make, no_version_notice
 from gym_suite.cli import jobs_int, key_value, non_negative_int, positive_int
-from gym_suite.training.sb3 import VEC_ENVS, SB3Policy, load_sb3_policy, save_sb3, train_sb3
+
+import_gym_quietly()  # Stable-Baselines3 imports gym when installed: without its "unmaintained" notice
+from gym_suite.training.sb3 import VEC_ENVS, SB3Policy, load_sb3_policy, save_sb3, train_sb3  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,9 +47,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n-envs", type=positive_int, default=None,
                         help="env copies PPO trains on (default: the recipe's; DQN trains on one)")
     args = parser.parse_args(argv)
+    with no_version_notice():  # heartpole-v0 is the tutorial's env, kept on purpose next to its v1
+        return run(parser, args)
+
+
+def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     env_kwargs = dict(args.env_kwargs)
     try:  # a bad argument fails now, not after training
-        gymnasium.make(args.id, **env_kwargs).close()
+        make(args.id, **env_kwargs).close()
     except (TypeError, ValueError) as exc:
         parser.error(f"--env-kwargs: {exc}")
 
@@ -57,8 +65,8 @@ def main(argv: list[str] | None = None) -> int:
         path = args.out or f"models/{args.id}-{args.algo}"
         start = time.perf_counter()
         model = train_sb3(args.id, args.algo, args.steps, seed=args.seed, env_kwargs=env_kwargs,
-                          verbose=args.verbose, progress_bar=sys.stderr.isatty(), vec_env=args.vec_env,
-                          n_envs=args.n_envs)
+                          verbose=args.verbose, vec_env=args.vec_env, n_envs=args.n_envs,
+                          callback=sb3_callback(f"train {args.id} {args.algo}"))  # a bar, or log lines
         elapsed = time.perf_counter() - start
         print(f"trained {args.algo.upper()} on {args.id} for {model.num_timesteps:,} steps in {elapsed:.1f} s")
         for written in save_sb3(model, path):
@@ -68,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.eval:
         for name in ("random", "heuristic", policy):
             result = gym_suite.evaluate(args.id, name, episodes=args.eval, seed=args.seed, n_jobs=args.jobs,
-                                        env_kwargs=env_kwargs)
+                                        env_kwargs=env_kwargs, progress=True)
             print(result)
     return 0
 

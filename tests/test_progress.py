@@ -1,0 +1,107 @@
+"""gym_suite._progress: a bar on a terminal, log lines elsewhere; the commands that use it."""
+
+from __future__ import annotations
+
+import io
+import os
+import pty
+import re
+import subprocess
+import sys
+
+import pytest
+
+from gym_suite._progress import Progress, duration
+
+LINE = re.compile(r"^(?P<desc>.+): (?P<n>[\d,]+)/(?P<total>[\d,]+) (?P<unit>\w+)s \((?P<pct>\d+)%\), [\d,.e+-]+ \w+s/s, "
+                  r"\d.* elapsed, (\d.* left|done)$")
+
+
+def test_log_lines_off_a_terminal():
+    log = io.StringIO()  # not a terminal
+    with Progress(1000, "train example-v0", "step", file=log, interval=0) as progress:
+        for _ in range(4):
+            progress.update(250)
+    lines = log.getvalue().splitlines()
+    assert len(lines) == 5, lines  # one per update, and the last
+    for line in lines:
+        assert LINE.match(line), line
+    assert lines[1].startswith("train example-v0: 500/1,000 steps (50%)") and lines[1].endswith("left")
+    assert lines[-1].startswith("train example-v0: 1,000/1,000 steps (100%)") and lines[-1].endswith("done")
+    assert "\r" not in log.getvalue()
+
+
+def test_short_work_logs_nothing():
+    log = io.StringIO()
+    with Progress(10, "quick", file=log, interval=3600) as progress:
+        progress.update(10)
+    assert log.getvalue() == ""
+
+
+def test_a_bar_on_a_terminal():
+    import fcntl
+    import select
+    import struct
+    import termios
+
+    leader, follower = pty.openpty()
+    try:
+        fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # 100 columns
+        with os.fdopen(follower, "w", closefd=False) as terminal:
+            with Progress(100, "evaluate", "episode", file=terminal, interval=0) as progress:
+                progress.update(40)
+            terminal.flush()
+        drawn = ""
+        while select.select([leader], [], [], 1.0)[0]:  # what the terminal received, never blocking
+            drawn += os.read(leader, 65536).decode()
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert "\r" in drawn and "evaluate" in drawn and "/100" in drawn, drawn  # tqdm's bar, redrawn in place
+    assert "elapsed," not in drawn  # not the log line
+
+
+def test_disabled_and_bad_arguments():
+    log = io.StringIO()
+    with Progress(5, file=log, interval=0, disable=True) as progress:
+        progress.update(5)
+    assert log.getvalue() == "" and progress.n == 5
+    with pytest.raises(ValueError, match="total"):
+        Progress(-1)
+    with pytest.raises(ValueError, match="interval"):
+        Progress(1, interval=float("nan"))
+
+
+def test_duration():
+    assert duration(42.4) == "42 s"
+    assert duration(185) == "3 min 05 s"
+    assert duration(2 * 3600 + 7 * 60) == "2 h 07 min"
+
+
+def test_evaluate_command_logs_progress_when_not_a_terminal():
+    env = {**os.environ, "GYM_SUITE_PROGRESS_INTERVAL": "0", "OMP_NUM_THREADS": "1"}
+    done = subprocess.run([sys.executable, "-m", "gym_suite", "evaluate", "example-v0", "--episodes", "120"],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("example-v0 random: ")]
+    assert lines and all(LINE.match(line) for line in lines), done.stderr
+    assert lines[-1].startswith("example-v0 random: 120/120 episodes (100%)") and lines[-1].endswith("done")
+
+
+def test_sb3_callback_counts_the_training_steps():
+    pytest.importorskip("stable_baselines3")
+    from gym_suite._quiet import import_gym_quietly
+
+    import_gym_quietly()
+    from stable_baselines3 import PPO
+
+    from gym_suite._progress import sb3_callback
+    from gym_suite._quiet import make
+
+    log = io.StringIO()
+    model = PPO("MlpPolicy", make("example-v0"), n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    callback = sb3_callback("train example-v0", file=log, interval=0)
+    model.learn(total_timesteps=128, callback=callback)
+    lines = log.getvalue().splitlines()
+    assert lines[0].startswith("train example-v0: 1/128 steps")
+    assert lines[-1].startswith("train example-v0: 128/128 steps (100%)") and lines[-1].endswith("done")
