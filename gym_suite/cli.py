@@ -1,4 +1,4 @@
-"""The ``gym-suite`` command (also ``python -m gym_suite``): ``list``, ``demo`` and ``evaluate``."""
+"""The ``gym-suite`` command (also ``python -m gym_suite``): ``list``, ``demo``, ``evaluate`` and ``play``."""
 
 from __future__ import annotations
 
@@ -83,6 +83,29 @@ def _evaluate(args) -> int:
     print(result.describe(pm))
     print(f"\nreturn: {result.mean:.3f} {pm} {result.std:.3f}\n")
     print(_histogram(result.returns))
+    return 0
+
+
+def _play(args) -> int:
+    """``gym-suite play ID``: exit 2 with one line when pygame is missing or no window can open."""
+    from gymnasium.error import DependencyNotInstalled
+
+    try:
+        from gym_suite.play import play
+        returns = play(args.id, seed=args.seed, episodes=args.episodes, env_kwargs=dict(args.env_kwargs),
+                       screenshot=args.screenshot)
+    except DependencyNotInstalled as exc:
+        print(f"gym-suite play: {exc}", file=sys.stderr)
+        return 2
+    except (TypeError, ValueError, OSError, gymnasium.error.Error) as exc:
+        args.parser.error(_env_error_message(args.id, exc))
+    except Exception as exc:  # pygame.error: no display to open a window on
+        if type(exc).__module__.split(".")[0] != "pygame":
+            raise
+        print(f"gym-suite play: cannot open a window: {exc} (is DISPLAY set?)", file=sys.stderr)
+        return 1
+    if returns:
+        print(f"{len(returns)} episode(s), mean return {sum(returns) / len(returns):.3f}")
     return 0
 
 
@@ -178,6 +201,13 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--jobs", type=jobs_int, default=1, help="parallel processes (-1: every core)")
     ev.add_argument("--env-kwargs", nargs="*", type=key_value, default=[], metavar="KEY=VALUE", help="arguments of the environment")
     ev.set_defaults(func=_evaluate, parser=ev)
+    pl = sub.add_parser("play", help="play an environment by hand in a window (needs gym-suite[render])")
+    pl.add_argument("id", type=suite_id, choices=[spec.id for spec in SPECS])
+    pl.add_argument("--seed", type=non_negative_int, default=None, help="episode i is reset with seed + i")
+    pl.add_argument("--episodes", type=positive_int, default=None, help="stop after this many (default: until Esc)")
+    pl.add_argument("--env-kwargs", nargs="*", type=key_value, default=[], metavar="KEY=VALUE", help="arguments of the environment")
+    pl.add_argument("--screenshot", default=None, metavar="PATH", help="save the window's last picture (PNG) when play stops")
+    pl.set_defaults(func=_play, parser=pl)
     return parser
 
 

@@ -1,0 +1,311 @@
+"""Play an environment by hand in a pygame window: ``gym-suite play ID`` and :func:`play`.
+
+The frame is the environment's ``rgb_array`` picture, enlarged, with a panel under it (drawn
+by :class:`ScorePanel` with the suite's bitmap font): the id, the episode and step, the last
+step's reward, the return so far and the controls.
+
+* Discrete ids are played with keys, one step per key press: heartpole-v0/v1 ``N`` nothing,
+  ``C`` coffee, ``B`` beer, ``S`` sleep; example-v0 ``A`` or Left, ``D`` or Right; push-v0
+  ``D`` deliver, ``H`` hold. Any other id with a ``Discrete`` action space of at most ten
+  actions: the digit keys.
+* target-v0 (any id whose action is a point ``Box(2,)``): a mouse click, or a drag, moves the
+  worker to the point under the pointer, as in the tutorial's ``worker_step(event)``.
+* Esc or closing the window quits. When an episode ends its return is printed; any key or a
+  click starts the next one (reset with ``seed + episode``, as :func:`gym_suite.evaluate` does).
+
+Needs pygame: ``pip install "gym-suite[render]"``.
+
+Why not ``gymnasium.utils.play.play``: it samples the keys held down once per frame, at the
+env's ``render_fps`` (4 here), so a quick key press between two frames is lost and a held key
+repeats its action; these environments are turn-based and need one step per press (and a
+mouse for target-v0). :class:`ScorePanel` is a Gymnasium wrapper, so the same overlay also
+works with ``gymnasium.utils.play.play`` or a video recorder.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.error import DependencyNotInstalled
+
+from gym_suite.envs._draw import LINE_HEIGHT, draw_text, text_size
+
+INSTALL_RENDER_EXTRA = 'pip install "gym-suite[render]"'
+MIN_WINDOW_WIDTH = 400  # small frames are enlarged (whole times) to at least this width
+TEXT_SCALE = 2
+PANEL_BACKGROUND, PANEL_TEXT, PANEL_DIM, PANEL_GOOD, PANEL_BAD = (30, 30, 36), (235, 235, 235), (150, 150, 160), (120, 220, 120), (240, 120, 110)
+FPS = 30  # window refresh while waiting for input
+
+
+@dataclass(frozen=True)
+class Key:
+    """A key of the keyboard controls: the pygame key names that press it, what the legend
+    shows, and the action it takes."""
+
+    names: tuple[str, ...]
+    shown: str
+    action: int
+    label: str
+
+
+KEYS: dict[str, tuple[Key, ...]] = {
+    "example-v0": (Key(("a", "left"), "A", 0, "left"), Key(("d", "right"), "D", 1, "right")),
+    "heartpole-v0": (
+        Key(("n", "0"), "N", 0, "nothing"),
+        Key(("c", "1"), "C", 1, "coffee"),
+        Key(("b", "2"), "B", 2, "beer"),
+        Key(("s", "3"), "S", 3, "sleep"),
+    ),
+    "push-v0": (Key(("d", "1"), "D", 1, "deliver"), Key(("h", "0"), "H", 0, "hold")),
+}
+KEYS["heartpole-v1"] = KEYS["heartpole-v0"]
+
+
+def _base_id(env_id: str) -> str:
+    return env_id.rpartition(":")[2]
+
+
+def keys_for(env_id: str, action_space: spaces.Space) -> tuple[Key, ...] | None:
+    """The keyboard controls of ``env_id``; ``None`` when it is played with the mouse.
+
+    Raises ``ValueError`` for an action space that cannot be played by hand.
+    """
+    name = _base_id(env_id)
+    if name in KEYS:
+        return KEYS[name]
+    if isinstance(action_space, spaces.Discrete) and action_space.n <= 10:
+        return tuple(
+            Key((str(i),), str(i), int(action_space.start) + i, str(int(action_space.start) + i))
+            for i in range(int(action_space.n))
+        )
+    if is_point_space(action_space):
+        return None
+    raise ValueError(
+        f"{env_id} cannot be played by hand: its action space {action_space} is neither Discrete "
+        "(at most 10 actions: keys) nor a point Box(2,) (the mouse)"
+    )
+
+
+def is_point_space(space: spaces.Space) -> bool:
+    return (
+        isinstance(space, spaces.Box)
+        and space.shape == (2,)
+        and bool(np.all(np.isfinite(space.low)) and np.all(np.isfinite(space.high)))
+    )
+
+
+def pixel_to_point(x: float, y: float, frame_size: tuple[int, int], space: spaces.Box) -> np.ndarray:
+    """The action at pixel ``(x, y)`` of a ``(width, height)`` frame that shows the whole
+    ``Box(2,)`` (x to the right, y downward): the pixel's centre, scaled to the space's bounds."""
+    width, height = frame_size
+    u = (np.clip(x, 0, width - 1) + 0.5) / width
+    v = (np.clip(y, 0, height - 1) + 0.5) / height
+    low, high = space.low.astype(np.float64), space.high.astype(np.float64)
+    return np.array([low[0] + u * (high[0] - low[0]), low[1] + v * (high[1] - low[1])], dtype=space.dtype)
+
+
+class ScorePanel(gymnasium.Wrapper):
+    """``render()`` returns the env's ``rgb_array`` frame, enlarged to at least ``min_width``
+    pixels, over a panel: the id, episode and step, the last reward, the return, and
+    ``controls`` (lines of text). The wrapper counts the steps and the return itself."""
+
+    def __init__(self, env: gymnasium.Env, controls: Sequence[str] = (), min_width: int = MIN_WINDOW_WIDTH,
+                 text_scale: int = TEXT_SCALE):
+        if env.render_mode != "rgb_array":
+            raise ValueError(f"ScorePanel needs an env made with render_mode='rgb_array', got {env.render_mode!r}")
+        super().__init__(env)
+        self.controls = list(controls)
+        self.min_width, self.text_scale = int(min_width), int(text_scale)
+        self.episode, self.steps, self.episode_return = 0, 0, 0.0
+        self.last_reward: float | None = None
+        self.ended = False
+        self.status = ""
+        self.zoom = 1
+        self.frame_offset = (0, 0)  # where the env's frame sits in the picture
+        self.frame_size = (0, 0)  # (width, height) of the env's own frame
+
+    def reset(self, **kwargs):
+        result = super().reset(**kwargs)
+        self.episode += 1
+        self.steps, self.episode_return, self.last_reward, self.ended = 0, 0.0, None, False
+        return result
+
+    def step(self, action):
+        observation, reward, terminated, truncated, info = super().step(action)
+        self.steps += 1
+        self.last_reward = float(reward)
+        self.episode_return += float(reward)
+        self.ended = bool(terminated or truncated)
+        return observation, reward, terminated, truncated, info
+
+    def panel_lines(self) -> list[tuple[str, tuple[int, int, int]]]:
+        env_id = self.env.spec.id if self.env.spec is not None else type(self.env.unwrapped).__name__
+        reward = "-" if self.last_reward is None else f"{self.last_reward:+.3f}"
+        colour = PANEL_TEXT if not self.last_reward else (PANEL_GOOD if self.last_reward > 0 else PANEL_BAD)
+        lines = [
+            (f"{env_id}  episode {self.episode}  step {self.steps}", PANEL_DIM),
+            (f"reward {reward}   return {self.episode_return:+.3f}", colour),
+        ]
+        lines += [(text, PANEL_TEXT) for text in self.controls]
+        if self.status:
+            lines.append((self.status, PANEL_GOOD))
+        return lines
+
+    def render(self) -> np.ndarray:
+        frame = self.env.render()
+        height, width = frame.shape[:2]
+        self.frame_size = (width, height)
+        lines = self.panel_lines()
+        scale = self.text_scale
+        widest = max(text_size(text, scale)[0] for text, _ in lines) + 2 * 8 * scale // 2
+        self.zoom = zoom = max(1, -(-self.min_width // width))  # whole times, at least min_width
+        picture_width = max(width * zoom, widest)
+        panel_height = (len(lines) * LINE_HEIGHT + 4) * scale
+        picture = np.empty((height * zoom + panel_height, picture_width, 3), dtype=np.uint8)
+        picture[:] = PANEL_BACKGROUND
+        left = (picture_width - width * zoom) // 2
+        picture[: height * zoom, left : left + width * zoom] = frame.repeat(zoom, axis=0).repeat(zoom, axis=1)
+        self.frame_offset = (left, 0)
+        y = height * zoom + 2 * scale
+        for text, colour in lines:
+            draw_text(picture, text, 4 * scale, y, colour, scale)
+            y += LINE_HEIGHT * scale
+        return picture
+
+    def point_at(self, x: int, y: int):
+        """The action at window pixel ``(x, y)`` for a point action space, or None off the frame."""
+        left, top = self.frame_offset
+        width, height = self.frame_size
+        fx, fy = (x - left) / self.zoom, (y - top) / self.zoom
+        if not (0 <= fx < width and 0 <= fy < height):
+            return None
+        return pixel_to_point(fx, fy, self.frame_size, self.action_space)
+
+
+def _import_pygame():
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    try:
+        import pygame
+    except ImportError as exc:
+        raise DependencyNotInstalled(f"playing needs pygame: {INSTALL_RENDER_EXTRA}") from exc
+    return pygame
+
+
+def controls_text(keys: tuple[Key, ...] | None) -> list[str]:
+    if keys is None:
+        return ["click or drag: move the worker there", "Esc: quit"]
+    legend = "  ".join(f"{key.shown} {key.label}" for key in keys)
+    return [legend, "Esc: quit"]
+
+
+def play(
+    env_id: str,
+    *,
+    seed: int | None = None,
+    episodes: int | None = None,
+    env_kwargs: dict[str, Any] | None = None,
+    screenshot: str | os.PathLike | None = None,
+    on_episode: Callable[[int, float, int, bool], None] | None = None,
+) -> list[float]:
+    """Play ``env_id`` by hand in a pygame window; returns the returns of the finished episodes.
+
+    ``seed``: episode ``i`` (from 0) is reset with ``seed + i`` (None: unseeded). ``episodes``:
+    stop after that many (None: until Esc or the window is closed). ``screenshot``: save the
+    window's last picture to this image file (PNG, ...) when playing stops. ``on_episode`` is
+    called as ``on_episode(index, return, steps, terminated)`` after each episode ends.
+    """
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
+        raise ValueError(f"seed must be None or a non-negative integer, got {seed!r}")
+    if episodes is not None and (not isinstance(episodes, int) or isinstance(episodes, bool) or episodes < 1):
+        raise ValueError(f"episodes must be None or a positive integer, got {episodes!r}")
+    pygame = _import_pygame()
+    from gym_suite._quiet import make
+
+    env = make(env_id, render_mode="rgb_array", **(env_kwargs or {}))
+    try:
+        keys = keys_for(env_id, env.action_space)
+        panel = ScorePanel(env, controls_text(keys))
+        return _loop(pygame, panel, keys, seed, episodes, screenshot, on_episode)
+    finally:
+        env.close()
+
+
+def _loop(pygame, panel: ScorePanel, keys, seed, episodes, screenshot, on_episode) -> list[float]:
+    by_key = {}
+    if keys is not None:
+        for key in keys:
+            for name in key.names:
+                by_key[getattr(pygame, f"K_{name}", None) or getattr(pygame, f"K_{name.upper()}")] = key.action
+    returns: list[float] = []
+    pygame.display.init()
+    try:
+        driver = pygame.display.get_driver()
+        if driver in ("offscreen", "dummy") and not os.environ.get("SDL_VIDEODRIVER"):
+            raise pygame.error(f"no display to show a window on (SDL chose its {driver!r} video driver)")
+        env_id = panel.spec.id if panel.spec is not None else "environment"
+        pygame.display.set_caption(f"gym-suite play {env_id}")
+        panel.reset(seed=seed)
+        picture = panel.render()
+        window = pygame.display.set_mode((picture.shape[1], picture.shape[0]))
+        clock = pygame.time.Clock()
+        dragging = False
+        running = True
+        pending: deque = deque()  # one step per key press or click, one a frame, in order
+        while running:
+            drag_to = None
+            next_episode = False
+            for event in pygame.event.get():
+                if event.type == pygame.QUIT or (event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE):
+                    running = False
+                elif panel.ended:
+                    next_episode = next_episode or event.type in (pygame.KEYDOWN, pygame.MOUSEBUTTONDOWN)
+                elif event.type == pygame.KEYDOWN and event.key in by_key:
+                    pending.append(by_key[event.key])
+                elif keys is None and event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
+                    dragging = True
+                    point = panel.point_at(*event.pos)
+                    if point is not None:
+                        pending.append(point)
+                elif keys is None and event.type == pygame.MOUSEBUTTONUP and event.button == 1:
+                    dragging = False
+                elif keys is None and event.type == pygame.MOUSEMOTION and dragging:
+                    drag_to = panel.point_at(*event.pos)  # a drag: the latest point of the frame
+            if drag_to is not None:  # after the clicks of the same frame
+                pending.append(drag_to)
+            action = pending.popleft() if pending else None
+            if not running:
+                break
+            if next_episode:
+                panel.status = ""
+                pending.clear()
+                panel.reset(seed=None if seed is None else seed + len(returns))
+            elif action is not None and not panel.ended:
+                _, _, terminated, truncated, _ = panel.step(action)
+                if terminated or truncated:
+                    returns.append(panel.episode_return)
+                    how = "terminated" if terminated else "truncated"
+                    print(f"episode {len(returns)}: return {panel.episode_return:.3f} after {panel.steps} steps ({how})",
+                          flush=True)
+                    if on_episode is not None:
+                        on_episode(len(returns) - 1, panel.episode_return, panel.steps, bool(terminated))
+                    panel.status = "episode over: a key or a click starts the next"
+                    if episodes is not None and len(returns) >= episodes:
+                        running = False
+            picture = panel.render()
+            if (picture.shape[1], picture.shape[0]) != window.get_size():
+                window = pygame.display.set_mode((picture.shape[1], picture.shape[0]))
+            pygame.surfarray.blit_array(window, picture.swapaxes(0, 1))
+            pygame.display.flip()
+            clock.tick(FPS)
+        if screenshot is not None:
+            pygame.image.save(window, os.fspath(screenshot))
+    finally:
+        pygame.display.quit()
+    return returns

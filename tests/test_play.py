@@ -1,0 +1,299 @@
+"""``gym-suite play``: a person plays in a real pygame window.
+
+The window tests start their own X server (Xvfb, on a display number it picks itself), run
+``gym-suite play`` on it in a subprocess, and drive it with real X events (xdotool key, mouse
+move and click): each press is one step, so the episode's return is known in advance by
+playing the same actions in this process. A screenshot of the X screen (ImageMagick's
+``import``) must show the frame, and ``--screenshot`` saves the window's last picture.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+import pytest
+
+import gym_suite  # noqa: F401  (registers the ids)
+from gym_suite._quiet import make
+from gym_suite.play import KEYS, ScorePanel, controls_text, keys_for, pixel_to_point
+
+pygame = pytest.importorskip("pygame", reason='gym-suite play needs pygame: pip install "gym-suite[render]"')
+
+SCREEN = (1280, 1024)
+EPISODE_LINE = re.compile(r"episode 1: return (-?[\d.]+) after (\d+) steps \((terminated|truncated)\)")
+
+
+def replay(env_id: str, seed: int, actions, **make_kwargs) -> tuple[float, int, str]:
+    """The return, length and end of the episode that ``actions`` play (until it ends)."""
+    env = make(env_id, **make_kwargs)
+    env.reset(seed=seed)
+    total, steps = 0.0, 0
+    for action in actions:
+        _, reward, terminated, truncated, _ = env.step(action)
+        total += float(reward)
+        steps += 1
+        if terminated or truncated:
+            env.close()
+            return total, steps, "terminated" if terminated else "truncated"
+    raise AssertionError("the actions do not end the episode")
+
+
+# --------------------------------------------------------------------------------------------
+# Without a window
+# --------------------------------------------------------------------------------------------
+
+
+def test_every_id_has_controls():
+    for env_id in gym_suite.ENV_IDS:
+        env = make(env_id)
+        keys = keys_for(env_id, env.action_space)
+        if env_id == "target-v0":
+            assert keys is None  # the mouse
+        else:
+            assert {key.action for key in keys} == set(range(env.action_space.n)), env_id
+            legend = controls_text(keys)[0]
+            assert all(f"{key.shown} {key.label}" in legend for key in keys)
+        env.close()
+    assert [key.label for key in KEYS["heartpole-v0"]] == ["nothing", "coffee", "beer", "sleep"]
+    with pytest.raises(ValueError, match="cannot be played by hand"):
+        keys_for("x-v0", gymnasium.spaces.Box(0, 1, (3,)))
+
+
+def test_score_panel_counts_and_draws():
+    from test_render import find_text
+
+    from gym_suite.play import PANEL_DIM
+
+    panel = ScorePanel(make("heartpole-v0", render_mode="rgb_array"), controls_text(KEYS["heartpole-v0"]))
+    panel.reset(seed=0)
+    frame = panel.env.render()
+    picture = panel.render()
+    assert picture.shape[1] >= 400 and picture.shape[0] > frame.shape[0] * panel.zoom
+    left, top = panel.frame_offset
+    shown = picture[top : top + frame.shape[0] * panel.zoom : panel.zoom, left : left + frame.shape[1] * panel.zoom : panel.zoom]
+    assert np.array_equal(shown, frame)  # the env's own frame, enlarged
+    panel.step(1)
+    panel.step(1)
+    picture = panel.render()
+    assert panel.steps == 2 and panel.episode == 1
+    mask_scale = panel.text_scale
+    small = picture[::mask_scale, ::mask_scale]  # the panel's text is drawn at twice the font's size
+    assert find_text(small, "heartpole-v0  episode 1  step 2", PANEL_DIM)
+    reward = f"reward {panel.last_reward:+.3f}   return {panel.episode_return:+.3f}"
+    assert panel.panel_lines()[1][0] == reward
+    assert find_text(small, reward, panel.panel_lines()[1][1])
+    panel.close()
+
+
+def test_pixel_to_point_inverts_the_target_picture():
+    env = make("target-v0", render_mode="rgb_array")
+    env.reset(seed=0)
+    frame = env.render()
+    size = env.unwrapped.size
+    point = pixel_to_point(199, 40, (frame.shape[1], frame.shape[0]), env.action_space)
+    assert point == pytest.approx([(199.5 / 400) * size, (40.5 / 400) * size])
+    assert env.action_space.contains(pixel_to_point(10_000, -5, (400, 400), env.action_space))
+    env.close()
+
+
+def test_without_pygame_exits_2_naming_the_extra():
+    code = "import sys; sys.modules['pygame'] = None\nfrom gym_suite.cli import main\nsys.exit(main(['play', 'example-v0']))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == ['gym-suite play: playing needs pygame: pip install "gym-suite[render]"']
+
+
+def test_bad_arguments_are_usage_errors():
+    done = subprocess.run([sys.executable, "-m", "gym_suite", "play", "no-such-v0"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "invalid choice" in done.stderr and "Traceback" not in done.stderr
+    with pytest.raises(ValueError, match="episodes"):
+        gym_suite.play.play("example-v0", episodes=0)
+
+
+# --------------------------------------------------------------------------------------------
+# In a real window, under Xvfb
+# --------------------------------------------------------------------------------------------
+
+MISSING = [tool for tool in ("Xvfb", "xdotool", "import") if shutil.which(tool) is None]
+needs_x = pytest.mark.skipif(
+    bool(MISSING),
+    reason=f"needs {', '.join(MISSING)} (apt-get install xvfb xdotool imagemagick) to play in a real window",
+)
+
+
+@pytest.fixture
+def display():
+    """A fresh X server on a free display number (Xvfb picks it: -displayfd)."""
+    read, write = os.pipe()
+    server = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write), "-screen", "0", f"{SCREEN[0]}x{SCREEN[1]}x24", "-nolisten", "tcp"],
+        pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    os.close(write)
+    with os.fdopen(read) as answer:
+        number = answer.readline().strip()
+    if not number:
+        server.kill()
+        pytest.skip("Xvfb did not start")
+    yield f":{number}"
+    server.terminate()
+    server.wait(timeout=30)
+
+
+class Player:
+    """``gym-suite play ...`` on ``display``, and the X events a person would make."""
+
+    def __init__(self, display: str, args, tmp_path: Path):
+        self.env = {**os.environ, "DISPLAY": display, "SDL_VIDEO_WINDOW_POS": "0,0", "SDL_AUDIODRIVER": "dummy"}
+        self.env.pop("SDL_VIDEODRIVER", None)  # the tests' conftest asks for the dummy driver: a real window here
+        self.tmp_path = tmp_path
+        self.screenshot = tmp_path / "window.png"
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "gym_suite", "play", *args, "--episodes", "1", "--screenshot", str(self.screenshot)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.env,
+        )
+
+    def x(self, *args) -> None:
+        subprocess.run(args, check=True, env=self.env, timeout=30, capture_output=True)
+
+    def screen(self) -> np.ndarray:
+        from PIL import Image
+
+        path = self.tmp_path / "screen.png"
+        self.x("import", "-window", "root", str(path))
+        with Image.open(path) as image:
+            return np.asarray(image.convert("RGB"))
+
+    def wait_for_window(self, timeout: float = 60.0) -> np.ndarray:
+        """The screen once the window shows a picture (the empty screen is one colour)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"gym-suite play exited early: {self.process.communicate()}")
+            screen = self.screen()
+            if len(np.unique(screen.reshape(-1, 3), axis=0)) > 3:
+                return screen
+            time.sleep(0.2)
+        raise AssertionError("no window appeared on the X screen")
+
+    def press_until_done(self, keys, timeout: float = 60.0) -> tuple[str, str]:
+        """Press ``keys`` one after the other, each once, until the command exits."""
+        deadline = time.monotonic() + timeout
+        self.x("xdotool", "mousemove", "5", "5")  # no window manager: the keyboard follows the pointer
+        for key in keys:
+            if self.process.poll() is not None:
+                break
+            self.x("xdotool", "key", key)
+            time.sleep(0.05)
+        return self.finish(deadline)
+
+    def finish(self, deadline: float) -> tuple[str, str]:
+        try:
+            out, err = self.process.communicate(timeout=max(1.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            out, err = self.process.communicate()
+            raise AssertionError(f"gym-suite play did not end its episode: {out} {err}") from None
+        return out, err
+
+
+def check_frame_on(screen: np.ndarray, frame: np.ndarray, zoom: int, left: int) -> None:
+    """The env's frame is on the screen where the window shows it (window at 0, 0)."""
+    height, width = frame.shape[:2]
+    shown = screen[: height * zoom : zoom, left : left + width * zoom : zoom]
+    assert np.array_equal(shown, frame), "the window does not show the environment's frame"
+
+
+def check_screenshot(path: Path) -> None:
+    from PIL import Image
+
+    with Image.open(path) as image:
+        pixels = np.asarray(image.convert("RGB"))
+    assert len(np.unique(pixels.reshape(-1, 3), axis=0)) > 3, "the saved window is blank"
+
+
+# About 5 s each (an interpreter, a window, screenshots): example-v0 runs with the fast tests,
+# the others with the slow ones.
+KEY_GAMES = [
+    # id, make arguments on the command line, keys pressed, the actions they take
+    pytest.param("example-v0", [], ["d"] * 12, [1] * 12, id="example-v0"),
+    pytest.param("heartpole-v0", ["max_episode_steps=4"], ["c", "b", "s", "n"], [1, 2, 3, 0], id="heartpole-v0",
+                 marks=pytest.mark.slow),
+    pytest.param("push-v0", ["episode_length=3"], ["d", "h", "d"], [1, 0, 1], id="push-v0", marks=pytest.mark.slow),
+]
+
+
+@needs_x
+@pytest.mark.parametrize("env_id, kwargs, keys, actions", KEY_GAMES)
+def test_keys_play_an_episode_in_a_window(display, tmp_path, env_id, kwargs, keys, actions):
+    import ast
+
+    make_kwargs = {k: ast.literal_eval(v) for k, v in (item.split("=") for item in kwargs)}
+    args = [env_id, "--seed", "3"] + (["--env-kwargs", *kwargs] if kwargs else [])
+    player = Player(display, args, tmp_path)
+    screen = player.wait_for_window()
+
+    panel = ScorePanel(make(env_id, render_mode="rgb_array", **make_kwargs), controls_text(keys_for(env_id, None)))
+    panel.reset(seed=3)
+    picture = panel.render()  # what the window shows before the first key
+    check_frame_on(screen, panel.env.render(), panel.zoom, panel.frame_offset[0])
+    assert np.array_equal(screen[: picture.shape[0], : picture.shape[1]], picture), "the panel is not on screen"
+    panel.close()
+
+    out, err = player.press_until_done(keys)
+    assert player.process.returncode == 0, err
+    expected, steps, how = replay(env_id, 3, actions, **make_kwargs)
+    found = EPISODE_LINE.search(out)
+    assert found, out
+    assert float(found[1]) == pytest.approx(expected, abs=5e-4) and int(found[2]) == steps and found[3] == how
+    check_screenshot(player.screenshot)
+
+
+@needs_x
+@pytest.mark.slow
+def test_mouse_click_and_drag_move_the_worker(display, tmp_path):
+    """target-v0 as in its tutorial: a click moves the worker there (a miss), a drag to the
+    target moves it on (a hit ends the episode): return -1 + 1 after 2 steps."""
+    env = make("target-v0", render_mode="rgb_array")
+    panel = ScorePanel(env, controls_text(None))
+    obs, _ = panel.reset(seed=5)
+    panel.render()
+    ppu, zoom, (left, top) = env.unwrapped.pixels_per_unit, panel.zoom, panel.frame_offset
+    target = obs[2:4]
+    miss = np.where(target > env.unwrapped.size / 2, 2.0, env.unwrapped.size - 2.0)  # the far corner
+    to_pixel = [int(left + target[0] * ppu * zoom), int(top + target[1] * ppu * zoom)]
+    from_pixel = [int(left + miss[0] * ppu * zoom), int(top + miss[1] * ppu * zoom)]
+    expected, steps, how = replay("target-v0", 5, [miss, target])
+    assert (steps, how, expected) == (2, "terminated", 0.0)
+
+    player = Player(display, ["target-v0", "--seed", "5"], tmp_path)
+    screen = player.wait_for_window()
+    check_frame_on(screen, env.render(), zoom, left)
+    panel.close()
+    deadline = time.monotonic() + 60
+    player.x("xdotool", "mousemove", *map(str, from_pixel), "mousedown", "1")
+    player.x("xdotool", "mousemove", *map(str, to_pixel))
+    player.x("xdotool", "mouseup", "1")
+    out, err = player.finish(deadline)
+    assert player.process.returncode == 0, err
+    found = EPISODE_LINE.search(out)
+    assert found and float(found[1]) == 0.0 and int(found[2]) == 2 and found[3] == "terminated", out
+    check_screenshot(player.screenshot)
+
+
+@needs_x
+@pytest.mark.slow
+def test_escape_quits(display, tmp_path):
+    player = Player(display, ["heartpole-v1", "--seed", "0"], tmp_path)
+    player.wait_for_window()
+    out, err = player.press_until_done(["c", "Escape"])
+    assert player.process.returncode == 0, err
+    assert "episode 1:" not in out  # quit before the episode ended
