@@ -19,10 +19,10 @@ from pathlib import Path
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # headless, whatever the renderer imports
 
-import gymnasium
 import numpy as np
 
 import gym_suite
+from gym_suite._quiet import make
 from gym_suite.evaluate import play
 
 DEFAULT_OUT = Path(__file__).resolve().parents[2] / "docs" / "img"  # the repository's
@@ -39,7 +39,7 @@ def record_episodes(env_id: str, seed: int, min_frames: int, max_frames: int):
     the returns and lengths of the episodes, whether the last one ended (``False``: cut at
     ``max_frames``) and the env's ``render_fps``.
     """
-    env = gymnasium.make(env_id, render_mode="rgb_array")
+    env = make(env_id, render_mode="rgb_array")  # from its spec: no version notice for heartpole-v0
     frames, returns, lengths, ended = [], [], [], False
     episode_seed = seed
     while len(frames) < max_frames and (not frames or len(frames) < min_frames):
