@@ -1,32 +1,197 @@
 """``heartpole-v0`` and ``heartpole-v1``: balance productivity against health, one half-hour of work per step.
 
-The rules follow Vadim Liventsev's HeartPole tutorial, "Writing a custom Gymnasium environment"
-(https://github.com/vadim0x60/heartpole, notebook ``HeartPole.ipynb``; PyPI package
-``heartpole``). Every formula below is the tutorial's; the names of the constants say which.
+The file reads top to bottom: this manual (heartpole-v0's; ``V1_MANUAL`` says what differs in
+v1), the parameters (v0 and v1 are two parameter sets), the rules as pure functions, the
+heuristic, then the classes the registry makes (the pictures are in ``heartpole_render.py``).
+
+## Description
+
+HeartPole, "CartPole for healthcare", from Vadim Liventsev's tutorial "Writing a custom
+Gymnasium environment" (https://github.com/vadim0x60/heartpole, PyPI ``heartpole``). You are
+a developer with an important project: maximise the work you get done without a heart
+attack. Each step is one half-hour: you may drink coffee (more alert, higher blood
+pressure), drink beer (less alert, higher blood pressure, tipsier: productivity doubles at
+the "Ballmer peak" of intoxication 0.135), sleep or do nothing, and then you work for a
+half-hour.
+
+A half-hour passing: alertness drops by ``sigmoid((time_since_slept - 40) / 10)``,
+hypertension and intoxication are multiplied by 0.97, time_since_slept and time_elapsed grow
+by 1. A half-hour of work adds ``productivity = alertness * (1 - sigmoid(alertness - 3)) *
+ballmer(intoxication)`` to work_done, with ``ballmer(x) = sigmoid((0.05 - x) * 50) +
+2 * exp(-(x - 0.135)^2 / (2 * 0.005^2))``.
+
+## Action Space
+
+`Discrete(4)`, applied at the start of the step:
+
+- 0 `do_nothing`
+- 1 `drink_coffee`: alertness += U(0, 1), hypertension += U(0, 0.3)
+- 2 `drink_beer`: alertness -= U(0, 0.5), hypertension += U(0, 0.3), intoxication += U(0.01, 0.03)
+- 3 `sleep`: 16 half-hours pass, then you wake up with alertness U(0.7, 1.3) and
+  time_since_slept 0
+
+## Observation Space
+
+`Box(6,)` of `float32`:
+
+| Num | Observation      | Min  | Max |
+|-----|------------------|------|-----|
+| 0   | alertness        | -Inf | Inf |
+| 1   | hypertension     | 0    | Inf |
+| 2   | intoxication     | 0    | Inf |
+| 3   | time_since_slept | 0    | Inf |
+| 4   | time_elapsed     | 0    | Inf |
+| 5   | work_done        | -Inf | Inf |
+
+Times are counted in half-hours. An agent that never sleeps drives alertness (and its
+productivity) far below zero; every sigmoid and exponential is evaluated in a form that
+cannot overflow.
+
+## Rewards
+
+The change of the score ``work_done / time_elapsed`` over the step (the score is 0 before the
+first step), so an episode's return is its final score minus 100 per heart attack. After the
+work, a heart attack strikes with probability ``heart_attack_proclivity *
+sigmoid(hypertension - 6)``: the reward drops by 100 and hypertension is reset to 0.
+
+## Starting State
+
+All six quantities are 0.
+
+## Episode End
+
+Heart attacks do not end the episode, nothing terminates it.
+
+1. Truncation: 1000 steps, registered with the spec (``gymnasium.make`` adds ``TimeLimit``;
+   ``gymnasium.make(..., max_episode_steps=N)`` changes it, ``-1`` removes it).
+
+``info`` holds
+``heart_attack`` (bool), ``heart_attack_probability`` (the chance it had this step: its
+expected cost is 100 times that), ``productivity`` (the half-hour's work) and ``action`` (the
+chosen action's name), in a fresh dict every step. ``heuristic`` sleeps when tired and otherwise
+keeps working without drinks (see :meth:`HeartPole.heuristic`).
+
+## Arguments
+
+| Argument | Default | Meaning |
+|---|---|---|
+| `heart_attack_proclivity` | 0.5 | scales the heart-attack probability, in [0, 1] |
+| `expected_cost` | False | subtract 100 x the step's attack probability instead of 100 per drawn attack (the same expected return, less spread: for training) |
+| `render_mode` | None | `"ansi"` (the step's log), `"human"` (prints it) or `"rgb_array"` (a dashboard) |
+
+The state is ``env.unwrapped.state`` (a :class:`HeartPoleState`: the six quantities and the
+last step's record) and ``env.unwrapped.np_random``: restoring both (and TimeLimit's step count)
+replays the same future.
+
+```python
+>>> import gymnasium as gym
+>>> env = gym.make("gym_suite:heartpole-v0", render_mode="ansi")
+>>> obs, info = env.reset(seed=0)
+>>> obs.tolist()
+[0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+>>> obs, reward, terminated, truncated, info = env.step(3)  # sleep, then a half-hour of work
+>>> info["action"], float(obs[4])
+('sleep', 17.0)
+>>> envs = gym.make_vec("gym_suite:heartpole-v0", num_envs=8)  # numpy-native
+>>> envs.reset(seed=0)[0].shape
+(8, 6)
+
+```
+
+## Version History
+
+* v0: first release, with the rules of ``heartpole`` 1.2. Unlike that release, ``reset``
+  starts from all zeros instead of waking up with alertness U(0.7, 1.3); randomness comes
+  from the seeded ``np_random`` instead of numpy's global generator; episodes are truncated
+  after 1000 steps; ``info`` reports the step; the log is the last step's, not a string that
+  grows with every step until ``render`` prints it.
+* v1 (``heartpole-v1``, :class:`HeartPoleV1Env`): the same body over two weeks, rewarding the
+  work done and charging every half-hour's heart-attack risk at its expected cost.
+* v0, before any release: the rules became one definition for Python floats, numpy and JAX;
+  the sigmoid is computed as ``(1 + tanh(x / 2)) / 2`` (equal to within a few units in the
+  last place); ``expected_cost`` became an argument of v0 too (default ``False``: unchanged).
 """
 
 from __future__ import annotations
 
-import sys
+import math
 from dataclasses import dataclass
 from types import SimpleNamespace
+from typing import Any, NamedTuple
 
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite.envs._base import (
-    ARRAY_OPS,
-    SCALAR_OPS,
-    SuiteEnv,
-    SuiteVectorEnv,
-    check_discrete_action,
-    check_discrete_actions,
-    check_number,
-    sigmoid,
-)
+from gym_suite.envs._checks import check_number
+from gym_suite.envs._definition import Definition
+from gym_suite.envs._shells import env_classes
+
+V1_MANUAL = """
+## Description
+
+``heartpole-v1``: the body of heartpole-v0 (the same actions, formulas and constants of Vadim
+Liventsev's HeartPole tutorial, https://github.com/vadim0x60/heartpole; see
+:class:`HeartPoleEnv` for them) in a task where the policy matters: two weeks of work, scored
+by the work done, with every half-hour's risk of a heart attack. What differs from v0:
+
+1. **Rewards**: the step's work, ``productivity``, less the expected cost of its heart attacks:
+   ``100 x`` the probability of at least one attack in the step's half-hours. The return is the
+   work done in the two weeks less 100 per expected attack. The attack is still drawn (one
+   uniform against that probability) and reported in ``info``; ``expected_cost=False`` charges
+   100 for a drawn attack instead: the same expected return, with about nine times the spread
+   per episode (a standard deviation of about 90 instead of 10 for the heuristic).
+2. **The hazard**: at the end of every half-hour that passes, asleep or awake, a heart attack
+   strikes with probability ``heart_attack_proclivity * sigmoid(hypertension - 6)`` (0.12 % a
+   half-hour at rest): a sleep step carries the 16 chances of its night (hypertension decaying
+   by 0.97 each half-hour) and the one of its half-hour of work. An attack leaves hypertension
+   as it is (v0 resets it to 0).
+3. **Episode End**: nothing terminates an episode. Truncation: when time_elapsed reaches 672
+   half-hours (two weeks), at the end of the step that reaches it (a sleep begun in the last 16
+   half-hours runs to its end: up to 688). The env returns ``truncated=True`` itself; the spec
+   has no step limit (an episode is 40 to 672 steps long).
+
+The action space, the observation space (the same six quantities: time_elapsed tells the time
+left, so the observation is the whole state), the starting state (all zeros), ``info`` and the
+heuristic (v0's rule, so the versions compare: on v1 a policy that drinks coffee while the blood
+pressure is low does far better) are v0's. Negative alertness still gives negative work:
+never sleeping costs hundreds of thousands.
+
+## Arguments
+
+| Argument | Default | Meaning |
+|---|---|---|
+| `heart_attack_proclivity` | 0.5 | scales the heart-attack probability, in [0, 1] |
+| `expected_cost` | True | subtract 100 x the attack probability (False: 100 per drawn attack) |
+| `render_mode` | None | `"ansi"` (the step's log), `"human"` (prints it) or `"rgb_array"` (a dashboard) |
+
+```python
+>>> import gymnasium as gym
+>>> env = gym.make("gym_suite:heartpole-v1")
+>>> obs, info = env.reset(seed=0)
+>>> obs, reward, terminated, truncated, info = env.step(3)  # sleep, then a half-hour of work
+>>> float(obs[4]), round(info["heart_attack_probability"], 4)  # 17 half-hours at rest
+(17.0, 0.0208)
+
+```
+
+## Version History
+
+* v1: the reward is the half-hour's work (v0: the change of work_done / time_elapsed); the
+  episode ends when time_elapsed reaches 672 half-hours (v0: after 1000 steps); every
+  half-hour that passes carries its chance of a heart attack, the 16 of a night included
+  (v0: one chance a step, at its end); an attack leaves hypertension as it is (v0: resets it
+  to 0); the reward subtracts the attack's expected cost (v0: 100 per drawn attack). Why:
+  on v0 the unavoidable attacks (about 1.2 an episode, 100 each) dwarf the whole
+  productivity part of the return (about 3 at most), no drink ever pays, and the heuristic
+  is optimal to within 0.001: no agent can do better than it. On v1 the work (hundreds a
+  fortnight) and the attacks are on the same scale, coffee pays while the blood pressure is
+  low, a drink still costs its attacks, and the return's spread per episode is about a
+  tenth of v0's.
+* v0: first release, with the rules of ``heartpole`` 1.2 (see :class:`HeartPoleEnv`).
+"""
 
 # --------------------------------------------------------------------------------------------
-# The model (HeartPole tutorial). One step of the environment is one half-hour of work.
+# The constants of the model (HeartPole tutorial); every formula below is the tutorial's
 # --------------------------------------------------------------------------------------------
 
 DO_NOTHING, DRINK_COFFEE, DRINK_BEER, SLEEP = 0, 1, 2, 3
@@ -66,582 +231,237 @@ DEFAULT_HEART_ATTACK_PROCLIVITY = 0.5
 #: The hypertension factor at the end of each half-hour of a night, 1 .. 16 (v1's hazard).
 NIGHT_DECAYS = tuple(DECAY_RATE ** (h + 1) for h in range(int(HALF_HOURS_OF_SLEEP)))
 TWO_WEEKS = 672.0  # heartpole-v1 ends when time_elapsed reaches two weeks of half-hours
-
-#: Uniform [0, 1) numbers drawn for every step, whatever the action: alertness change,
-#: hypertension change, intoxication change, wake-up alertness, heart-attack draw. A fixed count
-#: keeps the scalar env and each row of the vector env on the same random stream.
-UNIFORMS_PER_STEP = 5
-MAX_EPISODE_STEPS = 1000  # registered with the spec: gymnasium.make's TimeLimit
-
-
-def _scalar_sigmoids(*xs):
-    return [sigmoid(x, SCALAR_OPS) for x in xs]
-
-
-#: Above this many bytes, the arguments of ``sigmoids`` are not stacked: glibc's malloc serves
-#: blocks of 128 KiB and more with fresh pages (mmap), and the page faults on the stacked
-#: temporaries cost more than the calls that stacking saves (N=4,096: 5.7 instead of 9.8
-#: million env-steps/s).
-STACK_BYTES = 64 * 1024
-
-
-def _array_sigmoids(*xs):
-    if len(xs) * xs[0].nbytes <= STACK_BYTES:  # small batches: one pass, fewer numpy calls
-        return sigmoid(np.array(xs), ARRAY_OPS)
-    return [sigmoid(x, ARRAY_OPS) for x in xs]  # the same values, element by element
-
-
-def _scalar_only_where(mask, fn, x, *shared):
-    return fn(x, *shared) if mask else 0.0
-
-
-def _array_only_where(mask, fn, x, *shared):
-    out = np.zeros(mask.shape)
-    rows = np.flatnonzero(mask)
-    if rows.size:
-        out[rows] = fn(x[rows], *shared)
-    return out
-
-
-#: The ops of gym_suite.envs._base plus ``sigmoids(*xs)``, the sigmoid of several arguments at
-#: once, and ``only_where(mask, fn, x, *shared)``: ``fn(x, *shared)`` where ``mask`` holds and 0
-#: elsewhere, with ``fn`` evaluated only there (for arrays: on the rows of ``mask`` alone).
-RULE_SCALAR_OPS = SimpleNamespace(**vars(SCALAR_OPS), sigmoids=_scalar_sigmoids, only_where=_scalar_only_where)
-RULE_ARRAY_OPS = SimpleNamespace(**vars(ARRAY_OPS), sigmoids=_array_sigmoids, only_where=_array_only_where)
-
-
-@dataclass(frozen=True)
-class HeartPoleRules:
-    """Where heartpole-v1's rules differ from heartpole-v0's: the switches of :func:`heartpole_rules`.
-
-    ``reward``: ``"score"`` (v0: the change of ``work_done / time_elapsed``) or ``"work"`` (v1:
-    the half-hour's productivity). ``hazard``: ``"end_of_step"`` (v0: one heart-attack chance a
-    step, at its end) or ``"every_half_hour"`` (v1: one for every half-hour that passes, the 16
-    of a night included, with hypertension decaying through the night; the step's probability is
-    that of at least one). ``reset_hypertension_after_attack``: v0 sets hypertension to 0 after
-    an attack, v1 leaves it. ``expected_cost``: the reward loses ``100 x`` the step's attack
-    probability (v1) instead of 100 when the drawn attack strikes (v0; v1 with
-    ``expected_cost=False``); the attack is drawn either way.
-    """
-
-    reward: str = "score"
-    hazard: str = "end_of_step"
-    reset_hypertension_after_attack: bool = True
-    expected_cost: bool = False
-
-    def __post_init__(self):
-        if self.reward not in ("score", "work"):
-            raise ValueError(f"reward must be 'score' or 'work', got {self.reward!r}")
-        if self.hazard not in ("end_of_step", "every_half_hour"):
-            raise ValueError(f"hazard must be 'end_of_step' or 'every_half_hour', got {self.hazard!r}")
-
-
-V0_RULES = HeartPoleRules()
-V1_RULES = HeartPoleRules(reward="work", hazard="every_half_hour", reset_hypertension_after_attack=False,
-                          expected_cost=True)
-V1_DRAWN_COST_RULES = HeartPoleRules(reward="work", hazard="every_half_hour", reset_hypertension_after_attack=False,
-                                     expected_cost=False)
-
-
-def night_attack_probability(hypertension, heart_attack_proclivity, k, ops):
-    """The chance of at least one heart attack over the 16 half-hours of a night (v1's hazard).
-
-    At the end of night half-hour ``h`` hypertension is ``hypertension * 0.97^h`` and the chance
-    is ``proclivity * sigmoid(hypertension * 0.97^h - 6)``, as at the end of a half-hour of work.
-    """
-    survival = 1.0
-    for risk in ops.sigmoids(*[hypertension * decay - k.HEART_ATTACK_HYPERTENSION for decay in k.NIGHT_DECAYS]):
-        survival = survival * (1.0 - heart_attack_proclivity * risk)
-    return 1.0 - survival
-
-
-def heartpole_rules(state, action, uniforms, heart_attack_proclivity, k, ops, rules=V0_RULES):
-    """One step (the action, a half-hour of work, the heart-attack draw) for floats or arrays.
-
-    ``state`` holds the six quantities of ``STATE_NAMES``; ``uniforms`` the step's
-    ``UNIFORMS_PER_STEP`` draws from U[0, 1) (floats, or arrays for a batch), each used only when
-    the action needs it; ``k`` and ``ops`` are ``SCALAR_NUMBERS`` and ``RULE_SCALAR_OPS`` for
-    floats, ``ARRAY_NUMBERS`` and ``RULE_ARRAY_OPS`` for arrays; ``rules`` is ``V0_RULES`` or
-    ``V1_RULES`` (:class:`HeartPoleRules`). Returns ``(state, reward, heart_attack,
-    productivity, heart_attack_probability)``.
-    """
-    alertness, hypertension, intoxication, time_since_slept, time_elapsed, work_done = state
-    u_alertness, u_hypertension, u_intoxication, u_wake, u_heart = uniforms
-    coffee = action == k.DRINK_COFFEE
-    beer = action == k.DRINK_BEER
-    sleep = action == k.SLEEP
-    old_score = work_done / ops.maximum(time_elapsed, k.HALF_HOUR)  # work_done is 0 when time_elapsed is
-
-    # The action, at the start of the step.
-    alertness = alertness + u_alertness * (k.COFFEE_ALERTNESS * coffee - k.BEER_ALERTNESS * beer)
-    hypertension = hypertension + (k.DRINK_HYPERTENSION * u_hypertension) * (coffee | beer)
-    intoxication = intoxication + (k.BEER_INTOXICATION_LOW + k.BEER_INTOXICATION_RANGE * u_intoxication) * beer
-    if rules.hazard == "every_half_hour":  # the night's 16 chances of a heart attack (sleepers only)
-        night_attack = ops.only_where(sleep, night_attack_probability, hypertension, heart_attack_proclivity, k, ops)
-    # Sleep in closed form: 16 half-hours pass, then wakeup overwrites alertness (so its decay
-    # during the night does not matter) and time_since_slept.
-    night_decay = ops.where(sleep, k.NIGHT_DECAY, k.NO_DECAY)
-    hypertension = hypertension * night_decay
-    intoxication = intoxication * night_decay
-    time_elapsed = time_elapsed + k.HALF_HOURS_OF_SLEEP * sleep
-    alertness = ops.where(sleep, k.WAKE_ALERTNESS_LOW + k.WAKE_ALERTNESS_RANGE * u_wake, alertness)
-    time_since_slept = ops.where(sleep, k.JUST_WOKE, time_since_slept)
-
-    # Work for a half-hour (the tutorial's work(): productivity, then half_hour_passed), and the
-    # heart-attack risk at its end. 1 - sigmoid(alertness - 3) == sigmoid(3 - alertness).
-    hypertension = hypertension * k.DECAY_RATE
-    calm, sober, tiring, risk = ops.sigmoids(
-        k.ANXIETY_ALERTNESS - alertness,
-        (k.SOBER_LIMIT - intoxication) * k.SOBER_STEEPNESS,
-        (time_since_slept - k.TIRING_ONSET) / k.TIRING_SCALE,
-        hypertension - k.HEART_ATTACK_HYPERTENSION,
-    )
-    past_peak = intoxication - k.BALLMER_PEAK
-    # the exponent is <= 0: the Ballmer peak never overflows
-    ballmer = sober + k.BALLMER_PEAK_HEIGHT * ops.exp(past_peak * past_peak * k.BALLMER_PEAK_CURVATURE)
-    productivity = alertness * calm * ballmer
-    work_done = work_done + productivity
-    alertness = alertness - tiring
-    intoxication = intoxication * k.DECAY_RATE
-    time_since_slept = time_since_slept + k.HALF_HOUR
-    time_elapsed = time_elapsed + k.HALF_HOUR
-
-    if rules.reward == "score":
-        reward = work_done / time_elapsed - old_score
-    else:
-        reward = productivity
-    heart_attack_probability = heart_attack_proclivity * risk
-    if rules.hazard == "every_half_hour":  # at least one attack: in the night or after the work
-        heart_attack_probability = heart_attack_probability + (1.0 - heart_attack_probability) * night_attack
-    heart_attack = u_heart < heart_attack_probability
-    if rules.expected_cost:
-        reward = reward - k.HEART_ATTACK_PENALTY * heart_attack_probability
-    else:
-        reward = reward - k.HEART_ATTACK_PENALTY * heart_attack
-    if rules.reset_hypertension_after_attack:
-        hypertension = ops.where(heart_attack, k.AFTER_HEART_ATTACK, hypertension)
-    state = (alertness, hypertension, intoxication, time_since_slept, time_elapsed, work_done)
-    return state, reward, heart_attack, productivity, heart_attack_probability
-
-
-#: The numbers :func:`heartpole_rules` reads by name (``k``): for Python floats, this module's
-#: constants as they are ...
-SCALAR_NUMBERS = sys.modules[__name__]
-#: ... and for arrays, every numeric constant of the module as a 0-d array, which numpy combines
-#: with an array about twice as fast as a Python float (at 64 rows), with identical results.
-ARRAY_NUMBERS = SimpleNamespace(
-    **{
-        name: np.asarray(value)
-        for name, value in list(globals().items())
-        if name.isupper() and isinstance(value, (int, float)) and not isinstance(value, bool)
-    },
-    NIGHT_DECAYS=tuple(np.asarray(decay) for decay in NIGHT_DECAYS),
-)
-
-
-# --------------------------------------------------------------------------------------------
-# The documented simple policy
-# --------------------------------------------------------------------------------------------
+NO_HORIZON = math.inf
 
 #: Sleep once alertness falls below this (a fresh wake-up gives 0.7 .. 1.3). Tuned on 1,000
 #: episodes among 0.2 .. 0.6 in steps of 0.05.
 HEURISTIC_SLEEP_ALERTNESS = 0.4
 
 
-def heuristic_actions(observation) -> np.ndarray:
-    """Sleep when alertness drops below 0.4, otherwise keep working, without drinks.
-
-    On heartpole-v0 every drink raises the blood pressure, and the heart attacks it makes
-    likelier cost more (100 each) than the few units of score a coffee or a beer can add, so none
-    pays. heartpole-v1 keeps the same rule, so that the versions compare; there a coffee while
-    the blood pressure is low pays, and the rule is a weak baseline. Works on one observation
-    (shape ``(6,)``) or a batch (``(N, 6)``); returns int64 actions.
-    """
-    alertness = np.asarray(observation, dtype=np.float64)[..., 0]
-    return np.where(alertness < HEURISTIC_SLEEP_ALERTNESS, SLEEP, DO_NOTHING).astype(np.int64)
-
-
 # --------------------------------------------------------------------------------------------
-# The environments
+# The parameters: heartpole-v0 and heartpole-v1 are two sets of them
 # --------------------------------------------------------------------------------------------
 
 
-class HeartPoleEnv(SuiteEnv):
+@dataclass(frozen=True)
+class HeartPoleParams:
+    """What a HeartPole is made of; ``V0`` and ``V1`` are the registered sets."""
+
+    #: scales the heart-attack probability, in [0, 1] (an argument of both versions)
+    heart_attack_proclivity: float = DEFAULT_HEART_ATTACK_PROCLIVITY
+    #: the reward subtracts 100 x the step's attack probability (True) or 100 per drawn attack
+    expected_cost: bool = False
+    #: the reward is the half-hour's work (v1) instead of the change of work_done / time_elapsed
+    reward_work: bool = False
+    #: every half-hour of a night carries its heart-attack chance (v1), not only the step's end
+    night_hazard: bool = False
+    #: an attack resets hypertension to 0 (v0's "painful, but cleansing")
+    attack_resets_hypertension: bool = True
+    #: the episode is truncated when time_elapsed reaches this many half-hours (v1: two weeks)
+    time_horizon: float = NO_HORIZON
+
+
+V0 = HeartPoleParams()
+V1 = HeartPoleParams(
+    expected_cost=True, reward_work=True, night_hazard=True, attack_resets_hypertension=False, time_horizon=TWO_WEEKS
+)
+
+
+_new_state = tuple.__new__
+
+
+class HeartPoleState(NamedTuple):
+    """The six observed quantities, then the record of the last step (for reward, info, pictures)."""
+
+    alertness: Any
+    hypertension: Any
+    intoxication: Any
+    time_since_slept: Any
+    time_elapsed: Any
+    work_done: Any
+    last_action: Any  # -1 after a start
+    heart_attack: Any
+    heart_attack_probability: Any
+    productivity: Any
+
+
+# --------------------------------------------------------------------------------------------
+# The rules
+# --------------------------------------------------------------------------------------------
+
+
+def night_attack_probability(hypertension: Any, heart_attack_proclivity: float, ops: SimpleNamespace) -> Any:
+    """The chance of at least one heart attack over the 16 half-hours of a night (v1's hazard).
+
+    At the end of night half-hour ``h`` hypertension is ``hypertension * 0.97^h`` and the chance
+    is ``proclivity * sigmoid(hypertension * 0.97^h - 6)``, as at the end of a half-hour of work.
     """
-    ## Description
-
-    HeartPole, "CartPole for healthcare", from Vadim Liventsev's tutorial "Writing a custom
-    Gymnasium environment" (https://github.com/vadim0x60/heartpole, PyPI ``heartpole``). You are
-    a developer with an important project: maximise the work you get done without a heart
-    attack. Each step is one half-hour: you may drink coffee (more alert, higher blood
-    pressure), drink beer (less alert, higher blood pressure, tipsier: productivity doubles at
-    the "Ballmer peak" of intoxication 0.135), sleep or do nothing, and then you work for a
-    half-hour.
-
-    A half-hour passing: alertness drops by ``sigmoid((time_since_slept - 40) / 10)``,
-    hypertension and intoxication are multiplied by 0.97, time_since_slept and time_elapsed grow
-    by 1. A half-hour of work adds ``productivity = alertness * (1 - sigmoid(alertness - 3)) *
-    ballmer(intoxication)`` to work_done, with ``ballmer(x) = sigmoid((0.05 - x) * 50) +
-    2 * exp(-(x - 0.135)^2 / (2 * 0.005^2))``.
-
-    ## Action Space
-
-    `Discrete(4)`, applied at the start of the step:
-
-    - 0 `do_nothing`
-    - 1 `drink_coffee`: alertness += U(0, 1), hypertension += U(0, 0.3)
-    - 2 `drink_beer`: alertness -= U(0, 0.5), hypertension += U(0, 0.3), intoxication += U(0.01, 0.03)
-    - 3 `sleep`: 16 half-hours pass, then you wake up with alertness U(0.7, 1.3) and
-      time_since_slept 0
-
-    ## Observation Space
-
-    `Box(6,)` of `float32`:
-
-    | Num | Observation      | Min  | Max |
-    |-----|------------------|------|-----|
-    | 0   | alertness        | -Inf | Inf |
-    | 1   | hypertension     | 0    | Inf |
-    | 2   | intoxication     | 0    | Inf |
-    | 3   | time_since_slept | 0    | Inf |
-    | 4   | time_elapsed     | 0    | Inf |
-    | 5   | work_done        | -Inf | Inf |
-
-    Times are counted in half-hours. An agent that never sleeps drives alertness (and its
-    productivity) far below zero; every sigmoid and exponential is evaluated in a form that
-    cannot overflow.
-
-    ## Rewards
-
-    The change of the score ``work_done / time_elapsed`` over the step (the score is 0 before the
-    first step), so an episode's return is its final score minus 100 per heart attack. After the
-    work, a heart attack strikes with probability ``heart_attack_proclivity *
-    sigmoid(hypertension - 6)``: the reward drops by 100 and hypertension is reset to 0.
-
-    ## Starting State
-
-    All six quantities are 0.
-
-    ## Episode End
-
-    Heart attacks do not end the episode, nothing terminates it.
-
-    1. Truncation: 1000 steps, registered with the spec (``gymnasium.make`` adds ``TimeLimit``;
-       ``gymnasium.make(..., max_episode_steps=N)`` changes it, ``-1`` removes it).
-
-    ``info`` holds
-    ``heart_attack`` (bool), ``heart_attack_probability`` (the chance it had this step: its
-    expected cost is 100 times that), ``productivity`` (the half-hour's work) and ``action`` (the
-    chosen action's name), in a fresh dict every step. ``heuristic`` sleeps when tired and otherwise
-    keeps working without drinks (see :func:`heuristic_actions`).
-
-    ## Arguments
-
-    | Argument | Default | Meaning |
-    |---|---|---|
-    | `heart_attack_proclivity` | 0.5 | scales the heart-attack probability, in [0, 1] |
-    | `render_mode` | None | `"ansi"` (the step's log), `"human"` (prints it) or `"rgb_array"` (a dashboard) |
-
-    The state is ``env.state`` (the six quantities as floats) and ``env.np_random``: restoring
-    both (and TimeLimit's step count) replays the same future.
-
-    ```python
-    >>> import gymnasium as gym
-    >>> env = gym.make("gym_suite:heartpole-v0", render_mode="ansi")
-    >>> obs, info = env.reset(seed=0)
-    >>> obs.tolist()
-    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
-    >>> obs, reward, terminated, truncated, info = env.step(3)  # sleep, then a half-hour of work
-    >>> info["action"], float(obs[4])
-    ('sleep', 17.0)
-    >>> envs = gym.make_vec("gym_suite:heartpole-v0", num_envs=8)  # numpy-native
-    >>> envs.reset(seed=0)[0].shape
-    (8, 6)
-
-    ```
-
-    ## Version History
-
-    * v0: first release, with the rules of ``heartpole`` 1.2. Unlike that release, ``reset``
-      starts from all zeros instead of waking up with alertness U(0.7, 1.3); randomness comes
-      from the seeded ``np_random`` instead of numpy's global generator; episodes are truncated
-      after 1000 steps; ``info`` reports the step; the log is the last step's, not a string that
-      grows with every step until ``render`` prints it.
-    * v1 (``heartpole-v1``, :class:`HeartPoleV1Env`): the same body over two weeks, rewarding the
-      work done and charging every half-hour's heart-attack risk at its expected cost.
-    """
+    survival = 1.0
+    for risk in ops.sigmoids(*[hypertension * decay - HEART_ATTACK_HYPERTENSION for decay in NIGHT_DECAYS]):
+        survival = survival * (1.0 - heart_attack_proclivity * risk)
+    return 1.0 - survival
 
 
-    #: The rules of this version (:class:`HeartPoleRules`) and the time_elapsed at which an
-    #: episode is truncated (None: the step limit of the spec alone).
-    rules = V0_RULES
-    time_horizon: float | None = None
+class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
+    """The rules of heartpole-v0 and heartpole-v1 (the parameters choose the version)."""
 
-    def __init__(self, *, heart_attack_proclivity: float = DEFAULT_HEART_ATTACK_PROCLIVITY, render_mode: str | None = None):
-        self._set_render_mode(render_mode)
-        self.heart_attack_proclivity = check_number(
-            type(self).__name__, "heart_attack_proclivity", heart_attack_proclivity, 0.0, 1.0
-        )
-        self.action_space = spaces.Discrete(len(ACTION_NAMES))
+    name = "heartpole"
+    State = HeartPoleState
+    #: Uniforms on [0, 1) drawn every step, whatever the action: alertness change, hypertension
+    #: change, intoxication change, wake-up alertness, heart-attack draw (a fixed count keeps
+    #: every row of a batch on the scalar env's stream).
+    step_draws = 5
+
+    def make_params(self, base: HeartPoleParams, owner: str, **arguments: Any) -> HeartPoleParams:
+        if "heart_attack_proclivity" in arguments:
+            arguments["heart_attack_proclivity"] = check_number(
+                owner, "heart_attack_proclivity", arguments["heart_attack_proclivity"], 0.0, 1.0
+            )
+        if "expected_cost" in arguments:
+            if not isinstance(arguments["expected_cost"], (bool, np.bool_)):
+                raise TypeError(f"{owner}: expected_cost must be True or False, got {arguments['expected_cost']!r}")
+            arguments["expected_cost"] = bool(arguments["expected_cost"])
+        return super().make_params(base, owner, **arguments)
+
+    def action_space(self, params: HeartPoleParams) -> spaces.Discrete:
+        return spaces.Discrete(len(ACTION_NAMES))
+
+    def observation_space(self, params: HeartPoleParams) -> spaces.Box:
         inf = np.inf
-        self.observation_space = spaces.Box(
+        return spaces.Box(
             low=np.array([-inf, 0.0, 0.0, 0.0, 0.0, -inf], dtype=np.float32),
             high=np.full(len(STATE_NAMES), inf, dtype=np.float32),
             dtype=np.float32,
         )
-        self.state = (0.0,) * len(STATE_NAMES)
-        self.last_action = -1
-        self.last_heart_attack = False
 
-    def _start(self):
-        self.state = (0.0,) * len(STATE_NAMES)
-        self.last_action = -1
-        self.last_heart_attack = False
+    def initial(self, u: Any, params: HeartPoleParams, ops: SimpleNamespace) -> HeartPoleState:
+        return HeartPoleState(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1, False, 0.0, 0.0)
 
-    def _check_action(self, action):
-        return check_discrete_action(action, 4)
+    def transition(
+        self, state: HeartPoleState, action: Any, u: Any, params: HeartPoleParams, ops: SimpleNamespace
+    ) -> HeartPoleState:
+        """The action, a half-hour of work, the heart-attack draw."""
+        alertness, hypertension, intoxication, time_since_slept, time_elapsed, work_done, _, _, _, _ = state
+        u_alertness, u_hypertension, u_intoxication, u_wake, u_heart = u
+        coffee = action == DRINK_COFFEE
+        beer = action == DRINK_BEER
+        sleep = action == SLEEP
+        proclivity = params.heart_attack_proclivity
 
-    def _advance(self, action):
-        uniforms = self.np_random.random(UNIFORMS_PER_STEP).tolist()
-        self.state, reward, heart_attack, productivity, probability = heartpole_rules(
-            self.state, action, uniforms, self.heart_attack_proclivity, SCALAR_NUMBERS, RULE_SCALAR_OPS, self.rules
+        # The action, at the start of the step.
+        alertness = alertness + u_alertness * (COFFEE_ALERTNESS * coffee - BEER_ALERTNESS * beer)
+        hypertension = hypertension + (DRINK_HYPERTENSION * u_hypertension) * (coffee | beer)
+        intoxication = intoxication + (BEER_INTOXICATION_LOW + BEER_INTOXICATION_RANGE * u_intoxication) * beer
+        if params.night_hazard:  # the night's 16 chances of a heart attack (sleepers only)
+            night_attack = ops.only_where(sleep, night_attack_probability, hypertension, proclivity, ops)
+        # Sleep in closed form: 16 half-hours pass, then wakeup overwrites alertness (so its decay
+        # during the night does not matter) and time_since_slept.
+        # (Selections by arithmetic where it is exact: 1 + (NIGHT_DECAY - 1) is NIGHT_DECAY to the
+        # bit, and x * 0 is 0 for the finite, non-negative times; alertness needs ops.where.)
+        night_decay = NO_DECAY + (NIGHT_DECAY - NO_DECAY) * sleep
+        hypertension = hypertension * night_decay
+        intoxication = intoxication * night_decay
+        time_elapsed = time_elapsed + HALF_HOURS_OF_SLEEP * sleep
+        alertness = ops.where(sleep, WAKE_ALERTNESS_LOW + WAKE_ALERTNESS_RANGE * u_wake, alertness)
+        time_since_slept = JUST_WOKE + time_since_slept * (1 - sleep)
+
+        # Work for a half-hour (the tutorial's work(): productivity, then half_hour_passed), and
+        # the heart-attack risk at its end. 1 - sigmoid(alertness - 3) == sigmoid(3 - alertness).
+        hypertension = hypertension * DECAY_RATE
+        calm, sober, tiring, risk = ops.sigmoids(
+            ANXIETY_ALERTNESS - alertness,
+            (SOBER_LIMIT - intoxication) * SOBER_STEEPNESS,
+            (time_since_slept - TIRING_ONSET) / TIRING_SCALE,
+            hypertension - HEART_ATTACK_HYPERTENSION,
         )
-        self.last_action = action
-        self.last_heart_attack = heart_attack
-        info = {
-            "heart_attack": heart_attack,
-            "heart_attack_probability": probability,
-            "productivity": productivity,
-            "action": ACTION_NAMES[action],
-        }
-        truncated = self.time_horizon is not None and self.state[4] >= self.time_horizon
-        return reward, False, truncated, info
+        past_peak = intoxication - BALLMER_PEAK
+        # the exponent is <= 0: the Ballmer peak never overflows
+        ballmer = sober + BALLMER_PEAK_HEIGHT * ops.exp(past_peak * past_peak * BALLMER_PEAK_CURVATURE)
+        productivity = alertness * calm * ballmer
+        work_done = work_done + productivity
+        alertness = alertness - tiring
+        intoxication = intoxication * DECAY_RATE
+        time_since_slept = time_since_slept + HALF_HOUR
+        time_elapsed = time_elapsed + HALF_HOUR
 
-    def _observe(self):
-        return np.array(self.state, dtype=np.float32)
+        probability = proclivity * risk
+        if params.night_hazard:  # at least one attack: in the night or after the work
+            probability = probability + (1.0 - probability) * night_attack
+        heart_attack = u_heart < probability
+        if params.attack_resets_hypertension:  # (hypertension is finite and >= 0: x * 0 is 0)
+            hypertension = AFTER_HEART_ATTACK + hypertension * (1 - heart_attack)
+        return _new_state(HeartPoleState, (  # HeartPoleState(...) without its argument checks: half the time
+            alertness, hypertension, intoxication, time_since_slept, time_elapsed, work_done,
+            action, heart_attack, probability, productivity,
+        ))
 
-    def render(self):
-        from gym_suite.envs.heartpole_render import ansi_log, rgb_dashboard
+    def observation(self, state: HeartPoleState, params: HeartPoleParams, ops: SimpleNamespace) -> Any:
+        return ops.vector(state[:6], np.float32)
 
-        if self.render_mode == "rgb_array":
-            return rgb_dashboard(self.state, self.last_action, self.last_heart_attack)
-        if self.render_mode in ("ansi", "human"):
-            log = ansi_log(self.state, self.last_action, self.last_heart_attack)
-            if self.render_mode == "ansi":
-                return log
-            print(log, end="")
-        return None
-
-    def heuristic(self, observation) -> int:
-        """Sleep when alertness is below 0.4, otherwise keep working (:func:`heuristic_actions`)."""
-        return int(heuristic_actions(observation))
-
-
-class HeartPoleV1Env(HeartPoleEnv):
-    """
-    ## Description
-
-    ``heartpole-v1``: the body of :class:`HeartPoleEnv` (the same actions, formulas and
-    constants of Vadim Liventsev's HeartPole tutorial, https://github.com/vadim0x60/heartpole),
-    in a task where the policy matters: two weeks of work, scored by the work done, with every
-    half-hour's risk of a heart attack. Each step you may drink coffee (more alert, higher blood
-    pressure), drink beer (less alert, higher blood pressure, tipsier: productivity doubles at
-    the "Ballmer peak" of intoxication 0.135), sleep (16 half-hours) or do nothing, and then you
-    work for a half-hour.
-
-    A half-hour passing: alertness drops by ``sigmoid((time_since_slept - 40) / 10)``,
-    hypertension and intoxication are multiplied by 0.97, time_since_slept and time_elapsed grow
-    by 1. A half-hour of work produces ``productivity = alertness * (1 - sigmoid(alertness - 3))
-    * ballmer(intoxication)``, with ``ballmer(x) = sigmoid((0.05 - x) * 50) + 2 * exp(-(x -
-    0.135)^2 / (2 * 0.005^2))``. At the end of every half-hour that passes, asleep or awake, a
-    heart attack strikes with probability ``heart_attack_proclivity * sigmoid(hypertension -
-    6)`` (0.12 % a half-hour at rest, hypertension 0): attacks do not end the episode and leave
-    hypertension as it is.
-
-    ## Action Space
-
-    `Discrete(4)`, applied at the start of the step:
-
-    - 0 `do_nothing`
-    - 1 `drink_coffee`: alertness += U(0, 1), hypertension += U(0, 0.3)
-    - 2 `drink_beer`: alertness -= U(0, 0.5), hypertension += U(0, 0.3), intoxication += U(0.01, 0.03)
-    - 3 `sleep`: 16 half-hours pass, then you wake up with alertness U(0.7, 1.3) and
-      time_since_slept 0 (the step lasts 17 half-hours with its half-hour of work)
-
-    ## Observation Space
-
-    `Box(6,)` of `float32`, as in v0:
-
-    | Num | Observation      | Min  | Max |
-    |-----|------------------|------|-----|
-    | 0   | alertness        | -Inf | Inf |
-    | 1   | hypertension     | 0    | Inf |
-    | 2   | intoxication     | 0    | Inf |
-    | 3   | time_since_slept | 0    | Inf |
-    | 4   | time_elapsed     | 0    | Inf |
-    | 5   | work_done        | -Inf | Inf |
-
-    Times are counted in half-hours; time_elapsed says how much of the two weeks is left, so the
-    observation is the whole state. Alertness, and with it productivity, may fall below zero (an
-    exhausted developer breaks things): never sleeping costs hundreds of thousands.
-
-    ## Rewards
-
-    The step's work, ``productivity``, less the expected cost of its heart attacks: ``100 x``
-    the probability of at least one attack in the step's half-hours (one for a step awake, 17 for
-    a sleep, with hypertension decaying by 0.97 each half-hour of the night). The return is the
-    work done in the two weeks less 100 per expected attack. The attack is still drawn (one
-    uniform against that probability) and reported in ``info``; ``expected_cost=False`` charges
-    100 for a drawn attack instead: the same expected return, with about nine times the spread
-    per episode (a standard deviation of about 90 instead of 10 for the heuristic).
-
-    ## Starting State
-
-    All six quantities are 0.
-
-    ## Episode End
-
-    Nothing terminates an episode.
-
-    1. Truncation: when time_elapsed reaches 672 half-hours (two weeks), at the end of the step
-       that reaches it (a sleep begun in the last 16 half-hours runs to its end: up to 688). The
-       env returns ``truncated=True`` itself; the spec has no step limit (an episode is 40 to 672
-       steps long).
-
-    ``info`` holds ``heart_attack`` (bool: at least one in the step), ``heart_attack_probability``
-    (its chance, whose 100-fold the reward subtracts), ``productivity`` (the half-hour's work) and
-    ``action`` (the chosen action's name), in a fresh dict every step. ``heuristic`` is v0's rule
-    (sleep when alertness < 0.4, no drinks; see :func:`heuristic_actions`), so the versions
-    compare: on v1 a policy that drinks coffee while the blood pressure is low does far better.
-
-    ## Arguments
-
-    | Argument | Default | Meaning |
-    |---|---|---|
-    | `heart_attack_proclivity` | 0.5 | scales the heart-attack probability, in [0, 1] |
-    | `expected_cost` | True | subtract 100 x the attack probability (False: 100 per drawn attack) |
-    | `render_mode` | None | `"ansi"` (the step's log), `"human"` (prints it) or `"rgb_array"` (a dashboard) |
-
-    ```python
-    >>> import gymnasium as gym
-    >>> env = gym.make("gym_suite:heartpole-v1")
-    >>> obs, info = env.reset(seed=0)
-    >>> obs, reward, terminated, truncated, info = env.step(3)  # sleep, then a half-hour of work
-    >>> float(obs[4]), round(info["heart_attack_probability"], 4)  # 17 half-hours at rest
-    (17.0, 0.0208)
-    >>> envs = gym.make_vec("gym_suite:heartpole-v1", num_envs=8)  # numpy-native
-    >>> envs.reset(seed=0)[0].shape
-    (8, 6)
-
-    ```
-
-    ## Version History
-
-    * v1: the reward is the half-hour's work (v0: the change of work_done / time_elapsed); the
-      episode ends when time_elapsed reaches 672 half-hours (v0: after 1000 steps); every
-      half-hour that passes carries its chance of a heart attack, the 16 of a night included
-      (v0: one chance a step, at its end); an attack leaves hypertension as it is (v0: resets it
-      to 0); the reward subtracts the attack's expected cost (v0: 100 per drawn attack). Why:
-      on v0 the unavoidable attacks (about 1.2 an episode, 100 each) dwarf the whole
-      productivity part of the return (about 3 at most), no drink ever pays, and the heuristic
-      is optimal to within 0.001: no agent can do better than it. On v1 the work (hundreds a
-      fortnight) and the attacks are on the same scale, coffee pays while the blood pressure is
-      low, a drink still costs its attacks, and the return's spread per episode is about a
-      tenth of v0's.
-    * v0: first release, with the rules of ``heartpole`` 1.2 (see :class:`HeartPoleEnv`).
-    """
-
-    time_horizon = TWO_WEEKS
-
-    def __init__(
-        self,
-        *,
-        heart_attack_proclivity: float = DEFAULT_HEART_ATTACK_PROCLIVITY,
-        expected_cost: bool = True,
-        render_mode: str | None = None,
-    ):
-        super().__init__(heart_attack_proclivity=heart_attack_proclivity, render_mode=render_mode)
-        if not isinstance(expected_cost, (bool, np.bool_)):
-            raise TypeError(f"{type(self).__name__}: expected_cost must be True or False, got {expected_cost!r}")
-        self.expected_cost = bool(expected_cost)
-        self.rules = V1_RULES if self.expected_cost else V1_DRAWN_COST_RULES
-
-
-class HeartPoleVectorEnv(SuiteVectorEnv):
-    """``num_envs`` HeartPoles in numpy arrays, with the rules of :class:`HeartPoleEnv`.
-
-    Every step draws five uniforms for each row that steps, in row order, so ``num_envs=1``
-    follows the scalar env from the same seed. ``info`` holds the arrays ``heart_attack``,
-    ``heart_attack_probability``, ``productivity`` and ``action`` (the action's name).
-    """
-
-    scalar_env = HeartPoleEnv
-
-    def _setup(self):
-        self.heart_attack_proclivity = self.single_env.heart_attack_proclivity
-        self.rules = self.single_env.rules
-        self.time_horizon = self.single_env.time_horizon
-        self._proclivity = np.asarray(self.heart_attack_proclivity)
-        n = self.num_envs
-        self.state = tuple(np.zeros(n) for _ in STATE_NAMES)
-        self.last_action = np.full(n, -1, dtype=np.int64)
-        self.last_heart_attack = np.zeros(n, dtype=bool)
-        self._uniforms = np.ones((n, UNIFORMS_PER_STEP))  # a reused buffer: see STACK_BYTES
-
-    def _start(self, rows):
-        for quantity in self.state:
-            quantity[rows] = 0.0
-        self.last_action[rows] = -1
-        self.last_heart_attack[rows] = False
-
-    def _check_actions(self, actions):
-        return check_discrete_actions(actions, self.num_envs, 4)
-
-    def _advance(self, actions, active):
-        uniforms = self._uniforms
-        if active.all():
-            self.np_random.random(out=uniforms)
-        else:  # rows that restart draw nothing (the scalar env's reset draws nothing either)
-            uniforms[active] = self.np_random.random((int(active.sum()), UNIFORMS_PER_STEP))
-        self.state, reward, heart_attack, productivity, probability = heartpole_rules(
-            self.state, actions, uniforms.T, self._proclivity, ARRAY_NUMBERS, RULE_ARRAY_OPS, self.rules
-        )
-        self.last_action = actions.copy()
-        self.last_heart_attack = heart_attack.copy()
-        info = {
-            "heart_attack": heart_attack,
-            "heart_attack_probability": probability,
-            "productivity": productivity,
-            "action": ACTION_NAME_ARRAY[actions],
-        }
-        if self.time_horizon is None:
-            truncated = np.zeros(self.num_envs, dtype=bool)
-        else:
-            truncated = self.state[4] >= self.time_horizon
-        return reward, np.zeros(self.num_envs, dtype=bool), truncated, info
-
-    def _observe(self):
-        return np.array(self.state, dtype=np.float32).T  # (num_envs, 6), fresh memory
-
-    def render(self):
-        from gym_suite.envs.heartpole_render import ansi_log, rgb_dashboard
-
-        rows = zip(zip(*(q.tolist() for q in self.state)), self.last_action.tolist(), self.last_heart_attack.tolist())
-        if self.render_mode == "rgb_array":
-            return tuple(rgb_dashboard(state, action, attack) for state, action, attack in rows)
-        if self.render_mode == "ansi":
-            return "".join(
-                f"[{i}] " + ansi_log(state, action, attack).replace("\n", " | ", 1 + attack).rstrip("\n") + "\n"
-                for i, (state, action, attack) in enumerate(rows)
+    def reward(
+        self, state: HeartPoleState, action: Any, next_state: HeartPoleState, params: HeartPoleParams,
+        ops: SimpleNamespace,
+    ) -> Any:
+        if params.reward_work:
+            reward = next_state.productivity
+        else:  # the change of the score (work_done is 0 while time_elapsed is)
+            reward = next_state.work_done / next_state.time_elapsed - state.work_done / ops.maximum(
+                state.time_elapsed, HALF_HOUR
             )
-        return None
+        if params.expected_cost:
+            return reward - HEART_ATTACK_PENALTY * next_state.heart_attack_probability
+        return reward - HEART_ATTACK_PENALTY * next_state.heart_attack
+
+    def truncation(self, state: HeartPoleState, params: HeartPoleParams, ops: SimpleNamespace) -> Any:
+        return state.time_elapsed >= params.time_horizon
+
+    def may_truncate(self, params: HeartPoleParams) -> bool:
+        return params.time_horizon < NO_HORIZON
+
+    def transition_info(
+        self, state: HeartPoleState, action: Any, next_state: HeartPoleState, params: HeartPoleParams,
+        ops: SimpleNamespace,
+    ) -> dict[str, Any]:
+        return {
+            "heart_attack": next_state.heart_attack,
+            "heart_attack_probability": next_state.heart_attack_probability,
+            "productivity": next_state.productivity,
+            "action": ACTION_NAME_ARRAY[action] if ops.name != "jax" else action,  # JAX: the index
+        }
+
+    def heuristic(self, observation: Any, params: HeartPoleParams, ops: SimpleNamespace) -> Any:
+        """Sleep when alertness drops below 0.4, otherwise keep working, without drinks.
+
+        On heartpole-v0 every drink raises the blood pressure, and the heart attacks it makes
+        likelier cost more (100 each) than the few units of score a coffee or a beer can add, so
+        none pays. heartpole-v1 keeps the same rule, so that the versions compare; there a coffee
+        while the blood pressure is low pays, and the rule is a weak baseline.
+        """
+        alertness = observation[..., 0] if ops.name != "scalar" else observation[0]
+        return ops.where(alertness < HEURISTIC_SLEEP_ALERTNESS, SLEEP, DO_NOTHING)
+
+    def render_ansi(self, state: HeartPoleState, params: HeartPoleParams) -> str:
+        from gym_suite.envs.heartpole_render import ansi_log
+
+        return ansi_log(state[:6], state.last_action, state.heart_attack)
+
+    def render_rgb(self, state: HeartPoleState, params: HeartPoleParams) -> np.ndarray:
+        from gym_suite.envs.heartpole_render import rgb_dashboard
+
+        return rgb_dashboard(state[:6], state.last_action, state.heart_attack)
 
 
-class HeartPoleV1VectorEnv(HeartPoleVectorEnv):
-    """``num_envs`` copies of :class:`HeartPoleV1Env` (``heartpole-v1``) in numpy arrays.
+def heuristic_actions(observation: Any) -> np.ndarray:
+    """The heuristic for one observation (shape ``(6,)``) or a batch (``(N, 6)``): int64 actions."""
+    alertness = np.asarray(observation, dtype=np.float64)[..., 0]
+    return np.where(alertness < HEURISTIC_SLEEP_ALERTNESS, SLEEP, DO_NOTHING).astype(np.int64)
 
-    A row is truncated at the end of the step in which its time_elapsed reaches 672 half-hours
-    and starts afresh on the next step (next-step autoreset); rows end at different steps.
-    """
 
-    scalar_env = HeartPoleV1Env
+HEARTPOLE = HeartPole()
+
+HeartPoleEnv, HeartPoleVectorEnv = env_classes(
+    HEARTPOLE, V0, ("heart_attack_proclivity", "expected_cost"), name="HeartPoleEnv", module=__name__, doc=__doc__
+)
+HeartPoleV1Env, HeartPoleV1VectorEnv = env_classes(
+    HEARTPOLE, V1, ("heart_attack_proclivity", "expected_cost"), name="HeartPoleV1Env", module=__name__, doc=V1_MANUAL
+)

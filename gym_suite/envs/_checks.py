@@ -1,0 +1,175 @@
+"""Checks of arguments, seeds, options and actions, shared by every shell.
+
+Every message names the argument and what is allowed, and stays short whatever the input (a
+``ValueError`` for a bad value, a ``TypeError`` for a bad kind or an unknown argument).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+# --------------------------------------------------------------------------------------------
+# Checks. Every message says what is allowed and stays short whatever the input.
+# --------------------------------------------------------------------------------------------
+
+MAX_SHOWN = 80  # characters of an offending value shown in a message
+
+
+def shown(value) -> str:
+    """``repr(value)``, cut to ``MAX_SHOWN`` characters (an action of a million numbers stays short)."""
+    try:
+        if isinstance(value, np.ndarray) and value.size > 16:
+            return f"<array of shape {value.shape}, dtype {value.dtype}>"
+        if isinstance(value, (list, tuple)) and len(value) > 16:
+            return f"<{type(value).__name__} of length {len(value)}>"
+        text = repr(value)
+    except Exception:  # a repr that fails must not hide the real error
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
+
+
+def check_render_mode(owner: str, render_mode, render_modes) -> str | None:
+    if render_mode is not None and render_mode not in render_modes:
+        raise ValueError(
+            f"{owner}: render_mode={shown(render_mode)} is not supported; choose one of {list(render_modes)} or None"
+        )
+    return render_mode
+
+
+def check_int(owner: str, name: str, value, minimum: int | None = None, allow_none=False):
+    """An integer argument (``bool`` excluded), optionally bounded below."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{owner}: {name} must be an integer, got {shown(value)}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{owner}: {name} must be >= {minimum}, got {shown(value)}")
+    return int(value)
+
+
+def check_number(owner: str, name: str, value, low=-math.inf, high=math.inf) -> float:
+    """A finite real argument within ``[low, high]``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{owner}: {name} must be a number, got {shown(value)}")
+    value = float(value)
+    if not (math.isfinite(value) and low <= value <= high):
+        raise ValueError(f"{owner}: {name} must be a finite number in [{low}, {high}], got {shown(value)}")
+    return value
+
+
+def check_seed(owner: str, seed) -> int | None:
+    """``None`` or a non-negative integer, as ``reset(seed=...)`` takes."""
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"{owner}.reset: seed must be None or a non-negative integer, got {shown(seed)}")
+    if seed < 0:
+        raise ValueError(f"{owner}.reset: seed must be None or a non-negative integer, got {shown(seed)}")
+    return int(seed)
+
+
+def check_options(owner: str, options, allowed=()) -> None:
+    if options is None:
+        return
+    if not isinstance(options, Mapping):
+        raise TypeError(f"{owner}.reset: options must be None or a dict, got {shown(options)}")
+    unknown = sorted(str(k) for k in options if k not in allowed)
+    if unknown:
+        raise ValueError(
+            f"{owner}.reset got unknown option(s) {shown(unknown)}; allowed options are {sorted(allowed) or 'none'}"
+        )
+
+
+def check_discrete_action(action, n: int) -> int:
+    """Return ``action`` as an ``int`` in ``range(n)`` or raise ``ValueError``/``TypeError``."""
+    if action.__class__ is int and 0 <= action < n:  # the fast path: a plain int in range
+        return action
+    if isinstance(action, np.ndarray) and action.shape == ():
+        action = action.item()
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise TypeError(
+            f"invalid action {shown(action)} of type {type(action).__name__}: "
+            f"expected an integer in 0..{n - 1} (Discrete({n}))"
+        )
+    if not 0 <= action < n:
+        raise ValueError(f"invalid action {shown(action)}: expected an integer in 0..{n - 1} (Discrete({n}))")
+    return int(action)
+
+
+def as_batch(actions, num_envs: int, shape: tuple, kinds: str, what: str) -> np.ndarray:
+    """``actions`` as an array of shape ``(num_envs, *shape)`` with a dtype kind in ``kinds``."""
+    expected = (num_envs, *shape)
+    try:
+        arr = np.asarray(actions)
+    except (ValueError, TypeError):  # a ragged batch
+        raise ValueError(f"invalid actions: expected {what} of shape {expected}, got a ragged sequence") from None
+    if arr.dtype.kind not in kinds:
+        raise TypeError(f"invalid actions of dtype {arr.dtype}: expected {what} of shape {expected}")
+    if arr.shape != expected:
+        raise ValueError(f"invalid actions of shape {arr.shape}: expected {what} of shape {expected}")
+    return arr
+
+
+def check_discrete_actions(actions, num_envs: int, n: int) -> np.ndarray:
+    """A batch of ``num_envs`` actions from ``Discrete(n)``, as an int64 array."""
+    arr = as_batch(actions, num_envs, (), "iu", f"an integer array with values in 0..{n - 1}")
+    if num_envs and (arr.min() < 0 or arr.max() >= n):
+        bad = int(np.flatnonzero((arr < 0) | (arr >= n))[0])
+        raise ValueError(
+            f"invalid action {arr[bad]!r} for sub-environment {bad}: expected values in 0..{n - 1} (Discrete({n}))"
+        )
+    return arr.astype(np.int64, copy=False)
+
+
+# --------------------------------------------------------------------------------------------
+# Arguments: declared once, in the environment's typed keyword signature
+# --------------------------------------------------------------------------------------------
+
+_LIMIT_HINT = (
+    "; the step limit is not an argument of the environment: pass it to gymnasium.make(id, max_episode_steps=N) "
+    "(or to gymnasium.make_vec, or wrap the env in gymnasium.wrappers.TimeLimit)"
+)
+
+#: Arguments of the tutorials the environments come from, by their names in the suite: the step
+#: limit (``env_config={"max_steps": ...}`` of the RLlib custom-env tutorials) and the side of
+#: the target tutorial's square field (its ``resolution``, target-v0's ``size``). The message
+#: names the suite's argument when the environment takes it; ``max_steps`` given to a scalar
+#: env gets the step-limit hint (the limit belongs to ``gymnasium.make``).
+_RENAMED_ARGUMENTS = {
+    "max_steps": "max_episode_steps",
+    "resolution": "size",
+}
+
+
+def merge_arguments(owner: str, allowed, env_config, kwargs) -> dict:
+    """``env_config`` (a dict, as Ray RLlib passes it) and keyword arguments, keywords winning.
+
+    An unknown name raises ``TypeError`` naming the allowed ones.
+    """
+    merged: dict[str, Any] = {}
+    if env_config is not None:
+        if not isinstance(env_config, Mapping):
+            raise TypeError(
+                f"{owner}: the positional argument is env_config, a dict of the keyword arguments "
+                f"{sorted(allowed)}; got {type(env_config).__name__}"
+            )
+        merged.update(env_config)
+    merged.update(kwargs)
+    unknown = sorted((k for k in merged if k not in allowed), key=str)
+    if unknown:
+        hint, limit = "", "max_episode_steps" in unknown
+        for name in unknown:
+            suite_name = _RENAMED_ARGUMENTS.get(name)
+            if suite_name in allowed:
+                hint += f"; {name!r} is {suite_name!r} here"
+            elif suite_name == "max_episode_steps":
+                hint += f"; {name!r} is the step limit, max_episode_steps"
+                limit = True
+        if limit:
+            hint += _LIMIT_HINT
+        raise TypeError(f"{owner} got unknown argument(s) {shown(unknown)}; allowed arguments are {sorted(allowed)}{hint}")
+    return merged

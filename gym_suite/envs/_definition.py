@@ -1,0 +1,274 @@
+"""What an environment definition is, and the array namespaces its rules run on.
+
+A definition is one environment written once, as pure functions in the vocabulary of
+Gymnasium's functional environments (``gymnasium.experimental.functional.FuncEnv``):
+
+=================================================  ===========================================
+``make_params(base, owner, **arguments)``          the constructor's arguments, checked, as the
+                                                   frozen parameters the rules read
+``action_space(params)``, ``observation_space``    the spaces of one environment
+``initial(u, params, ops)``                        a fresh state from the start's uniforms
+``transition(state, action, u, params, ops)``      the next state from the step's uniforms
+``observation(state, params, ops)``                what the agent sees (fresh memory)
+``reward(state, action, next_state, params, ops)`` the step's reward
+``terminal(state, params, ops)``                   the episode ended by the rules
+``truncation(state, params, ops)``                 the episode ended by the rules' own clock
+                                                   (not the step limit: that is the registry's)
+``state_info`` / ``transition_info``               the info of a start / of a step
+``heuristic(observation, params, ops)``            the documented simple policy
+``render_ansi`` / ``render_rgb(state, params)``    the pictures of one state (numpy only)
+=================================================  ===========================================
+
+The state is a ``NamedTuple`` of quantities: Python numbers for one environment, arrays over the
+rows for a batch, ``jax`` arrays under ``jit``. Randomness comes in as ``u``: ``start_draws``
+uniforms on [0, 1) for ``initial`` and ``step_draws`` for ``transition`` (a sequence of floats,
+or one array per draw for a batch), so every backend runs the same rules on the same draws.
+
+``ops`` is the namespace of the few functions that are not operators (``exp``, ``where``, ...):
+:data:`SCALAR` for Python floats (scalar speed), :data:`NUMPY` for numpy arrays (the native
+vector env) and :func:`jax_ops` for ``jax.numpy`` under ``jit`` (imported only when asked for).
+A rule that branches on data calls ``ops.where``; a branch on a parameter is an ordinary ``if``
+(parameters are static configuration).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Sequence
+from types import SimpleNamespace
+from typing import Any, ClassVar, Generic, TypeVar
+
+import numpy as np
+from gymnasium import spaces
+
+from gym_suite.envs._checks import check_discrete_action, check_discrete_actions, shown
+
+State = TypeVar("State")
+Params = TypeVar("Params")
+
+#: Small batches stack the arguments of :func:`_numpy_sigmoids` into one array (fewer numpy
+#: calls); above this many bytes the stacked temporaries cost more in page faults than the calls
+#: they save (glibc serves blocks of 128 KiB and more with fresh pages).
+STACK_BYTES = 64 * 1024
+
+
+def _scalar_where(condition, if_true, if_false):
+    return if_true if condition else if_false
+
+
+def _scalar_sigmoid(x):
+    return 0.5 + 0.5 * math.tanh(0.5 * x)  # = 1 / (1 + exp(-x)), and never overflows
+
+
+def _scalar_sigmoids(*xs, tanh=math.tanh):
+    return [0.5 + 0.5 * tanh(0.5 * x) for x in xs]
+
+
+def _scalar_only_where(mask, fn, x, *shared):
+    return fn(x, *shared) if mask else 0.0
+
+
+def _scalar_take(array, index):
+    value = array[index]
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _numpy_sigmoid(x):
+    return 0.5 + 0.5 * np.tanh(0.5 * x)
+
+
+def _numpy_sigmoids(*xs):
+    if len(xs) * np.asarray(xs[0]).nbytes <= STACK_BYTES:  # small batches: one pass
+        return _numpy_sigmoid(np.array(xs))
+    return [_numpy_sigmoid(x) for x in xs]
+
+
+def _numpy_only_where(mask, fn, x, *shared):
+    out = np.zeros(np.shape(mask))
+    rows = np.flatnonzero(mask)
+    if rows.size:  # fn runs on the rows of mask alone
+        out[rows] = fn(x[rows], *shared)
+    return out
+
+
+def _numpy_vector(items, dtype):
+    return np.array(items, dtype=dtype).T  # (num_envs, len(items)), fresh memory
+
+
+#: Python floats, ints and bools: one environment at full scalar speed.
+SCALAR = SimpleNamespace(
+    name="scalar",
+    exp=math.exp,
+    sqrt=math.sqrt,
+    abs=abs,
+    minimum=min,
+    maximum=max,
+    where=_scalar_where,
+    sigmoid=_scalar_sigmoid,
+    sigmoids=_scalar_sigmoids,
+    only_where=_scalar_only_where,
+    vector=np.array,  # np.array(items, dtype): one C call
+    floor_int=math.floor,
+    take=_scalar_take,
+    copy=lambda x: x,
+)
+
+#: numpy arrays over the rows of a batch (elementwise).
+NUMPY = SimpleNamespace(
+    name="numpy",
+    exp=np.exp,
+    sqrt=np.sqrt,
+    abs=np.abs,
+    minimum=np.minimum,
+    maximum=np.maximum,
+    where=np.where,
+    sigmoid=_numpy_sigmoid,
+    sigmoids=_numpy_sigmoids,
+    only_where=_numpy_only_where,
+    vector=_numpy_vector,
+    floor_int=lambda x: np.floor(x).astype(np.int64),
+    take=lambda array, index: array[index],
+    copy=np.array,
+)
+
+_JAX_OPS: SimpleNamespace | None = None
+
+
+def jax_ops() -> SimpleNamespace:
+    """The namespace for ``jax.numpy`` (traceable under ``jit`` and ``vmap``); imports JAX."""
+    global _JAX_OPS
+    if _JAX_OPS is None:
+        import jax.numpy as jnp
+
+        def sigmoid(x):
+            return 0.5 + 0.5 * jnp.tanh(0.5 * x)
+
+        _JAX_OPS = SimpleNamespace(
+            name="jax",
+            exp=jnp.exp,
+            sqrt=jnp.sqrt,
+            abs=jnp.abs,
+            minimum=jnp.minimum,
+            maximum=jnp.maximum,
+            where=jnp.where,
+            sigmoid=sigmoid,
+            sigmoids=lambda *xs: [sigmoid(x) for x in xs],
+            only_where=lambda mask, fn, x, *shared: jnp.where(mask, fn(x, *shared), 0.0),
+            vector=lambda items, dtype: jnp.stack([jnp.asarray(i) for i in items], axis=-1).astype(dtype),
+            floor_int=lambda x: jnp.floor(x).astype(jnp.int32),
+            take=lambda array, index: jnp.asarray(array)[index],
+            copy=lambda x: x,
+        )
+    return _JAX_OPS
+
+
+def replace_params(owner: str, base: Any, arguments: dict[str, Any]) -> Any:
+    """``base`` with ``arguments`` replaced (a frozen dataclass: the parameter set of an id)."""
+    return dataclasses.replace(base, **arguments) if arguments else base
+
+
+class Definition(Generic[State, Params]):
+    """Base of the environment definitions: override the rules; the shells do the rest.
+
+    Class attributes: ``name`` (the file's environment, e.g. ``"heartpole"``), ``State`` (the
+    ``NamedTuple`` of quantities), ``start_draws`` and ``step_draws`` (uniforms per start and per
+    step), ``render_modes`` and ``human`` (``"ansi"``: human mode prints the text; ``"rgb"``: it
+    shows the picture in a pygame window).
+    """
+
+    name: ClassVar[str]
+    State: ClassVar[type]
+    start_draws: ClassVar[int] = 0
+    step_draws: ClassVar[int] = 0
+    render_modes: ClassVar[tuple[str, ...]] = ("ansi", "human", "rgb_array")
+    render_fps: ClassVar[int] = 4
+    human: ClassVar[str] = "ansi"
+    #: Whether ``terminal`` / ``truncation`` are the definition's own (set for every subclass:
+    #: the scalar shell skips the calls of the defaults, which never end an episode).
+    ends: ClassVar[bool] = False
+    truncates: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any):
+        super().__init_subclass__(**kwargs)
+        cls.ends = cls.terminal is not Definition.terminal
+        cls.truncates = cls.truncation is not Definition.truncation
+
+    # Parameters -----------------------------------------------------------------------------
+
+    def make_params(self, base: Params, owner: str, **arguments: Any) -> Params:
+        """The parameters of an environment: ``base`` (the registry row's set) with the
+        constructor's ``arguments`` checked and put in. Raises ``ValueError`` / ``TypeError``
+        naming the argument."""
+        return replace_params(owner, base, arguments)
+
+    def action_space(self, params: Params) -> spaces.Space:
+        raise NotImplementedError
+
+    def observation_space(self, params: Params) -> spaces.Space:
+        raise NotImplementedError
+
+    # The rules --------------------------------------------------------------------------------
+
+    def initial(self, u: Sequence[Any], params: Params, ops: SimpleNamespace) -> State:
+        raise NotImplementedError
+
+    def transition(self, state: State, action: Any, u: Sequence[Any], params: Params, ops: SimpleNamespace) -> State:
+        raise NotImplementedError
+
+    def observation(self, state: State, params: Params, ops: SimpleNamespace) -> Any:
+        raise NotImplementedError
+
+    def reward(self, state: State, action: Any, next_state: State, params: Params, ops: SimpleNamespace) -> Any:
+        raise NotImplementedError
+
+    def terminal(self, state: State, params: Params, ops: SimpleNamespace) -> Any:
+        return False
+
+    def truncation(self, state: State, params: Params, ops: SimpleNamespace) -> Any:
+        return False
+
+    def may_truncate(self, params: Params) -> bool:
+        """Whether ``truncation`` can ever hold with these parameters (the shells skip it if not)."""
+        return self.truncates
+
+    def state_info(self, state: State, params: Params, ops: SimpleNamespace) -> dict[str, Any]:
+        return {}
+
+    def transition_info(
+        self, state: State, action: Any, next_state: State, params: Params, ops: SimpleNamespace
+    ) -> dict[str, Any]:
+        return {}
+
+    def heuristic(self, observation: Any, params: Params, ops: SimpleNamespace) -> Any:
+        raise NotImplementedError
+
+    # Actions at the edge (what a caller may pass, in the form the rules take) -----------------
+
+    def check_action(self, action: Any, space: spaces.Space, params: Params) -> Any:
+        """One action for the rules, or ``ValueError`` / ``TypeError`` naming what is allowed."""
+        if isinstance(space, spaces.Discrete):
+            return check_discrete_action(action, int(space.n))
+        raise NotImplementedError(f"{type(self).__name__}.check_action for {shown(space)}")
+
+    def check_actions(self, actions: Any, num_envs: int, space: spaces.Space, params: Params) -> Any:
+        """A batch of actions for the rules (``Discrete``: a fresh int64 array)."""
+        if isinstance(space, spaces.Discrete):
+            return check_discrete_actions(actions, num_envs, int(space.n)).copy()
+        raise NotImplementedError(f"{type(self).__name__}.check_actions for {shown(space)}")
+
+    # Pictures (numpy, one state) ---------------------------------------------------------------
+
+    def render_ansi(self, state: State, params: Params) -> str:
+        raise NotImplementedError
+
+    def render_rgb(self, state: State, params: Params) -> np.ndarray:
+        raise NotImplementedError
+
+
+def row_of(state: Any, i: int) -> Any:
+    """Row ``i`` of a batched state, as Python numbers (for the pictures)."""
+    return type(state)(*(np.asarray(q)[i].item() for q in state))
+
+
+Rule = Callable[..., Any]

@@ -1,0 +1,513 @@
+"""The generic shells that run a definition: a scalar ``gymnasium.Env`` and a numpy ``VectorEnv``.
+
+Nothing here is written per environment. :func:`env_classes` builds, from a definition and a
+parameter set (a registry row), the two classes users import (``HeartPoleEnv``,
+``HeartPoleVectorEnv``, ...), with the typed constructor of the row's arguments.
+
+The protocol, for both shells:
+
+* the constructor merges its keyword arguments with one optional dict first (Ray RLlib's
+  ``env_config``), rejects unknown names with ``TypeError`` naming the allowed ones, and lets the
+  definition check the values (``make_params``), once;
+* ``reset(seed=...)`` seeds ``np_random``, draws the start's uniforms and calls ``initial``;
+* ``step`` checks the action (``check_action``), draws the step's uniforms, calls
+  ``transition``, ``reward``, ``terminal``, ``truncation``, ``transition_info`` and
+  ``observation``; a step after the end (or before the first reset) raises
+  ``gymnasium.error.ResetNeeded``; a call that raises leaves the env as it was;
+* the step limit is not the environment's: ``gymnasium.make`` wraps the scalar env in
+  ``TimeLimit`` and ``gymnasium.make_vec`` passes ``max_episode_steps`` to the vector env, the
+  one place it is counted for a batch;
+* ``render_mode="human"`` shows each frame once, when the env makes it (``reset`` and ``step``):
+  text is printed, pictures go to a pygame window.
+
+The vector shell resets a row on the step after its episode ended (next-step autoreset); its
+``info`` holds an array and a ``_key`` mask per key, with the keys a ``SyncVectorEnv`` of the
+scalar env would give on that step.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.error import DependencyNotInstalled, ResetNeeded
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from gym_suite.envs._checks import (
+    check_int,
+    check_options,
+    check_render_mode,
+    check_seed,
+    merge_arguments,
+    shown,
+)
+from gym_suite.envs._definition import NUMPY, SCALAR, Definition, row_of
+
+INSTALL_RENDER_EXTRA = 'pip install "gym-suite[render]"'
+
+
+class _Window:
+    """A pygame window that shows ``rgb_array`` frames (human mode of a picture env)."""
+
+    def __init__(self, caption: str, fps: int):
+        self.caption, self.fps = caption, fps
+        self.surface = self.clock = None
+
+    def show(self, frame: np.ndarray) -> None:
+        try:
+            os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+            import pygame
+        except ImportError as exc:
+            raise DependencyNotInstalled(
+                f"pygame is not installed; render_mode='human' needs it: {INSTALL_RENDER_EXTRA}"
+            ) from exc
+        if self.surface is None:
+            pygame.display.init()
+            pygame.display.set_caption(self.caption)
+            self.surface = pygame.display.set_mode((frame.shape[1], frame.shape[0]))
+            self.clock = pygame.time.Clock()
+        pygame.surfarray.blit_array(self.surface, frame.swapaxes(0, 1))  # pygame indexes (x, y)
+        pygame.event.pump()
+        pygame.display.flip()
+        self.clock.tick(self.fps)
+
+    def close(self) -> None:
+        if self.surface is not None:
+            import pygame
+
+            pygame.display.quit()
+            self.surface = self.clock = None
+
+
+class SuiteEnv(gymnasium.Env):
+    """The scalar shell: one environment of a definition, its state in Python numbers.
+
+    ``env.state`` is the definition's state (a ``NamedTuple``) and ``env.np_random`` the
+    generator of its draws: restoring both (and ``TimeLimit``'s step count) replays the same
+    future. ``env.params`` holds the checked parameters; each constructor argument also reads as
+    an attribute (``env.heart_attack_proclivity``).
+    """
+
+    definition: Definition
+    base_params: Any
+    arguments: tuple[str, ...] = ()
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
+    reset_options: tuple[str, ...] = ()
+    _ended = True  # no step before the first reset
+    _window: _Window | None = None
+    _shown = False  # human mode: the current frame has been shown
+
+    def __init__(self, env_config: Mapping[str, Any] | None = None, **kwargs: Any):
+        owner = type(self).__name__
+        kwargs = merge_arguments(owner, (*self.arguments, "render_mode"), env_config, kwargs)
+        self.render_mode = check_render_mode(owner, kwargs.pop("render_mode", None), self.metadata["render_modes"])
+        self.params = self.definition.make_params(self.base_params, owner, **kwargs)
+        self.action_space = self.definition.action_space(self.params)
+        self.observation_space = self.definition.observation_space(self.params)
+        self.state = self.definition.initial((0.5,) * self.definition.start_draws, self.params, SCALAR)
+        # the fast path of step: a plain int in range of a Discrete space needs no checking
+        self._discrete_n = int(self.action_space.n) if isinstance(self.action_space, spaces.Discrete) else 0
+        self._ends = self.definition.ends
+        self._truncates = self.definition.may_truncate(self.params)
+
+    def __getattr__(self, name: str) -> Any:
+        # the parameters read as attributes (not called on the hot path: only for missing names)
+        if name != "params" and "params" in self.__dict__ and hasattr(self.params, name):
+            return getattr(self.params, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    # The protocol -------------------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
+        owner = type(self).__name__
+        check_options(owner, options, self.reset_options)  # before anything changes
+        seed = check_seed(owner, seed)
+        if seed is not None:
+            self._sync()
+        super().reset(seed=seed)
+        d = self.definition
+        u = self._draw(d.start_draws) if d.start_draws else ()
+        self.state = state = d.initial(u, self.params, SCALAR)
+        self._ended = False
+        self._shown = False
+        if self.render_mode == "human":
+            self._show()
+        return d.observation(state, self.params, SCALAR), d.state_info(state, self.params, SCALAR)
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+        if self._ended:
+            raise ResetNeeded(
+                f"{type(self).__name__}: the episode has ended (or reset() was never called); call reset() before step()"
+            )
+        d, params, state = self.definition, self.params, self.state
+        if not (action.__class__ is int and 0 <= action < self._discrete_n):
+            action = d.check_action(action, self.action_space, params)
+        count = d.step_draws
+        if count:
+            i = self._drawn
+            j = i + count
+            if j <= self._block_size:  # the block's next numbers (see _draw)
+                self._drawn = j
+                u = self._block[i:j]
+            else:
+                u = self._draw(count)
+        else:
+            u = ()
+        self.state = next_state = d.transition(state, action, u, params, SCALAR)
+        terminated = self._ends and bool(d.terminal(next_state, params, SCALAR))
+        truncated = self._truncates and bool(d.truncation(next_state, params, SCALAR))
+        self._ended = terminated or truncated
+        if self.render_mode == "human":
+            self._shown = False
+            self._show()
+        return (
+            d.observation(next_state, params, SCALAR),
+            float(d.reward(state, action, next_state, params, SCALAR)),
+            terminated,
+            truncated,
+            d.transition_info(state, action, next_state, params, SCALAR),
+        )
+
+    # Draws ------------------------------------------------------------------------------------
+    #
+    # The uniforms come from ``np_random`` in blocks of BLOCK_DRAWS (one numpy call instead of
+    # one per step), and the block is invisible: the numbers are those that drawing them one step
+    # at a time would give, and reading ``env.np_random`` first puts the generator back where the
+    # draws so far leave it (the rest of the block is dropped), so a snapshot of ``state`` and
+    # ``np_random`` replays the same future. A new generator (``reset(seed=...)``, or
+    # ``np_random`` set) starts a new block.
+
+    BLOCK_DRAWS = 4096
+    _block: list[float] = []
+    _block_size = 0
+    _block_from: Any = None  # the generator the block came from
+    _block_state: Any = None  # its bit generator's state before the block
+    _drawn = 0  # numbers of the block used so far
+
+    def _draw(self, count: int) -> list[float]:
+        """The next ``count`` uniforms of the env's stream."""
+        i, j = self._drawn, self._drawn + count
+        if j > self._block_size or self._block_from is not self._np_random:
+            self._sync()  # (a new generator always comes through reset or the np_random setter)
+            rng = self.np_random
+            self._block_state = rng.bit_generator.state
+            self._block = rng.random(max(self.BLOCK_DRAWS, count)).tolist()
+            self._block_size, self._block_from = len(self._block), rng
+            i, j = 0, count
+        self._drawn = j
+        return self._block[i:j]
+
+    def _sync(self) -> None:
+        """Put the block's generator where the draws used so far leave it; drop the block."""
+        rng = self._block_from
+        if rng is not None and rng is self._np_random:
+            rng.bit_generator.state = self._block_state
+            if self._drawn:
+                rng.random(min(self._drawn, self._block_size))
+        self._block, self._block_size, self._block_from, self._drawn = [], 0, None, 0
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        """The env's generator, as Gymnasium's: where the draws so far leave it."""
+        if self._block_from is not None:
+            self._sync()
+        return super().np_random
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        self._sync()
+        self._np_random, self._np_random_seed = value, -1
+
+    def heuristic(self, observation: Any) -> Any:
+        """The definition's documented simple policy, for one observation."""
+        action = self.definition.heuristic(observation, self.params, SCALAR)
+        return action if isinstance(action, np.ndarray) else int(action)
+
+    # Pictures ------------------------------------------------------------------------------
+
+    def render(self) -> Any:
+        mode = self.render_mode
+        if mode == "rgb_array":
+            return self.definition.render_rgb(self.state, self.params)
+        if mode == "ansi":
+            return self.definition.render_ansi(self.state, self.params)
+        if mode == "human":
+            self._show()  # a frame the env has shown already is not shown again
+        return None
+
+    def _show(self) -> None:
+        if self._shown:
+            return
+        self._shown = True
+        if self.definition.human == "rgb":
+            if self._window is None:
+                self._window = _Window(f"gym-suite {self.spec.id if self.spec else type(self).__name__}",
+                                       self.metadata["render_fps"])
+            self._window.show(self.definition.render_rgb(self.state, self.params))
+        else:
+            print(self.definition.render_ansi(self.state, self.params), end="")
+
+    def close(self) -> None:
+        if self._window is not None:
+            self._window.close()
+            self._window = None
+
+    def __getstate__(self) -> dict:
+        state = dict(vars(self))
+        state.pop("_window", None)  # a window does not travel
+        return state
+
+
+def _info_array(values: Any, num_envs: int) -> np.ndarray:
+    """A fresh array of info values: numbers and flags as they are, anything else as objects
+    (rows without a value then hold 0 / False / None, as in Gymnasium's vector envs)."""
+    array = np.array(np.broadcast_to(values, (num_envs,)))
+    return array if array.dtype.kind in "biuf" else array.astype(object)
+
+
+class SuiteVectorEnv(VectorEnv):
+    """The numpy shell: ``num_envs`` environments of a definition in arrays, next-step autoreset.
+
+    The arguments are the scalar env's, plus ``num_envs`` and ``max_episode_steps`` (``None`` or
+    ``-1``: no limit; ``gymnasium.make_vec`` passes the registered one). Every step draws the
+    step's uniforms for the rows that step, in row order, so ``num_envs=1`` follows the scalar
+    env from the same seed. A row that ended on the previous step starts afresh instead of
+    stepping (reward 0, not terminated, not truncated) and its info is that of its new start.
+    """
+
+    definition: Definition
+    base_params: Any
+    arguments: tuple[str, ...] = ()
+    scalar_env: type[SuiteEnv]
+    metadata: dict[str, Any] = {
+        "autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["ansi", "rgb_array"], "render_fps": 4,
+    }
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        env_config: Mapping[str, Any] | None = None,
+        *,
+        max_episode_steps: int | None = None,
+        render_mode: str | None = None,
+        **kwargs: Any,
+    ):
+        owner = type(self).__name__
+        allowed = ("num_envs", "max_episode_steps", "render_mode", *self.arguments)
+        kwargs = merge_arguments(owner, allowed, env_config, kwargs)
+        max_episode_steps = kwargs.pop("max_episode_steps", max_episode_steps)
+        render_mode = kwargs.pop("render_mode", render_mode)
+        num_envs = kwargs.pop("num_envs", num_envs)
+        self.num_envs = check_int(owner, "num_envs", num_envs, 1)
+        if isinstance(max_episode_steps, (int, np.integer)) and max_episode_steps == -1:  # Gymnasium's "no limit"
+            max_episode_steps = None
+        self.max_episode_steps = check_int(owner, "max_episode_steps", max_episode_steps, 1, allow_none=True)
+        self.render_mode = check_render_mode(owner, render_mode, self.metadata["render_modes"])
+        d = self.definition
+        self.params = d.make_params(self.base_params, owner, **kwargs)
+        self.single_observation_space = d.observation_space(self.params)
+        self.single_action_space = d.action_space(self.params)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        u = tuple(np.full(self.num_envs, 0.5) for _ in range(d.start_draws))
+        start = d.initial(u, self.params, NUMPY)
+        self.state = type(start)(*(np.array(np.broadcast_to(q, (self.num_envs,))) for q in start))
+        self._steps = np.zeros(self.num_envs, dtype=np.int64)
+        self._prev_done = np.zeros(self.num_envs, dtype=bool)
+        self._started = False
+        self._single_env: SuiteEnv | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if name != "params" and "params" in self.__dict__ and hasattr(self.params, name):
+            return getattr(self.params, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    @property
+    def single_env(self) -> SuiteEnv:
+        """A scalar env with the same arguments (made on first use; it never steps)."""
+        if self._single_env is None:
+            self._single_env = self.scalar_env(**{name: getattr(self.params, name) for name in self.arguments})
+        return self._single_env
+
+    # The protocol -------------------------------------------------------------------------
+
+    def reset(self, *, seed: int | list[int | None] | None = None, options: dict | None = None) -> tuple[Any, dict]:
+        owner = type(self).__name__
+        check_options(owner, options)
+        if seed is None or isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+            super().reset(seed=check_seed(owner, seed))
+        else:  # one seed per sub-environment: fold them into one generator for the batch
+            if not isinstance(seed, (list, tuple, np.ndarray)) or isinstance(seed, np.ndarray) and seed.ndim != 1:
+                raise TypeError(
+                    f"{owner}.reset: seed must be None, a non-negative integer or a list of {self.num_envs} "
+                    f"of them (None entries allowed), got {shown(seed)}"
+                )
+            if len(seed) != self.num_envs:
+                raise ValueError(f"{owner}.reset: expected {self.num_envs} seeds, got {len(seed)}")
+            seeds = [check_seed(owner, s) for s in seed]
+            entropy = [np.random.SeedSequence().entropy if s is None else s for s in seeds]
+            self._np_random = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy)))
+            self._np_random_seed = seeds[0] if seeds[0] is not None else -1
+        everything = np.ones(self.num_envs, dtype=bool)
+        self._start(everything)
+        self._steps[:] = 0
+        self._prev_done[:] = False
+        self._started = True
+        info = {}
+        for key, values in self.definition.state_info(self.state, self.params, NUMPY).items():
+            info[key] = _info_array(values, self.num_envs)
+            info[f"_{key}"] = everything.copy()
+        return self.definition.observation(self.state, self.params, NUMPY), info
+
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict]:
+        if not self._started:
+            raise ResetNeeded(f"{type(self).__name__}: call reset() before step()")
+        d, params, state, n = self.definition, self.params, self.state, self.num_envs
+        actions = d.check_actions(actions, n, self.single_action_space, params)
+        restart = self._prev_done  # rows that ended on the last step start afresh now
+        active = ~restart
+        if d.step_draws:
+            if active.all():
+                u = self.np_random.random((n, d.step_draws)).T
+            else:  # rows that restart draw nothing (the scalar env's reset draws no step uniforms)
+                draws = np.full((n, d.step_draws), 0.5)
+                draws[active] = self.np_random.random((int(active.sum()), d.step_draws))
+                u = draws.T
+        else:
+            u = ()
+        next_state = d.transition(state, actions, u, params, NUMPY)
+        reward = np.array(np.broadcast_to(d.reward(state, actions, next_state, params, NUMPY), (n,)), dtype=np.float64)
+        terminated = np.array(np.broadcast_to(d.terminal(next_state, params, NUMPY), (n,)), dtype=bool)
+        truncated = np.array(np.broadcast_to(d.truncation(next_state, params, NUMPY), (n,)), dtype=bool)
+        info = {}
+        if active.any():  # the step's keys, as a SyncVectorEnv has them: only when a row stepped
+            for key, values in d.transition_info(state, actions, next_state, params, NUMPY).items():
+                info[key] = _info_array(values, n)  # a copy: never the env's own state
+                info[f"_{key}"] = active.copy()
+        self.state = next_state
+        self._steps += 1
+        if restart.any():
+            self._start(restart)
+            self._steps[restart] = 0
+            reward[restart] = 0.0
+            terminated &= active
+            truncated &= active
+            start_info = d.state_info(self.state, params, NUMPY)
+            for key, values in info.items():
+                if not key.startswith("_") and key not in start_info:
+                    values[restart] = None if values.dtype == object else 0
+            for key, values in start_info.items():
+                values = _info_array(values, n)
+                if key not in info:
+                    info[key] = np.zeros_like(values) if values.dtype != object else np.full(values.shape, None)
+                    info[f"_{key}"] = np.zeros(n, dtype=bool)
+                info[key][restart] = values[restart]
+                info[f"_{key}"] |= restart
+        if self.max_episode_steps is not None:
+            truncated |= self._steps >= self.max_episode_steps
+        self._prev_done = terminated | truncated
+        return d.observation(self.state, params, NUMPY), reward, terminated, truncated, info
+
+    def restart(self, rows: Any) -> tuple[Any, dict]:
+        """Start the sub-environments of the boolean mask ``rows`` afresh now, not on their next
+        step: for callers with same-step autoreset (Stable-Baselines3's ``VecEnv``). Returns the
+        whole batch's observation and the start info (arrays over every row; the values of
+        ``rows`` are their new starts')."""
+        rows = np.asarray(rows)
+        if rows.dtype != bool or rows.shape != (self.num_envs,):
+            raise ValueError(
+                f"restart: expected a boolean mask of shape ({self.num_envs},), got {rows.dtype} of shape {rows.shape}"
+            )
+        if not self._started:
+            raise ResetNeeded(f"{type(self).__name__}: call reset() before restart()")
+        self._start(rows)
+        self._steps[rows] = 0
+        self._prev_done[rows] = False
+        d = self.definition
+        info = {k: _info_array(v, self.num_envs) for k, v in d.state_info(self.state, self.params, NUMPY).items()}
+        return d.observation(self.state, self.params, NUMPY), info
+
+    def _start(self, rows: np.ndarray) -> None:
+        """Draw fresh starts for the rows of ``rows`` (in row order) and put them in the state."""
+        d, count = self.definition, int(rows.sum())
+        u = self.np_random.random((count, d.start_draws)).T if d.start_draws else ()
+        start = d.initial(u, self.params, NUMPY)
+        state = [np.array(q) for q in self.state]  # own arrays: the rules may return shared ones
+        for quantity, value in zip(state, start):
+            quantity[rows] = value
+        self.state = type(self.state)(*state)
+
+    def heuristic(self, observations: Any) -> Any:
+        """The definition's documented simple policy, for a batch of observations."""
+        return self.definition.heuristic(observations, self.params, NUMPY)
+
+    # Pictures ------------------------------------------------------------------------------
+
+    def render(self) -> Any:
+        rows = [row_of(self.state, i) for i in range(self.num_envs)]
+        if self.render_mode == "rgb_array":
+            return tuple(self.definition.render_rgb(row, self.params) for row in rows)
+        if self.render_mode == "ansi":
+            return "".join(
+                f"[{i}] " + self.definition.render_ansi(row, self.params).rstrip("\n").replace("\n", " | ") + "\n"
+                for i, row in enumerate(rows)
+            )
+        return None
+
+
+def _signature(definition: Definition, base_params: Any, arguments: tuple[str, ...], vector: bool) -> inspect.Signature:
+    """The typed constructor users and IDEs see: the row's arguments with their defaults."""
+    hints = getattr(type(base_params), "__annotations__", {})
+    params = [inspect.Parameter("env_config", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None,
+                                annotation="Mapping[str, Any] | None")]
+    if vector:
+        params.insert(0, inspect.Parameter("num_envs", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=1,
+                                           annotation="int"))
+        params.append(inspect.Parameter("max_episode_steps", inspect.Parameter.KEYWORD_ONLY, default=None,
+                                        annotation="int | None"))
+    for name in arguments:
+        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=getattr(base_params, name),
+                                        annotation=hints.get(name, inspect.Parameter.empty)))
+    params.append(inspect.Parameter("render_mode", inspect.Parameter.KEYWORD_ONLY, default=None,
+                                    annotation="str | None"))
+    return inspect.Signature(params)
+
+
+def env_classes(
+    definition: Definition,
+    base_params: Any,
+    arguments: tuple[str, ...],
+    *,
+    name: str,
+    module: str,
+    doc: str,
+) -> tuple[type[SuiteEnv], type[SuiteVectorEnv]]:
+    """The scalar and the vector env class of one parameter set of ``definition``.
+
+    ``arguments`` are the names of ``base_params`` a user may set (the typed constructor);
+    ``name`` the scalar class's name (the vector class adds ``Vector``); ``doc`` its manual.
+    """
+    metadata = {"render_modes": list(definition.render_modes), "render_fps": definition.render_fps}
+    namespace = {
+        "definition": definition, "base_params": base_params, "arguments": tuple(arguments),
+        "metadata": metadata, "__doc__": doc, "__module__": module,
+    }
+    scalar = type(name, (SuiteEnv,), dict(namespace))
+    scalar.__signature__ = _signature(definition, base_params, arguments, vector=False)  # type: ignore[attr-defined]
+    vector_doc = (
+        f"``num_envs`` copies of :class:`{name}` in numpy arrays (next-step autoreset); the same arguments, "
+        f"plus ``num_envs`` and ``max_episode_steps``. See :class:`{name}` for the manual."
+    )
+    vector_metadata = {**SuiteVectorEnv.metadata, "render_modes": [m for m in definition.render_modes if m != "human"],
+                       "render_fps": definition.render_fps}
+    vector = type(name.removesuffix("Env") + "VectorEnv", (SuiteVectorEnv,), {
+        **namespace, "metadata": vector_metadata, "__doc__": vector_doc, "scalar_env": scalar,
+    })
+    vector.__signature__ = _signature(definition, base_params, arguments, vector=True)  # type: ignore[attr-defined]
+    return scalar, vector
