@@ -1,0 +1,183 @@
+"""The contributor's path, proved: a tiny environment defined the way every gym-suite environment
+is (a parameters dataclass, a state, the rules as one Definition) runs through every shell, and
+what every shell promises holds for it (seeding, ResetNeeded, next-step autoreset with the info
+keys of a SyncVectorEnv on every step, argument checks)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, NamedTuple
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium import spaces
+from gymnasium.error import ResetNeeded
+
+import gym_suite
+from gym_suite.envs._checks import check_int
+from gym_suite.envs._definition import NUMPY, SCALAR, Definition
+from gym_suite.envs._shells import env_classes
+
+
+@dataclasses.dataclass(frozen=True)
+class CoinParams:
+    flips: int = 3  # the episode ends after this many heads
+
+
+class CoinState(NamedTuple):
+    heads: Any
+    last: Any  # the last flip: 1 heads, 0 tails, -1 none yet
+
+
+class Coin(Definition[CoinState, CoinParams]):
+    """Guess the next flip of a fair coin: +1 when right; the episode ends after ``flips`` heads."""
+
+    name = "coin"
+    State = CoinState
+    start_draws = 1
+    step_draws = 1
+
+    def make_params(self, base, owner, **arguments):
+        if "flips" in arguments:
+            arguments["flips"] = check_int(owner, "flips", arguments["flips"], 1)
+        return super().make_params(base, owner, **arguments)
+
+    def action_space(self, params):
+        return spaces.Discrete(2)
+
+    def observation_space(self, params):
+        return spaces.Discrete(params.flips + 1)
+
+    def initial(self, u, params, ops):
+        zero = ops.floor_int(0.0 * u[0])  # an integer zero of the backend's kind (the draw is not used)
+        return CoinState(zero, zero - 1)
+
+    def transition(self, state, action, u, params, ops):
+        flip = ops.where(u[0] < 0.5, 1, 0)
+        return CoinState(state.heads + flip, flip)
+
+    def observation(self, state, params, ops):
+        return ops.copy(state.heads)
+
+    def reward(self, state, action, next_state, params, ops):
+        return ops.where(action == next_state.last, 1.0, -1.0)
+
+    def terminal(self, state, params, ops):
+        return state.heads >= params.flips
+
+    def state_info(self, state, params, ops):
+        return {"heads": ops.copy(state.heads)}
+
+    def transition_info(self, state, action, next_state, params, ops):
+        return {"flip": ops.copy(next_state.last)}
+
+    def heuristic(self, observation, params, ops):
+        return 1
+
+    def render_ansi(self, state, params):
+        return f"heads {state.heads}, last {state.last}\n"
+
+
+COIN = Coin()
+CoinEnv, CoinVectorEnv = env_classes(COIN, CoinParams(), ("flips",), name="CoinEnv", module=__name__, doc=Coin.__doc__)
+COIN_ID = "gym_suite_test/coin-v0"
+
+if COIN_ID not in gymnasium.registry:
+    gymnasium.register(COIN_ID, entry_point=CoinEnv, vector_entry_point=CoinVectorEnv, max_episode_steps=20)
+
+
+def test_the_tiny_definition_is_a_gymnasium_env():
+    from gymnasium.utils.env_checker import check_env
+
+    check_env(CoinEnv(flips=2), skip_render_check=True)
+    env = gymnasium.make(COIN_ID, flips=2)
+    obs, info = env.reset(seed=3)
+    assert obs == 0 and info == {"heads": 0}
+    with pytest.raises(TypeError, match="flips"):
+        CoinEnv(flips=1.5)
+    with pytest.raises(TypeError, match="allowed arguments are \\['flips', 'render_mode'\\]"):
+        CoinEnv(flip=2)
+    assert str(CoinEnv.__signature__) == "(env_config: 'Mapping[str, Any] | None' = None, *, flips: 'int' = 3, render_mode: 'str | None' = None)"
+
+
+def test_step_after_the_end_needs_a_reset():
+    env = CoinEnv(flips=1)
+    with pytest.raises(ResetNeeded):
+        env.step(0)
+    env.reset(seed=0)
+    terminated = False
+    while not terminated:
+        _, _, terminated, _, _ = env.step(1)
+    with pytest.raises(ResetNeeded):
+        env.step(1)
+
+
+@pytest.mark.parametrize("env_id", [COIN_ID, *gym_suite.ENV_IDS])
+def test_native_vector_env_has_the_info_keys_of_sync_on_every_step(env_id):
+    """The info's key set, every step, when every row ends on every step (so both restart every
+    row on the next: the start's keys only) and, for an id whose episodes end only by the step
+    limit, when rows run on (the step's keys). Values differ by design: a native env folds the
+    row seeds into one generator."""
+    limits = (1, 3) if env_id == "heartpole-v0" else (1,)
+    for limit in limits:
+        native = gymnasium.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point", max_episode_steps=limit)
+        sync = gymnasium.make_vec(env_id, num_envs=3, vectorization_mode="sync", max_episode_steps=limit)
+        native.action_space.seed(5)
+        info_n, info_s = native.reset(seed=[1, 2, 3])[1], sync.reset(seed=[1, 2, 3])[1]
+        assert set(info_n) == set(info_s)
+        for step in range(6):
+            actions = native.action_space.sample()
+            out_n, out_s = native.step(actions), sync.step(actions)
+            assert set(out_n[4]) == set(out_s[4]), (limit, step)
+            np.testing.assert_array_equal(out_n[3], out_s[3])
+            for key in out_n[4]:
+                if key.startswith("_"):
+                    np.testing.assert_array_equal(out_n[4][key], out_s[4][key])
+
+
+def test_one_row_follows_the_scalar_env():
+    env, envs = CoinEnv(), CoinVectorEnv(1)
+    o1, _ = env.reset(seed=9)
+    o2, _ = envs.reset(seed=9)
+    for t in range(30):
+        a = t % 2
+        o1, r1, te1, tr1, _ = env.step(a)
+        o2, r2, te2, tr2, _ = envs.step(np.array([a]))
+        if te1:
+            assert te2[0]
+            o1, _ = env.reset()
+            o2, r2, te2, tr2, _ = envs.step(np.array([a]))  # the vector env restarts next step
+        assert o1 == o2[0]
+
+
+@pytest.mark.parametrize("seed", [{0: 1, 1: 2}, {1, 2}, "12", b"12", np.zeros((2, 1), dtype=int), 1.0, True])
+def test_vector_reset_refuses_seeds_that_are_not_a_list(seed):
+    envs = CoinVectorEnv(2)
+    with pytest.raises(TypeError, match="seed must be None, a non-negative integer or a list of 2"):
+        envs.reset(seed=seed)
+
+
+def test_same_rules_on_floats_and_arrays():
+    rng = np.random.default_rng(0)
+    states = CoinState(rng.integers(0, 3, 50), rng.integers(-1, 2, 50))
+    actions, u = rng.integers(0, 2, 50), rng.random((1, 50))
+    batch = COIN.transition(states, actions, u, CoinParams(), NUMPY)
+    for i in range(50):
+        one = COIN.transition(CoinState(int(states.heads[i]), int(states.last[i])), int(actions[i]), [float(u[0, i])],
+                              CoinParams(), SCALAR)
+        assert one == (batch.heads[i], batch.last[i])
+    assert math.isclose(COIN.reward(states, actions, batch, CoinParams(), NUMPY).sum(),
+                        sum(COIN.reward(None, int(a), CoinState(0, int(last)), CoinParams(), SCALAR)
+                            for a, last in zip(actions, batch.last)))
+
+
+def test_human_render_shows_each_frame_once(capsys):
+    env = CoinEnv(render_mode="human")
+    env.reset(seed=0)
+    env.render()
+    env.step(1)
+    env.render()
+    env.render()
+    assert capsys.readouterr().out.count("heads") == 2
