@@ -108,6 +108,6 @@ if "gym" in sys.modules:  # gym was imported first: give it the ids now
 
     register_gym()
 
-from gym_suite.evaluate import evaluate  # noqa: E402  (light: joblib and tqdm load on use)
+from gym_suite.evaluate import action_seed, evaluate  # noqa: E402  (light: joblib and tqdm load on use)
 
-__all__ = ["ENV_IDS", "SPECS", "Spec", "evaluate", "register_gymnasium", "__version__"]
+__all__ = ["ENV_IDS", "SPECS", "Spec", "action_seed", "evaluate", "register_gymnasium", "__version__"]

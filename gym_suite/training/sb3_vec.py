@@ -42,14 +42,8 @@ from gymnasium.wrappers.utils import rescale_box
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
-from gym_suite.envs._base import SuiteVectorEnv, check_int, check_seed, shown
-
-try:  # the generic vector shell's base class, where the envs' core has moved to it
-    from gym_suite.envs._shells import SuiteVectorEnv as _ShellVectorEnv
-
-    _NATIVE_BASES: tuple[type, ...] = (SuiteVectorEnv, _ShellVectorEnv)
-except ImportError:
-    _NATIVE_BASES = (SuiteVectorEnv,)
+from gym_suite.envs._checks import check_int, check_seed, shown
+from gym_suite.envs._shells import SuiteVectorEnv
 from gym_suite.training.recipes import ExpectedPenalty
 from gym_suite.training.wrappers import acts_in_unit_box, check_reward_transform
 
@@ -79,7 +73,7 @@ def make_native_vector_env(env_id: str, n_envs: int, env_kwargs: Mapping[str, An
             "Stable-Baselines3's DummyVecEnv (make_sb3_env(..., vec_env='dummy'))"
         )
     venv = gymnasium.make_vec(env_id, num_envs=n_envs, vectorization_mode="vector_entry_point", **dict(env_kwargs or {}))
-    if not isinstance(venv.unwrapped, _NATIVE_BASES):
+    if not isinstance(venv.unwrapped, SuiteVectorEnv):
         venv.close()
         raise ValueError(
             f"{env_id}'s vector env is a {type(venv.unwrapped).__name__}, not a gym-suite native vector env "
