@@ -122,7 +122,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite.envs._checks import check_number
+from gym_suite.envs._checks import ArgumentTypeError, check_number, shown
 from gym_suite.envs._definition import Definition
 from gym_suite.envs._shells import env_classes
 
@@ -319,7 +319,7 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
             )
         if "expected_cost" in arguments:
             if not isinstance(arguments["expected_cost"], (bool, np.bool_)):
-                raise TypeError(f"{owner}: expected_cost must be True or False, got {arguments['expected_cost']!r}")
+                raise ArgumentTypeError(f"{owner}: expected_cost must be True or False, got {shown(arguments['expected_cost'])}")
             arguments["expected_cost"] = bool(arguments["expected_cost"])
         return super().make_params(base, owner, **arguments)
 
@@ -404,10 +404,9 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
     ) -> Any:
         if params.reward_work:
             reward = next_state.productivity
-        else:  # the change of the score (work_done is 0 while time_elapsed is)
-            reward = next_state.work_done / next_state.time_elapsed - state.work_done / ops.maximum(
-                state.time_elapsed, HALF_HOUR
-            )
+        else:  # the change of the score; before the first step work_done and time_elapsed are 0 (0 / 1)
+            started = state.time_elapsed
+            reward = next_state.work_done / next_state.time_elapsed - state.work_done / (started + (started == 0.0))
         if params.expected_cost:
             return reward - HEART_ATTACK_PENALTY * next_state.heart_attack_probability
         return reward - HEART_ATTACK_PENALTY * next_state.heart_attack
