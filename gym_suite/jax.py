@@ -1,0 +1,547 @@
+"""JAX environments: every gym-suite id as a gymnax ``Environment`` and as a Gymnasium functional JAX env.
+
+Install the extra with ``pip install "gym-suite[jax]"`` (JAX and gymnax). ``import gym_suite``
+never imports JAX; ``import gym_suite.jax`` does.
+
+Nothing here is written per environment: each id's definition (``gym_suite/envs/*_env.py``)
+runs with ``ops=jax_ops()`` (``jax.numpy``), so the JAX env follows the same rules as the
+scalar and numpy envs, on draws from ``jax.random``.
+
+**gymnax** (PureJaxRL-style loops, rejax, Stoix): :func:`make` returns ``(env, params)`` as
+``gymnax.make`` does::
+
+    import jax
+    import gym_suite.jax
+
+    env, params = gym_suite.jax.make("heartpole-v1")
+    keys = jax.random.split(jax.random.key(0), 64)
+    obs, state = jax.vmap(env.reset, in_axes=(0, None))(keys, params)
+
+``env.step(key, state, action, params)`` is gymnax's: it resets an ended episode in the same
+call (the returned observation is the new start's; ``info["final_observation"]`` is the last
+one). The step limit is ``params.max_steps_in_episode`` (the registry's, or ``2**31 - 1`` when
+the registry has none: heartpole-v1 and push-v0 end by their own rules);
+``params.replace(max_steps_in_episode=N)`` changes it. An episode that the rules truncate
+(heartpole-v1's two weeks) is reported as truncated, as the step limit is.
+
+Observations are the definition's, except a ``Dict`` observation (push-v0), which is flattened
+into one float vector, in the order of ``gymnasium.spaces.flatten`` (its keys in the space's
+order; a ``Discrete`` part one-hot, a ``Box`` part as its values), so that array-based trainers
+take it; :meth:`SuiteJaxEnv.observation_space` is the matching ``Box``. ``info`` holds the
+step's numeric values (an action's name is given as its index).
+
+**Gymnasium**: importing this module registers ``gym_suite_jax/<id>`` for every id (for example
+``gymnasium.make("gym_suite_jax/heartpole-v1")`` and ``gymnasium.make_vec("gym_suite_jax/heartpole-v1",
+num_envs=8)``), :class:`JaxEnv` and :class:`JaxVectorEnv` on Gymnasium's ``FunctionalJaxEnv`` and
+``FunctionalJaxVectorEnv``. Without importing first, ``gymnasium.make("gym_suite.jax:gym_suite_jax/heartpole-v1")``
+imports this module and makes the env. These keep the definition's own observation space
+(``Dict`` for push-v0), return JAX arrays, and render ``rgb_array`` pictures with numpy.
+
+**Precision**: the state, the draws and the rewards are ``float32`` unless JAX's 64-bit mode is
+on (``jax.config.update("jax_enable_x64", True)`` before making the env, or the environment
+variable ``JAX_ENABLE_X64=1``); then they are ``float64`` and agree with the numpy env to about
+``1e-12`` relative on the same draws (float32: about ``1e-5``). Observations keep the dtype of
+the observation space (``float32`` boxes). The JAX env's random streams are ``jax.random``'s:
+the same seed gives other episodes than the numpy env (the same distributions).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import struct
+from gymnasium import spaces as gym_spaces
+from gymnasium.envs.functional_jax_env import FunctionalJaxEnv, FunctionalJaxVectorEnv
+from gymnasium.experimental.functional import FuncEnv
+from gymnasium.vector import AutoresetMode
+from gymnax.environments import environment
+from gymnax.environments import spaces as gymnax_spaces
+
+import gym_suite
+from gym_suite.envs._checks import merge_arguments
+from gym_suite.envs._definition import Definition, jax_ops
+
+__all__ = [
+    "NAMESPACE",
+    "NO_LIMIT",
+    "EnvParams",
+    "EnvState",
+    "JaxEnv",
+    "JaxVectorEnv",
+    "SuiteJaxEnv",
+    "jax_ids",
+    "make",
+    "register_gymnasium_jax",
+]
+
+#: The Gymnasium namespace of the JAX envs: ``gym_suite_jax/heartpole-v1``.
+NAMESPACE = "gym_suite_jax"
+#: ``max_steps_in_episode`` of an id whose registry row has no step limit (int32's largest).
+NO_LIMIT = 2**31 - 1
+#: gymnax 1.0 and later split ``terminated`` and ``truncated`` (``Environment.is_truncated``);
+#: before, ``step_env`` returned one ``done``.
+_SPLIT_STEP = hasattr(environment.Environment, "is_truncated")
+
+
+@struct.dataclass
+class EnvState(environment.EnvState):
+    """gymnax's state: ``time`` (steps in the episode) and ``inner``, the definition's state
+    (its ``NamedTuple`` of JAX arrays)."""
+
+    inner: Any
+
+
+@struct.dataclass
+class EnvParams(environment.EnvParams):
+    """gymnax's parameters: the step limit. The definition's parameters (the id's arguments) are
+    static configuration of the env (``env.definition_params``)."""
+
+    max_steps_in_episode: int = NO_LIMIT
+
+
+def _spec(env_id: str) -> gym_suite.Spec:
+    if not isinstance(env_id, str):
+        raise TypeError(f"gym_suite.jax.make: env_id must be a string, one of {list(gym_suite.ENV_IDS)}, got {env_id!r}")
+    name = env_id.removeprefix("gym_suite:").removeprefix(f"{NAMESPACE}/")
+    for spec in gym_suite.SPECS:
+        if spec.id == name:
+            return spec
+    raise ValueError(f"gym_suite.jax.make: unknown env_id {env_id!r}; the ids are {list(gym_suite.ENV_IDS)}")
+
+
+def _env_class(spec: gym_suite.Spec) -> type:
+    module, _, name = spec.entry_point.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def jax_ids() -> tuple[str, ...]:
+    """The ids that run on JAX (those whose environment is a definition)."""
+    return tuple(spec.id for spec in gym_suite.SPECS if hasattr(_env_class(spec), "definition"))
+
+
+def _device_params(params: Any) -> Any:
+    """``params`` with its numeric numpy arrays (push-v0's log) as device arrays."""
+    import dataclasses
+
+    if not dataclasses.is_dataclass(params):
+        return params
+    changes = {
+        field.name: jnp.asarray(value)
+        for field in dataclasses.fields(params)
+        if isinstance(value := getattr(params, field.name), np.ndarray) and value.dtype.kind in "biuf"
+    }
+    if not changes:
+        return params
+    copy = object.__new__(type(params))  # frozen: set the fields without running __init__'s checks
+    for field in dataclasses.fields(params):
+        object.__setattr__(copy, field.name, changes.get(field.name, getattr(params, field.name)))
+    return copy
+
+
+def _gymnax_space(space: gym_spaces.Space) -> gymnax_spaces.Space:
+    """The gymnax space of a Gymnasium space (a ``Dict`` becomes its flattened ``Box``)."""
+    if isinstance(space, gym_spaces.Discrete) and int(space.start) == 0:
+        return gymnax_spaces.Discrete(int(space.n))
+    if isinstance(space, gym_spaces.Discrete):
+        start = int(space.start)
+        return gymnax_spaces.Box(start, start + int(space.n) - 1, (), jnp.int32)
+    if isinstance(space, gym_spaces.Box):
+        return gymnax_spaces.Box(jnp.asarray(space.low), jnp.asarray(space.high), tuple(space.shape), space.dtype)
+    if isinstance(space, gym_spaces.Dict):
+        flat = gym_spaces.flatten_space(space)
+        dtype = jnp.zeros(0).dtype  # float32, float64 under x64
+        return gymnax_spaces.Box(jnp.asarray(flat.low, dtype), jnp.asarray(flat.high, dtype), tuple(flat.shape), dtype)
+    raise NotImplementedError(f"gym_suite.jax: no gymnax space for {space}")
+
+
+def _flatten(observation: Any, space: gym_spaces.Space) -> jax.Array:
+    """A ``Dict`` observation as one float vector, as ``gymnasium.spaces.flatten`` orders it."""
+    dtype = jnp.zeros(0).dtype
+    parts = []
+    for key, sub in space.spaces.items():
+        value = observation[key]
+        if isinstance(sub, gym_spaces.Discrete):
+            parts.append(jax.nn.one_hot(jnp.asarray(value) - int(sub.start), int(sub.n), dtype=dtype))
+        elif isinstance(sub, gym_spaces.Box):
+            parts.append(jnp.ravel(jnp.asarray(value)).astype(dtype))
+        elif isinstance(sub, gym_spaces.Dict):
+            parts.append(_flatten(value, sub))
+        else:
+            raise NotImplementedError(f"gym_suite.jax: cannot flatten {sub}")
+    return jnp.concatenate(parts)
+
+
+def _numeric(value: Any) -> bool:
+    """Whether an info value can be a JAX array (names and other objects are left out)."""
+    if isinstance(value, (jax.Array, bool, int, float, np.bool_, np.number)):
+        return True
+    return isinstance(value, np.ndarray) and value.dtype.kind in "biuf"
+
+
+class SuiteJaxEnv(environment.Environment):
+    """A gym-suite id as a gymnax ``Environment`` (made by :func:`make`).
+
+    ``env.definition`` is the id's definition and ``env.definition_params`` its parameters (the
+    constructor's arguments, checked as the numpy env checks them). The state is an
+    :class:`EnvState`; :meth:`step_with_draws` is one step on given uniforms (what the
+    equivalence tests call).
+    """
+
+    def __init__(self, env_id: str, **kwargs: Any):
+        super().__init__()
+        spec = _spec(env_id)
+        cls = _env_class(spec)
+        if not hasattr(cls, "definition"):
+            raise NotImplementedError(f"gym_suite.jax: {spec.id} does not run on JAX yet; the ids that do: {list(jax_ids())}")
+        owner = cls.__name__
+        kwargs = merge_arguments(owner, tuple(cls.arguments), None, kwargs)
+        self.env_id = spec.id
+        self.definition: Definition = cls.definition
+        self.definition_params = self.definition.make_params(cls.base_params, owner, **kwargs)
+        self.max_episode_steps = spec.max_episode_steps
+        self._params = _device_params(self.definition_params)
+        self._ops = jax_ops()
+        self._gym_observation_space = self.definition.observation_space(self.definition_params)
+        self._gym_action_space = self.definition.action_space(self.definition_params)
+        self._truncates = self.definition.may_truncate(self.definition_params)
+        self._types: dict[bool, Any] = {}
+
+    def __repr__(self) -> str:
+        return f"SuiteJaxEnv({self.env_id!r})"
+
+    # gymnax's interface -------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self.env_id
+
+    @property
+    def default_params(self) -> EnvParams:
+        limit = self.max_episode_steps
+        return EnvParams(max_steps_in_episode=NO_LIMIT if limit is None else int(limit))
+
+    @property
+    def num_actions(self) -> int:
+        space = self._gym_action_space
+        if isinstance(space, gym_spaces.Discrete):
+            return int(space.n)
+        return int(np.prod(space.shape))
+
+    def action_space(self, params: EnvParams | None = None) -> gymnax_spaces.Space:
+        return _gymnax_space(self._gym_action_space)
+
+    def observation_space(self, params: EnvParams | None = None) -> gymnax_spaces.Space:
+        return _gymnax_space(self._gym_observation_space)
+
+    def reset_env(self, key: jax.Array, params: EnvParams) -> tuple[jax.Array, EnvState]:
+        state = self.initial_with_draws(self._draws(key, self.definition.start_draws))
+        return self.get_obs(state, params), state
+
+    def step_env(
+        self, key: jax.Array, state: EnvState, action: Any, params: EnvParams
+    ) -> tuple[jax.Array, EnvState, jax.Array, jax.Array, dict[str, Any]]:
+        obs, next_state, reward, terminated, _, info = self.step_with_draws(
+            state, action, self._draws(key, self.definition.step_draws)
+        )
+        if not _SPLIT_STEP:  # gymnax before 1.0: one `done`, the step limit included
+            terminated = terminated | self.is_truncated(next_state, params)
+        return obs, next_state, reward, terminated, info
+
+    def get_obs(self, state: EnvState, params: EnvParams | None = None, key: Any = None) -> jax.Array:
+        observation = self.definition.observation(state.inner, self._params, self._ops)
+        if isinstance(self._gym_observation_space, gym_spaces.Dict):
+            return _flatten(observation, self._gym_observation_space)
+        return jnp.asarray(observation)
+
+    def is_terminated(self, state: EnvState, params: EnvParams | None = None) -> jax.Array:
+        return jnp.asarray(self.definition.terminal(state.inner, self._params, self._ops), dtype=bool)
+
+    def is_terminal(self, state: EnvState, params: EnvParams | None = None) -> jax.Array:
+        return self.is_terminated(state, params) | self.is_truncated(state, params or self.default_params)
+
+    def is_truncated(self, state: EnvState, params: EnvParams) -> jax.Array:
+        """The step limit, or the rules' own end (heartpole-v1's two weeks)."""
+        return (state.time >= params.max_steps_in_episode) | self.rules_truncation(state)
+
+    def rules_truncation(self, state: EnvState) -> jax.Array:
+        """Whether the definition's own clock ended the episode (not the step limit)."""
+        if not self._truncates:
+            return jnp.asarray(False)
+        return jnp.asarray(self.definition.truncation(state.inner, self._params, self._ops), dtype=bool)
+
+    # The definition on given draws ----------------------------------------------------------------
+
+    def initial_with_draws(self, u: Any) -> EnvState:
+        """A fresh state from the start's uniforms."""
+        inner = self._canonical(self.definition.initial(u, self._params, self._ops))
+        return EnvState(time=jnp.zeros((), jnp.int32), inner=inner)
+
+    def step_with_draws(
+        self, state: EnvState, action: Any, u: Any
+    ) -> tuple[jax.Array, EnvState, jax.Array, jax.Array, jax.Array, dict[str, Any]]:
+        """One step on the uniforms ``u``: ``(obs, next_state, reward, terminated, truncated by
+        the rules, info)``; no reset, no step limit."""
+        d, params, ops = self.definition, self._params, self._ops
+        action = self._action(action)
+        inner = self._canonical(d.transition(state.inner, action, u, params, ops))
+        reward = jnp.asarray(d.reward(state.inner, action, inner, params, ops), dtype=self._float())
+        next_state = EnvState(time=state.time + 1, inner=inner)
+        info = {
+            key: jnp.asarray(value)
+            for key, value in d.transition_info(state.inner, action, inner, params, ops).items()
+            if _numeric(value)
+        }
+        return (
+            self.get_obs(next_state),
+            next_state,
+            reward,
+            self.is_terminated(next_state),
+            self.rules_truncation(next_state),
+            info,
+        )
+
+    def _float(self) -> Any:
+        return jnp.zeros(0).dtype  # float32, or float64 under x64
+
+    def _draws(self, key: jax.Array, count: int) -> Any:
+        return jax.random.uniform(key, (count,), dtype=self._float()) if count else ()
+
+    def _action(self, action: Any) -> Any:
+        if isinstance(self._gym_action_space, gym_spaces.Discrete):
+            return jnp.asarray(action, dtype=jnp.int32)
+        return jnp.asarray(action, dtype=self._float())
+
+    def _canonical(self, inner: Any) -> Any:
+        """``inner`` with the dtypes and shapes a step gives (strong types), so that a reset
+        state and a stepped one are interchangeable (``lax.select``, ``lax.scan``)."""
+        types = self._state_types()
+        return jax.tree.map(lambda x, t: jnp.broadcast_to(jnp.asarray(x, dtype=t.dtype), t.shape), inner, types)
+
+    def _state_types(self) -> Any:
+        x64 = bool(jax.config.read("jax_enable_x64"))
+        if x64 not in self._types:
+            d, params, ops = self.definition, self._params, self._ops
+            float_dtype = self._float()
+            start = jax.ShapeDtypeStruct((d.start_draws,), float_dtype)
+            step = jax.ShapeDtypeStruct((d.step_draws,), float_dtype)
+            action = jax.eval_shape(lambda: self.action_space().sample(jax.random.key(0)))
+            def strong(tree: Any) -> Any:
+                return jax.tree.map(lambda t: jax.ShapeDtypeStruct(jnp.shape(t), jnp.result_type(t)), tree)
+
+            types = strong(jax.eval_shape(lambda u: d.initial(u if d.start_draws else (), params, ops), start))
+            for _ in range(2):  # the step's types, from a state of the step's types
+                types = strong(jax.eval_shape(
+                    lambda s, a, u: d.transition(s, self._action(a), u if d.step_draws else (), params, ops),
+                    types, action, step,
+                ))
+            self._types[x64] = types
+        return self._types[x64]
+
+    # Pictures (numpy) ------------------------------------------------------------------------
+
+    def state_as_numbers(self, state: EnvState) -> Any:
+        """One (not batched) state as the definition's state of Python numbers."""
+        inner = state.inner
+        return type(inner)(*(np.asarray(q).item() if np.ndim(q) == 0 else np.asarray(q) for q in inner))
+
+    def render_rgb(self, state: EnvState) -> np.ndarray:
+        """The picture of one state (an ``(H, W, 3)`` ``uint8`` array, drawn by numpy)."""
+        return self.definition.render_rgb(self.state_as_numbers(state), self.definition_params)
+
+    def render_ansi(self, state: EnvState) -> str:
+        """The text of one state."""
+        return self.definition.render_ansi(self.state_as_numbers(state), self.definition_params)
+
+
+def make(env_id: str, **kwargs: Any) -> tuple[SuiteJaxEnv, EnvParams]:
+    """``(env, params)`` of a gym-suite id as a gymnax ``Environment``, as ``gymnax.make`` returns.
+
+    ``env_id`` is a registry id (``"heartpole-v1"``; ``"gym_suite:heartpole-v1"`` and
+    ``"gym_suite_jax/heartpole-v1"`` are accepted); ``kwargs`` are the id's arguments
+    (``heart_attack_proclivity=0.3``), checked as the numpy env checks them. ``params`` holds the
+    registry's step limit (``max_steps_in_episode``).
+    """
+    env = SuiteJaxEnv(env_id, **kwargs)
+    return env, env.default_params
+
+
+# --------------------------------------------------------------------------------------------
+# Gymnasium's route: FuncEnv, FunctionalJaxEnv, FunctionalJaxVectorEnv
+# --------------------------------------------------------------------------------------------
+
+
+class SuiteFuncEnv(FuncEnv):
+    """Gymnasium's ``FuncEnv`` of a :class:`SuiteJaxEnv` (the definition's own observation space;
+    the state is an :class:`EnvState`)."""
+
+    def __init__(self, env: SuiteJaxEnv):
+        super().__init__()
+        self.env = env
+        self.observation_space = env._gym_observation_space
+        self.action_space = env._gym_action_space
+
+    def initial(self, rng: Any, params: Any = None) -> EnvState:
+        return self.env.initial_with_draws(self.env._draws(rng, self.env.definition.start_draws))
+
+    def transition(self, state: EnvState, action: Any, rng: Any, params: Any = None) -> EnvState:
+        return self.env.step_with_draws(state, action, self.env._draws(rng, self.env.definition.step_draws))[1]
+
+    def observation(self, state: EnvState, rng: Any, params: Any = None) -> Any:
+        return self.env.definition.observation(state.inner, self.env._params, self.env._ops)
+
+    def reward(self, state: EnvState, action: Any, next_state: EnvState, rng: Any, params: Any = None) -> jax.Array:
+        env = self.env
+        reward = env.definition.reward(state.inner, env._action(action), next_state.inner, env._params, env._ops)
+        return jnp.asarray(reward, dtype=env._float())
+
+    def terminal(self, state: EnvState, rng: Any, params: Any = None) -> jax.Array:
+        return self.env.is_terminated(state)
+
+    def truncation(self, state: EnvState, params: Any = None) -> jax.Array:
+        return self.env.rules_truncation(state)
+
+    def state_info(self, state: EnvState, params: Any = None) -> dict:
+        env = self.env
+        info = env.definition.state_info(state.inner, env._params, env._ops)
+        return {key: jnp.asarray(value) for key, value in info.items() if _numeric(value)}
+
+    def transition_info(self, state: EnvState, action: Any, next_state: EnvState, params: Any = None) -> dict:
+        env = self.env
+        info = env.definition.transition_info(state.inner, env._action(action), next_state.inner, env._params, env._ops)
+        return {key: jnp.asarray(value) for key, value in info.items() if _numeric(value)}
+
+    def transform(self, func: Any) -> None:
+        super().transform(func)
+        self.transition_info = func(self.transition_info)  # (FuncEnv.transform names it step_info)
+        self.truncation = func(self.truncation)
+
+    def render_init(self, params: Any = None, **kwargs: Any) -> None:
+        return None
+
+    def render_image(self, state: EnvState, render_state: Any, params: Any = None) -> tuple[Any, np.ndarray]:
+        return render_state, self.env.render_rgb(state)
+
+
+def _metadata(env: SuiteJaxEnv, vector: bool) -> dict[str, Any]:
+    metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": env.definition.render_fps, "jax": True}
+    if vector:
+        metadata["autoreset_mode"] = AutoresetMode.NEXT_STEP
+    return metadata
+
+
+class JaxEnv(FunctionalJaxEnv):
+    """``gymnasium.make("gym_suite_jax/<id>")``: one env on JAX (``FunctionalJaxEnv``), whose step
+    also reports the rules' own truncation. The step limit is ``TimeLimit``'s, as for the numpy
+    ids."""
+
+    def __init__(self, env_id: str, render_mode: str | None = None, env_config: Mapping[str, Any] | None = None,
+                 **kwargs: Any):
+        env = SuiteJaxEnv(env_id, **dict(env_config or {}, **kwargs))
+        func_env = SuiteFuncEnv(env)
+        func_env.transform(jax.jit)
+        metadata = _metadata(env, vector=False)
+        if render_mode is not None and render_mode not in metadata["render_modes"]:
+            raise ValueError(f"JaxEnv: render_mode must be None or 'rgb_array', got {render_mode!r}")
+        super().__init__(func_env, metadata=metadata, render_mode=render_mode)
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+        if not hasattr(self, "state"):
+            raise gymnasium.error.ResetNeeded("JaxEnv: call reset() before step()")
+        observation, reward, terminated, _, info = super().step(action)
+        return observation, reward, terminated, bool(self.func_env.truncation(self.state)), info
+
+
+class JaxVectorEnv(FunctionalJaxVectorEnv):
+    """``gymnasium.make_vec("gym_suite_jax/<id>", num_envs=N)``: ``N`` envs on JAX with next-step
+    autoreset (a row that ended starts afresh on its next step, with reward 0). The state is a
+    pytree (an :class:`EnvState` over the rows); the whole step is one jitted call."""
+
+    def __init__(self, env_id: str, num_envs: int = 1, max_episode_steps: int | None = None,
+                 render_mode: str | None = None, env_config: Mapping[str, Any] | None = None, **kwargs: Any):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"JaxVectorEnv: num_envs must be a positive integer, got {num_envs!r}")
+        if max_episode_steps is not None and (
+            isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, (int, np.integer))
+        ):
+            raise TypeError(f"JaxVectorEnv: max_episode_steps must be None or an integer, got {max_episode_steps!r}")
+        env = SuiteJaxEnv(env_id, **dict(env_config or {}, **kwargs))
+        func_env = SuiteFuncEnv(env)
+        func_env.transform(jax.jit)
+        metadata = _metadata(env, vector=True)
+        if render_mode is not None and render_mode not in metadata["render_modes"]:
+            raise ValueError(f"JaxVectorEnv: render_mode must be None or 'rgb_array', got {render_mode!r}")
+        limit = int(max_episode_steps) if max_episode_steps is not None and max_episode_steps > 0 else 0
+        super().__init__(func_env, int(num_envs), max_episode_steps=limit, metadata=metadata, render_mode=render_mode)
+        self._env = env
+        self._batch_step = jax.jit(functools.partial(_batch_step, env, limit))
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
+        observation, info = super().reset(seed=seed, options=options)
+        self.prev_done = jnp.zeros(self.num_envs, dtype=bool)
+        return observation, info
+
+    def step(self, action: Any) -> tuple[Any, jax.Array, jax.Array, jax.Array, dict]:
+        if not hasattr(self, "state"):
+            raise gymnasium.error.ResetNeeded("JaxVectorEnv: call reset() before step()")
+        self.rng, key = jax.random.split(self.rng)
+        self.state, self.prev_done, out = self._batch_step(self.state, self.prev_done, key, jnp.asarray(action))
+        self.steps = self.state.time
+        return out
+
+    def render(self) -> tuple[np.ndarray, ...] | None:
+        if self.render_mode != "rgb_array":
+            return None
+        return tuple(
+            self._env.render_rgb(jax.tree.map(lambda q, i=i: q[i], self.state)) for i in range(self.num_envs)
+        )
+
+
+def _batch_step(env: SuiteJaxEnv, limit: int, state: EnvState, prev_done: jax.Array, key: jax.Array,
+                action: jax.Array) -> tuple[EnvState, jax.Array, tuple]:
+    n = prev_done.shape[0]
+    step_key, reset_key = jax.random.split(key)
+    d = env.definition
+    u_step = jax.vmap(lambda k: env._draws(k, d.step_draws))(jax.random.split(step_key, n)) if d.step_draws else ()
+    u_start = jax.vmap(lambda k: env._draws(k, d.start_draws))(jax.random.split(reset_key, n)) if d.start_draws else ()
+    obs, stepped, reward, terminated, truncated, info = jax.vmap(env.step_with_draws, axis_size=n)(state, action, u_step)
+    fresh = jax.vmap(env.initial_with_draws, axis_size=n)(u_start)
+    restart = prev_done
+    next_state = jax.tree.map(
+        lambda a, b: jnp.where(restart.reshape((n,) + (1,) * (a.ndim - 1)), a, b), fresh, stepped
+    )
+    if limit:
+        truncated = truncated | (next_state.time >= limit)
+    active = ~restart
+    terminated, truncated = terminated & active, truncated & active
+    reward = jnp.where(active, reward, 0.0)
+    observation = jax.vmap(lambda s: env.definition.observation(s.inner, env._params, env._ops))(next_state)
+    return next_state, terminated | truncated, (observation, reward, terminated, truncated, info)
+
+
+def register_gymnasium_jax() -> None:
+    """Register ``gym_suite_jax/<id>`` for every id with Gymnasium (ids already there are left).
+
+    Only strings: the entry points import this module (and JAX) when an env is made.
+    """
+    for spec in gym_suite.SPECS:
+        jax_id = f"{NAMESPACE}/{spec.id}"
+        if jax_id in gymnasium.registry:
+            continue
+        gymnasium.register(
+            id=jax_id,
+            entry_point="gym_suite.jax:JaxEnv",
+            vector_entry_point="gym_suite.jax:JaxVectorEnv",
+            max_episode_steps=spec.max_episode_steps,
+            kwargs={"env_id": spec.id},
+            disable_env_checker=True,  # JAX arrays, as Gymnasium's phys2d envs
+        )
+
+
+register_gymnasium_jax()
