@@ -44,8 +44,8 @@ from gymnasium import spaces
 
 from gym_suite.envs._checks import check_discrete_action, check_discrete_actions, shown
 
-State = TypeVar("State")
-Params = TypeVar("Params")
+StateT = TypeVar("StateT")
+ParamsT = TypeVar("ParamsT")
 
 #: Small batches stack the arguments of :func:`_numpy_sigmoids` into one array (fewer numpy
 #: calls); above this many bytes the stacked temporaries cost more in page faults than the calls
@@ -168,7 +168,7 @@ def replace_params(owner: str, base: Any, arguments: dict[str, Any]) -> Any:
     return dataclasses.replace(base, **arguments) if arguments else base
 
 
-class Definition(Generic[State, Params]):
+class Definition(Generic[StateT, ParamsT]):
     """Base of the environment definitions: override the rules; the shells do the rest.
 
     Class attributes: ``name`` (the file's environment, e.g. ``"heartpole"``), ``State`` (the
@@ -196,62 +196,62 @@ class Definition(Generic[State, Params]):
 
     # Parameters -----------------------------------------------------------------------------
 
-    def make_params(self, base: Params, owner: str, **arguments: Any) -> Params:
+    def make_params(self, base: ParamsT, owner: str, **arguments: Any) -> ParamsT:
         """The parameters of an environment: ``base`` (the registry row's set) with the
         constructor's ``arguments`` checked and put in. Raises ``ValueError`` / ``TypeError``
         naming the argument."""
         return replace_params(owner, base, arguments)
 
-    def action_space(self, params: Params) -> spaces.Space:
+    def action_space(self, params: ParamsT) -> spaces.Space:
         raise NotImplementedError
 
-    def observation_space(self, params: Params) -> spaces.Space:
+    def observation_space(self, params: ParamsT) -> spaces.Space:
         raise NotImplementedError
 
     # The rules --------------------------------------------------------------------------------
 
-    def initial(self, u: Sequence[Any], params: Params, ops: SimpleNamespace) -> State:
+    def initial(self, u: Sequence[Any], params: ParamsT, ops: SimpleNamespace) -> StateT:
         raise NotImplementedError
 
-    def transition(self, state: State, action: Any, u: Sequence[Any], params: Params, ops: SimpleNamespace) -> State:
+    def transition(self, state: StateT, action: Any, u: Sequence[Any], params: ParamsT, ops: SimpleNamespace) -> StateT:
         raise NotImplementedError
 
-    def observation(self, state: State, params: Params, ops: SimpleNamespace) -> Any:
+    def observation(self, state: StateT, params: ParamsT, ops: SimpleNamespace) -> Any:
         raise NotImplementedError
 
-    def reward(self, state: State, action: Any, next_state: State, params: Params, ops: SimpleNamespace) -> Any:
+    def reward(self, state: StateT, action: Any, next_state: StateT, params: ParamsT, ops: SimpleNamespace) -> Any:
         raise NotImplementedError
 
-    def terminal(self, state: State, params: Params, ops: SimpleNamespace) -> Any:
+    def terminal(self, state: StateT, params: ParamsT, ops: SimpleNamespace) -> Any:
         return False
 
-    def truncation(self, state: State, params: Params, ops: SimpleNamespace) -> Any:
+    def truncation(self, state: StateT, params: ParamsT, ops: SimpleNamespace) -> Any:
         return False
 
-    def may_truncate(self, params: Params) -> bool:
+    def may_truncate(self, params: ParamsT) -> bool:
         """Whether ``truncation`` can ever hold with these parameters (the shells skip it if not)."""
         return self.truncates
 
-    def state_info(self, state: State, params: Params, ops: SimpleNamespace) -> dict[str, Any]:
+    def state_info(self, state: StateT, params: ParamsT, ops: SimpleNamespace) -> dict[str, Any]:
         return {}
 
     def transition_info(
-        self, state: State, action: Any, next_state: State, params: Params, ops: SimpleNamespace
+        self, state: StateT, action: Any, next_state: StateT, params: ParamsT, ops: SimpleNamespace
     ) -> dict[str, Any]:
         return {}
 
-    def heuristic(self, observation: Any, params: Params, ops: SimpleNamespace) -> Any:
+    def heuristic(self, observation: Any, params: ParamsT, ops: SimpleNamespace) -> Any:
         raise NotImplementedError
 
     # Actions at the edge (what a caller may pass, in the form the rules take) -----------------
 
-    def check_action(self, action: Any, space: spaces.Space, params: Params) -> Any:
+    def check_action(self, action: Any, space: spaces.Space, params: ParamsT) -> Any:
         """One action for the rules, or ``ValueError`` / ``TypeError`` naming what is allowed."""
         if isinstance(space, spaces.Discrete):
             return check_discrete_action(action, int(space.n))
         raise NotImplementedError(f"{type(self).__name__}.check_action for {shown(space)}")
 
-    def check_actions(self, actions: Any, num_envs: int, space: spaces.Space, params: Params) -> Any:
+    def check_actions(self, actions: Any, num_envs: int, space: spaces.Space, params: ParamsT) -> Any:
         """A batch of actions for the rules (``Discrete``: a fresh int64 array)."""
         if isinstance(space, spaces.Discrete):
             return check_discrete_actions(actions, num_envs, int(space.n)).copy()
@@ -259,10 +259,10 @@ class Definition(Generic[State, Params]):
 
     # Pictures (numpy, one state) ---------------------------------------------------------------
 
-    def render_ansi(self, state: State, params: Params) -> str:
+    def render_ansi(self, state: StateT, params: ParamsT) -> str:
         raise NotImplementedError
 
-    def render_rgb(self, state: State, params: Params) -> np.ndarray:
+    def render_rgb(self, state: StateT, params: ParamsT) -> np.ndarray:
         raise NotImplementedError
 
 

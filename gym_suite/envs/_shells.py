@@ -57,7 +57,8 @@ class _Window:
 
     def __init__(self, caption: str, fps: int):
         self.caption, self.fps = caption, fps
-        self.surface = self.clock = None
+        self.surface: Any = None
+        self.clock: Any = None
 
     def show(self, frame: np.ndarray) -> None:
         try:
@@ -110,7 +111,7 @@ class SuiteEnv(gymnasium.Env):
         self.params = self.definition.make_params(self.base_params, owner, **kwargs)
         self.action_space = self.definition.action_space(self.params)
         self.observation_space = self.definition.observation_space(self.params)
-        self.state = self.definition.initial((0.5,) * self.definition.start_draws, self.params, SCALAR)
+        self.state: Any = self.definition.initial((0.5,) * self.definition.start_draws, self.params, SCALAR)
         # the fast path of step: a plain int in range of a Discrete space needs no checking
         self._discrete_n = int(self.action_space.n) if isinstance(self.action_space, spaces.Discrete) else 0
         self._ends = self.definition.ends
@@ -149,6 +150,7 @@ class SuiteEnv(gymnasium.Env):
         if not (action.__class__ is int and 0 <= action < self._discrete_n):
             action = d.check_action(action, self.action_space, params)
         count = d.step_draws
+        u: Any
         if count:
             i = self._drawn
             j = i + count
@@ -184,7 +186,7 @@ class SuiteEnv(gymnasium.Env):
     # ``np_random`` set) starts a new block.
 
     BLOCK_DRAWS = 4096
-    _block: list[float] = []
+    _block: list[float] = []  # noqa: RUF012 (replaced, never mutated)
     _block_size = 0
     _block_from: Any = None  # the generator the block came from
     _block_state: Any = None  # its bit generator's state before the block
@@ -195,7 +197,7 @@ class SuiteEnv(gymnasium.Env):
         i, j = self._drawn, self._drawn + count
         if j > self._block_size or self._block_from is not self._np_random:
             self._sync()  # (a new generator always comes through reset or the np_random setter)
-            rng = self.np_random
+            rng: Any = self.np_random
             self._block_state = rng.bit_generator.state
             self._block = rng.random(max(self.BLOCK_DRAWS, count)).tolist()
             self._block_size, self._block_from = len(self._block), rng
@@ -205,8 +207,9 @@ class SuiteEnv(gymnasium.Env):
 
     def _sync(self) -> None:
         """Put the block's generator where the draws used so far leave it; drop the block."""
-        rng = self._block_from
+        rng: Any = self._block_from
         if rng is not None and rng is self._np_random:
+            rng = self._block_from  # (Any again: the identity test narrowed it)
             rng.bit_generator.state = self._block_state
             if self._drawn:
                 rng.random(min(self._drawn, self._block_size))
@@ -316,8 +319,8 @@ class SuiteVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         u = tuple(np.full(self.num_envs, 0.5) for _ in range(d.start_draws))
-        start = d.initial(u, self.params, NUMPY)
-        self.state = type(start)(*(np.array(np.broadcast_to(q, (self.num_envs,))) for q in start))
+        start: Any = d.initial(u, self.params, NUMPY)
+        self.state: Any = type(start)(*(np.array(np.broadcast_to(q, (self.num_envs,))) for q in start))
         self._steps = np.zeros(self.num_envs, dtype=np.int64)
         self._prev_done = np.zeros(self.num_envs, dtype=bool)
         self._started = False
@@ -351,7 +354,7 @@ class SuiteVectorEnv(VectorEnv):
             if len(seed) != self.num_envs:
                 raise ValueError(f"{owner}.reset: expected {self.num_envs} seeds, got {len(seed)}")
             seeds = [check_seed(owner, s) for s in seed]
-            entropy = [np.random.SeedSequence().entropy if s is None else s for s in seeds]
+            entropy: list[Any] = [np.random.SeedSequence().entropy if s is None else s for s in seeds]
             self._np_random = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy)))
             self._np_random_seed = seeds[0] if seeds[0] is not None else -1
         everything = np.ones(self.num_envs, dtype=bool)
@@ -372,6 +375,7 @@ class SuiteVectorEnv(VectorEnv):
         actions = d.check_actions(actions, n, self.single_action_space, params)
         restart = self._prev_done  # rows that ended on the last step start afresh now
         active = ~restart
+        u: Any
         if d.step_draws:
             if active.all():
                 u = self.np_random.random((n, d.step_draws)).T
@@ -436,8 +440,8 @@ class SuiteVectorEnv(VectorEnv):
     def _start(self, rows: np.ndarray) -> None:
         """Draw fresh starts for the rows of ``rows`` (in row order) and put them in the state."""
         d, count = self.definition, int(rows.sum())
-        u = self.np_random.random((count, d.start_draws)).T if d.start_draws else ()
-        start = d.initial(u, self.params, NUMPY)
+        u: Any = self.np_random.random((count, d.start_draws)).T if d.start_draws else ()
+        start: Any = d.initial(u, self.params, NUMPY)
         state = [np.array(q) for q in self.state]  # own arrays: the rules may return shared ones
         for quantity, value in zip(state, start):
             quantity[rows] = value
@@ -487,16 +491,19 @@ def env_classes(
     name: str,
     module: str,
     doc: str,
+    extra: Mapping[str, Any] | None = None,
 ) -> tuple[type[SuiteEnv], type[SuiteVectorEnv]]:
     """The scalar and the vector env class of one parameter set of ``definition``.
 
     ``arguments`` are the names of ``base_params`` a user may set (the typed constructor);
-    ``name`` the scalar class's name (the vector class adds ``Vector``); ``doc`` its manual.
+    ``name`` the scalar class's name (the vector class adds ``Vector``); ``doc`` its manual;
+    ``extra`` attributes of both classes (e.g. properties read from ``self.state`` and
+    ``self.params``: a property of the scalar env gets Python numbers, of the vector env arrays).
     """
     metadata = {"render_modes": list(definition.render_modes), "render_fps": definition.render_fps}
     namespace = {
         "definition": definition, "base_params": base_params, "arguments": tuple(arguments),
-        "metadata": metadata, "__doc__": doc, "__module__": module,
+        "metadata": metadata, "__doc__": doc, "__module__": module, **(extra or {}),
     }
     scalar = type(name, (SuiteEnv,), dict(namespace))
     scalar.__signature__ = _signature(definition, base_params, arguments, vector=False)  # type: ignore[attr-defined]
