@@ -23,16 +23,16 @@ from gymnasium.wrappers import FlattenObservation
 
 import gym_suite  # noqa: F401  (registers the ids)
 from gym_suite.envs import push_env
-from gym_suite.envs.push_env import (
+from gym_suite.envs.push_env import DELIVER, HOLD, PushEnv, PushVectorEnv
+from gym_suite.envs.push_log import (
+    ACTION_VALUES,
     CATEGORICAL_FIELDS,
     COLUMNS,
-    DELIVER,
-    HOLD,
     NUMERIC_FIELDS,
-    PushEnv,
-    PushVectorEnv,
+    OTHER,
+    VOCABULARIES,
+    observation_space,
 )
-from gym_suite.envs.push_log import OTHER, VOCABULARIES, observation_space
 from gym_suite.evaluate import evaluate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -213,8 +213,9 @@ def test_terminal_observation_repeats_the_last_row_and_then_reset_is_needed():
     _, infos, observed, last_obs = run_episode(env, always(HOLD), seed=1)
     assert len(infos) == 7 and env.unwrapped.current_row == observed[-1] == infos[-1]["row"]
     log = env.unwrapped.log
-    expected = push_env._observe_row(log.codes, log.numbers, observed[-1])
-    assert all(np.array_equal(last_obs[k], expected[k]) for k in last_obs)
+    row = observed[-1]
+    assert [last_obs[name] for name in CATEGORICAL_FIELDS] == log.codes[:, row].tolist()
+    assert all(np.array_equal(last_obs[name], log.numbers[j, row : row + 1]) for j, name in enumerate(NUMERIC_FIELDS))
     with pytest.raises(ResetNeeded):
         env.step(HOLD)
 
@@ -560,7 +561,7 @@ def test_vector_env_with_one_copy_matches_the_scalar_env():
             episodes += 1
             obs, _ = scalar.reset()
             vobs, vreward, *_, vinfo = vector.step(np.array([0]))
-            assert vreward[0] == 0.0 and not vinfo["_row"][0]
+            assert vreward[0] == 0.0 and not vinfo.get("_row", [False])[0]  # a restart scores nothing
     assert episodes >= 4
 
 
@@ -568,14 +569,14 @@ def test_vector_env_many_copies_follow_the_same_rules(small):
     vector = PushVectorEnv(num_envs=64, data=small, episode_length=5)
     log = vector.log
     vector.reset(seed=0)
-    rows = vector._rows().copy()
+    rows = vector.current_row
     rng = np.random.default_rng(1)
     for _ in range(5):
         actions = rng.integers(2, size=64)
         _, reward, terminated, _, info = vector.step(actions)
         assert np.array_equal(info["row"], rows)
         assert np.array_equal(reward, np.where(actions == log.labels[rows], 1.0, -1.0))
-        rows = vector._rows().copy()
+        rows = vector.current_row
     assert terminated.all()
     assert len(np.unique(info["row"])) > 20  # the copies replay different windows
 
@@ -588,7 +589,7 @@ def test_render_modes(capsys):
     text = env.render()
     assert log.vocabularies["app"][log.codes[0, row]] in text and "pending" in text
     env.step(DELIVER)
-    truth = push_env.ACTION_VALUES[log.labels[row]]
+    truth = ACTION_VALUES[log.labels[row]]
     assert "decision deliver" in env.render() and f"truth {truth}" in env.render()
     human = gymnasium.make("gym_suite:push-v0", render_mode="human")
     human.reset(seed=0)
@@ -607,4 +608,95 @@ def test_render_modes(capsys):
     assert not np.array_equal(delivered, held) and not np.array_equal(pending, held)
     vector = gymnasium.make_vec("gym_suite:push-v0", num_envs=3, render_mode="ansi")
     vector.reset(seed=0)
-    assert vector.render().count("\n") == 6
+    text = vector.render()  # one line per sub-environment
+    assert text.count("\n") == 3 and text.startswith("[0] #") and "decision pending" in text
+
+
+# ------------------------------------------------------------------------------ arguments and imports
+
+
+@pytest.mark.parametrize("length", [np.int64(2**63 - 1), 10**30, push_env.MAX_EPISODE_LENGTH + 1])
+@pytest.mark.parametrize("make", [PushEnv, PushVectorEnv, lambda **kw: gymnasium.make("gym_suite:push-v0", **kw)])
+def test_huge_episode_length_is_rejected_naming_the_argument(make, length):
+    with pytest.raises(ValueError, match="episode_length") as err:
+        make(episode_length=length)
+    assert len(str(err.value)) < 200
+
+
+def test_the_log_schema_is_imported_from_push_log_alone():
+    """push_env defines the environment; the schema's names live in push_log (no re-exports)."""
+    for name in ("COLUMNS", "VOCABULARIES", "BUNDLED_RESOURCE", "OTHER", "DAY_NAMES", "RINGER_MODES"):
+        assert not hasattr(push_env, name), name
+    import ast
+
+    from gym_suite.envs import push_log
+
+    for path in [*(ROOT / "tests").glob("*.py"), *(ROOT / "gym-suite").rglob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "gym_suite.envs.push_env":
+                borrowed = [a.name for a in node.names if hasattr(push_log, a.name)]
+                assert not borrowed, f"{path.relative_to(ROOT)} imports {borrowed} from push_env: use push_log"
+
+
+# ------------------------------------------------------------------------------ the definition
+
+
+def reference_heuristic(obs, vocabularies) -> int:
+    """The hand rule of the manual, written out plainly."""
+    category = vocabularies["category"][int(obs["category"])]
+    if obs["significant_contact"]:
+        return HOLD if category in ("promo", "recommendation", "status") else DELIVER
+    if vocabularies["ringer_mode"][int(obs["ringer_mode"])] == "silent":
+        return HOLD
+    return DELIVER if category in ("msg", "event", "reminder") and obs["priority"][0] >= 1 else HOLD
+
+
+def test_heuristic_on_one_observation_and_on_a_batch():
+    vector = gymnasium.make_vec("gym_suite:push-v0", num_envs=256, split="test", episode_length=5)
+    scalar = PushEnv(split="test")
+    obs, _ = vector.reset(seed=3)
+    for _ in range(3):
+        actions = vector.heuristic(obs)
+        assert actions.shape == (256,) and actions.dtype.kind == "i"
+        rows = [{k: v[i] for k, v in obs.items()} for i in range(256)]
+        singles = [scalar.heuristic(row) for row in rows]
+        assert all(type(a) is int for a in singles)
+        assert singles == actions.tolist() == [reference_heuristic(row, scalar.vocabularies) for row in rows]
+        assert 0 < actions.sum() < 256
+        obs, *_ = vector.step(actions)
+
+
+def test_rules_run_under_jax_jit_like_the_scalar_env():
+    jax = pytest.importorskip("jax")
+    from gym_suite.envs._definition import SCALAR, jax_ops
+
+    env = PushEnv(episode_length=6)
+    definition, params, ops = push_env.PUSH, env.params, jax_ops()
+    step = jax.jit(lambda s, a, u: definition.transition(s, a, u, params, ops))
+    observe = jax.jit(lambda s: definition.observation(s, params, ops))
+    for u in (0.0, 0.37, 1 - 2**-53):
+        state = definition.initial((u,), params, SCALAR)
+        jstate = definition.initial((u,), params, ops)
+        assert int(jstate.position) == state.position
+        for action in (1, 0, 1, 1, 0, 1):
+            observation, jobservation = definition.observation(state, params, SCALAR), observe(jstate)
+            assert all(np.array_equal(np.asarray(jobservation[k]), observation[k]) for k in observation)
+            next_state = definition.transition(state, action, (), params, SCALAR)
+            jnext = step(jstate, action, ())
+            assert [int(q) for q in jnext] == list(next_state)
+            assert float(definition.reward(jstate, action, jnext, params, ops)) == definition.reward(
+                state, action, next_state, params, SCALAR
+            )
+            state, jstate = next_state, jnext
+        assert definition.terminal(state, params, SCALAR) and bool(definition.terminal(jstate, params, ops))
+
+
+def test_a_pickle_holds_the_arguments_and_the_log_not_the_derived_arrays(small):
+    env = PushEnv(data=small, episode_length=20)
+    copy = pickle.loads(pickle.dumps(env.params))
+    assert copy.episode_length == 20 and copy.window_length == 20
+    assert np.array_equal(copy.order, env.params.order) and np.array_equal(copy.starts, env.params.starts)
+    assert not copy.order.flags.writeable and not copy.personal.flags.writeable
+    vector = gymnasium.make_vec("gym_suite:push-v0", num_envs=8)
+    vector.reset(seed=0)
+    assert len(pickle.dumps(vector)) < 20_000  # the bundled log and its windows are not copied

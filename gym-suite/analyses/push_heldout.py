@@ -36,7 +36,8 @@ import gymnasium
 import numpy as np
 
 import gym_suite  # noqa: F401  (registers the ids)
-from gym_suite.envs.push_env import CATEGORICAL_FIELDS, HOLD, NUMERIC_FIELDS
+from gym_suite.envs.push_env import HOLD
+from gym_suite.envs.push_log import CATEGORICAL_FIELDS, NUMERIC_FIELDS
 
 SPLITS = ("train", "test")
 # the suite's push-v0 settings (gym_suite.training.recipes): SB3 defaults of the suite, 4 PPO copies

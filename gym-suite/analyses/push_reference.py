@@ -26,7 +26,8 @@ import gymnasium
 import numpy as np
 
 import gym_suite  # noqa: F401  (registers the ids)
-from gym_suite.envs.push_env import CATEGORICAL_FIELDS, DELIVER, HOLD
+from gym_suite.envs.push_env import DELIVER, HOLD
+from gym_suite.envs.push_log import CATEGORICAL_FIELDS
 from gym_suite.evaluate import play
 
 

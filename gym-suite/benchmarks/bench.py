@@ -425,7 +425,7 @@ def write_push_logs(tmp: Path) -> dict[int, Path]:
 
     import pandas as pd
 
-    from gym_suite.envs.push_env import BUNDLED_RESOURCE
+    from gym_suite.envs.push_log import BUNDLED_RESOURCE
 
     package, name = BUNDLED_RESOURCE
     with resources.files(package).joinpath(name).open("rb") as f:

@@ -1,83 +1,336 @@
-"""``push-v0``: deliver or hold back push notifications, replayed from a log of real reactions."""
+"""``push-v0``: deliver or hold back push notifications, replayed from a log of real reactions.
+
+The file reads top to bottom: this manual, the constants, the parameters (the arguments, the
+log and the arrays the rules index), the state, the rules (:class:`Push`), the pictures, then
+the classes the registry makes. The log itself (schema, reading, checking, caching, splits) is
+``gym_suite.envs.push_log``.
+
+## Description
+
+An agent sits between the apps of a phone and its owner. For each incoming notification it
+decides to deliver it (predicting that the person opens it) or to hold it back (predicting
+a dismissal). The environment replays a log of notifications with their context and the
+person's real reaction, so agents can be trained and compared offline.
+
+By default it replays the bundled training log ``gym_suite/envs/data/notifications_train.csv``:
+8 people over 6 weeks (9,710 notifications), synthetic because no real notification log may
+be redistributed. ``split="test"`` replays the test log
+``gym_suite/envs/data/notifications_test.csv``: the same people in the 6 weeks after
+(9,732 notifications). **Train on the training log and report results on the test log**:
+its 9,710 observations are all distinct (the hour and the text length alone single out 97 %
+of its rows), so an agent scored on the log it trained on can memorise it and beat what the
+features allow (a lookup table scores 100 % there, and the majority class on the test log). ``gym-suite/tools/make_notifications.py`` generates both from
+one seeded stream, byte for byte reproducible; its docstring states the generative model
+(messages from significant contacts in the evening get opened, promotions at night get
+dismissed, ...). The logs' ``p_open`` column is the generator's true open probability:
+never observed, it gives the Bayes-optimal policy (deliver when ``p_open >= 0.5``), whose
+expected accuracy is 79.4 % on the training log and 79.6 % on the test log.
+
+Bring your own log with ``csv_path=`` (a CSV file, UTF-8, plain or compressed with gzip,
+bzip2, xz or zip) or ``data=`` (a pandas DataFrame). It needs these columns (others are
+ignored; the input is never modified):
+
+| Column | Values |
+|---|---|
+| `timestamp` | ISO 8601 date and time, every one with a UTC offset or none |
+| `user_id` | any text |
+| `app`, `category`, `location` | any text (values outside the vocabularies are "other": see below) |
+| `priority` | integer -2..2 (Android `Notification.PRIORITY_*`) |
+| `num_updates` | integer 0..1000 |
+| `significant_contact` | 0 or 1 |
+| `text_length` | integer 0..5120 (Android cuts notification text at 5120 characters) |
+| `day_of_week` | `Mon`, `Tue`, `Wed`, `Thu`, `Fri`, `Sat`, `Sun` |
+| `hour` | local time of day on the phone, in hours, 0..24 |
+| `ringer_mode` | `normal`, `vibrate`, `silent` (others are "other") |
+| `battery` | percent, 0..100 |
+| `action` | `opened` or `dismissed` |
+| `p_open` | optional: the true open probability, 0..1 |
+
+A missing or repeated column, an empty file, a value of the wrong kind or out of range, or
+an empty cell raises ``ValueError`` at construction, naming the column and the first bad
+row; so does a file that is not UTF-8 CSV, naming the file. A missing file raises
+``FileNotFoundError``. Rows are replayed in the order of the log (sort it by time). The
+timestamp is never observed: it splits the log in time (``test_fraction``) and is shown by
+``render``; timestamps with UTC offsets (which may differ between rows, as across a
+daylight saving change) are compared and shown in UTC, and the observed time of day is
+always the log's ``hour`` column. With ``test_fraction=f`` the last fraction ``f`` of the
+whole log in time (every row from one cut-off instant on, for all users) is the test part
+and the rows before it the training part; ``split`` picks the one to replay (the
+``gym_suite.envs.push_log`` docstring has the details).
+
+pandas reads a file once per process while environments use it: every environment on a
+file with the same content (its SHA-256) shares one read-only copy of the encoded arrays,
+and ``step`` only indexes them, so its cost does not grow with the log. A log that no
+environment uses any more is freed; a file rewritten in place is read again. A DataFrame is
+encoded anew for each environment.
+
+## Action Space
+
+`Discrete(2)`: 0 holds the notification back (predicts a dismissal), 1 delivers it
+(predicts it is opened).
+
+## Observation Space
+
+A `Dict` of the notification's features and context, the same for every log. Categorical
+fields are `Discrete` indices into the fixed vocabularies ``env.vocabularies[field]``
+(``gym_suite.envs.push_log.VOCABULARIES``); numeric ones are `Box(low, high, (1,), float32)`:
+
+| Key | Space | Meaning |
+|---|---|---|
+| `app` | `Discrete(21)` | app package name: the 20 apps of the bundled logs, then "other" (20) |
+| `category` | `Discrete(9)` | Android notification category: `msg`, `email`, `social`, `promo`, `event`, `reminder`, `recommendation`, `status`, then "other" (8) |
+| `significant_contact` | `Discrete(2)` | sent by a significant contact |
+| `day_of_week` | `Discrete(7)` | Monday = 0 |
+| `location` | `Discrete(5)` | `home`, `work`, `transit`, `other` (a place), then "other" (4) |
+| `ringer_mode` | `Discrete(4)` | `normal`, `vibrate`, `silent`, then "other" (3) |
+| `priority` | `Box(-2, 2)` | Android priority |
+| `num_updates` | `Box(0, 1000)` | times the notification was updated |
+| `text_length` | `Box(0, 5120)` | characters of text |
+| `hour` | `Box(0, 24)` | local time of day, hours |
+| `battery` | `Box(0, 100)` | battery level, percent |
+
+The vocabularies of `app`, `category`, `location` and `ringer_mode` end with ``"<other>"``
+(``push_log.OTHER``): a value of a log outside the vocabulary is observed as that **last
+index**, ``len(env.vocabularies[field]) - 1``. So an agent trained on one log runs on any
+other. A log that needs other values (its own apps) passes ``vocabularies={"app": (...)}``
+for some of these four fields, which changes the space accordingly (``"<other>"`` is
+appended). ``env.vocabularies`` is read-only, shared by the environments on a log, and also
+holds ``user_id`` (never observed). The Box bounds are the schema's limits. It works with
+``gymnasium.wrappers.FlattenObservation`` and Stable-Baselines3's ``MultiInputPolicy``.
+
+## Rewards
+
++1 when the action matches what the person did with the observed notification (deliver and
+opened, or hold and dismissed), -1 otherwise. The action taken after observing row ``k`` is
+scored against row ``k``, and every row of the episode is scored exactly once.
+
+``env.heuristic(observation)`` (and ``envs.heuristic(observations)`` of the vector env, for a
+batch) is a hand rule from the features, for comparison: deliver
+what a significant contact sends unless it is a promotion, recommendation or status update;
+else hold everything on silent; else deliver messages, events and reminders of priority 1
+or more, and hold the rest.
+
+## Starting State
+
+With ``episode_length=L`` (100 by default) an episode is a window of ``L`` consecutive
+notifications of one user (in the order of the log), its start drawn uniformly (one
+uniform of ``env.np_random``) among every start whose window fits in one user's history (so a user
+with more notifications is picked more often; users with fewer than ``L`` notifications
+are never picked, and if no user has ``L`` the constructor raises ``ValueError``). With
+``episode_length=None`` the episode replays the whole log in order, from its first row.
+The first observation is the window's first notification.
+
+## Episode End
+
+1. Termination: the window's last notification has been scored. The observation returned
+   then is that last notification again.
+2. Truncation: none registered (windows end by themselves);
+   ``gymnasium.make(..., max_episode_steps=N)`` adds Gymnasium's ``TimeLimit``.
+
+A ``step`` after termination raises ``gymnasium.error.ResetNeeded``.
+
+``info`` after a step describes the notification just scored, never the one observed next:
+``row`` (its index in the replayed log, 0-based: in a part cut by ``test_fraction``,
+``env.log.source_rows[row]`` is its row in the file), ``truth`` (1 opened, 0 dismissed), and for the
+episode so far ``accuracy``, ``ctr`` (opened among delivered), ``precision`` (the same
+number in an offline replay) and ``recall`` (delivered among opened); a ratio is 0.0 while
+its denominator is 0. ``reset`` returns an empty info. ``env.current_row`` is the log index
+of the observed notification, for analysis (joining with the log), not for the policy (an
+array over the sub-environments for the vector env).
+
+The state is ``env.unwrapped.state`` (a :class:`PushState`: the replay position and the
+observed row, the window's last position, the episode's confusion counts and the last decision) and
+``env.unwrapped.np_random``: restoring both replays the same future. ``env.params`` holds the
+arguments, the log (``env.log``) and the read-only arrays the rules index.
+
+## Arguments
+
+| Argument | Default | Meaning |
+|---|---|---|
+| `episode_length` | 100 | notifications per episode, 1..10^9; `None` for the whole log |
+| `csv_path` | None | a notification log to replay instead of the bundled one |
+| `data` | None | a pandas DataFrame with the same columns, instead of a file |
+| `split` | `"train"` | `"train"` or `"test"`: the bundled log, or the part of your log, to replay |
+| `test_fraction` | None | with your own log: the last fraction of it in time (0 < f < 1) is the test part; None: no test part (all of it is `"train"`) |
+| `vocabularies` | None | vocabularies of some of `app`, `category`, `location`, `ringer_mode` replacing the fixed ones (changes the observation space) |
+| `render_mode` | None | `"ansi"`, `"human"` (text) or `"rgb_array"` (a card, 96x192) |
+
+```python
+>>> import gymnasium as gym
+>>> env = gym.make("gym_suite:push-v0", render_mode="ansi")
+>>> obs, info = env.reset(seed=0)
+>>> sorted(obs)[:3]
+['app', 'battery', 'category']
+
+```
+
+## Version History
+
+* v0: first release. Unlike the notification replay it is modelled on, the action after
+  observing row ``k`` is scored against row ``k`` (not ``k - 1``), every row of an episode
+  is scored once, and the log is checked when the environment is built.
+* v0, before any release: the observation space became fixed (vocabularies declared by the
+  environment, with an "other" index, instead of the values found in the log; `app` is
+  `Discrete(21)`, `category` `Discrete(9)`, `location` `Discrete(5)`, `ringer_mode`
+  `Discrete(4)`), the bundled data became a training log (the former log, unchanged) and a
+  held-out test log (``split``), user logs can be split in time (``test_fraction``), and logs
+  are cached by content.
+* v0, before any release: the rules became one definition for Python numbers, numpy and JAX;
+  the window's start is drawn from one uniform (so a seed gives other windows than before,
+  with the same distribution); ``episode_length`` above 10^9 raises ``ValueError`` at
+  construction instead of overflowing; the vector env's text render is one line per
+  sub-environment with its decision, like the scalar env's text.
+"""
 
 from __future__ import annotations
 
 import math
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any, NamedTuple
 
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite.envs._base import (
-    ARRAY_OPS,
-    SCALAR_OPS,
-    SuiteEnv,
-    SuiteVectorEnv,
-    check_discrete_action,
-    check_discrete_actions,
-    check_int,
-)
-from gym_suite.envs.push_log import (  # noqa: F401  (the schema, re-exported for existing imports)
+from gym_suite.envs._checks import check_int
+from gym_suite.envs._definition import SCALAR, Definition
+from gym_suite.envs._shells import env_classes
+from gym_suite.envs.push_log import (
     ACTION_VALUES,
     BATTERY_FULL,
-    BUNDLED_RESOURCE,
     CATEGORICAL_FIELDS,
-    COLUMNS,
-    DAY_NAMES,
     HOURS_PER_DAY,
     MAX_TEXT_LENGTH,
     NUMERIC_FIELDS,
-    OTHER,
     PRIORITY_MAX,
     PRIORITY_MIN,
-    RINGER_MODES,
     USER,
-    VOCABULARIES,
     NotificationLog,
     load_log,
     observation_space,
 )
+
+# --------------------------------------------------------------------------------------------
+# Constants
+# --------------------------------------------------------------------------------------------
 
 HOLD, DELIVER = 0, 1
 ACTION_NAMES = ("hold", "deliver")
 REWARD_RIGHT = 1.0  # the decision matches what the person did
 REWARD_WRONG = -1.0
 DEFAULT_EPISODE_LENGTH = 100
+#: The longest ``episode_length`` accepted (far above any log's user history: a larger number
+#: would only overflow the arrays of positions before the log could reject it).
+MAX_EPISODE_LENGTH = 10**9
+NO_ACTION = -1  # the last action and the scored row before the first step
 
 # heuristic(): the hand rule's categories (Android Notification.CATEGORY_* values)
 PERSONAL_CATEGORIES = ("msg", "event", "reminder")
 UNWANTED_CATEGORIES = ("promo", "recommendation", "status")
 HEURISTIC_MIN_PRIORITY = 1  # deliver personal notifications from this priority up
+NO_SILENT = -1  # the ringer code of "silent" when the vocabulary has none (never observed)
+
+#: The constructor's arguments, in the order of the signature.
+ARGUMENTS = ("episode_length", "csv_path", "data", "split", "test_fraction", "vocabularies")
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
 
 
 # --------------------------------------------------------------------------------------------
-# The rules (once, for Python numbers and numpy arrays)
+# The parameters: the arguments, the log, and the read-only arrays the rules index
 # --------------------------------------------------------------------------------------------
 
 
-def replay_rules(position, last, action, truth, tp, fp, fn, tn, ops):
-    """Score ``action`` against ``truth``, the label of the observed row, and move on.
+@dataclass(frozen=True, eq=False)
+class PushParams:
+    """The arguments of a push-v0 environment and what ``make_params`` derives from them.
 
-    ``position`` indexes the observed row within the replay order and ``last`` is the window's
-    final position. Returns ``(position, reward, terminated, tp, fp, fn, tn)``: the next
-    position (the last one stays observed once the window is done), +1/-1, whether that was the
-    window's last row, and the confusion counts with this decision added.
+    The arrays are the log's, read-only: ``order`` (the log's rows in replay order), ``starts``
+    (the positions in ``order`` where a window may start), ``codes`` / ``numbers`` / ``labels``
+    (the encoded log: ``codes[j, row]`` is ``CATEGORICAL_FIELDS[j]``, ``numbers[j, row]``
+    ``NUMERIC_FIELDS[j]``), and for the heuristic ``personal`` / ``unwanted`` (by category code)
+    and ``silent`` (the ringer code of silent). A pickle holds the arguments and the log (which
+    pickles by its content key); the arrays are derived again when it is loaded.
     """
-    right = action == truth
-    reward = REWARD_WRONG + (REWARD_RIGHT - REWARD_WRONG) * right
-    terminated = position >= last
-    position = ops.minimum(position + 1, last)
-    held = 1 - action
-    return (
-        position,
-        reward,
-        terminated,
-        tp + action * truth,
-        fp + action * (1 - truth),
-        fn + held * truth,
-        tn + held * (1 - truth),
+
+    #: notifications per episode; None for the whole log
+    episode_length: int | None = DEFAULT_EPISODE_LENGTH
+    #: a notification log to replay instead of the bundled one
+    csv_path: str | os.PathLike | None = None
+    #: a pandas DataFrame with the same columns, instead of a file
+    data: Any = None
+    #: "train" or "test"
+    split: str = "train"
+    #: with a log of your own: the last fraction of it in time is the test part
+    test_fraction: float | None = None
+    #: vocabularies of some open-ended fields replacing the fixed ones
+    vocabularies: Mapping[str, Sequence[str]] | None = None
+    # Filled by make_params (the registry's defaults, DEFAULTS, have none):
+    log: NotificationLog = None  # type: ignore[assignment]
+    order: Any = None
+    starts: Any = None
+    codes: Any = None
+    numbers: Any = None
+    labels: Any = None
+    window_length: int = 0
+    personal: Any = None
+    unwanted: Any = None
+    silent: int = NO_SILENT
+
+    def __reduce__(self):
+        return _derive_params, (self.log, {name: getattr(self, name) for name in ARGUMENTS})
+
+
+def _derive_params(log: NotificationLog, arguments: dict[str, Any]) -> PushParams:
+    """The parameters of ``arguments`` (checked) replaying ``log``."""
+    episode_length = arguments["episode_length"]
+    order, starts = log.windows(episode_length)
+    category, ringer = log.vocabularies["category"], log.vocabularies["ringer_mode"]
+    return PushParams(
+        **arguments,
+        log=log,
+        order=order,
+        starts=starts,
+        codes=log.codes,
+        numbers=log.numbers,
+        labels=log.labels,
+        window_length=log.n_rows if episode_length is None else episode_length,
+        personal=_frozen(np.array([c in PERSONAL_CATEGORIES for c in category], dtype=bool)),
+        unwanted=_frozen(np.array([c in UNWANTED_CATEGORIES for c in category], dtype=bool)),
+        silent=ringer.index("silent") if "silent" in ringer else NO_SILENT,
     )
+
+
+DEFAULTS = PushParams()
+
+
+# --------------------------------------------------------------------------------------------
+# The state
+# --------------------------------------------------------------------------------------------
+
+
+class PushState(NamedTuple):
+    """Where the replay is, the episode's confusion counts, and the last decision (for pictures)."""
+
+    position: Any  # where the replay is in ``order``
+    row: Any  # the observed row of the log: order[position]
+    last: Any  # the window's last position
+    tp: Any  # delivered and opened
+    fp: Any  # delivered and dismissed
+    fn: Any  # held and opened
+    tn: Any  # held and dismissed
+    scored_row: Any  # the log row the last step scored; -1 after a start
+    last_action: Any  # -1 after a start
+
+
+# --------------------------------------------------------------------------------------------
+# The rules
+# --------------------------------------------------------------------------------------------
 
 
 def scores(tp, fp, fn, tn, ops):
@@ -92,17 +345,131 @@ def scores(tp, fp, fn, tn, ops):
     )
 
 
-def step_info(row, truth, tp, fp, fn, tn, ops) -> dict:
-    """The ``info`` of a step: the scored row, its label and the episode's scores so far."""
-    accuracy, precision, recall = scores(tp, fp, fn, tn, ops)
-    return {
-        "row": row, "truth": truth, "accuracy": accuracy, "ctr": precision, "precision": precision, "recall": recall,
-    }
+class Push(Definition[PushState, PushParams]):
+    """The rules of push-v0: score each decision against the observed row's label, move on."""
 
+    name = "push"
+    State = PushState
+    #: One uniform per start picks the window; a step draws nothing.
+    start_draws = 1
 
-def draw_starts(rng, starts: np.ndarray, count: int) -> np.ndarray:
-    """``count`` window starts, uniform over every allowed start (one draw each)."""
-    return starts[rng.integers(len(starts), size=count)]
+    def make_params(self, base: PushParams, owner: str, **arguments: Any) -> PushParams:
+        merged = {name: arguments.get(name, getattr(base, name)) for name in ARGUMENTS}
+        episode_length = check_int(owner, "episode_length", merged["episode_length"], 1, allow_none=True)
+        if episode_length is not None and episode_length > MAX_EPISODE_LENGTH:
+            raise ValueError(
+                f"{owner}: episode_length must be an integer in 1..{MAX_EPISODE_LENGTH} or None (the whole log), "
+                f"got {episode_length if episode_length < 10**20 else f'{episode_length:.3g}'}"
+            )
+        merged["episode_length"] = episode_length
+        log = load_log(
+            merged["csv_path"], merged["data"], split=merged["split"], test_fraction=merged["test_fraction"],
+            vocabularies=merged["vocabularies"], owner=owner,
+        )
+        return _derive_params(log, merged)
+
+    def action_space(self, params: PushParams) -> spaces.Discrete:
+        return spaces.Discrete(len(ACTION_NAMES))
+
+    def observation_space(self, params: PushParams) -> spaces.Dict:
+        return observation_space(params.log.vocabularies)
+
+    def initial(self, u: Any, params: PushParams, ops: SimpleNamespace) -> PushState:
+        """A window drawn uniformly among the allowed starts."""
+        (u_start,) = u
+        count = len(params.starts)
+        start = ops.take(params.starts, ops.minimum(ops.floor_int(u_start * count), count - 1))
+        return PushState(
+            start, ops.take(params.order, start), start + (params.window_length - 1), 0, 0, 0, 0, NO_ACTION, NO_ACTION
+        )
+
+    def transition(self, state: PushState, action: Any, u: Any, params: PushParams, ops: SimpleNamespace) -> PushState:
+        """Score ``action`` against the label of the observed row and move to the next row (the
+        window's last row stays observed once it is scored)."""
+        position, row, last, tp, fp, fn, tn, _, _ = state
+        truth = ops.take(params.labels, row)
+        held, dismissed = 1 - action, 1 - truth
+        position = ops.minimum(position + 1, last)
+        return PushState(
+            position, ops.take(params.order, position), last,
+            tp + action * truth, fp + action * dismissed, fn + held * truth, tn + held * dismissed,
+            row, action,
+        )
+
+    def observation(self, state: PushState, params: PushParams, ops: SimpleNamespace) -> dict[str, Any]:
+        row = state.row
+        if ops.name == "scalar":  # Python ints and fresh (1,) float32 arrays
+            observation = dict(zip(CATEGORICAL_FIELDS, params.codes[:, row].tolist()))
+            observation.update(zip(NUMERIC_FIELDS, params.numbers[:, row : row + 1].copy()))
+            return observation
+        codes = ops.take(params.codes, (slice(None), row))  # fresh: (fields, N)
+        numbers = ops.take(params.numbers, (slice(None), row))
+        observation = {name: codes[j] for j, name in enumerate(CATEGORICAL_FIELDS)}
+        observation.update((name, numbers[j][..., None]) for j, name in enumerate(NUMERIC_FIELDS))
+        return observation
+
+    def reward(
+        self, state: PushState, action: Any, next_state: PushState, params: PushParams, ops: SimpleNamespace
+    ) -> Any:
+        right = (next_state.tp + next_state.tn) - (state.tp + state.tn)  # 1 when the decision was right
+        return REWARD_WRONG + (REWARD_RIGHT - REWARD_WRONG) * right
+
+    def terminal(self, state: PushState, params: PushParams, ops: SimpleNamespace) -> Any:
+        """Every row of the window has been scored."""
+        return state.tp + state.fp + state.fn + state.tn >= params.window_length
+
+    def transition_info(
+        self, state: PushState, action: Any, next_state: PushState, params: PushParams, ops: SimpleNamespace
+    ) -> dict[str, Any]:
+        """The scored row, its label (1 opened) and the episode's scores so far."""
+        tp, fp, fn, tn = next_state.tp, next_state.fp, next_state.fn, next_state.tn
+        accuracy, precision, recall = scores(tp, fp, fn, tn, ops)
+        return {
+            "row": next_state.scored_row,
+            "truth": (tp + fn) - (state.tp + state.fn),  # 1 when the scored row was opened
+            "accuracy": accuracy, "ctr": precision, "precision": precision, "recall": recall,
+        }
+
+    def heuristic(self, observation: Any, params: PushParams, ops: SimpleNamespace) -> Any:
+        """A hand rule from the features (it never looks at the log's labels).
+
+        Deliver what a significant contact sends, unless it is a promotion, a recommendation or
+        a status update; otherwise hold everything back while the phone is on silent, and
+        deliver only messages, events and reminders of priority 1 or more.
+        """
+        category = observation["category"]
+        priority = observation["priority"]
+        priority = priority[0] if ops.name == "scalar" else priority[..., 0]
+        unwanted = ops.take(params.unwanted, category)
+        personal = ops.take(params.personal, category) & (priority >= HEURISTIC_MIN_PRIORITY)
+        silent = observation["ringer_mode"] == params.silent
+        return ops.where(
+            observation["significant_contact"],
+            ops.where(unwanted, HOLD, DELIVER),
+            ops.where(silent, HOLD, ops.where(personal, DELIVER, HOLD)),
+        )
+
+    # Pictures --------------------------------------------------------------------------------
+
+    def render_ansi(self, state: PushState, params: PushParams) -> str:
+        scored = state.scored_row >= 0
+        row = state.scored_row if scored else state.row
+        if scored:
+            accuracy = scores(state.tp, state.fp, state.fn, state.tn, SCALAR)[0]
+            truth = int(params.labels[row])
+            verdict = (
+                f"    decision {ACTION_NAMES[state.last_action]}, truth {ACTION_VALUES[truth]}: "
+                f"reward {REWARD_RIGHT if state.last_action == truth else REWARD_WRONG:+.0f}, "
+                f"accuracy {accuracy:.3f} after {state.tp + state.fp + state.fn + state.tn}"
+            )
+        else:
+            verdict = "    decision pending"
+        return f"{describe(params.log, row)}\n{verdict}\n"
+
+    def render_rgb(self, state: PushState, params: PushParams) -> np.ndarray:
+        if state.scored_row >= 0:
+            return card(params.log, state.scored_row, state.last_action)
+        return card(params.log, state.row)
 
 
 # --------------------------------------------------------------------------------------------
@@ -167,351 +534,25 @@ def card(log: NotificationLog, row: int, action=None) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------------------
-# The environments
+# The classes the registry makes
 # --------------------------------------------------------------------------------------------
 
 
-def _observe_row(codes: np.ndarray, numbers: np.ndarray, row: int) -> dict:
-    observation = dict(zip(CATEGORICAL_FIELDS, codes[:, row].tolist()))
-    observation.update(zip(NUMERIC_FIELDS, numbers[:, row : row + 1].copy()))  # fresh (1,) arrays
-    return observation
+def _current_row(env) -> Any:
+    """The log index of the observed notification (an array over the rows for a vector env),
+    for analysis (joining with the log), not for the policy."""
+    row = env.state.row
+    return np.array(row) if isinstance(row, np.ndarray) else row  # a copy: never the env's state
 
 
-def _observe_rows(codes: np.ndarray, numbers: np.ndarray, rows: np.ndarray) -> dict:
-    observation = dict(zip(CATEGORICAL_FIELDS, np.take(codes, rows, axis=1)))  # fresh arrays
-    observation.update(zip(NUMERIC_FIELDS, np.take(numbers, rows, axis=1)[:, :, None]))
-    return observation
+def _vocabularies(env) -> Mapping[str, tuple[str, ...]]:
+    """The log's vocabularies (read-only, shared by the environments on the log)."""
+    return env.params.log.vocabularies
 
 
-_LOG_SHORTCUTS = ("_order", "_starts", "_codes", "_numbers", "_labels", "vocabularies")
+PUSH = Push()
 
-
-class PushEnv(SuiteEnv):
-    """
-    ## Description
-
-    An agent sits between the apps of a phone and its owner. For each incoming notification it
-    decides to deliver it (predicting that the person opens it) or to hold it back (predicting
-    a dismissal). The environment replays a log of notifications with their context and the
-    person's real reaction, so agents can be trained and compared offline.
-
-    By default it replays the bundled training log ``gym_suite/envs/data/notifications_train.csv``:
-    8 people over 6 weeks (9,710 notifications), synthetic because no real notification log may
-    be redistributed. ``split="test"`` replays the test log
-    ``gym_suite/envs/data/notifications_test.csv``: the same people in the 6 weeks after
-    (9,732 notifications). **Train on the training log and report results on the test log**:
-    its 9,710 observations are all distinct (the hour and the text length alone single out 97 %
-    of its rows), so an agent scored on the log it trained on can memorise it and beat what the
-    features allow (a lookup table scores 100 % there, and the majority class on the test log). ``gym-suite/tools/make_notifications.py`` generates both from
-    one seeded stream, byte for byte reproducible; its docstring states the generative model
-    (messages from significant contacts in the evening get opened, promotions at night get
-    dismissed, ...). The logs' ``p_open`` column is the generator's true open probability:
-    never observed, it gives the Bayes-optimal policy (deliver when ``p_open >= 0.5``), whose
-    expected accuracy is 79.4 % on the training log and 79.6 % on the test log.
-
-    Bring your own log with ``csv_path=`` (a CSV file, UTF-8, plain or compressed with gzip,
-    bzip2, xz or zip) or ``data=`` (a pandas DataFrame). It needs these columns (others are
-    ignored; the input is never modified):
-
-    | Column | Values |
-    |---|---|
-    | `timestamp` | ISO 8601 date and time, every one with a UTC offset or none |
-    | `user_id` | any text |
-    | `app`, `category`, `location` | any text (values outside the vocabularies are "other": see below) |
-    | `priority` | integer -2..2 (Android `Notification.PRIORITY_*`) |
-    | `num_updates` | integer 0..1000 |
-    | `significant_contact` | 0 or 1 |
-    | `text_length` | integer 0..5120 (Android cuts notification text at 5120 characters) |
-    | `day_of_week` | `Mon`, `Tue`, `Wed`, `Thu`, `Fri`, `Sat`, `Sun` |
-    | `hour` | local time of day on the phone, in hours, 0..24 |
-    | `ringer_mode` | `normal`, `vibrate`, `silent` (others are "other") |
-    | `battery` | percent, 0..100 |
-    | `action` | `opened` or `dismissed` |
-    | `p_open` | optional: the true open probability, 0..1 |
-
-    A missing or repeated column, an empty file, a value of the wrong kind or out of range, or
-    an empty cell raises ``ValueError`` at construction, naming the column and the first bad
-    row; so does a file that is not UTF-8 CSV, naming the file. A missing file raises
-    ``FileNotFoundError``. Rows are replayed in the order of the log (sort it by time). The
-    timestamp is never observed: it splits the log in time (``test_fraction``) and is shown by
-    ``render``; timestamps with UTC offsets (which may differ between rows, as across a
-    daylight saving change) are compared and shown in UTC, and the observed time of day is
-    always the log's ``hour`` column. With ``test_fraction=f`` the last fraction ``f`` of the
-    whole log in time (every row from one cut-off instant on, for all users) is the test part
-    and the rows before it the training part; ``split`` picks the one to replay (the
-    ``gym_suite.envs.push_log`` docstring has the details).
-
-    pandas reads a file once per process while environments use it: every environment on a
-    file with the same content (its SHA-256) shares one read-only copy of the encoded arrays,
-    and ``step`` only indexes them, so its cost does not grow with the log. A log that no
-    environment uses any more is freed; a file rewritten in place is read again. A DataFrame is
-    encoded anew for each environment.
-
-    ## Action Space
-
-    `Discrete(2)`: 0 holds the notification back (predicts a dismissal), 1 delivers it
-    (predicts it is opened).
-
-    ## Observation Space
-
-    A `Dict` of the notification's features and context, the same for every log. Categorical
-    fields are `Discrete` indices into the fixed vocabularies ``env.vocabularies[field]``
-    (``gym_suite.envs.push_log.VOCABULARIES``); numeric ones are `Box(low, high, (1,), float32)`:
-
-    | Key | Space | Meaning |
-    |---|---|---|
-    | `app` | `Discrete(21)` | app package name: the 20 apps of the bundled logs, then "other" (20) |
-    | `category` | `Discrete(9)` | Android notification category: `msg`, `email`, `social`, `promo`, `event`, `reminder`, `recommendation`, `status`, then "other" (8) |
-    | `significant_contact` | `Discrete(2)` | sent by a significant contact |
-    | `day_of_week` | `Discrete(7)` | Monday = 0 |
-    | `location` | `Discrete(5)` | `home`, `work`, `transit`, `other` (a place), then "other" (4) |
-    | `ringer_mode` | `Discrete(4)` | `normal`, `vibrate`, `silent`, then "other" (3) |
-    | `priority` | `Box(-2, 2)` | Android priority |
-    | `num_updates` | `Box(0, 1000)` | times the notification was updated |
-    | `text_length` | `Box(0, 5120)` | characters of text |
-    | `hour` | `Box(0, 24)` | local time of day, hours |
-    | `battery` | `Box(0, 100)` | battery level, percent |
-
-    The vocabularies of `app`, `category`, `location` and `ringer_mode` end with ``"<other>"``
-    (``push_log.OTHER``): a value of a log outside the vocabulary is observed as that **last
-    index**, ``len(env.vocabularies[field]) - 1``. So an agent trained on one log runs on any
-    other. A log that needs other values (its own apps) passes ``vocabularies={"app": (...)}``
-    for some of these four fields, which changes the space accordingly (``"<other>"`` is
-    appended). ``env.vocabularies`` is read-only, shared by the environments on a log, and also
-    holds ``user_id`` (never observed). The Box bounds are the schema's limits. It works with
-    ``gymnasium.wrappers.FlattenObservation`` and Stable-Baselines3's ``MultiInputPolicy``.
-
-    ## Rewards
-
-    +1 when the action matches what the person did with the observed notification (deliver and
-    opened, or hold and dismissed), -1 otherwise. The action taken after observing row ``k`` is
-    scored against row ``k``, and every row of the episode is scored exactly once.
-
-    ``env.heuristic(observation)`` is a hand rule from the features, for comparison: deliver
-    what a significant contact sends unless it is a promotion, recommendation or status update;
-    else hold everything on silent; else deliver messages, events and reminders of priority 1
-    or more, and hold the rest.
-
-    ## Starting State
-
-    With ``episode_length=L`` (100 by default) an episode is a window of ``L`` consecutive
-    notifications of one user (in the order of the log), its start drawn uniformly with
-    ``self.np_random`` among every start whose window fits in one user's history (so a user
-    with more notifications is picked more often; users with fewer than ``L`` notifications
-    are never picked, and if no user has ``L`` the constructor raises ``ValueError``). With
-    ``episode_length=None`` the episode replays the whole log in order, from its first row.
-    The first observation is the window's first notification.
-
-    ## Episode End
-
-    1. Termination: the window's last notification has been scored. The observation returned
-       then is that last notification again.
-    2. Truncation: none registered (windows end by themselves);
-       ``gymnasium.make(..., max_episode_steps=N)`` adds Gymnasium's ``TimeLimit``.
-
-    A ``step`` after termination raises ``gymnasium.error.ResetNeeded``.
-
-    ``info`` after a step describes the notification just scored, never the one observed next:
-    ``row`` (its index in the replayed log, 0-based: in a part cut by ``test_fraction``,
-    ``env.log.source_rows[row]`` is its row in the file), ``truth`` (1 opened, 0 dismissed), and for the
-    episode so far ``accuracy``, ``ctr`` (opened among delivered), ``precision`` (the same
-    number in an offline replay) and ``recall`` (delivered among opened); a ratio is 0.0 while
-    its denominator is 0. ``reset`` returns an empty info. ``env.current_row`` is the log index
-    of the observed notification, for analysis (joining with the log), not for the policy.
-
-    ## Arguments
-
-    | Argument | Default | Meaning |
-    |---|---|---|
-    | `episode_length` | 100 | notifications per episode; `None` for the whole log |
-    | `csv_path` | None | a notification log to replay instead of the bundled one |
-    | `data` | None | a pandas DataFrame with the same columns, instead of a file |
-    | `split` | `"train"` | `"train"` or `"test"`: the bundled log, or the part of your log, to replay |
-    | `test_fraction` | None | with your own log: the last fraction of it in time (0 < f < 1) is the test part; None: no test part (all of it is `"train"`) |
-    | `vocabularies` | None | vocabularies of some of `app`, `category`, `location`, `ringer_mode` replacing the fixed ones (changes the observation space) |
-    | `render_mode` | None | `"ansi"`, `"human"` (text) or `"rgb_array"` (a card, 96x192) |
-
-    ```python
-    >>> import gymnasium as gym
-    >>> env = gym.make("gym_suite:push-v0", render_mode="ansi")
-    >>> obs, info = env.reset(seed=0)
-    >>> sorted(obs)[:3]
-    ['app', 'battery', 'category']
-
-    ```
-
-    ## Version History
-
-    * v0: first release. Unlike the notification replay it is modelled on, the action after
-      observing row ``k`` is scored against row ``k`` (not ``k - 1``), every row of an episode
-      is scored once, and the log is checked when the environment is built.
-    * v0, before any release: the observation space became fixed (vocabularies declared by the
-      environment, with an "other" index, instead of the values found in the log; `app` is
-      `Discrete(21)`, `category` `Discrete(9)`, `location` `Discrete(5)`, `ringer_mode`
-      `Discrete(4)`), the bundled data became a training log (the former log, unchanged) and a
-      held-out test log (``split``), user logs can be split in time (``test_fraction``), and logs
-      are cached by content.
-    """
-
-    def __init__(
-        self,
-        *,
-        episode_length: int | None = DEFAULT_EPISODE_LENGTH,
-        csv_path: str | os.PathLike | None = None,
-        data=None,
-        split: str = "train",
-        test_fraction: float | None = None,
-        vocabularies: Mapping[str, Sequence[str]] | None = None,
-        render_mode: str | None = None,
-    ):
-        owner = type(self).__name__
-        self._set_render_mode(render_mode)
-        self.episode_length = check_int(owner, "episode_length", episode_length, 1, allow_none=True)
-        self.log = load_log(
-            csv_path, data, split=split, test_fraction=test_fraction, vocabularies=vocabularies, owner=owner
-        )
-        self._bind_log()
-        self.window_length = self.log.n_rows if self.episode_length is None else self.episode_length
-        self.action_space = spaces.Discrete(2)
-        self.observation_space = observation_space(self.vocabularies)
-        category = self.vocabularies["category"]
-        self._personal = {i for i, c in enumerate(category) if c in PERSONAL_CATEGORIES}
-        self._unwanted = {i for i, c in enumerate(category) if c in UNWANTED_CATEGORIES}
-        ringer = self.vocabularies["ringer_mode"]
-        self._silent = ringer.index("silent") if "silent" in ringer else None
-        self._position = self._last = self._row = 0
-        self._tp = self._fp = self._fn = self._tn = 0
-        self._scored_row = self._last_action = None
-
-    def _bind_log(self):
-        """Shortcuts to the log's arrays for ``step`` (left out of pickles: the log carries them)."""
-        self._order, self._starts = self.log.windows(self.episode_length)
-        self._codes, self._numbers, self._labels = self.log.codes, self.log.numbers, self.log.labels
-        self.vocabularies = self.log.vocabularies  # read-only, the log's
-
-    def __getstate__(self):
-        return {k: v for k, v in vars(self).items() if k not in _LOG_SHORTCUTS}
-
-    def __setstate__(self, state):
-        vars(self).update(state)
-        self._bind_log()
-
-    @property
-    def current_row(self) -> int:
-        """Index in the log of the notification being observed."""
-        return self._row
-
-    def _start(self):
-        start = int(draw_starts(self.np_random, self._starts, 1)[0])
-        self._position, self._last = start, start + self.window_length - 1
-        self._row = int(self._order[start])
-        self._tp = self._fp = self._fn = self._tn = 0
-        self._scored_row = self._last_action = None
-
-    def _check_action(self, action):
-        return check_discrete_action(action, 2)
-
-    def _advance(self, action):
-        row = self._row
-        truth = int(self._labels[row])
-        position, reward, terminated, tp, fp, fn, tn = replay_rules(
-            self._position, self._last, action, truth, self._tp, self._fp, self._fn, self._tn, SCALAR_OPS
-        )
-        self._position, self._tp, self._fp, self._fn, self._tn = position, tp, fp, fn, tn
-        self._row = int(self._order[position])
-        self._scored_row, self._last_action = row, action
-        return reward, terminated, False, step_info(row, truth, tp, fp, fn, tn, SCALAR_OPS)
-
-    def _observe(self):
-        return _observe_row(self._codes, self._numbers, self._row)
-
-    def render(self):
-        scored = self._scored_row is not None
-        row = self._scored_row if scored else self._row
-        if self.render_mode == "rgb_array":
-            return card(self.log, row, self._last_action)
-        if self.render_mode not in ("ansi", "human"):
-            return None
-        if scored:
-            accuracy = scores(self._tp, self._fp, self._fn, self._tn, SCALAR_OPS)[0]
-            right = self._last_action == self.log.labels[row]
-            verdict = (
-                f"    decision {ACTION_NAMES[self._last_action]}, truth {ACTION_VALUES[self.log.labels[row]]}: "
-                f"reward {REWARD_RIGHT if right else REWARD_WRONG:+.0f}, accuracy {accuracy:.3f} "
-                f"after {self._tp + self._fp + self._fn + self._tn}"
-            )
-        else:
-            verdict = "    decision pending"
-        text = f"{describe(self.log, row)}\n{verdict}\n"
-        if self.render_mode == "human":
-            print(text, end="")
-            return None
-        return text
-
-    def heuristic(self, observation) -> int:
-        """A hand rule from the features (it never looks at the log's labels).
-
-        Deliver what a significant contact sends, unless it is a promotion, a recommendation or
-        a status update; otherwise hold everything back while the phone is on silent, and
-        deliver only messages, events and reminders of priority 1 or more.
-        """
-        category = int(observation["category"])
-        if observation["significant_contact"]:
-            return HOLD if category in self._unwanted else DELIVER
-        if observation["ringer_mode"] == self._silent:
-            return HOLD
-        personal = category in self._personal and observation["priority"][0] >= HEURISTIC_MIN_PRIORITY
-        return DELIVER if personal else HOLD
-
-
-class PushVectorEnv(SuiteVectorEnv):
-    """``num_envs`` replays in numpy arrays over one shared log, with the rules of :class:`PushEnv`.
-
-    Each sub-environment is a cursor into the same read-only arrays. ``info`` holds the keys of
-    the scalar env as arrays, each with its ``_key`` mask.
-    """
-
-    scalar_env = PushEnv
-
-    def _setup(self):
-        single = self.single_env
-        self.log, self.vocabularies = single.log, single.vocabularies
-        self.episode_length, self.window_length = single.episode_length, single.window_length
-        n = self.num_envs
-        self.position = np.zeros(n, dtype=np.int64)
-        self.last = np.zeros(n, dtype=np.int64)
-        self.tp, self.fp, self.fn, self.tn = (np.zeros(n, dtype=np.int64) for _ in range(4))
-
-    def _start(self, rows):
-        starts = draw_starts(self.np_random, self.log.windows(self.episode_length)[1], int(rows.sum()))
-        self.position[rows] = starts
-        self.last[rows] = starts + self.window_length - 1
-        for tally in (self.tp, self.fp, self.fn, self.tn):
-            tally[rows] = 0
-
-    def _check_actions(self, actions):
-        return check_discrete_actions(actions, self.num_envs, 2)
-
-    def _advance(self, actions, active):
-        rows = self._rows()
-        truth = self.log.labels[rows]
-        self.position, reward, terminated, self.tp, self.fp, self.fn, self.tn = replay_rules(
-            self.position, self.last, actions, truth, self.tp, self.fp, self.fn, self.tn, ARRAY_OPS
-        )
-        info = step_info(rows, truth, self.tp, self.fp, self.fn, self.tn, ARRAY_OPS)
-        return reward, terminated, np.zeros(self.num_envs, dtype=bool), info
-
-    def _rows(self) -> np.ndarray:
-        """The log index of each sub-environment's observed notification."""
-        return self.log.windows(self.episode_length)[0][self.position]
-
-    def _observe(self):
-        return _observe_rows(self.log.codes, self.log.numbers, self._rows())
-
-    def render(self):
-        rows = self._rows().tolist()
-        if self.render_mode == "rgb_array":
-            return tuple(card(self.log, row) for row in rows)
-        if self.render_mode == "ansi":
-            return "".join(describe(self.log, row) + "\n" for row in rows)
-        return None
+PushEnv, PushVectorEnv = env_classes(
+    PUSH, DEFAULTS, ARGUMENTS, name="PushEnv", module=__name__, doc=__doc__,
+    extra={"current_row": property(_current_row), "vocabularies": property(_vocabularies)},
+)
