@@ -262,6 +262,7 @@ class SuiteEnv(gymnasium.Env):
             self._window = None
 
     def __getstate__(self) -> dict:
+        self._sync()  # the generator where the draws so far leave it: no block of draws in the pickle
         state = dict(vars(self))
         state.pop("_window", None)  # a window does not travel
         return state
