@@ -145,6 +145,27 @@ def _device_params(params: Any) -> Any:
     return copy
 
 
+def _check_int32(owner: str, params: Any) -> None:
+    """Without 64-bit mode JAX's integers are int32: refuse parameters they cannot hold."""
+    import dataclasses
+
+    if jax.config.read("jax_enable_x64") or not dataclasses.is_dataclass(params):
+        return
+    for field in dataclasses.fields(params):
+        value = getattr(params, field.name)
+        if isinstance(value, np.ndarray) and value.dtype.kind in "iu" and value.size:
+            low, high = int(value.min()), int(value.max())
+        elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+            low = high = int(value)
+        else:
+            continue
+        if low < -(2**31) or high >= 2**31:
+            raise ValueError(
+                f"{owner}: {field.name} holds {high if high >= 2**31 else low}, beyond JAX's 32-bit integers; "
+                "turn on 64-bit mode (JAX_ENABLE_X64=1 or jax.config.update('jax_enable_x64', True)) first"
+            )
+
+
 def _gymnax_space(space: gym_spaces.Space) -> gymnax_spaces.Space:
     """The gymnax space of a Gymnasium space (a ``Dict`` becomes its flattened ``Box``)."""
     if isinstance(space, gym_spaces.Discrete) and int(space.start) == 0:
@@ -206,6 +227,7 @@ class SuiteJaxEnv(environment.Environment):
         self.definition: Definition = cls.definition
         self.definition_params = self.definition.make_params(cls.base_params, owner, **kwargs)
         self.max_episode_steps = spec.max_episode_steps
+        _check_int32(owner, self.definition_params)
         self._params = _device_params(self.definition_params)
         self._ops = jax_ops()
         self._gym_observation_space = self.definition.observation_space(self.definition_params)
@@ -441,6 +463,8 @@ class JaxEnv(FunctionalJaxEnv):
     also reports the rules' own truncation. The step limit is ``TimeLimit``'s, as for the numpy
     ids."""
 
+    metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 4, "jax": True}
+
     def __init__(self, env_id: str, render_mode: str | None = None, env_config: Mapping[str, Any] | None = None,
                  **kwargs: Any):
         env = SuiteJaxEnv(env_id, **dict(env_config or {}, **kwargs))
@@ -462,6 +486,10 @@ class JaxVectorEnv(FunctionalJaxVectorEnv):
     """``gymnasium.make_vec("gym_suite_jax/<id>", num_envs=N)``: ``N`` envs on JAX with next-step
     autoreset (a row that ended starts afresh on its next step, with reward 0). The state is a
     pytree (an :class:`EnvState` over the rows); the whole step is one jitted call."""
+
+    metadata: dict[str, Any] = {
+        "render_modes": ["rgb_array"], "render_fps": 4, "jax": True, "autoreset_mode": AutoresetMode.NEXT_STEP,
+    }
 
     def __init__(self, env_id: str, num_envs: int = 1, max_episode_steps: int | None = None,
                  render_mode: str | None = None, env_config: Mapping[str, Any] | None = None, **kwargs: Any):
