@@ -199,7 +199,34 @@ def test_example_memory_does_not_grow_with_the_line():
     obs, info = env.reset(seed=0)
     assert 0 <= obs < 10**12 and obs != env.unwrapped.goal
     assert sys.getsizeof(vars(env.unwrapped)) < 10_000
-    assert all(not isinstance(v, (list, np.ndarray)) or len(v) < 100 for v in vars(env.unwrapped).values())
+    # nothing as long as the line: the largest list is the shell's fixed block of uniforms
+    limit = env.unwrapped.BLOCK_DRAWS
+    assert all(not isinstance(v, (list, np.ndarray)) or len(v) <= limit for v in vars(env.unwrapped).values())
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [({"rt_max": 2**63}, "rt_max"), ({"rt_max": 10**12 + 1}, "rt_max"), ({"lf_min": 2**62, "rt_max": 2**62 + 10}, "lf_min")],
+)
+def test_example_refuses_lines_whose_arithmetic_would_overflow(kwargs, name):
+    from gym_suite.envs.example_env import ExampleEnv, ExampleVectorEnv
+
+    for cls in (ExampleEnv, ExampleVectorEnv):
+        with pytest.raises(ValueError, match=name):
+            cls(**kwargs)
+
+
+def test_example_accepts_its_largest_line():
+    from gym_suite.envs.example_env import ExampleVectorEnv
+
+    envs = ExampleVectorEnv(64, lf_min=0, rt_max=10**12)
+    obs, info = envs.reset(seed=0)
+    assert obs.dtype == np.int64 and 0 <= obs.min() and obs.max() < 10**12
+    np.testing.assert_array_equal(obs + info["dist"], envs.goal)
+    obs, reward, *_ = envs.step(np.ones(64, dtype=np.int64))
+    assert set(reward.tolist()) <= {-1.0, -2.0, 10.0}
+    near = gymnasium.make("example-v0", lf_min=10**12 - 2, rt_max=10**12)  # one start: lf_min + 1
+    assert near.reset(seed=0)[0] == 10**12 - 1
 
 
 def test_step_limit_is_not_an_env_argument_and_the_error_says_where_it_goes():

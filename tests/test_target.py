@@ -11,7 +11,11 @@ import pytest
 from gymnasium.error import DependencyNotInstalled
 
 import gym_suite
+from gym_suite.envs._definition import NUMPY, SCALAR
 from gym_suite.envs.target_env import (
+    DEFAULTS,
+    START_CANDIDATES,
+    TARGET,
     TARGET_RGB,
     WORKER_RGB,
     TargetEnv,
@@ -408,3 +412,106 @@ def test_human_render_opens_a_pygame_window(monkeypatch):
     assert tuple(surface.get_at((10 * 8, 10 * 8)))[:3] == TARGET_RGB
     env.close()
     assert not pygame.display.get_init()
+
+
+# --------------------------------------------------------------------------------------------
+# Bounds: the float32 observation, the target's kind, the picture's size
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"size": 2**24 + 1, "radius": 10**6},  # an integer side float32 cannot hold
+        {"size": 10**6, "radius": 0.01},  # float32 rounds a target by up to 0.03 > radius
+        {"size": 50, "radius": 1e-9},
+    ],
+)
+def test_a_field_the_float32_observation_cannot_hold_is_refused(kwargs):
+    for cls in (TargetEnv, TargetVectorEnv):
+        with pytest.raises(ValueError, match="size"):
+            cls(**kwargs)
+
+
+def test_at_the_size_bound_the_observed_target_always_hits():
+    # radius 2**-4, size radius * 2**24 = 2**20: coordinates in [2**19, 2**20) are float32 multiples
+    # of 2**-4, and 2**19 + 2**-5 is halfway between two of them: the largest rounding there is
+    radius, size = 2.0**-4, 2**20
+    env = TargetEnv(size=size, radius=radius)  # the largest size for this radius
+    worst = 2.0**19 + 2.0**-5
+    for target in [(worst, worst), (worst + 2.0**-4, size - 1.5), (size - radius, size - radius)]:
+        env = TargetEnv(size=size, radius=radius, target=target)
+        obs, _ = env.reset(seed=0)
+        assert np.abs(obs[2:4].astype(np.float64) - target).max() <= radius / 2
+        _, reward, terminated, _, info = env.step(env.heuristic(obs))
+        assert (reward, terminated) == (1.0, True) and info["distance"] < 2 * radius
+
+
+@pytest.mark.parametrize("target", [np.array(25.0), np.array([[25.0, 25.0]]), np.zeros(3), 25.0])
+def test_a_target_that_is_not_a_point_is_a_type_error_naming_target(target):
+    for cls in (TargetEnv, TargetVectorEnv):
+        with pytest.raises(TypeError, match="target"):
+            cls(target=target)
+    assert TargetEnv(target=np.array([20.0, 30.0])).reset(seed=0)[0][2:].tolist() == [20.0, 30.0]
+
+
+@pytest.mark.parametrize("kwargs", [{"pixels_per_unit": 10**6}, {"size": 600, "radius": 6, "pixels_per_unit": 7}])
+def test_a_picture_over_4096_pixels_a_side_is_refused_at_construction(kwargs):
+    for cls in (TargetEnv, TargetVectorEnv):
+        with pytest.raises(ValueError, match="pixels_per_unit"):
+            cls(render_mode="rgb_array", **kwargs)
+
+
+def test_large_fields_get_a_4096_pixel_picture_by_default():
+    env = TargetEnv(render_mode="rgb_array", size=1000, radius=20, target=(500, 500))
+    env.reset(seed=0)
+    assert env.render().shape == (4096, 4096, 3)
+    assert env.unwrapped.pixels_per_unit == pytest.approx(4.096)
+    assert TargetEnv(size=512).pixels_per_unit == 8  # 4096 pixels: still the default 8
+    assert TargetEnv(size=30, radius=3, pixels_per_unit=2.5, render_mode="rgb_array").reset(seed=0) is not None
+
+
+# --------------------------------------------------------------------------------------------
+# The start's candidates (the same rules on Python floats, numpy and JAX)
+# --------------------------------------------------------------------------------------------
+
+
+def _candidates(*points):
+    """Start uniforms: a target at the field's centre, then the candidate points (field units
+    / 50), the rest at the centre (hits)."""
+    u = [0.5, 0.5]
+    for k in range(START_CANDIDATES):
+        x, y = points[k] if k < len(points) else (25.0, 25.0)
+        u += [x / 50, y / 50]
+    return u
+
+
+@pytest.mark.parametrize(
+    "points, expected",
+    [
+        ([(0.0, 0.0)], (0.0, 0.0)),  # the first candidate misses
+        ([(25.0, 30.0), (25.0, 37.0), (3.0, 40.0), (1.0, 1.0)], (3.0, 40.0)),  # the first that misses
+        ([(25.0, 37.0)], (50.0, 50.0)),  # 12 from the centre: a hit (touching); so are the rest
+        ([], (50.0, 50.0)),  # every candidate hits: the far corner
+    ],
+)
+def test_the_start_is_the_first_candidate_that_misses(points, expected):
+    u = _candidates(*points)
+    scalar = TARGET.initial(u, DEFAULTS, SCALAR)
+    assert (scalar.worker_x, scalar.worker_y, scalar.target_x, scalar.target_y) == (*expected, 25.0, 25.0)
+    assert all(type(q) is float for q in scalar[:5]) and scalar.distance > 12
+    batch = TARGET.initial(np.array([u, _candidates((1.0, 2.0))]).T, DEFAULTS, NUMPY)
+    assert batch.worker_x.tolist() == [expected[0], 1.0] and batch.worker_y.tolist() == [expected[1], 2.0]
+    jax = pytest.importorskip("jax")
+    from gym_suite.envs._definition import jax_ops
+
+    state = jax.jit(lambda draws: TARGET.initial(draws, DEFAULTS, jax_ops()))(jax.numpy.asarray(u))
+    assert (float(state.worker_x), float(state.worker_y)) == expected
+
+
+def test_the_fallback_corner_is_the_farthest_from_the_target():
+    for tx, ty, corner in [(10.0, 10.0, (50.0, 50.0)), (40.0, 10.0, (0.0, 50.0)), (44.0, 44.0, (0.0, 0.0))]:
+        params = TARGET.make_params(DEFAULTS, "test", target=(tx, ty))
+        u = [0.5, 0.5] + [tx / 50, ty / 50] * (TARGET.start_draws // 2 - 1)  # every candidate on the target
+        state = TARGET.initial(u, params, SCALAR)
+        assert (state.worker_x, state.worker_y) == corner and state.distance > 2 * params.radius

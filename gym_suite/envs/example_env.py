@@ -1,19 +1,98 @@
-"""``example-v0``: the one-dimensional hot/cold walk."""
+"""``example-v0``: the one-dimensional hot/cold walk.
+
+The file reads top to bottom: this manual, the constants, the parameters, the state, the rules
+(:class:`Example`), the pictures, then the classes the registry makes.
+
+## Description
+
+The "hot and cold" walk of Ray RLlib's custom-environment tutorial
+(https://github.com/DerwenAI/gym_example): an agent stands on a line of positions
+``lf_min..rt_max`` and must find the goal in the middle by walking left or right. Each step
+tells it whether it got warmer (closer) or colder.
+
+## Action Space
+
+`Discrete(2)`: 0 moves one position left, 1 moves one position right. A move into a wall
+leaves the agent where it is.
+
+## Observation Space
+
+`Discrete(rt_max + 1)`: the agent's position (``lf_min..rt_max``; values below ``lf_min``
+never occur).
+
+## Rewards
+
++10 for landing on the goal, -1 for a step that gets closer to it, -2 for a step away from
+it or into a wall.
+
+## Starting State
+
+The goal is fixed at ``(lf_min + rt_max - 1) // 2`` (5 by default). The agent starts
+uniformly at random on ``range(lf_min, rt_max)`` without the goal (one uniform of
+``env.np_random`` picks the position).
+
+## Episode End
+
+1. Termination: the agent lands on the goal.
+2. Truncation: 10 steps, registered with the spec (``gymnasium.make`` adds ``TimeLimit``;
+   ``gymnasium.make(..., max_episode_steps=N)`` changes it, ``-1`` removes it).
+
+A ``step`` after termination raises ``gymnasium.error.ResetNeeded``.
+
+``info`` holds ``dist``, the goal minus the position, in a fresh dict after ``reset`` and
+every step. ``heuristic`` moves toward the goal.
+
+The state is ``env.unwrapped.state`` (an :class:`ExampleState`: the position and the last
+reward) and ``env.unwrapped.np_random``: restoring both (and TimeLimit's step count) replays
+the same future. ``env.unwrapped.goal`` is the goal.
+
+## Arguments
+
+| Argument | Default | Meaning |
+|---|---|---|
+| `lf_min` | 1 | leftmost position, an integer in 0..10^12 - 2 |
+| `rt_max` | 10 | rightmost position, an integer in `lf_min + 2`..10^12 |
+| `render_mode` | None | `"ansi"`, `"human"` (prints the text) or `"rgb_array"` |
+
+```python
+>>> import gymnasium as gym
+>>> env = gym.make("gym_suite:example-v0", render_mode="ansi")
+>>> obs, info = env.reset(seed=0)
+>>> obs + info["dist"] == env.unwrapped.goal
+True
+>>> env.unwrapped.heuristic(obs) == (1 if obs < 5 else 0)
+True
+
+```
+
+## Version History
+
+* v0: first release. Unlike the tutorial's code, ``step`` returns a tuple with ``bool``
+  flags, the reward is not repeated at the step limit and the goal pays once.
+* v0, before any release: the rules became one definition for Python numbers, numpy and JAX;
+  the start is drawn from one uniform (a seed gives other starts than before, with the same
+  distribution); ``lf_min`` or ``rt_max`` above 10^12 raise ``ValueError`` at construction
+  instead of overflowing; human mode prints each frame once; the vector env's text render
+  shows each sub-environment's last reward, like the scalar env's.
+"""
 
 from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any, NamedTuple
 
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite.envs._base import (
-    ARRAY_OPS,
-    SCALAR_OPS,
-    SuiteEnv,
-    SuiteVectorEnv,
-    check_discrete_action,
-    check_discrete_actions,
-    check_int,
-)
+from gym_suite.envs._checks import check_int
+from gym_suite.envs._definition import Definition
+from gym_suite.envs._shells import env_classes
+
+# --------------------------------------------------------------------------------------------
+# Constants
+# --------------------------------------------------------------------------------------------
 
 MOVE_LEFT, MOVE_RIGHT = 0, 1
 ACTION_NAMES = ("left", "right")
@@ -22,10 +101,54 @@ REWARD_TOWARD = -1.0  # a step that gets closer to the goal
 REWARD_AWAY = -2.0  # a step away from the goal, or into a wall
 MAX_EPISODE_STEPS = 10  # registered with the spec: gymnasium.make's TimeLimit
 CELL_PIXELS = 24  # rgb_array: width and height of one position
+DEFAULT_LF_MIN, DEFAULT_RT_MAX = 1, 10
+#: The largest position accepted. Positions and their sums stay far inside int64, and a start
+#: drawn as ``floor(u * n)`` from a float64 uniform ``u`` is uniform to a relative 1e-4 at most.
+MAX_POSITION = 10**12
+NO_REWARD = math.nan  # the last reward after a start (no step yet)
 
 
 def goal_of(lf_min: int, rt_max: int) -> int:
     return (lf_min + rt_max - 1) // 2
+
+
+# --------------------------------------------------------------------------------------------
+# The parameters
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExampleParams:
+    """The line of an example-v0 walk; ``goal`` and ``n_starts`` are derived by ``make_params``."""
+
+    #: leftmost position
+    lf_min: int = DEFAULT_LF_MIN
+    #: rightmost position
+    rt_max: int = DEFAULT_RT_MAX
+    #: the goal, (lf_min + rt_max - 1) // 2
+    goal: int = goal_of(DEFAULT_LF_MIN, DEFAULT_RT_MAX)
+    #: the number of starting positions: every position but rt_max and the goal
+    n_starts: int = DEFAULT_RT_MAX - DEFAULT_LF_MIN - 1
+
+
+DEFAULTS = ExampleParams()
+
+
+# --------------------------------------------------------------------------------------------
+# The state
+# --------------------------------------------------------------------------------------------
+
+
+class ExampleState(NamedTuple):
+    """The agent's position, and the last step's reward (NaN after a start) for the pictures."""
+
+    position: Any
+    last_reward: Any
+
+
+# --------------------------------------------------------------------------------------------
+# The rules
+# --------------------------------------------------------------------------------------------
 
 
 def start_position(draw, lf_min, goal):
@@ -40,6 +163,79 @@ def walk_rules(position, action, goal, lf_min, rt_max, ops):
     at_goal = new_position == goal
     reward = REWARD_AWAY + (REWARD_TOWARD - REWARD_AWAY) * toward + (REWARD_GOAL - REWARD_TOWARD) * at_goal
     return new_position, reward, at_goal
+
+
+class Example(Definition[ExampleState, ExampleParams]):
+    """The rules of example-v0."""
+
+    name = "example"
+    State = ExampleState
+    #: One uniform per start picks the starting position; a step draws nothing.
+    start_draws = 1
+
+    def make_params(self, base: ExampleParams, owner: str, **arguments: Any) -> ExampleParams:
+        lf_min = check_int(owner, "lf_min", arguments.get("lf_min", base.lf_min), 0)
+        if lf_min > MAX_POSITION - 2:
+            raise ValueError(f"{owner}: lf_min must be an integer in 0..{MAX_POSITION - 2} (10**12 - 2), got {lf_min}")
+        rt_max = check_int(owner, "rt_max", arguments.get("rt_max", base.rt_max), lf_min + 2)
+        if rt_max > MAX_POSITION:
+            raise ValueError(
+                f"{owner}: rt_max must be an integer in lf_min + 2..{MAX_POSITION} (10**12), got {rt_max}"
+            )
+        return ExampleParams(lf_min, rt_max, goal_of(lf_min, rt_max), rt_max - lf_min - 1)
+
+    def action_space(self, params: ExampleParams) -> spaces.Discrete:
+        return spaces.Discrete(len(ACTION_NAMES))
+
+    def observation_space(self, params: ExampleParams) -> spaces.Discrete:
+        return spaces.Discrete(params.rt_max + 1)
+
+    def initial(self, u: Any, params: ExampleParams, ops: SimpleNamespace) -> ExampleState:
+        # floor(u * n) for u in [0, 1); the minimum guards against a product rounded up to n
+        draw = ops.minimum(ops.floor_int(u[0] * params.n_starts), params.n_starts - 1)
+        return ExampleState(start_position(draw, params.lf_min, params.goal), NO_REWARD)
+
+    def transition(
+        self, state: ExampleState, action: Any, u: Any, params: ExampleParams, ops: SimpleNamespace
+    ) -> ExampleState:
+        position, reward, _ = walk_rules(state.position, action, params.goal, params.lf_min, params.rt_max, ops)
+        return ExampleState(position, reward)
+
+    def observation(self, state: ExampleState, params: ExampleParams, ops: SimpleNamespace) -> Any:
+        return ops.copy(state.position)
+
+    def reward(
+        self, state: ExampleState, action: Any, next_state: ExampleState, params: ExampleParams, ops: SimpleNamespace
+    ) -> Any:
+        return next_state.last_reward  # walk_rules' reward of the move from state to next_state
+
+    def terminal(self, state: ExampleState, params: ExampleParams, ops: SimpleNamespace) -> Any:
+        return state.position == params.goal
+
+    def state_info(self, state: ExampleState, params: ExampleParams, ops: SimpleNamespace) -> dict[str, Any]:
+        return {"dist": params.goal - state.position}
+
+    def transition_info(
+        self, state: ExampleState, action: Any, next_state: ExampleState, params: ExampleParams,
+        ops: SimpleNamespace,
+    ) -> dict[str, Any]:
+        return {"dist": params.goal - next_state.position}
+
+    def heuristic(self, observation: Any, params: ExampleParams, ops: SimpleNamespace) -> Any:
+        """Move toward the goal."""
+        return ops.where(observation < params.goal, MOVE_RIGHT, MOVE_LEFT)
+
+    def render_ansi(self, state: ExampleState, params: ExampleParams) -> str:
+        reward = None if math.isnan(state.last_reward) else state.last_reward
+        return ansi_line(state.position, params.goal, params.lf_min, params.rt_max, reward) + "\n"
+
+    def render_rgb(self, state: ExampleState, params: ExampleParams) -> np.ndarray:
+        return rgb_frame(state.position, params.goal, params.lf_min, params.rt_max)
+
+
+# --------------------------------------------------------------------------------------------
+# Pictures
+# --------------------------------------------------------------------------------------------
 
 
 def ansi_line(position, goal, lf_min, rt_max, reward=None) -> str:
@@ -61,151 +257,12 @@ def rgb_frame(position, goal, lf_min, rt_max) -> np.ndarray:
     return frame
 
 
-class ExampleEnv(SuiteEnv):
-    """
-    ## Description
+# --------------------------------------------------------------------------------------------
+# The classes the registry makes
+# --------------------------------------------------------------------------------------------
 
-    The "hot and cold" walk of Ray RLlib's custom-environment tutorial
-    (https://github.com/DerwenAI/gym_example): an agent stands on a line of positions
-    ``lf_min..rt_max`` and must find the goal in the middle by walking left or right. Each step
-    tells it whether it got warmer (closer) or colder.
+EXAMPLE = Example()
 
-    ## Action Space
-
-    `Discrete(2)`: 0 moves one position left, 1 moves one position right. A move into a wall
-    leaves the agent where it is.
-
-    ## Observation Space
-
-    `Discrete(rt_max + 1)`: the agent's position (``lf_min..rt_max``; values below ``lf_min``
-    never occur).
-
-    ## Rewards
-
-    +10 for landing on the goal, -1 for a step that gets closer to it, -2 for a step away from
-    it or into a wall.
-
-    ## Starting State
-
-    The goal is fixed at ``(lf_min + rt_max - 1) // 2`` (5 by default). The agent starts
-    uniformly at random on ``range(lf_min, rt_max)`` without the goal.
-
-    ## Episode End
-
-    1. Termination: the agent lands on the goal.
-    2. Truncation: 10 steps, registered with the spec (``gymnasium.make`` adds ``TimeLimit``;
-       ``gymnasium.make(..., max_episode_steps=N)`` changes it, ``-1`` removes it).
-
-    A ``step`` after termination raises ``gymnasium.error.ResetNeeded``.
-
-    ``info`` holds ``dist``, the goal minus the position, in a fresh dict after ``reset`` and
-    every step.
-
-    ## Arguments
-
-    | Argument | Default | Meaning |
-    |---|---|---|
-    | `lf_min` | 1 | leftmost position |
-    | `rt_max` | 10 | rightmost position (at least `lf_min + 2`) |
-    | `render_mode` | None | `"ansi"`, `"human"` or `"rgb_array"` |
-
-    ```python
-    >>> import gymnasium as gym
-    >>> env = gym.make("gym_suite:example-v0", render_mode="ansi")
-    >>> obs, info = env.reset(seed=0)
-    >>> obs + info["dist"] == env.unwrapped.goal
-    True
-    >>> env.unwrapped.heuristic(obs) == (1 if obs < 5 else 0)
-    True
-
-    ```
-
-    ## Version History
-
-    * v0: first release. Unlike the tutorial's code, ``step`` returns a tuple with ``bool``
-      flags, the reward is not repeated at the step limit and the goal pays once.
-    """
-
-    def __init__(self, *, lf_min: int = 1, rt_max: int = 10, render_mode: str | None = None):
-        owner = type(self).__name__
-        self._set_render_mode(render_mode)
-        self.lf_min = check_int(owner, "lf_min", lf_min, 0)
-        self.rt_max = check_int(owner, "rt_max", rt_max, self.lf_min + 2)
-        self.goal = goal_of(self.lf_min, self.rt_max)
-        self.n_starts = self.rt_max - self.lf_min - 1  # every position but rt_max and the goal
-        self.action_space = spaces.Discrete(2)
-        self.observation_space = spaces.Discrete(self.rt_max + 1)
-        self.position = self.lf_min
-        self.last_reward = None
-
-    def _start(self):
-        self.position = int(start_position(int(self.np_random.integers(self.n_starts)), self.lf_min, self.goal))
-        self.last_reward = None
-
-    def _check_action(self, action):
-        return check_discrete_action(action, 2)
-
-    def _advance(self, action):
-        self.position, reward, at_goal = walk_rules(
-            self.position, action, self.goal, self.lf_min, self.rt_max, SCALAR_OPS
-        )
-        self.last_reward = reward = float(reward)
-        return reward, at_goal, False, {"dist": self.goal - self.position}
-
-    def _observe(self):
-        return self.position
-
-    def _start_info(self):
-        return {"dist": self.goal - self.position}
-
-    def render(self):
-        if self.render_mode == "rgb_array":
-            return rgb_frame(self.position, self.goal, self.lf_min, self.rt_max)
-        line = ansi_line(self.position, self.goal, self.lf_min, self.rt_max, self.last_reward)
-        if self.render_mode == "human":
-            print(line)
-            return None
-        if self.render_mode == "ansi":
-            return line + "\n"
-        return None
-
-    def heuristic(self, observation) -> int:
-        """Move toward the goal."""
-        return MOVE_RIGHT if observation < self.goal else MOVE_LEFT
-
-
-class ExampleVectorEnv(SuiteVectorEnv):
-    """``num_envs`` hot/cold walks in numpy arrays, with the rules of :class:`ExampleEnv`."""
-
-    scalar_env = ExampleEnv
-
-    def _setup(self):
-        single = self.single_env
-        self.lf_min, self.rt_max, self.goal, self.n_starts = single.lf_min, single.rt_max, single.goal, single.n_starts
-        self.position = np.zeros(self.num_envs, dtype=np.int64)
-
-    def _start(self, rows):
-        draws = self.np_random.integers(self.n_starts, size=int(rows.sum()))
-        self.position[rows] = start_position(draws, self.lf_min, self.goal)
-
-    def _check_actions(self, actions):
-        return check_discrete_actions(actions, self.num_envs, 2)
-
-    def _advance(self, actions, active):
-        self.position, reward, at_goal = walk_rules(
-            self.position, actions, self.goal, self.lf_min, self.rt_max, ARRAY_OPS
-        )
-        return reward.astype(np.float64), at_goal, np.zeros(self.num_envs, dtype=bool), {"dist": self.goal - self.position}
-
-    def _observe(self):
-        return self.position.copy()
-
-    def _start_info(self):
-        return {"dist": self.goal - self.position}
-
-    def render(self):
-        if self.render_mode == "rgb_array":
-            return tuple(rgb_frame(p, self.goal, self.lf_min, self.rt_max) for p in self.position.tolist())
-        if self.render_mode == "ansi":
-            return "".join(ansi_line(p, self.goal, self.lf_min, self.rt_max) + "\n" for p in self.position.tolist())
-        return None
+ExampleEnv, ExampleVectorEnv = env_classes(
+    EXAMPLE, DEFAULTS, ("lf_min", "rt_max"), name="ExampleEnv", module=__name__, doc=__doc__
+)

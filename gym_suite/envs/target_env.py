@@ -1,44 +1,197 @@
-"""``target-v0``: move a worker point onto a target point in a square field."""
+"""``target-v0``: move a worker point onto a target point in a square field.
+
+The file reads top to bottom: this manual, the constants, the parameters, the state, the rules
+(:class:`Target`), the action checks, the pictures, then the classes the registry makes.
+
+## Description
+
+A pointing (or calibration) task from a Gymnasium + Ray + pygame custom-environment
+tutorial: a blue worker disc and a red target disc lie in a ``size x size`` field, and each
+action places the worker somewhere in the field. The episode ends when the worker's disc
+touches the target's. Unlike the tutorial, the worker sees itself as well as the target,
+the hit is a circle test rather than a test of shifted rectangles, and the worker never
+starts on the target, so the task is learnable (and solved in one step by looking).
+
+## Action Space
+
+`Box(0, size, (2,), float32)`: the point ``(x, y)`` the worker moves to. A finite point
+outside the field is clipped to it, coordinate by coordinate, and ``info["clipped"]`` is
+then ``True``. A NaN or infinite coordinate, or an action that is not of shape ``(2,)``,
+raises ``ValueError``; a non-numeric one ``TypeError``. Numpy arrays and sequences of two
+numbers are accepted.
+
+## Observation Space
+
+`Box(0, size, (4,), float32)`:
+
+| Num | Observation | Min | Max |
+|-----|-------------|-----|-----|
+| 0 | worker x | 0 | size |
+| 1 | worker y | 0 | size |
+| 2 | target x | radius | size - radius |
+| 3 | target y | radius | size - radius |
+
+Positions are kept in float64 and observed rounded to float32. The arguments are bounded so
+that the rounding never matters to the task: ``size <= 2**24`` (every integer side is exact in
+float32) and ``size <= radius * 2**24``. Rounding a coordinate ``t <= size`` to float32 moves
+it by at most ``t * 2**-24 <= radius``, so the observed target ``obs[2:4]`` lies within
+``sqrt(2) * radius < 2 * radius`` of the true one: moving there always hits.
+
+## Rewards
+
++1 for a hit (the centres are at most ``2 * radius`` apart, i.e. the discs touch), -1 for a
+miss.
+
+## Starting State
+
+The target is uniform on ``[radius, size - radius]**2`` (inside the field), unless the
+``target`` argument fixes it. The worker is uniform on the points of the field
+``[0, size]**2`` farther than ``2 * radius`` from the target: 48 candidate points are drawn
+uniformly on the field and the first that misses the target is the start.
+``radius <= size / sqrt(8 * pi)`` is required, so that the points that miss are at least half
+of the field and all 48 candidates hit with probability below ``2**-48``; in that case the
+worker starts at the corner of the field farthest from the target (at least
+``size / sqrt(2)`` from it, more than ``2 * radius``: a miss). A start takes 98 uniforms of
+``env.np_random`` (2 for the target, drawn even when it is fixed, and 2 per candidate); a
+step draws none.
+
+## Episode End
+
+1. Termination: a hit.
+2. Truncation: 1000 steps, registered with the spec (``gymnasium.make`` adds ``TimeLimit``;
+   ``gymnasium.make(..., max_episode_steps=N)`` changes it, ``-1`` removes it).
+
+A ``step`` after termination raises ``gymnasium.error.ResetNeeded``.
+
+``info`` holds ``distance``, the distance between the centres, and ``clipped``, whether
+the action was clipped to the field (``False`` after ``reset``), in a fresh dict after
+``reset`` and every step. ``heuristic`` moves to the observed target (a hit in one step).
+
+The state is ``env.unwrapped.state`` (a :class:`TargetState`: the two centres, their
+distance and the last reward) and ``env.unwrapped.np_random``: restoring both (and
+TimeLimit's step count) replays the same future.
+
+## Arguments
+
+| Argument | Default | Meaning |
+|---|---|---|
+| `size` | 50 | side of the square field, an integer in 1..2^24, at most `radius * 2**24` |
+| `radius` | 6 | radius of both discs, in `[size / 2**24, size / sqrt(8 * pi)]` |
+| `target` | None | a fixed target `(x, y)` in `[radius, size - radius]`, or None for a random one |
+| `pixels_per_unit` | None | pixels per field unit of `rgb_array`/`human` pictures, a number with `1 <= size * pixels_per_unit <= 4096` (the picture's side); None: 8 (400 x 400 by default), or a 4096-pixel picture for fields over 512 units |
+| `render_mode` | None | `"ansi"` (coordinates and distance), `"human"` (a pygame window, needs `gym-suite[render]`) or `"rgb_array"` |
+
+Pictures use screen coordinates: x grows to the right, y downward.
+
+```python
+>>> import gymnasium as gym
+>>> env = gym.make("gym_suite:target-v0", target=(25, 25))
+>>> obs, info = env.reset(seed=0)
+>>> obs, reward, terminated, truncated, info = env.step(obs[2:])
+>>> reward, terminated
+(1.0, True)
+
+```
+
+## Version History
+
+* v0: first release.
+* v0, before any release: the rules became one definition for Python numbers, numpy and JAX;
+  the worker's start is the first of 48 uniform candidates that misses the target, instead of
+  redrawing until one misses (a seed gives other starts than before, with the same
+  distribution but for the corner fallback, of probability below ``2**-48``); ``size`` above
+  ``2**24`` or ``radius * 2**24``, a ``target`` that is not a sequence of two numbers and a
+  picture over 4096 pixels a side are refused at construction; ``pixels_per_unit`` may be any
+  positive number, and its default adapts to large fields.
+"""
 
 from __future__ import annotations
 
+import functools
 import math
-import os
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any, NamedTuple
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.error import DependencyNotInstalled
 
-from gym_suite.envs._base import (
-    ARRAY_OPS,
-    SCALAR_OPS,
-    SuiteEnv,
-    SuiteVectorEnv,
-    as_batch,
-    check_int,
-    check_number,
-    shown,
-)
+from gym_suite.envs._checks import ArgumentTypeError, as_batch, check_int, check_number, shown
+from gym_suite.envs._definition import NUMPY, SCALAR, Definition
+from gym_suite.envs._shells import INSTALL_RENDER_EXTRA, env_classes  # noqa: F401  (re-exported)
+
+# --------------------------------------------------------------------------------------------
+# Constants
+# --------------------------------------------------------------------------------------------
 
 FIELD_SIZE = 50  # side of the square field, in field units
 DISC_RADIUS = 6  # radius of the worker's and of the target's disc, in field units
 REWARD_HIT = 1.0  # the worker's disc touches the target's
 REWARD_MISS = -1.0  # any other step
 MAX_EPISODE_STEPS = 1000  # registered with the spec: gymnasium.make's TimeLimit
-PIXELS_PER_UNIT = 8  # rgb_array/human: 50 units -> 400 x 400 pixels
-# At most this share of the field may lie within a hit of the target, so that a random start
-# that misses it is found in a few draws (see draw_start).
+PIXELS_PER_UNIT = 8  # rgb_array/human, by default: 50 units -> 400 x 400 pixels
+MAX_PICTURE_PIXELS = 4096  # the largest side of a picture, in pixels
+# At most this share of the field may lie within a hit of the target, so that a uniform
+# candidate start misses it with probability at least 1/2 (see Target.initial).
 MAX_HIT_SHARE_OF_FIELD = 0.5
+#: Candidate starts per reset: all of them hit with probability at most 2**-48.
+START_CANDIDATES = 48
+CANDIDATE_INDEX = np.arange(START_CANDIDATES)
+#: float32 has a 24-bit significand: the largest side whose integers it holds exactly, and the
+#: ratio of size to radius up to which the observed (float32) target is within radius of the
+#: true one.
+FLOAT32_SPAN = 2**24
+MAX_FIELD_SIZE = FLOAT32_SPAN
+NO_REWARD = math.nan  # the last reward after a start (no step yet)
 
 BACKGROUND_RGB = (245, 245, 245)
 WORKER_RGB = (40, 90, 230)  # blue
 TARGET_RGB = (220, 40, 40)  # red
 OVERLAP_RGB = tuple((w + t) // 2 for w, t in zip(WORKER_RGB, TARGET_RGB))  # purple
-INSTALL_RENDER_EXTRA = 'pip install "gym-suite[render]"'
 
 
 # --------------------------------------------------------------------------------------------
-# The rules (one copy, for Python floats and for numpy arrays)
+# The parameters
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TargetParams:
+    """The field of a target-v0 environment; ``side`` is derived by ``make_params``."""
+
+    #: side of the square field (an integer)
+    size: int = FIELD_SIZE
+    #: radius of both discs
+    radius: float = float(DISC_RADIUS)
+    #: a fixed target (x, y), or None for a random one
+    target: tuple[float, float] | None = None
+    #: pixels per field unit of the pictures (None: chosen from the size)
+    pixels_per_unit: float | None = None
+    #: the side as a float (what the rules compute with)
+    side: float = float(FIELD_SIZE)
+
+
+DEFAULTS = TargetParams()
+
+
+# --------------------------------------------------------------------------------------------
+# The state
+# --------------------------------------------------------------------------------------------
+
+
+class TargetState(NamedTuple):
+    """The two centres, their distance, and the last step's reward (NaN after a start)."""
+
+    worker_x: Any
+    worker_y: Any
+    target_x: Any
+    target_y: Any
+    distance: Any
+    last_reward: Any
+
+
+# --------------------------------------------------------------------------------------------
+# The rules
 # --------------------------------------------------------------------------------------------
 
 
@@ -71,42 +224,194 @@ def target_rules(action_x, action_y, target_x, target_y, size, radius, ops):
     return worker_x, worker_y, clipped, distance, hit, reward
 
 
+def _uniforms(u: Any, ops: SimpleNamespace) -> Any:
+    """The start's uniforms as one array: draws first, then the rows of a batch."""
+    if ops.name == "jax":
+        import jax.numpy as jnp
+
+        return jnp.asarray(u)
+    return np.asarray(u, dtype=np.float64)
+
+
+class Target(Definition[TargetState, TargetParams]):
+    """The rules of target-v0."""
+
+    name = "target"
+    State = TargetState
+    #: Target x and y, then x and y of each candidate start of the worker.
+    start_draws = 2 + 2 * START_CANDIDATES
+    human = "rgb"  # human mode: the picture in a pygame window
+
+    def make_params(self, base: TargetParams, owner: str, **arguments: Any) -> TargetParams:
+        def given(name: str) -> Any:
+            return arguments.get(name, getattr(base, name))
+
+        size = check_int(owner, "size", given("size"), 1)
+        if size > MAX_FIELD_SIZE:
+            raise ValueError(
+                f"{owner}: size must be an integer in 1..{MAX_FIELD_SIZE} (2**24: the float32 observation "
+                f"holds every position's integer part up to it), got {size}"
+            )
+        radius = check_number(owner, "radius", given("radius"), 0.0)
+        if radius == 0.0:
+            raise ValueError(f"{owner}: radius must be > 0, got {radius!r}")
+        largest = size * math.sqrt(MAX_HIT_SHARE_OF_FIELD / (4.0 * math.pi))  # pi * (2 r)**2 <= share * size**2
+        # size / sqrt(8 * pi) itself, computed another way, may come out an ulp above `largest`
+        if radius > largest * (1.0 + 1e-12):
+            raise ValueError(
+                f"{owner}: radius={radius!r} is too large for size={size}: the starts that miss the target "
+                f"must cover at least half of the field, which needs radius <= size / sqrt(8 * pi) = {largest!r}"
+            )
+        if size > radius * FLOAT32_SPAN:
+            raise ValueError(
+                f"{owner}: size={size} is too large for radius={radius!r}: the float32 observation rounds a "
+                f"position by up to size * 2**-24, which must not exceed the radius; size must be at most "
+                f"radius * 2**24 = {radius * FLOAT32_SPAN!r}"
+            )
+        target = given("target")
+        if target is not None:
+            if isinstance(target, np.ndarray):
+                if target.shape != (2,):
+                    raise ArgumentTypeError(
+                        f"{owner}: target must be None or a point (x, y): an array of shape (2,), got an array "
+                        f"of shape {target.shape}"
+                    )
+                target = target.tolist()
+            if not isinstance(target, (tuple, list)) or len(target) != 2:
+                raise ArgumentTypeError(
+                    f"{owner}: target must be None or a point (x, y) as a tuple, list or array, got {shown(target)}"
+                )
+            target = tuple(check_number(owner, f"target[{i}]", v, radius, size - radius) for i, v in enumerate(target))
+        pixels_per_unit = given("pixels_per_unit")
+        if pixels_per_unit is None:
+            pixels_per_unit = PIXELS_PER_UNIT if size * PIXELS_PER_UNIT <= MAX_PICTURE_PIXELS else MAX_PICTURE_PIXELS / size
+        else:
+            pixels_per_unit = check_number(owner, "pixels_per_unit", pixels_per_unit, 0.0)
+            if not 1 <= size * pixels_per_unit <= MAX_PICTURE_PIXELS:
+                raise ValueError(
+                    f"{owner}: pixels_per_unit={pixels_per_unit!r} makes a picture of {size * pixels_per_unit:g} "
+                    f"pixels a side for size={size}; size * pixels_per_unit must be in 1..{MAX_PICTURE_PIXELS}, so "
+                    f"pixels_per_unit at most {MAX_PICTURE_PIXELS / size:g} (or None for the default)"
+                )
+            if pixels_per_unit == int(pixels_per_unit):
+                pixels_per_unit = int(pixels_per_unit)
+        return TargetParams(size, radius, target, pixels_per_unit, float(size))
+
+    def action_space(self, params: TargetParams) -> spaces.Box:
+        return spaces.Box(0.0, params.side, shape=(2,), dtype=np.float32)
+
+    def observation_space(self, params: TargetParams) -> spaces.Box:
+        return spaces.Box(0.0, params.side, shape=(4,), dtype=np.float32)
+
+    def initial(self, u: Any, params: TargetParams, ops: SimpleNamespace) -> TargetState:
+        """The target, then the first of ``START_CANDIDATES`` uniform points that misses it.
+
+        The candidates are one array (candidates first, then the rows of a batch; on Python
+        floats a small numpy array, converted back at the end), so a start costs a few array
+        operations whatever the number of candidates. The first that misses is picked with a
+        mask (the candidate index equal to the argmax of ``miss``, which numpy and JAX arrays
+        both compute); if none misses, the fallback is the corner
+        of the field farthest from the target: the target is in ``[radius, size - radius]**2``,
+        so that corner is at least ``size / sqrt(2)`` away, more than
+        ``2 * radius <= size / sqrt(2 * pi)``: a miss.
+        """
+        side, radius = params.side, params.radius
+        arrays = NUMPY if ops.name == "scalar" else ops  # the namespace of the candidate arrays
+        draws = _uniforms(u, ops)  # (start_draws,) or (start_draws, rows)
+        if params.target is None:
+            span = side - 2.0 * radius
+            target_x = ops.take(radius + span * draws[0], ())  # Python floats on SCALAR (x[()] is x on arrays)
+            target_y = ops.take(radius + span * draws[1], ())
+        else:
+            target_x, target_y = params.target
+        xs = side * draws[2::2]  # (START_CANDIDATES, ...)
+        ys = side * draws[3::2]
+        miss = centre_distance(xs, ys, target_x, target_y, arrays) > 2.0 * radius  # not discs_touch
+        # argmax: the index of the first True (of the first False when all are: then not found)
+        first = miss.argmax(axis=0) == CANDIDATE_INDEX.reshape((-1,) + (1,) * (miss.ndim - 1))
+        found = miss.any(axis=0)
+        half = 0.5 * side
+        # (x * first).sum() is x exactly: one term is x, the others are +0.0
+        worker_x = arrays.where(found, (xs * first).sum(axis=0), arrays.where(target_x <= half, side, 0.0))
+        worker_y = arrays.where(found, (ys * first).sum(axis=0), arrays.where(target_y <= half, side, 0.0))
+        worker_x, worker_y = ops.take(worker_x, ()), ops.take(worker_y, ())
+        distance = centre_distance(worker_x, worker_y, target_x, target_y, ops)
+        return TargetState(worker_x, worker_y, target_x, target_y, distance, NO_REWARD)
+
+    def transition(
+        self, state: TargetState, action: Any, u: Any, params: TargetParams, ops: SimpleNamespace
+    ) -> TargetState:
+        action_x, action_y = action
+        target_x, target_y = state.target_x, state.target_y
+        worker_x, worker_y, _, distance, _, reward = target_rules(
+            action_x, action_y, target_x, target_y, params.side, params.radius, ops
+        )
+        return TargetState(worker_x, worker_y, target_x, target_y, distance, reward)
+
+    def observation(self, state: TargetState, params: TargetParams, ops: SimpleNamespace) -> Any:
+        return ops.vector(state[:4], np.float32)
+
+    def reward(
+        self, state: TargetState, action: Any, next_state: TargetState, params: TargetParams, ops: SimpleNamespace
+    ) -> Any:
+        return next_state.last_reward  # target_rules' reward of the step to next_state
+
+    def terminal(self, state: TargetState, params: TargetParams, ops: SimpleNamespace) -> Any:
+        return discs_touch(state.distance, params.radius)
+
+    def state_info(self, state: TargetState, params: TargetParams, ops: SimpleNamespace) -> dict[str, Any]:
+        return {"distance": state.distance, "clipped": False}
+
+    def transition_info(
+        self, state: TargetState, action: Any, next_state: TargetState, params: TargetParams, ops: SimpleNamespace
+    ) -> dict[str, Any]:
+        action_x, action_y = action
+        clipped = (next_state.worker_x != action_x) | (next_state.worker_y != action_y)
+        return {"distance": next_state.distance, "clipped": clipped}
+
+    def heuristic(self, observation: Any, params: TargetParams, ops: SimpleNamespace) -> Any:
+        """Move to the observed target: a hit in one step (the size bound makes sure of it)."""
+        target = observation[..., 2:4]
+        return target if ops.name == "jax" else np.array(target, dtype=np.float32)
+
+    def check_action(self, action: Any, space: spaces.Space, params: TargetParams) -> tuple[float, float]:
+        return check_point_action(action)
+
+    def check_actions(self, actions: Any, num_envs: int, space: spaces.Space, params: TargetParams) -> np.ndarray:
+        return np.ascontiguousarray(check_point_actions(actions, num_envs).T)  # (2, num_envs): x, y = actions
+
+    def render_ansi(self, state: TargetState, params: TargetParams) -> str:
+        reward = None if math.isnan(state.last_reward) else state.last_reward
+        return ansi_line(*state[:4], params.radius, reward) + "\n"
+
+    def render_rgb(self, state: TargetState, params: TargetParams) -> np.ndarray:
+        return rgb_frame(*state[:4], params.radius, pixel_grid(params.size, params.pixels_per_unit))
+
+
 def draw_start(rng: np.random.Generator, n: int, size: float, radius: float, target=None) -> np.ndarray:
     """``n`` starting states, an ``(n, 4)`` float64 array of rows ``(worker x, worker y, target x, target y)``.
 
-    The target is uniform on ``[radius, size - radius]**2`` (``target=None``) or ``target``. The
-    worker is uniform on the points of the field ``[0, size]**2`` that do not hit the target:
-    the rows whose worker hits are redrawn, only those, until none does. At most
-    ``MAX_HIT_SHARE_OF_FIELD`` (half) of the field hits any target (the constructor enforces it),
-    so a row needs more than ``k`` draws with probability at most ``2**-k``.
+    Drawn as the environments draw them (:meth:`Target.initial` on ``rng``'s uniforms, one row
+    after another). ``size``, ``radius`` and ``target`` are taken as they are (not checked).
     """
-    uniforms = rng.random((n, 4))  # on [0, 1): worker x, worker y, target x, target y
-    start = np.empty((n, 4))
-    start[:, :2] = size * uniforms[:, :2]
-    if target is None:
-        start[:, 2:] = radius + (size - 2.0 * radius) * uniforms[:, 2:]
-    else:
-        start[:, 2:] = target
-    bad = _start_hits(start, radius)
-    while bad.any():  # ends with probability 1, after at most 2 draws per row on average
-        rows = np.flatnonzero(bad)
-        start[rows, :2] = size * rng.random((rows.size, 2))
-        bad[rows] = _start_hits(start[rows], radius)
-    return start
-
-
-def _start_hits(start: np.ndarray, radius: float) -> np.ndarray:
-    distance = centre_distance(start[:, 0], start[:, 1], start[:, 2], start[:, 3], ARRAY_OPS)
-    return discs_touch(distance, radius)
+    point = None if target is None else (float(target[0]), float(target[1]))
+    params = TargetParams(int(size), float(radius), point, None, float(size))
+    out = np.empty((n, 4))
+    chunk = 8192  # rows of uniforms at a time (98 per row)
+    for i in range(0, n, chunk):
+        rows = min(chunk, n - i)
+        start = TARGET.initial(rng.random((rows, Target.start_draws)).T, params, NUMPY)
+        out[i : i + rows] = np.stack(np.broadcast_arrays(*start[:4]), axis=1)
+    return out
 
 
 # --------------------------------------------------------------------------------------------
-# Input checks
+# Action checks
 # --------------------------------------------------------------------------------------------
 
 
 def _action_kind_error(action):
-    return TypeError(
+    return ArgumentTypeError(
         f"invalid action {shown(action)} of type {type(action).__name__}: expected a point (x, y), "
         "a float array of shape (2,) or a sequence of 2 numbers"
     )
@@ -144,36 +449,18 @@ def check_point_actions(actions, num_envs: int) -> np.ndarray:
     return arr
 
 
-def check_geometry(owner: str, size, radius, target, pixels_per_unit):
-    """Validated ``(size, radius, target, pixels_per_unit)`` (size as float, target a tuple or None)."""
-    size = float(check_int(owner, "size", size, 1))
-    radius = check_number(owner, "radius", radius, 0.0)
-    if radius == 0.0:
-        raise ValueError(f"{owner}: radius must be > 0, got {radius!r}")
-    largest = size * math.sqrt(MAX_HIT_SHARE_OF_FIELD / (4.0 * math.pi))  # pi * (2 r)**2 <= share * size**2
-    # size / sqrt(8 * pi) itself, computed another way, may come out an ulp above `largest`
-    if radius > largest * (1.0 + 1e-12):
-        raise ValueError(
-            f"{owner}: radius={radius!r} is too large for size={size:g}: the starts that miss the target "
-            f"must cover at least half of the field, which needs radius <= size / sqrt(8 * pi) = {largest!r}"
-        )
-    if target is not None:
-        if not isinstance(target, (tuple, list, np.ndarray)) or len(target) != 2:
-            raise TypeError(f"{owner}: target must be None or a point (x, y) as a tuple, list or array, got {shown(target)}")
-        target = tuple(check_number(owner, f"target[{i}]", v, radius, size - radius) for i, v in enumerate(target))
-    pixels_per_unit = check_int(owner, "pixels_per_unit", pixels_per_unit, 1)
-    return size, radius, target, pixels_per_unit
-
-
 # --------------------------------------------------------------------------------------------
 # Pictures
 # --------------------------------------------------------------------------------------------
 
 
-def pixel_grid(size: float, pixels_per_unit: int):
-    """Field coordinates of the pixel centres: a ``(1, W)`` row of x and a ``(H, 1)`` column of y."""
-    n = int(size) * pixels_per_unit
+@functools.lru_cache(maxsize=8)
+def pixel_grid(size: float, pixels_per_unit: float):
+    """Field coordinates of the pixel centres: a ``(1, W)`` row of x and a ``(H, 1)`` column of y
+    (read-only arrays, shared by the pictures of one field)."""
+    n = max(1, round(size * pixels_per_unit))
     centres = (np.arange(n) + 0.5) / pixels_per_unit
+    centres.flags.writeable = False
     return centres[None, :], centres[:, None]
 
 
@@ -192,7 +479,7 @@ def rgb_frame(worker_x, worker_y, target_x, target_y, radius, grid) -> np.ndarra
 
 
 def ansi_line(worker_x, worker_y, target_x, target_y, radius, reward=None) -> str:
-    distance = centre_distance(worker_x, worker_y, target_x, target_y, SCALAR_OPS)
+    distance = centre_distance(worker_x, worker_y, target_x, target_y, SCALAR)
     state = "hit" if discs_touch(distance, radius) else "miss"
     last = "" if reward is None else f"  reward {reward:+g}"
     return (
@@ -202,226 +489,12 @@ def ansi_line(worker_x, worker_y, target_x, target_y, radius, reward=None) -> st
 
 
 # --------------------------------------------------------------------------------------------
-# Environments
+# The classes the registry makes
 # --------------------------------------------------------------------------------------------
 
+TARGET = Target()
 
-class TargetEnv(SuiteEnv):
-    """
-    ## Description
-
-    A pointing (or calibration) task from a Gymnasium + Ray + pygame custom-environment
-    tutorial: a blue worker disc and a red target disc lie in a ``size x size`` field, and each
-    action places the worker somewhere in the field. The episode ends when the worker's disc
-    touches the target's. Unlike the tutorial, the worker sees itself as well as the target,
-    the hit is a circle test rather than a test of shifted rectangles, and the worker never
-    starts on the target, so the task is learnable (and solved in one step by looking).
-
-    ## Action Space
-
-    `Box(0, size, (2,), float32)`: the point ``(x, y)`` the worker moves to. A finite point
-    outside the field is clipped to it, coordinate by coordinate, and ``info["clipped"]`` is
-    then ``True``. A NaN or infinite coordinate, or an action that is not of shape ``(2,)``,
-    raises ``ValueError``; a non-numeric one ``TypeError``. Numpy arrays and sequences of two
-    numbers are accepted.
-
-    ## Observation Space
-
-    `Box(0, size, (4,), float32)`:
-
-    | Num | Observation | Min | Max |
-    |-----|-------------|-----|-----|
-    | 0 | worker x | 0 | size |
-    | 1 | worker y | 0 | size |
-    | 2 | target x | radius | size - radius |
-    | 3 | target y | radius | size - radius |
-
-    Positions are kept in float64 and observed rounded to float32.
-
-    ## Rewards
-
-    +1 for a hit (the centres are at most ``2 * radius`` apart, i.e. the discs touch), -1 for a
-    miss.
-
-    ## Starting State
-
-    The target is uniform on ``[radius, size - radius]**2`` (inside the field), unless the
-    ``target`` argument fixes it. The worker is uniform on the points of the field
-    ``[0, size]**2`` farther than ``2 * radius`` from the target (drawn uniformly, redrawn while
-    it would hit). ``radius <= size / sqrt(8 * pi)`` is required so that those points are at
-    least half of the field.
-
-    ## Episode End
-
-    1. Termination: a hit.
-    2. Truncation: 1000 steps, registered with the spec (``gymnasium.make`` adds ``TimeLimit``;
-       ``gymnasium.make(..., max_episode_steps=N)`` changes it, ``-1`` removes it).
-
-    A ``step`` after termination raises ``gymnasium.error.ResetNeeded``.
-
-    ``info`` holds ``distance``, the distance between the centres, and ``clipped``, whether
-    the action was clipped to the field (``False`` after ``reset``), in a fresh dict after
-    ``reset`` and every step.
-
-    ## Arguments
-
-    | Argument | Default | Meaning |
-    |---|---|---|
-    | `size` | 50 | side of the square field (an integer) |
-    | `radius` | 6 | radius of both discs, at most `size / sqrt(8 * pi)` |
-    | `target` | None | a fixed target `(x, y)` in `[radius, size - radius]`, or None for a random one |
-    | `pixels_per_unit` | 8 | pixels per field unit of `rgb_array`/`human` pictures (400 x 400 by default) |
-    | `render_mode` | None | `"ansi"` (coordinates and distance), `"human"` (a pygame window, needs `gym-suite[render]`) or `"rgb_array"` |
-
-    Pictures use screen coordinates: x grows to the right, y downward.
-
-    ```python
-    >>> import gymnasium as gym
-    >>> env = gym.make("gym_suite:target-v0", target=(25, 25))
-    >>> obs, info = env.reset(seed=0)
-    >>> obs, reward, terminated, truncated, info = env.step(obs[2:])
-    >>> reward, terminated
-    (1.0, True)
-
-    ```
-
-    ## Version History
-
-    * v0: first release.
-    """
-
-
-    def __init__(
-        self,
-        *,
-        size: int = FIELD_SIZE,
-        radius: float = DISC_RADIUS,
-        target: tuple[float, float] | None = None,
-        pixels_per_unit: int = PIXELS_PER_UNIT,
-        render_mode: str | None = None,
-    ):
-        self._set_render_mode(render_mode)
-        self.size, self.radius, self.target, self.pixels_per_unit = check_geometry(
-            type(self).__name__, size, radius, target, pixels_per_unit
-        )
-        self.action_space = spaces.Box(0.0, self.size, shape=(2,), dtype=np.float32)
-        self.observation_space = spaces.Box(0.0, self.size, shape=(4,), dtype=np.float32)
-        self.worker_x = self.worker_y = 0.0
-        self.target_x, self.target_y = self.target or (self.size / 2, self.size / 2)
-        self.last_reward = None
-        self._grid = None  # pixel centres, made on the first picture
-        self._window = None
-        self._clock = None
-
-    def _start(self):
-        start = draw_start(self.np_random, 1, self.size, self.radius, self.target)
-        self.worker_x, self.worker_y, self.target_x, self.target_y = start[0].tolist()
-        self.last_reward = None
-
-    def _check_action(self, action):
-        return check_point_action(action)
-
-    def _advance(self, action):
-        x, y = action
-        self.worker_x, self.worker_y, clipped, distance, hit, reward = target_rules(
-            x, y, self.target_x, self.target_y, self.size, self.radius, SCALAR_OPS
-        )
-        self.last_reward = reward
-        return reward, hit, False, {"distance": distance, "clipped": clipped}
-
-    def _observe(self) -> np.ndarray:
-        return np.array((self.worker_x, self.worker_y, self.target_x, self.target_y), dtype=np.float32)
-
-    def _start_info(self):
-        distance = centre_distance(self.worker_x, self.worker_y, self.target_x, self.target_y, SCALAR_OPS)
-        return {"distance": distance, "clipped": False}
-
-    def render(self):
-        if self.render_mode == "ansi":
-            return ansi_line(self.worker_x, self.worker_y, self.target_x, self.target_y, self.radius, self.last_reward) + "\n"
-        if self.render_mode not in ("rgb_array", "human"):
-            return None
-        if self._grid is None:
-            self._grid = pixel_grid(self.size, self.pixels_per_unit)
-        frame = rgb_frame(self.worker_x, self.worker_y, self.target_x, self.target_y, self.radius, self._grid)
-        if self.render_mode == "rgb_array":
-            return frame
-        self._show(frame)
-        return None
-
-    def _show(self, frame: np.ndarray) -> None:
-        try:
-            os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-            import pygame
-        except ImportError as exc:
-            raise DependencyNotInstalled(
-                f"pygame is not installed; render_mode='human' needs it: {INSTALL_RENDER_EXTRA}"
-            ) from exc
-        if self._window is None:
-            pygame.display.init()
-            pygame.display.set_caption("gym-suite target-v0")
-            self._window = pygame.display.set_mode((frame.shape[1], frame.shape[0]))
-            self._clock = pygame.time.Clock()
-        pygame.surfarray.blit_array(self._window, frame.swapaxes(0, 1))  # pygame indexes (x, y)
-        pygame.event.pump()
-        pygame.display.flip()
-        self._clock.tick(self.metadata["render_fps"])
-
-    def close(self):
-        if self._window is not None:
-            import pygame
-
-            pygame.display.quit()
-            self._window = None
-            self._clock = None
-
-    def heuristic(self, observation) -> np.ndarray:
-        """Move to the observed target: a hit in one step."""
-        return np.array(observation[2:4], dtype=np.float32)
-
-
-class TargetVectorEnv(SuiteVectorEnv):
-    """``num_envs`` target fields in numpy arrays, with the rules of :class:`TargetEnv`.
-
-    Actions are a float array of shape ``(num_envs, 2)``; ``info`` holds the arrays
-    ``distance`` and ``clipped``. A row that starts afresh (next-step autoreset) reports the
-    distance of its new start and ``clipped`` ``False``, as after ``reset``.
-    """
-
-    scalar_env = TargetEnv
-
-    def _setup(self):
-        single = self.single_env
-        self.size, self.radius, self.target, self.pixels_per_unit = (
-            single.size, single.radius, single.target, single.pixels_per_unit
-        )
-        self.state = np.zeros((self.num_envs, 4), dtype=np.float64)  # worker x, worker y, target x, target y
-        self._grid = None
-
-    def _start(self, rows):
-        self.state[rows] = draw_start(self.np_random, int(rows.sum()), self.size, self.radius, self.target)
-
-    def _check_actions(self, actions):
-        return check_point_actions(actions, self.num_envs)
-
-    def _advance(self, actions, active):
-        state = self.state
-        state[:, 0], state[:, 1], clipped, distance, hit, reward = target_rules(
-            actions[:, 0], actions[:, 1], state[:, 2], state[:, 3], self.size, self.radius, ARRAY_OPS
-        )
-        return reward, hit, np.zeros(self.num_envs, dtype=bool), {"distance": distance, "clipped": clipped}
-
-    def _observe(self):
-        return self.state.astype(np.float32)
-
-    def _start_info(self):
-        return {"distance": centre_distance(*self.state.T, ARRAY_OPS), "clipped": np.zeros(self.num_envs, dtype=bool)}
-
-    def render(self):
-        if self.render_mode == "rgb_array":
-            if self._grid is None:
-                self._grid = pixel_grid(self.size, self.pixels_per_unit)
-            return tuple(rgb_frame(*row, self.radius, self._grid) for row in self.state.tolist())
-        if self.render_mode == "ansi":
-            return "".join(ansi_line(*row, self.radius) + "\n" for row in self.state.tolist())
-        return None
+TargetEnv, TargetVectorEnv = env_classes(
+    TARGET, DEFAULTS, ("size", "radius", "target", "pixels_per_unit"), name="TargetEnv", module=__name__,
+    doc=__doc__,
+)
