@@ -96,6 +96,17 @@ def register_gymnasium() -> None:
             max_episode_steps=spec.max_episode_steps,  # TimeLimit's, and make_vec passes it to the vector env
             kwargs=dict(spec.kwargs),
         )
+    for spec in SPECS:  # the JAX envs (gym_suite.jax, the [jax] extra): strings only, JAX loads on make
+        jax_id = f"gym_suite_jax/{spec.id}"
+        if jax_id not in gymnasium.registry:
+            gymnasium.register(
+                id=jax_id,
+                entry_point="gym_suite.jax:JaxEnv",
+                vector_entry_point="gym_suite.jax:JaxVectorEnv",
+                max_episode_steps=spec.max_episode_steps,
+                kwargs={"env_id": spec.id},
+                disable_env_checker=True,
+            )
     for old, new in RENAMED_IDS.items():
         if old not in gymnasium.registry:
             gymnasium.register(id=old, entry_point=functools.partial(_renamed_id, old, new))
