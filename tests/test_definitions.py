@@ -181,3 +181,12 @@ def test_human_render_shows_each_frame_once(capsys):
     env.render()
     env.render()
     assert capsys.readouterr().out.count("heads") == 2
+
+
+def test_type_errors_stay_short_through_make_with_a_dataframe():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(np.zeros((100, 30)))
+    for kwargs in ({"data": frame}, {"expected_cost": frame}):
+        with pytest.raises(TypeError) as caught:
+            gymnasium.make("gym_suite:heartpole-v1", **kwargs)
+        assert len(str(caught.value)) < 1000, len(str(caught.value))

@@ -19,6 +19,23 @@ import numpy as np
 MAX_SHOWN = 80  # characters of an offending value shown in a message
 
 
+class ArgumentTypeError(TypeError):
+    """A ``TypeError`` whose message stays short.
+
+    ``gymnasium.make`` re-raises an environment's ``TypeError`` with every keyword argument
+    appended (a DataFrame's whole repr among them); this class keeps that tail to a few dozen
+    characters, so the message a user reads stays under 1,000 characters.
+    """
+
+    def __init__(self, message: object = ""):
+        text = str(message)
+        head, sep, tail = text.partition(" was raised from the environment creator for ")
+        if sep and len(text) > 600:
+            text = head + sep + tail[:MAX_SHOWN] + "...)"
+        super().__init__(text)
+
+
+
 def shown(value) -> str:
     """``repr(value)``, cut to ``MAX_SHOWN`` characters (an action of a million numbers stays short)."""
     try:
@@ -45,7 +62,7 @@ def check_int(owner: str, name: str, value, minimum: int | None = None, allow_no
     if value is None and allow_none:
         return None
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{owner}: {name} must be an integer, got {shown(value)}")
+        raise ArgumentTypeError(f"{owner}: {name} must be an integer, got {shown(value)}")
     if minimum is not None and value < minimum:
         raise ValueError(f"{owner}: {name} must be >= {minimum}, got {shown(value)}")
     return int(value)
@@ -54,7 +71,7 @@ def check_int(owner: str, name: str, value, minimum: int | None = None, allow_no
 def check_number(owner: str, name: str, value, low=-math.inf, high=math.inf) -> float:
     """A finite real argument within ``[low, high]``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{owner}: {name} must be a number, got {shown(value)}")
+        raise ArgumentTypeError(f"{owner}: {name} must be a number, got {shown(value)}")
     value = float(value)
     if not (math.isfinite(value) and low <= value <= high):
         raise ValueError(f"{owner}: {name} must be a finite number in [{low}, {high}], got {shown(value)}")
@@ -66,7 +83,7 @@ def check_seed(owner: str, seed) -> int | None:
     if seed is None:
         return None
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"{owner}.reset: seed must be None or a non-negative integer, got {shown(seed)}")
+        raise ArgumentTypeError(f"{owner}.reset: seed must be None or a non-negative integer, got {shown(seed)}")
     if seed < 0:
         raise ValueError(f"{owner}.reset: seed must be None or a non-negative integer, got {shown(seed)}")
     return int(seed)
@@ -76,7 +93,7 @@ def check_options(owner: str, options, allowed=()) -> None:
     if options is None:
         return
     if not isinstance(options, Mapping):
-        raise TypeError(f"{owner}.reset: options must be None or a dict, got {shown(options)}")
+        raise ArgumentTypeError(f"{owner}.reset: options must be None or a dict, got {shown(options)}")
     unknown = sorted(str(k) for k in options if k not in allowed)
     if unknown:
         raise ValueError(
@@ -91,7 +108,7 @@ def check_discrete_action(action, n: int) -> int:
     if isinstance(action, np.ndarray) and action.shape == ():
         action = action.item()
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise TypeError(
+        raise ArgumentTypeError(
             f"invalid action {shown(action)} of type {type(action).__name__}: "
             f"expected an integer in 0..{n - 1} (Discrete({n}))"
         )
@@ -108,7 +125,7 @@ def as_batch(actions, num_envs: int, shape: tuple, kinds: str, what: str) -> np.
     except (ValueError, TypeError):  # a ragged batch
         raise ValueError(f"invalid actions: expected {what} of shape {expected}, got a ragged sequence") from None
     if arr.dtype.kind not in kinds:
-        raise TypeError(f"invalid actions of dtype {arr.dtype}: expected {what} of shape {expected}")
+        raise ArgumentTypeError(f"invalid actions of dtype {arr.dtype}: expected {what} of shape {expected}")
     if arr.shape != expected:
         raise ValueError(f"invalid actions of shape {arr.shape}: expected {what} of shape {expected}")
     return arr
@@ -153,7 +170,7 @@ def merge_arguments(owner: str, allowed, env_config, kwargs) -> dict:
     merged: dict[str, Any] = {}
     if env_config is not None:
         if not isinstance(env_config, Mapping):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"{owner}: the positional argument is env_config, a dict of the keyword arguments "
                 f"{sorted(allowed)}; got {type(env_config).__name__}"
             )
@@ -171,5 +188,5 @@ def merge_arguments(owner: str, allowed, env_config, kwargs) -> dict:
                 limit = True
         if limit:
             hint += _LIMIT_HINT
-        raise TypeError(f"{owner} got unknown argument(s) {shown(unknown)}; allowed arguments are {sorted(allowed)}{hint}")
+        raise ArgumentTypeError(f"{owner} got unknown argument(s) {shown(unknown)}; allowed arguments are {sorted(allowed)}{hint}")
     return merged
