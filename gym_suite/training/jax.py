@@ -1,0 +1,460 @@
+"""PPO compiled end to end on the JAX environments (rejax), with greedy policies for the numpy envs.
+
+Needs the ``jax`` extra (``pip install "gym-suite[jax]"``: JAX, gymnax, rejax). Importing this
+module imports none of them; :func:`train_ppo` does.
+
+::
+
+    from gym_suite import evaluate
+    from gym_suite.training.jax import train_ppo
+
+    result = train_ppo("heartpole-v1", num_seeds=4)      # the recipe's settings and budget
+    policy = result.policies[0]                          # obs -> action, on the numpy env
+    print(evaluate("heartpole-v1", policy, episodes=1000).mean)
+    result.steps, result.returns                         # the training curve, seeds x evaluations
+
+The whole training of every seed (environment steps on :func:`gym_suite.jax.make`'s gymnax env,
+rollouts, advantages, the networks' updates and the evaluations of the curve) is one compiled
+call: ``num_seeds`` seeds are vectorised with ``jax.vmap`` in the same run.
+
+The settings of an id (:data:`PPO_RECIPES`) start from its Stable-Baselines3 recipe
+(:mod:`gym_suite.training.recipes`): the same budget, rollout size, minibatches, epochs, network
+(64 x 64, tanh), and the same training-only reward transforms (reward scale and offset, the
+expected cost of a random penalty); the env's own rewards are what the curve and the evaluation
+score. Episodes that end by the step limit or the rules' clock are terminal for the learner
+(rejax does not bootstrap past a truncation; heartpole-v1 shows the time in its observation).
+
+The policies take the numpy env's observations: ``gymnasium.spaces.flatten`` of them (a
+``Discrete`` observation one-hot, push-v0's ``Dict`` the vector ``gym_suite.jax`` gives), the
+observation statistics frozen at the end of training, and the greedy action (the most probable,
+or the mean clipped to the action space). They run in numpy (no JAX call per step) and pickle.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from gym_suite.training.recipes import recipe_budget, recipe_for
+from gym_suite.training.wrappers import acts_in_unit_box, from_unit_box
+
+__all__ = ["PPO_DEFAULTS", "PPO_RECIPES", "JaxPPOPolicy", "JaxTrainingResult", "ppo_settings", "train_ppo"]
+
+#: rejax PPO settings for every id unless its recipe says otherwise: Stable-Baselines3's PPO
+#: defaults of :data:`gym_suite.training.recipes.SB3_PPO_DEFAULTS` (4 copies x 256 steps, 16
+#: minibatches of 64, 10 epochs, gradient norm clipped at 0.5, a 64 x 64 tanh network).
+PPO_DEFAULTS: dict[str, Any] = {
+    "num_envs": 4,
+    "num_steps": 256,
+    "num_minibatches": 16,
+    "num_epochs": 10,
+    "learning_rate": 3e-4,
+    "gamma": 0.99,
+    "gae_lambda": 0.95,
+    "clip_eps": 0.2,
+    "vf_coef": 0.5,
+    "ent_coef": 0.0,
+    "max_grad_norm": 0.5,
+    "normalize_observations": False,
+    "agent_kwargs": {"hidden_layer_sizes": (64, 64), "activation": "tanh"},
+}
+
+#: The settings of the ids that need more than :data:`PPO_DEFAULTS` (rejax ``PPO`` keywords).
+PPO_RECIPES: dict[str, dict[str, Any]] = {
+    # raw features (text length up to 5,120): standardized, as VecNormalize does for SB3
+    "push-v0": {"normalize_observations": True},
+    # 4 copies x 1,024 steps, minibatches of 256; observations standardized
+    "heartpole-v0": {"num_steps": 1024, "num_minibatches": 16, "normalize_observations": True},
+    # gym-suite/analyses/heartpole_v1_ppo.py's recipe: 8 copies x 512 steps (about ten two-week
+    # episodes) per update, minibatches of 256, no discounting (the two weeks' end is terminal;
+    # the observation shows the time), observations standardized
+    "heartpole-v1": {"num_envs": 8, "num_steps": 512, "num_minibatches": 16, "gamma": 1.0,
+                     "normalize_observations": True},
+}
+
+#: Keywords of :func:`train_ppo` that are not rejax's: the training-only reward transforms (by
+#: default the id's SB3 PPO recipe's), the curve's evaluations and the env's arguments.
+OWN_SETTINGS = ("reward_scale", "reward_offset", "expected_penalty", "eval_episodes", "eval_points", "env_kwargs")
+#: rejax ``PPO`` keywords that :func:`train_ppo` accepts as overrides.
+REJAX_SETTINGS = tuple(PPO_DEFAULTS) + ("normalize_rewards", "reward_normalization_discount")
+ACTIVATIONS = ("tanh", "relu", "swish", "silu", "elu", "gelu")
+
+
+def ppo_settings(env_id: str, **overrides: Any) -> dict[str, Any]:
+    """The settings :func:`train_ppo` uses for ``env_id``: defaults, the id's recipe, ``overrides``.
+
+    Raises ``ValueError`` for a keyword that is neither rejax's PPO setting nor one of
+    :data:`OWN_SETTINGS`.
+    """
+    unknown = sorted(set(overrides) - set(REJAX_SETTINGS) - set(OWN_SETTINGS))
+    if unknown:
+        raise ValueError(f"train_ppo: unknown setting(s) {unknown}; the settings are "
+                         f"{sorted(REJAX_SETTINGS + OWN_SETTINGS)}")
+    recipe = recipe_for(env_id)
+    penalty = recipe.expected_penalty if recipe.expected_penalty and "ppo" in recipe.expected_penalty.algos else None
+    settings: dict[str, Any] = {
+        **PPO_DEFAULTS,
+        "agent_kwargs": dict(PPO_DEFAULTS["agent_kwargs"]),
+        **PPO_RECIPES.get(env_id, {}),
+        "reward_scale": recipe.reward_scale.get("ppo", 1.0),
+        "reward_offset": recipe.reward_offset.get("ppo", 0.0),
+        "expected_penalty": penalty,
+        "eval_episodes": 32,
+        "eval_points": 20,
+        "env_kwargs": {},
+    }
+    if "agent_kwargs" in overrides:
+        if not isinstance(overrides["agent_kwargs"], Mapping):
+            raise TypeError(f"train_ppo: agent_kwargs must be a dict, got {overrides['agent_kwargs']!r}")
+        overrides = {**overrides, "agent_kwargs": {**settings["agent_kwargs"], **overrides["agent_kwargs"]}}
+    settings.update(overrides)
+    activation = settings["agent_kwargs"].get("activation", "swish")
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"train_ppo: agent_kwargs activation must be one of {list(ACTIVATIONS)}, got {activation!r}")
+    for key in ("num_envs", "num_steps", "num_minibatches", "num_epochs", "eval_episodes", "eval_points"):
+        value = settings[key]
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"train_ppo: {key} must be a positive integer, got {value!r}")
+    if (settings["num_envs"] * settings["num_steps"]) % settings["num_minibatches"]:
+        raise ValueError(
+            f"train_ppo: num_envs x num_steps ({settings['num_envs']} x {settings['num_steps']}) must be a "
+            f"multiple of num_minibatches ({settings['num_minibatches']})"
+        )
+    for key in ("reward_scale", "reward_offset"):
+        value = settings[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError(f"train_ppo: {key} must be a finite number, got {value!r}")
+    if settings["reward_scale"] == 0:
+        raise ValueError("train_ppo: reward_scale must not be 0")
+    if not isinstance(settings["env_kwargs"], Mapping):
+        raise TypeError(f"train_ppo: env_kwargs must be a dict, got {settings['env_kwargs']!r}")
+    return settings
+
+
+# --------------------------------------------------------------------------------------------
+# The policy on numpy observations
+# --------------------------------------------------------------------------------------------
+
+
+def _activation(name: str):
+    if name == "tanh":
+        return np.tanh
+    if name == "relu":
+        return lambda x: np.maximum(x, 0)
+    if name in ("swish", "silu"):
+        return lambda x: x / (1 + np.exp(-x))
+    if name == "elu":
+        return lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0)))
+    if name == "gelu":  # flax's default: the tanh approximation
+        return lambda x: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
+    raise ValueError(f"unknown activation {name!r}: one of {list(ACTIVATIONS)}")
+
+
+class JaxPPOPolicy:
+    """A greedy policy trained by :func:`train_ppo`: a callable ``observation -> action`` on the numpy env.
+
+    ``act_batch(observations)`` acts on a list of observations at once (one forward pass), as
+    :func:`gym_suite.evaluate` uses it. Runs in numpy; pickles.
+    """
+
+    name = "JAX PPO"
+
+    def __init__(self, observation_space: spaces.Space, action_space: spaces.Space, layers: list[tuple],
+                 head: tuple, activation: str, obs_mean: np.ndarray | None = None, obs_var: np.ndarray | None = None):
+        self.observation_space = observation_space
+        self.action_space = action_space
+        self.layers = [(np.asarray(w), np.asarray(b)) for w, b in layers]
+        self.head = (np.asarray(head[0]), np.asarray(head[1]))
+        self.activation = activation
+        self.obs_mean = None if obs_mean is None else np.asarray(obs_mean)
+        self.obs_std = None if obs_var is None else np.sqrt(np.asarray(obs_var) + 1e-8)
+        self._f = _activation(activation)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_f")
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._f = _activation(self.activation)
+
+    def act_batch(self, observations: list) -> list:
+        x = np.stack([spaces.flatten(self.observation_space, o) for o in observations]).astype(np.float32)
+        if self.obs_mean is not None:
+            x = (x - self.obs_mean) / self.obs_std
+        for w, b in self.layers:
+            x = self._f(x @ w + b)
+        out = x @ self.head[0] + self.head[1]
+        space = self.action_space
+        if isinstance(space, spaces.Discrete):
+            return [int(a) + int(space.start) for a in np.argmax(out, axis=1)]
+        if acts_in_unit_box(space):  # trained in [-1, 1], as Stable-Baselines3 is
+            return [from_unit_box(a.reshape(space.shape), space).astype(space.dtype) for a in out]
+        return [np.clip(a.reshape(space.shape), space.low, space.high).astype(space.dtype) for a in out]
+
+    def __call__(self, observation):
+        return self.act_batch([observation])[0]
+
+    def __repr__(self) -> str:
+        sizes = [w.shape[1] for w, _ in self.layers]
+        return f"JaxPPOPolicy(hidden={sizes}, activation={self.activation!r}, action_space={self.action_space})"
+
+
+@dataclass
+class JaxTrainingResult:
+    """What :func:`train_ppo` returns.
+
+    ``policies``: one greedy :class:`JaxPPOPolicy` per seed (seeds ``seed``, ``seed + 1``, ...).
+    The curve: ``steps`` (environment steps of each seed at each evaluation, 0 first) and
+    ``returns`` (``num_seeds x len(steps)``: the mean return of ``eval_episodes`` greedy episodes
+    on the JAX env, the env's own rewards; push-v0 on its evaluation log). ``compile_seconds``
+    and ``train_seconds``: the wall time of compiling and of running the compiled training;
+    ``seconds`` both. ``timesteps``: the env steps each seed trained (the budget rounded up to
+    whole updates). ``settings``: what :func:`ppo_settings` gave.
+    """
+
+    env_id: str
+    seeds: list[int]
+    policies: list[JaxPPOPolicy]
+    steps: np.ndarray
+    returns: np.ndarray
+    timesteps: int
+    compile_seconds: float
+    train_seconds: float
+    settings: dict[str, Any] = field(repr=False, default_factory=dict)
+
+    @property
+    def seconds(self) -> float:
+        return self.compile_seconds + self.train_seconds
+
+    @property
+    def policy(self) -> JaxPPOPolicy:
+        """The first seed's policy."""
+        return self.policies[0]
+
+
+# --------------------------------------------------------------------------------------------
+# Training
+# --------------------------------------------------------------------------------------------
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _schedule(total: int, iteration: int, points: int) -> tuple[int, int]:
+    """``(eval_freq, evaluations)``: whole updates between evaluations, about ``points`` of them,
+    chosen so that the budget is rounded up as little as it can be (to whole updates first)."""
+    iterations = max(1, -(-total // iteration))
+    target = max(1, -(-iterations // points))
+    candidates = range(max(1, target // 2), max(1, 2 * target) + 1)
+    per_eval = min(candidates, key=lambda k: (k * -(-iterations // k) - iterations, abs(k - target)))
+    return per_eval * iteration, -(-iterations // per_eval)
+
+
+def _make_adapters(env_id: str, settings: dict[str, Any]):
+    """The gymnax envs rejax trains and evaluates on (built lazily: they import JAX)."""
+    import jax
+    import jax.numpy as jnp
+    from gymnax.environments import environment
+    from gymnax.environments import spaces as gymnax_spaces
+
+    import gym_suite.jax as gsj
+
+    class FiveTuple(environment.Environment):
+        """rejax 0.1.3 takes ``(obs, state, reward, done, info)`` from ``step``; gymnax 1.0 gives
+        ``terminated`` and ``truncated`` apart: they are joined (the end is terminal for the
+        learner). A ``Discrete`` observation is one-hot (as ``gymnasium.spaces.flatten``), and the
+        training rewards are transformed: ``(reward + penalty event - penalty expected + offset) * scale``.
+        A bounded float ``Box`` action space is ``[-1, 1]`` for the agent (Gaussian policies start
+        around 0 with unit spread), mapped back to its bounds as ``from_unit_box`` does."""
+
+        def __init__(self, env, scale=1.0, offset=0.0, penalty=None):
+            super().__init__()
+            self.env, self.scale, self.offset, self.penalty = env, float(scale), float(offset), penalty
+            self._onehot = isinstance(env.observation_space(env.default_params), gymnax_spaces.Discrete)
+            gym_space = env.definition.action_space(env.definition_params)
+            self._unit = acts_in_unit_box(gym_space)
+            if self._unit:
+                self._low, self._high = np.asarray(gym_space.low), np.asarray(gym_space.high)
+
+        @property
+        def default_params(self):
+            return self.env.default_params
+
+        @property
+        def name(self):
+            return self.env.name
+
+        @property
+        def num_actions(self):
+            return self.env.num_actions
+
+        def action_space(self, params=None):
+            if self._unit:
+                return gymnax_spaces.Box(-1.0, 1.0, self._low.shape, jnp.float32)
+            return self.env.action_space(params)
+
+        def observation_space(self, params=None):
+            space = self.env.observation_space(params)
+            if self._onehot:
+                return gymnax_spaces.Box(0.0, 1.0, (int(space.n),), jnp.float32)
+            return space
+
+        def _obs(self, obs):
+            if self._onehot:
+                return jax.nn.one_hot(obs, self.env.observation_space().n, dtype=jnp.float32)
+            return obs
+
+        def reset(self, key, params=None):
+            obs, state = self.env.reset(key, params)
+            return self._obs(obs), state
+
+        def step(self, key, state, action, params=None):
+            if self._unit:
+                action = self._low + (jnp.clip(action, -1.0, 1.0) + 1.0) * 0.5 * (self._high - self._low)
+                action = jnp.clip(action, self._low, self._high)
+            obs, state, reward, terminated, truncated, info = self.env.step(key, state, action, params)
+            if self.penalty is not None:
+                size = self.penalty.size
+                reward = reward + size * info[self.penalty.event] - size * info[self.penalty.probability]
+            if self.offset:
+                reward = reward + self.offset
+            if self.scale != 1.0:
+                reward = reward * self.scale
+            return self._obs(obs), state, reward, jnp.logical_or(terminated, truncated), info
+
+    env, params = gsj.make(env_id, **settings["env_kwargs"])
+    train_env = FiveTuple(env, settings["reward_scale"], settings["reward_offset"], settings["expected_penalty"])
+    eval_kwargs = {**recipe_for(env_id).eval_env_kwargs, **settings["env_kwargs"]}
+    eval_base, eval_params = gsj.make(env_id, **eval_kwargs) if eval_kwargs != settings["env_kwargs"] else (env, params)
+    return train_env, params, FiveTuple(eval_base), eval_params
+
+
+# the Progress of the training under way (the compiled callback reports to it)
+_PROGRESS: list = []
+
+
+def _report(step) -> None:
+    if _PROGRESS:
+        progress = _PROGRESS[-1]
+        done = int(np.max(np.asarray(step)))
+        if done > progress.n:
+            progress.update(done - progress.n)
+
+
+def train_ppo(env_id: str, *, seed: int = 0, num_seeds: int = 1, total_timesteps: int | None = None,
+              progress: bool = True, **overrides: Any) -> JaxTrainingResult:
+    """Train rejax's PPO on ``env_id``'s JAX env for ``num_seeds`` seeds in one compiled, vmapped run.
+
+    ``total_timesteps``: environment steps per seed (default: the id's SB3 PPO budget,
+    :func:`gym_suite.training.recipes.recipe_budget`), rounded up to whole updates of
+    ``num_envs x num_steps``. ``overrides`` update the settings (:func:`ppo_settings`): rejax's
+    ``PPO`` keywords (``num_envs``, ``learning_rate``, ``gamma``, ``agent_kwargs``, ...) and
+    ``reward_scale``, ``reward_offset``, ``expected_penalty`` (training rewards), ``eval_episodes``
+    and ``eval_points`` (the curve), ``env_kwargs`` (the env's arguments).
+
+    Progress shows on standard error when ``progress`` is true: a bar on a terminal, a line every
+    few seconds elsewhere, with a line when compiling starts and one with the times at the end.
+    Returns a :class:`JaxTrainingResult` (``.policies``, one per seed, and the curve).
+    """
+    import gym_suite
+
+    if not isinstance(env_id, str) or env_id not in gym_suite.ENV_IDS:
+        raise ValueError(f"train_ppo: env_id must be one of {list(gym_suite.ENV_IDS)}, got {env_id!r}")
+    if not _is_int(seed) or seed < 0:
+        raise ValueError(f"train_ppo: seed must be a non-negative integer, got {seed!r}")
+    if not _is_int(num_seeds) or num_seeds < 1:
+        raise ValueError(f"train_ppo: num_seeds must be a positive integer, got {num_seeds!r}")
+    if total_timesteps is None:
+        total_timesteps = recipe_budget(env_id, "sb3-ppo")
+    if not _is_int(total_timesteps) or total_timesteps < 1:
+        raise ValueError(f"train_ppo: total_timesteps must be a positive integer, got {total_timesteps!r}")
+    settings = ppo_settings(env_id, **overrides)
+
+    import jax
+    import jax.numpy as jnp
+    import rejax
+    from rejax.evaluate import evaluate as rejax_evaluate
+
+    from gym_suite._progress import Progress, duration
+
+    train_env, params, eval_env, eval_params = _make_adapters(env_id, settings)
+    iteration = settings["num_envs"] * settings["num_steps"]
+    eval_freq, evaluations = _schedule(int(total_timesteps), iteration, settings["eval_points"])
+    timesteps = eval_freq * evaluations
+    rejax_config = {key: settings[key] for key in REJAX_SETTINGS if key in settings}
+    rejax_config["agent_kwargs"] = dict(rejax_config["agent_kwargs"])
+    algo = rejax.PPO.create(env=train_env, env_params=params, total_timesteps=timesteps, eval_freq=eval_freq,
+                            **rejax_config)
+    episodes = int(settings["eval_episodes"])
+
+    def greedy_act(algo, ts):
+        def act(obs, rng):
+            if algo.normalize_observations:
+                obs = algo.normalize_obs(ts.obs_rms_state, obs)
+            dist = algo.actor.apply(ts.actor_ts.params, jnp.expand_dims(obs, 0), method="_action_dist")
+            if algo.discrete:
+                return jnp.squeeze(jnp.argmax(dist.logits, axis=-1))
+            space = algo.env.action_space(algo.env_params)
+            return jnp.clip(jnp.squeeze(dist.mean(), 0), space.low, space.high)
+
+        return act
+
+    def eval_callback(algo, ts, rng):
+        jax.debug.callback(_report, ts.global_step)
+        lengths, returns = rejax_evaluate(greedy_act(algo, ts), rng, eval_env, eval_params, episodes,
+                                          eval_params.max_steps_in_episode)
+        return returns.mean()
+
+    algo = algo.replace(eval_callback=eval_callback)
+    keys = jnp.stack([jax.random.PRNGKey(seed + i) for i in range(num_seeds)])
+    label = f"JAX PPO {env_id}"
+    stream = sys.stderr
+    if progress:
+        print(f"{label}: compiling {num_seeds} seed(s) x {timesteps:,} steps ...", file=stream, flush=True)
+    start = time.perf_counter()
+    compiled = jax.jit(jax.vmap(algo.train)).lower(keys).compile()
+    compile_seconds = time.perf_counter() - start
+    bar = Progress(timesteps, label, "step", file=stream, disable=not progress)
+    _PROGRESS.append(bar)
+    try:
+        start = time.perf_counter()
+        ts, curve = compiled(keys)
+        curve = jax.block_until_ready(curve)
+        train_seconds = time.perf_counter() - start
+    finally:
+        _PROGRESS.remove(bar)
+        bar.close()
+    if progress:
+        print(f"{label}: {num_seeds} seed(s) x {timesteps:,} steps in {duration(compile_seconds + train_seconds)} "
+              f"({compile_seconds:.1f} s compiling, {train_seconds:.1f} s training)", file=stream, flush=True)
+
+    probe = gymnasium.make(env_id, **settings["env_kwargs"])
+    obs_space, act_space = probe.observation_space, probe.action_space
+    probe.close()
+    activation = settings["agent_kwargs"].get("activation", "swish")
+    policies = []
+    for i in range(num_seeds):
+        actor = jax.tree.map(lambda x, i=i: np.asarray(x[i]), ts.actor_ts.params)["params"]
+        features = actor["features"]
+        layers = [(features[f"Dense_{k}"]["kernel"], features[f"Dense_{k}"]["bias"]) for k in range(len(features))]
+        head = actor["action_logits"] if "action_logits" in actor else actor["action_mean"]
+        mean = var = None
+        if algo.normalize_observations:
+            mean, var = np.asarray(ts.obs_rms_state.mean[i]), np.asarray(ts.obs_rms_state.var[i])
+        policies.append(JaxPPOPolicy(obs_space, act_space, layers, (head["kernel"], head["bias"]), activation,
+                                     mean, var))
+    returns = np.asarray(curve, dtype=float).reshape(num_seeds, -1)
+    steps = np.arange(returns.shape[1]) * eval_freq
+    return JaxTrainingResult(env_id, [seed + i for i in range(num_seeds)], policies, steps, returns, timesteps,
+                             compile_seconds, train_seconds, settings)

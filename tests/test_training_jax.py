@@ -1,0 +1,98 @@
+"""PPO compiled end to end on the JAX environments (gym_suite.training.jax): a short training beats
+the random policy on the numpy env, and bad settings fail before anything compiles."""
+
+from __future__ import annotations
+
+import pickle
+
+import gymnasium
+import numpy as np
+import pytest
+
+import gym_suite
+from gym_suite.training.jax import PPO_DEFAULTS, _schedule, ppo_settings, train_ppo
+
+EPISODES = 300
+
+
+@pytest.fixture(scope="module")
+def example_run():
+    pytest.importorskip("rejax")
+    return train_ppo("example-v0", seed=0, num_seeds=2, total_timesteps=20_000, progress=False)
+
+
+def test_short_training_beats_random_on_the_numpy_env(example_run):
+    random = gym_suite.evaluate("example-v0", "random", episodes=EPISODES)
+    assert len(example_run.policies) == 2
+    for policy in example_run.policies:
+        trained = gym_suite.evaluate("example-v0", policy, episodes=EPISODES)
+        gain, se = trained.paired_difference(random)
+        assert gain > 3 * se and gain > 5.0, (trained.mean, random.mean)
+
+
+def test_the_curve_has_one_row_per_seed_and_starts_at_step_0(example_run):
+    result = example_run
+    assert result.timesteps == 20_480  # rounded up to whole updates of 4 x 256 steps
+    assert result.returns.shape == (2, len(result.steps))
+    assert result.steps[0] == 0 and result.steps[-1] == result.timesteps
+    assert np.all(np.isfinite(result.returns))
+    assert result.returns[:, -1].mean() > result.returns[:, 0].mean()
+    assert result.seeds == [0, 1] and result.compile_seconds > 0 and result.train_seconds > 0
+
+
+def test_a_policy_acts_on_numpy_observations_and_pickles(example_run):
+    env = gymnasium.make("example-v0")
+    obs, _ = env.reset(seed=3)
+    policy = example_run.policy
+    action = policy(obs)
+    assert env.action_space.contains(action)
+    again = pickle.loads(pickle.dumps(policy))
+    assert again(obs) == action
+    assert policy.act_batch([obs, obs]) == [action, action]
+
+
+def test_settings_start_from_the_recipe_and_take_overrides():
+    settings = ppo_settings("heartpole-v1", learning_rate=1e-4, agent_kwargs={"activation": "relu"})
+    assert settings["num_envs"] == 8 and settings["gamma"] == 1.0 and settings["reward_scale"] == 0.1
+    assert settings["learning_rate"] == 1e-4
+    assert settings["agent_kwargs"] == {"hidden_layer_sizes": (64, 64), "activation": "relu"}
+    assert PPO_DEFAULTS["agent_kwargs"]["activation"] == "tanh"  # the defaults are left as they were
+    assert ppo_settings("heartpole-v0")["expected_penalty"] is not None
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"learning_rat": 1e-3}, "unknown setting"),
+        ({"num_envs": 0}, "num_envs must be a positive integer"),
+        ({"num_envs": 3, "num_steps": 5, "num_minibatches": 2}, "multiple of num_minibatches"),
+        ({"reward_scale": float("nan")}, "reward_scale must be a finite number"),
+        ({"agent_kwargs": {"activation": "softsign"}}, "activation must be one of"),
+    ],
+)
+def test_bad_settings_raise_value_error_naming_them(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        ppo_settings("example-v0", **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"env_id": "nope-v0"}, "env_id must be one of"),
+        ({"env_id": "example-v0", "seed": -1}, "seed must be"),
+        ({"env_id": "example-v0", "num_seeds": 0}, "num_seeds must be"),
+        ({"env_id": "example-v0", "total_timesteps": 0}, "total_timesteps must be"),
+        ({"env_id": "example-v0", "gamma_": 0.9}, "unknown setting"),
+    ],
+)
+def test_train_ppo_checks_its_arguments_before_compiling(kwargs, message):
+    env_id = kwargs.pop("env_id")
+    with pytest.raises(ValueError, match=message):
+        train_ppo(env_id, progress=False, **kwargs)
+
+
+def test_the_schedule_rounds_the_budget_up_to_whole_updates_as_little_as_it_can():
+    eval_freq, evaluations = _schedule(1_500_000, 4096, 20)
+    assert eval_freq % 4096 == 0
+    assert 1_500_000 <= eval_freq * evaluations < 1_500_000 + 2 * 4096
+    assert _schedule(20_000, 1024, 20) == (1024, 20)
