@@ -242,7 +242,7 @@ def test_a_broken_env_becomes_an_error_row_not_a_crash(tmp_path):
     assert done.returncode == 0, done.stderr
     rows = json.loads(out.read_text())["rows"]
     suite = [r for r in rows if r["env_id"] == "example-v0"]
-    assert suite and all(r["status"].startswith("error: TypeError") and r["steps_per_second"] is None for r in suite)
+    assert suite and all(r["status"].startswith("error: ") and "TypeError" in r["status"] and r["steps_per_second"] is None for r in suite)
     assert all(r["status"] == "ok" for r in rows if r["env_id"] == "CartPole-v1")  # the others are timed
 
 

@@ -484,6 +484,28 @@ def _signature(definition: Definition, base_params: Any, arguments: tuple[str, .
     return inspect.Signature(params)
 
 
+def _state_property(index: int, name: str) -> property:
+    def get(self: Any) -> Any:
+        return self.state[index]
+
+    def set(self: Any, value: Any) -> None:  # a row's quantity set from outside (a test, an adapter)
+        current = self.state[index]
+        if isinstance(current, np.ndarray):
+            new = np.array(np.broadcast_to(np.asarray(value, dtype=current.dtype), current.shape))
+        else:
+            new = type(current)(value)
+        self.state = self.state._replace(**{name: new})
+
+    return property(get, set, doc=f"The state's ``{name}`` (``env.state.{name}``).")
+
+
+def _state_properties(definition: Definition, extra: Mapping[str, Any] | None) -> dict[str, property]:
+    """Each quantity of the state as an attribute (``env.position``), where no other name is."""
+    taken = set(extra or ()) | set(dir(SuiteEnv)) | set(dir(SuiteVectorEnv))
+    fields = getattr(definition.State, "_fields", ())
+    return {name: _state_property(i, name) for i, name in enumerate(fields) if name not in taken}
+
+
 def env_classes(
     definition: Definition,
     base_params: Any,
@@ -503,6 +525,7 @@ def env_classes(
     """
     metadata = {"render_modes": list(definition.render_modes), "render_fps": definition.render_fps}
     namespace = {
+        **_state_properties(definition, extra),
         "definition": definition, "base_params": base_params, "arguments": tuple(arguments),
         "metadata": metadata, "__doc__": doc, "__module__": module, **(extra or {}),
     }

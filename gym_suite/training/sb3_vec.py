@@ -363,6 +363,9 @@ class SuiteVecEnv(VecEnv):
                 f"{method_name}() instead"
             )
         native = self.venv
+        row_method = getattr(native.single_env, method_name, None)  # a row's own method comes first
+        if callable(row_method) and not method_name.startswith("_"):
+            return [row_method(*method_args, **method_kwargs) for _ in rows]
         method = getattr(native, method_name, None)
         if callable(method) and not method_name.startswith("_"):
             result = method(*method_args, **method_kwargs)
