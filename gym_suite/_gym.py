@@ -48,7 +48,7 @@ def _adapter_class():
 
         def __init__(self, env_id: str, **kwargs):
             spec = gymnasium.spec(env_id)
-            creator = gymnasium.envs.registration.load_env_creator(spec.entry_point)
+            creator = gymnasium.envs.registration.load_env_creator(str(spec.entry_point))
             self.env = creator(**{**spec.kwargs, **kwargs})
             self.metadata = self.env.metadata
             self.render_mode = self.env.render_mode

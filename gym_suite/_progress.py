@@ -74,7 +74,9 @@ class Progress:
     ):
         if total is not None and (not isinstance(total, int) or isinstance(total, bool) or total < 0):
             raise ValueError(f"total must be None or a non-negative integer, got {total!r}")
-        if interval is not None and not (isinstance(interval, (int, float)) and math.isfinite(interval) and interval >= 0):
+        if interval is not None and not (
+            isinstance(interval, (int, float)) and math.isfinite(interval) and interval >= 0
+        ):
             raise ValueError(f"interval must be a number of seconds >= 0, got {interval!r}")
         self.total, self.desc, self.unit = total, desc, unit
         self.file = file if file is not None else sys.stderr
@@ -153,8 +155,9 @@ class Progress:
             self.disable = True
 
 
-def sb3_callback(desc: str = "train", *, file: IO[str] | None = None, tty: bool | None = None,
-                 interval: float | None = None):
+def sb3_callback(
+    desc: str = "train", *, file: IO[str] | None = None, tty: bool | None = None, interval: float | None = None
+):
     """A Stable-Baselines3 callback that shows the training's env steps with :class:`Progress`.
 
     Pass it to ``model.learn(..., callback=...)`` (alone or in a list) instead of

@@ -68,8 +68,9 @@ def no_version_notice():
 
     names = "|".join(re.escape(env_id) for env_id in gym_suite.ENV_IDS)
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=rf".*The environment (gym_suite:)?({names}) is out of date",
-                                category=DeprecationWarning)
+        warnings.filterwarnings(
+            "ignore", message=rf".*The environment (gym_suite:)?({names}) is out of date", category=DeprecationWarning
+        )
         yield
 
 

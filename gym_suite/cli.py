@@ -75,8 +75,15 @@ def _evaluate(args) -> int:
     except (TypeError, ValueError, OSError, gymnasium.error.Error) as exc:
         args.parser.error(f"argument --env-kwargs: {_env_error_message(args.id, exc)}")
     try:  # kept open while evaluating: an env's caches (push-v0's log) stay warm for the episodes
-        result = evaluate(args.id, args.policy, episodes=args.episodes, seed=args.seed, n_jobs=args.jobs,
-                          env_kwargs=env_kwargs, progress=True)  # a bar, or log lines off a terminal
+        result = evaluate(
+            args.id,
+            args.policy,
+            episodes=args.episodes,
+            seed=args.seed,
+            n_jobs=args.jobs,
+            env_kwargs=env_kwargs,
+            progress=True,
+        )  # a bar, or log lines off a terminal
     finally:
         env.close()
     pm = _plus_minus(sys.stdout)
@@ -92,8 +99,14 @@ def _play(args) -> int:
 
     try:
         from gym_suite.play import play
-        returns = play(args.id, seed=args.seed, episodes=args.episodes, env_kwargs=dict(args.env_kwargs),
-                       screenshot=args.screenshot)
+
+        returns = play(
+            args.id,
+            seed=args.seed,
+            episodes=args.episodes,
+            env_kwargs=dict(args.env_kwargs),
+            screenshot=args.screenshot,
+        )
     except DependencyNotInstalled as exc:
         print(f"gym-suite play: {exc}", file=sys.stderr)
         return 2
@@ -199,14 +212,20 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--episodes", type=positive_int, default=1000)
     ev.add_argument("--seed", type=non_negative_int, default=0, help="episode i is reset with seed + i")
     ev.add_argument("--jobs", type=jobs_int, default=1, help="parallel processes (-1: every core)")
-    ev.add_argument("--env-kwargs", nargs="*", type=key_value, default=[], metavar="KEY=VALUE", help="arguments of the environment")
+    ev.add_argument(
+        "--env-kwargs", nargs="*", type=key_value, default=[], metavar="KEY=VALUE", help="arguments of the environment"
+    )
     ev.set_defaults(func=_evaluate, parser=ev)
     pl = sub.add_parser("play", help="play an environment by hand in a window (needs gym-suite[render])")
     pl.add_argument("id", type=suite_id, choices=[spec.id for spec in SPECS])
     pl.add_argument("--seed", type=non_negative_int, default=None, help="episode i is reset with seed + i")
     pl.add_argument("--episodes", type=positive_int, default=None, help="stop after this many (default: until Esc)")
-    pl.add_argument("--env-kwargs", nargs="*", type=key_value, default=[], metavar="KEY=VALUE", help="arguments of the environment")
-    pl.add_argument("--screenshot", default=None, metavar="PATH", help="save the window's last picture (PNG) when play stops")
+    pl.add_argument(
+        "--env-kwargs", nargs="*", type=key_value, default=[], metavar="KEY=VALUE", help="arguments of the environment"
+    )
+    pl.add_argument(
+        "--screenshot", default=None, metavar="PATH", help="save the window's last picture (PNG) when play stops"
+    )
     pl.set_defaults(func=_play, parser=pl)
     return parser
 

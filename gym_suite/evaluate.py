@@ -69,7 +69,9 @@ def policy_function(env: gymnasium.Env, policy: str | Callable, seed: int | None
     """
     if not isinstance(policy, str):
         if not callable(policy):
-            raise TypeError(f"policy must be a callable obs -> action or one of {list(BUILTIN_POLICIES)}, got {policy!r}")
+            raise TypeError(
+                f"policy must be a callable obs -> action or one of {list(BUILTIN_POLICIES)}, got {policy!r}"
+            )
         return policy
     if policy == "random":
         if seed is not None:
@@ -181,7 +183,7 @@ class EvalResult:
 def _policy_name(policy) -> str:
     if isinstance(policy, str):
         return policy
-    return getattr(policy, "name", None) or getattr(policy, "__name__", type(policy).__name__)
+    return str(getattr(policy, "name", None) or getattr(policy, "__name__", type(policy).__name__))
 
 
 def _run_episodes(env_id, policy, seeds, env_kwargs):

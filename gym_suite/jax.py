@@ -108,7 +108,9 @@ class EnvParams(environment.EnvParams):
 
 def _spec(env_id: str) -> gym_suite.Spec:
     if not isinstance(env_id, str):
-        raise TypeError(f"gym_suite.jax.make: env_id must be a string, one of {list(gym_suite.ENV_IDS)}, got {env_id!r}")
+        raise TypeError(
+            f"gym_suite.jax.make: env_id must be a string, one of {list(gym_suite.ENV_IDS)}, got {env_id!r}"
+        )
     name = env_id.removeprefix("gym_suite:").removeprefix(f"{NAMESPACE}/")
     for spec in gym_suite.SPECS:
         if spec.id == name:
@@ -220,7 +222,9 @@ class SuiteJaxEnv(environment.Environment):
         spec = _spec(env_id)
         cls = _env_class(spec)
         if not hasattr(cls, "definition"):
-            raise NotImplementedError(f"gym_suite.jax: {spec.id} does not run on JAX yet; the ids that do: {list(jax_ids())}")
+            raise NotImplementedError(
+                f"gym_suite.jax: {spec.id} does not run on JAX yet; the ids that do: {list(jax_ids())}"
+            )
         owner = cls.__name__
         kwargs = merge_arguments(owner, tuple(cls.arguments), None, kwargs)
         self.env_id = spec.id
@@ -354,15 +358,20 @@ class SuiteJaxEnv(environment.Environment):
             start = jax.ShapeDtypeStruct((d.start_draws,), float_dtype)
             step = jax.ShapeDtypeStruct((d.step_draws,), float_dtype)
             action = jax.eval_shape(lambda: self.action_space().sample(jax.random.key(0)))
+
             def strong(tree: Any) -> Any:
                 return jax.tree.map(lambda t: jax.ShapeDtypeStruct(jnp.shape(t), jnp.result_type(t)), tree)
 
             types = strong(jax.eval_shape(lambda u: d.initial(u if d.start_draws else (), params, ops), start))
             for _ in range(2):  # the step's types, from a state of the step's types
-                types = strong(jax.eval_shape(
-                    lambda s, a, u: d.transition(s, self._action(a), u if d.step_draws else (), params, ops),
-                    types, action, step,
-                ))
+                types = strong(
+                    jax.eval_shape(
+                        lambda s, a, u: d.transition(s, self._action(a), u if d.step_draws else (), params, ops),
+                        types,
+                        action,
+                        step,
+                    )
+                )
             self._types[x64] = types
         return self._types[x64]
 
@@ -465,8 +474,9 @@ class JaxEnv(FunctionalJaxEnv):
 
     metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 4, "jax": True}
 
-    def __init__(self, env_id: str, render_mode: str | None = None, env_config: Mapping[str, Any] | None = None,
-                 **kwargs: Any):
+    def __init__(
+        self, env_id: str, render_mode: str | None = None, env_config: Mapping[str, Any] | None = None, **kwargs: Any
+    ):
         env = SuiteJaxEnv(env_id, **dict(env_config or {}, **kwargs))
         func_env = SuiteFuncEnv(env)
         func_env.transform(jax.jit)
@@ -488,11 +498,21 @@ class JaxVectorEnv(FunctionalJaxVectorEnv):
     pytree (an :class:`EnvState` over the rows); the whole step is one jitted call."""
 
     metadata: dict[str, Any] = {
-        "render_modes": ["rgb_array"], "render_fps": 4, "jax": True, "autoreset_mode": AutoresetMode.NEXT_STEP,
+        "render_modes": ["rgb_array"],
+        "render_fps": 4,
+        "jax": True,
+        "autoreset_mode": AutoresetMode.NEXT_STEP,
     }
 
-    def __init__(self, env_id: str, num_envs: int = 1, max_episode_steps: int | None = None,
-                 render_mode: str | None = None, env_config: Mapping[str, Any] | None = None, **kwargs: Any):
+    def __init__(
+        self,
+        env_id: str,
+        num_envs: int = 1,
+        max_episode_steps: int | None = None,
+        render_mode: str | None = None,
+        env_config: Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"JaxVectorEnv: num_envs must be a positive integer, got {num_envs!r}")
         if max_episode_steps is not None and (
@@ -526,24 +546,23 @@ class JaxVectorEnv(FunctionalJaxVectorEnv):
     def render(self) -> tuple[np.ndarray, ...] | None:
         if self.render_mode != "rgb_array":
             return None
-        return tuple(
-            self._env.render_rgb(jax.tree.map(lambda q, i=i: q[i], self.state)) for i in range(self.num_envs)
-        )
+        return tuple(self._env.render_rgb(jax.tree.map(lambda q, i=i: q[i], self.state)) for i in range(self.num_envs))
 
 
-def _batch_step(env: SuiteJaxEnv, limit: int, state: EnvState, prev_done: jax.Array, key: jax.Array,
-                action: jax.Array) -> tuple[EnvState, jax.Array, tuple]:
+def _batch_step(
+    env: SuiteJaxEnv, limit: int, state: EnvState, prev_done: jax.Array, key: jax.Array, action: jax.Array
+) -> tuple[EnvState, jax.Array, tuple]:
     n = prev_done.shape[0]
     step_key, reset_key = jax.random.split(key)
     d = env.definition
     u_step = jax.vmap(lambda k: env._draws(k, d.step_draws))(jax.random.split(step_key, n)) if d.step_draws else ()
     u_start = jax.vmap(lambda k: env._draws(k, d.start_draws))(jax.random.split(reset_key, n)) if d.start_draws else ()
-    obs, stepped, reward, terminated, truncated, info = jax.vmap(env.step_with_draws, axis_size=n)(state, action, u_step)
+    obs, stepped, reward, terminated, truncated, info = jax.vmap(env.step_with_draws, axis_size=n)(
+        state, action, u_step
+    )
     fresh = jax.vmap(env.initial_with_draws, axis_size=n)(u_start)
     restart = prev_done
-    next_state = jax.tree.map(
-        lambda a, b: jnp.where(restart.reshape((n,) + (1,) * (a.ndim - 1)), a, b), fresh, stepped
-    )
+    next_state = jax.tree.map(lambda a, b: jnp.where(restart.reshape((n,) + (1,) * (a.ndim - 1)), a, b), fresh, stepped)
     if limit:
         truncated = truncated | (next_state.time >= limit)
     active = ~restart

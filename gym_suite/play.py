@@ -40,7 +40,13 @@ from gym_suite.envs._draw import LINE_HEIGHT, draw_text, text_size
 INSTALL_RENDER_EXTRA = 'pip install "gym-suite[render]"'
 MIN_WINDOW_WIDTH = 400  # small frames are enlarged (whole times) to at least this width
 TEXT_SCALE = 2
-PANEL_BACKGROUND, PANEL_TEXT, PANEL_DIM, PANEL_GOOD, PANEL_BAD = (30, 30, 36), (235, 235, 235), (150, 150, 160), (120, 220, 120), (240, 120, 110)
+PANEL_BACKGROUND, PANEL_TEXT, PANEL_DIM, PANEL_GOOD, PANEL_BAD = (
+    (30, 30, 36),
+    (235, 235, 235),
+    (150, 150, 160),
+    (120, 220, 120),
+    (240, 120, 110),
+)
 FPS = 30  # window refresh while waiting for input
 
 
@@ -116,8 +122,13 @@ class ScorePanel(gymnasium.Wrapper):
     pixels, over a panel: the id, episode and step, the last reward, the return, and
     ``controls`` (lines of text). The wrapper counts the steps and the return itself."""
 
-    def __init__(self, env: gymnasium.Env, controls: Sequence[str] = (), min_width: int = MIN_WINDOW_WIDTH,
-                 text_scale: int = TEXT_SCALE):
+    def __init__(
+        self,
+        env: gymnasium.Env,
+        controls: Sequence[str] = (),
+        min_width: int = MIN_WINDOW_WIDTH,
+        text_scale: int = TEXT_SCALE,
+    ):
         if env.render_mode != "rgb_array":
             raise ValueError(f"ScorePanel needs an env made with render_mode='rgb_array', got {env.render_mode!r}")
         super().__init__(env)
@@ -291,8 +302,10 @@ def _loop(pygame, panel: ScorePanel, keys, seed, episodes, screenshot, on_episod
                 if terminated or truncated:
                     returns.append(panel.episode_return)
                     how = "terminated" if terminated else "truncated"
-                    print(f"episode {len(returns)}: return {panel.episode_return:.3f} after {panel.steps} steps ({how})",
-                          flush=True)
+                    print(
+                        f"episode {len(returns)}: return {panel.episode_return:.3f} after {panel.steps} steps ({how})",
+                        flush=True,
+                    )
                     if on_episode is not None:
                         on_episode(len(returns) - 1, panel.episode_return, panel.steps, bool(terminated))
                     panel.status = "episode over: a key or a click starts the next"

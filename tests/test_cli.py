@@ -20,8 +20,9 @@ SHORT = {"max_episode_steps": 40}  # gymnasium.make's time limit: quick episodes
 
 def gym_suite_command(*args, env=None, **kwargs):
     """``python -m gym_suite ARGS`` in a fresh process, as a user runs it."""
-    return subprocess.run([sys.executable, "-m", "gym_suite", *args], capture_output=True, text=True,
-                          timeout=300, env=env, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "gym_suite", *args], capture_output=True, text=True, timeout=300, env=env, **kwargs
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -65,8 +66,9 @@ def test_cli_has_no_repository_script_commands(capsys):
 
 def test_cli_survives_a_closed_pipe():
     """``gym-suite list | head -n 1``: the reader goes away, the command ends without a traceback."""
-    process = subprocess.Popen([sys.executable, "-m", "gym_suite", "list"], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gym_suite", "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     process.stdout.close()  # before the command has written anything
     err = process.stderr.read()
     process.wait(timeout=300)
@@ -80,8 +82,9 @@ def test_cli_output_in_ascii_locale():
     assert done.returncode == 0, done.stderr
     assert "return:" in done.stdout and "+/-" in done.stdout
     done.stdout.encode("ascii")
-    utf8 = gym_suite_command("evaluate", "example-v0", "--episodes", "5",
-                             env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+    utf8 = gym_suite_command(
+        "evaluate", "example-v0", "--episodes", "5", env={**os.environ, "PYTHONIOENCODING": "utf-8"}
+    )
     assert "±" in utf8.stdout  # the sign itself wherever it can be written
 
 
@@ -265,7 +268,10 @@ def test_evaluate_seeds_past_int64_stay_distinct():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (["bogus=1"], "ExampleEnv got unknown argument(s) ['bogus']; allowed arguments are ['lf_min', 'render_mode', 'rt_max']"),
+        (
+            ["bogus=1"],
+            "ExampleEnv got unknown argument(s) ['bogus']; allowed arguments are ['lf_min', 'render_mode', 'rt_max']",
+        ),
         (["rt_max=1"], "ExampleEnv: rt_max must be >= 3, got 1"),
     ],
 )
@@ -310,9 +316,15 @@ def test_cli_version(capsys):
 @pytest.mark.parametrize("argv", [["list"], ["demo"], ["evaluate", "example-v0", "--episodes", "2"]])
 def test_cli_with_standard_output_closed_says_so(argv):
     """``gym-suite list >&-``: no standard output at all; a one-line message, never a traceback."""
-    done = subprocess.run([sys.executable, "-m", "gym_suite", *argv], stdout=None, capture_output=False,
-                          stderr=subprocess.PIPE, text=True, timeout=300,
-                          preexec_fn=lambda: os.close(1))
+    done = subprocess.run(
+        [sys.executable, "-m", "gym_suite", *argv],
+        stdout=None,
+        capture_output=False,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=300,
+        preexec_fn=lambda: os.close(1),
+    )
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == 1
     assert "standard output is closed" in done.stderr

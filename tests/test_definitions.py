@@ -99,7 +99,10 @@ def test_the_tiny_definition_is_a_gymnasium_env():
         CoinEnv(flips=1.5)
     with pytest.raises(TypeError, match="allowed arguments are \\['flips', 'render_mode'\\]"):
         CoinEnv(flip=2)
-    assert str(CoinEnv.__signature__) == "(env_config: 'Mapping[str, Any] | None' = None, *, flips: 'int' = 3, render_mode: 'str | None' = None)"
+    assert (
+        str(CoinEnv.__signature__)
+        == "(env_config: 'Mapping[str, Any] | None' = None, *, flips: 'int' = 3, render_mode: 'str | None' = None)"
+    )
 
 
 def test_step_after_the_end_needs_a_reset():
@@ -122,7 +125,9 @@ def test_native_vector_env_has_the_info_keys_of_sync_on_every_step(env_id):
     row seeds into one generator."""
     limits = (1, 3) if env_id == "heartpole-v0" else (1,)
     for limit in limits:
-        native = gymnasium.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point", max_episode_steps=limit)
+        native = gymnasium.make_vec(
+            env_id, num_envs=3, vectorization_mode="vector_entry_point", max_episode_steps=limit
+        )
         sync = gymnasium.make_vec(env_id, num_envs=3, vectorization_mode="sync", max_episode_steps=limit)
         native.action_space.seed(5)
         info_n, info_s = native.reset(seed=[1, 2, 3])[1], sync.reset(seed=[1, 2, 3])[1]
@@ -165,12 +170,21 @@ def test_same_rules_on_floats_and_arrays():
     actions, u = rng.integers(0, 2, 50), rng.random((1, 50))
     batch = COIN.transition(states, actions, u, CoinParams(), NUMPY)
     for i in range(50):
-        one = COIN.transition(CoinState(int(states.heads[i]), int(states.last[i])), int(actions[i]), [float(u[0, i])],
-                              CoinParams(), SCALAR)
+        one = COIN.transition(
+            CoinState(int(states.heads[i]), int(states.last[i])),
+            int(actions[i]),
+            [float(u[0, i])],
+            CoinParams(),
+            SCALAR,
+        )
         assert one == (batch.heads[i], batch.last[i])
-    assert math.isclose(COIN.reward(states, actions, batch, CoinParams(), NUMPY).sum(),
-                        sum(COIN.reward(None, int(a), CoinState(0, int(last)), CoinParams(), SCALAR)
-                            for a, last in zip(actions, batch.last)))
+    assert math.isclose(
+        COIN.reward(states, actions, batch, CoinParams(), NUMPY).sum(),
+        sum(
+            COIN.reward(None, int(a), CoinState(0, int(last)), CoinParams(), SCALAR)
+            for a, last in zip(actions, batch.last)
+        ),
+    )
 
 
 def test_human_render_shows_each_frame_once(capsys):

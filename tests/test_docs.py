@@ -30,8 +30,16 @@ import gym_suite
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 QUIET_MKDOCS = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}  # the plugins' banners
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1280,1000"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--window-size=1280,1000",
+]
 
 
 # --------------------------------------------------------------------------------------------
@@ -74,8 +82,14 @@ def site(tmp_path_factory) -> Path:
         if importlib.util.find_spec(module.split(".")[0]) is None:
             _missing_tool(f'{module} is missing: pip install -e ".[docs]"')
     out = tmp_path_factory.mktemp("site")
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600, env={**os.environ, **QUIET_MKDOCS})
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, **QUIET_MKDOCS},
+    )
     log = done.stdout + done.stderr
     assert done.returncode == 0, f"mkdocs build --strict failed:\n{log[-5000:]}"
     assert "WARNING" not in log, log[-5000:]
@@ -113,8 +127,12 @@ def test_api_reference_is_built_from_the_docstrings(site):
     evaluate = (site / "reference" / "evaluate" / "index.html").read_text(encoding="utf-8")
     assert 'id="gym_suite.evaluate.evaluate"' in evaluate and 'id="gym_suite.evaluate.EvalResult"' in evaluate
     training = (site / "reference" / "training" / "index.html").read_text(encoding="utf-8")
-    for name in ("gym_suite.training.sb3.train_sb3", "gym_suite.training.sb3_vec.SuiteVecEnv",
-                 "gym_suite.training.rllib.rllib_config", "gym_suite.training.recipes.recipe_for"):
+    for name in (
+        "gym_suite.training.sb3.train_sb3",
+        "gym_suite.training.sb3_vec.SuiteVecEnv",
+        "gym_suite.training.rllib.rllib_config",
+        "gym_suite.training.recipes.recipe_for",
+    ):
         assert f'id="{name}"' in training, f"{name} is missing from the API reference"
     assert ":func:`" not in evaluate + training  # Sphinx roles are turned into code
 
@@ -234,9 +252,14 @@ def test_every_internal_link_and_image_loads_in_chromium(server, browser):
     assert len(pages) >= 15
     assert not broken, f"internal links that do not answer 200: {sorted(set(broken))}"
     assert not blank, f"images that do not load: {blank}"
-    bad_anchors = [(page, ref) for page, ref in references
-                   if "#" in ref and ref.partition("#")[0] in pages and ref.partition("#")[2]
-                   and urllib.parse.unquote(ref.partition("#")[2]) not in pages[ref.partition("#")[0]]]
+    bad_anchors = [
+        (page, ref)
+        for page, ref in references
+        if "#" in ref
+        and ref.partition("#")[0] in pages
+        and ref.partition("#")[2]
+        and urllib.parse.unquote(ref.partition("#")[2]) not in pages[ref.partition("#")[0]]
+    ]
     assert not bad_anchors, f"links to anchors that do not exist: {bad_anchors}"
     assert not errors, f"the browser logged errors: {errors}"
 
@@ -257,7 +280,9 @@ def test_screenshot_of_an_environment_page(server, browser, tmp_path):
     with Image.open(path) as shot:
         assert shot.size[0] >= 800 and shot.size[1] >= 600
         colours = shot.convert("RGB").getcolors(maxcolors=1 << 20)
-    assert colours is not None and len(colours) > 50, f"the screenshot {path} looks blank ({colours and len(colours)} colours)"
+    assert colours is not None and len(colours) > 50, (
+        f"the screenshot {path} looks blank ({colours and len(colours)} colours)"
+    )
     most_common = max(colours)[0] / (shot.size[0] * shot.size[1])
     assert most_common < 0.95, f"the screenshot {path} is {most_common:.0%} one colour"
     if (ROOT / "docs" / "img" / f"{env_id}.gif").exists():

@@ -185,9 +185,7 @@ def test_array_rules_do_not_depend_on_the_batch_size():
     big = heartpole_step(state, action, uniforms, proclivity, NUMPY)
     for start in range(0, n, 64):
         rows = slice(start, start + 64)
-        small = heartpole_step(
-            tuple(q[rows] for q in state), action[rows], uniforms[:, rows], proclivity, NUMPY
-        )
+        small = heartpole_step(tuple(q[rows] for q in state), action[rows], uniforms[:, rows], proclivity, NUMPY)
         for got, want in zip((*small[0], *small[1:]), (*big[0], *big[1:])):
             np.testing.assert_array_equal(got, want[rows])
 

@@ -147,8 +147,9 @@ def test_vector_rows_end_at_two_weeks_and_restart():
     kind = np.arange(n) % 4  # always sleep, never sleep, random, heuristic
     ended = np.zeros(n, dtype=int)
     for _ in range(1500):
-        actions = np.select([kind == 0, kind == 1, kind == 2], [SLEEP, NOTHING, rng.integers(0, 4, n)],
-                            heuristic_actions(obs))
+        actions = np.select(
+            [kind == 0, kind == 1, kind == 2], [SLEEP, NOTHING, rng.integers(0, 4, n)], heuristic_actions(obs)
+        )
         before = obs[:, TIME_ELAPSED].copy()
         restarting = before >= HORIZON
         obs, reward, terminated, truncated, _ = envs.step(actions)

@@ -59,9 +59,12 @@ def _reached_states(env_id, seed, num_envs=64, snapshots=6, every=25):
 
 def _float32_inputs(tree):
     """Float values rounded to float32 (and back to float64): what the float32 JAX env starts from."""
-    return type(tree)(*(
-        np.asarray(q, np.float32).astype(np.float64) if np.asarray(q).dtype.kind == "f" else np.asarray(q) for q in tree
-    ))
+    return type(tree)(
+        *(
+            np.asarray(q, np.float32).astype(np.float64) if np.asarray(q).dtype.kind == "f" else np.asarray(q)
+            for q in tree
+        )
+    )
 
 
 def _close(name, got, want, rtol, scale):
@@ -150,8 +153,13 @@ def test_same_draws_same_step_on_every_backend(env_id):
                 s = d.transition(row, action, list(u[i]), params, SCALAR)
                 for name, got_q, want_q in zip(state._fields, s, next_state):
                     _close(f"{env_id} scalar state.{name}", got_q, np.broadcast_to(want_q, (n,))[i], 1e-12, scale[i])
-                _close(f"{env_id} scalar reward", d.reward(row, action, s, params, SCALAR), want["reward"][i], 1e-12,
-                       scale[i])
+                _close(
+                    f"{env_id} scalar reward",
+                    d.reward(row, action, s, params, SCALAR),
+                    want["reward"][i],
+                    1e-12,
+                    scale[i],
+                )
                 assert bool(d.terminal(s, params, SCALAR)) == bool(want["terminated"][i])
                 assert bool(d.truncation(s, params, SCALAR)) == bool(want["truncated"][i])
                 info = d.transition_info(row, action, s, params, SCALAR)
@@ -181,8 +189,9 @@ def test_same_draws_same_step_in_64_bits(env_id):
             actions = d.check_actions(raw_actions, vec.num_envs, vec.single_action_space, params)
             u = rng.random((vec.num_envs, d.step_draws))
             _check_jax_step(env_id, env, d, params, state, raw_actions, actions, u, 1e-12)
-            _, got_state = jax.vmap(env.reset_env, in_axes=(0, None))(jax.random.split(jax.random.key(0), 4),
-                                                                       env.default_params)
+            _, got_state = jax.vmap(env.reset_env, in_axes=(0, None))(
+                jax.random.split(jax.random.key(0), 4), env.default_params
+            )
             assert all(np.asarray(q).dtype.kind != "f" or np.asarray(q).dtype == np.float64 for q in got_state.inner)
 
 
@@ -400,7 +409,6 @@ def test_rendering_stays_numpy():
     _, state = gymnax_env.reset(jax.random.key(0), params)
     assert gymnax_env.render_rgb(state).shape == frame.shape
     assert isinstance(gymnax_env.render_ansi(state), str)
-
 
 
 def test_integers_beyond_int32_need_64_bit_mode():

@@ -110,10 +110,17 @@ def test_build_sdist_holds_docs_scripts_and_tests(dist):
     with tarfile.open(sdist) as tar:
         names = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
     wanted = ["README.md", "LICENSE", "CHANGELOG.md", "environment.yml", "pyproject.toml", "setup.py", "mkdocs.yml"]
-    for folder, patterns in (("gym-suite", ("*.py", "README.md")), ("tests", ("*.py",)),
-                             ("docs", ("*.md", "*.py", "*.gif"))):  # the documentation site builds from the sdist
-        wanted += [p.relative_to(ROOT).as_posix() for pattern in patterns for p in (ROOT / folder).rglob(pattern)
-                   if "__pycache__" not in p.parts]
+    for folder, patterns in (
+        ("gym-suite", ("*.py", "README.md")),
+        ("tests", ("*.py",)),
+        ("docs", ("*.md", "*.py", "*.gif")),
+    ):  # the documentation site builds from the sdist
+        wanted += [
+            p.relative_to(ROOT).as_posix()
+            for pattern in patterns
+            for p in (ROOT / folder).rglob(pattern)
+            if "__pycache__" not in p.parts
+        ]
     assert any(name.startswith("gym-suite/") for name in wanted) and "tests/conftest.py" in wanted
     assert "docs/_scripts/gen_env_pages.py" in wanted and "docs/index.md" in wanted
     missing = [name for name in wanted if name not in names]
@@ -144,9 +151,23 @@ def test_release_path_twine_upload_to_an_index_then_pip_install(dist, tmp_path):
     packages.mkdir()
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "pypiserver", "run", "-i", "127.0.0.1", "-p", str(port),
-         "-a", ".", "-P", ".", str(packages)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "pypiserver",
+            "run",
+            "-i",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "-a",
+            ".",
+            "-P",
+            ".",
+            str(packages),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -159,8 +180,20 @@ def test_release_path_twine_upload_to_an_index_then_pip_install(dist, tmp_path):
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise AssertionError("the local package index did not start") from None
                 time.sleep(0.2)
-        run(sys.executable, "-m", "twine", "upload", "--non-interactive", "--repository-url", url + "/",
-            "-u", "user", "-p", "secret", *dist.glob("*"))
+        run(
+            sys.executable,
+            "-m",
+            "twine",
+            "upload",
+            "--non-interactive",
+            "--repository-url",
+            url + "/",
+            "-u",
+            "user",
+            "-p",
+            "secret",
+            *dist.glob("*"),
+        )
         uploaded = sorted(p.name for p in packages.iterdir())
         assert len(uploaded) == 2, uploaded
         python = fresh_python(tmp_path / "venv")
@@ -192,8 +225,11 @@ def environment_yml_drift(conda: list[str], runtime: list[str]) -> list[str]:
     Every runtime requirement needs a conda entry of the same name and the same version bounds,
     and the conda list holds nothing else but python and pip.
     """
-    conda_specs = {requirement_name(d): Requirement(d.replace(" ", "")).specifier for d in conda
-                   if requirement_name(d) not in ("python", "pip")}
+    conda_specs = {
+        requirement_name(d): Requirement(d.replace(" ", "")).specifier
+        for d in conda
+        if requirement_name(d) not in ("python", "pip")
+    }
     problems = []
     for line in runtime:
         req = Requirement(line)
@@ -201,7 +237,9 @@ def environment_yml_drift(conda: list[str], runtime: list[str]) -> list[str]:
         if name not in conda_specs:
             problems.append(f"{line!r} is missing")
         elif conda_specs[name] != req.specifier:
-            problems.append(f"{name}: environment.yml has {str(conda_specs[name])!r}, pyproject.toml {str(req.specifier)!r}")
+            problems.append(
+                f"{name}: environment.yml has {str(conda_specs[name])!r}, pyproject.toml {str(req.specifier)!r}"
+            )
     runtime_names = {requirement_name(r) for r in runtime}
     problems += [f"{name!r} is not a runtime requirement" for name in conda_specs if name not in runtime_names]
     return problems

@@ -78,7 +78,9 @@ def test_score_panel_counts_and_draws():
     picture = panel.render()
     assert picture.shape[1] >= 400 and picture.shape[0] > frame.shape[0] * panel.zoom
     left, top = panel.frame_offset
-    shown = picture[top : top + frame.shape[0] * panel.zoom : panel.zoom, left : left + frame.shape[1] * panel.zoom : panel.zoom]
+    shown = picture[
+        top : top + frame.shape[0] * panel.zoom : panel.zoom, left : left + frame.shape[1] * panel.zoom : panel.zoom
+    ]
     assert np.array_equal(shown, frame)  # the env's own frame, enlarged
     panel.step(1)
     panel.step(1)
@@ -112,7 +114,9 @@ def test_without_pygame_exits_2_naming_the_extra():
 
 
 def test_bad_arguments_are_usage_errors():
-    done = subprocess.run([sys.executable, "-m", "gym_suite", "play", "no-such-v0"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "gym_suite", "play", "no-such-v0"], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 2 and "invalid choice" in done.stderr and "Traceback" not in done.stderr
     with pytest.raises(ValueError, match="episodes"):
         gym_suite.play.play("example-v0", episodes=0)
@@ -135,7 +139,9 @@ def display():
     read, write = os.pipe()
     server = subprocess.Popen(
         ["Xvfb", "-displayfd", str(write), "-screen", "0", f"{SCREEN[0]}x{SCREEN[1]}x24", "-nolisten", "tcp"],
-        pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        pass_fds=(write,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     os.close(write)
     with os.fdopen(read) as answer:
@@ -158,7 +164,10 @@ class Player:
         self.screenshot = tmp_path / "window.png"
         self.process = subprocess.Popen(
             [sys.executable, "-m", "gym_suite", "play", *args, "--episodes", "1", "--screenshot", str(self.screenshot)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=self.env,
         )
 
     def x(self, *args) -> None:
@@ -225,8 +234,14 @@ def check_screenshot(path: Path) -> None:
 KEY_GAMES = [
     # id, make arguments on the command line, keys pressed, the actions they take
     pytest.param("example-v0", [], ["d"] * 12, [1] * 12, id="example-v0"),
-    pytest.param("heartpole-v0", ["max_episode_steps=4"], ["c", "b", "s", "n"], [1, 2, 3, 0], id="heartpole-v0",
-                 marks=pytest.mark.slow),
+    pytest.param(
+        "heartpole-v0",
+        ["max_episode_steps=4"],
+        ["c", "b", "s", "n"],
+        [1, 2, 3, 0],
+        id="heartpole-v0",
+        marks=pytest.mark.slow,
+    ),
     pytest.param("push-v0", ["episode_length=3"], ["d", "h", "d"], [1, 0, 1], id="push-v0", marks=pytest.mark.slow),
 ]
 

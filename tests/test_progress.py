@@ -13,8 +13,10 @@ import pytest
 
 from gym_suite._progress import Progress, duration
 
-LINE = re.compile(r"^(?P<desc>.+): (?P<n>[\d,]+)/(?P<total>[\d,]+) (?P<unit>\w+)s \((?P<pct>\d+)%\), [\d,.e+-]+ \w+s/s, "
-                  r"\d.* elapsed, (\d.* left|done)$")
+LINE = re.compile(
+    r"^(?P<desc>.+): (?P<n>[\d,]+)/(?P<total>[\d,]+) (?P<unit>\w+)s \((?P<pct>\d+)%\), [\d,.e+-]+ \w+s/s, "
+    r"\d.* elapsed, (\d.* left|done)$"
+)
 
 
 def test_log_lines_off_a_terminal():
@@ -80,8 +82,13 @@ def test_duration():
 
 def test_evaluate_command_logs_progress_when_not_a_terminal():
     env = {**os.environ, "GYM_SUITE_PROGRESS_INTERVAL": "0", "OMP_NUM_THREADS": "1"}
-    done = subprocess.run([sys.executable, "-m", "gym_suite", "evaluate", "example-v0", "--episodes", "120"],
-                          capture_output=True, text=True, timeout=300, env=env)
+    done = subprocess.run(
+        [sys.executable, "-m", "gym_suite", "evaluate", "example-v0", "--episodes", "120"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
     assert done.returncode == 0, done.stderr
     lines = [line for line in done.stderr.splitlines() if line.startswith("example-v0 random: ")]
     assert lines and all(LINE.match(line) for line in lines), done.stderr

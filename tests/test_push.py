@@ -396,8 +396,9 @@ def test_test_fraction_splits_a_user_log_in_time(bundled, tmp_path):
     frame = bundled.head(2000)
     path = to_csv(frame, tmp_path / "log.csv")
     parts = {
-        split: gymnasium.make("gym_suite:push-v0", csv_path=path, split=split, test_fraction=0.25,
-                              episode_length=None).unwrapped
+        split: gymnasium.make(
+            "gym_suite:push-v0", csv_path=path, split=split, test_fraction=0.25, episode_length=None
+        ).unwrapped
         for split in ("train", "test")
     }
     train, test = parts["train"].log, parts["test"].log
@@ -419,10 +420,16 @@ def test_observation_space_is_the_same_for_every_log(small):
     stranger = small.copy()
     stranger.loc[3, "app"] = "org.example.unknown"
     stranger.loc[4, "location"] = "gym"
-    spaces = [gymnasium.make("gym_suite:push-v0", **kwargs).observation_space for kwargs in (
-        {}, {"split": "test"}, {"data": small, "episode_length": 10}, {"data": fewer, "episode_length": 10},
-        {"data": stranger, "episode_length": 10},
-    )]
+    spaces = [
+        gymnasium.make("gym_suite:push-v0", **kwargs).observation_space
+        for kwargs in (
+            {},
+            {"split": "test"},
+            {"data": small, "episode_length": 10},
+            {"data": fewer, "episode_length": 10},
+            {"data": stranger, "episode_length": 10},
+        )
+    ]
     assert all(space == spaces[0] for space in spaces)
     assert spaces[0]["app"].n == len(VOCABULARIES["app"]) and VOCABULARIES["app"][-1] == OTHER
     log = gymnasium.make("gym_suite:push-v0", data=stranger, episode_length=10).unwrapped.log
@@ -497,8 +504,12 @@ def test_pickle_mid_episode_continues_identically(small, tmp_path, source):
         "bundled": {},
         "bundled test": {"split": "test"},
         "frame": {"data": small, "episode_length": 30},
-        "part of a file": {"csv_path": to_csv(small, tmp_path / "log.csv"), "split": "test", "test_fraction": 0.5,
-                           "episode_length": 15},
+        "part of a file": {
+            "csv_path": to_csv(small, tmp_path / "log.csv"),
+            "split": "test",
+            "test_fraction": 0.5,
+            "episode_length": 15,
+        },
     }[source]
     env = gymnasium.make("gym_suite:push-v0", **kwargs)
     env.reset(seed=4)

@@ -115,10 +115,7 @@ def test_vocabularies_are_the_generators_values():
 
 
 def test_importing_the_package_and_the_log_module_does_not_import_pandas():
-    code = (
-        "import sys, gym_suite, gym_suite.envs.push_log, gym_suite.envs.push_env\n"
-        "print('pandas' in sys.modules)\n"
-    )
+    code = "import sys, gym_suite, gym_suite.envs.push_log, gym_suite.envs.push_env\nprint('pandas' in sys.modules)\n"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -182,27 +179,32 @@ def test_own_vocabularies(small):
     assert log.vocabularies["app"] == ("com.whatsapp", "com.Slack", OTHER)
     assert log.vocabularies["location"] == ("home", OTHER)
     assert log.vocabularies["category"] == VOCABULARIES["category"]
-    expected = [("com.whatsapp", "com.Slack").index(a) if a in ("com.whatsapp", "com.Slack") else 2 for a in small["app"]]
+    expected = [
+        ("com.whatsapp", "com.Slack").index(a) if a in ("com.whatsapp", "com.Slack") else 2 for a in small["app"]
+    ]
     assert log.codes[CATEGORICAL_FIELDS.index("app")].tolist() == expected
     assert observation_space(log.vocabularies)["app"].n == 3
     assert load_log(data=small, vocabularies=VOCABULARIES).vocabularies["app"] == VOCABULARIES["app"]
 
 
-@pytest.mark.parametrize("vocabularies, error, match", [
-    ({"user_id": ("a",)}, ValueError, "only the vocabularies of"),
-    ({"day_of_week": ("Lun", "Mar")}, ValueError, "fixed by the schema"),
-    ({"app": ("a", OTHER, "b")}, ValueError, "last entry"),
-    ({"app": ("a", "a")}, ValueError, "more than once"),
-    ({"app": ()}, ValueError, "empty"),
-    ({"app": "com.whatsapp"}, TypeError, "tuple or list"),
-    ({"app": ("a", 3)}, TypeError, "strings"),
-    (["app"], TypeError, "mapping"),
-    ({"day_of_week": 5}, ValueError, r"vocabularies\['day_of_week'\] \(fixed by the schema\)"),
-    ({"significant_contact": None}, ValueError, r"vocabularies\['significant_contact'\] \(fixed by the schema\)"),
-    ({"no_such_field": 5}, ValueError, r"vocabularies\['no_such_field'\]: only the vocabularies of"),
-    ({"app": 5}, TypeError, r"vocabularies\['app'\] must be a tuple or list"),
-    ({"app": None}, TypeError, r"vocabularies\['app'\] must be a tuple or list"),
-])
+@pytest.mark.parametrize(
+    "vocabularies, error, match",
+    [
+        ({"user_id": ("a",)}, ValueError, "only the vocabularies of"),
+        ({"day_of_week": ("Lun", "Mar")}, ValueError, "fixed by the schema"),
+        ({"app": ("a", OTHER, "b")}, ValueError, "last entry"),
+        ({"app": ("a", "a")}, ValueError, "more than once"),
+        ({"app": ()}, ValueError, "empty"),
+        ({"app": "com.whatsapp"}, TypeError, "tuple or list"),
+        ({"app": ("a", 3)}, TypeError, "strings"),
+        (["app"], TypeError, "mapping"),
+        ({"day_of_week": 5}, ValueError, r"vocabularies\['day_of_week'\] \(fixed by the schema\)"),
+        ({"significant_contact": None}, ValueError, r"vocabularies\['significant_contact'\] \(fixed by the schema\)"),
+        ({"no_such_field": 5}, ValueError, r"vocabularies\['no_such_field'\]: only the vocabularies of"),
+        ({"app": 5}, TypeError, r"vocabularies\['app'\] must be a tuple or list"),
+        ({"app": None}, TypeError, r"vocabularies\['app'\] must be a tuple or list"),
+    ],
+)
 def test_bad_vocabularies_are_named(small, vocabularies, error, match):
     with pytest.raises(error, match=match):
         load_log(data=small, vocabularies=vocabularies)
@@ -243,16 +245,19 @@ def test_rows_at_the_cut_off_instant_all_go_to_the_test_part(small):
         load_log(data=frame, test_fraction=0.1)
 
 
-@pytest.mark.parametrize("kwargs, error, match", [
-    ({"split": "valid"}, ValueError, r"split must be one of \['train', 'test'\]"),
-    ({"split": 1}, TypeError, "split"),
-    ({"test_fraction": 0.0}, ValueError, "strictly between 0 and 1"),
-    ({"test_fraction": 1.0}, ValueError, "strictly between 0 and 1"),
-    ({"test_fraction": float("nan")}, ValueError, "strictly between 0 and 1"),
-    ({"test_fraction": "0.2"}, TypeError, "test_fraction"),
-    ({"test_fraction": True}, TypeError, "test_fraction"),
-    ({"split": "test"}, ValueError, "needs test_fraction"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"split": "valid"}, ValueError, r"split must be one of \['train', 'test'\]"),
+        ({"split": 1}, TypeError, "split"),
+        ({"test_fraction": 0.0}, ValueError, "strictly between 0 and 1"),
+        ({"test_fraction": 1.0}, ValueError, "strictly between 0 and 1"),
+        ({"test_fraction": float("nan")}, ValueError, "strictly between 0 and 1"),
+        ({"test_fraction": "0.2"}, TypeError, "test_fraction"),
+        ({"test_fraction": True}, TypeError, "test_fraction"),
+        ({"split": "test"}, ValueError, "needs test_fraction"),
+    ],
+)
 def test_bad_split_arguments(small, kwargs, error, match):
     with pytest.raises(error, match=match):
         load_log(data=small, **kwargs)
@@ -316,8 +321,12 @@ def test_mixed_utc_offsets(small, tmp_path, source):
     assert obs["hour"][0] == np.float32(frame["hour"].iloc[0])  # the log's local hour, as written
     # ordering is by instant: 10:00+05:00 (05:00 UTC) comes before 08:00+00:00
     zones = small.head(4).copy()
-    zones["timestamp"] = ["2024-03-04T10:00:00+05:00", "2024-03-04T08:00:00+00:00",
-                          "2024-03-04T01:00:00-06:00", "2024-03-04T06:00:00Z"]
+    zones["timestamp"] = [
+        "2024-03-04T10:00:00+05:00",
+        "2024-03-04T08:00:00+00:00",
+        "2024-03-04T01:00:00-06:00",
+        "2024-03-04T06:00:00Z",
+    ]
     test = load_log(data=zones, split="test", test_fraction=0.25)
     assert test.source_rows.tolist() == [1]
     assert str(test.timestamps[0]) == "2024-03-04T08:00:00"
@@ -409,7 +418,9 @@ def zip_bytes(data: bytes) -> bytes:
     return buffer.getvalue()
 
 
-@pytest.mark.parametrize("compress", [gzip_bytes, bz2.compress, lzma.compress, zip_bytes], ids=["gzip", "bz2", "xz", "zip"])
+@pytest.mark.parametrize(
+    "compress", [gzip_bytes, bz2.compress, lzma.compress, zip_bytes], ids=["gzip", "bz2", "xz", "zip"]
+)
 def test_compressed_logs_are_read_whatever_their_name(small, tmp_path, compress):
     plain = to_csv(small, tmp_path / "plain.csv")
     packed = tmp_path / "packed.csv"  # the name says CSV: the bytes say compressed
@@ -448,16 +459,25 @@ BAD_FILES = {
     "latin-1": (write_bytes("latin1.csv", latin1), ValueError, r"latin1\.csv.*not UTF-8 .*0xe9"),
     "png": (write_bytes("picture.csv", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), ValueError, r"picture\.csv.*not UTF-8"),
     "nul bytes": (write_bytes("nul.csv", b"timestamp,user_id\x00\x00\n"), ValueError, r"nul\.csv.*binary"),
-    "broken gzip": (write_bytes("cut.csv", lambda s: gzip_bytes(csv_bytes(s))[:200]), ValueError,
-                    r"cut\.csv.*gzip.*cannot be decompressed"),
+    "broken gzip": (
+        write_bytes("cut.csv", lambda s: gzip_bytes(csv_bytes(s))[:200]),
+        ValueError,
+        r"cut\.csv.*gzip.*cannot be decompressed",
+    ),
     "duplicate header": (write_bytes("dup.csv", duplicate_header), ValueError, r"dup\.csv.*\['app'\] more than once"),
-    "ragged rows": (write_bytes("ragged.csv", lambda s: csv_bytes(s) + b",".join([b"x"] * 20) + b"\n"), ValueError,
-                    r"ragged\.csv is not a well-formed CSV file.*Expected 16 fields"),
+    "ragged rows": (
+        write_bytes("ragged.csv", lambda s: csv_bytes(s) + b",".join([b"x"] * 20) + b"\n"),
+        ValueError,
+        r"ragged\.csv is not a well-formed CSV file.*Expected 16 fields",
+    ),
     "directory": (lambda tmp_path, small: tmp_path, ValueError, "is a directory"),
     "empty path": (lambda tmp_path, small: "", ValueError, "csv_path='' is empty"),
     "missing": (lambda tmp_path, small: tmp_path / "no_such.csv", FileNotFoundError, r"no_such\.csv.*no such file"),
-    "under a file": (lambda tmp_path, small: write_bytes("f.csv", b"x")(tmp_path, small) / "log.csv",
-                     FileNotFoundError, r"f\.csv/log\.csv.*no such file"),
+    "under a file": (
+        lambda tmp_path, small: write_bytes("f.csv", b"x")(tmp_path, small) / "log.csv",
+        FileNotFoundError,
+        r"f\.csv/log\.csv.*no such file",
+    ),
     "a number": (lambda tmp_path, small: 3, TypeError, "csv_path must be a path"),
 }
 

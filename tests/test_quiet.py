@@ -84,7 +84,10 @@ def test_made_from_the_spec_is_the_same_env():
 def test_stable_baselines3_after_import_gym_quietly_prints_no_gym_banner():
     plain = run("-c", "import stable_baselines3")
     assert GYM_BANNER in plain.stderr, "Stable-Baselines3 no longer imports gym: this test is moot"
-    quiet = run("-c", "from gym_suite._quiet import import_gym_quietly; import_gym_quietly(); "
-                      "import stable_baselines3, gym; assert 'gym' in stable_baselines3.common.vec_env.patch_gym.__dict__")
+    quiet = run(
+        "-c",
+        "from gym_suite._quiet import import_gym_quietly; import_gym_quietly(); "
+        "import stable_baselines3, gym; assert 'gym' in stable_baselines3.common.vec_env.patch_gym.__dict__",
+    )
     assert quiet.returncode == 0, quiet.stderr
     assert GYM_BANNER not in quiet.stderr, quiet.stderr

@@ -23,7 +23,9 @@ def readme_block(marker: str) -> str:
 
 
 def test_readme_jax_snippet_runs():
-    out = subprocess.run([sys.executable, "-c", readme_block("jax-snippet")], capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", readme_block("jax-snippet")], capture_output=True, text=True, timeout=300
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     mean_reward = float(out.stdout.strip().splitlines()[-1])
     # a random policy on heartpole-v1: the half-hour's work less the attacks' expected cost

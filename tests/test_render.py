@@ -115,8 +115,20 @@ def test_ansi_render_is_text(ansi_id):
 def quick_bench(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench")
     json_path, md_path = out / "bench.json", out / "bench.md"
-    done = run_script(BENCH, "--quick", "--steps", "64", "--ids", "example-v0", "--json", json_path,
-                      "--markdown", md_path, "--heartpole-venv", out / "no-such-venv")
+    done = run_script(
+        BENCH,
+        "--quick",
+        "--steps",
+        "64",
+        "--ids",
+        "example-v0",
+        "--json",
+        json_path,
+        "--markdown",
+        md_path,
+        "--heartpole-venv",
+        out / "no-such-venv",
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(json_path.read_text()), md_path.read_text()
 
@@ -181,8 +193,16 @@ def test_bench_rejects_unknown_ids():
 
 def _row(env_id, interface, rate, num_envs=1, note="", reference=False):
     steps = 1000
-    return {"env_id": env_id, "interface": interface, "num_envs": num_envs, "reference": reference, "note": note,
-            "steps": steps, "seconds": [num_envs * steps / rate] * 3, "status": "ok"}
+    return {
+        "env_id": env_id,
+        "interface": interface,
+        "num_envs": num_envs,
+        "reference": reference,
+        "note": note,
+        "steps": steps,
+        "seconds": [num_envs * steps / rate] * 3,
+        "status": "ok",
+    }
 
 
 def test_targets_compare_the_right_rows_in_the_right_direction(quick_bench, tmp_path):
@@ -237,12 +257,27 @@ def test_targets_compare_the_right_rows_in_the_right_direction(quick_bench, tmp_
 
 def test_a_broken_env_becomes_an_error_row_not_a_crash(tmp_path):
     out = tmp_path / "bench.json"
-    done = run_script(BENCH, "--quick", "--steps", "64", "--ids", "example-v0", "--env-kwargs", "no_such_argument=1",
-                      "--json", out, "--heartpole-venv", tmp_path / "no-such-venv")
+    done = run_script(
+        BENCH,
+        "--quick",
+        "--steps",
+        "64",
+        "--ids",
+        "example-v0",
+        "--env-kwargs",
+        "no_such_argument=1",
+        "--json",
+        out,
+        "--heartpole-venv",
+        tmp_path / "no-such-venv",
+    )
     assert done.returncode == 0, done.stderr
     rows = json.loads(out.read_text())["rows"]
     suite = [r for r in rows if r["env_id"] == "example-v0"]
-    assert suite and all(r["status"].startswith("error: ") and "TypeError" in r["status"] and r["steps_per_second"] is None for r in suite)
+    assert suite and all(
+        r["status"].startswith("error: ") and "TypeError" in r["status"] and r["steps_per_second"] is None
+        for r in suite
+    )
     assert all(r["status"] == "ok" for r in rows if r["env_id"] == "CartPole-v1")  # the others are timed
 
 
@@ -257,8 +292,18 @@ def _heartpole_venv() -> Path | None:
 )
 def test_heartpole_pypi_row_runs_in_its_own_interpreter(tmp_path):
     out = tmp_path / "bench.json"
-    done = run_script(BENCH, "--quick", "--steps", "200", "--ids", "heartpole-v0", "--json", out,
-                      "--heartpole-venv", _heartpole_venv())
+    done = run_script(
+        BENCH,
+        "--quick",
+        "--steps",
+        "200",
+        "--ids",
+        "heartpole-v0",
+        "--json",
+        out,
+        "--heartpole-venv",
+        _heartpole_venv(),
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(out.read_text())
     assert result["heartpole_pypi_venv"]["heartpole"] == "1.2"
@@ -295,8 +340,9 @@ def test_record_gifs_writes_an_animation_of_the_episode(tmp_path):
 def test_record_gifs_plays_the_heuristic_from_the_seed(tmp_path):
     """The GIF shows the seeded heuristic episode: its return is the one gym_suite.evaluate scores."""
     pytest.importorskip("PIL.Image")
-    done = run_script(RECORD_GIFS, "--out", tmp_path, "--ids", "target-v0", "--seed", "3", "--min-frames", "1",
-                      "--max-frames", "200")
+    done = run_script(
+        RECORD_GIFS, "--out", tmp_path, "--ids", "target-v0", "--seed", "3", "--min-frames", "1", "--max-frames", "200"
+    )
     assert done.returncode == 0, done.stderr
     expected = gym_suite.evaluate("target-v0", "heuristic", episodes=1, seed=3)
     assert f"one episode of {expected.lengths[0]} steps, return {expected.returns[0]:.2f}" in done.stdout
@@ -354,7 +400,9 @@ def test_heartpole_dashboard_names_and_values_on_the_bars(heartpole_id):
     label_rows = []
     for name, value in zip(STATE_NAMES, state):
         (name_at,) = find_text(frame, name, TEXT_RGB)
-        beside = [(x, y) for x, y in find_text(frame, value_text(value), TEXT_RGB) if y == name_at[1] and x > name_at[0]]
+        beside = [
+            (x, y) for x, y in find_text(frame, value_text(value), TEXT_RGB) if y == name_at[1] and x > name_at[0]
+        ]
         assert len(beside) == 1, f"{name}: its value {value_text(value)} is not beside its name"
         label_rows.append(name_at[1])
     assert label_rows == sorted(label_rows), "the labels are not in the order of the bars"

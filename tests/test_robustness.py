@@ -206,7 +206,11 @@ def test_example_memory_does_not_grow_with_the_line():
 
 @pytest.mark.parametrize(
     "kwargs, name",
-    [({"rt_max": 2**63}, "rt_max"), ({"rt_max": 10**12 + 1}, "rt_max"), ({"lf_min": 2**62, "rt_max": 2**62 + 10}, "lf_min")],
+    [
+        ({"rt_max": 2**63}, "rt_max"),
+        ({"rt_max": 10**12 + 1}, "rt_max"),
+        ({"lf_min": 2**62, "rt_max": 2**62 + 10}, "lf_min"),
+    ],
 )
 def test_example_refuses_lines_whose_arithmetic_would_overflow(kwargs, name):
     from gym_suite.envs.example_env import ExampleEnv, ExampleVectorEnv
@@ -248,9 +252,22 @@ def test_vector_and_scalar_agree_without_avx512():
     out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
     assert out.returncode == 0
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "vector_of_one or agree",
-         "tests/test_conformance.py", "tests/test_heartpole.py"],
-        cwd=ROOT, env=env, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-k",
+            "vector_of_one or agree",
+            "tests/test_conformance.py",
+            "tests/test_heartpole.py",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert " passed" in run.stdout
@@ -325,8 +342,12 @@ def test_invalid_actions_raise_documented_errors_and_leave_the_env_usable(env_id
 
 
 _ARGUMENT_VALUES = st.one_of(
-    st.integers(-(10**9), 10**9), st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=10),
-    st.none(), st.booleans(), st.lists(st.integers(), max_size=3),
+    st.integers(-(10**9), 10**9),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=10),
+    st.none(),
+    st.booleans(),
+    st.lists(st.integers(), max_size=3),
 )
 
 

@@ -183,8 +183,14 @@ def test_spaces(adapter, env_id):
                 assert all(sub.contains(np.asarray(row, dtype=sub.dtype)) for row in obs[key])
         else:
             assert obs.shape == (N_ENVS, *space.shape)
-            assert all(space.contains(np.asarray(row, dtype=space.dtype).reshape(space.shape)
-                                      if space.shape else type(space.sample())(row)) for row in obs)
+            assert all(
+                space.contains(
+                    np.asarray(row, dtype=space.dtype).reshape(space.shape)
+                    if space.shape
+                    else type(space.sample())(row)
+                )
+                for row in obs
+            )
         obs, _, _, _ = venv.step(sample_actions(venv))
     venv.close()
 
@@ -341,8 +347,7 @@ def test_vec_normalize_original_values_and_sync(adapter):
     obs = env.reset()
     original = env.get_original_obs()
     assert allclose(original, env.unnormalize_obs(obs))
-    evaluation = VecNormalize(make(adapter, "target-v0", n_envs=1), training=False, clip_obs=100.0,
-                              clip_reward=100.0)
+    evaluation = VecNormalize(make(adapter, "target-v0", n_envs=1), training=False, clip_obs=100.0, clip_reward=100.0)
     assert not allclose(obs, evaluation.normalize_obs(original))
     sync_envs_normalization(env, evaluation)
     assert allclose(obs, evaluation.normalize_obs(original))

@@ -31,7 +31,9 @@ LIMIT = 30  # a short step limit: several episodes in a few hundred steps for ev
 def close(a, b) -> bool:
     """Equal; floats within a relative 1e-12 (np.exp and math.exp may differ in the last bit)."""
     if isinstance(a, dict) or isinstance(b, dict):
-        return isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys() and all(close(a[k], b[k]) for k in a)
+        return (
+            isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys() and all(close(a[k], b[k]) for k in a)
+        )
     if isinstance(a, str) or isinstance(b, str):
         return a == b
     a, b = np.asarray(a), np.asarray(b)
@@ -73,7 +75,11 @@ def assert_same_run(ours: VecEnv, reference: VecEnv, actions: list) -> int:
         obs, rewards, dones, infos = ours.step(action)
         ref_obs, ref_rewards, ref_dones, ref_infos = reference.step(action)
         assert close(obs, ref_obs), (step, obs, ref_obs)
-        assert rewards.dtype == ref_rewards.dtype == np.float32 and close(rewards, ref_rewards), (step, rewards, ref_rewards)
+        assert rewards.dtype == ref_rewards.dtype == np.float32 and close(rewards, ref_rewards), (
+            step,
+            rewards,
+            ref_rewards,
+        )
         assert dones.dtype == ref_dones.dtype == np.bool_ and np.array_equal(dones, ref_dones), step
         assert len(infos) == len(ref_infos)
         for info, ref_info in zip(infos, ref_infos):
@@ -106,8 +112,11 @@ def test_one_row_with_the_training_transforms_is_make_sb3_env_dummy(env_id):
     [-1, 1]) applied to the batch are those of the scalar training wrappers."""
     recipe = recipes.recipe_for(env_id)
     penalty = recipe.expected_penalty if recipe.expected_penalty and "ppo" in recipe.expected_penalty.algos else None
-    transforms = {"reward_scale": recipe.reward_scale.get("ppo", 1.0), "reward_offset": recipe.reward_offset.get("ppo", 0.0),
-                  "expected_penalty": penalty}
+    transforms = {
+        "reward_scale": recipe.reward_scale.get("ppo", 1.0),
+        "reward_offset": recipe.reward_offset.get("ppo", 0.0),
+        "expected_penalty": penalty,
+    }
     kwargs = {"max_episode_steps": LIMIT}
     ours = make_sb3_env(env_id, 1, 3, kwargs, vec_env="native", **transforms)
     reference = make_sb3_env(env_id, 1, 3, kwargs, vec_env="dummy", **transforms)
@@ -126,8 +135,9 @@ def test_training_transforms_change_what_they_should():
     workers = [info.get("terminal_observation", row)[:2] for info, row in zip(infos, obs)]
     np.testing.assert_allclose(workers, [[0.0, 0.0], [50.0, 50.0]])  # the corners of the field
     plain = SuiteVecEnv("heartpole-v0", 1, seed=5, env_kwargs={"max_episode_steps": 20})
-    scaled = SuiteVecEnv("heartpole-v0", 1, seed=5, env_kwargs={"max_episode_steps": 20}, reward_scale=10.0,
-                         reward_offset=1.0)
+    scaled = SuiteVecEnv(
+        "heartpole-v0", 1, seed=5, env_kwargs={"max_episode_steps": 20}, reward_scale=10.0, reward_offset=1.0
+    )
     plain.reset(), scaled.reset()
     for _ in range(20):
         _, r_plain, done, info_plain = plain.step(np.array([1]))
@@ -484,7 +494,11 @@ def test_set_attr_refuses_what_would_not_read_back():
 
 
 _SETTABLE_VALUES = st.one_of(
-    st.integers(-(2**31), 2**31), st.floats(allow_nan=False), st.text(max_size=5), st.none(), st.booleans(),
+    st.integers(-(2**31), 2**31),
+    st.floats(allow_nan=False),
+    st.text(max_size=5),
+    st.none(),
+    st.booleans(),
     st.lists(st.integers(0, 9), max_size=3),
 )
 
@@ -492,8 +506,22 @@ _SETTABLE_VALUES = st.one_of(
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     env_id=st.sampled_from(ALL_IDS),
-    name=st.sampled_from(["metadata", "spec", "render_mode", "position", "goal", "state", "target", "radius",
-                          "rt_max", "heuristic", "new_attribute", "np_random"]),
+    name=st.sampled_from(
+        [
+            "metadata",
+            "spec",
+            "render_mode",
+            "position",
+            "goal",
+            "state",
+            "target",
+            "radius",
+            "rt_max",
+            "heuristic",
+            "new_attribute",
+            "np_random",
+        ]
+    ),
     value=_SETTABLE_VALUES,
     rows=st.one_of(st.none(), st.lists(st.integers(-3, 2), min_size=1, max_size=3)),
 )

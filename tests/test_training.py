@@ -137,8 +137,11 @@ def test_dqn_refuses_a_continuous_action_space():
 def test_saved_model_with_normalization_acts_the_same_after_loading(tmp_path, monkeypatch):
     """The VecNormalize statistics travel with the model (saved next to it, applied on load)."""
     env_id = "heartpole-v0" if "heartpole-v0" in ALL_IDS else ALL_IDS[0]
-    recipe = recipes.Recipe(n_envs=2, vec_normalize={"ppo": {"norm_obs": True, "norm_reward": False}},
-                              sb3_ppo={"n_steps": 64, "batch_size": 32, "n_epochs": 1})
+    recipe = recipes.Recipe(
+        n_envs=2,
+        vec_normalize={"ppo": {"norm_obs": True, "norm_reward": False}},
+        sb3_ppo={"n_steps": 64, "batch_size": 32, "n_epochs": 1},
+    )
     monkeypatch.setitem(recipes.RECIPES, env_id, recipe)
     model = sb3.train_sb3(env_id, "ppo", steps=256, seed=0)
     assert model.get_vec_normalize_env() is not None
@@ -149,8 +152,9 @@ def test_saved_model_with_normalization_acts_the_same_after_loading(tmp_path, mo
     env = gymnasium.make(env_id)
     env.reset(seed=0)
     observations = [env.step(env.action_space.sample())[0] for _ in range(50)]
-    assert [np.asarray(a).tolist() for a in before.act_batch(observations)] == \
-        [np.asarray(a).tolist() for a in after.act_batch(observations)]
+    assert [np.asarray(a).tolist() for a in before.act_batch(observations)] == [
+        np.asarray(a).tolist() for a in after.act_batch(observations)
+    ]
     # the statistics matter: without them the network sees other inputs
     assert not np.allclose(before.normalizer.normalize_obs(np.stack(observations)), np.stack(observations))
 
@@ -179,8 +183,22 @@ def test_baselines_script_writes_into_the_repository_by_default(tmp_path):
 def test_baselines_score_push_on_the_held_out_log(tmp_path):
     """push-v0's agents are scored on the test log, with the training log's return beside it."""
     md, table = tmp_path / "baselines.md", tmp_path / "baselines.csv"
-    done = run_script(BASELINES, "--ids", "push-v0", "--agents", "random,heuristic", "--episodes", "40",
-                      "--jobs", "1", "--out-md", md, "--out-csv", table, cwd=tmp_path)
+    done = run_script(
+        BASELINES,
+        "--ids",
+        "push-v0",
+        "--agents",
+        "random,heuristic",
+        "--episodes",
+        "40",
+        "--jobs",
+        "1",
+        "--out-md",
+        md,
+        "--out-csv",
+        table,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     with open(table, newline="") as f:
         rows = {r["agent"]: r for r in csv.DictReader(f)}
@@ -195,9 +213,26 @@ def test_baselines_score_push_on_the_held_out_log(tmp_path):
 @pytest.mark.slow
 def test_baselines_script_writes_markdown_and_csv(tmp_path):
     md, table = tmp_path / "out" / "baselines.md", tmp_path / "out" / "baselines.csv"
-    done = run_script(BASELINES, "--ids", "example-v0", "--agents", "random,heuristic,sb3-ppo,sb3-dqn",
-                      "--budget", "sb3-ppo=4096", "--budget", "example-v0:sb3-dqn=2000", "--episodes", "50",
-                      "--jobs", "1", "--out-md", md, "--out-csv", table, cwd=tmp_path)
+    done = run_script(
+        BASELINES,
+        "--ids",
+        "example-v0",
+        "--agents",
+        "random,heuristic,sb3-ppo,sb3-dqn",
+        "--budget",
+        "sb3-ppo=4096",
+        "--budget",
+        "example-v0:sb3-dqn=2000",
+        "--episodes",
+        "50",
+        "--jobs",
+        "1",
+        "--out-md",
+        md,
+        "--out-csv",
+        table,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     with open(table, newline="") as f:
         rows = list(csv.DictReader(f))
@@ -211,7 +246,8 @@ def test_baselines_script_writes_markdown_and_csv(tmp_path):
     assert float(by_agent["random"]["mean_return"]) == pytest.approx(random.mean)
     # the trained rows are paired with random on the same episodes: the mean difference is that of the means
     assert float(by_agent["sb3-ppo"]["diff_vs_random"]) == pytest.approx(
-        float(by_agent["sb3-ppo"]["mean_return"]) - random.mean, abs=1e-3)
+        float(by_agent["sb3-ppo"]["mean_return"]) - random.mean, abs=1e-3
+    )
     text = md.read_text()
     assert "python gym-suite/benchmarks/baselines.py --ids example-v0" in text  # the command that reproduces it
     assert text.count("| `example-v0` |") == 4
@@ -222,13 +258,27 @@ def test_baselines_script_writes_markdown_and_csv(tmp_path):
 @pytest.mark.slow
 def test_train_sb3_script_saves_loads_and_evaluates(tmp_path):
     out = tmp_path / "models" / "walk"
-    first = run_script(TRAIN_SB3, "example-v0", "--steps", "2048", "--out", out, "--eval", "20", "--jobs", "1",
-                       "--env-kwargs", "rt_max=12", timeout=300)
+    first = run_script(
+        TRAIN_SB3,
+        "example-v0",
+        "--steps",
+        "2048",
+        "--out",
+        out,
+        "--eval",
+        "20",
+        "--jobs",
+        "1",
+        "--env-kwargs",
+        "rt_max=12",
+        timeout=300,
+    )
     assert first.returncode == 0, first.stderr
     assert (tmp_path / "models" / "walk.zip").is_file()
     assert "example-v0 random: return" in first.stdout and "example-v0 sb3-ppo: return" in first.stdout
-    again = run_script(TRAIN_SB3, "example-v0", "--load", out, "--eval", "20", "--jobs", "1",
-                       "--env-kwargs", "rt_max=12", timeout=300)
+    again = run_script(
+        TRAIN_SB3, "example-v0", "--load", out, "--eval", "20", "--jobs", "1", "--env-kwargs", "rt_max=12", timeout=300
+    )
     assert again.returncode == 0, again.stderr
     trained_line = [line for line in first.stdout.splitlines() if "sb3-ppo: return" in line]
     assert trained_line and trained_line[0] in again.stdout  # the loaded agent plays the same episodes
@@ -260,7 +310,9 @@ def test_expected_penalty_training_reward_keeps_the_expected_return():
             obs, reward, _, _, info = plain.step(1)  # always coffee: attacks are frequent
             obs2, reward2, _, _, info2 = wrapped.step(1)
             np.testing.assert_array_equal(obs, obs2)  # the wrapper changes no dynamics
-            assert reward2 == pytest.approx(reward + 100.0 * info["heart_attack"] - 100.0 * info["heart_attack_probability"])
+            assert reward2 == pytest.approx(
+                reward + 100.0 * info["heart_attack"] - 100.0 * info["heart_attack_probability"]
+            )
             drawn, expected = drawn + reward, expected + reward2
             attacks += info["heart_attack"]
             chances += info["heart_attack_probability"]
@@ -288,8 +340,10 @@ def test_expected_penalty_training_reward_keeps_the_expected_return():
 
 def test_training_package_stays_out_of_import_gym_suite():
     """gym_suite.training is optional: only importing it (or one of its modules) loads it."""
-    code = ("import sys, gym_suite, gymnasium; gymnasium.make('example-v0'); "
-            "print(sorted(m for m in sys.modules if m.startswith(('gym_suite.training', 'stable_baselines3', 'torch'))))")
+    code = (
+        "import sys, gym_suite, gymnasium; gymnasium.make('example-v0'); "
+        "print(sorted(m for m in sys.modules if m.startswith(('gym_suite.training', 'stable_baselines3', 'torch'))))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"

@@ -67,11 +67,11 @@ def env_page(spec: gym_suite.Spec) -> str:
         "",
     ]
     if (DOCS / "img" / f"{spec.id}.gif").exists():
-        lines += [f'![{spec.id}: one episode of the heuristic](../img/{spec.id}.gif){{ loading=lazy }}', ""]
+        lines += [f"![{spec.id}: one episode of the heuristic](../img/{spec.id}.gif){{ loading=lazy }}", ""]
     lines += [
-        f"| Import | `gymnasium.make(\"gym_suite:{spec.id}\")` |",
+        f'| Import | `gymnasium.make("gym_suite:{spec.id}")` |',
         "|---|---|",
-        f"| Vector env | `gymnasium.make_vec(\"gym_suite:{spec.id}\", num_envs=N)` (native numpy: {code(vector)}) |",
+        f'| Vector env | `gymnasium.make_vec("gym_suite:{spec.id}", num_envs=N)` (native numpy: {code(vector)}) |',
         f"| Class | {code(gymnasium.spec(spec.id).entry_point)} |",
         f"| Action space | {code(action_space)} |",
         f"| Observation space | {code(observation_space)} |",
@@ -113,8 +113,11 @@ def index_page() -> str:
     for spec in gym_suite.SPECS:
         if (DOCS / "img" / f"{spec.id}.gif").exists():
             lines.append(f"[![{spec.id}](../img/{spec.id}.gif){{ width=200 loading=lazy }}]({spec.id}.md)")
-    lines += ["", "The pictures are one seeded episode of each environment's heuristic, regenerated with",
-              '`pip install -e ".[render]" && python gym-suite/tools/record_gifs.py --out docs/img`.']
+    lines += [
+        "",
+        "The pictures are one seeded episode of each environment's heuristic, regenerated with",
+        '`pip install -e ".[render]" && python gym-suite/tools/record_gifs.py --out docs/img`.',
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -115,8 +115,9 @@ def train(steps: int, seed: int, recipe=RECIPE):
     from stable_baselines3 import PPO
 
     torch.set_num_threads(1)
-    venv = make_training_envs(recipe["n_envs"], recipe["reward_scale"], recipe["norm_obs"], seed,
-                              recipe["horizon_is_terminal"])
+    venv = make_training_envs(
+        recipe["n_envs"], recipe["reward_scale"], recipe["norm_obs"], seed, recipe["horizon_is_terminal"]
+    )
     model = PPO("MlpPolicy", venv, seed=seed, device="cpu", verbose=0, **recipe["ppo"])
     model.learn(total_timesteps=steps)
     if recipe["norm_obs"]:

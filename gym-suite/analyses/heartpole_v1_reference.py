@@ -77,7 +77,10 @@ def play(policy, seeds, uniforms=None, proclivity=DEFAULT_HEART_ATTACK_PROCLIVIT
     if uniforms is None:
         uniforms = episode_uniforms(seeds)
     state = np.zeros((len(STATE_NAMES), n))
-    out = {key: np.zeros(n) for key in ("return", "attacks", "expected_attacks", "work", "steps", "coffee", "beer", "sleep")}
+    out = {
+        key: np.zeros(n)
+        for key in ("return", "attacks", "expected_attacks", "work", "steps", "coffee", "beer", "sleep")
+    }
     rows = np.arange(n)
     k, ops, proclivity = ARRAY_NUMBERS, RULE_ARRAY_OPS, np.asarray(proclivity)
     for step in range(MAX_STEPS):
@@ -87,9 +90,16 @@ def play(policy, seeds, uniforms=None, proclivity=DEFAULT_HEART_ATTACK_PROCLIVIT
             tuple(current), actions, uniforms[rows, step].T, proclivity, k, ops, V1_RULES
         )
         state[:, rows] = new
-        for key, value in (("return", reward), ("attacks", attack), ("expected_attacks", probability),
-                           ("work", productivity), ("steps", 1), ("coffee", actions == DRINK_COFFEE),
-                           ("beer", actions == DRINK_BEER), ("sleep", actions == SLEEP)):
+        for key, value in (
+            ("return", reward),
+            ("attacks", attack),
+            ("expected_attacks", probability),
+            ("work", productivity),
+            ("steps", 1),
+            ("coffee", actions == DRINK_COFFEE),
+            ("beer", actions == DRINK_BEER),
+            ("sleep", actions == SLEEP),
+        ):
             out[key][rows] += value
         rows = rows[new[4] < TWO_WEEKS]
         if not rows.size:
@@ -110,7 +120,11 @@ def check_against_the_env(policy, seeds) -> None:
             action = int(policy(obs[None, :], step, np.array([row]))[0])
             obs, reward, terminated, truncated, _ = env.step(action)
             total, step, done = total + reward, step + 1, terminated or truncated
-        assert step == batch["steps"][row] and abs(total - batch["return"][row]) < 1e-6, (seed, total, batch["return"][row])
+        assert step == batch["steps"][row] and abs(total - batch["return"][row]) < 1e-6, (
+            seed,
+            total,
+            batch["return"][row],
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -140,7 +154,9 @@ def threshold_policy(sleep_below, coffee_below, coffee_hypertension_below, beer_
         alertness, hypertension, intoxication = obs[:, ALERTNESS], obs[:, HYPERTENSION], obs[:, INTOXICATION]
         actions = np.full(len(obs), DO_NOTHING)
         actions = np.where((intoxication < beer_below) & (hypertension < beer_hypertension_below), DRINK_BEER, actions)
-        actions = np.where((alertness < coffee_below) & (hypertension < coffee_hypertension_below), DRINK_COFFEE, actions)
+        actions = np.where(
+            (alertness < coffee_below) & (hypertension < coffee_hypertension_below), DRINK_COFFEE, actions
+        )
         return np.where(alertness < sleep_below, SLEEP, actions)
 
     return policy
@@ -211,8 +227,11 @@ def main(argv=None) -> None:
     for policy in (random_policy(seeds[:5]), heuristic, threshold_policy(0.3, 2.0, 0.9, 0.06, 0.1)):
         check_against_the_env(policy, seeds[:5])
     best, best_score = search_thresholds(args.search_episodes)
-    print("best thresholds on the search seeds:", dict(zip(THRESHOLD_NAMES, np.round(best, 3).tolist())),
-          f"(return {best_score:.2f} there)")
+    print(
+        "best thresholds on the search seeds:",
+        dict(zip(THRESHOLD_NAMES, np.round(best, 3).tolist())),
+        f"(return {best_score:.2f} there)",
+    )
     uniforms = episode_uniforms(seeds)
     base = play(heuristic, seeds, uniforms)
     print(HEADER)

@@ -42,13 +42,27 @@ from gym_suite.envs.push_log import CATEGORICAL_FIELDS, NUMERIC_FIELDS
 SPLITS = ("train", "test")
 # the suite's push-v0 settings (gym_suite.training.recipes): SB3 defaults of the suite, 4 PPO copies
 PPO_SETTINGS = {
-    "n_steps": 256, "batch_size": 64, "n_epochs": 10, "learning_rate": 3e-4, "gamma": 0.99, "gae_lambda": 0.95,
-    "ent_coef": 0.0, "policy_kwargs": {"net_arch": [64, 64]},
+    "n_steps": 256,
+    "batch_size": 64,
+    "n_epochs": 10,
+    "learning_rate": 3e-4,
+    "gamma": 0.99,
+    "gae_lambda": 0.95,
+    "ent_coef": 0.0,
+    "policy_kwargs": {"net_arch": [64, 64]},
 }
 DQN_SETTINGS = {
-    "learning_rate": 1e-3, "buffer_size": 50_000, "learning_starts": 1_000, "batch_size": 64, "gamma": 0.99,
-    "train_freq": 4, "gradient_steps": 1, "target_update_interval": 1_000, "exploration_fraction": 0.2,
-    "exploration_final_eps": 0.02, "policy_kwargs": {"net_arch": [64, 64]},
+    "learning_rate": 1e-3,
+    "buffer_size": 50_000,
+    "learning_starts": 1_000,
+    "batch_size": 64,
+    "gamma": 0.99,
+    "train_freq": 4,
+    "gradient_steps": 1,
+    "target_update_interval": 1_000,
+    "exploration_fraction": 0.2,
+    "exploration_final_eps": 0.02,
+    "policy_kwargs": {"net_arch": [64, 64]},
 }
 PPO_COPIES = 4
 
@@ -91,7 +105,10 @@ def make_training_env(n_envs: int, seed: int):
     from stable_baselines3.common.vec_env import VecNormalize
 
     venv = make_vec_env(
-        "gym_suite:push-v0", n_envs=n_envs, seed=seed, env_kwargs={"split": "train"},
+        "gym_suite:push-v0",
+        n_envs=n_envs,
+        seed=seed,
+        env_kwargs={"split": "train"},
     )
     return VecNormalize(venv, norm_obs=True, norm_reward=False, norm_obs_keys=list(NUMERIC_FIELDS), gamma=0.99)
 
@@ -152,13 +169,23 @@ def main(argv=None) -> int:
 
     add("always hold", lambda s: float((logs[s].labels == HOLD).mean()), "majority class")
     add("heuristic", lambda s: replay_accuracy(s, lambda env, obs: env.unwrapped.heuristic(obs)), "env.heuristic")
-    add("Bayes-optimal policy", lambda s: float(((logs[s].p_open >= 0.5) == logs[s].labels).mean()),
-        "deliver iff p_open >= 0.5 (peeks)")
-    add("Bayes-optimal, expected", lambda s: float(np.maximum(logs[s].p_open, 1 - logs[s].p_open).mean()),
-        "mean max(p, 1-p): the ceiling")
-    add("lookup table", lambda s: float(np.mean(
-        [table.get(k, fallback) == y for k, y in zip(observation_keys(logs[s]), logs[s].labels.tolist())]
-    )), f"{len(table):,} observations memorised from the training log")
+    add(
+        "Bayes-optimal policy",
+        lambda s: float(((logs[s].p_open >= 0.5) == logs[s].labels).mean()),
+        "deliver iff p_open >= 0.5 (peeks)",
+    )
+    add(
+        "Bayes-optimal, expected",
+        lambda s: float(np.maximum(logs[s].p_open, 1 - logs[s].p_open).mean()),
+        "mean max(p, 1-p): the ceiling",
+    )
+    add(
+        "lookup table",
+        lambda s: float(
+            np.mean([table.get(k, fallback) == y for k, y in zip(observation_keys(logs[s]), logs[s].labels.tolist())])
+        ),
+        f"{len(table):,} observations memorised from the training log",
+    )
 
     import torch
 
@@ -167,8 +194,11 @@ def main(argv=None) -> int:
         if steps:
             model, venv = train(algo, steps, args.seed)
             act = greedy(model, venv)
-            add(f"SB3 {algo.upper()}", lambda s, act=act: replay_accuracy(s, act),
-                f"{steps:,} steps on the training log, seed {args.seed}")
+            add(
+                f"SB3 {algo.upper()}",
+                lambda s, act=act: replay_accuracy(s, act),
+                f"{steps:,} steps on the training log, seed {args.seed}",
+            )
 
     codes = ", ".join(f"{s}: {n[s]:,} notifications" for s in SPLITS)
     print(f"\nAccuracy over each whole log ({codes}); the fields observed: {CATEGORICAL_FIELDS + NUMERIC_FIELDS}\n")

@@ -91,8 +91,10 @@ def main(argv=None) -> int:
     table = policies(log)
     if args.ppo:
         table["PPO (SB3, push-v0 recipe)"] = ppo_policy(args.ppo, args.seed)
-    print(f"{args.episodes} episodes of 100 notifications (seeds {args.seed}..{args.seed + args.episodes - 1}), "
-          "then one replay of the whole log:\n")
+    print(
+        f"{args.episodes} episodes of 100 notifications (seeds {args.seed}..{args.seed + args.episodes - 1}), "
+        "then one replay of the whole log:\n"
+    )
     print(f"| {'policy':<26} | {'accuracy':>8} | {'return / episode':>16} | {'whole log':>9} |")
     print(f"|{'-' * 28}|{'-' * 10}|{'-' * 18}|{'-' * 11}|")
     for name, policy in table.items():

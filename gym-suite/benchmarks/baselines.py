@@ -113,8 +113,18 @@ class Row:
 
     @classmethod
     def from_result(cls, agent: str, result: EvalResult, eval_seconds: float, **extra) -> Row:
-        return cls(result.env_id, agent, len(result.returns), result.seed, result.mean, result.std,
-                   result.mean_length, eval_seconds=eval_seconds, result=result, **extra)
+        return cls(
+            result.env_id,
+            agent,
+            len(result.returns),
+            result.seed,
+            result.mean,
+            result.std,
+            result.mean_length,
+            eval_seconds=eval_seconds,
+            result=result,
+            **extra,
+        )
 
 
 @dataclass(frozen=True)
@@ -163,9 +173,25 @@ def _compare(rows: list[Row]) -> None:
             row.vs_heuristic = compare(row, by_key.get((row.env_id, "heuristic")))
 
 
-CSV_FIELDS = ("env_id", "agent", "episodes", "seed", "mean_return", "std_return", "mean_length", "train_steps",
-              "train_seconds", "eval_seconds", "mean_return_on_training_data", "diff_vs_random", "se_vs_random", "beats_random",
-              "diff_vs_heuristic", "se_vs_heuristic", "beats_heuristic")
+CSV_FIELDS = (
+    "env_id",
+    "agent",
+    "episodes",
+    "seed",
+    "mean_return",
+    "std_return",
+    "mean_length",
+    "train_steps",
+    "train_seconds",
+    "eval_seconds",
+    "mean_return_on_training_data",
+    "diff_vs_random",
+    "se_vs_random",
+    "beats_random",
+    "diff_vs_heuristic",
+    "se_vs_heuristic",
+    "beats_heuristic",
+)
 
 
 def _fmt(value, spec: str) -> str:
@@ -179,9 +205,19 @@ def write_csv(rows: list[Row], path: str | os.PathLike) -> None:
         writer = csv.writer(f)
         writer.writerow(CSV_FIELDS)
         for r in rows:
-            cells = [r.env_id, r.agent, r.episodes, r.seed, f"{r.mean:.6g}", f"{r.std:.6g}", f"{r.mean_length:.6g}",
-                     _fmt(r.train_steps, "d"), _fmt(r.train_seconds, ".1f"), f"{r.eval_seconds:.1f}",
-                     _fmt(r.train_data_mean, ".6g")]
+            cells = [
+                r.env_id,
+                r.agent,
+                r.episodes,
+                r.seed,
+                f"{r.mean:.6g}",
+                f"{r.std:.6g}",
+                f"{r.mean_length:.6g}",
+                _fmt(r.train_steps, "d"),
+                _fmt(r.train_seconds, ".1f"),
+                f"{r.eval_seconds:.1f}",
+                _fmt(r.train_data_mean, ".6g"),
+            ]
             for c in (r.vs_random, r.vs_heuristic):
                 cells += ["", "", ""] if c is None else [f"{c.diff:.6g}", f"{c.se:.6g}", c.better]
             writer.writerow(cells)
@@ -294,9 +330,11 @@ def run(
                 else:
                     row = _run_agent(env_id, agent, episodes, seed, n_jobs, budgets, quick, num_env_runners, vec_env)
                     rows.append(row)
-                    _log(f"{env_id:<14} {AGENT_LABELS[agent]:<10} {row.mean:10.3f} ± {row.std:<9.3f}"
-                         f" train {row.train_steps or 0:>8} steps {row.train_seconds or 0:7.1f} s"
-                         f"  eval {row.eval_seconds:6.1f} s")
+                    _log(
+                        f"{env_id:<14} {AGENT_LABELS[agent]:<10} {row.mean:10.3f} ± {row.std:<9.3f}"
+                        f" train {row.train_steps or 0:>8} steps {row.train_seconds or 0:7.1f} s"
+                        f"  eval {row.eval_seconds:6.1f} s"
+                    )
                 if _BAR is not None:
                     _BAR.update(1)
     finally:
@@ -347,8 +385,9 @@ def _run_agent(env_id, agent, episodes, seed, n_jobs, budgets, quick, num_env_ru
 
             checkpoint_dir = Path(tempfile.mkdtemp(prefix="gym_suite_rllib_"))
             try:
-                checkpoint, train_steps = train_rllib(env_id, steps, seed=seed, num_env_runners=num_env_runners,
-                                                      checkpoint_dir=checkpoint_dir)
+                checkpoint, train_steps = train_rllib(
+                    env_id, steps, seed=seed, num_env_runners=num_env_runners, checkpoint_dir=checkpoint_dir
+                )
                 policy = RLlibPolicy.from_checkpoint(checkpoint, env_id)
             finally:
                 shutil.rmtree(checkpoint_dir, ignore_errors=True)
@@ -362,8 +401,9 @@ def _run_agent(env_id, agent, episodes, seed, n_jobs, budgets, quick, num_env_ru
     train_data_mean = None
     if held_out:  # the same agent on the data it trained on, beside it
         train_data_mean = evaluate(env_id, policy, episodes=episodes, seed=seed, n_jobs=n_jobs).mean
-    return Row.from_result(agent, result, seconds, train_steps=train_steps, train_seconds=train_seconds,
-                           train_data_mean=train_data_mean)
+    return Row.from_result(
+        agent, result, seconds, train_steps=train_steps, train_seconds=train_seconds, train_data_mean=train_data_mean
+    )
 
 
 def _parse_budget(text: str) -> tuple[tuple[str | None, str], int]:
@@ -400,22 +440,45 @@ def build_parser() -> argparse.ArgumentParser:
         description="Random, heuristic and trained agents (SB3 PPO/DQN, RLlib PPO) on every gym-suite id: "
         "a Markdown table and a CSV file.",
     )
-    parser.add_argument("--ids", type=_csv_list(gym_suite.ENV_IDS), default=list(gym_suite.ENV_IDS),
-                        help="comma-separated ids (default: every registered id)")
-    parser.add_argument("--agents", type=_csv_list(AGENTS), default=list(AGENTS),
-                        help=f"comma-separated agents (default: {','.join(AGENTS)})")
-    parser.add_argument("--episodes", type=positive_int, default=None,
-                        help=f"evaluation episodes per agent (default 1000; {QUICK_EPISODES} with --quick)")
+    parser.add_argument(
+        "--ids",
+        type=_csv_list(gym_suite.ENV_IDS),
+        default=list(gym_suite.ENV_IDS),
+        help="comma-separated ids (default: every registered id)",
+    )
+    parser.add_argument(
+        "--agents",
+        type=_csv_list(AGENTS),
+        default=list(AGENTS),
+        help=f"comma-separated agents (default: {','.join(AGENTS)})",
+    )
+    parser.add_argument(
+        "--episodes",
+        type=positive_int,
+        default=None,
+        help=f"evaluation episodes per agent (default 1000; {QUICK_EPISODES} with --quick)",
+    )
     parser.add_argument("--seed", type=non_negative_int, default=0, help="training seed and first evaluation seed")
     parser.add_argument("--jobs", type=jobs_int, default=-1, help="evaluation processes (-1: every core)")
-    parser.add_argument("--budget", type=_parse_budget, action="append", default=[], metavar="[ID:]AGENT=STEPS",
-                        help="training budget override, repeatable, e.g. heartpole-v0:sb3-ppo=300000")
+    parser.add_argument(
+        "--budget",
+        type=_parse_budget,
+        action="append",
+        default=[],
+        metavar="[ID:]AGENT=STEPS",
+        help="training budget override, repeatable, e.g. heartpole-v0:sb3-ppo=300000",
+    )
     parser.add_argument("--num-env-runners", type=non_negative_int, default=1, help="RLlib remote env runners")
     parser.add_argument("--no-rllib", action="store_true", help="leave out RLlib PPO even when ray is installed")
-    parser.add_argument("--vec-env", choices=("native", "dummy"), default="native",
-                        help="what Stable-Baselines3 trains on: the id's native vector env, or DummyVecEnv")
-    parser.add_argument("--quick", action="store_true",
-                        help=f"smoke run: {QUICK_BUDGET:,} training steps and {QUICK_EPISODES} episodes")
+    parser.add_argument(
+        "--vec-env",
+        choices=("native", "dummy"),
+        default="native",
+        help="what Stable-Baselines3 trains on: the id's native vector env, or DummyVecEnv",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help=f"smoke run: {QUICK_BUDGET:,} training steps and {QUICK_EPISODES} episodes"
+    )
     parser.add_argument("--out-md", default=str(DEFAULT_MD), help="Markdown output ('' for none; default: %(default)s)")
     parser.add_argument("--out-csv", default=str(DEFAULT_CSV), help="CSV output ('' for none; default: %(default)s)")
     return parser
@@ -437,10 +500,21 @@ def main(argv: list[str] | None = None) -> int:
                 skipped.append(f"{AGENT_LABELS[agent]}: not run (stable-baselines3 is not installed).")
     budgets = dict(args.budget)
     if args.vec_env == "dummy" and {"sb3-ppo", "sb3-dqn"} & set(agents):
-        skipped.append("Stable-Baselines3 trained on DummyVecEnv of scalar envs (--vec-env dummy), not the native vector env.")
+        skipped.append(
+            "Stable-Baselines3 trained on DummyVecEnv of scalar envs (--vec-env dummy), not the native vector env."
+        )
     start = time.perf_counter()
-    rows, notes = run(args.ids, agents, episodes=episodes, seed=args.seed, n_jobs=args.jobs, budgets=budgets,
-                      quick=args.quick, num_env_runners=args.num_env_runners, vec_env=args.vec_env)
+    rows, notes = run(
+        args.ids,
+        agents,
+        episodes=episodes,
+        seed=args.seed,
+        n_jobs=args.jobs,
+        budgets=budgets,
+        quick=args.quick,
+        num_env_runners=args.num_env_runners,
+        vec_env=args.vec_env,
+    )
     total = time.perf_counter() - start
     command = " ".join([COMMAND, *(argv if argv is not None else sys.argv[1:])]).strip()
     markdown = to_markdown(rows, command, notes + skipped, total)

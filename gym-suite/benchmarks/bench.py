@@ -383,9 +383,11 @@ def heartpole_pypi_timed(args) -> Timed:
     functions = "\n\n".join(inspect.getsource(f) for f in (draw_actions, time_scalar))
     try:
         side = subprocess.Popen(
-            [str(python), "-c", _SIDE_SCRIPT.format(functions=functions), str(SEED), str(ACTION_POOL),
-             str(limit)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            [str(python), "-c", _SIDE_SCRIPT.format(functions=functions), str(SEED), str(ACTION_POOL), str(limit)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         first = side.stdout.readline()
         if not first:
@@ -460,8 +462,9 @@ def push_log_timed(paths: dict[int, Path] | Exception, env_kwargs: dict | None =
         path = str(paths[n])
         out += [
             scalar_timed(windows, lambda path=path: gymnasium.make(PUSH_ID, **{**kw, "csv_path": path})),
-            scalar_timed(whole, lambda path=path: gymnasium.make(PUSH_ID, **{**kw, "csv_path": path,
-                                                                             "episode_length": None})),
+            scalar_timed(
+                whole, lambda path=path: gymnasium.make(PUSH_ID, **{**kw, "csv_path": path, "episode_length": None})
+            ),
             vector_timed(vector, _vec_maker(PUSH_ID, PUSH_VECTOR_N, "vector_entry_point", {**kw, "csv_path": path})),
         ]
     return out
@@ -489,8 +492,13 @@ def push_make_seconds(paths: dict[int, Path] | Exception) -> list[dict]:
         try:
             if isinstance(paths, Exception):
                 raise paths
-            done = subprocess.run([sys.executable, "-c", _MAKE_SCRIPT, PUSH_ID, str(paths[n])],
-                                  capture_output=True, text=True, timeout=600, check=True)
+            done = subprocess.run(
+                [sys.executable, "-c", _MAKE_SCRIPT, PUSH_ID, str(paths[n])],
+                capture_output=True,
+                text=True,
+                timeout=600,
+                check=True,
+            )
             entry.update(json.loads(done.stdout.strip().splitlines()[-1]))
         except Exception as exc:  # noqa: BLE001 - one broken figure must not end the run
             entry["status"] = f"not measured: {type(exc).__name__}"
@@ -533,7 +541,10 @@ def peak_rss(env_id: str, how: str, count: int) -> dict:
     """
     done = subprocess.run(
         [sys.executable, "-c", _MEMORY_SCRIPT, env_id, how, str(count)],
-        capture_output=True, text=True, timeout=600, check=True,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
     )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -550,11 +561,20 @@ def memory_of_copies(env_id: str, count: int = MEMORY_COUNT) -> dict:
     for what, how, n in plan:
         try:
             measured = peak_rss(env_id, how, n)
-            runs.append({"what": what, "interface": how, "num_envs": n, "peak_rss_mib": measured["peak_rss_kib"] / 1024})
+            runs.append(
+                {"what": what, "interface": how, "num_envs": n, "peak_rss_mib": measured["peak_rss_kib"] / 1024}
+            )
             log_kib = measured.get("log_kib") or log_kib
         except (OSError, ValueError, IndexError, subprocess.SubprocessError) as exc:
-            runs.append({"what": what, "interface": how, "num_envs": n, "peak_rss_mib": None,
-                         "status": f"not measured: {type(exc).__name__}"})
+            runs.append(
+                {
+                    "what": what,
+                    "interface": how,
+                    "num_envs": n,
+                    "peak_rss_mib": None,
+                    "status": f"not measured: {type(exc).__name__}",
+                }
+            )
     one, many = runs[1]["peak_rss_mib"], runs[2]["peak_rss_mib"]
     per_env = None if one is None or many is None else (many - one) * 1024 / (count - 1)
     return {"env_id": env_id, "count": count, "runs": runs, "per_extra_env_kib": per_env, "log_kib": log_kib}
@@ -593,7 +613,12 @@ def targets(rows: list[Row], ids: list[str]) -> list[dict]:
         n, need = HEARTPOLE_NATIVE_VS_SYNC
         name = f"heartpole-v0 native N={n} >= {need:g}x SyncVectorEnv N={n}"
         out.append(
-            _target(name, _find(rows, "heartpole-v0", "native vector", n), _find(rows, "heartpole-v0", "SyncVectorEnv", n), need)
+            _target(
+                name,
+                _find(rows, "heartpole-v0", "native vector", n),
+                _find(rows, "heartpole-v0", "SyncVectorEnv", n),
+                need,
+            )
         )
         n, floor = HEARTPOLE_NATIVE_FLOOR
         native = _find(rows, "heartpole-v0", "native vector", n)
@@ -725,7 +750,9 @@ def render_text(result: dict, rows: list[Row]) -> str:
     parts = [
         f"{m['cpu']}, {m['cpu_count']} cores, Python {m['python']}, gymnasium {m['gymnasium']}, numpy {m['numpy']}, "
         f"gym {m['gym'] or 'not installed'}"
-        + (f"; heartpole {pypi['heartpole']} with numpy {pypi['numpy']}, gymnasium {pypi['gymnasium']}" if pypi else ""),
+        + (
+            f"; heartpole {pypi['heartpole']} with numpy {pypi['numpy']}, gymnasium {pypi['gymnasium']}" if pypi else ""
+        ),
         f"Median of {s['repeats']} interleaved rounds of {per} per row, actions drawn in advance; "
         "vector rows count env steps (N x step calls).",
         "",
@@ -775,7 +802,9 @@ def render_markdown(result: dict, text: str, json_path: str | None = None) -> st
     return (
         "# gym-suite bench\n\n"
         f"Measured {result['date']} with `{result['command']}` (took {result['wall_seconds']:.0f} s){where}.\n\n"
-        + text + "\n\n" + HOW_IT_IS_MEASURED
+        + text
+        + "\n\n"
+        + HOW_IT_IS_MEASURED
     )
 
 
@@ -794,23 +823,38 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--repeats", type=int, help="timed rounds (default 5, --quick 3)")
     parser.add_argument("--seconds", type=float, help="length of one repeat of a row (default 1, --quick 0.25)")
     parser.add_argument("--steps", type=int, help="fixed env steps per repeat instead of --seconds")
-    parser.add_argument("--env-kwargs", nargs="+", type=key_value, default=[], metavar="KEY=VALUE",
-                        help="arguments of the suite environments timed (not of the reference rows)")
+    parser.add_argument(
+        "--env-kwargs",
+        nargs="+",
+        type=key_value,
+        default=[],
+        metavar="KEY=VALUE",
+        help="arguments of the suite environments timed (not of the reference rows)",
+    )
     parser.add_argument("--json", metavar="PATH", help="also save every figure as JSON")
     parser.add_argument("--markdown", metavar="PATH", help="also save the tables as a markdown page")
-    parser.add_argument("--from-json", metavar="PATH",
-                        help="time nothing: report the rows of an earlier run's JSON, with the targets worked out anew")
+    parser.add_argument(
+        "--from-json",
+        metavar="PATH",
+        help="time nothing: report the rows of an earlier run's JSON, with the targets worked out anew",
+    )
     parser.add_argument(
         "--heartpole-venv",
         metavar="PATH",
         help="a virtual environment with heartpole==1.2 installed, for its reference row "
         f"(default: $HEARTPOLE12_VENV, else {DEFAULT_HEARTPOLE_VENV})",
     )
-    parser.add_argument("--create-heartpole-venv", action="store_true",
-                        help="make that virtual environment with pip from PyPI when it is missing")
-    parser.add_argument("--jax", action="store_true",
-                        help="time only the JAX rollout (jit, vmap over 4,096 envs, scan over 1,000 steps) of every "
-                        "id and of gymnax's CartPole-v1 (needs the jax extra)")
+    parser.add_argument(
+        "--create-heartpole-venv",
+        action="store_true",
+        help="make that virtual environment with pip from PyPI when it is missing",
+    )
+    parser.add_argument(
+        "--jax",
+        action="store_true",
+        help="time only the JAX rollout (jit, vmap over 4,096 envs, scan over 1,000 steps) of every "
+        "id and of gymnax's CartPole-v1 (needs the jax extra)",
+    )
     return parser
 
 
@@ -838,8 +882,9 @@ def jax_rollout_rows(ids: list[str], num_envs: int = 4096, steps: int = 1000, re
             def one_step(state, key):
                 action_key, step_key = jax.random.split(key)
                 actions = jax.vmap(space.sample)(jax.random.split(action_key, num_envs))
-                out = jax.vmap(env.step, in_axes=(0, 0, 0, None))(jax.random.split(step_key, num_envs), state,
-                                                                   actions, params)
+                out = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
+                    jax.random.split(step_key, num_envs), state, actions, params
+                )
                 return out[1], out[2].sum()
 
             state, rewards = jax.lax.scan(one_step, state, jax.random.split(key, steps))
@@ -854,17 +899,35 @@ def jax_rollout_rows(ids: list[str], num_envs: int = 4096, steps: int = 1000, re
             start = time.perf_counter()
             compiled(jax.random.key(k + 1)).block_until_ready()
             best = min(best, time.perf_counter() - start)
-        rows.append({"env": name, "num_envs": num_envs, "steps": steps, "compile_seconds": compile_seconds,
-                     "run_seconds": best, "steps_per_second": num_envs * steps / best})
+        rows.append(
+            {
+                "env": name,
+                "num_envs": num_envs,
+                "steps": steps,
+                "compile_seconds": compile_seconds,
+                "run_seconds": best,
+                "steps_per_second": num_envs * steps / best,
+            }
+        )
         _log(f"jax rollout {name}: {num_envs * steps / best:,.0f} steps/s (compile {compile_seconds:.2f} s)")
     return rows
 
 
 def jax_rollout_table(rows: list[dict]) -> str:
-    lines = [[r["env"], f"{r['num_envs']:,}", f"{r['steps']:,}", f"{r['compile_seconds']:.2f}",
-              f"{r['run_seconds']:.3f}", f"{r['steps_per_second']:,.0f}"] for r in rows]
-    return markdown_table(["jax rollout", "envs", "steps", "compile s", "run s", "steps/s"], lines,
-                          right=frozenset(range(1, 6)))
+    lines = [
+        [
+            r["env"],
+            f"{r['num_envs']:,}",
+            f"{r['steps']:,}",
+            f"{r['compile_seconds']:.2f}",
+            f"{r['run_seconds']:.3f}",
+            f"{r['steps_per_second']:,.0f}",
+        ]
+        for r in rows
+    ]
+    return markdown_table(
+        ["jax rollout", "envs", "steps", "compile s", "run s", "steps/s"], lines, right=frozenset(range(1, 6))
+    )
 
 
 _BAR = None  # the progress bar while rows are timed: log lines go above it
@@ -1007,8 +1070,14 @@ def main(argv: list[str] | None = None) -> int:
         "machine": machine,
         "heartpole_pypi_venv": args.side_versions,
         "settings": {
-            "repeats": args.repeats, "seconds": args.seconds, "steps": args.steps, "quick": args.quick,
-            "seed": SEED, "action_pool": ACTION_POOL, "batch_pool": BATCH_POOL, "env_kwargs": env_kwargs,
+            "repeats": args.repeats,
+            "seconds": args.seconds,
+            "steps": args.steps,
+            "quick": args.quick,
+            "seed": SEED,
+            "action_pool": ACTION_POOL,
+            "batch_pool": BATCH_POOL,
+            "env_kwargs": env_kwargs,
         },
         "ids": ids,
         "rows": [t.row.as_dict() for t in timed],

@@ -126,8 +126,14 @@ def _timing_callback(run: Run, evaluate_agent, eval_every: int):
             start = time.perf_counter()
             result = evaluate_agent(self.model)
             self.eval_seconds += time.perf_counter() - start
-            run.evals.append({"steps": int(self.model.num_timesteps), "seconds": self._train_seconds(),
-                              "mean": result.mean, "returns": result.returns.tolist()})
+            run.evals.append(
+                {
+                    "steps": int(self.model.num_timesteps),
+                    "seconds": self._train_seconds(),
+                    "mean": result.mean,
+                    "returns": result.returns.tolist(),
+                }
+            )
             while self.next_eval <= self.model.num_timesteps:
                 self.next_eval += eval_every
 
@@ -161,8 +167,16 @@ def _timing_callback(run: Run, evaluate_agent, eval_every: int):
     return Timing()
 
 
-def train_run(env_id: str, variant: str, seed: int, steps: int, n_envs: int, eval_every: int,
-              eval_episodes: int, overrides: dict | None = None) -> Run:
+def train_run(
+    env_id: str,
+    variant: str,
+    seed: int,
+    steps: int,
+    n_envs: int,
+    eval_every: int,
+    eval_episodes: int,
+    overrides: dict | None = None,
+) -> Run:
     from gym_suite.training.sb3 import SB3Policy, train_sb3
 
     run = Run(env_id, variant, seed)
@@ -185,9 +199,15 @@ def step_rates(env_id: str, n_envs: int, seconds: float = STEP_SECONDS) -> dict[
     penalty = recipe.expected_penalty if recipe.expected_penalty and "ppo" in recipe.expected_penalty.algos else None
     rates = {}
     for variant in VARIANTS:
-        venv = make_sb3_env(env_id, n_envs, 0, reward_scale=recipe.reward_scale.get("ppo", 1.0),
-                            expected_penalty=penalty, reward_offset=recipe.reward_offset.get("ppo", 0.0),
-                            vec_env=variant)
+        venv = make_sb3_env(
+            env_id,
+            n_envs,
+            0,
+            reward_scale=recipe.reward_scale.get("ppo", 1.0),
+            expected_penalty=penalty,
+            reward_offset=recipe.reward_offset.get("ppo", 0.0),
+            vec_env=variant,
+        )
         venv.action_space.seed(0)
         pool = [np.stack([venv.action_space.sample() for _ in range(n_envs)]) for _ in range(64)]
         venv.reset()
@@ -236,8 +256,10 @@ def curve_agreement(native: list[Run], dummy: list[Run]) -> tuple[float, str]:
         diff = a.mean() - b.mean()
         if several:
             pooled = (a.var(ddof=1) + b.var(ddof=1)) / 2.0
-            noise = sum(np.mean([np.var(r.evals[i]["returns"], ddof=1) / len(r.evals[i]["returns"]) for r in runs])
-                        / len(runs) for runs in (native, dummy))
+            noise = sum(
+                np.mean([np.var(r.evals[i]["returns"], ddof=1) / len(r.evals[i]["returns"]) for r in runs]) / len(runs)
+                for runs in (native, dummy)
+            )
             se = math.sqrt(max(pooled * (1.0 / len(native) + 1.0 / len(dummy)), noise))
         else:
             paired = np.array(native[0].evals[i]["returns"]) - np.array(dummy[0].evals[i]["returns"])
@@ -298,36 +320,95 @@ def report(result: dict) -> str:
         collect = {v: _median([run["steps"] / run["collect"] for run in r["runs"][v]]) for v in VARIANTS}
         share = {v: _median([(run["wall"] - run["collect"]) / run["wall"] for run in r["runs"][v]]) for v in VARIANTS}
         step = r["step_rates"]
-        rows.append([env_id, _rate(loop["native"]), _rate(loop["dummy"]), _ratio(loop["native"], loop["dummy"]),
-                     _rate(collect["native"]), _rate(collect["dummy"]), _ratio(collect["native"], collect["dummy"]),
-                     f"{share['native']:.0%} / {share['dummy']:.0%}",
-                     _rate(step["native"]), _rate(step["dummy"]), _ratio(step["native"], step["dummy"])])
-    lines += ["Env-steps/s (native = SuiteVecEnv over the native vector env):", "",
-              table(["id", "loop: native", "loop: DummyVecEnv", "ratio", "collect: native", "collect: DummyVecEnv",
-                     "ratio", "updating (native / Dummy)", "VecEnv.step: native", "VecEnv.step: DummyVecEnv",
-                     "ratio"], rows), ""]
+        rows.append(
+            [
+                env_id,
+                _rate(loop["native"]),
+                _rate(loop["dummy"]),
+                _ratio(loop["native"], loop["dummy"]),
+                _rate(collect["native"]),
+                _rate(collect["dummy"]),
+                _ratio(collect["native"], collect["dummy"]),
+                f"{share['native']:.0%} / {share['dummy']:.0%}",
+                _rate(step["native"]),
+                _rate(step["dummy"]),
+                _ratio(step["native"], step["dummy"]),
+            ]
+        )
+    lines += [
+        "Env-steps/s (native = SuiteVecEnv over the native vector env):",
+        "",
+        table(
+            [
+                "id",
+                "loop: native",
+                "loop: DummyVecEnv",
+                "ratio",
+                "collect: native",
+                "collect: DummyVecEnv",
+                "ratio",
+                "updating (native / Dummy)",
+                "VecEnv.step: native",
+                "VecEnv.step: DummyVecEnv",
+                "ratio",
+            ],
+            rows,
+        ),
+        "",
+    ]
     rows = []
     for env_id, r in result["ids"].items():
         threshold = r["threshold"]
-        runs = {v: [Run(env_id, v, x["seed"], x["steps"], x["wall"], x["collect"], x["evals"]) for x in r["runs"][v]]
-                for v in VARIANTS}
+        runs = {
+            v: [Run(env_id, v, x["seed"], x["steps"], x["wall"], x["collect"], x["evals"]) for x in r["runs"][v]]
+            for v in VARIANTS
+        }
         z, how = curve_agreement(runs["native"], runs["dummy"])
         finals = {v: _median([run.evals[-1]["mean"] for run in runs[v]]) for v in VARIANTS}
-        rows.append([env_id, f"{r['random']:.3f}", f"{r['heuristic']:.3f}", f"{threshold:.3f}",
-                     _reached([first_reached(run, threshold) for run in runs["native"]]),
-                     _reached([first_reached(run, threshold) for run in runs["dummy"]]),
-                     f"{finals['native']:.3f}", f"{finals['dummy']:.3f}",
-                     f"{'yes' if z <= AGREE_Z else 'no'} (largest z {z:.2f}; {how})"])
-    lines += [f"Learning: mean evaluation return; reached = training wall time (evaluations left out) to a mean "
-              f"return >= heuristic - {1 - s['reach']:g} x (heuristic - random):", "",
-              table(["id", "random", "heuristic", "threshold", "reached: native", "reached: DummyVecEnv",
-                     "final: native", "final: DummyVecEnv", "curves agree"], rows), ""]
+        rows.append(
+            [
+                env_id,
+                f"{r['random']:.3f}",
+                f"{r['heuristic']:.3f}",
+                f"{threshold:.3f}",
+                _reached([first_reached(run, threshold) for run in runs["native"]]),
+                _reached([first_reached(run, threshold) for run in runs["dummy"]]),
+                f"{finals['native']:.3f}",
+                f"{finals['dummy']:.3f}",
+                f"{'yes' if z <= AGREE_Z else 'no'} (largest z {z:.2f}; {how})",
+            ]
+        )
+    lines += [
+        f"Learning: mean evaluation return; reached = training wall time (evaluations left out) to a mean "
+        f"return >= heuristic - {1 - s['reach']:g} x (heuristic - random):",
+        "",
+        table(
+            [
+                "id",
+                "random",
+                "heuristic",
+                "threshold",
+                "reached: native",
+                "reached: DummyVecEnv",
+                "final: native",
+                "final: DummyVecEnv",
+                "curves agree",
+            ],
+            rows,
+        ),
+        "",
+    ]
     rows = []
     for env_id, r in result["ids"].items():
         loop = {v: _median([run["steps"] / run["wall"] for run in r["runs"][v]]) for v in VARIANTS}
         ratio = loop["native"] / loop["dummy"]
-        rows.append([f"{env_id} whole training loop, native >= {TARGET_RATIO:g}x DummyVecEnv at {s['n_envs']} envs",
-                     f"{ratio:.2f}x", "PASS" if ratio >= TARGET_RATIO else "MISS"])
+        rows.append(
+            [
+                f"{env_id} whole training loop, native >= {TARGET_RATIO:g}x DummyVecEnv at {s['n_envs']} envs",
+                f"{ratio:.2f}x",
+                "PASS" if ratio >= TARGET_RATIO else "MISS",
+            ]
+        )
     lines += [table(["target (ratio of medians, same run)", "ratio", "result"], rows)]
     return "\n".join(lines) + "\n"
 
@@ -349,14 +430,28 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seeds", type=positive_int, default=2, help="training seeds 0..SEEDS-1, for both variants")
     parser.add_argument("--eval-every", type=positive_int, default=8_192, help="env steps between evaluations")
     parser.add_argument("--eval-episodes", type=positive_int, default=30, help="episodes of an evaluation")
-    parser.add_argument("--reach", type=float, default=0.95,
-                        help="reached: this fraction of the way from random's return to the heuristic's (1: the heuristic's)")
+    parser.add_argument(
+        "--reach",
+        type=float,
+        default=0.95,
+        help="reached: this fraction of the way from random's return to the heuristic's (1: the heuristic's)",
+    )
     parser.add_argument("--step-seconds", type=float, default=STEP_SECONDS, help="length of each VecEnv.step timing")
-    parser.add_argument("--ppo", nargs="+", type=key_value, default=[], metavar="KEY=VALUE",
-                        help="PPO settings over the recipe's, for both variants (e.g. n_epochs=1 batch_size=256)")
+    parser.add_argument(
+        "--ppo",
+        nargs="+",
+        type=key_value,
+        default=[],
+        metavar="KEY=VALUE",
+        help="PPO settings over the recipe's, for both variants (e.g. n_epochs=1 batch_size=256)",
+    )
     parser.add_argument("--json", metavar="PATH", help="also save every figure (each run, each evaluation) as JSON")
-    parser.add_argument("--warmup", type=non_negative_int, default=2_048,
-                        help="env steps of an untimed run first (imports, first allocations)")
+    parser.add_argument(
+        "--warmup",
+        type=non_negative_int,
+        default=2_048,
+        help="env steps of an untimed run first (imports, first allocations)",
+    )
     return parser
 
 
@@ -383,35 +478,63 @@ def main(argv: list[str] | None = None) -> int:
     result = {
         "command": " ".join([COMMAND, *(argv if argv is not None else sys.argv[1:])]).strip(),
         "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "settings": {"steps": args.steps, "n_envs": args.n_envs, "seeds": args.seeds, "eval_every": args.eval_every,
-                     "eval_episodes": args.eval_episodes, "reach": args.reach, "ppo": dict(args.ppo)},
+        "settings": {
+            "steps": args.steps,
+            "n_envs": args.n_envs,
+            "seeds": args.seeds,
+            "eval_every": args.eval_every,
+            "eval_episodes": args.eval_episodes,
+            "reach": args.reach,
+            "ppo": dict(args.ppo),
+        },
         "ids": {},
     }
     _BAR = _progress(len(ids) * args.seeds * len(VARIANTS) * args.steps)
     try:
         for env_id in ids:
             random = gym_suite.evaluate(env_id, "random", episodes=args.eval_episodes, seed=EVAL_SEED, progress=False)
-            heuristic = gym_suite.evaluate(env_id, "heuristic", episodes=args.eval_episodes, seed=EVAL_SEED,
-                                           progress=False)
-            entry = {"random": random.mean, "heuristic": heuristic.mean,
-                     "threshold": reach_threshold(random.mean, heuristic.mean, args.reach),
-                     "runs": {v: [] for v in VARIANTS}, "step_rates": step_rates(env_id, args.n_envs, args.step_seconds)}
+            heuristic = gym_suite.evaluate(
+                env_id, "heuristic", episodes=args.eval_episodes, seed=EVAL_SEED, progress=False
+            )
+            entry = {
+                "random": random.mean,
+                "heuristic": heuristic.mean,
+                "threshold": reach_threshold(random.mean, heuristic.mean, args.reach),
+                "runs": {v: [] for v in VARIANTS},
+                "step_rates": step_rates(env_id, args.n_envs, args.step_seconds),
+            }
             for seed in range(args.seeds):
                 order = VARIANTS if seed % 2 == 0 else VARIANTS[::-1]
                 for variant in order:
-                    run = train_run(env_id, variant, seed, args.steps, args.n_envs, args.eval_every, args.eval_episodes,
-                                    dict(args.ppo))
+                    run = train_run(
+                        env_id,
+                        variant,
+                        seed,
+                        args.steps,
+                        args.n_envs,
+                        args.eval_every,
+                        args.eval_episodes,
+                        dict(args.ppo),
+                    )
                     entry["runs"][variant].append(asdict(run))
-                    _log(f"{env_id:<14} {LABELS[variant]:<12} seed {seed}: {run.loop_rate:8,.0f} env-steps/s "
-                         f"(collect {run.collect_rate:8,.0f}), final return {run.evals[-1]['mean']:.3f}")
+                    _log(
+                        f"{env_id:<14} {LABELS[variant]:<12} seed {seed}: {run.loop_rate:8,.0f} env-steps/s "
+                        f"(collect {run.collect_rate:8,.0f}), final return {run.evals[-1]['mean']:.3f}"
+                    )
             result["ids"][env_id] = entry
     finally:
         if _BAR is not None:
             _BAR.close()
             _BAR = None
     result["wall_seconds"] = time.perf_counter() - started
-    result["machine"] = {"cpu": cpu_name(), "cores": os.cpu_count(), "python": platform.python_version(),
-                         "versions": versions(("gymnasium", "numpy", "torch", "stable-baselines3")), "load_start": load_start, "load_end": _load()}
+    result["machine"] = {
+        "cpu": cpu_name(),
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "versions": versions(("gymnasium", "numpy", "torch", "stable-baselines3")),
+        "load_start": load_start,
+        "load_end": _load(),
+    }
     print(report(result))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")

@@ -58,24 +58,39 @@ def rollout(policy, env_id: str, env_config: dict, episodes: int, seed: int, ren
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("id", choices=gym_suite.ENV_IDS)
-    parser.add_argument("--env-config", nargs="*", type=key_value, default=[], metavar="KEY=VALUE",
-                        help="env_config of the env")
-    parser.add_argument("--num-env-runners", type=non_negative_int, default=1,
-                        help="remote env runners (0: sample in the driver)")
-    parser.add_argument("--num-envs-per-env-runner", type=positive_int, default=1,
-                        help="env copies each env runner steps as one native vector env")
-    parser.add_argument("--iterations", type=positive_int, default=None,
-                        help="training iterations (default: enough for the recipe's step budget)")
-    parser.add_argument("--steps", type=positive_int, default=None,
-                        help="training budget in env steps (instead of --iterations)")
+    parser.add_argument(
+        "--env-config", nargs="*", type=key_value, default=[], metavar="KEY=VALUE", help="env_config of the env"
+    )
+    parser.add_argument(
+        "--num-env-runners", type=non_negative_int, default=1, help="remote env runners (0: sample in the driver)"
+    )
+    parser.add_argument(
+        "--num-envs-per-env-runner",
+        type=positive_int,
+        default=1,
+        help="env copies each env runner steps as one native vector env",
+    )
+    parser.add_argument(
+        "--iterations",
+        type=positive_int,
+        default=None,
+        help="training iterations (default: enough for the recipe's step budget)",
+    )
+    parser.add_argument(
+        "--steps", type=positive_int, default=None, help="training budget in env steps (instead of --iterations)"
+    )
     parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--checkpoint-dir", default=None, help="default checkpoints/<id>-ppo")
     parser.add_argument("--episodes", type=non_negative_int, default=3, help="episodes to watch after training")
     parser.add_argument("--render", choices=["ansi", "human", "rgb_array", "none"], default="ansi")
     parser.add_argument("--max-frames", type=non_negative_int, default=15, help="rendered steps per watched episode")
-    parser.add_argument("--eval", type=non_negative_int, default=0, metavar="EPISODES", help="seeded evaluation episodes")
+    parser.add_argument(
+        "--eval", type=non_negative_int, default=0, metavar="EPISODES", help="seeded evaluation episodes"
+    )
     parser.add_argument("--address", default=None, help="Ray cluster address ('auto': the running cluster)")
-    parser.add_argument("--num-cpus", type=positive_int, default=None, help="CPUs of a local Ray instance (default: all)")
+    parser.add_argument(
+        "--num-cpus", type=positive_int, default=None, help="CPUs of a local Ray instance (default: all)"
+    )
     args = parser.parse_args(argv)
     with no_version_notice():  # heartpole-v0 is the tutorial's env, kept on purpose next to its v1
         return run(parser, args)
@@ -107,14 +122,22 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         steps = int(runners["num_env_steps_sampled_lifetime"])
         progress.update(1 if args.iterations is not None else steps - sampled[0])
         sampled[0] = steps
-        print(f"iteration {iteration:3d}: env steps {steps:>9,}"
-              f"  episode return {runners.get('episode_return_mean', float('nan')):10.3f}", flush=True)
+        print(
+            f"iteration {iteration:3d}: env steps {steps:>9,}"
+            f"  episode return {runners.get('episode_return_mean', float('nan')):10.3f}",
+            flush=True,
+        )
 
     try:
         checkpoint, _ = train_rllib(
-            args.id, args.steps, seed=args.seed, env_config=env_config, num_env_runners=args.num_env_runners,
+            args.id,
+            args.steps,
+            seed=args.seed,
+            env_config=env_config,
+            num_env_runners=args.num_env_runners,
             num_envs_per_env_runner=args.num_envs_per_env_runner,
-            checkpoint_dir=args.checkpoint_dir or f"checkpoints/{args.id}-ppo", iterations=args.iterations,
+            checkpoint_dir=args.checkpoint_dir or f"checkpoints/{args.id}-ppo",
+            iterations=args.iterations,
             report=report,
         )
         progress.close()
@@ -128,8 +151,11 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     rollout(policy, args.id, env_config, args.episodes, args.seed, args.render, args.max_frames)
     if args.eval:
         for name in ("random", "heuristic", policy):
-            print(gym_suite.evaluate(args.id, name, episodes=args.eval, seed=args.seed, env_kwargs=env_config,
-                                     progress=True))
+            print(
+                gym_suite.evaluate(
+                    args.id, name, episodes=args.eval, seed=args.seed, env_kwargs=env_config, progress=True
+                )
+            )
     return 0
 
 

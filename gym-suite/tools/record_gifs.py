@@ -70,9 +70,7 @@ def save_gif(frames: list[np.ndarray], path: Path, fps: float) -> None:
         images = [im.resize((im.width * scale, im.height * scale), Image.NEAREST) for im in images]
     frame_ms = round(1000 / fps)
     durations = [frame_ms] * (len(images) - 1) + [frame_ms * LAST_FRAME_HOLD]
-    images[0].save(
-        path, save_all=True, append_images=images[1:], duration=durations, loop=0, optimize=True, disposal=1
-    )
+    images[0].save(path, save_all=True, append_images=images[1:], duration=durations, loop=0, optimize=True, disposal=1)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -35,7 +35,6 @@ class ArgumentTypeError(TypeError):
         super().__init__(text)
 
 
-
 def shown(value) -> str:
     """``repr(value)``, cut to ``MAX_SHOWN`` characters (an action of a million numbers stays short)."""
     try:
@@ -188,5 +187,7 @@ def merge_arguments(owner: str, allowed, env_config, kwargs) -> dict:
                 limit = True
         if limit:
             hint += _LIMIT_HINT
-        raise ArgumentTypeError(f"{owner} got unknown argument(s) {shown(unknown)}; allowed arguments are {sorted(allowed)}{hint}")
+        raise ArgumentTypeError(
+            f"{owner} got unknown argument(s) {shown(unknown)}; allowed arguments are {sorted(allowed)}{hint}"
+        )
     return merged

@@ -250,8 +250,9 @@ class SuiteEnv(gymnasium.Env):
         self._shown = True
         if self.definition.human == "rgb":
             if self._window is None:
-                self._window = _Window(f"gym-suite {self.spec.id if self.spec else type(self).__name__}",
-                                       self.metadata["render_fps"])
+                self._window = _Window(
+                    f"gym-suite {self.spec.id if self.spec else type(self).__name__}", self.metadata["render_fps"]
+                )
             self._window.show(self.definition.render_rgb(self.state, self.params))
         else:
             print(self.definition.render_ansi(self.state, self.params), end="")
@@ -290,7 +291,9 @@ class SuiteVectorEnv(VectorEnv):
     arguments: tuple[str, ...] = ()
     scalar_env: type[SuiteEnv]
     metadata: dict[str, Any] = {
-        "autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["ansi", "rgb_array"], "render_fps": 4,
+        "autoreset_mode": AutoresetMode.NEXT_STEP,
+        "render_modes": ["ansi", "rgb_array"],
+        "render_fps": 4,
     }
 
     def __init__(
@@ -469,18 +472,32 @@ class SuiteVectorEnv(VectorEnv):
 def _signature(definition: Definition, base_params: Any, arguments: tuple[str, ...], vector: bool) -> inspect.Signature:
     """The typed constructor users and IDEs see: the row's arguments with their defaults."""
     hints = getattr(type(base_params), "__annotations__", {})
-    params = [inspect.Parameter("env_config", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None,
-                                annotation="Mapping[str, Any] | None")]
+    params = [
+        inspect.Parameter(
+            "env_config", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None, annotation="Mapping[str, Any] | None"
+        )
+    ]
     if vector:
-        params.insert(0, inspect.Parameter("num_envs", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=1,
-                                           annotation="int"))
-        params.append(inspect.Parameter("max_episode_steps", inspect.Parameter.KEYWORD_ONLY, default=None,
-                                        annotation="int | None"))
+        params.insert(
+            0, inspect.Parameter("num_envs", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=1, annotation="int")
+        )
+        params.append(
+            inspect.Parameter(
+                "max_episode_steps", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="int | None"
+            )
+        )
     for name in arguments:
-        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=getattr(base_params, name),
-                                        annotation=hints.get(name, inspect.Parameter.empty)))
-    params.append(inspect.Parameter("render_mode", inspect.Parameter.KEYWORD_ONLY, default=None,
-                                    annotation="str | None"))
+        params.append(
+            inspect.Parameter(
+                name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=getattr(base_params, name),
+                annotation=hints.get(name, inspect.Parameter.empty),
+            )
+        )
+    params.append(
+        inspect.Parameter("render_mode", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="str | None")
+    )
     return inspect.Signature(params)
 
 
@@ -526,8 +543,13 @@ def env_classes(
     metadata = {"render_modes": list(definition.render_modes), "render_fps": definition.render_fps}
     namespace = {
         **_state_properties(definition, extra),
-        "definition": definition, "base_params": base_params, "arguments": tuple(arguments),
-        "metadata": metadata, "__doc__": doc, "__module__": module, **(extra or {}),
+        "definition": definition,
+        "base_params": base_params,
+        "arguments": tuple(arguments),
+        "metadata": metadata,
+        "__doc__": doc,
+        "__module__": module,
+        **(extra or {}),
     }
     scalar = type(name, (SuiteEnv,), dict(namespace))
     scalar.__signature__ = _signature(definition, base_params, arguments, vector=False)  # type: ignore[attr-defined]
@@ -535,10 +557,20 @@ def env_classes(
         f"``num_envs`` copies of :class:`{name}` in numpy arrays (next-step autoreset); the same arguments, "
         f"plus ``num_envs`` and ``max_episode_steps``. See :class:`{name}` for the manual."
     )
-    vector_metadata = {**SuiteVectorEnv.metadata, "render_modes": [m for m in definition.render_modes if m != "human"],
-                       "render_fps": definition.render_fps}
-    vector = type(name.removesuffix("Env") + "VectorEnv", (SuiteVectorEnv,), {
-        **namespace, "metadata": vector_metadata, "__doc__": vector_doc, "scalar_env": scalar,
-    })
+    vector_metadata = {
+        **SuiteVectorEnv.metadata,
+        "render_modes": [m for m in definition.render_modes if m != "human"],
+        "render_fps": definition.render_fps,
+    }
+    vector = type(
+        name.removesuffix("Env") + "VectorEnv",
+        (SuiteVectorEnv,),
+        {
+            **namespace,
+            "metadata": vector_metadata,
+            "__doc__": vector_doc,
+            "scalar_env": scalar,
+        },
+    )
     vector.__signature__ = _signature(definition, base_params, arguments, vector=True)  # type: ignore[attr-defined]
     return scalar, vector

@@ -179,9 +179,7 @@ class Example(Definition[ExampleState, ExampleParams]):
             raise ValueError(f"{owner}: lf_min must be an integer in 0..{MAX_POSITION - 2} (10**12 - 2), got {lf_min}")
         rt_max = check_int(owner, "rt_max", arguments.get("rt_max", base.rt_max), lf_min + 2)
         if rt_max > MAX_POSITION:
-            raise ValueError(
-                f"{owner}: rt_max must be an integer in lf_min + 2..{MAX_POSITION} (10**12), got {rt_max}"
-            )
+            raise ValueError(f"{owner}: rt_max must be an integer in lf_min + 2..{MAX_POSITION} (10**12), got {rt_max}")
         return ExampleParams(lf_min, rt_max, goal_of(lf_min, rt_max), rt_max - lf_min - 1)
 
     def action_space(self, params: ExampleParams) -> spaces.Discrete:
@@ -216,7 +214,11 @@ class Example(Definition[ExampleState, ExampleParams]):
         return {"dist": params.goal - state.position}
 
     def transition_info(
-        self, state: ExampleState, action: Any, next_state: ExampleState, params: ExampleParams,
+        self,
+        state: ExampleState,
+        action: Any,
+        next_state: ExampleState,
+        params: ExampleParams,
         ops: SimpleNamespace,
     ) -> dict[str, Any]:
         return {"dist": params.goal - next_state.position}
@@ -239,9 +241,7 @@ class Example(Definition[ExampleState, ExampleParams]):
 
 
 def ansi_line(position, goal, lf_min, rt_max, reward=None) -> str:
-    cells = "".join(
-        "A" if p == position else "G" if p == goal else "." for p in range(lf_min, rt_max + 1)
-    )
+    cells = "".join("A" if p == position else "G" if p == goal else "." for p in range(lf_min, rt_max + 1))
     last = "" if reward is None else f"  reward {reward:+g}"
     return f"|{cells}|  position {position}  goal {goal}  dist {goal - position:+d}{last}"
 

@@ -319,7 +319,9 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
             )
         if "expected_cost" in arguments:
             if not isinstance(arguments["expected_cost"], (bool, np.bool_)):
-                raise ArgumentTypeError(f"{owner}: expected_cost must be True or False, got {shown(arguments['expected_cost'])}")
+                raise ArgumentTypeError(
+                    f"{owner}: expected_cost must be True or False, got {shown(arguments['expected_cost'])}"
+                )
             arguments["expected_cost"] = bool(arguments["expected_cost"])
         return super().make_params(base, owner, **arguments)
 
@@ -390,16 +392,31 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
         heart_attack = u_heart < probability
         if params.attack_resets_hypertension:  # (hypertension is finite and >= 0: x * 0 is 0)
             hypertension = AFTER_HEART_ATTACK + hypertension * (1 - heart_attack)
-        return _new_state(HeartPoleState, (  # HeartPoleState(...) without its argument checks: half the time
-            alertness, hypertension, intoxication, time_since_slept, time_elapsed, work_done,
-            action, heart_attack, probability, productivity,
-        ))
+        return _new_state(
+            HeartPoleState,
+            (  # HeartPoleState(...) without its argument checks: half the time
+                alertness,
+                hypertension,
+                intoxication,
+                time_since_slept,
+                time_elapsed,
+                work_done,
+                action,
+                heart_attack,
+                probability,
+                productivity,
+            ),
+        )
 
     def observation(self, state: HeartPoleState, params: HeartPoleParams, ops: SimpleNamespace) -> Any:
         return ops.vector(state[:6], np.float32)
 
     def reward(
-        self, state: HeartPoleState, action: Any, next_state: HeartPoleState, params: HeartPoleParams,
+        self,
+        state: HeartPoleState,
+        action: Any,
+        next_state: HeartPoleState,
+        params: HeartPoleParams,
         ops: SimpleNamespace,
     ) -> Any:
         if params.reward_work:
@@ -418,7 +435,11 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
         return params.time_horizon < NO_HORIZON
 
     def transition_info(
-        self, state: HeartPoleState, action: Any, next_state: HeartPoleState, params: HeartPoleParams,
+        self,
+        state: HeartPoleState,
+        action: Any,
+        next_state: HeartPoleState,
+        params: HeartPoleParams,
         ops: SimpleNamespace,
     ) -> dict[str, Any]:
         return {

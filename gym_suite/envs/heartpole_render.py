@@ -82,11 +82,11 @@ def rgb_dashboard(state, last_action, heart_attack) -> np.ndarray:
             frame[top : top + BAR_HEIGHT, MARGIN : MARGIN + int(round(fill * length))] = colour
     top = MARGIN + rows * ROW_HEIGHT
     slot = length // len(ACTION_NAMES)
-    for action, (colour, label) in enumerate(zip(ACTION_COLOURS, ACTION_LABELS)):
+    for action, (colour, action_label) in enumerate(zip(ACTION_COLOURS, ACTION_LABELS)):
         left = MARGIN + action * slot
         lit = action == last_action
         frame[top : top + SLOT_HEIGHT, left + 2 : left + slot - 2] = colour if lit else 225
-        draw_text_centred(frame, label, left + slot // 2, top + SLOT_HEIGHT + 2, TEXT_RGB)
+        draw_text_centred(frame, action_label, left + slot // 2, top + SLOT_HEIGHT + 2, TEXT_RGB)
     if heart_attack:
         draw_text_centred(frame, "HEART ATTACK", FRAME_WIDTH // 2, top + SLOT_HEIGHT + 2 + LINE_HEIGHT, ATTACK_RGB)
         frame[:4], frame[-4:], frame[:, :4], frame[:, -4:] = 200, 200, 200, 200

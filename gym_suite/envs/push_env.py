@@ -363,8 +363,12 @@ class Push(Definition[PushState, PushParams]):
             )
         merged["episode_length"] = episode_length
         log = load_log(
-            merged["csv_path"], merged["data"], split=merged["split"], test_fraction=merged["test_fraction"],
-            vocabularies=merged["vocabularies"], owner=owner,
+            merged["csv_path"],
+            merged["data"],
+            split=merged["split"],
+            test_fraction=merged["test_fraction"],
+            vocabularies=merged["vocabularies"],
+            owner=owner,
         )
         return _derive_params(log, merged)
 
@@ -391,9 +395,15 @@ class Push(Definition[PushState, PushParams]):
         held, dismissed = 1 - action, 1 - truth
         position = ops.minimum(position + 1, last)
         return PushState(
-            position, ops.take(params.order, position), last,
-            tp + action * truth, fp + action * dismissed, fn + held * truth, tn + held * dismissed,
-            row, action,
+            position,
+            ops.take(params.order, position),
+            last,
+            tp + action * truth,
+            fp + action * dismissed,
+            fn + held * truth,
+            tn + held * dismissed,
+            row,
+            action,
         )
 
     def observation(self, state: PushState, params: PushParams, ops: SimpleNamespace) -> dict[str, Any]:
@@ -427,7 +437,10 @@ class Push(Definition[PushState, PushParams]):
         return {
             "row": next_state.scored_row,
             "truth": (tp + fn) - (state.tp + state.fn),  # 1 when the scored row was opened
-            "accuracy": accuracy, "ctr": precision, "precision": precision, "recall": recall,
+            "accuracy": accuracy,
+            "ctr": precision,
+            "precision": precision,
+            "recall": recall,
         }
 
     def heuristic(self, observation: Any, params: PushParams, ops: SimpleNamespace) -> Any:
@@ -479,8 +492,19 @@ class Push(Definition[PushState, PushParams]):
 CARD_HEIGHT, CARD_WIDTH = 96, 192  # rgb_array: pixels
 BAND = 16  # height of the category band and of the decision strip
 CATEGORY_COLOURS = np.array(
-    [(66, 133, 244), (219, 68, 55), (244, 180, 0), (15, 157, 88), (171, 71, 188), (0, 172, 193),
-     (255, 112, 67), (158, 157, 36), (92, 107, 192), (240, 98, 146)], dtype=np.uint8,
+    [
+        (66, 133, 244),
+        (219, 68, 55),
+        (244, 180, 0),
+        (15, 157, 88),
+        (171, 71, 188),
+        (0, 172, 193),
+        (255, 112, 67),
+        (158, 157, 36),
+        (92, 107, 192),
+        (240, 98, 146),
+    ],
+    dtype=np.uint8,
 )
 DELIVER_COLOUR, HOLD_COLOUR, PENDING_COLOUR = (46, 160, 67), (120, 120, 120), (225, 225, 225)
 OPENED_COLOUR, DISMISSED_COLOUR = (46, 160, 67), (200, 50, 50)
@@ -553,6 +577,11 @@ def _vocabularies(env) -> Mapping[str, tuple[str, ...]]:
 PUSH = Push()
 
 PushEnv, PushVectorEnv = env_classes(
-    PUSH, DEFAULTS, ARGUMENTS, name="PushEnv", module=__name__, doc=__doc__,
+    PUSH,
+    DEFAULTS,
+    ARGUMENTS,
+    name="PushEnv",
+    module=__name__,
+    doc=__doc__,
     extra={"current_row": property(_current_row), "vocabularies": property(_vocabularies)},
 )

@@ -127,6 +127,8 @@ class ReadOnlyMapping(Mapping):
 
     __slots__ = ("_data",)
 
+    _data: dict
+
     def __init__(self, data=()):
         object.__setattr__(self, "_data", dict(data))
 
@@ -175,8 +177,22 @@ INTEGER_FIELDS = ("priority", "num_updates", "text_length", "significant_contact
 STRING_COLUMNS = (TIMESTAMP, USER, "app", "category", "day_of_week", "location", "ringer_mode", ACTION)
 #: every column of the bundled logs, in their order; the last two are optional
 COLUMNS = (
-    TIMESTAMP, USER, "app", "category", "priority", "num_updates", "significant_contact", "text_length",
-    "day_of_week", "hour", "location", "ringer_mode", "battery", ACTION, "response_delay_s", TRUTH,
+    TIMESTAMP,
+    USER,
+    "app",
+    "category",
+    "priority",
+    "num_updates",
+    "significant_contact",
+    "text_length",
+    "day_of_week",
+    "hour",
+    "location",
+    "ringer_mode",
+    "battery",
+    ACTION,
+    "response_delay_s",
+    TRUTH,
 )
 REQUIRED_COLUMNS = COLUMNS[:-2]
 
@@ -186,12 +202,26 @@ REQUIRED_COLUMNS = COLUMNS[:-2]
 OTHER = "<other>"
 #: the apps of the bundled generator (gym-suite/tools/make_notifications.py), in its order
 APPS = (
-    "com.whatsapp", "org.telegram.messenger", "com.google.android.apps.messaging", "com.Slack",
-    "com.google.android.gm", "com.microsoft.office.outlook",
-    "com.instagram.android", "com.facebook.katana", "com.twitter.android", "com.linkedin.android",
-    "com.amazon.mShop.android.shopping", "com.ebay.mobile", "com.king.candycrushsaga", "com.booking",
-    "com.google.android.calendar", "com.todoist", "com.google.android.apps.fitness",
-    "com.spotify.music", "bbc.mobile.news.ww", "com.android.vending",
+    "com.whatsapp",
+    "org.telegram.messenger",
+    "com.google.android.apps.messaging",
+    "com.Slack",
+    "com.google.android.gm",
+    "com.microsoft.office.outlook",
+    "com.instagram.android",
+    "com.facebook.katana",
+    "com.twitter.android",
+    "com.linkedin.android",
+    "com.amazon.mShop.android.shopping",
+    "com.ebay.mobile",
+    "com.king.candycrushsaga",
+    "com.booking",
+    "com.google.android.calendar",
+    "com.todoist",
+    "com.google.android.apps.fitness",
+    "com.spotify.music",
+    "bbc.mobile.news.ww",
+    "com.android.vending",
 )
 #: Android Notification.CATEGORY_* values of the generator, in its order
 CATEGORIES = ("msg", "email", "social", "promo", "event", "reminder", "recommendation", "status")
@@ -199,24 +229,28 @@ LOCATIONS = ("home", "work", "transit", "other")
 #: the fields whose values outside the vocabulary are encoded as OTHER (and which a log may redefine)
 OPEN_FIELDS = ("app", "category", "location", "ringer_mode")
 #: every categorical field's vocabulary; an open-ended one ends with OTHER
-VOCABULARIES = ReadOnlyMapping({
-    "app": APPS + (OTHER,),
-    "category": CATEGORIES + (OTHER,),
-    "significant_contact": (False, True),  # written 0 or 1
-    "day_of_week": DAY_NAMES,
-    "location": LOCATIONS + (OTHER,),
-    "ringer_mode": RINGER_MODES + (OTHER,),
-})
+VOCABULARIES = ReadOnlyMapping(
+    {
+        "app": APPS + (OTHER,),
+        "category": CATEGORIES + (OTHER,),
+        "significant_contact": (False, True),  # written 0 or 1
+        "day_of_week": DAY_NAMES,
+        "location": LOCATIONS + (OTHER,),
+        "ringer_mode": RINGER_MODES + (OTHER,),
+    }
+)
 
 # --- the bundled data ----------------------------------------------------------------------------
 
 SPLITS = ("train", "test")
 BUNDLED_PACKAGE = "gym_suite.envs"
 #: the bundled file of each split, in the package BUNDLED_PACKAGE
-BUNDLED_FILES = ReadOnlyMapping({
-    "train": "data/notifications_train.csv",  # weeks 1-6
-    "test": "data/notifications_test.csv",  # weeks 7-12 of the same users
-})
+BUNDLED_FILES = ReadOnlyMapping(
+    {
+        "train": "data/notifications_train.csv",  # weeks 1-6
+        "test": "data/notifications_test.csv",  # weeks 7-12 of the same users
+    }
+)
 #: (package, resource) of the default log, the training one
 BUNDLED_RESOURCE = (BUNDLED_PACKAGE, BUNDLED_FILES["train"])
 
@@ -258,8 +292,20 @@ class NotificationLog:
     """
 
     def __init__(
-        self, source, codes, numbers, labels, users, timestamps, p_open, vocabularies,
-        digest=None, utc=False, split=None, source_rows=None, bundled=False,
+        self,
+        source,
+        codes,
+        numbers,
+        labels,
+        users,
+        timestamps,
+        p_open,
+        vocabularies,
+        digest=None,
+        utc=False,
+        split=None,
+        source_rows=None,
+        bundled=False,
     ):
         self.source = source
         self.codes, self.numbers, self.labels = _frozen(codes), _frozen(numbers), _frozen(labels)
@@ -343,7 +389,9 @@ def check_vocabularies(vocabularies=None, owner: str = "load_log") -> ReadOnlyMa
     merged = dict(VOCABULARIES)
     for field, values in vocabularies.items():
         if (
-            field in VOCABULARIES and field not in OPEN_FIELDS and isinstance(values, (tuple, list))
+            field in VOCABULARIES
+            and field not in OPEN_FIELDS
+            and isinstance(values, (tuple, list))
             and tuple(values) == VOCABULARIES[field]
         ):
             continue  # a fixed vocabulary given as it is (e.g. VOCABULARIES passed back)
@@ -401,7 +449,7 @@ def observation_space(vocabularies=None) -> spaces.Dict:
     ``Box(low, high, (1,), float32)`` with the schema's bounds (:data:`NUMERIC_BOUNDS`).
     """
     vocabularies = VOCABULARIES if vocabularies is None else vocabularies
-    fields = {name: spaces.Discrete(len(vocabularies[name])) for name in CATEGORICAL_FIELDS}
+    fields: dict[str, spaces.Space] = {name: spaces.Discrete(len(vocabularies[name])) for name in CATEGORICAL_FIELDS}
     for name in NUMERIC_FIELDS:
         low, high = NUMERIC_BOUNDS[name]
         fields[name] = spaces.Box(np.float32(low), np.float32(high), shape=(1,), dtype=np.float32)
@@ -469,7 +517,7 @@ def load_log(
     vocabulary_key = _vocabulary_key(vocabularies)
     with _LOCK:
         key = (digest, vocabulary_key, split, test_fraction)
-        log = _CACHE.get(key)
+        log = _CACHE.get(key)  # type: ignore[assignment]
         if log is None:
             whole_key = (digest, vocabulary_key, None, None)
             whole = _CACHE.get(whole_key)
@@ -493,8 +541,13 @@ def _bundled_log(split: str = "train", vocabularies=None, digest: str | None = N
             raw = resources.files(BUNDLED_PACKAGE).joinpath(name).read_bytes()  # works from a wheel or a zip
             source = f"the bundled {name.rsplit('/', 1)[-1]}"
             log = _encode(
-                read_csv_bytes(raw, source), source, True, VOCABULARIES if default else vocabularies,
-                hashlib.sha256(raw).hexdigest(), split=split, bundled=True,
+                read_csv_bytes(raw, source),
+                source,
+                True,
+                VOCABULARIES if default else vocabularies,
+                hashlib.sha256(raw).hexdigest(),
+                split=split,
+                bundled=True,
             )
             if default:
                 _BUNDLED[split] = log
@@ -516,7 +569,9 @@ def _read_bytes(csv_path, owner: str) -> tuple[bytes, str]:
     if not isinstance(path, str):
         raise TypeError(f"{owner}: csv_path must be a text path (str or os.PathLike of str), got {csv_path!r}")
     if not path.strip():
-        raise ValueError(f"{owner}: csv_path={path!r} is empty; give the path of a CSV file, or None for the bundled log")
+        raise ValueError(
+            f"{owner}: csv_path={path!r} is empty; give the path of a CSV file, or None for the bundled log"
+        )
     if os.path.isdir(path):
         raise ValueError(f"{owner}: csv_path={path!r} is a directory; give the path of a CSV file in it")
     try:
@@ -588,7 +643,9 @@ def read_csv_bytes(raw: bytes, name: str):
     header = next(csv.reader(io.StringIO(text)), [])
     repeated = sorted({c for c in header if c and header.count(c) > 1})
     if repeated:
-        raise ValueError(f"{name}: the header names the column(s) {repeated} more than once; column names must be unique")
+        raise ValueError(
+            f"{name}: the header names the column(s) {repeated} more than once; column names must be unique"
+        )
     try:
         return pd.read_csv(io.StringIO(text), dtype=dict.fromkeys(STRING_COLUMNS, str))
     except pd.errors.EmptyDataError:
@@ -606,8 +663,13 @@ def read_csv_bytes(raw: bytes, name: str):
 
 
 def _encode(
-    frame, source: str, from_file: bool, vocabularies=VOCABULARIES, digest: str | None = None,
-    split: str | None = None, bundled: bool = False,
+    frame,
+    source: str,
+    from_file: bool,
+    vocabularies=VOCABULARIES,
+    digest: str | None = None,
+    split: str | None = None,
+    bundled: bool = False,
 ) -> NotificationLog:
     """Check ``frame`` against the schema and encode it (``frame`` is only read)."""
     pd = _pandas()
@@ -646,10 +708,16 @@ def _encode(
         if kind in "bc":  # a whole column of bools or complex numbers
             fail(name, 0, column.iloc[0], "a real number (booleans and complex numbers are refused)")
         if kind == "O":  # a bool or complex number among the values: never silently 1 or its real part
-            odd = column.map(lambda v: isinstance(v, (bool, np.bool_, complex, np.complexfloating))).to_numpy(dtype=bool)
+            odd = column.map(lambda v: isinstance(v, (bool, np.bool_, complex, np.complexfloating))).to_numpy(
+                dtype=bool
+            )
             if odd.any():
-                fail(name, int(odd.argmax()), column.iloc[int(odd.argmax())],
-                     "a real number (booleans and complex numbers are refused)")
+                fail(
+                    name,
+                    int(odd.argmax()),
+                    column.iloc[int(odd.argmax())],
+                    "a real number (booleans and complex numbers are refused)",
+                )
         values = pd.to_numeric(column, errors="coerce")
         if values.dtype.kind == "c":  # strings pandas reads as complex numbers
             fail(name, 0, column.iloc[0], "a real number (booleans and complex numbers are refused)")
@@ -698,8 +766,19 @@ def _encode(
     stamps, utc = _timestamps(frame[TIMESTAMP], source, where, fail)
     p_open = numeric(TRUTH, 0, 1, False) if TRUTH in frame.columns else None
     return NotificationLog(
-        source, codes, values, labels, user_codes.astype(np.int64), stamps, p_open,
-        {**vocabularies, USER: tuple(str(u) for u in user_names)}, digest, utc, split, None, bundled,
+        source,
+        codes,
+        values,
+        labels,
+        user_codes.astype(np.int64),
+        stamps,
+        p_open,
+        {**vocabularies, USER: tuple(str(u) for u in user_names)},
+        digest,
+        utc,
+        split,
+        None,
+        bundled,
     )
 
 
@@ -766,15 +845,45 @@ def _part(log: NotificationLog, split: str, test_fraction: float | None, owner: 
         )
     rows = np.flatnonzero(keep)
     return NotificationLog(
-        log.source, log.codes[:, rows], log.numbers[:, rows], log.labels[rows], log.users[rows],
-        log.timestamps[rows], None if log.p_open is None else log.p_open[rows], log.vocabularies,
-        log.digest, log.utc, split, rows,
+        log.source,
+        log.codes[:, rows],
+        log.numbers[:, rows],
+        log.labels[rows],
+        log.users[rows],
+        log.timestamps[rows],
+        None if log.p_open is None else log.p_open[rows],
+        log.vocabularies,
+        log.digest,
+        log.utc,
+        split,
+        rows,
     )
 
 
 __all__ = [
-    "ACTION_VALUES", "APPS", "BUNDLED_FILES", "BUNDLED_RESOURCE", "CATEGORICAL_FIELDS", "CATEGORIES", "COLUMNS",
-    "DAY_NAMES", "LOCATIONS", "NUMERIC_BOUNDS", "NUMERIC_FIELDS", "OPEN_FIELDS", "OTHER", "REQUIRED_COLUMNS",
-    "RINGER_MODES", "SPLITS", "VOCABULARIES", "NotificationLog", "ReadOnlyMapping", "check_split", "check_vocabularies", "load_log",
-    "observation_space", "held_out_mask", "read_csv_bytes",
+    "ACTION_VALUES",
+    "APPS",
+    "BUNDLED_FILES",
+    "BUNDLED_RESOURCE",
+    "CATEGORICAL_FIELDS",
+    "CATEGORIES",
+    "COLUMNS",
+    "DAY_NAMES",
+    "LOCATIONS",
+    "NUMERIC_BOUNDS",
+    "NUMERIC_FIELDS",
+    "OPEN_FIELDS",
+    "OTHER",
+    "REQUIRED_COLUMNS",
+    "RINGER_MODES",
+    "SPLITS",
+    "VOCABULARIES",
+    "NotificationLog",
+    "ReadOnlyMapping",
+    "check_split",
+    "check_vocabularies",
+    "load_log",
+    "observation_space",
+    "held_out_mask",
+    "read_csv_bytes",
 ]

@@ -284,7 +284,9 @@ class Target(Definition[TargetState, TargetParams]):
             target = tuple(check_number(owner, f"target[{i}]", v, radius, size - radius) for i, v in enumerate(target))
         pixels_per_unit = given("pixels_per_unit")
         if pixels_per_unit is None:
-            pixels_per_unit = PIXELS_PER_UNIT if size * PIXELS_PER_UNIT <= MAX_PICTURE_PIXELS else MAX_PICTURE_PIXELS / size
+            pixels_per_unit = (
+                PIXELS_PER_UNIT if size * PIXELS_PER_UNIT <= MAX_PICTURE_PIXELS else MAX_PICTURE_PIXELS / size
+            )
         else:
             pixels_per_unit = check_number(owner, "pixels_per_unit", pixels_per_unit, 0.0)
             if not 1 <= size * pixels_per_unit <= MAX_PICTURE_PIXELS:
@@ -429,7 +431,9 @@ def check_point_action(action) -> tuple[float, float]:
         if arr.dtype.kind not in "fiu":
             raise _action_kind_error(action)
         if arr.shape != (2,):
-            raise ValueError(f"invalid action of shape {arr.shape}: expected shape (2,), a point (x, y); got {shown(action)}")
+            raise ValueError(
+                f"invalid action of shape {arr.shape}: expected shape (2,), a point (x, y); got {shown(action)}"
+            )
         x, y = arr.astype(np.float64).tolist()
     if math.isfinite(x) and math.isfinite(y):
         return x, y
@@ -495,6 +499,10 @@ def ansi_line(worker_x, worker_y, target_x, target_y, radius, reward=None) -> st
 TARGET = Target()
 
 TargetEnv, TargetVectorEnv = env_classes(
-    TARGET, DEFAULTS, ("size", "radius", "target", "pixels_per_unit"), name="TargetEnv", module=__name__,
+    TARGET,
+    DEFAULTS,
+    ("size", "radius", "target", "pixels_per_unit"),
+    name="TargetEnv",
+    module=__name__,
     doc=__doc__,
 )

@@ -119,8 +119,10 @@ RECIPES: dict[str, Recipe] = {
         # trained on the training log (weeks 1-6, the default), scored on the test log (weeks 7-12)
         eval_env_kwargs={"split": "test"},
         budgets={"sb3-ppo": 300_000, "sb3-dqn": 100_000, "rllib-ppo": 200_000},
-        vec_normalize={"ppo": {"norm_obs": True, "norm_reward": False},
-                       "dqn": {"norm_obs": True, "norm_reward": False}},
+        vec_normalize={
+            "ppo": {"norm_obs": True, "norm_reward": False},
+            "dqn": {"norm_obs": True, "norm_reward": False},
+        },
     ),
     # 1,000-step episodes whose return is dominated by -100 heart attacks, against score changes
     # of about 0.001 a step: rewards scaled by 0.01 keep the attacks inside the quadratic part of
@@ -164,8 +166,13 @@ RECIPES: dict[str, Recipe] = {
     # heuristic at 300k steps, paired on 200 episodes; gamma 0.999 diverged).
     "heartpole-v1": Recipe(
         budgets={"sb3-ppo": 1_500_000, "rllib-ppo": 300_000},
-        rllib_ppo={"gamma": 0.99, "vf_clip_param": 10_000.0, "vf_loss_coeff": 0.01,
-                   "train_batch_size_per_learner": 4_000, "minibatch_size": 256},
+        rllib_ppo={
+            "gamma": 0.99,
+            "vf_clip_param": 10_000.0,
+            "vf_loss_coeff": 0.01,
+            "train_batch_size_per_learner": 4_000,
+            "minibatch_size": 256,
+        },
         n_envs=8,
         reward_scale={"ppo": 0.1},
         vec_normalize={"ppo": {"norm_obs": True, "norm_reward": False}},

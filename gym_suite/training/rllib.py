@@ -165,8 +165,14 @@ class RLlibPolicy:
     action (a batch of one); ``act_batch`` maps a list of observations in one forward pass.
     """
 
-    def __init__(self, module, observation_space: spaces.Space, action_space: spaces.Space,
-                 normalize_actions: bool = True, name: str = "rllib-ppo"):
+    def __init__(
+        self,
+        module,
+        observation_space: spaces.Space,
+        action_space: spaces.Space,
+        normalize_actions: bool = True,
+        name: str = "rllib-ppo",
+    ):
         self.name = name
         self.module = module
         self.module.eval()
@@ -198,8 +204,9 @@ class RLlibPolicy:
             env.close()
 
     @classmethod
-    def from_checkpoint(cls, checkpoint: str | os.PathLike, env_id: str, env_config: dict | None = None,
-                        normalize_actions: bool = True) -> RLlibPolicy:
+    def from_checkpoint(
+        cls, checkpoint: str | os.PathLike, env_id: str, env_config: dict | None = None, normalize_actions: bool = True
+    ) -> RLlibPolicy:
         """The greedy policy of the module saved in an algorithm checkpoint (``algo.save_to_path``,
         :func:`train_rllib`); ``checkpoint`` absolute or relative to the working directory."""
         from ray.rllib.core.rl_module.rl_module import RLModule

@@ -92,15 +92,24 @@ VEC_ENVS = ("native", "dummy")
 
 def check_vec_env(vec_env: str) -> str:
     if vec_env not in VEC_ENVS:
-        raise ValueError(f"unknown vec_env {shown(vec_env)}: choose 'native' (the id's native vector env) or 'dummy' "
-                         "(Stable-Baselines3's DummyVecEnv of scalar envs)")
+        raise ValueError(
+            f"unknown vec_env {shown(vec_env)}: choose 'native' (the id's native vector env) or 'dummy' "
+            "(Stable-Baselines3's DummyVecEnv of scalar envs)"
+        )
     return vec_env
 
 
-def make_sb3_env(env_id: str, n_envs: int, seed: int, env_kwargs: dict | None = None,
-                 vec_normalize: dict[str, Any] | None = None, reward_scale: float = 1.0,
-                 expected_penalty: ExpectedPenalty | None = None, reward_offset: float = 0.0,
-                 vec_env: str = "native"):
+def make_sb3_env(
+    env_id: str,
+    n_envs: int,
+    seed: int,
+    env_kwargs: dict | None = None,
+    vec_normalize: dict[str, Any] | None = None,
+    reward_scale: float = 1.0,
+    expected_penalty: ExpectedPenalty | None = None,
+    reward_offset: float = 0.0,
+    vec_env: str = "native",
+):
     """The vectorized training env, in ``VecNormalize`` when ``vec_normalize`` (its keyword arguments) is given.
 
     ``vec_env="native"`` (the default): :class:`SuiteVecEnv`, the id's native vector env with
@@ -115,12 +124,29 @@ def make_sb3_env(env_id: str, n_envs: int, seed: int, env_kwargs: dict | None = 
 
     check_reward_transform("make_sb3_env", reward_scale, reward_offset)  # before any env is built
     if check_vec_env(vec_env) == "native":
-        venv = SuiteVecEnv(env_id, n_envs, seed=seed, env_kwargs=env_kwargs, unit_box_actions=True,
-                           expected_penalty=expected_penalty, reward_offset=reward_offset, reward_scale=reward_scale)
+        venv = SuiteVecEnv(
+            env_id,
+            n_envs,
+            seed=seed,
+            env_kwargs=env_kwargs,
+            unit_box_actions=True,
+            expected_penalty=expected_penalty,
+            reward_offset=reward_offset,
+            reward_scale=reward_scale,
+        )
     else:
-        venv = make_vec_env(env_id, n_envs=n_envs, seed=seed, env_kwargs=env_kwargs, wrapper_class=training_wrappers,
-                            wrapper_kwargs={"reward_scale": reward_scale, "expected_penalty": expected_penalty,
-                                            "reward_offset": reward_offset})
+        venv = make_vec_env(
+            env_id,
+            n_envs=n_envs,
+            seed=seed,
+            env_kwargs=env_kwargs,
+            wrapper_class=training_wrappers,
+            wrapper_kwargs={
+                "reward_scale": reward_scale,
+                "expected_penalty": expected_penalty,
+                "reward_offset": reward_offset,
+            },
+        )
     if vec_normalize is not None:
         venv = VecNormalize(venv, **vec_normalize)
     return venv
@@ -173,14 +199,24 @@ def train_sb3(
         vec_normalize = {"gamma": settings.get("gamma", 0.99), **vec_normalize}
         if isinstance(probe.observation_space, spaces.Dict) and vec_normalize.get("norm_obs", True):
             # VecNormalize scales Box entries only: the Discrete ones are one-hot encoded
-            vec_normalize.setdefault("norm_obs_keys", [
-                key for key, space in probe.observation_space.spaces.items() if isinstance(space, spaces.Box)
-            ])
+            vec_normalize.setdefault(
+                "norm_obs_keys",
+                [key for key, space in probe.observation_space.spaces.items() if isinstance(space, spaces.Box)],
+            )
     env_action_space = probe.action_space
     probe.close()
     penalty = recipe.expected_penalty if recipe.expected_penalty and algo in recipe.expected_penalty.algos else None
-    venv = make_sb3_env(env_id, n_envs, seed, env_kwargs, vec_normalize, recipe.reward_scale.get(algo, 1.0), penalty,
-                        recipe.reward_offset.get(algo, 0.0), vec_env=vec_env)
+    venv = make_sb3_env(
+        env_id,
+        n_envs,
+        seed,
+        env_kwargs,
+        vec_normalize,
+        recipe.reward_scale.get(algo, 1.0),
+        penalty,
+        recipe.reward_offset.get(algo, 0.0),
+        vec_env=vec_env,
+    )
     cls = PPO if algo == "ppo" else DQN
     model = cls(policy, venv, seed=seed, device="cpu", verbose=verbose, **settings)
     # SB3's default logger makes a fresh directory under the temporary directory at every

@@ -72,7 +72,9 @@ def make_native_vector_env(env_id: str, n_envs: int, env_kwargs: Mapping[str, An
             "window per row): use 'rgb_array' (render(mode='human') shows the tiled frames with OpenCV) or "
             "Stable-Baselines3's DummyVecEnv (make_sb3_env(..., vec_env='dummy'))"
         )
-    venv = gymnasium.make_vec(env_id, num_envs=n_envs, vectorization_mode="vector_entry_point", **dict(env_kwargs or {}))
+    venv = gymnasium.make_vec(
+        env_id, num_envs=n_envs, vectorization_mode="vector_entry_point", **dict(env_kwargs or {})
+    )
     if not isinstance(venv.unwrapped, SuiteVectorEnv):
         venv.close()
         raise ValueError(
@@ -179,8 +181,10 @@ class SuiteVecEnv(VecEnv):
     def reset(self) -> VecEnvObs:
         options = self._options
         if any(options) and any(o != options[0] for o in options):
-            raise ValueError("SuiteVecEnv.reset: the rows of a native vector env reset with the same options; "
-                             f"got different options per row: {shown(options)}")
+            raise ValueError(
+                "SuiteVecEnv.reset: the rows of a native vector env reset with the same options; "
+                f"got different options per row: {shown(options)}"
+            )
         seed, self._next_seed = self._next_seed, None
         obs, info = self.venv.reset(seed=seed, options=options[0] or None)
         self._episode_returns[:] = 0.0
@@ -218,8 +222,11 @@ class SuiteVecEnv(VecEnv):
             seconds = round(time.time() - self.t_start, 6)
             for i in np.flatnonzero(dones).tolist():
                 infos[i]["terminal_observation"] = self._row(obs, i)
-                infos[i]["episode"] = {"r": round(float(self._episode_returns[i]), 6),
-                                       "l": int(self._episode_lengths[i]), "t": seconds}
+                infos[i]["episode"] = {
+                    "r": round(float(self._episode_returns[i]), 6),
+                    "l": int(self._episode_lengths[i]),
+                    "t": seconds,
+                }
             self._episode_returns[dones] = 0.0
             self._episode_lengths[dones] = 0
             obs, start_info = self._restart(dones)
@@ -235,8 +242,10 @@ class SuiteVecEnv(VecEnv):
 
     def get_images(self) -> Sequence[np.ndarray | None]:
         if self.render_mode != "rgb_array":
-            warnings.warn(f"The render mode is {self.render_mode}, but this method assumes it is `rgb_array` "
-                          "to obtain images.", stacklevel=2)
+            warnings.warn(
+                f"The render mode is {self.render_mode}, but this method assumes it is `rgb_array` to obtain images.",
+                stacklevel=2,
+            )
             return [None] * self.num_envs
         return list(self.venv.render())
 
@@ -314,8 +323,9 @@ class SuiteVecEnv(VecEnv):
             raise TypeError(f"SuiteVecEnv.set_attr: attr_name must be a str, got {shown(attr_name)}")
         rows = self._get_indices(indices)
         if attr_name in ("observation_space", "action_space"):
-            raise ValueError(f"SuiteVecEnv.set_attr: {attr_name} is the adapter's (what the agent sees of a row); "
-                             "it cannot be set")
+            raise ValueError(
+                f"SuiteVecEnv.set_attr: {attr_name} is the adapter's (what the agent sees of a row); it cannot be set"
+            )
         current = getattr(self.venv, attr_name, None)
         if isinstance(current, np.ndarray) and current.ndim >= 1 and current.shape[0] == self.num_envs:
             current[rows] = self._row_value(attr_name, current, value)
@@ -335,8 +345,10 @@ class SuiteVecEnv(VecEnv):
         try:
             array = np.asarray(value)
             converted = array.astype(current.dtype)
-            same = array.shape == current.shape[1:] and array.dtype.kind in "biuf" and bool(
-                np.array_equal(converted, array, equal_nan=array.dtype.kind == "f")
+            same = (
+                array.shape == current.shape[1:]
+                and array.dtype.kind in "biuf"
+                and bool(np.array_equal(converted, array, equal_nan=array.dtype.kind == "f"))
             )
         except (TypeError, ValueError, OverflowError):
             same = False
@@ -383,8 +395,11 @@ class SuiteVecEnv(VecEnv):
     def env_is_wrapped(self, wrapper_class: type[gymnasium.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
         """True for the wrappers whose work the adapter does: ``Monitor`` (always), ``TimeLimit``
         (with a step limit) and ``RescaleAction`` (with ``unit_box_actions`` on a bounded ``Box``)."""
-        done_here = {Monitor: True, TimeLimit: self.venv.max_episode_steps is not None,
-                     RescaleAction: self._unrescale is not None}
+        done_here = {
+            Monitor: True,
+            TimeLimit: self.venv.max_episode_steps is not None,
+            RescaleAction: self._unrescale is not None,
+        }
         return [done_here.get(wrapper_class, False) for _ in self._get_indices(indices)]
 
     # Helpers -------------------------------------------------------------------------------

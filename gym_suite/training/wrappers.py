@@ -81,8 +81,9 @@ class ExpectedPenaltyReward(gymnasium.Wrapper):
         return obs, reward, terminated, truncated, info
 
 
-def training_wrappers(env, reward_scale: float = 1.0, expected_penalty: ExpectedPenalty | None = None,
-                      reward_offset: float = 0.0):
+def training_wrappers(
+    env, reward_scale: float = 1.0, expected_penalty: ExpectedPenalty | None = None, reward_offset: float = 0.0
+):
     """``env`` as an agent trains on it: the expected penalty, actions in ``[-1, 1]``, scaled rewards."""
     reward_scale, reward_offset = check_reward_transform("training_wrappers", reward_scale, reward_offset)
     if expected_penalty is not None:

@@ -127,8 +127,6 @@ def end_sessions(starters: list[subprocess.Popen], grace: float = 5.0) -> None:
             return
 
 
-
-
 @pytest.fixture
 def two_node_cluster():
     """``(address, env, dirs)`` of a running two-node cluster; ``env``: a driver's environment,
@@ -137,8 +135,13 @@ def two_node_cluster():
     address = f"127.0.0.1:{port}"
     dirs = [Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp")) for prefix in ("rh", "rn")]  # short: socket paths
     # a token of this cluster's own, for its nodes and its driver
-    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32),
-           "RAY_USAGE_STATS_ENABLED": "0", "OMP_NUM_THREADS": "1"}
+    env = {
+        **os.environ,
+        "RAY_AUTH_MODE": "token",
+        "RAY_AUTH_TOKEN": secrets.token_hex(32),
+        "RAY_USAGE_STATS_ENABLED": "0",
+        "OMP_NUM_THREADS": "1",
+    }
     common = ["--num-cpus=1", "--node-ip-address=127.0.0.1", "--disable-usage-stats", "--block"]
     commands = [
         [str(RAY), "start", "--head", f"--port={port}", f"--temp-dir={dirs[0]}", "--include-dashboard=false", *common],
@@ -148,8 +151,9 @@ def two_node_cluster():
     try:
         for command, directory in zip(commands, dirs):
             with open(directory / "ray-start.log", "w") as log:
-                starters.append(subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env,
-                                                 start_new_session=True))
+                starters.append(
+                    subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+                )
         yield address, env, dirs
     finally:
         end_sessions(starters)
@@ -225,8 +229,14 @@ def test_env_runners_sample_on_the_second_node(two_node_cluster, tmp_path):
     """A few PPO iterations on every id, sampled by one env runner that can only live on the
     second node; the samples are counted by the node where they were made."""
     address, env, dirs = two_node_cluster
-    done = subprocess.run([sys.executable, "-c", DRIVER, address, json.dumps(ALL_IDS), str(BATCH), str(ITERATIONS)],
-                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=1200)
+    done = subprocess.run(
+        [sys.executable, "-c", DRIVER, address, json.dumps(ALL_IDS), str(BATCH), str(ITERATIONS)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=1200,
+    )
     assert done.returncode == 0, done.stderr[-4000:]
     assert len(cluster_raylets(dirs)) == 2  # the cluster's two raylets are running
     results = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]

@@ -93,8 +93,14 @@ def test_every_env_trains_and_its_checkpoint_plays(ray_session, tmp_path, env_id
     """One small iteration per id (Dict observations flattened, Box actions unsquashed), then the
     restored module acts validly through gym_suite.evaluate."""
     checkpoint, sampled = train_rllib(
-        env_id, iterations=1, seed=1, num_env_runners=0, checkpoint_dir=tmp_path / "checkpoint",
-        train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1,
+        env_id,
+        iterations=1,
+        seed=1,
+        num_env_runners=0,
+        checkpoint_dir=tmp_path / "checkpoint",
+        train_batch_size_per_learner=256,
+        minibatch_size=128,
+        num_epochs=1,
     )
     assert sampled >= 256
     assert rllib_module_path(checkpoint).is_dir()
@@ -118,10 +124,31 @@ def test_train_rllib_script_checkpoints_and_renders(ray_session, tmp_path):
     checkpoint = tmp_path / "checkpoint"
     address = ray.get_runtime_context().gcs_address
     done = subprocess.run(
-        [sys.executable, str(ROOT / "gym-suite" / "examples" / "train_rllib.py"), "example-v0",
-         "--address", address, "--num-env-runners", "1", "--iterations", "1", "--checkpoint-dir", str(checkpoint),
-         "--episodes", "2", "--max-frames", "3", "--env-config", "rt_max=12", "--eval", "5"],
-        capture_output=True, text=True, timeout=900, cwd=tmp_path,
+        [
+            sys.executable,
+            str(ROOT / "gym-suite" / "examples" / "train_rllib.py"),
+            "example-v0",
+            "--address",
+            address,
+            "--num-env-runners",
+            "1",
+            "--iterations",
+            "1",
+            "--checkpoint-dir",
+            str(checkpoint),
+            "--episodes",
+            "2",
+            "--max-frames",
+            "3",
+            "--env-config",
+            "rt_max=12",
+            "--eval",
+            "5",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert ray.is_initialized()  # the script leaves a Ray it did not start running
@@ -176,8 +203,11 @@ def test_readme_hand_written_config_trains(ray_session):
     """The README's PPOConfig written by hand (the connector RLlib needs for Discrete and Dict observations)."""
     namespace: dict = {}
     exec(compile(readme_block("rllib-by-hand"), "README.md", "exec"), namespace)
-    config = namespace["config"].env_runners(num_env_runners=0).training(
-        train_batch_size_per_learner=200, minibatch_size=100, num_epochs=1)
+    config = (
+        namespace["config"]
+        .env_runners(num_env_runners=0)
+        .training(train_batch_size_per_learner=200, minibatch_size=100, num_epochs=1)
+    )
     single_thread_torch()
     algo = config.build_algo()
     try:
@@ -207,8 +237,9 @@ def test_rllib_config_passes_env_config_and_checks_it_at_once():
 def test_policy_from_algorithm_is_a_snapshot(ray_session):
     """RLlibPolicy.from_algorithm copies the module: training on does not change the policy."""
     single_thread_torch()
-    algo = rllib_config("target-v0", num_env_runners=0, train_batch_size_per_learner=200, minibatch_size=100,
-                        num_epochs=1, lr=0.01).build_algo()
+    algo = rllib_config(
+        "target-v0", num_env_runners=0, train_batch_size_per_learner=200, minibatch_size=100, num_epochs=1, lr=0.01
+    ).build_algo()
     try:
         algo.train()
         policy = RLlibPolicy.from_algorithm(algo)
@@ -224,8 +255,7 @@ def test_policy_from_algorithm_is_a_snapshot(ray_session):
 
 
 def _tiny_config(env_id: str):
-    return rllib_config(env_id, num_env_runners=0, train_batch_size_per_learner=200, minibatch_size=100,
-                        num_epochs=1)
+    return rllib_config(env_id, num_env_runners=0, train_batch_size_per_learner=200, minibatch_size=100, num_epochs=1)
 
 
 def test_policy_from_a_relative_checkpoint_path(ray_session, tmp_path, monkeypatch):
@@ -239,7 +269,11 @@ def test_policy_from_a_relative_checkpoint_path(ray_session, tmp_path, monkeypat
         live = RLlibPolicy.from_algorithm(algo)
     finally:
         algo.stop()
-    for checkpoint in ("checkpoints/example-v0-ppo", Path("checkpoints") / "example-v0-ppo", "./checkpoints/example-v0-ppo/"):
+    for checkpoint in (
+        "checkpoints/example-v0-ppo",
+        Path("checkpoints") / "example-v0-ppo",
+        "./checkpoints/example-v0-ppo/",
+    ):
         policy = RLlibPolicy.from_checkpoint(checkpoint, "example-v0")
         env = gymnasium.make("example-v0")
         observations = [env.reset(seed=s)[0] for s in range(10)]
@@ -256,8 +290,10 @@ def test_policy_from_an_algorithm_built_from_an_env_class(ray_session):
 
     single_thread_torch()
     config = (
-        PPOConfig().environment(TargetEnv, env_config={"radius": 0.5})
-        .env_runners(num_env_runners=0).training(train_batch_size_per_learner=200, minibatch_size=100, num_epochs=1)
+        PPOConfig()
+        .environment(TargetEnv, env_config={"radius": 0.5})
+        .env_runners(num_env_runners=0)
+        .training(train_batch_size_per_learner=200, minibatch_size=100, num_epochs=1)
     )
     algo = config.build_algo()
     try:
