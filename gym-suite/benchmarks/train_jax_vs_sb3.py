@@ -38,11 +38,13 @@ COMMAND = "python gym-suite/benchmarks/train_jax_vs_sb3.py"
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("id", nargs="?", default="heartpole-v1", choices=gym_suite.ENV_IDS)
-    parser.add_argument("--timesteps", type=positive_int, default=None,
-                        help="env steps per run (default: the id's SB3 PPO budget)")
+    parser.add_argument(
+        "--timesteps", type=positive_int, default=None, help="env steps per run (default: the id's SB3 PPO budget)"
+    )
     parser.add_argument("--seed", type=non_negative_int, default=0)
-    parser.add_argument("--jax-seeds", type=positive_int, default=1,
-                        help="also train this many JAX seeds in one vmapped run (1: not)")
+    parser.add_argument(
+        "--jax-seeds", type=positive_int, default=1, help="also train this many JAX seeds in one vmapped run (1: not)"
+    )
     parser.add_argument("--episodes", type=positive_int, default=1000, help="evaluation episodes per policy")
     parser.add_argument("--skip-sb3", action="store_true", help="train the JAX side only")
     args = parser.parse_args(argv)
@@ -65,8 +67,17 @@ def main(argv: list[str] | None = None) -> int:
         if args.jax_seeds > 1:
             many = train_ppo(args.id, seed=args.seed, num_seeds=args.jax_seeds, total_timesteps=budget)
             scores = [score(p)[0] for p in many.policies]
-            rows.append((f"JAX PPO, {args.jax_seeds} seeds vmapped", args.jax_seeds, many.timesteps,
-                         many.compile_seconds, many.train_seconds, min(scores), max(scores)))
+            rows.append(
+                (
+                    f"JAX PPO, {args.jax_seeds} seeds vmapped",
+                    args.jax_seeds,
+                    many.timesteps,
+                    many.compile_seconds,
+                    many.train_seconds,
+                    min(scores),
+                    max(scores),
+                )
+            )
         if not args.skip_sb3:
             import_gym_quietly()
             from gym_suite._progress import sb3_callback
@@ -79,10 +90,14 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(("SB3 PPO (SuiteVecEnv)", 1, int(model.num_timesteps), 0.0, seconds, mean, std))
 
     where = f", scored with env_kwargs {env_kwargs}" if env_kwargs else ""
-    print(f"\n{args.id}: budget {budget:,} env steps, seed {args.seed}; greedy return on {args.episodes} seeded "
-          f"episodes of the numpy env{where}")
-    print(f"{platform.processor() or platform.machine()}, Python {platform.python_version()}; command: "
-          f"{COMMAND} {' '.join(argv if argv is not None else sys.argv[1:])}".rstrip())
+    print(
+        f"\n{args.id}: budget {budget:,} env steps, seed {args.seed}; greedy return on {args.episodes} seeded "
+        f"episodes of the numpy env{where}"
+    )
+    print(
+        f"{platform.processor() or platform.machine()}, Python {platform.python_version()}; command: "
+        f"{COMMAND} {' '.join(argv if argv is not None else sys.argv[1:])}".rstrip()
+    )
     print()
     print("| agent | seeds | steps | compile (s) | train (s) | wall (s) | return | SB3 wall / this wall |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")

@@ -40,12 +40,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("id", choices=gym_suite.ENV_IDS)
     parser.add_argument("--seeds", type=positive_int, default=1, help="seeds trained in one vmapped run")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="the first seed")
-    parser.add_argument("--timesteps", type=positive_int, default=None,
-                        help="env steps per seed (default: the recipe's budget)")
+    parser.add_argument(
+        "--timesteps", type=positive_int, default=None, help="env steps per seed (default: the recipe's budget)"
+    )
     parser.add_argument("--episodes", type=positive_int, default=1000, help="evaluation episodes per policy")
     parser.add_argument("--jobs", type=jobs_int, default=1, help="evaluation processes (-1: every core)")
-    parser.add_argument("--set", nargs="*", type=setting, default=[], metavar="KEY=VALUE",
-                        help="override a setting of the recipe (rejax PPO keywords, reward_scale, ...)")
+    parser.add_argument(
+        "--set",
+        nargs="*",
+        type=setting,
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a setting of the recipe (rejax PPO keywords, reward_scale, ...)",
+    )
     args = parser.parse_args(argv)
 
     from gym_suite.training.jax import ppo_settings, train_ppo
@@ -62,13 +69,17 @@ def main(argv: list[str] | None = None) -> int:
         wall = time.perf_counter() - start
         env_kwargs = recipe_for(args.id).eval_env_kwargs or None
         where = f" (env_kwargs {env_kwargs})" if env_kwargs else ""
-        print(f"{args.id}: {args.seeds} seed(s) x {result.timesteps:,} steps: {result.compile_seconds:.1f} s compiling "
-              f"+ {result.train_seconds:.1f} s training ({wall:.1f} s with setting up)")
+        print(
+            f"{args.id}: {args.seeds} seed(s) x {result.timesteps:,} steps: {result.compile_seconds:.1f} s compiling "
+            f"+ {result.train_seconds:.1f} s training ({wall:.1f} s with setting up)"
+        )
         print(f"greedy return on the numpy env, {args.episodes} seeded episodes{where}:")
         random = gym_suite.evaluate(args.id, "random", episodes=args.episodes, env_kwargs=env_kwargs, n_jobs=args.jobs)
         print(f"  random    {random.mean:9.2f} ± {random.std:.2f}")
         for seed, policy in zip(result.seeds, result.policies):
-            scored = gym_suite.evaluate(args.id, policy, episodes=args.episodes, env_kwargs=env_kwargs, n_jobs=args.jobs)
+            scored = gym_suite.evaluate(
+                args.id, policy, episodes=args.episodes, env_kwargs=env_kwargs, n_jobs=args.jobs
+            )
             gain, se = scored.paired_difference(random)
             print(f"  seed {seed:<4d} {scored.mean:9.2f} ± {scored.std:.2f}   (- random: {gain:+.2f} ± {se:.2f})")
     return 0

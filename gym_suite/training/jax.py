@@ -76,8 +76,13 @@ PPO_RECIPES: dict[str, dict[str, Any]] = {
     # gym-suite/analyses/heartpole_v1_ppo.py's recipe: 8 copies x 512 steps (about ten two-week
     # episodes) per update, minibatches of 256, no discounting (the two weeks' end is terminal;
     # the observation shows the time), observations standardized
-    "heartpole-v1": {"num_envs": 8, "num_steps": 512, "num_minibatches": 16, "gamma": 1.0,
-                     "normalize_observations": True},
+    "heartpole-v1": {
+        "num_envs": 8,
+        "num_steps": 512,
+        "num_minibatches": 16,
+        "gamma": 1.0,
+        "normalize_observations": True,
+    },
 }
 
 #: Keywords of :func:`train_ppo` that are not rejax's: the training-only reward transforms (by
@@ -96,8 +101,9 @@ def ppo_settings(env_id: str, **overrides: Any) -> dict[str, Any]:
     """
     unknown = sorted(set(overrides) - set(REJAX_SETTINGS) - set(OWN_SETTINGS))
     if unknown:
-        raise ValueError(f"train_ppo: unknown setting(s) {unknown}; the settings are "
-                         f"{sorted(REJAX_SETTINGS + OWN_SETTINGS)}")
+        raise ValueError(
+            f"train_ppo: unknown setting(s) {unknown}; the settings are {sorted(REJAX_SETTINGS + OWN_SETTINGS)}"
+        )
     recipe = recipe_for(env_id)
     penalty = recipe.expected_penalty if recipe.expected_penalty and "ppo" in recipe.expected_penalty.algos else None
     settings: dict[str, Any] = {
@@ -167,8 +173,16 @@ class JaxPPOPolicy:
 
     name = "JAX PPO"
 
-    def __init__(self, observation_space: spaces.Space, action_space: spaces.Space, layers: list[tuple],
-                 head: tuple, activation: str, obs_mean: np.ndarray | None = None, obs_var: np.ndarray | None = None):
+    def __init__(
+        self,
+        observation_space: spaces.Space,
+        action_space: spaces.Space,
+        layers: list[tuple],
+        head: tuple,
+        activation: str,
+        obs_mean: np.ndarray | None = None,
+        obs_var: np.ndarray | None = None,
+    ):
         self.observation_space = observation_space
         self.action_space = action_space
         self.layers = [(np.asarray(w), np.asarray(b)) for w, b in layers]
@@ -352,8 +366,15 @@ def _report(step) -> None:
             progress.update(done - progress.n)
 
 
-def train_ppo(env_id: str, *, seed: int = 0, num_seeds: int = 1, total_timesteps: int | None = None,
-              progress: bool = True, **overrides: Any) -> JaxTrainingResult:
+def train_ppo(
+    env_id: str,
+    *,
+    seed: int = 0,
+    num_seeds: int = 1,
+    total_timesteps: int | None = None,
+    progress: bool = True,
+    **overrides: Any,
+) -> JaxTrainingResult:
     """Train rejax's PPO on ``env_id``'s JAX env for ``num_seeds`` seeds in one compiled, vmapped run.
 
     ``total_timesteps``: environment steps per seed (default: the id's SB3 PPO budget,
@@ -394,8 +415,9 @@ def train_ppo(env_id: str, *, seed: int = 0, num_seeds: int = 1, total_timesteps
     timesteps = eval_freq * evaluations
     rejax_config = {key: settings[key] for key in REJAX_SETTINGS if key in settings}
     rejax_config["agent_kwargs"] = dict(rejax_config["agent_kwargs"])
-    algo = rejax.PPO.create(env=train_env, env_params=params, total_timesteps=timesteps, eval_freq=eval_freq,
-                            **rejax_config)
+    algo = rejax.PPO.create(
+        env=train_env, env_params=params, total_timesteps=timesteps, eval_freq=eval_freq, **rejax_config
+    )
     episodes = int(settings["eval_episodes"])
 
     def greedy_act(algo, ts):
@@ -412,8 +434,9 @@ def train_ppo(env_id: str, *, seed: int = 0, num_seeds: int = 1, total_timesteps
 
     def eval_callback(algo, ts, rng):
         jax.debug.callback(_report, ts.global_step)
-        lengths, returns = rejax_evaluate(greedy_act(algo, ts), rng, eval_env, eval_params, episodes,
-                                          eval_params.max_steps_in_episode)
+        lengths, returns = rejax_evaluate(
+            greedy_act(algo, ts), rng, eval_env, eval_params, episodes, eval_params.max_steps_in_episode
+        )
         return returns.mean()
 
     algo = algo.replace(eval_callback=eval_callback)
@@ -436,8 +459,12 @@ def train_ppo(env_id: str, *, seed: int = 0, num_seeds: int = 1, total_timesteps
         _PROGRESS.remove(bar)
         bar.close()
     if progress:
-        print(f"{label}: {num_seeds} seed(s) x {timesteps:,} steps in {duration(compile_seconds + train_seconds)} "
-              f"({compile_seconds:.1f} s compiling, {train_seconds:.1f} s training)", file=stream, flush=True)
+        print(
+            f"{label}: {num_seeds} seed(s) x {timesteps:,} steps in {duration(compile_seconds + train_seconds)} "
+            f"({compile_seconds:.1f} s compiling, {train_seconds:.1f} s training)",
+            file=stream,
+            flush=True,
+        )
 
     probe = gymnasium.make(env_id, **settings["env_kwargs"])
     obs_space, act_space = probe.observation_space, probe.action_space
@@ -452,9 +479,19 @@ def train_ppo(env_id: str, *, seed: int = 0, num_seeds: int = 1, total_timesteps
         mean = var = None
         if algo.normalize_observations:
             mean, var = np.asarray(ts.obs_rms_state.mean[i]), np.asarray(ts.obs_rms_state.var[i])
-        policies.append(JaxPPOPolicy(obs_space, act_space, layers, (head["kernel"], head["bias"]), activation,
-                                     mean, var))
+        policies.append(
+            JaxPPOPolicy(obs_space, act_space, layers, (head["kernel"], head["bias"]), activation, mean, var)
+        )
     returns = np.asarray(curve, dtype=float).reshape(num_seeds, -1)
     steps = np.arange(returns.shape[1]) * eval_freq
-    return JaxTrainingResult(env_id, [seed + i for i in range(num_seeds)], policies, steps, returns, timesteps,
-                             compile_seconds, train_seconds, settings)
+    return JaxTrainingResult(
+        env_id,
+        [seed + i for i in range(num_seeds)],
+        policies,
+        steps,
+        returns,
+        timesteps,
+        compile_seconds,
+        train_seconds,
+        settings,
+    )
