@@ -18,6 +18,10 @@ from typing import Any
 import gymnasium
 from gymnasium import spaces
 
+from gym_suite._quiet import import_gym_quietly
+
+import_gym_quietly()  # Stable-Baselines3 imports gym when it is installed: without its banner
+
 try:
     import stable_baselines3  # noqa: F401
 except ImportError as exc:  # pragma: no cover - depends on the extras installed

@@ -39,6 +39,11 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.wrappers import RescaleAction, TimeLimit
 from gymnasium.wrappers.utils import rescale_box
+
+from gym_suite._quiet import import_gym_quietly
+
+import_gym_quietly()  # Stable-Baselines3 imports gym when it is installed: without its banner
+
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
@@ -326,6 +331,8 @@ class SuiteVecEnv(VecEnv):
             raise ValueError(
                 f"SuiteVecEnv.set_attr: {attr_name} is the adapter's (what the agent sees of a row); it cannot be set"
             )
+        if attr_name == "np_random" and not isinstance(value, np.random.Generator):
+            raise TypeError(f"SuiteVecEnv.set_attr: np_random must be a numpy Generator, got {shown(value)}")
         current = getattr(self.venv, attr_name, None)
         if isinstance(current, np.ndarray) and current.ndim >= 1 and current.shape[0] == self.num_envs:
             current[rows] = self._row_value(attr_name, current, value)
