@@ -6,7 +6,6 @@ policy (and the heuristic) measured in the same test, on the same seeded episode
 
 from __future__ import annotations
 
-import csv
 import subprocess
 import sys
 from pathlib import Path
@@ -24,7 +23,6 @@ from gym_suite.training import recipes, sb3, wrappers  # noqa: E402
 
 ALL_IDS = [spec.id for spec in gym_suite.SPECS]
 ROOT = Path(__file__).resolve().parents[1]
-BASELINES = ROOT / "gym-suite" / "benchmarks" / "baselines.py"
 TRAIN_SB3 = ROOT / "gym-suite" / "examples" / "train_sb3.py"
 
 
@@ -162,97 +160,6 @@ def test_saved_model_with_normalization_acts_the_same_after_loading(tmp_path, mo
 # --------------------------------------------------------------------------------------------
 # The scripts that train: run as a user runs them
 # --------------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("bad", ["ppo=100", "sb3-ppo=lots", "nope-v0:sb3-ppo=100", "sb3-ppo=0"])
-def test_baselines_script_rejects_a_bad_budget(bad):
-    done = run_script(BASELINES, "--budget", bad, "--out-md", "", "--out-csv", "")
-    assert done.returncode == 2, done.stderr
-    assert "usage:" in done.stderr and "--budget" in done.stderr and "Traceback" not in done.stderr
-
-
-def test_baselines_script_writes_into_the_repository_by_default(tmp_path):
-    """Its default outputs are the repository's docs/, wherever it runs from, never the working directory."""
-    done = run_script(BASELINES, "--help", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    flat = " ".join(done.stdout.split())
-    assert str(ROOT / "docs" / "baselines.md") in flat and str(ROOT / "docs" / "baselines.csv") in flat
-    assert not any(tmp_path.iterdir())
-
-
-def test_baselines_score_push_on_the_held_out_log(tmp_path):
-    """push-v0's agents are scored on the test log, with the training log's return beside it."""
-    md, table = tmp_path / "baselines.md", tmp_path / "baselines.csv"
-    done = run_script(
-        BASELINES,
-        "--ids",
-        "push-v0",
-        "--agents",
-        "random,heuristic",
-        "--episodes",
-        "40",
-        "--jobs",
-        "1",
-        "--out-md",
-        md,
-        "--out-csv",
-        table,
-        cwd=tmp_path,
-    )
-    assert done.returncode == 0, done.stderr
-    with open(table, newline="") as f:
-        rows = {r["agent"]: r for r in csv.DictReader(f)}
-    test_log = gym_suite.evaluate("push-v0", "heuristic", episodes=40, env_kwargs={"split": "test"})
-    train_log = gym_suite.evaluate("push-v0", "heuristic", episodes=40)
-    assert test_log.mean != train_log.mean  # the two logs give different episodes
-    assert float(rows["heuristic"]["mean_return"]) == pytest.approx(test_log.mean)
-    assert float(rows["heuristic"]["mean_return_on_training_data"]) == pytest.approx(train_log.mean)
-    assert "Bayes-optimal" in md.read_text()
-
-
-@pytest.mark.slow
-def test_baselines_script_writes_markdown_and_csv(tmp_path):
-    md, table = tmp_path / "out" / "baselines.md", tmp_path / "out" / "baselines.csv"
-    done = run_script(
-        BASELINES,
-        "--ids",
-        "example-v0",
-        "--agents",
-        "random,heuristic,sb3-ppo,sb3-dqn",
-        "--budget",
-        "sb3-ppo=4096",
-        "--budget",
-        "example-v0:sb3-dqn=2000",
-        "--episodes",
-        "50",
-        "--jobs",
-        "1",
-        "--out-md",
-        md,
-        "--out-csv",
-        table,
-        cwd=tmp_path,
-    )
-    assert done.returncode == 0, done.stderr
-    with open(table, newline="") as f:
-        rows = list(csv.DictReader(f))
-    assert [r["agent"] for r in rows] == ["random", "heuristic", "sb3-ppo", "sb3-dqn"]
-    assert all(r["env_id"] == "example-v0" and r["episodes"] == "50" for r in rows)
-    by_agent = {r["agent"]: r for r in rows}
-    assert by_agent["sb3-dqn"]["train_steps"] == "2000"
-    assert int(by_agent["sb3-ppo"]["train_steps"]) >= 4096
-    assert by_agent["random"]["train_steps"] == "" and by_agent["random"]["beats_random"] == ""
-    random = gym_suite.evaluate("example-v0", "random", episodes=50, seed=0)
-    assert float(by_agent["random"]["mean_return"]) == pytest.approx(random.mean)
-    # the trained rows are paired with random on the same episodes: the mean difference is that of the means
-    assert float(by_agent["sb3-ppo"]["diff_vs_random"]) == pytest.approx(
-        float(by_agent["sb3-ppo"]["mean_return"]) - random.mean, abs=1e-3
-    )
-    text = md.read_text()
-    assert "python gym-suite/benchmarks/baselines.py --ids example-v0" in text  # the command that reproduces it
-    assert text.count("| `example-v0` |") == 4
-    assert text in done.stdout
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # nothing else in the working directory
 
 
 @pytest.mark.slow
@@ -408,6 +315,4 @@ def test_tutorial_argument_names_point_to_the_suite_names():
 
 def test_sb3_scripts_reject_an_unknown_vec_env():
     done = run_script(TRAIN_SB3, "example-v0", "--steps", "64", "--vec-env", "subproc")
-    assert done.returncode == 2 and "--vec-env" in done.stderr and "Traceback" not in done.stderr
-    done = run_script(BASELINES, "--vec-env", "subproc", "--out-md", "", "--out-csv", "")
     assert done.returncode == 2 and "--vec-env" in done.stderr and "Traceback" not in done.stderr
