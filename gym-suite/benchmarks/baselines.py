@@ -1,357 +1,635 @@
-"""The baselines table: random, the heuristic and trained agents on every suite environment.
+"""The baselines table: references and agents trained over several seeds, on every suite environment.
 
-    python gym-suite/benchmarks/baselines.py          # every id, 1,000 evaluation episodes
-    python gym-suite/benchmarks/baselines.py --ids heartpole-v0 --budget heartpole-v0:sb3-ppo=300000
-    python gym-suite/benchmarks/baselines.py --quick --no-rllib --out-md '' --out-csv ''   # a smoke run
+    python gym-suite/benchmarks/baselines.py                      # everything missing, then the table
+    python gym-suite/benchmarks/baselines.py --ids heartpole-v1 --policies sb3-ppo --seeds 0-4
+    python gym-suite/benchmarks/baselines.py --summarize           # the table from the runs recorded so far
+    python gym-suite/benchmarks/baselines.py --quick --runs-csv /tmp/runs.csv --out-md '' --out-csv '' --out-png ''
 
-For every registered id it evaluates the random policy and the environment's heuristic, trains
-Stable-Baselines3 PPO (and DQN where the action space is discrete) and, when ``ray`` is
-installed, Ray RLlib PPO, with the recipes of ``gym_suite.training.recipes``, then evaluates every
-trained agent greedily on the same seeded episodes with ``gym_suite.evaluate``. It prints a
-Markdown table and writes it, and a CSV file, to ``--out-md`` and ``--out-csv`` (by default
-``docs/baselines.md`` and ``docs/baselines.csv`` of this repository, wherever it is run from).
+Two steps. **Runs**: for every id, every policy and every training seed asked for (default: 5
+seeds for Stable-Baselines3 and Ray RLlib, 10 for JAX PPO, which trains them in one vmapped run),
+train the agent with the id's recipe (``gym_suite.training``) and score it greedily with
+``gym_suite.evaluate`` on the same seeded evaluation episodes (episode *i* reset with seed *i*),
+whatever the training seed; the references (random, the heuristic, the best known policy, the
+optimum where it is known, push-v0's supervised baseline) are scored on the same episodes. Each
+run is one line of ``--runs-csv`` (default ``docs/baselines_runs.csv``), appended as soon as it is
+done; a run already there is not run again (``--force`` reruns it), so the work can be split
+between processes (``--seeds 0,2,4`` in one, ``--seeds 1,3`` in another) or resumed.
 
-Training runs on the CPU with one torch thread and small networks; Stable-Baselines3 trains on the
-id's native vector env (``--vec-env dummy``: on ``DummyVecEnv`` of scalar envs). On a terminal a
-progress bar on standard error counts the agents done; elsewhere only one line per agent is logged.
+**Summary**: per id and policy, over the training seeds, the interquartile mean (IQM) of the
+seeds' mean returns and its 95 % stratified-bootstrap interval (rliable's
+``get_interval_estimates``, 50,000 resamples, percentile method), the worst seed and how many seeds
+*diverged* (scored below the random policy), and the normalized score
+``(score - random) / (optimum - random)`` with its interval, where *optimum* is the id's optimum,
+or its best known policy where no optimum is known (the ``reference`` column says which). A
+reference policy has no training seed: its row gives the mean return over the evaluation
+episodes and the 95 % interval of that mean (normal approximation). Outputs: ``--out-md``
+(``docs/baselines.md``), ``--out-csv`` (``docs/baselines.csv``), ``--out-png``
+(``docs/img/baselines_normalized.png``: rliable's interval plot of the normalized IQMs) and
+``docs/baselines_machine.json`` (the machine and library versions of the runs).
+
+Where an environment replays data (push-v0), every policy is scored on the held-out test log
+(its recipe's ``eval_env_kwargs``) and, beside it, on the training log, so that memorisation
+shows as a gap. Training runs on the CPU with one torch thread; its wall time depends on the
+CPU and on what else the machine was doing, and torch's kernels differ between CPUs, so a
+seed's return on another machine may differ too: the interval over seeds is the figure that
+carries over.
+
+The summary needs the ``baselines`` extra (rliable, matplotlib; scikit-learn for the supervised
+push-v0 baseline): ``pip install -e ".[baselines]"``.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import fcntl
+import json
+import math
 import os
 import platform
-import shutil
 import sys
-import tempfile
 import time
-from dataclasses import dataclass, field
+import warnings
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+from typing import Any
 
-import gymnasium
 import numpy as np
 from _machine import cpu_name, versions  # this folder's helper (the script's folder is on sys.path)
-from gymnasium import spaces
 
 import gym_suite
-from gym_suite.cli import jobs_int, non_negative_int, positive_int
-from gym_suite.evaluate import EvalResult, evaluate
-from gym_suite.training.recipes import TRAINED_AGENTS, recipe_budget
+from gym_suite.cli import jobs_int, positive_int
+from gym_suite.evaluate import evaluate
+from gym_suite.training.recipes import recipe_budget, recipe_for
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository
+ANALYSES = ROOT / "gym-suite" / "analyses"
 DEFAULT_MD = ROOT / "docs" / "baselines.md"
 DEFAULT_CSV = ROOT / "docs" / "baselines.csv"
+DEFAULT_RUNS = ROOT / "docs" / "baselines_runs.csv"
+DEFAULT_PNG = ROOT / "docs" / "img" / "baselines_normalized.png"
+DEFAULT_MACHINE = ROOT / "docs" / "baselines_machine.json"
 COMMAND = "python gym-suite/benchmarks/baselines.py"
 
-AGENTS = ("random", "heuristic", *TRAINED_AGENTS)
-AGENT_LABELS = {
+#: Policies with no training, in the table's order. ``optimum``: the optimal policy where it is
+#: known (or, for heartpole, the dynamic-programming policy); ``best-known``: the best policy
+#: known where no optimum is; ``supervised``: push-v0's logistic regression on the training log.
+REFERENCES = ("random", "heuristic", "supervised", "best-known", "optimum")
+#: Trained agents, in the table's order, with their default number of training seeds.
+TRAINED = {"sb3-ppo": 5, "sb3-dqn": 5, "rllib-ppo": 5, "jax-ppo": 10}
+POLICIES = (*REFERENCES, *TRAINED)
+LABELS = {
     "random": "random",
     "heuristic": "heuristic",
+    "supervised": "supervised (logistic regression)",
+    "best-known": "best known policy",
+    "optimum": "optimum",
     "sb3-ppo": "SB3 PPO",
     "sb3-dqn": "SB3 DQN",
     "rllib-ppo": "RLlib PPO",
+    "jax-ppo": "JAX PPO (rejax)",
 }
-#: An agent beats another when its return is higher, episode by episode on the same seeds, by
-#: more than this many standard errors of the mean difference (about 2.5 % one-sided false
-#: positives for normal means).
-MARGIN_SE = 2.0
 QUICK_EPISODES = 100
 QUICK_BUDGET = 5_000
+BOOTSTRAP_REPS = 50_000
+CONFIDENCE = 0.95
+
+RUN_FIELDS = (
+    "env_id",
+    "policy",
+    "train_seed",
+    "eval_seed",
+    "episodes",
+    "mean_return",
+    "std_return",
+    "mean_length",
+    "mean_return_on_training_data",
+    "train_steps",
+    "train_seconds",
+    "eval_seconds",
+    "note",
+    "date",
+    "cpu",
+)
+SUMMARY_FIELDS = (
+    "env_id",
+    "policy",
+    "seeds",
+    "iqm",
+    "ci_low",
+    "ci_high",
+    "worst_seed",
+    "diverged",
+    "normalized",
+    "normalized_ci_low",
+    "normalized_ci_high",
+    "reference",
+    "eval_episodes",
+    "on_training_data",
+    "train_steps",
+    "train_seconds",
+    "command",
+)
 
 
-def _budget(env_id: str, agent: str, overrides: dict | None = None, quick: bool = False) -> int:
-    overrides = overrides or {}
-    for key in ((env_id, agent), (None, agent)):
+# --------------------------------------------------------------------------------------------
+# The policies
+# --------------------------------------------------------------------------------------------
+
+
+def _analysis(name: str):
+    """A module of ``gym-suite/analyses`` (the repository's analysis scripts)."""
+    if str(ANALYSES) not in sys.path:
+        sys.path.insert(0, str(ANALYSES))
+    return __import__(name)
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A policy that needs no training: how to build it, and the command that reproduces it."""
+
+    build: Callable[[], Any]
+    command: str
+    name: str = ""  # what the row is called when the label alone would not say
+
+
+def _heartpole_optimum(env_id: str) -> Reference:
+    return Reference(
+        lambda: _analysis("heartpole_optimum").optimal_policy(env_id),
+        f"python gym-suite/analyses/heartpole_optimum.py --env-id {env_id}",
+        "dynamic-programming policy",
+    )
+
+
+def references(env_id: str) -> dict[str, Reference]:
+    """The reference policies of ``env_id`` beyond random and the heuristic."""
+    found: dict[str, Reference] = {}
+    if env_id in ("heartpole-v0", "heartpole-v1"):
+        found["optimum"] = _heartpole_optimum(env_id)
+    elif env_id in ("example-v0", "target-v0"):
+        found["optimum"] = Reference(
+            lambda: _analysis("optima").optimal_policy(env_id), f"python gym-suite/analyses/optima.py --env-id {env_id}"
+        )
+    elif env_id == "push-v0":
+        found["optimum"] = Reference(
+            lambda: _analysis("push_supervised").bayes_policy("test"),
+            "python gym-suite/analyses/push_supervised.py",
+            "Bayes-optimal policy (the generator's open probabilities)",
+        )
+        found["supervised"] = Reference(
+            lambda: _analysis("push_supervised").supervised_policy("logistic"),
+            "python gym-suite/analyses/push_supervised.py",
+        )
+    return found
+
+
+def available(env_id: str, policy: str) -> bool:
+    """Whether ``policy`` has a row for ``env_id`` (DQN needs discrete actions; references vary)."""
+    if policy in ("random", "heuristic"):
+        return True
+    if policy in REFERENCES:
+        return policy in references(env_id)
+    if policy == "sb3-dqn":
+        import gymnasium
+        from gymnasium import spaces
+
+        probe = gymnasium.make(env_id)
+        discrete = isinstance(probe.action_space, spaces.Discrete)
+        probe.close()
+        return discrete
+    return True
+
+
+# --------------------------------------------------------------------------------------------
+# Runs: one line per (id, policy, training seed)
+# --------------------------------------------------------------------------------------------
+
+
+def read_runs(path: str | os.PathLike) -> list[dict[str, str]]:
+    path = Path(path)
+    if not path.exists():
+        return []
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def append_run(path: str | os.PathLike, run: dict[str, Any]) -> None:
+    """Append one run, under a lock, so that several processes can share the file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+", newline="", encoding="utf-8") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            f.seek(0, os.SEEK_END)
+            writer = csv.DictWriter(f, RUN_FIELDS)
+            if f.tell() == 0:
+                writer.writeheader()
+            writer.writerow({k: _cell(run.get(k)) for k in RUN_FIELDS})
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return format(value, ".6g")
+    return str(value)
+
+
+def _score(env_id: str, policy: Any, episodes: int, n_jobs: int) -> dict[str, Any]:
+    """The evaluation part of a run: on the held-out data where the id has some, and on the training data."""
+    held_out = recipe_for(env_id).eval_env_kwargs
+    start = time.perf_counter()
+    result = evaluate(env_id, policy, episodes=episodes, seed=0, n_jobs=n_jobs, env_kwargs=held_out or None)
+    out: dict[str, Any] = {
+        "eval_seed": 0,
+        "episodes": episodes,
+        "mean_return": result.mean,
+        "std_return": result.std,
+        "mean_length": result.mean_length,
+        "eval_seconds": round(time.perf_counter() - start, 1),
+    }
+    if held_out:
+        out["mean_return_on_training_data"] = evaluate(env_id, policy, episodes=episodes, seed=0, n_jobs=n_jobs).mean
+    return out
+
+
+def _budget(env_id: str, policy: str, overrides: dict, quick: bool) -> int:
+    for key in ((env_id, policy), (None, policy)):
         if key in overrides:
             return overrides[key]
     if quick:
         return QUICK_BUDGET
-    return recipe_budget(env_id, agent)
+    return recipe_budget(env_id, "sb3-ppo" if policy == "jax-ppo" else policy)
 
 
-def ray_available() -> bool:
-    try:
-        import gym_suite.training.rllib  # noqa: F401
-    except ImportError:
-        return False
-    return True
+def run_reference(env_id: str, policy: str, episodes: int, n_jobs: int) -> dict[str, Any]:
+    if policy in ("random", "heuristic"):
+        act: Any = policy
+        note = ""
+    else:
+        ref = references(env_id)[policy]
+        act, note = ref.build(), ref.name
+    return {"env_id": env_id, "policy": policy, "train_seed": "", "note": note, **_score(env_id, act, episodes, n_jobs)}
 
 
-def sb3_available() -> bool:
-    try:
-        import gym_suite.training.sb3  # noqa: F401
-    except ImportError:
-        return False
-    return True
+def run_trained(
+    env_id: str, policy: str, seeds: list[int], episodes: int, n_jobs: int, steps: int, vec_env: str
+) -> Iterable[dict[str, Any]]:
+    """Train ``policy`` on ``env_id`` with each seed and score it: one run per seed, as each is done."""
+    if policy == "jax-ppo":  # every seed in one vmapped run
+        from gym_suite.training.jax import train_ppo
+
+        start = time.perf_counter()
+        result = train_ppo(env_id, seed=seeds[0], num_seeds=len(seeds), total_timesteps=steps)
+        seconds = time.perf_counter() - start
+        if result.seeds != seeds:
+            raise ValueError(f"jax-ppo trains consecutive seeds: asked for {seeds}, trained {result.seeds}")
+        for seed, act in zip(result.seeds, result.policies):
+            yield {
+                "env_id": env_id,
+                "policy": policy,
+                "train_seed": seed,
+                "train_steps": result.timesteps,
+                "train_seconds": round(seconds, 1),
+                "note": f"{len(seeds)} seeds in one vmapped run",
+                **_score(env_id, act, episodes, n_jobs),
+            }
+        return
+    for seed in seeds:
+        start = time.perf_counter()
+        if policy in ("sb3-ppo", "sb3-dqn"):
+            from gym_suite.training.sb3 import SB3Policy, train_sb3
+
+            model = train_sb3(env_id, policy.split("-")[1], steps, seed=seed, vec_env=vec_env)
+            act, trained_steps = SB3Policy(model, name=policy), int(model.num_timesteps)
+        else:
+            import shutil
+            import tempfile
+
+            from gym_suite.training.rllib import RLlibPolicy, train_rllib
+
+            checkpoint_dir = Path(tempfile.mkdtemp(prefix="gym_suite_rllib_"))
+            try:
+                checkpoint, trained_steps = train_rllib(env_id, steps, seed=seed, checkpoint_dir=checkpoint_dir)
+                act = RLlibPolicy.from_checkpoint(checkpoint, env_id)
+            finally:
+                shutil.rmtree(checkpoint_dir, ignore_errors=True)
+        seconds = time.perf_counter() - start
+        yield {
+            "env_id": env_id,
+            "policy": policy,
+            "train_seed": seed,
+            "train_steps": trained_steps,
+            "train_seconds": round(seconds, 1),
+            **_score(env_id, act, episodes, n_jobs),
+        }
+
+
+def run(
+    ids: list[str],
+    policies: list[str],
+    runs_csv: str | os.PathLike,
+    seeds: list[int] | None = None,
+    episodes: int = 1000,
+    n_jobs: int = -1,
+    budgets: dict | None = None,
+    quick: bool = False,
+    vec_env: str = "native",
+    force: bool = False,
+) -> int:
+    """Run what ``runs_csv`` does not hold yet (everything with ``force``); the number of runs added."""
+    budgets = budgets or {}
+    today, cpu = date.today().isoformat(), cpu_name()
+    added = 0
+    for env_id in ids:
+        for policy in policies:
+            if not available(env_id, policy):
+                continue
+            done = {
+                r["train_seed"]
+                for r in read_runs(runs_csv)
+                if r["env_id"] == env_id and r["policy"] == policy and int(r["episodes"]) == episodes
+            }
+            if policy in REFERENCES:
+                if "" in done and not force:
+                    continue
+                runs: Iterable[dict[str, Any]] = [run_reference(env_id, policy, episodes, n_jobs)]
+            else:
+                wanted = seeds if seeds is not None else list(range(TRAINED[policy]))
+                todo = wanted if force else [s for s in wanted if str(s) not in done]
+                if not todo:
+                    continue
+                if policy == "jax-ppo" and todo != wanted:  # vmapped seeds are consecutive: run them all
+                    todo = wanted
+                steps = _budget(env_id, policy, budgets, quick)
+                runs = run_trained(env_id, policy, todo, episodes, n_jobs, steps, vec_env)
+            for one in runs:
+                one.update(date=today, cpu=cpu)
+                append_run(runs_csv, one)
+                added += 1
+                print(
+                    f"{env_id:<13} {LABELS[policy]:<18} seed {one['train_seed'] if one['train_seed'] != '' else '-':>3}"
+                    f"  return {one['mean_return']:10.3f}  train {one.get('train_seconds') or 0:6.1f} s"
+                    f"  eval {one['eval_seconds']:5.1f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    return added
 
 
 # --------------------------------------------------------------------------------------------
-# The table
+# The summary
 # --------------------------------------------------------------------------------------------
 
 
 @dataclass
-class Row:
-    """One line of the baselines table (``result``: the evaluation, returns per episode in seed order)."""
+class Summary:
+    """One row of the table (``seeds`` 0 for a reference policy)."""
 
     env_id: str
-    agent: str
-    episodes: int
-    seed: int
-    mean: float
-    std: float
-    mean_length: float
+    policy: str
+    seeds: int
+    iqm: float
+    ci_low: float
+    ci_high: float
+    worst_seed: float | None
+    diverged: int | None
+    eval_episodes: int
+    on_training_data: float | None = None
     train_steps: int | None = None
     train_seconds: float | None = None
-    eval_seconds: float = 0.0
-    result: EvalResult | None = field(default=None, repr=False)
-    train_data_mean: float | None = None  # the return on the data it trained on, where it differs
-    vs_random: Comparison | None = None
-    vs_heuristic: Comparison | None = None
-
-    @classmethod
-    def from_result(cls, agent: str, result: EvalResult, eval_seconds: float, **extra) -> Row:
-        return cls(
-            result.env_id,
-            agent,
-            len(result.returns),
-            result.seed,
-            result.mean,
-            result.std,
-            result.mean_length,
-            eval_seconds=eval_seconds,
-            result=result,
-            **extra,
-        )
+    note: str = ""
+    normalized: float | None = None
+    normalized_ci_low: float | None = None
+    normalized_ci_high: float | None = None
+    reference: str = ""
+    command: str = ""
 
 
-@dataclass(frozen=True)
-class Comparison:
-    """Mean and standard error of the per-episode difference of returns between two agents.
+def iqm_interval(seed_scores: np.ndarray, reps: int = BOOTSTRAP_REPS, seed: int = 0) -> tuple[float, float, float]:
+    """The IQM of the seeds' scores and its 95 % bootstrap interval, with rliable."""
+    from rliable import library as rly
+    from rliable import metrics
 
-    Both agents played the same seeded episodes, so the difference is taken episode by episode
-    (a paired comparison): randomness the two share (the same start, the same draws where the
-    env's random stream lines up) cancels out.
-    """
-
-    diff: float
-    se: float
-
-    @property
-    def better(self) -> bool:
-        """Higher by more than :data:`MARGIN_SE` standard errors."""
-        return self.diff > MARGIN_SE * self.se if self.se > 0 else self.diff > 0
-
-    def __str__(self) -> str:
-        return f"{_short(self.diff, '+')} ± {_short(self.se)} ({'yes' if self.better else 'no'})"
-
-
-def _short(x: float, sign: str = "") -> str:
-    """Three significant digits, without exponents for numbers of a few thousands."""
-    if abs(x) >= 1000:
-        return format(x, f"{sign},.0f")
-    return format(x, f"{sign}.3g")
-
-
-def compare(a: Row, b: Row | None) -> Comparison | None:
-    """``a`` against ``b`` on the same episodes (None when ``b`` is missing or played others)."""
-    if b is None or a.result is None or b.result is None:
-        return None
+    scores = {"policy": np.asarray(seed_scores, dtype=float).reshape(-1, 1)}
+    # rliable 1.2's StratifiedBootstrap draws its resamples from numpy's global generator, whatever
+    # random_state says: seed that one for the call (and put it back) so that the interval repeats
+    saved = np.random.get_state()
+    np.random.seed(seed)
     try:
-        return Comparison(*a.result.paired_difference(b.result))
-    except ValueError:  # not the same episodes
-        return None
+        with warnings.catch_warnings():  # arch 7 announces a new default generator
+            warnings.simplefilter("ignore", FutureWarning)
+            point, interval = rly.get_interval_estimates(
+                scores,
+                lambda x: np.array([metrics.aggregate_iqm(x)]),
+                reps=reps,
+                confidence_interval_size=CONFIDENCE,
+                random_state=np.random.RandomState(seed),
+            )
+    finally:
+        np.random.set_state(saved)
+    return float(point["policy"][0]), float(interval["policy"][0, 0]), float(interval["policy"][1, 0])
 
 
-def _compare(rows: list[Row]) -> None:
-    by_key = {(r.env_id, r.agent): r for r in rows}
+def summarize(runs: list[dict[str, str]], episodes: int, reps: int = BOOTSTRAP_REPS) -> list[Summary]:
+    """The table's rows, from the runs that played ``episodes`` evaluation episodes."""
+    groups: dict[tuple[str, str], list[dict[str, str]]] = {}
+    for r in runs:
+        if int(r["episodes"]) == episodes:
+            groups.setdefault((r["env_id"], r["policy"]), []).append(r)
+    rows: list[Summary] = []
+    for env_id in gym_suite.ENV_IDS:
+        random_rows = groups.get((env_id, "random"))
+        random_score = float(random_rows[-1]["mean_return"]) if random_rows else None
+        for policy in POLICIES:
+            found = groups.get((env_id, policy))
+            if not found:
+                continue
+            if policy in REFERENCES:
+                last = found[-1]  # a rerun replaces what was there
+                mean, std = float(last["mean_return"]), float(last["std_return"])
+                half = 1.959964 * std / math.sqrt(episodes)
+                ref = references(env_id).get(policy)
+                rows.append(
+                    Summary(
+                        env_id,
+                        policy,
+                        0,
+                        mean,
+                        mean - half,
+                        mean + half,
+                        None,
+                        None,
+                        episodes,
+                        float(last["mean_return_on_training_data"]) if last["mean_return_on_training_data"] else None,
+                        note=last.get("note", ""),
+                        command=ref.command if ref else f"{COMMAND} --ids {env_id} --policies {policy}",
+                    )
+                )
+                continue
+            by_seed = {r["train_seed"]: r for r in found}  # a rerun of a seed replaces it
+            scores = np.array([float(r["mean_return"]) for r in by_seed.values()])
+            iqm, low, high = iqm_interval(scores, reps)
+            steps = {int(r["train_steps"]) for r in by_seed.values() if r["train_steps"]}
+            seconds = [float(r["train_seconds"]) for r in by_seed.values() if r["train_seconds"]]
+            on_training = [
+                float(r["mean_return_on_training_data"]) for r in by_seed.values() if r["mean_return_on_training_data"]
+            ]
+            rows.append(
+                Summary(
+                    env_id,
+                    policy,
+                    len(scores),
+                    iqm,
+                    low,
+                    high,
+                    float(scores.min()),
+                    int((scores < random_score).sum()) if random_score is not None else None,
+                    episodes,
+                    float(metrics_iqm(on_training)) if on_training else None,
+                    max(steps) if steps else None,
+                    float(np.median(seconds)) if seconds else None,
+                    note=next((r["note"] for r in by_seed.values() if r.get("note")), ""),
+                    command=f"{COMMAND} --ids {env_id} --policies {policy} --seeds "
+                    f"{min(map(int, by_seed))}-{max(map(int, by_seed))}",
+                )
+            )
+    _normalize(rows)
+    return rows
+
+
+def metrics_iqm(values: list[float]) -> float:
+    from rliable import metrics
+
+    return float(metrics.aggregate_iqm(np.asarray(values, dtype=float).reshape(-1, 1)))
+
+
+def _normalize(rows: list[Summary]) -> None:
+    """(score - random) / (optimum - random), the optimum or, failing it, the best known policy."""
+    by_key = {(r.env_id, r.policy): r for r in rows}
     for row in rows:
-        if row.agent in TRAINED_AGENTS:
-            row.vs_random = compare(row, by_key.get((row.env_id, "random")))
-            row.vs_heuristic = compare(row, by_key.get((row.env_id, "heuristic")))
+        random_row = by_key.get((row.env_id, "random"))
+        top = by_key.get((row.env_id, "optimum")) or by_key.get((row.env_id, "best-known"))
+        if random_row is None or top is None or top.iqm == random_row.iqm:
+            continue
+        span = top.iqm - random_row.iqm
+        row.reference = f"{LABELS[top.policy]} ({top.note})" if top.note else LABELS[top.policy]
+        row.normalized = (row.iqm - random_row.iqm) / span
+        row.normalized_ci_low = (row.ci_low - random_row.iqm) / span
+        row.normalized_ci_high = (row.ci_high - random_row.iqm) / span
 
 
-CSV_FIELDS = (
-    "env_id",
-    "agent",
-    "episodes",
-    "seed",
-    "mean_return",
-    "std_return",
-    "mean_length",
-    "train_steps",
-    "train_seconds",
-    "eval_seconds",
-    "mean_return_on_training_data",
-    "diff_vs_random",
-    "se_vs_random",
-    "beats_random",
-    "diff_vs_heuristic",
-    "se_vs_heuristic",
-    "beats_heuristic",
-)
-
-
-def _fmt(value, spec: str) -> str:
-    return "" if value is None else format(value, spec)
-
-
-def write_csv(rows: list[Row], path: str | os.PathLike) -> None:
+def write_csv(rows: list[Summary], path: str | os.PathLike) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(CSV_FIELDS)
+        writer = csv.DictWriter(f, SUMMARY_FIELDS)
+        writer.writeheader()
         for r in rows:
-            cells = [
-                r.env_id,
-                r.agent,
-                r.episodes,
-                r.seed,
-                f"{r.mean:.6g}",
-                f"{r.std:.6g}",
-                f"{r.mean_length:.6g}",
-                _fmt(r.train_steps, "d"),
-                _fmt(r.train_seconds, ".1f"),
-                f"{r.eval_seconds:.1f}",
-                _fmt(r.train_data_mean, ".6g"),
-            ]
-            for c in (r.vs_random, r.vs_heuristic):
-                cells += ["", "", ""] if c is None else [f"{c.diff:.6g}", f"{c.se:.6g}", c.better]
-            writer.writerow(cells)
+            writer.writerow(
+                {
+                    "env_id": r.env_id,
+                    "policy": r.policy,
+                    "seeds": r.seeds,
+                    "iqm": _cell(r.iqm),
+                    "ci_low": _cell(r.ci_low),
+                    "ci_high": _cell(r.ci_high),
+                    "worst_seed": _cell(r.worst_seed),
+                    "diverged": _cell(r.diverged),
+                    "normalized": _cell(r.normalized),
+                    "normalized_ci_low": _cell(r.normalized_ci_low),
+                    "normalized_ci_high": _cell(r.normalized_ci_high),
+                    "reference": r.reference,
+                    "eval_episodes": r.eval_episodes,
+                    "on_training_data": _cell(r.on_training_data),
+                    "train_steps": _cell(r.train_steps),
+                    "train_seconds": _cell(r.train_seconds),
+                    "command": r.command,
+                }
+            )
 
 
-def to_markdown(rows: list[Row], command: str, notes: list[str], total_seconds: float) -> str:
-    episodes = sorted({r.episodes for r in rows})
-    seeds = sorted({r.seed for r in rows})
+def _num(x: float | None, digits: int = 2) -> str:
+    if x is None:
+        return ""
+    if abs(x) >= 10_000:
+        return f"{x:,.0f}"
+    return f"{x:,.{digits}f}"
+
+
+def to_markdown(rows: list[Summary], machine: dict[str, Any], notes: list[str]) -> str:
+    episodes = sorted({r.eval_episodes for r in rows})
     lines = [
         "# Baselines",
         "",
         "Reproduce with",
         "",
         "```bash",
-        command,
+        'pip install -e ".[sb3,jax,baselines]"',
+        COMMAND,
         "```",
         "",
-        f"Measured on {date.today().isoformat()} on {cpu_name()} ({os.cpu_count()} cores), Python "
-        f"{platform.python_version()}, {versions()}; the whole run took {total_seconds / 60:.1f} min.",
+        "(it runs only what `docs/baselines_runs.csv` does not hold yet; each row's own command is in "
+        "`docs/baselines.csv`).",
         "",
-        f"Return: mean ± standard deviation over {'/'.join(map(str, episodes))} evaluation episodes, episode "
-        f"*i* reset with seed {'/'.join(map(str, seeds))} + *i*: the same episodes for every agent. Trained "
-        "agents act greedily (the most probable action, or the mean). Budget: environment steps of training. "
-        "Train and eval: wall time in seconds (training with one torch thread on the CPU; evaluation "
-        "in parallel on every core). "
-        "− random, − heuristic: the trained agent's return minus the other's, episode by episode (same seeds), "
-        f"mean ± standard error; yes when it is above zero by more than {MARGIN_SE:g} standard errors. "
-        "Budgets and settings: `RECIPES` in `gym_suite/training/recipes.py`, sized for a run of well under an hour "
-        "on 2 cores.",
+        f"Runs on {', '.join(machine['cpus'])}; {machine['versions']} (`docs/baselines_machine.json`). "
+        "Training times depend on the CPU and on what else the machine did; a seed's return may differ on "
+        "another CPU (torch's kernels differ), which is why every trained row is several seeds.",
         "",
-        "Where an environment replays data (push-v0), every agent is scored on held-out data it did not "
-        "train on (its recipe's `eval_env_kwargs`: the test log); the column *on training data* gives the "
-        "return on the training log beside it, so that memorisation shows as a gap.",
+        f"Every policy plays the same {'/'.join(map(str, episodes))} evaluation episodes (episode *i* reset "
+        "with seed *i*); trained agents act greedily (the most probable action, or the mean). A trained row "
+        "is several training seeds, each scored by its mean return over those episodes: the row gives the "
+        "interquartile mean (IQM) over seeds with its 95 % stratified-bootstrap interval "
+        f"([rliable](https://github.com/google-research/rliable), {BOOTSTRAP_REPS:,} resamples), the worst "
+        "seed, and how many seeds *diverged* (scored below the random policy); no seed is left out. A "
+        "reference row (no training) gives the mean over the episodes and the 95 % interval of that mean. "
+        "*Normalized*: (score − random) / (optimum − random), 0 for the random policy and 1 for the optimum "
+        "(or the best known policy where no optimum is known). Budget: environment steps of training per "
+        "seed; train: median wall time per seed (for JAX PPO, the one vmapped run of all seeds, compile "
+        "included).",
         "",
-        "| environment | agent | return (mean ± std) | on training data | mean length | budget (steps) | train (s) "
-        "| eval (s) | − random | − heuristic |",
+        "Where an environment replays data (push-v0), every policy is scored on the held-out test log; the "
+        "column *on training data* gives the same policies on the training log, so that memorisation shows "
+        "as a gap.",
+        "",
+        "| environment | policy | seeds | return: IQM [95 % CI] | worst seed | diverged | normalized [95 % CI] "
+        "| on training data | budget (steps) | train (s) |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
+        label = LABELS[r.policy] + (f": {r.note}" if r.note and r.policy in REFERENCES else "")
+        norm = (
+            ""
+            if r.normalized is None
+            else f"{r.normalized:.3f} [{r.normalized_ci_low:.3f}, {r.normalized_ci_high:.3f}]"
+        )
         lines.append(
-            f"| `{r.env_id}` | {AGENT_LABELS.get(r.agent, r.agent)} | {r.mean:.2f} ± {r.std:.2f} | "
-            f"{'' if r.train_data_mean is None else f'{r.train_data_mean:.2f}'} | "
-            f"{r.mean_length:.1f} | {'' if r.train_steps is None else f'{r.train_steps:,}'} | "
-            f"{'' if r.train_seconds is None else f'{r.train_seconds:.0f}'} | {r.eval_seconds:.1f} | "
-            f"{r.vs_random or ''} | {r.vs_heuristic or ''} |"
+            f"| `{r.env_id}` | {label} | {r.seeds or ''} | {_num(r.iqm)} [{_num(r.ci_low)}, {_num(r.ci_high)}] | "
+            f"{_num(r.worst_seed)} | {'' if r.diverged is None else r.diverged} | {norm} | {_num(r.on_training_data)} | "
+            f"{'' if r.train_steps is None else f'{r.train_steps:,}'} | "
+            f"{'' if r.train_seconds is None else f'{r.train_seconds:.0f}'} |"
         )
     if notes:
         lines += ["", *[f"- {note}" for note in notes]]
     return "\n".join(lines) + "\n"
 
 
-# --------------------------------------------------------------------------------------------
-# Running it
-# --------------------------------------------------------------------------------------------
+def machine_record(runs: list[dict[str, str]]) -> dict[str, Any]:
+    packages = ("gymnasium", "numpy", "torch", "stable-baselines3", "ray", "jax", "rejax", "rliable", "scikit-learn")
+    return {
+        "cpus": sorted({r["cpu"] for r in runs if r.get("cpu")}) or [cpu_name()],
+        "dates": sorted({r["date"] for r in runs if r.get("date")}),
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "versions": versions(packages),
+    }
 
 
-_BAR = None  # the progress bar while one runs: log lines go above it
-
-
-def _log(message: str) -> None:
-    if _BAR is not None:
-        _BAR.write(message, file=sys.stderr)
-    else:
-        print(message, file=sys.stderr, flush=True)
-
-
-def _progress(total: int, label: str):
-    """A tqdm bar on standard error when it is a terminal; None elsewhere (nothing drawn)."""
-    if not sys.stderr.isatty():
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc=label, unit="agent", file=sys.stderr, leave=False)
-
-
-def run(
-    ids: list[str],
-    agents: list[str],
-    episodes: int = 1000,
-    seed: int = 0,
-    n_jobs: int = -1,
-    budgets: dict | None = None,
-    quick: bool = False,
-    num_env_runners: int = 1,
-    vec_env: str = "native",
-) -> tuple[list[Row], list[str]]:
-    """Evaluate and train ``agents`` on every id in ``ids``: ``(rows, notes)``."""
-    global _BAR
-    rows: list[Row] = []
-    notes: list[str] = []
-    use_rllib = "rllib-ppo" in agents
-    ray_started = False
-    if use_rllib:
-        import ray
-
-        if not ray.is_initialized():
-            ray.init(num_cpus=os.cpu_count(), include_dashboard=False, log_to_driver=False)
-            ray_started = True
-    _BAR = _progress(len(ids) * len(agents), "baselines")
-    try:
-        for env_id in ids:
-            probe = gymnasium.make(env_id)
-            discrete = isinstance(probe.action_space, spaces.Discrete)
-            probe.close()
-            for agent in agents:
-                if _BAR is not None:
-                    _BAR.set_postfix_str(f"{env_id} {AGENT_LABELS[agent]}")
-                if agent == "sb3-dqn" and not discrete:
-                    notes.append(f"`{env_id}`: no DQN row, the action space is continuous.")
-                else:
-                    row = _run_agent(env_id, agent, episodes, seed, n_jobs, budgets, quick, num_env_runners, vec_env)
-                    rows.append(row)
-                    _log(
-                        f"{env_id:<14} {AGENT_LABELS[agent]:<10} {row.mean:10.3f} ± {row.std:<9.3f}"
-                        f" train {row.train_steps or 0:>8} steps {row.train_seconds or 0:7.1f} s"
-                        f"  eval {row.eval_seconds:6.1f} s"
-                    )
-                if _BAR is not None:
-                    _BAR.update(1)
-    finally:
-        if _BAR is not None:
-            _BAR.close()
-            _BAR = None
-        if ray_started:
-            import ray
-
-            ray.shutdown()
-    _compare(rows)
-    if "push-v0" in ids:
-        notes.append(_push_note())
-    return rows, notes
-
-
-def _push_note() -> str:
+def push_note() -> str:
     """The Bayes-optimal accuracy of push-v0's logs, from the generator's open probabilities."""
     from gym_suite.envs.push_log import load_log
 
@@ -359,68 +637,74 @@ def _push_note() -> str:
     for split in ("train", "test"):
         p_open = load_log(split=split).p_open
         accuracy = float(np.maximum(p_open, 1.0 - p_open).mean())
-        bounds.append(f"{accuracy:.1%} on the {split}ing log (return {100 * (2 * accuracy - 1):.1f} per 100)")
+        bounds.append(f"{accuracy:.1%} on the {split} log (return {100 * (2 * accuracy - 1):.1f} per 100)")
     return (
         "`push-v0`: accuracy = (return / 100 + 1) / 2 for 100-notification windows. The generator's open "
-        f"probabilities allow at most {bounds[0]} and {bounds[1].replace('testing', 'test')} in expectation "
-        "(Bayes-optimal); a score above that on the data an agent trained on is memorised noise."
+        f"probabilities allow at most {bounds[0]} and {bounds[1]} in expectation (Bayes-optimal); a score "
+        "above that on the data an agent trained on is memorised noise."
     )
 
 
-def _run_agent(env_id, agent, episodes, seed, n_jobs, budgets, quick, num_env_runners, vec_env="native") -> Row:
-    train_steps = train_seconds = None
-    if agent in ("random", "heuristic"):
-        policy = agent
-    else:
-        steps = _budget(env_id, agent, budgets, quick)
-        start = time.perf_counter()
-        if agent in ("sb3-ppo", "sb3-dqn"):
-            from gym_suite.training.sb3 import SB3Policy, train_sb3
+def plot_normalized(rows: list[Summary], path: str | os.PathLike) -> None:
+    """rliable's interval plot: the normalized IQM and its interval, per id (panels) and policy."""
+    import matplotlib
 
-            model = train_sb3(env_id, agent.split("-")[1], steps, seed=seed, vec_env=vec_env)
-            policy = SB3Policy(model, name=agent)
-            train_steps = int(model.num_timesteps)
-        else:
-            from gym_suite.training.rllib import RLlibPolicy, train_rllib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
 
-            checkpoint_dir = Path(tempfile.mkdtemp(prefix="gym_suite_rllib_"))
-            try:
-                checkpoint, train_steps = train_rllib(
-                    env_id, steps, seed=seed, num_env_runners=num_env_runners, checkpoint_dir=checkpoint_dir
-                )
-                policy = RLlibPolicy.from_checkpoint(checkpoint, env_id)
-            finally:
-                shutil.rmtree(checkpoint_dir, ignore_errors=True)
-        train_seconds = time.perf_counter() - start
-    from gym_suite.training.recipes import recipe_for
-
-    held_out = recipe_for(env_id).eval_env_kwargs
-    start = time.perf_counter()
-    result = evaluate(env_id, policy, episodes=episodes, seed=seed, n_jobs=n_jobs, env_kwargs=held_out or None)
-    seconds = time.perf_counter() - start
-    train_data_mean = None
-    if held_out:  # the same agent on the data it trained on, beside it
-        train_data_mean = evaluate(env_id, policy, episodes=episodes, seed=seed, n_jobs=n_jobs).mean
-    return Row.from_result(
-        agent, result, seconds, train_steps=train_steps, train_seconds=train_seconds, train_data_mean=train_data_mean
+    ids = [i for i in gym_suite.ENV_IDS if any(r.env_id == i and r.seeds for r in rows)]
+    trained = [p for p in TRAINED if any(r.policy == p and r.seeds for r in rows)]
+    fig, axes = plt.subplots(
+        1, len(ids), figsize=(3.2 * len(ids), 0.5 * len(trained) + 1.6), sharey=True, squeeze=False
     )
+    colors = dict(zip(TRAINED, ("#4c72b0", "#dd8452", "#55a868", "#c44e52")))
+    for ax, env_id in zip(axes[0], ids):
+        for y, policy in enumerate(trained):
+            r = next((r for r in rows if r.env_id == env_id and r.policy == policy and r.seeds), None)
+            if r is None or r.normalized is None:
+                continue
+            ax.barh(
+                y,
+                r.normalized_ci_high - r.normalized_ci_low,
+                left=r.normalized_ci_low,
+                height=0.6,
+                color=colors[policy],
+                alpha=0.75,
+            )
+            ax.vlines(r.normalized, y - 0.3, y + 0.3, color="black", linewidth=1.5)
+        ax.axvline(1.0, color="grey", linestyle="--", linewidth=0.8)
+        ax.axvline(0.0, color="grey", linestyle=":", linewidth=0.8)
+        ax.set_title(env_id, fontsize=10)
+        ax.set_xlabel("normalized IQM")
+        ax.set_yticks(range(len(trained)), [LABELS[p] for p in trained])
+        ax.grid(axis="x", alpha=0.3)
+    fig.suptitle("Normalized score over training seeds: IQM (line) and 95 % bootstrap interval (bar)", fontsize=10)
+    fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# --------------------------------------------------------------------------------------------
+# The command
+# --------------------------------------------------------------------------------------------
 
 
 def _parse_budget(text: str) -> tuple[tuple[str | None, str], int]:
-    """``[ID:]AGENT=STEPS`` -> ``((id or None, agent), steps)``."""
+    """``[ID:]POLICY=STEPS`` -> ``((id or None, policy), steps)``."""
     try:
-        target, steps = text.rsplit("=", 1)
-        env_id, _, agent = target.rpartition(":")
-        steps = int(steps.replace("_", "").replace(",", ""))
+        target, steps_text = text.rsplit("=", 1)
+        env_id, _, policy = target.rpartition(":")
+        steps = int(steps_text.replace("_", "").replace(",", ""))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--budget {text!r}: expected [ID:]AGENT=STEPS, e.g. sb3-ppo=50000") from None
-    if agent not in TRAINED_AGENTS:
-        raise argparse.ArgumentTypeError(f"--budget {text!r}: agent must be one of {list(TRAINED_AGENTS)}")
+        raise argparse.ArgumentTypeError(f"--budget {text!r}: expected [ID:]POLICY=STEPS, e.g. sb3-ppo=50000") from None
+    if policy not in TRAINED:
+        raise argparse.ArgumentTypeError(f"--budget {text!r}: policy must be one of {list(TRAINED)}")
     if env_id and env_id not in gym_suite.ENV_IDS:
         raise argparse.ArgumentTypeError(f"--budget {text!r}: unknown id {env_id!r}; ids are {list(gym_suite.ENV_IDS)}")
     if steps < 1:
         raise argparse.ArgumentTypeError(f"--budget {text!r}: steps must be positive")
-    return (env_id or None, agent), steps
+    return (env_id or None, policy), steps
 
 
 def _csv_list(choices):
@@ -434,11 +718,26 @@ def _csv_list(choices):
     return parse
 
 
+def _seeds(text: str) -> list[int]:
+    """``0-4`` or ``0,2,4`` -> a sorted list of distinct non-negative seeds."""
+    seeds: set[int] = set()
+    try:
+        for part in text.split(","):
+            low, dash, high = part.strip().partition("-")
+            first, last = int(low), int(high) if dash else int(low)
+            if first < 0 or last < first or last - first >= 1000:
+                raise ValueError
+            seeds.update(range(first, last + 1))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seeds {text!r}: expected seeds like 0-4 or 0,2,4 (non-negative)") from None
+    return sorted(seeds)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=COMMAND,
-        description="Random, heuristic and trained agents (SB3 PPO/DQN, RLlib PPO) on every gym-suite id: "
-        "a Markdown table and a CSV file.",
+        description="References and agents trained over several seeds on every gym-suite id: per-seed runs, "
+        "then a table (IQM and 95 % bootstrap intervals over seeds, normalized scores), a CSV and a figure.",
     )
     parser.add_argument(
         "--ids",
@@ -447,40 +746,50 @@ def build_parser() -> argparse.ArgumentParser:
         help="comma-separated ids (default: every registered id)",
     )
     parser.add_argument(
-        "--agents",
-        type=_csv_list(AGENTS),
-        default=list(AGENTS),
-        help=f"comma-separated agents (default: {','.join(AGENTS)})",
+        "--policies",
+        type=_csv_list(POLICIES),
+        default=[p for p in POLICIES if p != "rllib-ppo"],
+        help=f"comma-separated policies among {','.join(POLICIES)} (default: all but rllib-ppo)",
+    )
+    parser.add_argument(
+        "--seeds",
+        type=_seeds,
+        default=None,
+        help="training seeds, e.g. 0-4 or 1,3 (default: " + ", ".join(f"{p} {n}" for p, n in TRAINED.items()) + ")",
     )
     parser.add_argument(
         "--episodes",
         type=positive_int,
         default=None,
-        help=f"evaluation episodes per agent (default 1000; {QUICK_EPISODES} with --quick)",
+        help=f"evaluation episodes (default 1000; {QUICK_EPISODES} with --quick)",
     )
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="training seed and first evaluation seed")
     parser.add_argument("--jobs", type=jobs_int, default=-1, help="evaluation processes (-1: every core)")
     parser.add_argument(
         "--budget",
         type=_parse_budget,
         action="append",
         default=[],
-        metavar="[ID:]AGENT=STEPS",
+        metavar="[ID:]POLICY=STEPS",
         help="training budget override, repeatable, e.g. heartpole-v0:sb3-ppo=300000",
     )
-    parser.add_argument("--num-env-runners", type=non_negative_int, default=1, help="RLlib remote env runners")
-    parser.add_argument("--no-rllib", action="store_true", help="leave out RLlib PPO even when ray is installed")
     parser.add_argument(
-        "--vec-env",
-        choices=("native", "dummy"),
-        default="native",
-        help="what Stable-Baselines3 trains on: the id's native vector env, or DummyVecEnv",
+        "--vec-env", choices=("native", "dummy"), default="native", help="what Stable-Baselines3 trains on"
     )
     parser.add_argument(
         "--quick", action="store_true", help=f"smoke run: {QUICK_BUDGET:,} training steps and {QUICK_EPISODES} episodes"
     )
+    parser.add_argument("--force", action="store_true", help="rerun what the runs file already holds")
+    parser.add_argument("--summarize", action="store_true", help="run nothing: the table from the runs file")
+    parser.add_argument(
+        "--reps", type=positive_int, default=BOOTSTRAP_REPS, help="bootstrap resamples (default: %(default)s)"
+    )
+    parser.add_argument("--runs-csv", default=str(DEFAULT_RUNS), help="the per-seed runs (default: %(default)s)")
     parser.add_argument("--out-md", default=str(DEFAULT_MD), help="Markdown output ('' for none; default: %(default)s)")
     parser.add_argument("--out-csv", default=str(DEFAULT_CSV), help="CSV output ('' for none; default: %(default)s)")
+    parser.add_argument("--out-png", default=str(DEFAULT_PNG), help="figure ('' for none; default: %(default)s)")
+    parser.add_argument(
+        "--out-machine", default=str(DEFAULT_MACHINE), help="machine record ('' for none; default: %(default)s)"
+    )
     return parser
 
 
@@ -488,42 +797,38 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     episodes = args.episodes or (QUICK_EPISODES if args.quick else 1000)
-    agents = list(args.agents)
-    skipped = []
-    if "rllib-ppo" in agents and (args.no_rllib or not ray_available()):
-        agents.remove("rllib-ppo")
-        skipped.append("RLlib PPO: not run (" + ("--no-rllib" if args.no_rllib else "ray is not installed") + ").")
-    if not sb3_available():
-        for agent in ("sb3-ppo", "sb3-dqn"):
-            if agent in agents:
-                agents.remove(agent)
-                skipped.append(f"{AGENT_LABELS[agent]}: not run (stable-baselines3 is not installed).")
-    budgets = dict(args.budget)
-    if args.vec_env == "dummy" and {"sb3-ppo", "sb3-dqn"} & set(agents):
-        skipped.append(
-            "Stable-Baselines3 trained on DummyVecEnv of scalar envs (--vec-env dummy), not the native vector env."
+    if not args.summarize:
+        run(
+            args.ids,
+            args.policies,
+            args.runs_csv,
+            seeds=args.seeds,
+            episodes=episodes,
+            n_jobs=args.jobs,
+            budgets=dict(args.budget),
+            quick=args.quick,
+            vec_env=args.vec_env,
+            force=args.force,
         )
-    start = time.perf_counter()
-    rows, notes = run(
-        args.ids,
-        agents,
-        episodes=episodes,
-        seed=args.seed,
-        n_jobs=args.jobs,
-        budgets=budgets,
-        quick=args.quick,
-        num_env_runners=args.num_env_runners,
-        vec_env=args.vec_env,
-    )
-    total = time.perf_counter() - start
-    command = " ".join([COMMAND, *(argv if argv is not None else sys.argv[1:])]).strip()
-    markdown = to_markdown(rows, command, notes + skipped, total)
+    runs = read_runs(args.runs_csv)
+    rows = summarize(runs, episodes, reps=args.reps)
+    notes = []
+    if any(r.env_id == "push-v0" for r in rows):
+        notes.append(push_note())
+    if any(r.env_id == "target-v0" for r in rows):
+        notes.append("`target-v0`: no DQN row, the action space is continuous.")
+    machine = machine_record([r for r in runs if int(r["episodes"]) == episodes])
+    markdown = to_markdown(rows, machine, notes)
     print(markdown)
     if args.out_md:
         Path(args.out_md).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out_md).write_text(markdown, encoding="utf-8")
     if args.out_csv:
         write_csv(rows, args.out_csv)
+    if args.out_machine:
+        Path(args.out_machine).write_text(json.dumps(machine, indent=2) + "\n", encoding="utf-8")
+    if args.out_png and any(r.seeds for r in rows):
+        plot_normalized(rows, args.out_png)
     return 0
 
 

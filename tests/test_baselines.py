@@ -1,0 +1,189 @@
+"""The baselines script (gym-suite/benchmarks/baselines.py): runs per seed, the summary over seeds, the command.
+
+The summary's statistics come from rliable (the ``baselines`` extra): these tests are slow tests,
+run by README's slow-test command, which installs that extra.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gym_suite
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "gym-suite" / "benchmarks" / "baselines.py"
+
+
+def run_script(*args, cwd=None, timeout=900):
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True, timeout=timeout, cwd=cwd
+    )
+
+
+@pytest.fixture(scope="module")
+def baselines():
+    """The script as a module (its folder on sys.path, as when it runs)."""
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        spec = importlib.util.spec_from_file_location("baselines_script", SCRIPT)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # its dataclasses look their module up
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        sys.modules.pop("baselines_script", None)
+        sys.path.remove(str(SCRIPT.parent))
+
+
+def run(env_id, policy, seed, mean, episodes=100, training=""):
+    return {
+        "env_id": env_id,
+        "policy": policy,
+        "train_seed": "" if seed is None else str(seed),
+        "episodes": str(episodes),
+        "mean_return": str(mean),
+        "std_return": "1.0",
+        "mean_return_on_training_data": training,
+        "train_steps": "" if seed is None else "1000",
+        "train_seconds": "" if seed is None else "2.0",
+        "note": "",
+    }
+
+
+def test_iqm_and_its_interval_are_rliables(baselines):
+    from rliable import metrics
+
+    scores = np.array([1.0, 2.0, 3.0, 4.0, 100.0])
+    iqm, low, high = baselines.iqm_interval(scores, reps=2000)
+    assert iqm == pytest.approx(float(metrics.aggregate_iqm(scores.reshape(-1, 1)))) == pytest.approx(3.0)
+    assert low < iqm < high  # a real interval, not a point
+    assert baselines.iqm_interval(scores, reps=2000) == (iqm, low, high)  # seeded: the same twice
+
+
+def test_summary_keeps_a_diverged_seed_and_normalizes_by_the_optimum(baselines):
+    runs = [
+        run("heartpole-v1", "random", None, -60.0),
+        run("heartpole-v1", "heuristic", None, 130.0),
+        run("heartpole-v1", "optimum", None, 460.0),
+        *(run("heartpole-v1", "sb3-dqn", s, m) for s, m in enumerate([400.0, 410.0, 420.0, 430.0, -128_000.0])),
+        run("heartpole-v1", "sb3-ppo", 0, 999.0, episodes=50),  # other evaluation episodes: not in this table
+    ]
+    rows = {r.policy: r for r in baselines.summarize(runs, episodes=100, reps=2000)}
+    assert list(rows) == ["random", "heuristic", "optimum", "sb3-dqn"]
+    dqn = rows["sb3-dqn"]
+    assert dqn.seeds == 5 and dqn.diverged == 1 and dqn.worst_seed == -128_000.0
+    assert dqn.iqm == pytest.approx(410.0)  # the middle three of five
+    assert dqn.ci_low < dqn.iqm < dqn.ci_high
+    assert dqn.normalized == pytest.approx((410.0 + 60.0) / (460.0 + 60.0))
+    assert rows["optimum"].normalized == pytest.approx(1.0) and rows["random"].normalized == pytest.approx(0.0)
+    assert rows["optimum"].seeds == 0 and rows["optimum"].worst_seed is None
+    half = 1.959964 * 1.0 / np.sqrt(100)
+    assert (rows["heuristic"].ci_low, rows["heuristic"].ci_high) == pytest.approx((130.0 - half, 130.0 + half))
+    assert "--seeds 0-4" in dqn.command and "heartpole_optimum.py" in rows["optimum"].command
+
+
+def test_a_rerun_seed_replaces_the_earlier_one(baselines):
+    runs = [
+        run("example-v0", "random", None, -5.0),
+        run("example-v0", "sb3-ppo", 0, 1.0),
+        run("example-v0", "sb3-ppo", 0, 8.0),
+    ]
+    (random_row, ppo) = baselines.summarize(runs, episodes=100, reps=1000)
+    assert ppo.seeds == 1 and ppo.iqm == 8.0
+
+
+def test_csv_has_the_documented_columns(baselines, tmp_path):
+    runs = [run("example-v0", "random", None, -5.0), *(run("example-v0", "sb3-ppo", s, 8.0 + s) for s in range(5))]
+    out = tmp_path / "b.csv"
+    baselines.write_csv(baselines.summarize(runs, episodes=100, reps=1000), out)
+    with open(out, newline="") as f:
+        reader = csv.DictReader(f)
+        rows = list(reader)
+    required = {
+        "env_id",
+        "policy",
+        "seeds",
+        "iqm",
+        "ci_low",
+        "ci_high",
+        "worst_seed",
+        "normalized",
+        "eval_episodes",
+        "command",
+    }
+    assert required <= set(reader.fieldnames)
+    assert rows[1]["seeds"] == "5" and rows[1]["worst_seed"] == "8" and rows[1]["eval_episodes"] == "100"
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [["--budget", "ppo=100"], ["--budget", "sb3-ppo=0"], ["--seeds", "4-1"], ["--seeds", "x"], ["--policies", "dqn"]],
+)
+def test_bad_arguments_are_usage_errors(bad):
+    done = run_script(*bad, "--out-md", "", "--out-csv", "")
+    assert done.returncode == 2, done.stderr
+    assert "usage:" in done.stderr and bad[0] in done.stderr and "Traceback" not in done.stderr
+
+
+def test_default_outputs_are_the_repositorys_docs(tmp_path):
+    done = run_script("--help", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    flat = " ".join(done.stdout.split())
+    for name in ("baselines.md", "baselines.csv", "baselines_runs.csv"):
+        assert str(ROOT / "docs" / name) in flat
+    assert not any(tmp_path.iterdir())
+
+
+def test_runs_are_recorded_once_and_push_is_scored_on_the_held_out_log(tmp_path):
+    """Reference runs land in the runs file; a second call runs nothing; push-v0 is scored on its test log."""
+    runs, md, table = tmp_path / "runs.csv", tmp_path / "b.md", tmp_path / "b.csv"
+    args = ("--ids", "push-v0,example-v0", "--policies", "random,heuristic", "--episodes", "40", "--jobs", "1")
+    outs = ("--runs-csv", runs, "--out-md", md, "--out-csv", table, "--out-png", "", "--out-machine", "")
+    done = run_script(*args, *outs, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    first = runs.read_text()
+    assert first.count("\n") == 5  # a header and four runs
+    again = run_script(*args, *outs, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert runs.read_text() == first  # nothing run twice
+    with open(table, newline="") as f:
+        rows = {(r["env_id"], r["policy"]): r for r in csv.DictReader(f)}
+    test_log = gym_suite.evaluate("push-v0", "heuristic", episodes=40, env_kwargs={"split": "test"})
+    train_log = gym_suite.evaluate("push-v0", "heuristic", episodes=40)
+    assert test_log.mean != train_log.mean
+    assert float(rows["push-v0", "heuristic"]["iqm"]) == pytest.approx(test_log.mean, rel=1e-5)
+    assert float(rows["push-v0", "heuristic"]["on_training_data"]) == pytest.approx(train_log.mean, rel=1e-5)
+    random = gym_suite.evaluate("example-v0", "random", episodes=40)
+    assert float(rows["example-v0", "random"]["iqm"]) == pytest.approx(random.mean, rel=1e-5)
+    assert "Bayes-optimal" in md.read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.csv", "b.md", "runs.csv"]
+
+
+def test_trained_seeds_score_on_the_same_episodes_and_give_an_interval(tmp_path):
+    runs, table, png = tmp_path / "runs.csv", tmp_path / "b.csv", tmp_path / "b.png"
+    done = run_script(
+        "--ids", "example-v0", "--policies", "random,sb3-ppo", "--seeds", "0-2", "--budget", "sb3-ppo=2048",
+        "--episodes", "30", "--jobs", "1", "--reps", "2000",
+        "--runs-csv", runs, "--out-md", "", "--out-csv", table, "--out-png", png, "--out-machine", "",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    with open(runs, newline="") as f:
+        recorded = [r for r in csv.DictReader(f) if r["policy"] == "sb3-ppo"]
+    assert [r["train_seed"] for r in recorded] == ["0", "1", "2"]
+    assert {r["eval_seed"] for r in recorded} == {"0"} and {r["train_steps"] for r in recorded} == {"2048"}
+    with open(table, newline="") as f:
+        ppo = next(r for r in csv.DictReader(f) if r["policy"] == "sb3-ppo")
+    assert ppo["seeds"] == "3"
+    assert float(ppo["ci_low"]) <= float(ppo["iqm"]) <= float(ppo["ci_high"])
+    assert float(ppo["worst_seed"]) == min(float(r["mean_return"]) for r in recorded)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
