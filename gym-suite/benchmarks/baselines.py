@@ -257,13 +257,14 @@ def _score(env_id: str, policy: Any, episodes: int, n_jobs: int) -> dict[str, An
     return out
 
 
-def _budget(env_id: str, policy: str, overrides: dict, quick: bool) -> int:
+def _budget(env_id: str, policy: str, overrides: dict, quick: bool) -> int | None:
+    """Training steps per seed: an override, the quick budget, or the recipe's (None: ``train_ppo``'s own)."""
     for key in ((env_id, policy), (None, policy)):
         if key in overrides:
             return overrides[key]
     if quick:
         return QUICK_BUDGET
-    return recipe_budget(env_id, "sb3-ppo" if policy == "jax-ppo" else policy)
+    return None if policy == "jax-ppo" else recipe_budget(env_id, policy)
 
 
 def run_reference(env_id: str, policy: str, episodes: int, n_jobs: int) -> dict[str, Any]:
@@ -277,7 +278,7 @@ def run_reference(env_id: str, policy: str, episodes: int, n_jobs: int) -> dict[
 
 
 def run_trained(
-    env_id: str, policy: str, seeds: list[int], episodes: int, n_jobs: int, steps: int, vec_env: str
+    env_id: str, policy: str, seeds: list[int], episodes: int, n_jobs: int, steps: int | None, vec_env: str
 ) -> Iterable[dict[str, Any]]:
     """Train ``policy`` on ``env_id`` with each seed and score it: one run per seed, as each is done."""
     if policy == "jax-ppo":  # every seed in one vmapped run
