@@ -201,24 +201,27 @@ def test_train_sb3_script_rejects_a_bad_env_argument():
 # --------------------------------------------------------------------------------------------
 
 
-def test_expected_penalty_training_reward_keeps_the_expected_return():
-    # the heartpole recipe trains PPO on the heart attacks' expected cost: the same dynamics,
-    # the same expected return, far less noise
-    penalty = recipes.recipe_for("heartpole-v0").expected_penalty
-    assert penalty is not None and penalty.size == 100.0
+def test_heartpole_v0_ppo_trains_on_the_envs_own_expected_cost_and_keeps_the_expected_return():
+    # the heartpole-v0 recipe trains PPO on the heart attacks' expected cost, which the env
+    # charges itself (expected_cost=True): the same dynamics, the same expected return, far less noise
+    assert recipes.training_env_kwargs("heartpole-v0", "ppo") == {"expected_cost": True}
+    assert recipes.training_env_kwargs("heartpole-v0", "dqn") == {}  # DQN keeps the drawn attacks
+    assert recipes.training_env_kwargs("heartpole-v0", "ppo", {"expected_cost": False}) == {"expected_cost": False}
+    kwargs = recipes.training_env_kwargs("heartpole-v0", "ppo")
     drawn_returns, expected_returns, attacks, chances = [], [], 0, 0.0
     for seed in range(30):
         plain = gymnasium.make("heartpole-v0")
-        wrapped = wrappers.ExpectedPenaltyReward(gymnasium.make("heartpole-v0"), penalty)
+        trained_on = gymnasium.make("heartpole-v0", **kwargs)
         plain.reset(seed=seed)
-        wrapped.reset(seed=seed)
+        trained_on.reset(seed=seed)
         drawn = expected = 0.0
         for _ in range(300):
             obs, reward, _, _, info = plain.step(1)  # always coffee: attacks are frequent
-            obs2, reward2, _, _, info2 = wrapped.step(1)
-            np.testing.assert_array_equal(obs, obs2)  # the wrapper changes no dynamics
+            obs2, reward2, _, _, info2 = trained_on.step(1)
+            np.testing.assert_array_equal(obs, obs2)  # the argument changes no dynamics
+            assert info2["heart_attack"] == info["heart_attack"]
             assert reward2 == pytest.approx(
-                reward + 100.0 * info["heart_attack"] - 100.0 * info["heart_attack_probability"]
+                reward + 100.0 * info["heart_attack"] - 100.0 * info["heart_attack_probability"], abs=1e-9
             )
             drawn, expected = drawn + reward, expected + reward2
             attacks += info["heart_attack"]
@@ -230,19 +233,64 @@ def test_expected_penalty_training_reward_keeps_the_expected_return():
     assert abs(np.mean(drawn_returns) - np.mean(expected_returns)) < 4 * 100.0 * np.sqrt(chances) / 30
     # without drinks the chance of an attack hardly moves: the drawn attacks were nearly all the
     # spread of the returns, and the training reward has almost none
-    wrapped = wrappers.ExpectedPenaltyReward(gymnasium.make("heartpole-v0"), penalty)
+    trained_on = gymnasium.make("heartpole-v0", **kwargs)
     drawn_returns, expected_returns = [], []
     for seed in range(30):
-        obs, _ = wrapped.reset(seed=seed)
+        obs, _ = trained_on.reset(seed=seed)
         drawn = expected = 0.0
         for _ in range(1000):
-            obs, reward, _, _, info = wrapped.step(wrapped.unwrapped.heuristic(obs))
+            obs, reward, _, _, info = trained_on.step(trained_on.unwrapped.heuristic(obs))
             drawn += reward - 100.0 * info["heart_attack"] + 100.0 * info["heart_attack_probability"]
             expected += reward
         drawn_returns.append(drawn)
         expected_returns.append(expected)
     assert np.std(drawn_returns) > 30
     assert np.std(expected_returns) < np.std(drawn_returns) / 10
+
+
+@pytest.mark.parametrize("vec_env", sb3.VEC_ENVS)
+def test_the_training_reward_stream_is_the_one_the_deprecated_expected_penalty_gave(vec_env):
+    """heartpole-v0's PPO training env (expected_cost=True, shifted and scaled) gives, on a seeded
+    rollout, the rewards that the drawn-cost env with ExpectedPenalty gave (to float32 rounding)."""
+    recipe = recipes.recipe_for("heartpole-v0")
+    transforms = {"reward_scale": recipe.reward_scale["ppo"], "reward_offset": recipe.reward_offset["ppo"]}
+    limit = {"max_episode_steps": 300}
+    now = sb3.make_sb3_env(
+        "heartpole-v0",
+        2,
+        5,
+        {**limit, **recipes.training_env_kwargs("heartpole-v0", "ppo")},
+        vec_env=vec_env,
+        **transforms,
+    )
+    with pytest.warns(DeprecationWarning, match="expected_cost=True"):
+        penalty = recipes.ExpectedPenalty("heart_attack", "heart_attack_probability", 100.0)
+    before = sb3.make_sb3_env("heartpole-v0", 2, 5, limit, expected_penalty=penalty, vec_env=vec_env, **transforms)
+    now.reset(), before.reset()
+    # mostly coffee: the blood pressure climbs and attacks strike
+    actions = np.random.default_rng(0).choice(4, size=(900, 2), p=[0.05, 0.85, 0.05, 0.05])
+    attacks = 0
+    for row in actions:
+        obs, reward, done, infos = now.step(row)
+        obs2, reward2, done2, infos2 = before.step(row)
+        np.testing.assert_array_equal(obs, obs2)
+        np.testing.assert_array_equal(done, done2)
+        np.testing.assert_allclose(reward, reward2, rtol=1e-6, atol=1e-6)
+        attacks += sum(bool(info["heart_attack"]) for info in infos)
+    assert attacks > 5  # the rollout has attacks, where the two would differ if the costs did
+
+
+def test_deprecated_expected_penalty_reward_warns_and_says_what_to_use():
+    with pytest.warns(DeprecationWarning, match="expected_cost=True"):
+        penalty = recipes.ExpectedPenalty("heart_attack", "heart_attack_probability", 100.0)
+    with pytest.warns(DeprecationWarning, match="expected_cost=True"):
+        wrapped = wrappers.ExpectedPenaltyReward(gymnasium.make("heartpole-v0"), penalty)
+    env = gymnasium.make("heartpole-v0", expected_cost=True)
+    wrapped.reset(seed=3), env.reset(seed=3)
+    for _ in range(50):
+        assert wrapped.step(1)[1] == pytest.approx(env.step(1)[1], abs=1e-9)
+    # no recipe uses it any more: the expected cost is the env's own argument
+    assert all(recipe.expected_penalty is None for recipe in recipes.RECIPES.values())
 
 
 def test_training_package_stays_out_of_import_gym_suite():

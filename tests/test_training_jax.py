@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import gym_suite
-from gym_suite.training.jax import PPO_DEFAULTS, _schedule, ppo_settings, train_ppo
+from gym_suite.training.jax import PPO_DEFAULTS, _make_adapters, _schedule, ppo_settings, train_ppo
 
 EPISODES = 300
 
@@ -57,7 +57,7 @@ def test_settings_start_from_the_recipe_and_take_overrides():
     assert settings["learning_rate"] == 1e-4
     assert settings["agent_kwargs"] == {"hidden_layer_sizes": (64, 64), "activation": "relu"}
     assert PPO_DEFAULTS["agent_kwargs"]["activation"] == "tanh"  # the defaults are left as they were
-    assert ppo_settings("heartpole-v0")["expected_penalty"] is not None
+    assert "expected_penalty" not in ppo_settings("heartpole-v0")  # the env's expected_cost=True instead
 
 
 @pytest.mark.parametrize(
@@ -68,6 +68,8 @@ def test_settings_start_from_the_recipe_and_take_overrides():
         ({"num_envs": 3, "num_steps": 5, "num_minibatches": 2}, "multiple of num_minibatches"),
         ({"reward_scale": float("nan")}, "reward_scale must be a finite number"),
         ({"agent_kwargs": {"activation": "softsign"}}, "activation must be one of"),
+        ({"eval_episodes": -1}, "eval_episodes must be a non-negative integer"),
+        ({"expected_penalty": None}, "expected_cost"),
     ],
 )
 def test_bad_settings_raise_value_error_naming_them(kwargs, message):
@@ -96,3 +98,27 @@ def test_the_schedule_rounds_the_budget_up_to_whole_updates_as_little_as_it_can(
     assert eval_freq % 4096 == 0
     assert 1_500_000 <= eval_freq * evaluations < 1_500_000 + 2 * 4096
     assert _schedule(20_000, 1024, 20) == (1024, 20)
+
+
+def test_heartpole_v0_trains_on_the_envs_expected_cost_and_is_scored_on_its_own_rewards():
+    pytest.importorskip("rejax")
+    train_env, _, eval_env, _ = _make_adapters("heartpole-v0", ppo_settings("heartpole-v0"))
+    assert train_env.env.definition_params.expected_cost  # the recipe's training env argument
+    assert not eval_env.env.definition_params.expected_cost  # the env's own rewards: drawn attacks
+    settings = ppo_settings("heartpole-v0", env_kwargs={"expected_cost": False})
+    assert not _make_adapters("heartpole-v0", settings)[0].env.definition_params.expected_cost
+
+
+def test_checkpoints_are_the_policies_at_each_evaluation_and_the_curve_has_its_times():
+    pytest.importorskip("rejax")
+    result = train_ppo(
+        "example-v0", num_seeds=2, total_timesteps=4096, eval_points=2, keep_checkpoints=True, progress=False
+    )
+    assert len(result.checkpoints) == len(result.steps) == 3 and all(len(c) == 2 for c in result.checkpoints)
+    env = gymnasium.make("example-v0")
+    observations = [env.reset(seed=s)[0] for s in range(11)] + list(range(11))
+    for last, final in zip(result.checkpoints[-1], result.policies):
+        assert last.act_batch(observations) == final.act_batch(observations)  # the last checkpoint is the end
+    assert np.all(np.diff(result.curve_seconds) > 0) and result.curve_seconds[-1] <= result.train_seconds
+    quiet = train_ppo("example-v0", total_timesteps=2048, eval_points=2, eval_episodes=0, progress=False)
+    assert np.all(np.isnan(quiet.returns)) and quiet.checkpoints is None

@@ -192,19 +192,18 @@ def train_run(
 
 def step_rates(env_id: str, n_envs: int, seconds: float = STEP_SECONDS) -> dict[str, float]:
     """Env-steps/s of ``VecEnv.step`` alone for both variants (the recipe's PPO transforms, random actions)."""
-    from gym_suite.training.recipes import recipe_for
+    from gym_suite.training.recipes import recipe_for, training_env_kwargs
     from gym_suite.training.sb3 import make_sb3_env
 
     recipe = recipe_for(env_id)
-    penalty = recipe.expected_penalty if recipe.expected_penalty and "ppo" in recipe.expected_penalty.algos else None
     rates = {}
     for variant in VARIANTS:
         venv = make_sb3_env(
             env_id,
             n_envs,
             0,
+            training_env_kwargs(env_id, "ppo"),
             reward_scale=recipe.reward_scale.get("ppo", 1.0),
-            expected_penalty=penalty,
             reward_offset=recipe.reward_offset.get("ppo", 0.0),
             vec_env=variant,
         )

@@ -19,9 +19,9 @@ call: ``num_seeds`` seeds are vectorised with ``jax.vmap`` in the same run.
 
 The settings of an id (:data:`PPO_RECIPES`) start from its Stable-Baselines3 recipe
 (:mod:`gym_suite.training.recipes`): the same budget, rollout size, minibatches, epochs, network
-(64 x 64, tanh), and the same training-only reward transforms (reward scale and offset, the
-expected cost of a random penalty); the env's own rewards are what the curve and the evaluation
-score. Episodes that end by the step limit or the rules' clock are terminal for the learner
+(64 x 64, tanh), the same training env arguments (heartpole-v0's ``expected_cost=True``:
+:func:`gym_suite.training.recipes.training_env_kwargs`) and training-only reward transforms
+(reward scale and offset); the env's own rewards are what the curve and the evaluation score. Episodes that end by the step limit or the rules' clock are terminal for the learner
 (rejax does not bootstrap past a truncation; heartpole-v1 shows the time in its observation).
 
 The policies take the numpy env's observations: ``gymnasium.spaces.flatten`` of them (a
@@ -43,7 +43,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite.training.recipes import recipe_budget, recipe_for
+from gym_suite.training.recipes import recipe_budget, recipe_for, training_env_kwargs
 from gym_suite.training.wrappers import acts_in_unit_box, from_unit_box
 
 __all__ = ["PPO_DEFAULTS", "PPO_RECIPES", "JaxPPOPolicy", "JaxTrainingResult", "ppo_settings", "train_ppo"]
@@ -92,7 +92,7 @@ PPO_RECIPES: dict[str, dict[str, Any]] = {
 
 #: Keywords of :func:`train_ppo` that are not rejax's: the training-only reward transforms (by
 #: default the id's SB3 PPO recipe's), the curve's evaluations and the env's arguments.
-OWN_SETTINGS = ("reward_scale", "reward_offset", "expected_penalty", "eval_episodes", "eval_points", "env_kwargs")
+OWN_SETTINGS = ("reward_scale", "reward_offset", "eval_episodes", "eval_points", "env_kwargs")
 #: rejax ``PPO`` keywords that :func:`train_ppo` accepts as overrides.
 REJAX_SETTINGS = tuple(PPO_DEFAULTS) + ("normalize_rewards", "reward_normalization_discount")
 ACTIVATIONS = ("tanh", "relu", "swish", "silu", "elu", "gelu")
@@ -104,20 +104,23 @@ def ppo_settings(env_id: str, **overrides: Any) -> dict[str, Any]:
     Raises ``ValueError`` for a keyword that is neither rejax's PPO setting nor one of
     :data:`OWN_SETTINGS`.
     """
+    if "expected_penalty" in overrides:
+        raise ValueError(
+            "train_ppo: expected_penalty is no longer a setting: the env charges a heart attack's expected cost "
+            "itself, env_kwargs={'expected_cost': True} (heartpole-v0; heartpole-v1's default)"
+        )
     unknown = sorted(set(overrides) - set(REJAX_SETTINGS) - set(OWN_SETTINGS))
     if unknown:
         raise ValueError(
             f"train_ppo: unknown setting(s) {unknown}; the settings are {sorted(REJAX_SETTINGS + OWN_SETTINGS)}"
         )
     recipe = recipe_for(env_id)
-    penalty = recipe.expected_penalty if recipe.expected_penalty and "ppo" in recipe.expected_penalty.algos else None
     settings: dict[str, Any] = {
         **PPO_DEFAULTS,
         "agent_kwargs": dict(PPO_DEFAULTS["agent_kwargs"]),
         **PPO_RECIPES.get(env_id, {}),
         "reward_scale": recipe.reward_scale.get("ppo", 1.0),
         "reward_offset": recipe.reward_offset.get("ppo", 0.0),
-        "expected_penalty": penalty,
         "eval_episodes": 32,
         "eval_points": 20,
         "env_kwargs": {},
@@ -131,9 +134,10 @@ def ppo_settings(env_id: str, **overrides: Any) -> dict[str, Any]:
     if activation not in ACTIVATIONS:
         raise ValueError(f"train_ppo: agent_kwargs activation must be one of {list(ACTIVATIONS)}, got {activation!r}")
     for key in ("num_envs", "num_steps", "num_minibatches", "num_epochs", "eval_episodes", "eval_points"):
-        value = settings[key]
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"train_ppo: {key} must be a positive integer, got {value!r}")
+        value, least = settings[key], 0 if key == "eval_episodes" else 1
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+            kind = "a non-negative" if least == 0 else "a positive"
+            raise ValueError(f"train_ppo: {key} must be {kind} integer, got {value!r}")
     if (settings["num_envs"] * settings["num_steps"]) % settings["num_minibatches"]:
         raise ValueError(
             f"train_ppo: num_envs x num_steps ({settings['num_envs']} x {settings['num_steps']}) must be a "
@@ -235,10 +239,14 @@ class JaxTrainingResult:
     ``policies``: one greedy :class:`JaxPPOPolicy` per seed (seeds ``seed``, ``seed + 1``, ...).
     The curve: ``steps`` (environment steps of each seed at each evaluation, 0 first) and
     ``returns`` (``num_seeds x len(steps)``: the mean return of ``eval_episodes`` greedy episodes
-    on the JAX env, the env's own rewards; push-v0 on its evaluation log). ``compile_seconds``
-    and ``train_seconds``: the wall time of compiling and of running the compiled training;
-    ``seconds`` both. ``timesteps``: the env steps each seed trained (the budget rounded up to
-    whole updates). ``settings``: what :func:`ppo_settings` gave.
+    on the JAX env, the env's own rewards; push-v0 on its evaluation log; NaN with
+    ``eval_episodes=0``). ``compile_seconds`` and ``train_seconds``: the wall time of compiling
+    and of running the compiled training; ``seconds`` both. ``curve_seconds``: the wall time of
+    the compiled run when each evaluation of the curve was reached (compiling left out, the
+    evaluations before it included). ``checkpoints`` (with ``keep_checkpoints=True``): the greedy
+    policies at each evaluation, ``checkpoints[evaluation][seed]``. ``timesteps``: the env steps
+    each seed trained (the budget rounded up to whole updates). ``settings``: what
+    :func:`ppo_settings` gave.
     """
 
     env_id: str
@@ -250,6 +258,8 @@ class JaxTrainingResult:
     compile_seconds: float
     train_seconds: float
     settings: dict[str, Any] = field(repr=False, default_factory=dict)
+    curve_seconds: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
+    checkpoints: list[list[JaxPPOPolicy]] | None = field(repr=False, default=None)
 
     @property
     def seconds(self) -> float:
@@ -293,13 +303,13 @@ def _make_adapters(env_id: str, settings: dict[str, Any]):
         """rejax 0.1.3 takes ``(obs, state, reward, done, info)`` from ``step``; gymnax 1.0 gives
         ``terminated`` and ``truncated`` apart: they are joined (the end is terminal for the
         learner). A ``Discrete`` observation is one-hot (as ``gymnasium.spaces.flatten``), and the
-        training rewards are transformed: ``(reward + penalty event - penalty expected + offset) * scale``.
+        training rewards are transformed: ``(reward + offset) * scale``.
         A bounded float ``Box`` action space is ``[-1, 1]`` for the agent (Gaussian policies start
         around 0 with unit spread), mapped back to its bounds as ``from_unit_box`` does."""
 
-        def __init__(self, env, scale=1.0, offset=0.0, penalty=None):
+        def __init__(self, env, scale=1.0, offset=0.0):
             super().__init__()
-            self.env, self.scale, self.offset, self.penalty = env, float(scale), float(offset), penalty
+            self.env, self.scale, self.offset = env, float(scale), float(offset)
             self._onehot = isinstance(env.observation_space(env.default_params), gymnax_spaces.Discrete)
             gym_space = env.definition.action_space(env.definition_params)
             self._unit = acts_in_unit_box(gym_space)
@@ -343,30 +353,32 @@ def _make_adapters(env_id: str, settings: dict[str, Any]):
                 action = self._low + (jnp.clip(action, -1.0, 1.0) + 1.0) * 0.5 * (self._high - self._low)
                 action = jnp.clip(action, self._low, self._high)
             obs, state, reward, terminated, truncated, info = self.env.step(key, state, action, params)
-            if self.penalty is not None:
-                size = self.penalty.size
-                reward = reward + size * info[self.penalty.event] - size * info[self.penalty.probability]
             if self.offset:
                 reward = reward + self.offset
             if self.scale != 1.0:
                 reward = reward * self.scale
             return self._obs(obs), state, reward, jnp.logical_or(terminated, truncated), info
 
-    env, params = gsj.make(env_id, **settings["env_kwargs"])
-    train_env = FiveTuple(env, settings["reward_scale"], settings["reward_offset"], settings["expected_penalty"])
+    train_kwargs = training_env_kwargs(env_id, "ppo", settings["env_kwargs"])
+    env, params = gsj.make(env_id, **train_kwargs)
+    train_env = FiveTuple(env, settings["reward_scale"], settings["reward_offset"])
     eval_kwargs = {**recipe_for(env_id).eval_env_kwargs, **settings["env_kwargs"]}
-    eval_base, eval_params = gsj.make(env_id, **eval_kwargs) if eval_kwargs != settings["env_kwargs"] else (env, params)
+    eval_base, eval_params = gsj.make(env_id, **eval_kwargs) if eval_kwargs != train_kwargs else (env, params)
     return train_env, params, FiveTuple(eval_base), eval_params
 
 
-# the Progress of the training under way (the compiled callback reports to it)
+# the Progress of the training under way and the times its evaluations were reached (the
+# compiled callback reports to them)
 _PROGRESS: list = []
+_REACHED: list[dict[int, float]] = []
 
 
 def _report(step) -> None:
+    done = int(np.max(np.asarray(step)))
+    if _REACHED:
+        _REACHED[-1].setdefault(done, time.perf_counter())
     if _PROGRESS:
         progress = _PROGRESS[-1]
-        done = int(np.max(np.asarray(step)))
         if done > progress.n:
             progress.update(done - progress.n)
 
@@ -378,6 +390,7 @@ def train_ppo(
     num_seeds: int = 1,
     total_timesteps: int | None = None,
     progress: bool = True,
+    keep_checkpoints: bool = False,
     **overrides: Any,
 ) -> JaxTrainingResult:
     """Train rejax's PPO on ``env_id``'s JAX env for ``num_seeds`` seeds in one compiled, vmapped run.
@@ -386,8 +399,12 @@ def train_ppo(
     :func:`gym_suite.training.recipes.recipe_budget`), rounded up to whole updates of
     ``num_envs x num_steps``. ``overrides`` update the settings (:func:`ppo_settings`): rejax's
     ``PPO`` keywords (``num_envs``, ``learning_rate``, ``gamma``, ``agent_kwargs``, ...) and
-    ``reward_scale``, ``reward_offset``, ``expected_penalty`` (training rewards), ``eval_episodes``
-    and ``eval_points`` (the curve), ``env_kwargs`` (the env's arguments).
+    ``reward_scale``, ``reward_offset`` (training rewards), ``eval_episodes`` and ``eval_points``
+    (the curve: about ``eval_points`` evaluations of ``eval_episodes`` greedy episodes on the JAX
+    env; ``eval_episodes=0``: none, the returns are NaN), ``env_kwargs`` (the env's arguments,
+    over the recipe's training env arguments). ``keep_checkpoints``: also keep the greedy
+    policies at every evaluation point (``result.checkpoints``), to score the curve elsewhere
+    (on the numpy env, say).
 
     Progress shows on standard error when ``progress`` is true: a bar on a terminal, a line every
     few seconds elsewhere, with a line when compiling starts and one with the times at the end.
@@ -439,10 +456,17 @@ def train_ppo(
 
     def eval_callback(algo, ts, rng):
         jax.debug.callback(_report, ts.global_step)
-        lengths, returns = rejax_evaluate(
-            greedy_act(algo, ts), rng, eval_env, eval_params, episodes, eval_params.max_steps_in_episode
-        )
-        return returns.mean()
+        if episodes:
+            lengths, returns = rejax_evaluate(
+                greedy_act(algo, ts), rng, eval_env, eval_params, episodes, eval_params.max_steps_in_episode
+            )
+            mean = returns.mean()
+        else:
+            mean = jnp.float32(jnp.nan)
+        if not keep_checkpoints:
+            return mean
+        rms = (ts.obs_rms_state.mean, ts.obs_rms_state.var) if algo.normalize_observations else ()
+        return mean, ts.actor_ts.params, rms
 
     algo = algo.replace(eval_callback=eval_callback)
     keys = jnp.stack([jax.random.PRNGKey(seed + i) for i in range(num_seeds)])
@@ -454,7 +478,9 @@ def train_ppo(
     compiled = jax.jit(jax.vmap(algo.train)).lower(keys).compile()
     compile_seconds = time.perf_counter() - start
     bar = Progress(timesteps, label, "step", file=stream, disable=not progress)
+    reached: dict[int, float] = {}
     _PROGRESS.append(bar)
+    _REACHED.append(reached)
     try:
         start = time.perf_counter()
         ts, curve = compiled(keys)
@@ -462,6 +488,7 @@ def train_ppo(
         train_seconds = time.perf_counter() - start
     finally:
         _PROGRESS.remove(bar)
+        _REACHED.remove(reached)
         bar.close()
     if progress:
         print(
@@ -475,20 +502,24 @@ def train_ppo(
     obs_space, act_space = probe.observation_space, probe.action_space
     probe.close()
     activation = settings["agent_kwargs"].get("activation", "swish")
-    policies = []
-    for i in range(num_seeds):
-        actor = jax.tree.map(lambda x, i=i: np.asarray(x[i]), ts.actor_ts.params)["params"]
+
+    def policy(actor_params, rms, index) -> JaxPPOPolicy:
+        actor = jax.tree.map(lambda x: np.asarray(x[index]), actor_params)["params"]
         features = actor["features"]
         layers = [(features[f"Dense_{k}"]["kernel"], features[f"Dense_{k}"]["bias"]) for k in range(len(features))]
         head = actor["action_logits"] if "action_logits" in actor else actor["action_mean"]
-        mean = var = None
-        if algo.normalize_observations:
-            mean, var = np.asarray(ts.obs_rms_state.mean[i]), np.asarray(ts.obs_rms_state.var[i])
-        policies.append(
-            JaxPPOPolicy(obs_space, act_space, layers, (head["kernel"], head["bias"]), activation, mean, var)
-        )
+        mean, var = (np.asarray(rms[0][index]), np.asarray(rms[1][index])) if rms else (None, None)
+        return JaxPPOPolicy(obs_space, act_space, layers, (head["kernel"], head["bias"]), activation, mean, var)
+
+    final_rms = (ts.obs_rms_state.mean, ts.obs_rms_state.var) if algo.normalize_observations else ()
+    policies = [policy(ts.actor_ts.params, final_rms, i) for i in range(num_seeds)]
+    checkpoints = None
+    if keep_checkpoints:
+        curve, actor_params, rms = curve
+        checkpoints = [[policy(actor_params, rms, (i, e)) for i in range(num_seeds)] for e in range(np.shape(curve)[1])]
     returns = np.asarray(curve, dtype=float).reshape(num_seeds, -1)
     steps = np.arange(returns.shape[1]) * eval_freq
+    curve_seconds = np.array([reached.get(int(step), start + math.nan) - start for step in steps])
     return JaxTrainingResult(
         env_id,
         [seed + i for i in range(num_seeds)],
@@ -499,4 +530,6 @@ def train_ppo(
         compile_seconds,
         train_seconds,
         settings,
+        curve_seconds,
+        checkpoints,
     )

@@ -6,6 +6,7 @@ An id without a recipe gets ``Recipe()``, so a new environment trains as soon as
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,18 +59,33 @@ DEFAULT_BUDGET = 100_000
 
 @dataclass(frozen=True)
 class ExpectedPenalty:
-    """Train on a random penalty's expected cost instead of its draw, for the ``algos`` listed.
+    """Deprecated: make the training env with its own expected-cost argument instead.
 
-    The env's ``info`` says whether the penalty struck (``event``) and the chance it had
-    (``probability``); the training reward adds back ``size * event`` and takes off
-    ``size * probability``. The expected return of every policy stays the same, so the best
-    policy does too; the noise of the draws goes. Evaluation scores the env's own rewards.
+    heartpole-v0 and heartpole-v1 take ``expected_cost=True`` (``heartpole-v1``'s default): the
+    rules themselves charge a heart attack's expected cost. A recipe says so with
+    ``Recipe(train_env_kwargs={"ppo": {"expected_cost": True}})``; a training call with
+    ``env_kwargs={"expected_cost": True}``.
+
+    What it did (and still does where it is passed): the env's ``info`` says whether the penalty
+    struck (``event``) and the chance it had (``probability``); the training reward adds back
+    ``size * event`` and takes off ``size * probability``.
     """
 
     event: str
     probability: str
     size: float
     algos: tuple[str, ...] = ("ppo",)
+
+    def __post_init__(self) -> None:
+        warnings.warn(DEPRECATED_PENALTY, DeprecationWarning, stacklevel=3)
+
+
+#: What to use instead of :class:`ExpectedPenalty` (the warning's text).
+DEPRECATED_PENALTY = (
+    "ExpectedPenalty is deprecated: make the env with its own expected-cost argument instead "
+    "(heartpole: expected_cost=True; a recipe: Recipe(train_env_kwargs={'ppo': {'expected_cost': True}}), "
+    "a training call: env_kwargs={'expected_cost': True})"
+)
 
 
 @dataclass(frozen=True)
@@ -85,7 +101,10 @@ class Recipe:
     reward before the scaling: in episodes of a fixed length it shifts every return by the same
     amount (the best policy stays the same), and it can take out a constant cost that no policy
     avoids, which the value function would otherwise have to learn to many digits.
-    ``expected_penalty`` (:class:`ExpectedPenalty`) trains on a random penalty's expected cost.
+    ``train_env_kwargs`` maps ``"ppo"``/``"dqn"`` to arguments of the env that algorithm trains
+    on (under any the caller gives): heartpole's ``expected_cost=True`` trains on the heart
+    attacks' expected cost, charged by the rules themselves (:func:`training_env_kwargs`).
+    ``expected_penalty`` is deprecated (:class:`ExpectedPenalty`).
     Evaluation always scores the env's own rewards. ``eval_env_kwargs`` are the env arguments of
     the reported evaluation where it differs from training: an env that replays data is scored on
     data the agent did not train on (push-v0: the held-out test log).
@@ -96,7 +115,8 @@ class Recipe:
     vec_normalize: dict[str, dict[str, Any]] = field(default_factory=dict)
     reward_scale: dict[str, float] = field(default_factory=dict)
     reward_offset: dict[str, float] = field(default_factory=dict)
-    expected_penalty: ExpectedPenalty | None = None
+    train_env_kwargs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    expected_penalty: ExpectedPenalty | None = None  # deprecated: train_env_kwargs
     sb3_ppo: dict[str, Any] = field(default_factory=dict)
     sb3_dqn: dict[str, Any] = field(default_factory=dict)
     rllib_ppo: dict[str, Any] = field(default_factory=dict)
@@ -128,14 +148,15 @@ RECIPES: dict[str, Recipe] = {
     # of about 0.001 a step: rewards scaled by 0.01 keep the attacks inside the quadratic part of
     # DQN's Huber loss (unscaled, DQN learns as if they cost 1, and drinks coffee); a large batch,
     # a slow target network and learning rate average the attacks' noise out. PPO trains on the
-    # attacks' expected cost (100 x heart_attack_probability) instead of their draws, less the
-    # cost at rest that every policy pays (a constant a step, in 1,000-step episodes: the same
-    # shift of every return), times 1,000 so that the score changes are of order 0.1 to 1, with
-    # normalized observations (time_elapsed and work_done grow to 2,000 and 700) and updates of
-    # 4,096 steps: it learns an alertness threshold (paired with the heuristic: -0.0013 ± 0.0004
-    # at 400k steps, instead of -0.0090 with VecNormalize's reward normalization and -0.276 for
-    # always-sleep). gamma 0.999 does worse (-0.010: a rule on time_since_slept, or always-sleep):
-    # the returns then sum the noise of many wake-ups. DQN does worse with expected attacks (it
+    # attacks' expected cost (the env's expected_cost=True: 100 x the attack probability, charged
+    # by the rules) instead of their draws, less the cost at rest that every policy pays (a
+    # constant a step, in 1,000-step episodes: the same shift of every return), times 1,000 so
+    # that the score changes are of order 0.1 to 1, with normalized observations (time_elapsed
+    # and work_done grow to 2,000 and 700) and updates of 4,096 steps: it learns an alertness
+    # threshold (paired with the heuristic: -0.0013 ± 0.0004 at 400k steps, instead of -0.0090
+    # with VecNormalize's reward normalization and -0.276 for always-sleep). gamma 0.999 does
+    # worse (-0.010: a rule on time_since_slept, or always-sleep): the returns then sum the noise
+    # of many wake-ups. DQN does worse with expected attacks (it
     # drinks now and then: -4.3), so it keeps the drawn attacks. No agent can beat the heuristic
     # by much: it is the best stationary policy (sleep when the next half-hour's work falls below
     # the long-run score, 0.32, i.e. alertness below about 0.38), see
@@ -144,7 +165,7 @@ RECIPES: dict[str, Recipe] = {
         budgets={"sb3-ppo": 400_000, "sb3-dqn": 150_000, "rllib-ppo": 200_000},
         reward_scale={"dqn": 0.01, "ppo": 1000.0},
         reward_offset={"ppo": HEARTPOLE_RESTING_ATTACK_COST},
-        expected_penalty=ExpectedPenalty("heart_attack", "heart_attack_probability", 100.0, algos=("ppo",)),
+        train_env_kwargs={"ppo": {"expected_cost": True}},
         vec_normalize={"ppo": {"norm_obs": True, "norm_reward": False}},
         sb3_ppo={"n_steps": 1024, "batch_size": 256},
         sb3_dqn={"batch_size": 256, "learning_rate": 3e-4, "target_update_interval": 5_000},
@@ -193,6 +214,12 @@ def recipe_budget(env_id: str, agent: str) -> int:
     if agent not in TRAINED_AGENTS:
         raise ValueError(f"unknown agent {agent!r}: choose from {list(TRAINED_AGENTS)}")
     return recipe_for(env_id).budgets.get(agent, DEFAULT_BUDGET)
+
+
+def training_env_kwargs(env_id: str, algo: str, env_kwargs: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The arguments of the env ``algo`` (``"ppo"``/``"dqn"``) trains on: the recipe's
+    ``train_env_kwargs`` for it, then ``env_kwargs`` (the caller's win)."""
+    return {**recipe_for(env_id).train_env_kwargs.get(algo, {}), **(env_kwargs or {})}
 
 
 def sb3_settings(env_id: str, algo: str) -> dict[str, Any]:

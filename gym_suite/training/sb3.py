@@ -29,7 +29,7 @@ except ImportError as exc:  # pragma: no cover - depends on the extras installed
 
 from gym_suite.envs._checks import check_int, shown
 from gym_suite.training import single_thread_torch
-from gym_suite.training.recipes import ExpectedPenalty, recipe_budget, recipe_for, sb3_settings
+from gym_suite.training.recipes import ExpectedPenalty, recipe_budget, recipe_for, sb3_settings, training_env_kwargs
 from gym_suite.training.sb3_vec import SuiteVecEnv
 from gym_suite.training.wrappers import (
     acts_in_unit_box,
@@ -113,6 +113,7 @@ def make_sb3_env(
     expected_penalty: ExpectedPenalty | None = None,
     reward_offset: float = 0.0,
     vec_env: str = "native",
+    truncation_is_terminal: bool = False,
 ):
     """The vectorized training env, in ``VecNormalize`` when ``vec_normalize`` (its keyword arguments) is given.
 
@@ -120,8 +121,12 @@ def make_sb3_env(
     the training transforms of :func:`gym_suite.training.wrappers.training_wrappers` applied to
     the batch. ``vec_env="dummy"``: ``DummyVecEnv`` of monitored copies in ``training_wrappers``.
     Either way the monitor's ``episode`` info holds the env's own rewards, and the agent trains
-    on the expected penalty, a bounded ``Box`` action space rescaled to ``[-1, 1]``, rewards
-    shifted by ``reward_offset`` and scaled by ``reward_scale``.
+    on a bounded ``Box`` action space rescaled to ``[-1, 1]``, rewards shifted by
+    ``reward_offset`` and scaled by ``reward_scale``. ``expected_penalty`` is deprecated: a
+    heart attack's expected cost is the env's own argument (``env_kwargs={"expected_cost": True}``).
+    ``truncation_is_terminal``: an episode the env truncates ends for the learner as a terminal
+    one (``info["TimeLimit.truncated"]`` is False: no bootstrapping past it), for an env whose
+    observation shows the time left (heartpole-v1's two weeks).
     """
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import VecNormalize
@@ -151,9 +156,34 @@ def make_sb3_env(
                 "reward_offset": reward_offset,
             },
         )
+    if truncation_is_terminal:
+        venv = TruncationIsTerminal(venv)
     if vec_normalize is not None:
         venv = VecNormalize(venv, **vec_normalize)
     return venv
+
+
+def _truncation_is_terminal_wrapper():
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    class TruncationIsTerminal(VecEnvWrapper):
+        """Episodes the env truncates end as terminal ones for the learner: ``info["TimeLimit.truncated"]``
+        is False, so Stable-Baselines3 does not bootstrap past them."""
+
+        def reset(self):
+            return self.venv.reset()
+
+        def step_wait(self):
+            obs, rewards, dones, infos = self.venv.step_wait()
+            for info in infos:
+                if info.get("TimeLimit.truncated"):
+                    info["TimeLimit.truncated"] = False
+            return obs, rewards, dones, infos
+
+    return TruncationIsTerminal
+
+
+TruncationIsTerminal = _truncation_is_terminal_wrapper()
 
 
 def train_sb3(
@@ -168,6 +198,7 @@ def train_sb3(
     n_envs: int | None = None,
     callback=None,
     overrides: dict[str, Any] | None = None,
+    truncation_is_terminal: bool = False,
 ):
     """Train Stable-Baselines3 ``algo`` (``"ppo"`` or ``"dqn"``) on ``env_id`` for ``steps`` env steps.
 
@@ -176,7 +207,10 @@ def train_sb3(
     (PPO; DQN trains on one). ``vec_env``: ``"native"`` steps the id's native vector env
     (:class:`SuiteVecEnv`), ``"dummy"`` Stable-Baselines3's ``DummyVecEnv`` of scalar envs (see
     :func:`make_sb3_env`). ``overrides`` update the recipe's model settings (``n_epochs``, ...);
-    ``callback`` goes to ``model.learn``. Returns the model;
+    ``callback`` goes to ``model.learn``; ``truncation_is_terminal`` ends truncated episodes as
+    terminal ones for the learner (see :func:`make_sb3_env`). The training env is made with the recipe's
+    ``train_env_kwargs`` for ``algo`` under ``env_kwargs`` (heartpole-v0's PPO: ``expected_cost=True``,
+    :func:`~gym_suite.training.recipes.training_env_kwargs`). Returns the model;
     ``model.get_vec_normalize_env()`` holds the observation statistics when the recipe
     normalizes. Sets torch to one thread. Nothing is written to disk (see :func:`save_sb3`).
     """
@@ -209,17 +243,19 @@ def train_sb3(
             )
     env_action_space = probe.action_space
     probe.close()
+    # deprecated: a recipe's expected cost is the env's own argument (train_env_kwargs)
     penalty = recipe.expected_penalty if recipe.expected_penalty and algo in recipe.expected_penalty.algos else None
     venv = make_sb3_env(
         env_id,
         n_envs,
         seed,
-        env_kwargs,
+        training_env_kwargs(env_id, algo, env_kwargs),
         vec_normalize,
         recipe.reward_scale.get(algo, 1.0),
         penalty,
         recipe.reward_offset.get(algo, 0.0),
         vec_env=vec_env,
+        truncation_is_terminal=truncation_is_terminal,
     )
     cls = PPO if algo == "ppo" else DQN
     model = cls(policy, venv, seed=seed, device="cpu", verbose=verbose, **settings)

@@ -21,9 +21,10 @@ scalar env from the same seed. With more rows the episodes differ from ``DummyVe
 native env draws every row from one generator (seeded once for the batch), where
 ``DummyVecEnv`` seeds row ``i`` with ``seed + i``.
 
-The training transforms of :func:`gym_suite.training.wrappers.training_wrappers` (the expected
-penalty, actions in ``[-1, 1]`` for a bounded ``Box``, shifted and scaled rewards) are keyword
-arguments here, applied to the whole batch with the same arithmetic.
+The training transforms of :func:`gym_suite.training.wrappers.training_wrappers` (actions in
+``[-1, 1]`` for a bounded ``Box``, shifted and scaled rewards) are keyword arguments here,
+applied to the whole batch with the same arithmetic. A heart attack's expected cost is the
+env's own argument (``env_kwargs={"expected_cost": True}``); ``expected_penalty`` is deprecated.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices,
 from gym_suite.envs._checks import check_int, check_seed, shown
 from gym_suite.envs._shells import SuiteVectorEnv
 from gym_suite.training.recipes import ExpectedPenalty
-from gym_suite.training.wrappers import acts_in_unit_box, check_reward_transform
+from gym_suite.training.wrappers import acts_in_unit_box, check_reward_transform, penalized_reward
 
 #: Vector-env methods that act on the whole batch: the ``VecEnv``'s own methods do that.
 _BATCH_METHODS = ("reset", "step", "close")
@@ -97,8 +98,9 @@ class SuiteVecEnv(VecEnv):
     ``env_kwargs``: the env's arguments, ``max_episode_steps`` included, as ``gymnasium.make``
     takes them. Training transforms, off by default: ``unit_box_actions`` (a bounded ``Box``
     action space is presented as ``[-1, 1]`` and mapped back to the env's bounds, as
-    ``RescaleAction`` does), ``expected_penalty``, ``reward_offset`` and ``reward_scale``
-    (:func:`gym_suite.training.wrappers.training_wrappers`); the ``episode`` info always holds
+    ``RescaleAction`` does), ``reward_offset`` and ``reward_scale``
+    (:func:`gym_suite.training.wrappers.training_wrappers`; ``expected_penalty`` is deprecated:
+    pass the env's ``expected_cost=True`` in ``env_kwargs``); the ``episode`` info always holds
     the env's own return.
 
     Seeding: :meth:`seed` (Stable-Baselines3 calls it with the model's seed) sets the seed of the
@@ -418,11 +420,8 @@ class SuiteVecEnv(VecEnv):
 
     def _training_reward(self, reward: np.ndarray, info: dict) -> np.ndarray:
         """The reward the agent trains on, float32 as ``DummyVecEnv`` stores it."""
-        penalty = self.expected_penalty
-        if penalty is not None:
-            event = np.asarray(info[penalty.event], dtype=np.float64)
-            probability = np.asarray(info[penalty.probability], dtype=np.float64)
-            reward = reward + penalty.size * event - penalty.size * probability
+        if self.expected_penalty is not None:  # deprecated: the env's expected_cost argument
+            reward = penalized_reward(reward, info, self.expected_penalty)
         if self.reward_scale != 1.0 or self.reward_offset != 0.0:
             reward = self.reward_scale * (reward + self.reward_offset)
         return reward.astype(np.float32)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import warnings
+
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.wrappers import RescaleAction
 
 from gym_suite.envs._checks import check_number
-from gym_suite.training.recipes import ExpectedPenalty
+from gym_suite.training.recipes import DEPRECATED_PENALTY, ExpectedPenalty
 
 
 def check_reward_transform(owner: str, reward_scale, reward_offset) -> tuple[float, float]:
@@ -67,27 +69,44 @@ class ScaleReward(gymnasium.RewardWrapper):
         return self.scale * (float(reward) + self.offset)
 
 
+def penalized_reward(reward, info, penalty: ExpectedPenalty):
+    """Deprecated (see :class:`~gym_suite.training.recipes.ExpectedPenalty`): ``reward`` with the
+    penalty's draw replaced by its expected cost, for one step or a batch (numpy arrays)."""
+    event = np.asarray(info[penalty.event], dtype=np.float64)
+    probability = np.asarray(info[penalty.probability], dtype=np.float64)
+    return reward + penalty.size * event - penalty.size * probability
+
+
 class ExpectedPenaltyReward(gymnasium.Wrapper):
-    """The reward with a random penalty's draw replaced by its expected cost (:class:`ExpectedPenalty`)."""
+    """Deprecated: make the env with its expected-cost argument instead (heartpole:
+    ``gymnasium.make(id, expected_cost=True)``): the rules charge the expected cost themselves.
+
+    The reward with a random penalty's draw replaced by its expected cost (:class:`ExpectedPenalty`).
+    """
 
     def __init__(self, env, penalty: ExpectedPenalty):
+        warnings.warn(DEPRECATED_PENALTY, DeprecationWarning, stacklevel=2)
         super().__init__(env)
         self.penalty = penalty
 
     def step(self, action):
         obs, reward, terminated, truncated, info = self.env.step(action)
-        p = self.penalty
-        reward = float(reward) + p.size * float(info[p.event]) - p.size * float(info[p.probability])
-        return obs, reward, terminated, truncated, info
+        return obs, float(penalized_reward(float(reward), info, self.penalty)), terminated, truncated, info
 
 
 def training_wrappers(
     env, reward_scale: float = 1.0, expected_penalty: ExpectedPenalty | None = None, reward_offset: float = 0.0
 ):
-    """``env`` as an agent trains on it: the expected penalty, actions in ``[-1, 1]``, scaled rewards."""
+    """``env`` as an agent trains on it: actions in ``[-1, 1]``, shifted and scaled rewards.
+
+    ``expected_penalty`` is deprecated: make the env with its expected-cost argument instead
+    (:func:`gym_suite.training.recipes.training_env_kwargs` gives a recipe's).
+    """
     reward_scale, reward_offset = check_reward_transform("training_wrappers", reward_scale, reward_offset)
     if expected_penalty is not None:
-        env = ExpectedPenaltyReward(env, expected_penalty)
+        with warnings.catch_warnings():  # ExpectedPenalty warned when it was made
+            warnings.simplefilter("ignore", DeprecationWarning)
+            env = ExpectedPenaltyReward(env, expected_penalty)
     if acts_in_unit_box(env.action_space):
         unit = np.ones(env.action_space.shape, dtype=env.action_space.dtype)
         env = RescaleAction(env, -unit, unit)
