@@ -23,6 +23,7 @@ draws), and the paired difference from the heuristic, mean ± standard error.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import time
 
 import gymnasium
@@ -30,26 +31,26 @@ import numpy as np
 from gymnasium.utils import seeding
 
 import gym_suite  # noqa: F401  (registers the ids)
+from gym_suite.envs._definition import NUMPY
 from gym_suite.envs.heartpole_env import (
-    ARRAY_NUMBERS,
     DEFAULT_HEART_ATTACK_PROCLIVITY,
     DO_NOTHING,
     DRINK_BEER,
     DRINK_COFFEE,
     HEART_ATTACK_PENALTY,
-    RULE_ARRAY_OPS,
+    HEARTPOLE,
     SLEEP,
     STATE_NAMES,
     TWO_WEEKS,
-    UNIFORMS_PER_STEP,
-    V1_RULES,
-    heartpole_rules,
+    V1,
+    HeartPoleState,
     heuristic_actions,
 )
 from gym_suite.evaluate import action_seed
 
 ENV_ID = "heartpole-v1"
 MAX_STEPS = int(TWO_WEEKS)  # every step lasts at least a half-hour
+UNIFORMS_PER_STEP = HEARTPOLE.step_draws
 ALERTNESS, HYPERTENSION, INTOXICATION = 0, 1, 2
 SEARCH_SEED = 10_000  # the threshold search's episodes start here, the evaluation's at 0
 THRESHOLD_NAMES = ("sleep_below", "coffee_below", "coffee_hypertension_below", "beer_below", "beer_hypertension_below")
@@ -61,6 +62,19 @@ def episode_uniforms(seeds) -> np.ndarray:
     for row, seed in enumerate(seeds):
         out[row] = seeding.np_random(int(seed))[0].random((MAX_STEPS, UNIFORMS_PER_STEP))
     return out
+
+
+def v1_step(current, actions, u, params=V1):
+    """One step of heartpole-v1's rules (``HEARTPOLE.transition`` and ``reward`` on numpy rows).
+
+    ``current``: the ``(6, n)`` quantities, ``u``: the ``(5, n)`` uniforms. Returns the new
+    ``(6, n)`` quantities, the reward, the drawn attack, the productivity and the attack's chance.
+    """
+    n = current.shape[1]
+    state = HeartPoleState(*current, np.full(n, -1), np.zeros(n, bool), np.zeros(n), np.zeros(n))
+    new = HEARTPOLE.transition(state, actions, tuple(u), params, NUMPY)
+    reward = HEARTPOLE.reward(state, actions, new, params, NUMPY)
+    return np.array(new[:6]), reward, new.heart_attack, new.productivity, new.heart_attack_probability
 
 
 def play(policy, seeds, uniforms=None, proclivity=DEFAULT_HEART_ATTACK_PROCLIVITY) -> dict:
@@ -82,13 +96,11 @@ def play(policy, seeds, uniforms=None, proclivity=DEFAULT_HEART_ATTACK_PROCLIVIT
         for key in ("return", "attacks", "expected_attacks", "work", "steps", "coffee", "beer", "sleep")
     }
     rows = np.arange(n)
-    k, ops, proclivity = ARRAY_NUMBERS, RULE_ARRAY_OPS, np.asarray(proclivity)
+    params = dataclasses.replace(V1, heart_attack_proclivity=float(proclivity))
     for step in range(MAX_STEPS):
         current = state[:, rows]
         actions = np.asarray(policy(current.T.astype(np.float32), step, rows), dtype=np.int64)
-        new, reward, attack, productivity, probability = heartpole_rules(
-            tuple(current), actions, uniforms[rows, step].T, proclivity, k, ops, V1_RULES
-        )
+        new, reward, attack, productivity, probability = v1_step(current, actions, uniforms[rows, step].T, params)
         state[:, rows] = new
         for key, value in (
             ("return", reward),
