@@ -1,0 +1,217 @@
+"""Supervised baselines of ``push-v0``: classifiers fit on the training log, played on the test log.
+
+    python gym-suite/analyses/push_supervised.py [--episodes 1000] [--seed 0] [--kinds logistic,boosting]
+
+The reward is +1 when the action matches the person's reaction and -1 otherwise, so the
+expected reward of delivering a notification with open probability ``p`` is ``2p - 1`` and of
+holding it ``1 - 2p``: "deliver iff P(open | observation) > 0.5" maximises the expected return,
+and a classifier of the label "opened" fit to the training log's observations is the natural
+supervised policy. Two are fit (scikit-learn, seeded):
+
+* ``logistic``: logistic regression on one-hot categorical fields (app, category, significant
+  contact, day of week, location, ringer mode), the hour one-hot per hour of the day, the
+  numeric fields standardised (priority, updates, log text length, battery);
+* ``boosting``: ``HistGradientBoostingClassifier`` on the raw fields (categorical ones as
+  categories).
+
+The features are only what the env observes (:func:`features` reads the observation dict;
+the training rows go through the same function). Each policy is then scored as ``gym_suite``
+scores any agent: ``gym_suite.evaluate("push-v0", policy, episodes, seed, env_kwargs={"split":
+"test"})`` (push-v0's recipe's ``eval_env_kwargs``, as ``benchmarks/baselines.py`` does), beside
+the heuristic, random actions and the Bayes-optimal policy (:func:`bayes_policy`: deliver when
+the generator's true open probability ``p_open`` of the observed notification is at least 0.5,
+looked up from the log by the observation: every observation of a bundled log is distinct).
+It prints the mean return ± std, the accuracy ``(return / 100 + 1) / 2``, the paired
+differences against the heuristic and against the Bayes-optimal policy (mean ± standard
+error, same episodes), and the accuracy over the whole test log (one pass).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import numpy as np
+
+import gym_suite  # noqa: F401  (registers the ids)
+from gym_suite.envs.push_log import CATEGORICAL_FIELDS, NUMERIC_FIELDS, load_log
+
+ENV_ID = "push-v0"
+EVAL_KWARGS = {"split": "test"}  # push-v0's recipe: scored on the held-out test log
+KINDS = ("logistic", "boosting")
+THRESHOLD = 0.5  # deliver iff P(open) > 0.5: the rewards are +1 / -1, symmetric
+_HOUR = NUMERIC_FIELDS.index("hour")
+
+
+def log_fields(log) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes (n, 6) int, numbers (n, 5) float32)`` of a log's rows, as the env observes them."""
+    return np.asarray(log.codes).T.astype(np.int64), np.asarray(log.numbers).T.astype(np.float32)
+
+
+def observation_fields(observations) -> tuple[np.ndarray, np.ndarray]:
+    """The same arrays from a list of observation dicts (or one dict)."""
+    if isinstance(observations, dict):
+        observations = [observations]
+    codes = np.array([[int(o[f]) for f in CATEGORICAL_FIELDS] for o in observations], dtype=np.int64)
+    numbers = np.array(
+        [[float(np.asarray(o[f]).reshape(-1)[0]) for f in NUMERIC_FIELDS] for o in observations], dtype=np.float32
+    )
+    return codes, numbers
+
+
+def features(codes: np.ndarray, numbers: np.ndarray, sizes: dict, kind: str) -> np.ndarray:
+    """The design matrix of ``kind`` from the observed fields (``sizes``: each vocabulary's length)."""
+    if kind == "boosting":
+        return np.hstack([codes.astype(np.float64), numbers.astype(np.float64)])
+    blocks = [np.eye(sizes[f])[codes[:, j]] for j, f in enumerate(CATEGORICAL_FIELDS)]
+    hour = np.clip(np.floor(numbers[:, _HOUR]).astype(np.int64), 0, 23)
+    blocks.append(np.eye(24)[hour])
+    numeric = numbers.astype(np.float64).copy()
+    numeric[:, NUMERIC_FIELDS.index("text_length")] = np.log1p(numeric[:, NUMERIC_FIELDS.index("text_length")])
+    blocks.append(np.delete(numeric, _HOUR, axis=1))
+    return np.hstack(blocks)
+
+
+class SupervisedPolicy:
+    """``observation -> action``: deliver (1) iff the classifier's P(open) > 0.5; ``act_batch`` too."""
+
+    def __init__(self, model, sizes: dict, kind: str):
+        self.model, self.sizes, self.kind = model, sizes, kind
+        self.name = f"supervised-{kind}"
+
+    def probability(self, codes, numbers) -> np.ndarray:
+        return self.model.predict_proba(features(codes, numbers, self.sizes, self.kind))[:, 1]
+
+    def act_batch(self, observations) -> np.ndarray:
+        return (self.probability(*observation_fields(list(observations))) > THRESHOLD).astype(np.int64)
+
+    def __call__(self, observation) -> int:
+        return int(self.act_batch([observation])[0])
+
+
+def fit(kind: str = "logistic", split: str = "train", seed: int = 0) -> SupervisedPolicy:
+    """The classifier ``kind`` fit to the bundled log ``split`` (labels: opened), as a policy."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {list(KINDS)}, got {kind!r}")
+    log = load_log(split=split)
+    sizes = {f: len(log.vocabularies[f]) for f in CATEGORICAL_FIELDS}
+    codes, numbers = log_fields(log)
+    x, y = features(codes, numbers, sizes, kind), np.asarray(log.labels)
+    if kind == "logistic":
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+
+        model = make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=2000))
+    else:
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        categorical = np.arange(x.shape[1]) < len(CATEGORICAL_FIELDS)
+        model = HistGradientBoostingClassifier(
+            categorical_features=categorical, max_iter=200, learning_rate=0.05, random_state=seed
+        )
+    model.fit(x, y)
+    return SupervisedPolicy(model, sizes, kind)
+
+
+_FITTED: dict = {}
+
+
+def supervised_policy(kind: str = "logistic", seed: int = 0) -> SupervisedPolicy:
+    """The ``kind`` classifier (``"logistic"`` or ``"boosting"``) fit on the training log, as a policy
+    ``observation -> action`` (fit once per process)."""
+    if (kind, seed) not in _FITTED:
+        _FITTED[kind, seed] = fit(kind, "train", seed)
+    return _FITTED[kind, seed]
+
+
+class BayesPolicy:
+    """Deliver iff the generator's ``p_open`` of the observed notification is >= 0.5 (it peeks:
+    the log's hidden column, found by the observation; duplicates, if any, average their p_open)."""
+
+    def __init__(self, split: str = "test"):
+        log = load_log(split=split)
+        if log.p_open is None:
+            raise ValueError(f"the {split} log has no p_open column")
+        codes, numbers = log_fields(log)
+        sums: dict = {}
+        for key, p in zip(self._keys(codes, numbers), np.asarray(log.p_open).tolist()):
+            total, count = sums.get(key, (0.0, 0))
+            sums[key] = (total + p, count + 1)
+        self.table = {k: int(total / count >= 0.5) for k, (total, count) in sums.items()}
+        self.split = split
+        self.name = f"bayes-{split}"
+
+    @staticmethod
+    def _keys(codes, numbers):
+        return [tuple(c) + tuple(n) for c, n in zip(codes.tolist(), numbers.tolist())]
+
+    def act_batch(self, observations) -> np.ndarray:
+        keys = self._keys(*observation_fields(list(observations)))
+        missing = [k for k in keys if k not in self.table]
+        if missing:
+            raise ValueError(f"an observation that is not in the {self.split} log: {missing[0]}")
+        return np.array([self.table[k] for k in keys], dtype=np.int64)
+
+    def __call__(self, observation) -> int:
+        return int(self.act_batch([observation])[0])
+
+
+def bayes_policy(split: str = "test") -> BayesPolicy:
+    """The Bayes-optimal policy on the bundled log ``split`` as an ``observation -> action``."""
+    if split not in ("train", "test"):
+        raise ValueError(f"split must be 'train' or 'test', got {split!r}")
+    return BayesPolicy(split)
+
+
+def whole_log_accuracy(policy, split: str = "test") -> float:
+    """The accuracy of ``policy`` over every row of the log ``split`` (decisions in one batch)."""
+    log = load_log(split=split)
+    codes, numbers = log_fields(log)
+    if isinstance(policy, BayesPolicy):
+        actions = np.array([policy.table[k] for k in policy._keys(codes, numbers)])
+    else:
+        actions = (policy.probability(codes, numbers) > THRESHOLD).astype(np.int64)
+    return float((actions == np.asarray(log.labels)).mean())
+
+
+def main(argv=None) -> int:
+    from gym_suite.evaluate import evaluate
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--episodes", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--kinds", default=",".join(KINDS))
+    args = parser.parse_args(argv)
+
+    def run(policy):
+        start = time.perf_counter()
+        result = evaluate(ENV_ID, policy, episodes=args.episodes, seed=args.seed, env_kwargs=EVAL_KWARGS)
+        return result, time.perf_counter() - start
+
+    heuristic, _ = run("heuristic")
+    bayes_p = bayes_policy("test")
+    bayes, _ = run(bayes_p)
+    rows = [("random", run("random")[0], None), ("heuristic", heuristic, None)]
+    for kind in args.kinds.split(","):
+        start = time.perf_counter()
+        policy = supervised_policy(kind, args.seed)
+        fit_seconds = time.perf_counter() - start
+        result, seconds = run(policy)
+        rows.append((f"{kind} (fit {fit_seconds:.1f} s, played {seconds:.0f} s)", result, policy))
+    rows.append(("Bayes-optimal (peeks at p_open)", bayes, bayes_p))
+    print(f"push-v0, test log, {args.episodes} episodes of 100 notifications, seeds {args.seed}..")
+    print("| policy | return (mean ± std) | accuracy | − heuristic | − Bayes | whole test log |")
+    print("|---|---|---|---|---|---|")
+    for name, result, policy in rows:
+        d_h = "{:+.2f} ± {:.2f}".format(*result.paired_difference(heuristic))
+        d_b = "{:+.2f} ± {:.2f}".format(*result.paired_difference(bayes))
+        whole = f"{whole_log_accuracy(policy):.2%}" if policy is not None else ""
+        accuracy = (result.mean / 100 + 1) / 2
+        print(f"| {name} | {result.mean:.2f} ± {result.std:.2f} | {accuracy:.2%} | {d_h} | {d_b} | {whole} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
