@@ -84,6 +84,10 @@ def _renamed_id(old: str, new: str, **kwargs):
     )
 
 
+#: The namespace of the JAX envs: ``gymnasium.make("gym_suite_jax/heartpole-v1")``.
+JAX_NAMESPACE = "gym_suite_jax"
+
+
 def register_gymnasium() -> None:
     """Register every environment with Gymnasium (ids that already exist are left alone)."""
     for spec in SPECS:
@@ -97,7 +101,7 @@ def register_gymnasium() -> None:
             kwargs=dict(spec.kwargs),
         )
     for spec in SPECS:  # the JAX envs (gym_suite.jax, the [jax] extra): strings only, JAX loads on make
-        jax_id = f"gym_suite_jax/{spec.id}"
+        jax_id = f"{JAX_NAMESPACE}/{spec.id}"
         if jax_id not in gymnasium.registry:
             gymnasium.register(
                 id=jax_id,

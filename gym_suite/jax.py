@@ -82,7 +82,7 @@ __all__ = [
 ]
 
 #: The Gymnasium namespace of the JAX envs: ``gym_suite_jax/heartpole-v1``.
-NAMESPACE = "gym_suite_jax"
+NAMESPACE = gym_suite.JAX_NAMESPACE
 #: ``max_steps_in_episode`` of an id whose registry row has no step limit (int32's largest).
 NO_LIMIT = 2**31 - 1
 #: gymnax 1.0 and later split ``terminated`` and ``truncated`` (``Environment.is_truncated``);
@@ -179,12 +179,14 @@ def _gymnax_space(space: gym_spaces.Space) -> gymnax_spaces.Space:
         return gymnax_spaces.Box(jnp.asarray(space.low), jnp.asarray(space.high), tuple(space.shape), space.dtype)
     if isinstance(space, gym_spaces.Dict):
         flat = gym_spaces.flatten_space(space)
+        if not isinstance(flat, gym_spaces.Box):  # a Dict of Box and Discrete flattens to a Box
+            raise NotImplementedError(f"gym_suite.jax: no gymnax space for {space}")
         dtype = jnp.zeros(0).dtype  # float32, float64 under x64
         return gymnax_spaces.Box(jnp.asarray(flat.low, dtype), jnp.asarray(flat.high, dtype), tuple(flat.shape), dtype)
     raise NotImplementedError(f"gym_suite.jax: no gymnax space for {space}")
 
 
-def _flatten(observation: Any, space: gym_spaces.Space) -> jax.Array:
+def _flatten(observation: Any, space: gym_spaces.Dict) -> jax.Array:
     """A ``Dict`` observation as one float vector, as ``gymnasium.spaces.flatten`` orders it."""
     dtype = jnp.zeros(0).dtype
     parts = []
@@ -226,10 +228,10 @@ class SuiteJaxEnv(environment.Environment):
                 f"gym_suite.jax: {spec.id} does not run on JAX yet; the ids that do: {list(jax_ids())}"
             )
         owner = cls.__name__
-        kwargs = merge_arguments(owner, tuple(cls.arguments), None, kwargs)
+        kwargs = merge_arguments(owner, tuple(cls.arguments), None, kwargs)  # type: ignore[attr-defined]
         self.env_id = spec.id
         self.definition: Definition = cls.definition
-        self.definition_params = self.definition.make_params(cls.base_params, owner, **kwargs)
+        self.definition_params = self.definition.make_params(cls.base_params, owner, **kwargs)  # type: ignore[attr-defined]
         self.max_episode_steps = spec.max_episode_steps
         _check_int32(owner, self.definition_params)
         self._params = _device_params(self.definition_params)
@@ -450,8 +452,10 @@ class SuiteFuncEnv(FuncEnv):
 
     def transform(self, func: Any) -> None:
         super().transform(func)
-        self.transition_info = func(self.transition_info)  # (FuncEnv.transform names it step_info)
-        self.truncation = func(self.truncation)
+        # FuncEnv.transform jits its own five methods; these two are this env's (FuncEnv names
+        # the first step_info)
+        self.transition_info = func(self.transition_info)  # type: ignore[method-assign]
+        self.truncation = func(self.truncation)  # type: ignore[method-assign]
 
     def render_init(self, params: Any = None, **kwargs: Any) -> None:
         return None
@@ -489,7 +493,8 @@ class JaxEnv(FunctionalJaxEnv):
         if not hasattr(self, "state"):
             raise gymnasium.error.ResetNeeded("JaxEnv: call reset() before step()")
         observation, reward, terminated, _, info = super().step(action)
-        return observation, reward, terminated, bool(self.func_env.truncation(self.state)), info
+        truncated = bool(self.func_env.truncation(self.state))  # type: ignore[attr-defined]
+        return observation, reward, terminated, truncated, info
 
 
 class JaxVectorEnv(FunctionalJaxVectorEnv):
@@ -575,20 +580,7 @@ def _batch_step(
 def register_gymnasium_jax() -> None:
     """Register ``gym_suite_jax/<id>`` for every id with Gymnasium (ids already there are left).
 
-    Only strings: the entry points import this module (and JAX) when an env is made.
+    ``import gym_suite`` already does (strings only: the entry points import this module, and
+    JAX, when an env is made); this registers them again after a user removed them.
     """
-    for spec in gym_suite.SPECS:
-        jax_id = f"{NAMESPACE}/{spec.id}"
-        if jax_id in gymnasium.registry:
-            continue
-        gymnasium.register(
-            id=jax_id,
-            entry_point="gym_suite.jax:JaxEnv",
-            vector_entry_point="gym_suite.jax:JaxVectorEnv",
-            max_episode_steps=spec.max_episode_steps,
-            kwargs={"env_id": spec.id},
-            disable_env_checker=True,  # JAX arrays, as Gymnasium's phys2d envs
-        )
-
-
-register_gymnasium_jax()
+    gym_suite.register_gymnasium()

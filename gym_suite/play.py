@@ -86,7 +86,7 @@ def keys_for(env_id: str, action_space: spaces.Space) -> tuple[Key, ...] | None:
     name = _base_id(env_id)
     if name in KEYS:
         return KEYS[name]
-    if isinstance(action_space, spaces.Discrete) and action_space.n <= 10:
+    if isinstance(action_space, spaces.Discrete) and int(action_space.n) <= 10:
         return tuple(
             Key((str(i),), str(i), int(action_space.start) + i, str(int(action_space.start) + i))
             for i in range(int(action_space.n))
@@ -171,6 +171,8 @@ class ScorePanel(gymnasium.Wrapper):
 
     def render(self) -> np.ndarray:
         frame = self.env.render()
+        if not isinstance(frame, np.ndarray):  # ScorePanel wraps an env made with render_mode="rgb_array"
+            raise TypeError(f"ScorePanel: the env must render an RGB array, got {type(frame).__name__}")
         height, width = frame.shape[:2]
         self.frame_size = (width, height)
         lines = self.panel_lines()
@@ -196,6 +198,8 @@ class ScorePanel(gymnasium.Wrapper):
         width, height = self.frame_size
         fx, fy = (x - left) / self.zoom, (y - top) / self.zoom
         if not (0 <= fx < width and 0 <= fy < height):
+            return None
+        if not isinstance(self.action_space, spaces.Box):
             return None
         return pixel_to_point(fx, fy, self.frame_size, self.action_space)
 
