@@ -1,0 +1,91 @@
+"""The reference policies of gym-suite/analyses: the heartpole DP, the exact optima, push-v0's classifiers."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gym_suite.evaluate import evaluate
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "gym-suite" / "analyses"))
+
+import heartpole_optimum  # noqa: E402
+import optima  # noqa: E402
+import push_supervised  # noqa: E402
+
+COARSE = 0.5  # a coarse grid: a solve of a few seconds
+
+
+def _beats(a, b) -> bool:
+    diff, se = a.paired_difference(b)
+    return diff > 2 * se
+
+
+@pytest.mark.parametrize("env_id", ["heartpole-v0", "heartpole-v1"])
+def test_dp_models_are_probability_distributions(env_id):
+    params = heartpole_optimum.ENV_PARAMS[env_id]
+    grid = heartpole_optimum.Grid(COARSE)
+    models = heartpole_optimum.build_models(params, grid)
+    for action, model in models.items():
+        rows = np.asarray(model.matrix.sum(axis=1)).ravel()
+        np.testing.assert_allclose(rows, 1.0, atol=1e-9, err_msg=f"action {action}")
+        assert model.matrix.min() >= 0.0
+
+
+def test_dp_policy_beats_the_heuristic_on_heartpole_v1():
+    policy = heartpole_optimum.optimal_policy("heartpole-v1", COARSE)
+    dp = evaluate("heartpole-v1", policy, episodes=50, seed=0)
+    heuristic = evaluate("heartpole-v1", "heuristic", episodes=50, seed=0)
+    assert _beats(dp, heuristic), (dp.mean, heuristic.mean)
+    # the coarse DP's own prediction is near what it plays (the grid costs a few units at 0.5)
+    assert abs(policy.solution.value - dp.mean) < 0.05 * abs(dp.mean), (policy.solution.value, dp.mean)
+
+
+def test_dp_policy_plays_a_v0_episode_from_its_start():
+    policy = heartpole_optimum.optimal_policy("heartpole-v0", COARSE)
+    assert not hasattr(policy, "act_batch")  # it counts its steps: one episode at a time
+    result = evaluate("heartpole-v0", policy, episodes=2, seed=0)
+    assert (result.lengths == 1000).all()
+
+
+def test_optimal_policy_rejects_other_ids():
+    with pytest.raises(ValueError, match="heartpole-v1"):
+        heartpole_optimum.optimal_policy("example-v0")
+
+
+def test_example_optimum_is_what_the_heuristic_plays():
+    assert optima.optimum("example-v0") == 8.5
+    result = evaluate("example-v0", "heuristic", episodes=1000, seed=0)
+    se = result.returns.std(ddof=1) / math.sqrt(len(result.returns))
+    assert abs(result.mean - 8.5) < 2 * se, (result.mean, se)
+    assert optima.example_optimum(lf_min=0, rt_max=4) == pytest.approx(np.mean([11 - 2, 11 - 1, 11 - 1]))
+
+
+def test_target_heuristic_reaches_the_optimum_every_episode():
+    result = evaluate("target-v0", "heuristic", episodes=200, seed=0)
+    assert (result.returns == optima.optimum("target-v0")).all()
+
+
+def test_optimum_names_what_it_knows():
+    with pytest.raises(ValueError, match="example-v0"):
+        optima.optimum("heartpole-v1")
+
+
+def test_supervised_push_policy_beats_random_and_bayes_beats_it():
+    kwargs = {"episodes": 50, "seed": 0, "env_kwargs": {"split": "test"}}
+    logistic = evaluate("push-v0", push_supervised.supervised_policy("logistic"), **kwargs)
+    random = evaluate("push-v0", "random", **kwargs)
+    bayes = evaluate("push-v0", push_supervised.bayes_policy("test"), **kwargs)
+    assert _beats(logistic, random)
+    assert _beats(bayes, logistic)
+
+
+def test_push_supervised_rejects_unknown_kinds():
+    with pytest.raises(ValueError, match="logistic"):
+        push_supervised.fit("forest")
+    with pytest.raises(ValueError, match="split"):
+        push_supervised.bayes_policy("validation")
