@@ -17,8 +17,9 @@ import gymnasium
 import numpy as np
 
 import gym_suite  # noqa: F401  (registers the ids)
-from gym_suite.envs.heartpole_env import DO_NOTHING, MAX_EPISODE_STEPS, SLEEP
+from gym_suite.envs.heartpole_env import DO_NOTHING, SLEEP
 
+MAX_EPISODE_STEPS = gymnasium.spec("heartpole-v0").max_episode_steps  # the registry's step limit
 ALERTNESS, TIME_ELAPSED, WORK_DONE = 0, 4, 5
 
 
