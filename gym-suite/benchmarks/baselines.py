@@ -83,7 +83,7 @@ POLICIES = (*REFERENCES, *TRAINED)
 LABELS = {
     "random": "random",
     "heuristic": "heuristic",
-    "supervised": "supervised (logistic regression)",
+    "supervised": "supervised: logistic regression",
     "best-known": "best known policy",
     "optimum": "optimum",
     "sb3-ppo": "SB3 PPO",
@@ -148,39 +148,52 @@ def _analysis(name: str):
 
 @dataclass(frozen=True)
 class Reference:
-    """A policy that needs no training: how to build it, and the command that reproduces it."""
+    """A policy that needs no training: how to build it, and the command that reproduces it.
+
+    ``build_on_training``: the same policy for the training data, where it differs (push-v0's
+    Bayes-optimal policy reads the generator's probabilities of the log it plays).
+    """
 
     build: Callable[[], Any]
     command: str
-    name: str = ""  # what the row is called when the label alone would not say
-
-
-def _heartpole_optimum(env_id: str) -> Reference:
-    return Reference(
-        lambda: _analysis("heartpole_optimum").optimal_policy(env_id),
-        f"python gym-suite/analyses/heartpole_optimum.py --env-id {env_id}",
-        "dynamic-programming policy",
-    )
+    name: str = ""  # what the row is, beside its label
+    build_on_training: Callable[[], Any] | None = None
 
 
 def references(env_id: str) -> dict[str, Reference]:
     """The reference policies of ``env_id`` beyond random and the heuristic."""
     found: dict[str, Reference] = {}
     if env_id in ("heartpole-v0", "heartpole-v1"):
-        found["optimum"] = _heartpole_optimum(env_id)
-    elif env_id in ("example-v0", "target-v0"):
+        grid = "0.1" if env_id == "heartpole-v1" else "0.2"
+        if env_id == "heartpole-v1":
+            found["best-known"] = Reference(
+                lambda: _analysis("heartpole_optimum")._best_threshold_policy(),
+                "python gym-suite/analyses/heartpole_v1_reference.py",
+                "the best threshold policy found",
+            )
         found["optimum"] = Reference(
-            lambda: _analysis("optima").optimal_policy(env_id), f"python gym-suite/analyses/optima.py --env-id {env_id}"
+            lambda: _analysis("heartpole_optimum").optimal_policy(env_id),
+            f"python gym-suite/analyses/heartpole_optimum.py --ids {env_id}",
+            f"dynamic programming on a {grid} grid, without beer: optimal to the grid",
+        )
+    elif env_id in ("example-v0", "target-v0"):
+        expected = {"example-v0": "8.5", "target-v0": "1"}[env_id]
+        found["optimum"] = Reference(
+            lambda: "heuristic",
+            "python gym-suite/analyses/optima.py",
+            f"the heuristic, optimal: {expected} expected (optima.py)",
         )
     elif env_id == "push-v0":
         found["optimum"] = Reference(
             lambda: _analysis("push_supervised").bayes_policy("test"),
             "python gym-suite/analyses/push_supervised.py",
-            "Bayes-optimal policy (the generator's open probabilities)",
+            "Bayes-optimal: the generator's open probabilities",
+            lambda: _analysis("push_supervised").bayes_policy("train"),
         )
         found["supervised"] = Reference(
             lambda: _analysis("push_supervised").supervised_policy("logistic"),
             "python gym-suite/analyses/push_supervised.py",
+            "fit on the training log",
         )
     return found
 
@@ -239,7 +252,7 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def _score(env_id: str, policy: Any, episodes: int, n_jobs: int) -> dict[str, Any]:
+def _score(env_id: str, policy: Any, episodes: int, n_jobs: int, on_training: Any = None) -> dict[str, Any]:
     """The evaluation part of a run: on the held-out data where the id has some, and on the training data."""
     held_out = recipe_for(env_id).eval_env_kwargs
     start = time.perf_counter()
@@ -253,7 +266,10 @@ def _score(env_id: str, policy: Any, episodes: int, n_jobs: int) -> dict[str, An
         "eval_seconds": round(time.perf_counter() - start, 1),
     }
     if held_out:
-        out["mean_return_on_training_data"] = evaluate(env_id, policy, episodes=episodes, seed=0, n_jobs=n_jobs).mean
+        training_policy = policy if on_training is None else on_training
+        out["mean_return_on_training_data"] = evaluate(
+            env_id, training_policy, episodes=episodes, seed=0, n_jobs=n_jobs
+        ).mean
     return out
 
 
@@ -268,13 +284,17 @@ def _budget(env_id: str, policy: str, overrides: dict, quick: bool) -> int | Non
 
 
 def run_reference(env_id: str, policy: str, episodes: int, n_jobs: int) -> dict[str, Any]:
+    on_training = None
     if policy in ("random", "heuristic"):
         act: Any = policy
         note = ""
     else:
         ref = references(env_id)[policy]
         act, note = ref.build(), ref.name
-    return {"env_id": env_id, "policy": policy, "train_seed": "", "note": note, **_score(env_id, act, episodes, n_jobs)}
+        if ref.build_on_training is not None and recipe_for(env_id).eval_env_kwargs:
+            on_training = ref.build_on_training()
+    scores = _score(env_id, act, episodes, n_jobs, on_training)
+    return {"env_id": env_id, "policy": policy, "train_seed": "", "note": note, **scores}
 
 
 def run_trained(
