@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import gym_suite
-from gym_suite.training.jax import PPO_DEFAULTS, _make_adapters, _schedule, ppo_settings, train_ppo
+from gym_suite.training.jax import PPO_DEFAULTS, _make_adapters, _schedule, ppo_budget, ppo_settings, train_ppo
 
 EPISODES = 300
 
@@ -53,9 +53,11 @@ def test_a_policy_acts_on_numpy_observations_and_pickles(example_run):
 
 def test_settings_start_from_the_recipe_and_take_overrides():
     settings = ppo_settings("heartpole-v1", learning_rate=1e-4, agent_kwargs={"activation": "relu"})
-    assert settings["num_envs"] == 8 and settings["gamma"] == 1.0 and settings["reward_scale"] == 0.1
+    assert settings["num_envs"] == 8 and settings["gamma"] == 1.0 and settings["reward_scale"] == 0.01
     assert settings["learning_rate"] == 1e-4
-    assert settings["agent_kwargs"] == {"hidden_layer_sizes": (64, 64), "activation": "relu"}
+    # the recipe's network size stays under an override of the activation alone
+    assert settings["agent_kwargs"] == {"hidden_layer_sizes": (32, 32), "activation": "relu"}
+    assert ppo_settings("example-v0")["reward_scale"] == 1.0 and ppo_budget("heartpole-v1") == 1_200_000
     assert PPO_DEFAULTS["agent_kwargs"]["activation"] == "tanh"  # the defaults are left as they were
     assert "expected_penalty" not in ppo_settings("heartpole-v0")  # the env's expected_cost=True instead
 
@@ -122,3 +124,72 @@ def test_checkpoints_are_the_policies_at_each_evaluation_and_the_curve_has_its_t
     assert np.all(np.diff(result.curve_seconds) > 0) and result.curve_seconds[-1] <= result.train_seconds
     quiet = train_ppo("example-v0", total_timesteps=2048, eval_points=2, eval_episodes=0, progress=False)
     assert np.all(np.isnan(quiet.returns)) and quiet.checkpoints is None
+
+
+def test_the_jax_vs_sb3_benchmark_reports_the_ratios_and_draws_the_curves(tmp_path):
+    """The report and the picture of gym-suite/benchmarks/train_jax_vs_sb3.py from a saved run."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "gym-suite" / "benchmarks" / "train_jax_vs_sb3.py"
+    spec = importlib.util.spec_from_file_location("train_jax_vs_sb3", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+
+    def points(seconds, means):
+        return [{"steps": 1000 * i, "seconds": s, "mean": m} for i, (s, m) in enumerate(zip(seconds, means))]
+
+    out = {
+        "id": "heartpole-v1",
+        "budget": 2000,
+        "target": 450.0,
+        "seeds": [0, 1],
+        "episodes": 1000,
+        "curve_episodes": 100,
+        "sb3_overrides": {"gamma": 1.0},
+        "sb3_truncation_is_terminal": True,
+        "load_start": "1.00/1.00/1.00",
+        "load_after_training": "1.00/1.00/1.00",
+        "load_end": "1.00/1.00/1.00",
+        "wall_seconds": 60.0,
+        "date": "2026-01-01T00:00:00+0000",
+        "machine": "x86_64 (2 cores)",
+        "jax": [
+            {
+                "seed": s,
+                "steps": 2000,
+                "compile": 10.0,
+                "train": 10.0,
+                "wall": 20.0,
+                "final": (451.0, 10.0),
+                "points": points([10.0, 14.0, 20.0], [-50.0, 452.0, 451.0]),
+            }
+            for s in (0, 1)
+        ],
+        "sb3": [
+            {
+                "seed": s,
+                "steps": 2000,
+                "wall": 200.0,
+                "final": (450.5, 11.0),
+                "points": points([0.0, 100.0, 200.0], [-50.0, 300.0, 450.5]),
+            }
+            for s in (0, 1)
+        ],
+        "jax_vmapped": {
+            "seeds": list(range(8)),
+            "steps": 2000,
+            "compile": 12.0,
+            "train": 68.0,
+            "wall": 80.0,
+            "load": "1.00/1.00/1.00",
+            "finals": [449.0, 455.0],
+        },
+    }
+    text = bench.report(out)
+    assert "SB3 / JAX = 10.0x" in text  # the whole budget: 200 s against 20 s
+    assert "JAX 14.0 s (2/2 seeds), SB3 200.0 s (2/2 seeds): SB3 / JAX = 14.3x" in text  # to the target
+    assert "8 JAX seeds in one vmapped run: 80.0 s" in text
+    png = tmp_path / "curve.png"
+    bench.plot(out, str(png))
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
