@@ -2,12 +2,12 @@
 
 ::
 
-    # the figures and the picture of docs/training-speed.md (about 25 min on 2 cores):
+    # the figures and the picture of docs/training-speed.md (34 min on 2 busy cores):
     OMP_NUM_THREADS=1 python gym-suite/benchmarks/train_jax_vs_sb3.py heartpole-v1 --seeds 3 --jax-seeds 8 \\
-        --png docs/img/learning_curve_heartpole_v1.png --json heartpole_v1_jax_vs_sb3.json
+        --png docs/img/learning_curve_heartpole_v1.png --json docs/training/heartpole_v1_jax_vs_sb3.json
     python gym-suite/benchmarks/train_jax_vs_sb3.py example-v0 --timesteps 20000 --target 8
     python gym-suite/benchmarks/train_jax_vs_sb3.py heartpole-v1 --skip-sb3      # the JAX side alone
-    python gym-suite/benchmarks/train_jax_vs_sb3.py --from-json heartpole_v1_jax_vs_sb3.json --png out.png
+    python gym-suite/benchmarks/train_jax_vs_sb3.py --from-json docs/training/heartpole_v1_jax_vs_sb3.json --png out.png
 
 Trains, for one id, each side for its recipe's budget of environment steps (``--timesteps``: the
 same for both; JAX: ``gym_suite.training.jax.ppo_budget``, SB3: the SB3 PPO budget of
