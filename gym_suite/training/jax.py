@@ -21,8 +21,11 @@ The settings of an id (:data:`PPO_RECIPES`) start from its Stable-Baselines3 rec
 (:mod:`gym_suite.training.recipes`): the same budget, rollout size, minibatches, epochs, network
 (64 x 64, tanh), the same training env arguments (heartpole-v0's ``expected_cost=True``:
 :func:`gym_suite.training.recipes.training_env_kwargs`) and training-only reward transforms
-(reward scale and offset); the env's own rewards are what the curve and the evaluation score. Episodes that end by the step limit or the rules' clock are terminal for the learner
-(rejax does not bootstrap past a truncation; heartpole-v1 shows the time in its observation).
+(reward scale and offset); heartpole-v1 then trains a smaller network on smaller rewards for
+fewer steps (:data:`PPO_RECIPES`, :data:`PPO_BUDGETS`: the same return in less time). The env's
+own rewards are what the curve and the evaluation score. Episodes that end by the step limit or
+the rules' clock are terminal for the learner (rejax does not bootstrap past a truncation;
+heartpole-v1 shows the time in its observation).
 
 The policies take the numpy env's observations: ``gymnasium.spaces.flatten`` of them (a
 ``Discrete`` observation one-hot, push-v0's ``Dict`` the vector ``gym_suite.jax`` gives), the
