@@ -6,7 +6,8 @@
 
 Needs the ``jax`` extra (``pip install "gym-suite[jax]"``). ``gym_suite.training.jax.train_ppo``
 trains rejax's PPO on ``gym_suite.jax.make(id)`` with the id's recipe (the settings and budget of
-its Stable-Baselines3 recipe); ``--seeds N`` trains N seeds in one vmapped, compiled run. Each
+its Stable-Baselines3 recipe; heartpole-v1's smaller and shorter, for speed at the same return);
+``--seeds N`` trains N seeds in one vmapped, compiled run. Each
 seed's greedy policy then plays ``--episodes`` seeded episodes of the numpy env
 (``gym_suite.evaluate``; push-v0 on its held-out test log), next to the random policy on the same
 episodes. Prints the wall times (compile apart) and the returns.
