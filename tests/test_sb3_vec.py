@@ -108,16 +108,15 @@ def test_one_row_is_dummy_vec_env_of_monitor(env_id):
 
 @pytest.mark.parametrize("env_id", ALL_IDS)
 def test_one_row_with_the_training_transforms_is_make_sb3_env_dummy(env_id):
-    """The recipe's PPO transforms (expected penalty, shifted and scaled rewards, actions in
-    [-1, 1]) applied to the batch are those of the scalar training wrappers."""
+    """The recipe's PPO training env (its env arguments: heartpole's expected cost) and transforms
+    (shifted and scaled rewards, actions in [-1, 1]) applied to the batch are those of the scalar
+    training wrappers."""
     recipe = recipes.recipe_for(env_id)
-    penalty = recipe.expected_penalty if recipe.expected_penalty and "ppo" in recipe.expected_penalty.algos else None
     transforms = {
         "reward_scale": recipe.reward_scale.get("ppo", 1.0),
         "reward_offset": recipe.reward_offset.get("ppo", 0.0),
-        "expected_penalty": penalty,
     }
-    kwargs = {"max_episode_steps": LIMIT}
+    kwargs = recipes.training_env_kwargs(env_id, "ppo", {"max_episode_steps": LIMIT})
     ours = make_sb3_env(env_id, 1, 3, kwargs, vec_env="native", **transforms)
     reference = make_sb3_env(env_id, 1, 3, kwargs, vec_env="dummy", **transforms)
     assert ours.action_space == reference.action_space
