@@ -43,24 +43,31 @@ CHROMIUM_FLAGS = [
 
 
 # --------------------------------------------------------------------------------------------
-# README renders on PyPI: no link or image relative to the repository
+# README renders on PyPI: no link relative to the repository; pictures from docs/img
 # --------------------------------------------------------------------------------------------
 
 
-def readme_targets() -> list[str]:
+def readme_targets() -> tuple[list[str], list[str]]:
+    """README's link targets and image sources, code blocks left out."""
     text = README.read_text(encoding="utf-8")
     text = re.sub(r"```.*?```", "", text, flags=re.DOTALL)  # code blocks are not links
-    markdown = re.findall(r"!?\[[^\]]*\]\(([^)\s]+)", text)
-    html = re.findall(r"""(?:src|href)\s*=\s*["']([^"']+)""", text)
-    return markdown + html
+    images = re.findall(r"!\[[^\]]*\]\(([^)\s]+)", text) + re.findall(r"""src\s*=\s*["']([^"']+)""", text)
+    links = re.findall(r"(?<!!)\[[^\]]*\]\(([^)\s]+)", text) + re.findall(r"""href\s*=\s*["']([^"']+)""", text)
+    return links, images
 
 
-def test_readme_links_and_images_are_absolute():
+def test_readme_links_are_absolute_and_its_pictures_exist():
     """PyPI shows README.md as the long description, without the repository's files: a relative
-    link or image there is broken."""
-    targets = readme_targets()
-    relative = [t for t in targets if not re.match(r"(https?:|mailto:|#)", t)]
-    assert not relative, f"README.md has links or images relative to the repository: {relative}"
+    link there is broken. Pictures are the repository's docs/img files (GitHub and the
+    documentation site show them; PyPI shows their alt text), and each must exist."""
+    links, images = readme_targets()
+    relative = [t for t in links if not re.match(r"(https?:|mailto:|#)", t)]
+    assert not relative, f"README.md has links relative to the repository: {relative}"
+    assert images, "README.md shows no picture"
+    local = [t for t in images if not re.match(r"https?:", t)]
+    assert all(t.startswith("docs/img/") for t in local), local
+    missing = [t for t in local if not (ROOT / t).is_file()]
+    assert not missing, f"README.md shows pictures that do not exist: {missing}"
 
 
 def test_readme_names_every_id():
