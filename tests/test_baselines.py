@@ -147,7 +147,20 @@ def test_runs_are_recorded_once_and_push_is_scored_on_the_held_out_log(tmp_path)
     """Reference runs land in the runs file; a second call runs nothing; push-v0 is scored on its test log."""
     runs, md, table = tmp_path / "runs.csv", tmp_path / "b.md", tmp_path / "b.csv"
     args = ("--ids", "push-v0,example-v0", "--policies", "random,heuristic", "--episodes", "40", "--jobs", "1")
-    outs = ("--runs-csv", runs, "--out-md", md, "--out-csv", table, "--out-png", "", "--out-machine", "")
+    outs = (
+        "--runs-csv",
+        runs,
+        "--out-md",
+        md,
+        "--out-csv",
+        table,
+        "--out-png",
+        "",
+        "--out-machine",
+        "",
+        "--readme",
+        "",
+    )
     done = run_script(*args, *outs, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     first = runs.read_text()
@@ -174,7 +187,7 @@ def test_trained_seeds_score_on_the_same_episodes_and_give_an_interval(tmp_path)
         "--ids", "example-v0", "--policies", "random,sb3-ppo", "--seeds", "0-2", "--budget", "sb3-ppo=2048",
         "--episodes", "30", "--jobs", "1", "--reps", "2000",
         "--runs-csv", runs, "--out-md", "", "--out-csv", table, "--out-png", png, "--out-machine", "",
-        cwd=tmp_path,
+        "--readme", "", cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     with open(runs, newline="") as f:
@@ -187,3 +200,30 @@ def test_trained_seeds_score_on_the_same_episodes_and_give_an_interval(tmp_path)
     assert float(ppo["ci_low"]) <= float(ppo["iqm"]) <= float(ppo["ci_high"])
     assert float(ppo["worst_seed"]) == min(float(r["mean_return"]) for r in recorded)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_readme_headline_is_the_baselines_csv(baselines):
+    """README's headline table is docs/baselines.csv's, as the script writes it (no figure by hand)."""
+    with open(ROOT / "docs" / "baselines.csv", newline="", encoding="utf-8") as f:
+        table = list(csv.DictReader(f))
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split(baselines.README_START, 1)[1].split(baselines.README_END, 1)[0]
+    assert block.strip() == baselines.headline_markdown(table).strip()
+
+
+def test_update_readme_rewrites_only_between_the_markers(baselines, tmp_path):
+    table = [
+        {"env_id": "example-v0", "policy": "optimum", "seeds": "0", "normalized": "1", "normalized_ci_low": "",
+         "normalized_ci_high": "", "diverged": ""},
+        {"env_id": "example-v0", "policy": "sb3-ppo", "seeds": "5", "normalized": "0.5", "normalized_ci_low": "0.4",
+         "normalized_ci_high": "0.6", "diverged": "1"},
+    ]  # fmt: skip
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# top\n{baselines.README_START}\nold\n{baselines.README_END}\nbottom\n")
+    assert baselines.update_readme(readme, table)
+    text = readme.read_text()
+    assert text.startswith("# top\n") and text.endswith("bottom\n") and "old" not in text
+    assert "0.50 [0.40, 0.60] (5 seeds, 1 diverged)" in text and "| `example-v0` |" in text
+    plain = tmp_path / "plain.md"
+    plain.write_text("no markers\n")
+    assert not baselines.update_readme(plain, table) and plain.read_text() == "no markers\n"

@@ -636,7 +636,63 @@ def to_markdown(rows: list[Summary], machine: dict[str, Any], notes: list[str]) 
         )
     if notes:
         lines += ["", *[f"- {note}" for note in notes]]
+    lines += [
+        "",
+        "![Normalized IQM and its 95 % interval over training seeds, per id and trained agent]"
+        "(img/baselines_normalized.png)",
+        "",
+        "The learning curves of JAX PPO and SB3 PPO on heartpole-v1, seeds as a band: "
+        "[Training speed](training-speed.md).",
+    ]
     return "\n".join(lines) + "\n"
+
+
+HEADLINE_POLICIES = ("heuristic", "supervised", "best-known", "sb3-ppo", "sb3-dqn", "rllib-ppo", "jax-ppo", "optimum")
+README_START = "<!-- baselines-headline:start -->"
+README_END = "<!-- baselines-headline:end -->"
+
+
+def headline_markdown(table: list[dict[str, str]]) -> str:
+    """README's table: the normalized score of every id and policy, from ``docs/baselines.csv``'s rows.
+
+    Trained policies: the normalized IQM over seeds, its 95 % interval, and the seeds (diverged
+    ones counted); references: the normalized mean.
+    """
+    by_key = {(r["env_id"], r["policy"]): r for r in table}
+    policies = [p for p in HEADLINE_POLICIES if any(r["policy"] == p for r in table)]
+    ids = [i for i in gym_suite.ENV_IDS if any(r["env_id"] == i for r in table)]
+    lines = [
+        "| id | " + " | ".join(LABELS[p].split(":")[0] for p in policies) + " |",
+        "|---|" + "---:|" * len(policies),
+    ]
+    for env_id in ids:
+        cells = []
+        for policy in policies:
+            r = by_key.get((env_id, policy))
+            if r is None or not r["normalized"]:
+                cells.append("")
+            elif int(r["seeds"] or 0) > 0:
+                diverged = f", {r['diverged']} diverged" if r["diverged"] not in ("", "0") else ""
+                cells.append(
+                    f"{float(r['normalized']):.2f} [{float(r['normalized_ci_low']):.2f}, "
+                    f"{float(r['normalized_ci_high']):.2f}] ({r['seeds']} seeds{diverged})"
+                )
+            else:
+                cells.append(f"{float(r['normalized']):.2f}")
+        lines.append(f"| `{env_id}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def update_readme(path: str | os.PathLike, table: list[dict[str, str]]) -> bool:
+    """Replace README's headline table between its markers; False when it has none."""
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    if README_START not in text or README_END not in text:
+        return False
+    head, rest = text.split(README_START, 1)
+    _, tail = rest.split(README_END, 1)
+    path.write_text(head + README_START + "\n" + headline_markdown(table) + README_END + tail, encoding="utf-8")
+    return True
 
 
 def machine_record(runs: list[dict[str, str]]) -> dict[str, Any]:
@@ -809,6 +865,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--out-csv", default=str(DEFAULT_CSV), help="CSV output ('' for none; default: %(default)s)")
     parser.add_argument("--out-png", default=str(DEFAULT_PNG), help="figure ('' for none; default: %(default)s)")
     parser.add_argument(
+        "--readme",
+        default=str(ROOT / "README.md"),
+        help="the README whose headline table (between its markers) is rewritten ('' for none; default: %(default)s)",
+    )
+    parser.add_argument(
         "--out-machine", default=str(DEFAULT_MACHINE), help="machine record ('' for none; default: %(default)s)"
     )
     return parser
@@ -846,6 +907,9 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.out_md).write_text(markdown, encoding="utf-8")
     if args.out_csv:
         write_csv(rows, args.out_csv)
+        if args.readme and Path(args.readme).exists():
+            with open(args.out_csv, newline="", encoding="utf-8") as f:
+                update_readme(args.readme, list(csv.DictReader(f)))
     if args.out_machine:
         Path(args.out_machine).write_text(json.dumps(machine, indent=2) + "\n", encoding="utf-8")
     if args.out_png and any(r.seeds for r in rows):
