@@ -28,7 +28,9 @@ or one array per draw for a batch), so every backend runs the same rules on the 
 :data:`SCALAR` for Python floats (scalar speed), :data:`NUMPY` for numpy arrays (the native
 vector env) and :func:`jax_ops` for ``jax.numpy`` under ``jit`` (imported only when asked for).
 A rule that branches on data calls ``ops.where``; a branch on a parameter is an ordinary ``if``
-(parameters are static configuration).
+(parameters are static configuration). ``ops.first(test, candidates, default)`` picks the first
+of several candidates that passes a test: a loop that stops at it on Python floats, every
+candidate at once on arrays.
 """
 
 from __future__ import annotations
@@ -57,6 +59,14 @@ def _scalar_where(condition, if_true, if_false):
     return if_true if condition else if_false
 
 
+def _scalar_minimum(a, b):
+    return b if b < a else a  # min(a, b) exactly, without the builtin's argument parsing
+
+
+def _scalar_maximum(a, b):
+    return b if b > a else a  # max(a, b) exactly
+
+
 def _scalar_sigmoid(x):
     return 0.5 + 0.5 * math.tanh(0.5 * x)  # = 1 / (1 + exp(-x)), and never overflows
 
@@ -70,8 +80,34 @@ def _scalar_only_where(mask, fn, x, *shared):
 
 
 def _scalar_take(array, index):
+    if index.__class__ is int and array.__class__ is np.ndarray and array.ndim == 1:
+        return array.item(index)  # the Python number of array[index], in one call
     value = array[index]
     return value.item() if isinstance(value, np.generic) else value
+
+
+def _scalar_first(test, candidates, default):
+    """The first of the candidates that passes ``test``, else ``default``: a loop that stops there."""
+    for values in zip(*candidates):
+        if test(*values):
+            return values
+    return tuple(default)
+
+
+def _array_first(xp):
+    """``first`` on the arrays of ``xp`` (numpy or ``jax.numpy``): every candidate tested at once."""
+
+    def first(test, candidates, default):
+        columns = [xp.asarray(c) for c in candidates]  # (candidates, ...) each
+        passes = test(*columns)
+        # argmax: the index of the first True (of the first False when none is: then not found)
+        index = xp.arange(passes.shape[0]).reshape((-1,) + (1,) * (passes.ndim - 1))
+        chosen = passes.argmax(axis=0) == index
+        found = passes.any(axis=0)
+        # (c * chosen).sum() is c's chosen value exactly: the other terms are +0.0
+        return tuple(xp.where(found, (c * chosen).sum(axis=0), d) for c, d in zip(columns, default))
+
+    return first
 
 
 def _numpy_sigmoid(x):
@@ -102,12 +138,13 @@ SCALAR = SimpleNamespace(
     exp=math.exp,
     sqrt=math.sqrt,
     abs=abs,
-    minimum=min,
-    maximum=max,
+    minimum=_scalar_minimum,
+    maximum=_scalar_maximum,
     where=_scalar_where,
     sigmoid=_scalar_sigmoid,
     sigmoids=_scalar_sigmoids,
     only_where=_scalar_only_where,
+    first=_scalar_first,
     vector=np.array,  # np.array(items, dtype): one C call
     floor_int=math.floor,
     take=_scalar_take,
@@ -126,6 +163,7 @@ NUMPY = SimpleNamespace(
     sigmoid=_numpy_sigmoid,
     sigmoids=_numpy_sigmoids,
     only_where=_numpy_only_where,
+    first=_array_first(np),
     vector=_numpy_vector,
     floor_int=lambda x: np.floor(x).astype(np.int64),
     take=lambda array, index: array[index],
@@ -155,6 +193,7 @@ def jax_ops() -> SimpleNamespace:
             sigmoid=sigmoid,
             sigmoids=lambda *xs: [sigmoid(x) for x in xs],
             only_where=lambda mask, fn, x, *shared: jnp.where(mask, fn(x, *shared), 0.0),
+            first=_array_first(jnp),
             vector=lambda items, dtype: jnp.stack([jnp.asarray(i) for i in items], axis=-1).astype(dtype),
             floor_int=lambda x: jnp.floor(x).astype(jnp.int32),
             take=lambda array, index: jnp.asarray(array)[index],

@@ -136,7 +136,6 @@ MAX_PICTURE_PIXELS = 4096  # the largest side of a picture, in pixels
 MAX_HIT_SHARE_OF_FIELD = 0.5
 #: Candidate starts per reset: all of them hit with probability at most 2**-48.
 START_CANDIDATES = 48
-CANDIDATE_INDEX = np.arange(START_CANDIDATES)
 #: float32 has a 24-bit significand: the largest side whose integers it holds exactly, and the
 #: ratio of size to radius up to which the observed (float32) target is within radius of the
 #: true one.
@@ -224,15 +223,6 @@ def target_rules(action_x, action_y, target_x, target_y, size, radius, ops):
     return worker_x, worker_y, clipped, distance, hit, reward
 
 
-def _uniforms(u: Any, ops: SimpleNamespace) -> Any:
-    """The start's uniforms as one array: draws first, then the rows of a batch."""
-    if ops.name == "jax":
-        import jax.numpy as jnp
-
-        return jnp.asarray(u)
-    return np.asarray(u, dtype=np.float64)
-
-
 class Target(Definition[TargetState, TargetParams]):
     """The rules of target-v0."""
 
@@ -308,35 +298,28 @@ class Target(Definition[TargetState, TargetParams]):
     def initial(self, u: Any, params: TargetParams, ops: SimpleNamespace) -> TargetState:
         """The target, then the first of ``START_CANDIDATES`` uniform points that misses it.
 
-        The candidates are one array (candidates first, then the rows of a batch; on Python
-        floats a small numpy array, converted back at the end), so a start costs a few array
-        operations whatever the number of candidates. The first that misses is picked with a
-        mask (the candidate index equal to the argmax of ``miss``, which numpy and JAX arrays
-        both compute); if none misses, the fallback is the corner
-        of the field farthest from the target: the target is in ``[radius, size - radius]**2``,
-        so that corner is at least ``size / sqrt(2)`` away, more than
-        ``2 * radius <= size / sqrt(2 * pi)``: a miss.
+        ``ops.first`` picks the candidate: on Python floats a loop that stops at the first miss
+        (one or two candidates, mostly), on arrays every candidate at once. The candidates stay
+        uniforms until one is picked (the point is ``side`` times them); if none misses, the
+        fallback is the corner of the field farthest from the target (uniforms 0 or 1): the target
+        is in ``[radius, size - radius]**2``, so that corner is at least ``size / sqrt(2)`` away,
+        more than ``2 * radius <= size / sqrt(2 * pi)``: a miss.
         """
         side, radius = params.side, params.radius
-        arrays = NUMPY if ops.name == "scalar" else ops  # the namespace of the candidate arrays
-        draws = _uniforms(u, ops)  # (start_draws,) or (start_draws, rows)
         if params.target is None:
             span = side - 2.0 * radius
-            target_x = ops.take(radius + span * draws[0], ())  # Python floats on SCALAR (x[()] is x on arrays)
-            target_y = ops.take(radius + span * draws[1], ())
+            target_x = radius + span * u[0]
+            target_y = radius + span * u[1]
         else:
             target_x, target_y = params.target
-        xs = side * draws[2::2]  # (START_CANDIDATES, ...)
-        ys = side * draws[3::2]
-        miss = centre_distance(xs, ys, target_x, target_y, arrays) > 2.0 * radius  # not discs_touch
-        # argmax: the index of the first True (of the first False when all are: then not found)
-        first = miss.argmax(axis=0) == CANDIDATE_INDEX.reshape((-1,) + (1,) * (miss.ndim - 1))
-        found = miss.any(axis=0)
+
+        def misses(ux: Any, uy: Any) -> Any:  # the candidate point is farther than a hit: not discs_touch
+            return centre_distance(side * ux, side * uy, target_x, target_y, ops) > 2.0 * radius
+
         half = 0.5 * side
-        # (x * first).sum() is x exactly: one term is x, the others are +0.0
-        worker_x = arrays.where(found, (xs * first).sum(axis=0), arrays.where(target_x <= half, side, 0.0))
-        worker_y = arrays.where(found, (ys * first).sum(axis=0), arrays.where(target_y <= half, side, 0.0))
-        worker_x, worker_y = ops.take(worker_x, ()), ops.take(worker_y, ())
+        corner = (ops.where(target_x <= half, 1.0, 0.0), ops.where(target_y <= half, 1.0, 0.0))
+        ux, uy = ops.first(misses, (u[2::2], u[3::2]), corner)  # (START_CANDIDATES, ...) each
+        worker_x, worker_y = side * ux, side * uy
         distance = centre_distance(worker_x, worker_y, target_x, target_y, ops)
         return TargetState(worker_x, worker_y, target_x, target_y, distance, NO_REWARD)
 
