@@ -27,7 +27,9 @@ scalar env would give on that step.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
+import operator
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -50,6 +52,13 @@ from gym_suite.envs._checks import (
 from gym_suite.envs._definition import NUMPY, SCALAR, Definition, row_of
 
 INSTALL_RENDER_EXTRA = 'pip install "gym-suite[render]"'
+
+#: numpy's integer scalar types (``Discrete.sample()`` gives ``np.int64``): the scalar shell's
+#: fast path takes one in range as the Python ``int`` the definition's check would give.
+_NUMPY_INTEGERS = frozenset(
+    (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.longlong, np.ulonglong)
+)
+_index: Any = operator.index
 
 
 class _Window:
@@ -117,23 +126,26 @@ class SuiteEnv(gymnasium.Env):
         self._ends = self.definition.ends
         self._truncates = self.definition.may_truncate(self.params)
 
-    def __getattr__(self, name: str) -> Any:
-        # the parameters read as attributes (not called on the hot path: only for missing names)
-        if name != "params" and "params" in self.__dict__ and hasattr(self.params, name):
-            return getattr(self.params, name)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
     # The protocol -------------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
-        owner = type(self).__name__
-        check_options(owner, options, self.reset_options)  # before anything changes
-        seed = check_seed(owner, seed)
-        if seed is not None:
+        if options is not None:
+            check_options(type(self).__name__, options, self.reset_options)  # before anything changes
+        if seed is not None:  # (gymnasium.Env.reset does nothing without a seed)
+            seed = check_seed(type(self).__name__, seed)
             self._sync()
-        super().reset(seed=seed)
+            super().reset(seed=seed)
         d = self.definition
-        u = self._draw(d.start_draws) if d.start_draws else ()
+        count = d.start_draws
+        u: Any = ()
+        if count:
+            i = self._drawn
+            j = i + count
+            if j <= self._block_size:  # the block's next numbers (see _draw)
+                self._drawn = j
+                u = self._block[i:j]
+            else:
+                u = self._draw(count)
         self.state = state = d.initial(u, self.params, SCALAR)
         self._ended = False
         self._shown = False
@@ -147,8 +159,11 @@ class SuiteEnv(gymnasium.Env):
                 f"{type(self).__name__}: the episode has ended (or reset() was never called); call reset() before step()"
             )
         d, params, state = self.definition, self.params, self.state
-        if not (action.__class__ is int and 0 <= action < self._discrete_n):
-            action = d.check_action(action, self.action_space, params)
+        n = self._discrete_n
+        if action.__class__ is not int or not 0 <= action < n:
+            # a numpy integer in range is the int the check would give; anything else is checked
+            index = _index(action) if action.__class__ in _NUMPY_INTEGERS else -1
+            action = index if 0 <= index < n else d.check_action(action, self.action_space, params)
         count = d.step_draws
         u: Any
         if count:
@@ -162,19 +177,24 @@ class SuiteEnv(gymnasium.Env):
         else:
             u = ()
         self.state = next_state = d.transition(state, action, u, params, SCALAR)
-        terminated = self._ends and bool(d.terminal(next_state, params, SCALAR))
-        truncated = self._truncates and bool(d.truncation(next_state, params, SCALAR))
+        terminated = truncated = False
+        if self._ends:
+            terminated = d.terminal(next_state, params, SCALAR)
+            if terminated.__class__ is not bool:
+                terminated = bool(terminated)
+        if self._truncates:
+            truncated = d.truncation(next_state, params, SCALAR)
+            if truncated.__class__ is not bool:
+                truncated = bool(truncated)
         self._ended = terminated or truncated
         if self.render_mode == "human":
             self._shown = False
             self._show()
-        return (
-            d.observation(next_state, params, SCALAR),
-            float(d.reward(state, action, next_state, params, SCALAR)),
-            terminated,
-            truncated,
-            d.transition_info(state, action, next_state, params, SCALAR),
-        )
+        observation = d.observation(next_state, params, SCALAR)
+        reward = d.reward(state, action, next_state, params, SCALAR)
+        if reward.__class__ is not float:
+            reward = float(reward)
+        return observation, reward, terminated, truncated, d.transition_info(state, action, next_state, params, SCALAR)
 
     # Draws ------------------------------------------------------------------------------------
     #
@@ -329,11 +349,6 @@ class SuiteVectorEnv(VectorEnv):
         self._prev_done = np.zeros(self.num_envs, dtype=bool)
         self._started = False
         self._single_env: SuiteEnv | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        if name != "params" and "params" in self.__dict__ and hasattr(self.params, name):
-            return getattr(self.params, name)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
     def single_env(self) -> SuiteEnv:
@@ -523,6 +538,36 @@ def _state_properties(definition: Definition, extra: Mapping[str, Any] | None) -
     return {name: _state_property(i, name) for i, name in enumerate(fields) if name not in taken}
 
 
+class _Parameter:
+    """A parameter read as an attribute of the env (``env.goal`` is ``env.params.goal``).
+
+    A non-data descriptor: an attribute set on the env itself comes first, as it would before a
+    ``__getattr__``. (A class with ``__getattr__`` would do the same, but Python then looks every
+    attribute of the env up the slow way, on every step.)
+    """
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __get__(self, env: Any, owner: Any = None) -> Any:
+        if env is None:
+            return self
+        params = env.__dict__.get("params")
+        if params is None:  # (before the constructor has checked the arguments)
+            raise AttributeError(f"{type(env).__name__!r} object has no attribute {self.name!r}")
+        return getattr(params, self.name)
+
+
+def _parameter_attributes(base_params: Any, taken: set[str]) -> dict[str, _Parameter]:
+    """Each field of the parameters (and each public name of their class) as an attribute of the
+    envs, where no other name is."""
+    names = [f.name for f in dataclasses.fields(base_params)] if dataclasses.is_dataclass(base_params) else []
+    names += [name for name in dir(type(base_params)) if not name.startswith("_") and name not in names]
+    return {name: _Parameter(name) for name in names if name not in taken and name != "params"}
+
+
 def env_classes(
     definition: Definition,
     base_params: Any,
@@ -541,8 +586,11 @@ def env_classes(
     ``self.params``: a property of the scalar env gets Python numbers, of the vector env arrays).
     """
     metadata = {"render_modes": list(definition.render_modes), "render_fps": definition.render_fps}
+    states = _state_properties(definition, extra)
+    taken = set(extra or ()) | set(states) | set(dir(SuiteEnv)) | set(dir(SuiteVectorEnv))
     namespace = {
-        **_state_properties(definition, extra),
+        **_parameter_attributes(base_params, taken),
+        **states,
         "definition": definition,
         "base_params": base_params,
         "arguments": tuple(arguments),
