@@ -722,6 +722,10 @@ def push_note() -> str:
     )
 
 
+#: The figure's left edge: 0 is the random policy; intervals that reach further are cut and labelled.
+X_LOW = -0.5
+
+
 def plot_normalized(rows: list[Summary], path: str | os.PathLike) -> None:
     """rliable's interval plot: the normalized IQM and its interval, per id (panels) and policy."""
     import matplotlib
@@ -740,15 +744,14 @@ def plot_normalized(rows: list[Summary], path: str | os.PathLike) -> None:
             r = next((r for r in rows if r.env_id == env_id and r.policy == policy and r.seeds), None)
             if r is None or r.normalized is None:
                 continue
-            ax.barh(
-                y,
-                r.normalized_ci_high - r.normalized_ci_low,
-                left=r.normalized_ci_low,
-                height=0.6,
-                color=colors[policy],
-                alpha=0.75,
-            )
-            ax.vlines(r.normalized, y - 0.3, y + 0.3, color="black", linewidth=1.5)
+            low = max(r.normalized_ci_low, X_LOW)  # a diverged seed's interval runs far left: cut, and say where
+            ax.barh(y, r.normalized_ci_high - low, left=low, height=0.6, color=colors[policy], alpha=0.75)
+            if r.normalized_ci_low < X_LOW:
+                ax.annotate(
+                    f"to {r.normalized_ci_low:,.1f}", (X_LOW, y), xytext=(2, 9), textcoords="offset points", fontsize=7
+                )
+            ax.vlines(max(r.normalized, X_LOW), y - 0.3, y + 0.3, color="black", linewidth=1.5)
+        ax.set_xlim(X_LOW, 1.1)
         ax.axvline(1.0, color="grey", linestyle="--", linewidth=0.8)
         ax.axvline(0.0, color="grey", linestyle=":", linewidth=0.8)
         ax.set_title(env_id, fontsize=10)
