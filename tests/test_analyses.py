@@ -75,6 +75,7 @@ def test_optimum_names_what_it_knows():
         optima.optimum("heartpole-v1")
 
 
+@pytest.mark.slow  # scikit-learn comes with the baselines extra, which the slow-test command installs
 def test_supervised_push_policy_beats_random_and_bayes_beats_it():
     kwargs = {"episodes": 50, "seed": 0, "env_kwargs": {"split": "test"}}
     logistic = evaluate("push-v0", push_supervised.supervised_policy("logistic"), **kwargs)
