@@ -29,8 +29,8 @@ or one array per draw for a batch), so every backend runs the same rules on the 
 vector env) and :func:`jax_ops` for ``jax.numpy`` under ``jit`` (imported only when asked for).
 A rule that branches on data calls ``ops.where``; a branch on a parameter is an ordinary ``if``
 (parameters are static configuration). ``ops.first(test, candidates, default)`` picks the first
-of several candidates that passes a test: a loop that stops at it on Python floats, every
-candidate at once on arrays.
+of several candidates that passes a test: a loop that stops at it on Python floats, on numpy
+arrays a loop that stops when every row has one, under JAX every candidate at once.
 """
 
 from __future__ import annotations
@@ -110,6 +110,34 @@ def _array_first(xp):
     return first
 
 
+def _numpy_first(test: Callable[..., Any], candidates: Sequence[Any], default: Sequence[Any]) -> tuple[Any, ...]:
+    """``first`` on numpy arrays: the candidates in turn, until every row has found one.
+
+    The same choice as :func:`_array_first`'s (the first candidate that passes, else the
+    default), without testing the candidates after the last one any row needs: where a
+    candidate passes with probability ``p``, a batch of ``N`` rows tests about ``log N / log(1/p)``
+    of them instead of all.
+    """
+    columns = [np.asarray(c) for c in candidates]  # (candidates, ...) each
+    chosen: list[Any] = []
+    found: Any = None
+    for k in range(columns[0].shape[0]):
+        passes = np.asarray(test(*(c[k] for c in columns)))
+        if found is None:
+            chosen = [np.where(passes, c[k], d) for c, d in zip(columns, default)]  # fresh arrays
+            found = np.array(passes, dtype=bool)
+        else:
+            new = passes & ~found
+            for out, c in zip(chosen, columns):
+                np.copyto(out, c[k], where=new)
+            found |= new
+        if found.all():
+            break
+    if found is None:  # no candidates: the default
+        return tuple(np.array(d, dtype=np.float64) for d in default)
+    return tuple(chosen)
+
+
 def _numpy_sigmoid(x):
     return 0.5 + 0.5 * np.tanh(0.5 * x)
 
@@ -148,6 +176,7 @@ SCALAR = SimpleNamespace(
     vector=np.array,  # np.array(items, dtype): one C call
     floor_int=math.floor,
     take=_scalar_take,
+    take_columns=lambda array, index: array[:, index],
     copy=lambda x: x,
 )
 
@@ -163,10 +192,11 @@ NUMPY = SimpleNamespace(
     sigmoid=_numpy_sigmoid,
     sigmoids=_numpy_sigmoids,
     only_where=_numpy_only_where,
-    first=_array_first(np),
+    first=_numpy_first,
     vector=_numpy_vector,
     floor_int=lambda x: np.floor(x).astype(np.int64),
     take=lambda array, index: array[index],
+    take_columns=lambda array, index: array.take(index, axis=1),  # a fast path of array[:, index]
     copy=np.array,
 )
 
@@ -197,6 +227,7 @@ def jax_ops() -> SimpleNamespace:
             vector=lambda items, dtype: jnp.stack([jnp.asarray(i) for i in items], axis=-1).astype(dtype),
             floor_int=lambda x: jnp.floor(x).astype(jnp.int32),
             take=lambda array, index: jnp.asarray(array)[index],
+            take_columns=lambda array, index: jnp.asarray(array)[:, index],
             copy=lambda x: x,
         )
     return _JAX_OPS

@@ -292,8 +292,19 @@ class SuiteEnv(gymnasium.Env):
 def _info_array(values: Any, num_envs: int) -> np.ndarray:
     """A fresh array of info values: numbers and flags as they are, anything else as objects
     (rows without a value then hold 0 / False / None, as in Gymnasium's vector envs)."""
+    if values.__class__ is np.ndarray and values.shape == (num_envs,) and values.dtype.kind in "biufO":
+        return values.copy()  # the common cases, without broadcast_to's Python-level checks
     array = np.array(np.broadcast_to(values, (num_envs,)))
     return array if array.dtype.kind in "biuf" else array.astype(object)
+
+
+def _column(values: Any, num_envs: int, dtype: type) -> np.ndarray:
+    """``values`` (an array over the rows or one value for all) as a fresh ``(num_envs,)`` array."""
+    if values.__class__ is np.ndarray and values.shape == (num_envs,):
+        return values.astype(dtype)  # a copy, also when the dtype is already the one asked for
+    if values.__class__ in (bool, int, float):  # one Python value for every row
+        return np.full(num_envs, values, dtype=dtype)
+    return np.array(np.broadcast_to(values, (num_envs,)), dtype=dtype)
 
 
 class SuiteVectorEnv(VectorEnv):
@@ -377,7 +388,7 @@ class SuiteVectorEnv(VectorEnv):
             self._np_random = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy)))
             self._np_random_seed = seeds[0] if seeds[0] is not None else -1
         everything = np.ones(self.num_envs, dtype=bool)
-        self._start(everything)
+        self._start(np.arange(self.num_envs))
         self._steps[:] = 0
         self._prev_done[:] = False
         self._started = True
@@ -394,9 +405,12 @@ class SuiteVectorEnv(VectorEnv):
         actions = d.check_actions(actions, n, self.single_action_space, params)
         restart = self._prev_done  # rows that ended on the last step start afresh now
         active = ~restart
+        # the restarting rows by index: integer indexing is several times faster than a mask's
+        rows = np.flatnonzero(restart) if restart.any() else None
+        stepping = rows is None or rows.size < n
         u: Any
         if d.step_draws:
-            if active.all():
+            if rows is None:
                 u = self.np_random.random((n, d.step_draws)).T
             else:  # rows that restart draw nothing (the scalar env's reset draws no step uniforms)
                 draws = np.full((n, d.step_draws), 0.5)
@@ -405,32 +419,32 @@ class SuiteVectorEnv(VectorEnv):
         else:
             u = ()
         next_state = d.transition(state, actions, u, params, NUMPY)
-        reward = np.array(np.broadcast_to(d.reward(state, actions, next_state, params, NUMPY), (n,)), dtype=np.float64)
-        terminated = np.array(np.broadcast_to(d.terminal(next_state, params, NUMPY), (n,)), dtype=bool)
-        truncated = np.array(np.broadcast_to(d.truncation(next_state, params, NUMPY), (n,)), dtype=bool)
+        reward = _column(d.reward(state, actions, next_state, params, NUMPY), n, np.float64)
+        terminated = _column(d.terminal(next_state, params, NUMPY), n, bool)
+        truncated = _column(d.truncation(next_state, params, NUMPY), n, bool)
         info = {}
-        if active.any():  # the step's keys, as a SyncVectorEnv has them: only when a row stepped
+        if stepping:  # the step's keys, as a SyncVectorEnv has them: only when a row stepped
             for key, values in d.transition_info(state, actions, next_state, params, NUMPY).items():
                 info[key] = _info_array(values, n)  # a copy: never the env's own state
                 info[f"_{key}"] = active.copy()
         self.state = next_state
         self._steps += 1
-        if restart.any():
-            self._start(restart)
-            self._steps[restart] = 0
-            reward[restart] = 0.0
+        if rows is not None:
+            self._start(rows)
+            self._steps[rows] = 0
+            reward[rows] = 0.0
             terminated &= active
             truncated &= active
             start_info = d.state_info(self.state, params, NUMPY)
             for key, values in info.items():
                 if not key.startswith("_") and key not in start_info:
-                    values[restart] = None if values.dtype == object else 0
+                    values[rows] = None if values.dtype == object else 0
             for key, values in start_info.items():
                 values = _info_array(values, n)
                 if key not in info:
                     info[key] = np.zeros_like(values) if values.dtype != object else np.full(values.shape, None)
                     info[f"_{key}"] = np.zeros(n, dtype=bool)
-                info[key][restart] = values[restart]
+                info[key][rows] = values[rows]
                 info[f"_{key}"] |= restart
         if self.max_episode_steps is not None:
             truncated |= self._steps >= self.max_episode_steps
@@ -449,7 +463,7 @@ class SuiteVectorEnv(VectorEnv):
             )
         if not self._started:
             raise ResetNeeded(f"{type(self).__name__}: call reset() before restart()")
-        self._start(rows)
+        self._start(np.flatnonzero(rows))
         self._steps[rows] = 0
         self._prev_done[rows] = False
         d = self.definition
@@ -457,8 +471,9 @@ class SuiteVectorEnv(VectorEnv):
         return d.observation(self.state, self.params, NUMPY), info
 
     def _start(self, rows: np.ndarray) -> None:
-        """Draw fresh starts for the rows of ``rows`` (in row order) and put them in the state."""
-        d, count = self.definition, int(rows.sum())
+        """Draw fresh starts for the rows of the ascending indices ``rows`` (in row order) and put
+        them in the state."""
+        d, count = self.definition, rows.size
         u: Any = self.np_random.random((count, d.start_draws)).T if d.start_draws else ()
         start: Any = d.initial(u, self.params, NUMPY)
         state = [np.array(q) for q in self.state]  # own arrays: the rules may return shared ones

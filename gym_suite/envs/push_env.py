@@ -412,8 +412,8 @@ class Push(Definition[PushState, PushParams]):
             observation = dict(zip(CATEGORICAL_FIELDS, params.codes[:, row].tolist()))
             observation.update(zip(NUMERIC_FIELDS, params.numbers[:, row : row + 1].copy()))
             return observation
-        codes = ops.take(params.codes, (slice(None), row))  # fresh: (fields, N)
-        numbers = ops.take(params.numbers, (slice(None), row))
+        codes = ops.take_columns(params.codes, row)  # fresh: (fields, N)
+        numbers = ops.take_columns(params.numbers, row)
         observation = {name: codes[j] for j, name in enumerate(CATEGORICAL_FIELDS)}
         observation.update((name, numbers[j][..., None]) for j, name in enumerate(NUMERIC_FIELDS))
         return observation
