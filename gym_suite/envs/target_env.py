@@ -426,9 +426,8 @@ def check_point_action(action) -> tuple[float, float]:
 def check_point_actions(actions, num_envs: int) -> np.ndarray:
     """A batch of ``num_envs`` points as a fresh float64 array of shape ``(num_envs, 2)``."""
     arr = as_batch(actions, num_envs, (2,), "fiu", "a float array of points (x, y)").astype(np.float64)
-    finite = np.isfinite(arr).all(axis=1)
-    if not finite.all():
-        bad = int(np.flatnonzero(~finite)[0])
+    if not np.isfinite(arr).all():  # (one pass over the batch; the rows only on failure)
+        bad = int(np.flatnonzero(~np.isfinite(arr).all(axis=1))[0])
         raise ValueError(
             f"invalid action {arr[bad].tolist()} for sub-environment {bad}: "
             "both coordinates must be finite (no NaN or infinity)"
