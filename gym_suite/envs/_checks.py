@@ -7,10 +7,13 @@ Every message names the argument and what is allowed, and stays short whatever t
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 # --------------------------------------------------------------------------------------------
 # Checks. Every message says what is allowed and stays short whatever the input.
@@ -35,7 +38,7 @@ class ArgumentTypeError(TypeError):
         super().__init__(text)
 
 
-def shown(value) -> str:
+def shown(value: object) -> str:
     """``repr(value)``, cut to ``MAX_SHOWN`` characters (an action of a million numbers stays short)."""
     try:
         if isinstance(value, np.ndarray) and value.size > 16:
@@ -48,7 +51,7 @@ def shown(value) -> str:
     return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
 
 
-def check_render_mode(owner: str, render_mode, render_modes) -> str | None:
+def check_render_mode(owner: str, render_mode: str | None, render_modes: Collection[str]) -> str | None:
     if render_mode is not None and render_mode not in render_modes:
         raise ValueError(
             f"{owner}: render_mode={shown(render_mode)} is not supported; choose one of {list(render_modes)} or None"
@@ -56,7 +59,17 @@ def check_render_mode(owner: str, render_mode, render_modes) -> str | None:
     return render_mode
 
 
-def check_int(owner: str, name: str, value, minimum: int | None = None, allow_none=False):
+@overload
+def check_int(
+    owner: str, name: str, value: object, minimum: int | None = None, allow_none: Literal[False] = False
+) -> int: ...
+
+
+@overload
+def check_int(owner: str, name: str, value: object, minimum: int | None = None, *, allow_none: bool) -> int | None: ...
+
+
+def check_int(owner: str, name: str, value: object, minimum: int | None = None, allow_none: bool = False) -> int | None:
     """An integer argument (``bool`` excluded), optionally bounded below."""
     if value is None and allow_none:
         return None
@@ -67,7 +80,7 @@ def check_int(owner: str, name: str, value, minimum: int | None = None, allow_no
     return int(value)
 
 
-def check_number(owner: str, name: str, value, low=-math.inf, high=math.inf) -> float:
+def check_number(owner: str, name: str, value: object, low: float = -math.inf, high: float = math.inf) -> float:
     """A finite real argument within ``[low, high]``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise ArgumentTypeError(f"{owner}: {name} must be a number, got {shown(value)}")
@@ -77,7 +90,7 @@ def check_number(owner: str, name: str, value, low=-math.inf, high=math.inf) -> 
     return value
 
 
-def check_seed(owner: str, seed) -> int | None:
+def check_seed(owner: str, seed: object) -> int | None:
     """``None`` or a non-negative integer, as ``reset(seed=...)`` takes."""
     if seed is None:
         return None
@@ -88,7 +101,7 @@ def check_seed(owner: str, seed) -> int | None:
     return int(seed)
 
 
-def check_options(owner: str, options, allowed=()) -> None:
+def check_options(owner: str, options: object, allowed: Collection[str] = ()) -> None:
     if options is None:
         return
     if not isinstance(options, Mapping):
@@ -100,7 +113,7 @@ def check_options(owner: str, options, allowed=()) -> None:
         )
 
 
-def check_discrete_action(action, n: int) -> int:
+def check_discrete_action(action: Any, n: int) -> int:
     """Return ``action`` as an ``int`` in ``range(n)`` or raise ``ValueError``/``TypeError``."""
     if action.__class__ is int and 0 <= action < n:  # the fast path: a plain int in range
         return action
@@ -116,7 +129,7 @@ def check_discrete_action(action, n: int) -> int:
     return int(action)
 
 
-def as_batch(actions, num_envs: int, shape: tuple, kinds: str, what: str) -> np.ndarray:
+def as_batch(actions: object, num_envs: int, shape: tuple[int, ...], kinds: str, what: str) -> npt.NDArray[Any]:
     """``actions`` as an array of shape ``(num_envs, *shape)`` with a dtype kind in ``kinds``."""
     expected = (num_envs, *shape)
     try:
@@ -130,7 +143,7 @@ def as_batch(actions, num_envs: int, shape: tuple, kinds: str, what: str) -> np.
     return arr
 
 
-def check_discrete_actions(actions, num_envs: int, n: int) -> np.ndarray:
+def check_discrete_actions(actions: object, num_envs: int, n: int) -> npt.NDArray[np.int64]:
     """A batch of ``num_envs`` actions from ``Discrete(n)``, as an int64 array."""
     arr = as_batch(actions, num_envs, (), "iu", f"an integer array with values in 0..{n - 1}")
     if num_envs and (arr.min() < 0 or arr.max() >= n):
@@ -161,7 +174,9 @@ _RENAMED_ARGUMENTS = {
 }
 
 
-def merge_arguments(owner: str, allowed, env_config, kwargs) -> dict:
+def merge_arguments(
+    owner: str, allowed: Collection[str], env_config: object, kwargs: Mapping[str, Any]
+) -> dict[str, Any]:
     """``env_config`` (a dict, as Ray RLlib passes it) and keyword arguments, keywords winning.
 
     An unknown name raises ``TypeError`` naming the allowed ones.

@@ -14,7 +14,19 @@ printable ASCII character has a glyph, and ``±``; any other character is drawn 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypeAlias
+
 import numpy as np
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+#: A frame: ``H x W x 3`` uint8.
+Frame: TypeAlias = "npt.NDArray[np.uint8]"
+#: A lit-or-not mask, ``H x W``.
+Mask: TypeAlias = "np.ndarray[tuple[int, int], np.dtype[np.bool_]]"
+#: An RGB colour (each channel 0..255).
+Colour: TypeAlias = tuple[int, int, int]
 
 GLYPH_WIDTH = 5
 GLYPH_HEIGHT = 8  # 7 rows and a row for the descenders of g, j, p, q, y
@@ -122,7 +134,7 @@ _GLYPHS = {
 }
 
 
-def _bitmap(rows: str) -> np.ndarray:
+def _bitmap(rows: str) -> Mask:
     lines = rows.split()
     bitmap = np.zeros((GLYPH_HEIGHT, GLYPH_WIDTH), dtype=bool)
     for y, line in enumerate(lines):
@@ -130,10 +142,10 @@ def _bitmap(rows: str) -> np.ndarray:
     return bitmap
 
 
-GLYPHS: dict[str, np.ndarray] = {char: _bitmap(rows) for char, rows in _GLYPHS.items()}
+GLYPHS: dict[str, Mask] = {char: _bitmap(rows) for char, rows in _GLYPHS.items()}
 
 
-def text_mask(text: str, scale: int = 1) -> np.ndarray:
+def text_mask(text: str, scale: int = 1) -> Mask:
     """The lit pixels of ``text`` in one line: a bool array of ``text_size(text, scale)`` (H x W)."""
     if not text:
         return np.zeros((GLYPH_HEIGHT * scale, 0), dtype=bool)
@@ -150,28 +162,28 @@ def text_size(text: str, scale: int = 1) -> tuple[int, int]:
     return max(0, len(text) * ADVANCE - 1) * scale, GLYPH_HEIGHT * scale
 
 
-def draw_text(frame: np.ndarray, text: str, x: int, y: int, colour, scale: int = 1) -> int:
+def draw_text(frame: Frame, text: str, x: int, y: int, colour: Colour, scale: int = 1) -> int:
     """Draw ``text`` with its top-left corner at ``(x, y)``, clipped to the frame; returns the x after it."""
     mask = text_mask(text, scale)
     _paint(frame, mask, x, y, colour)
     return x + mask.shape[1] + scale
 
 
-def draw_text_right(frame: np.ndarray, text: str, right: int, y: int, colour, scale: int = 1) -> int:
+def draw_text_right(frame: Frame, text: str, right: int, y: int, colour: Colour, scale: int = 1) -> int:
     """Draw ``text`` so that it ends at column ``right`` (exclusive); returns its left x."""
     x = right - text_size(text, scale)[0]
     draw_text(frame, text, x, y, colour, scale)
     return x
 
 
-def draw_text_centred(frame: np.ndarray, text: str, centre: int, y: int, colour, scale: int = 1) -> int:
+def draw_text_centred(frame: Frame, text: str, centre: int, y: int, colour: Colour, scale: int = 1) -> int:
     """Draw ``text`` centred on column ``centre``; returns its left x."""
     x = centre - text_size(text, scale)[0] // 2
     draw_text(frame, text, x, y, colour, scale)
     return x
 
 
-def fill_rect(frame: np.ndarray, x0: int, y0: int, x1: int, y1: int, colour) -> None:
+def fill_rect(frame: Frame, x0: int, y0: int, x1: int, y1: int, colour: Colour) -> None:
     """Fill the pixels ``x0 <= x < x1``, ``y0 <= y < y1`` (clipped to the frame)."""
     height, width = frame.shape[:2]
     x0, x1 = max(0, x0), min(width, x1)
@@ -180,7 +192,7 @@ def fill_rect(frame: np.ndarray, x0: int, y0: int, x1: int, y1: int, colour) -> 
         frame[y0:y1, x0:x1] = colour
 
 
-def _paint(frame: np.ndarray, mask: np.ndarray, x: int, y: int, colour) -> None:
+def _paint(frame: Frame, mask: Mask, x: int, y: int, colour: Colour) -> None:
     height, width = frame.shape[:2]
     top, left = max(0, y), max(0, x)
     bottom, right = min(height, y + mask.shape[0]), min(width, x + mask.shape[1])
