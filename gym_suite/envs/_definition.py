@@ -38,16 +38,32 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable, Sequence
-from types import SimpleNamespace
-from typing import Any, ClassVar, Generic, TypeVar
+from types import ModuleType, SimpleNamespace
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeAlias, TypeVar
 
 import numpy as np
 from gymnasium import spaces
 
 from gym_suite.envs._checks import check_discrete_action, check_discrete_actions, shown
 
+if TYPE_CHECKING:
+    import jax
+    import numpy.typing as npt
+    from _typeshed import DataclassInstance
+
 StateT = TypeVar("StateT")
-ParamsT = TypeVar("ParamsT")
+#: The parameters of a definition: a frozen dataclass (``make_params`` replaces its fields).
+ParamsT = TypeVar("ParamsT", bound="DataclassInstance")
+_T = TypeVar("_T")
+
+#: A quantity the rules compute with: a Python number for one environment, a numpy array over
+#: the rows of a batch, a ``jax.numpy`` array under ``jit``. One rule runs on all three (through
+#: ``ops``), so no narrower static type is true of it.
+Array: TypeAlias = Any
+#: A float64 numpy array (the numpy namespace's results).
+FloatArray: TypeAlias = "npt.NDArray[np.float64]"
+#: ``first(test, candidates, default)``: see :data:`SCALAR` and :func:`_array_first`.
+First: TypeAlias = Callable[[Callable[..., Any], Sequence[Any], Sequence[Any]], tuple[Any, ...]]
 
 #: Small batches stack the arguments of :func:`_numpy_sigmoids` into one array (fewer numpy
 #: calls); above this many bytes the stacked temporaries cost more in page faults than the calls
@@ -55,38 +71,40 @@ ParamsT = TypeVar("ParamsT")
 STACK_BYTES = 64 * 1024
 
 
-def _scalar_where(condition, if_true, if_false):
+def _scalar_where(condition: object, if_true: _T, if_false: _T) -> _T:
     return if_true if condition else if_false
 
 
-def _scalar_minimum(a, b):
+def _scalar_minimum(a: float, b: float) -> float:
     return b if b < a else a  # min(a, b) exactly, without the builtin's argument parsing
 
 
-def _scalar_maximum(a, b):
+def _scalar_maximum(a: float, b: float) -> float:
     return b if b > a else a  # max(a, b) exactly
 
 
-def _scalar_sigmoid(x):
+def _scalar_sigmoid(x: float) -> float:
     return 0.5 + 0.5 * math.tanh(0.5 * x)  # = 1 / (1 + exp(-x)), and never overflows
 
 
-def _scalar_sigmoids(*xs, tanh=math.tanh):
+def _scalar_sigmoids(*xs: float, tanh: Callable[[float], float] = math.tanh) -> list[float]:
     return [0.5 + 0.5 * tanh(0.5 * x) for x in xs]
 
 
-def _scalar_only_where(mask, fn, x, *shared):
+def _scalar_only_where(mask: object, fn: Callable[..., float], x: float, *shared: Any) -> float:
     return fn(x, *shared) if mask else 0.0
 
 
-def _scalar_take(array, index):
+def _scalar_take(array: npt.NDArray[Any], index: Any) -> Any:
     if index.__class__ is int and array.__class__ is np.ndarray and array.ndim == 1:
         return array.item(index)  # the Python number of array[index], in one call
     value = array[index]
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _scalar_first(test, candidates, default):
+def _scalar_first(
+    test: Callable[..., object], candidates: Sequence[Sequence[float]], default: Sequence[float]
+) -> tuple[float, ...]:
     """The first of the candidates that passes ``test``, else ``default``: a loop that stops there."""
     for values in zip(*candidates):
         if test(*values):
@@ -94,10 +112,10 @@ def _scalar_first(test, candidates, default):
     return tuple(default)
 
 
-def _array_first(xp):
+def _array_first(xp: ModuleType) -> First:
     """``first`` on the arrays of ``xp`` (numpy or ``jax.numpy``): every candidate tested at once."""
 
-    def first(test, candidates, default):
+    def first(test: Callable[..., Any], candidates: Sequence[Any], default: Sequence[Any]) -> tuple[Any, ...]:
         columns = [xp.asarray(c) for c in candidates]  # (candidates, ...) each
         passes = test(*columns)
         # argmax: the index of the first True (of the first False when none is: then not found)
@@ -138,17 +156,19 @@ def _numpy_first(test: Callable[..., Any], candidates: Sequence[Any], default: S
     return tuple(chosen)
 
 
-def _numpy_sigmoid(x):
+def _numpy_sigmoid(x: FloatArray) -> FloatArray:
     return 0.5 + 0.5 * np.tanh(0.5 * x)
 
 
-def _numpy_sigmoids(*xs):
+def _numpy_sigmoids(*xs: FloatArray) -> FloatArray | list[FloatArray]:
     if len(xs) * np.asarray(xs[0]).nbytes <= STACK_BYTES:  # small batches: one pass
         return _numpy_sigmoid(np.array(xs))
     return [_numpy_sigmoid(x) for x in xs]
 
 
-def _numpy_only_where(mask, fn, x, *shared):
+def _numpy_only_where(
+    mask: npt.NDArray[np.bool_], fn: Callable[..., FloatArray], x: FloatArray, *shared: Any
+) -> FloatArray:
     out = np.zeros(np.shape(mask))
     rows = np.flatnonzero(mask)
     if rows.size:  # fn runs on the rows of mask alone
@@ -156,7 +176,7 @@ def _numpy_only_where(mask, fn, x, *shared):
     return out
 
 
-def _numpy_vector(items, dtype):
+def _numpy_vector(items: Sequence[npt.ArrayLike], dtype: npt.DTypeLike) -> npt.NDArray[Any]:
     return np.array(items, dtype=dtype).T  # (num_envs, len(items)), fresh memory
 
 
@@ -209,7 +229,7 @@ def jax_ops() -> SimpleNamespace:
     if _JAX_OPS is None:
         import jax.numpy as jnp
 
-        def sigmoid(x):
+        def sigmoid(x: jax.Array) -> jax.Array:
             return 0.5 + 0.5 * jnp.tanh(0.5 * x)
 
         _JAX_OPS = SimpleNamespace(
@@ -233,7 +253,7 @@ def jax_ops() -> SimpleNamespace:
     return _JAX_OPS
 
 
-def replace_params(owner: str, base: Any, arguments: dict[str, Any]) -> Any:
+def replace_params(owner: str, base: ParamsT, arguments: dict[str, Any]) -> ParamsT:
     """``base`` with ``arguments`` replaced (a frozen dataclass: the parameter set of an id)."""
     return dataclasses.replace(base, **arguments) if arguments else base
 
@@ -272,10 +292,10 @@ class Definition(Generic[StateT, ParamsT]):
         naming the argument."""
         return replace_params(owner, base, arguments)
 
-    def action_space(self, params: ParamsT) -> spaces.Space:
+    def action_space(self, params: ParamsT) -> spaces.Space[Any]:
         raise NotImplementedError
 
-    def observation_space(self, params: ParamsT) -> spaces.Space:
+    def observation_space(self, params: ParamsT) -> spaces.Space[Any]:
         raise NotImplementedError
 
     # The rules --------------------------------------------------------------------------------
@@ -315,13 +335,13 @@ class Definition(Generic[StateT, ParamsT]):
 
     # Actions at the edge (what a caller may pass, in the form the rules take) -----------------
 
-    def check_action(self, action: Any, space: spaces.Space, params: ParamsT) -> Any:
+    def check_action(self, action: Any, space: spaces.Space[Any], params: ParamsT) -> Any:
         """One action for the rules, or ``ValueError`` / ``TypeError`` naming what is allowed."""
         if isinstance(space, spaces.Discrete):
             return check_discrete_action(action, int(space.n))
         raise NotImplementedError(f"{type(self).__name__}.check_action for {shown(space)}")
 
-    def check_actions(self, actions: Any, num_envs: int, space: spaces.Space, params: ParamsT) -> Any:
+    def check_actions(self, actions: Any, num_envs: int, space: spaces.Space[Any], params: ParamsT) -> Any:
         """A batch of actions for the rules (``Discrete``: a fresh int64 array)."""
         if isinstance(space, spaces.Discrete):
             return check_discrete_actions(actions, num_envs, int(space.n)).copy()
@@ -332,7 +352,7 @@ class Definition(Generic[StateT, ParamsT]):
     def render_ansi(self, state: StateT, params: ParamsT) -> str:
         raise NotImplementedError
 
-    def render_rgb(self, state: StateT, params: ParamsT) -> np.ndarray:
+    def render_rgb(self, state: StateT, params: ParamsT) -> npt.NDArray[np.uint8]:
         raise NotImplementedError
 
 
