@@ -81,14 +81,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from gymnasium import spaces
 
 from gym_suite.envs._checks import check_int
-from gym_suite.envs._definition import Definition
+from gym_suite.envs._definition import Array, Definition
 from gym_suite.envs._shells import env_classes
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 # --------------------------------------------------------------------------------------------
 # Constants
@@ -151,12 +154,14 @@ class ExampleState(NamedTuple):
 # --------------------------------------------------------------------------------------------
 
 
-def start_position(draw, lf_min, goal):
+def start_position(draw: Array, lf_min: int, goal: int) -> Array:
     """The ``draw``-th position of ``lf_min..rt_max - 1`` without the goal (ints or arrays)."""
     return lf_min + draw + (draw >= goal - lf_min)
 
 
-def walk_rules(position, action, goal, lf_min, rt_max, ops):
+def walk_rules(
+    position: Array, action: Array, goal: int, lf_min: int, rt_max: int, ops: SimpleNamespace
+) -> tuple[Array, Array, Array]:
     """One step of the walk, for ints or integer arrays: ``(new_position, reward, at_goal)``."""
     new_position = ops.minimum(ops.maximum(position + 2 * action - 1, lf_min), rt_max)
     toward = ops.abs(goal - new_position) < ops.abs(goal - position)  # False at a wall: no move
@@ -182,10 +187,10 @@ class Example(Definition[ExampleState, ExampleParams]):
             raise ValueError(f"{owner}: rt_max must be an integer in lf_min + 2..{MAX_POSITION} (10**12), got {rt_max}")
         return ExampleParams(lf_min, rt_max, goal_of(lf_min, rt_max), rt_max - lf_min - 1)
 
-    def action_space(self, params: ExampleParams) -> spaces.Discrete:
+    def action_space(self, params: ExampleParams) -> spaces.Discrete[np.int64]:
         return spaces.Discrete(len(ACTION_NAMES))
 
-    def observation_space(self, params: ExampleParams) -> spaces.Discrete:
+    def observation_space(self, params: ExampleParams) -> spaces.Discrete[np.int64]:
         return spaces.Discrete(params.rt_max + 1)
 
     def initial(self, u: Any, params: ExampleParams, ops: SimpleNamespace) -> ExampleState:
@@ -231,7 +236,7 @@ class Example(Definition[ExampleState, ExampleParams]):
         reward = None if math.isnan(state.last_reward) else state.last_reward
         return ansi_line(state.position, params.goal, params.lf_min, params.rt_max, reward) + "\n"
 
-    def render_rgb(self, state: ExampleState, params: ExampleParams) -> np.ndarray:
+    def render_rgb(self, state: ExampleState, params: ExampleParams) -> npt.NDArray[np.uint8]:
         return rgb_frame(state.position, params.goal, params.lf_min, params.rt_max)
 
 
@@ -240,13 +245,13 @@ class Example(Definition[ExampleState, ExampleParams]):
 # --------------------------------------------------------------------------------------------
 
 
-def ansi_line(position, goal, lf_min, rt_max, reward=None) -> str:
+def ansi_line(position: int, goal: int, lf_min: int, rt_max: int, reward: float | None = None) -> str:
     cells = "".join("A" if p == position else "G" if p == goal else "." for p in range(lf_min, rt_max + 1))
     last = "" if reward is None else f"  reward {reward:+g}"
     return f"|{cells}|  position {position}  goal {goal}  dist {goal - position:+d}{last}"
 
 
-def rgb_frame(position, goal, lf_min, rt_max) -> np.ndarray:
+def rgb_frame(position: int, goal: int, lf_min: int, rt_max: int) -> npt.NDArray[np.uint8]:
     n = rt_max - lf_min + 1
     frame = np.full((CELL_PIXELS, n * CELL_PIXELS, 3), 235, dtype=np.uint8)
     frame[:, ::CELL_PIXELS] = 160  # cell borders

@@ -117,7 +117,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from gymnasium import spaces
@@ -125,6 +125,9 @@ from gymnasium import spaces
 from gym_suite.envs._checks import ArgumentTypeError, check_number, shown
 from gym_suite.envs._definition import Definition
 from gym_suite.envs._shells import env_classes
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 V1_MANUAL = """
 ## Description
@@ -325,7 +328,7 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
             arguments["expected_cost"] = bool(arguments["expected_cost"])
         return super().make_params(base, owner, **arguments)
 
-    def action_space(self, params: HeartPoleParams) -> spaces.Discrete:
+    def action_space(self, params: HeartPoleParams) -> spaces.Discrete[np.int64]:
         return spaces.Discrete(len(ACTION_NAMES))
 
     def observation_space(self, params: HeartPoleParams) -> spaces.Box:
@@ -465,13 +468,13 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
 
         return ansi_log(state[:6], state.last_action, state.heart_attack)
 
-    def render_rgb(self, state: HeartPoleState, params: HeartPoleParams) -> np.ndarray:
+    def render_rgb(self, state: HeartPoleState, params: HeartPoleParams) -> npt.NDArray[np.uint8]:
         from gym_suite.envs.heartpole_render import rgb_dashboard
 
         return rgb_dashboard(state[:6], state.last_action, state.heart_attack)
 
 
-def heuristic_actions(observation: Any) -> np.ndarray:
+def heuristic_actions(observation: Any) -> npt.NDArray[np.int64]:
     """The heuristic for one observation (shape ``(6,)``) or a batch (``(N, 6)``): int64 actions."""
     alertness = np.asarray(observation, dtype=np.float64)[..., 0]
     return np.where(alertness < HEURISTIC_SLEEP_ALERTNESS, SLEEP, DO_NOTHING).astype(np.int64)

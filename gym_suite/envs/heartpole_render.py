@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from gym_suite.envs._draw import GLYPH_HEIGHT, LINE_HEIGHT, draw_text, draw_text_centred, draw_text_right
@@ -12,6 +15,9 @@ from gym_suite.envs.heartpole_env import (
     STATE_NAMES,
     TIRING_ONSET,
 )
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 # --------------------------------------------------------------------------------------------
 # Rendering
@@ -35,7 +41,7 @@ SLOT_HEIGHT = 12
 TEXT_RGB, ZERO_RGB, ATTACK_RGB = (40, 40, 40), (60, 60, 60), (200, 0, 0)
 
 
-def ansi_log(state, last_action, heart_attack) -> str:
+def ansi_log(state: Sequence[float], last_action: int, heart_attack: bool) -> str:
     """The step's log: the chosen action, ``HEART ATTACK`` when one happened, the state."""
     chosen = "none (reset)" if last_action < 0 else ACTION_NAMES[last_action]
     quantities = "  ".join(f"{name} {value:.4g}" for name, value in zip(STATE_NAMES, state))
@@ -55,7 +61,7 @@ def value_text(value: float) -> str:
     return f"{value:,.0f}"
 
 
-def rgb_dashboard(state, last_action, heart_attack) -> np.ndarray:
+def rgb_dashboard(state: Sequence[float], last_action: int, heart_attack: bool) -> npt.NDArray[np.uint8]:
     """A small image: one labelled bar per quantity (its name and value above it), the four
     actions below (the chosen one lit, named under the slots), a red frame and ``HEART
     ATTACK`` on a heart attack."""

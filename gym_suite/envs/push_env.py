@@ -186,16 +186,16 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
 from gymnasium import spaces
 
 from gym_suite.envs._checks import check_int
-from gym_suite.envs._definition import SCALAR, Definition
+from gym_suite.envs._definition import SCALAR, Array, Definition
 from gym_suite.envs._shells import env_classes
 from gym_suite.envs.push_log import (
     ACTION_VALUES,
@@ -211,6 +211,14 @@ from gym_suite.envs.push_log import (
     load_log,
     observation_space,
 )
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from gym_suite.envs._shells import SuiteEnv, SuiteVectorEnv
+    from gym_suite.envs.push_log import Vocabulary
+
+_ArrayT = TypeVar("_ArrayT", bound="np.ndarray[Any, Any]")
 
 # --------------------------------------------------------------------------------------------
 # Constants
@@ -236,7 +244,7 @@ NO_SILENT = -1  # the ringer code of "silent" when the vocabulary has none (neve
 ARGUMENTS = ("episode_length", "csv_path", "data", "split", "test_fraction", "vocabularies")
 
 
-def _frozen(array: np.ndarray) -> np.ndarray:
+def _frozen(array: _ArrayT) -> _ArrayT:
     array.flags.writeable = False
     return array
 
@@ -261,7 +269,7 @@ class PushParams:
     #: notifications per episode; None for the whole log
     episode_length: int | None = DEFAULT_EPISODE_LENGTH
     #: a notification log to replay instead of the bundled one
-    csv_path: str | os.PathLike | None = None
+    csv_path: str | os.PathLike[str] | None = None
     #: a pandas DataFrame with the same columns, instead of a file
     data: Any = None
     #: "train" or "test"
@@ -282,7 +290,7 @@ class PushParams:
     unwanted: Any = None
     silent: int = NO_SILENT
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[[NotificationLog, dict[str, Any]], PushParams], tuple[Any, ...]]:
         return _derive_params, (self.log, {name: getattr(self, name) for name in ARGUMENTS})
 
 
@@ -333,7 +341,7 @@ class PushState(NamedTuple):
 # --------------------------------------------------------------------------------------------
 
 
-def scores(tp, fp, fn, tn, ops):
+def scores(tp: Array, fp: Array, fn: Array, tn: Array, ops: SimpleNamespace) -> tuple[Array, Array, Array]:
     """``(accuracy, precision, recall)`` so far; 0.0 where the denominator is still 0.
 
     Precision is also the click-through rate: opened among delivered.
@@ -372,7 +380,7 @@ class Push(Definition[PushState, PushParams]):
         )
         return _derive_params(log, merged)
 
-    def action_space(self, params: PushParams) -> spaces.Discrete:
+    def action_space(self, params: PushParams) -> spaces.Discrete[np.int64]:
         return spaces.Discrete(len(ACTION_NAMES))
 
     def observation_space(self, params: PushParams) -> spaces.Dict:
@@ -479,7 +487,7 @@ class Push(Definition[PushState, PushParams]):
             verdict = "    decision pending"
         return f"{describe(params.log, row)}\n{verdict}\n"
 
-    def render_rgb(self, state: PushState, params: PushParams) -> np.ndarray:
+    def render_rgb(self, state: PushState, params: PushParams) -> npt.NDArray[np.uint8]:
         if state.scored_row >= 0:
             return card(params.log, state.scored_row, state.last_action)
         return card(params.log, state.row)
@@ -525,7 +533,7 @@ def describe(log: NotificationLog, row: int) -> str:
     )
 
 
-def card(log: NotificationLog, row: int, action=None) -> np.ndarray:
+def card(log: NotificationLog, row: int, action: int | None = None) -> npt.NDArray[np.uint8]:
     """The notification of ``row`` as a card, with the decision (and the truth) when given."""
     app, category, significant, _, _, ringer = log.codes[:, row].tolist()
     priority, updates, length, hour, battery = log.numbers[:, row].tolist()
@@ -562,16 +570,17 @@ def card(log: NotificationLog, row: int, action=None) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 
-def _current_row(env) -> Any:
+def _current_row(env: SuiteEnv | SuiteVectorEnv) -> Any:
     """The log index of the observed notification (an array over the rows for a vector env),
     for analysis (joining with the log), not for the policy."""
     row = env.state.row
     return np.array(row) if isinstance(row, np.ndarray) else row  # a copy: never the env's state
 
 
-def _vocabularies(env) -> Mapping[str, tuple[str, ...]]:
+def _vocabularies(env: SuiteEnv | SuiteVectorEnv) -> Mapping[str, Vocabulary]:
     """The log's vocabularies (read-only, shared by the environments on the log)."""
-    return env.params.log.vocabularies
+    log: NotificationLog = env.params.log
+    return log.vocabularies
 
 
 PUSH = Push()

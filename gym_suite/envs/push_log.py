@@ -115,27 +115,40 @@ import re
 import threading
 import weakref
 import zipfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from importlib import resources
+from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias, TypeVar
 
 import numpy as np
 from gymnasium import spaces
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    import pandas  # no type hints of its own: Any to mypy
 
-class ReadOnlyMapping(Mapping):
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+_ArrayT = TypeVar("_ArrayT", bound="np.ndarray[Any, Any]")
+#: A categorical field's values in code order: strings (``significant_contact``'s: False, True).
+Vocabulary: TypeAlias = "tuple[str | bool, ...]"
+#: Rows of the log by position (``windows``' order and starts, ``source_rows``).
+Rows: TypeAlias = "npt.NDArray[np.intp]"
+
+
+class ReadOnlyMapping(Mapping[_K, _V]):
     """A mapping that cannot be changed (like ``types.MappingProxyType``, but it pickles)."""
 
     __slots__ = ("_data",)
 
-    _data: dict
+    _data: dict[_K, _V]
 
-    def __init__(self, data=()):
+    def __init__(self, data: Mapping[_K, _V] | Iterable[tuple[_K, _V]] = ()) -> None:
         object.__setattr__(self, "_data", dict(data))
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: _K) -> _V:
         return self._data[key]
 
-    def __iter__(self) -> Iterator:
+    def __iter__(self) -> Iterator[_K]:
         return iter(self._data)
 
     def __len__(self) -> int:
@@ -144,10 +157,10 @@ class ReadOnlyMapping(Mapping):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._data!r})"
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError(f"{type(self).__name__} is read-only")
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[ReadOnlyMapping[_K, _V]], tuple[dict[_K, _V]]]:
         return type(self), (self._data,)
 
 
@@ -229,7 +242,7 @@ LOCATIONS = ("home", "work", "transit", "other")
 #: the fields whose values outside the vocabulary are encoded as OTHER (and which a log may redefine)
 OPEN_FIELDS = ("app", "category", "location", "ringer_mode")
 #: every categorical field's vocabulary; an open-ended one ends with OTHER
-VOCABULARIES = ReadOnlyMapping(
+VOCABULARIES: ReadOnlyMapping[str, Vocabulary] = ReadOnlyMapping(
     {
         "app": APPS + (OTHER,),
         "category": CATEGORIES + (OTHER,),
@@ -245,7 +258,7 @@ VOCABULARIES = ReadOnlyMapping(
 SPLITS = ("train", "test")
 BUNDLED_PACKAGE = "gym_suite.envs"
 #: the bundled file of each split, in the package BUNDLED_PACKAGE
-BUNDLED_FILES = ReadOnlyMapping(
+BUNDLED_FILES: ReadOnlyMapping[str, str] = ReadOnlyMapping(
     {
         "train": "data/notifications_train.csv",  # weeks 1-6
         "test": "data/notifications_test.csv",  # weeks 7-12 of the same users
@@ -266,7 +279,7 @@ _MAGIC = (
 _OFFSET = re.compile(r"[T ]\d{2}(?::?\d{2}){0,2}(?:[.,]\d+)?\s*(?:[Zz]|[+-]\d{2}(?::?\d{2})?)\s*$")
 
 
-def _frozen(array: np.ndarray) -> np.ndarray:
+def _frozen(array: _ArrayT) -> _ArrayT:
     array.flags.writeable = False
     return array
 
@@ -293,20 +306,20 @@ class NotificationLog:
 
     def __init__(
         self,
-        source,
-        codes,
-        numbers,
-        labels,
-        users,
-        timestamps,
-        p_open,
-        vocabularies,
-        digest=None,
-        utc=False,
-        split=None,
-        source_rows=None,
-        bundled=False,
-    ):
+        source: str,
+        codes: npt.NDArray[np.int64],
+        numbers: npt.NDArray[np.float32],
+        labels: npt.NDArray[np.int64],
+        users: npt.NDArray[np.int64],
+        timestamps: npt.NDArray[np.datetime64],
+        p_open: npt.NDArray[np.float64] | None,
+        vocabularies: Mapping[str, Sequence[str | bool]],
+        digest: str | None = None,
+        utc: bool = False,
+        split: str | None = None,
+        source_rows: Rows | None = None,
+        bundled: bool = False,
+    ) -> None:
         self.source = source
         self.codes, self.numbers, self.labels = _frozen(codes), _frozen(numbers), _frozen(labels)
         self.users, self.timestamps = _frozen(users), _frozen(timestamps)
@@ -318,10 +331,10 @@ class NotificationLog:
         self.split = split
         self._source_rows = None if source_rows is None else _frozen(source_rows)
         self.bundled = bundled
-        self._windows = {}
+        self._windows: dict[int | None, tuple[Rows, Rows]] = {}
 
     @property
-    def source_rows(self) -> np.ndarray:
+    def source_rows(self) -> Rows:
         """The row of the file (or DataFrame) of each row: ``arange(n_rows)`` for a whole log."""
         return np.arange(self.n_rows) if self._source_rows is None else self._source_rows
 
@@ -329,7 +342,7 @@ class NotificationLog:
         part = "" if self.split is None else f", split={self.split!r}"
         return f"NotificationLog({self.source!r}, {self.n_rows} rows{part})"
 
-    def windows(self, length: int | None) -> tuple[np.ndarray, np.ndarray]:
+    def windows(self, length: int | None) -> tuple[Rows, Rows]:
         """``(order, starts)`` for episodes of ``length`` rows (``None``: the whole log).
 
         ``order`` lists the log's rows in replay order: grouped by user, each user's rows in
@@ -355,7 +368,7 @@ class NotificationLog:
             self._windows[length] = (_frozen(order), _frozen(starts))
         return self._windows[length]
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., NotificationLog], tuple[Any, ...]]:
         if self.bundled:  # a bundled log: reload it (shared again) instead of copying the arrays
             custom = {k: self.vocabularies[k] for k in OPEN_FIELDS if self.vocabularies[k] != VOCABULARIES[k]}
             return _bundled_log, (self.split, custom or None, self.digest)
@@ -364,7 +377,7 @@ class NotificationLog:
         return _restore_log, (state,)
 
 
-def _restore_log(state: dict) -> NotificationLog:
+def _restore_log(state: dict[str, Any]) -> NotificationLog:
     return NotificationLog(**state)
 
 
@@ -373,7 +386,7 @@ def _restore_log(state: dict) -> NotificationLog:
 # --------------------------------------------------------------------------------------------
 
 
-def check_vocabularies(vocabularies=None, owner: str = "load_log") -> ReadOnlyMapping:
+def check_vocabularies(vocabularies: object = None, owner: str = "load_log") -> ReadOnlyMapping[str, Vocabulary]:
     """:data:`VOCABULARIES` with the open-ended fields of ``vocabularies`` replaced (read-only).
 
     Each given vocabulary is a sequence of distinct strings; :data:`OTHER` is appended unless
@@ -424,7 +437,7 @@ def check_vocabularies(vocabularies=None, owner: str = "load_log") -> ReadOnlyMa
     return ReadOnlyMapping(merged)
 
 
-def check_split(split, test_fraction, owner: str = "load_log") -> tuple[str, float | None]:
+def check_split(split: object, test_fraction: object, owner: str = "load_log") -> tuple[str, float | None]:
     """``(split, test_fraction)`` checked: ``"train"`` or ``"test"``, and ``None`` or 0 < f < 1."""
     if not isinstance(split, str):
         raise TypeError(f"{owner}: split must be one of {list(SPLITS)}, got {split!r}")
@@ -442,14 +455,16 @@ def check_split(split, test_fraction, owner: str = "load_log") -> tuple[str, flo
     return split, fraction
 
 
-def observation_space(vocabularies=None) -> spaces.Dict:
+def observation_space(vocabularies: Mapping[str, Sequence[object]] | None = None) -> spaces.Dict:
     """The observation space of ``push-v0`` for these vocabularies (default: :data:`VOCABULARIES`).
 
     Categorical fields are ``Discrete(len(vocabulary))``; numeric ones
     ``Box(low, high, (1,), float32)`` with the schema's bounds (:data:`NUMERIC_BOUNDS`).
     """
     vocabularies = VOCABULARIES if vocabularies is None else vocabularies
-    fields: dict[str, spaces.Space] = {name: spaces.Discrete(len(vocabularies[name])) for name in CATEGORICAL_FIELDS}
+    fields: dict[str, spaces.Space[Any]] = {
+        name: spaces.Discrete(len(vocabularies[name])) for name in CATEGORICAL_FIELDS
+    }
     for name in NUMERIC_FIELDS:
         low, high = NUMERIC_BOUNDS[name]
         fields[name] = spaces.Box(np.float32(low), np.float32(high), shape=(1,), dtype=np.float32)
@@ -461,29 +476,29 @@ def observation_space(vocabularies=None) -> spaces.Dict:
 # --------------------------------------------------------------------------------------------
 
 #: encoded logs by (digest or bundled split, vocabularies, split, test_fraction); held weakly
-_CACHE: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_CACHE: weakref.WeakValueDictionary[tuple[Any, ...], NotificationLog] = weakref.WeakValueDictionary()
 #: the bundled logs with the default vocabularies, kept once read
 _BUNDLED: dict[str, NotificationLog] = {}
 _LOCK = threading.RLock()
 
 
-def _pandas():
+def _pandas() -> Any:  # the pandas module (it has no type hints of its own)
     import pandas  # only when a log is read: `import gym_suite` stays light
 
     return pandas
 
 
-def _vocabulary_key(vocabularies) -> tuple:
+def _vocabulary_key(vocabularies: Mapping[str, Vocabulary]) -> tuple[Vocabulary, ...]:
     return tuple(vocabularies[name] for name in OPEN_FIELDS)
 
 
 def load_log(
-    csv_path=None,
-    data=None,
+    csv_path: str | os.PathLike[str] | None = None,
+    data: pandas.DataFrame | None = None,
     *,
     split: str = "train",
     test_fraction: float | None = None,
-    vocabularies=None,
+    vocabularies: Mapping[str, Sequence[str | bool]] | None = None,
     owner: str = "load_log",
 ) -> NotificationLog:
     """The encoded, checked log to replay.
@@ -529,7 +544,9 @@ def load_log(
         return log
 
 
-def _bundled_log(split: str = "train", vocabularies=None, digest: str | None = None) -> NotificationLog:
+def _bundled_log(
+    split: str = "train", vocabularies: Mapping[str, Sequence[str | bool]] | None = None, digest: str | None = None
+) -> NotificationLog:
     """The bundled log of ``split`` (kept once read with the default vocabularies)."""
     vocabularies = check_vocabularies(vocabularies, "push-v0")
     default = vocabularies is VOCABULARIES or _vocabulary_key(vocabularies) == _vocabulary_key(VOCABULARIES)
@@ -561,7 +578,7 @@ def _bundled_log(split: str = "train", vocabularies=None, digest: str | None = N
     return log
 
 
-def _read_bytes(csv_path, owner: str) -> tuple[bytes, str]:
+def _read_bytes(csv_path: object, owner: str) -> tuple[bytes, str]:
     """The bytes of the file at ``csv_path`` and the name to report it by."""
     if not isinstance(csv_path, (str, os.PathLike)):
         raise TypeError(f"{owner}: csv_path must be a path (str or os.PathLike) or None, got {csv_path!r}")
@@ -614,7 +631,8 @@ def _decompress(raw: bytes, name: str) -> bytes:
                 f"{name} is compressed with Zstandard, which needs the zstandard package; "
                 "install it or decompress the file"
             ) from None
-        return zstandard.ZstdDecompressor().decompressobj().decompress(raw)
+        data: bytes = zstandard.ZstdDecompressor().decompressobj().decompress(raw)
+        return data
     except ValueError as exc:
         if str(exc).startswith(name):
             raise
@@ -623,7 +641,7 @@ def _decompress(raw: bytes, name: str) -> bytes:
         raise ValueError(f"{name} looks {kind}-compressed but cannot be decompressed: {exc}") from None
 
 
-def read_csv_bytes(raw: bytes, name: str):
+def read_csv_bytes(raw: bytes, name: str) -> pandas.DataFrame:
     """The DataFrame of a notification log's bytes (plain or compressed UTF-8 CSV).
 
     The string columns stay strings (``"007"`` is not 7); the others are checked when the log
@@ -663,10 +681,10 @@ def read_csv_bytes(raw: bytes, name: str):
 
 
 def _encode(
-    frame,
+    frame: pandas.DataFrame,
     source: str,
     from_file: bool,
-    vocabularies=VOCABULARIES,
+    vocabularies: Mapping[str, Vocabulary] = VOCABULARIES,
     digest: str | None = None,
     split: str | None = None,
     bundled: bool = False,
@@ -680,7 +698,7 @@ def _encode(
         label = frame.index[i]
         return f"row {i}" + ("" if label == i else f" (index {label!r})")
 
-    def fail(name: str, i: int, value, expected: str):
+    def fail(name: str, i: int, value: object, expected: str) -> NoReturn:
         raise ValueError(f"{source}: column {name!r}, {where(i)}: {value!r} is not {expected}")
 
     columns = list(frame.columns)
@@ -702,7 +720,7 @@ def _encode(
             first = where(int(blank.argmax()))
             raise ValueError(f"{source}: column {name!r}, {first}: the value is missing (the column is required)")
 
-    def numeric(name: str, low, high, integer: bool) -> np.ndarray:
+    def numeric(name: str, low: float, high: float, integer: bool) -> npt.NDArray[np.float64]:
         column = frame[name]
         kind = column.dtype.kind
         if kind in "bc":  # a whole column of bools or complex numbers
@@ -718,10 +736,10 @@ def _encode(
                     column.iloc[int(odd.argmax())],
                     "a real number (booleans and complex numbers are refused)",
                 )
-        values = pd.to_numeric(column, errors="coerce")
-        if values.dtype.kind == "c":  # strings pandas reads as complex numbers
+        parsed = pd.to_numeric(column, errors="coerce")
+        if parsed.dtype.kind == "c":  # strings pandas reads as complex numbers
             fail(name, 0, column.iloc[0], "a real number (booleans and complex numbers are refused)")
-        values = values.to_numpy(dtype=np.float64, na_value=np.nan)
+        values: npt.NDArray[np.float64] = parsed.to_numpy(dtype=np.float64, na_value=np.nan)
         bad = ~np.isfinite(values)
         if bad.any():
             fail(name, int(bad.argmax()), column.iloc[int(bad.argmax())], "a number")
@@ -734,19 +752,20 @@ def _encode(
             fail(name, int(bad.argmax()), column.iloc[int(bad.argmax())], f"within {low}..{high}")
         return values
 
-    def text(name: str) -> np.ndarray:
-        return frame[name].astype(str).to_numpy(dtype=object)
+    def text(name: str) -> npt.NDArray[np.object_]:
+        strings: npt.NDArray[np.object_] = frame[name].astype(str).to_numpy(dtype=object)
+        return strings
 
-    def closed(name: str, vocabulary) -> np.ndarray:
+    def closed(name: str, vocabulary: Sequence[str | bool]) -> npt.NDArray[np.int64]:
         values = text(name)
-        codes = pd.Index(list(vocabulary)).get_indexer(values).astype(np.int64)  # -1: not in it
+        codes: npt.NDArray[np.int64] = pd.Index(list(vocabulary)).get_indexer(values).astype(np.int64)  # -1: not in it
         bad = codes < 0
         if bad.any():
             fail(name, int(bad.argmax()), values[int(bad.argmax())], f"one of {list(vocabulary)}")
         return codes
 
-    def open_ended(name: str, vocabulary) -> np.ndarray:
-        codes = pd.Index(list(vocabulary[:-1])).get_indexer(text(name)).astype(np.int64)
+    def open_ended(name: str, vocabulary: Sequence[str | bool]) -> npt.NDArray[np.int64]:
+        codes: npt.NDArray[np.int64] = pd.Index(list(vocabulary[:-1])).get_indexer(text(name)).astype(np.int64)
         codes[codes < 0] = len(vocabulary) - 1  # OTHER
         return codes
 
@@ -782,7 +801,9 @@ def _encode(
     )
 
 
-def _timestamps(column, source: str, where, fail) -> tuple[np.ndarray, bool]:
+def _timestamps(
+    column: pandas.Series, source: str, where: Callable[[int], str], fail: Callable[[str, int, object, str], NoReturn]
+) -> tuple[npt.NDArray[np.datetime64], bool]:
     """``(datetime64[s] array, utc)``: UTC instants when every timestamp has an offset, else as written."""
     pd = _pandas()
     if isinstance(column.dtype, pd.DatetimeTZDtype):
@@ -814,7 +835,7 @@ def _timestamps(column, source: str, where, fail) -> tuple[np.ndarray, bool]:
 # --------------------------------------------------------------------------------------------
 
 
-def held_out_mask(timestamps: np.ndarray, test_fraction: float) -> np.ndarray:
+def held_out_mask(timestamps: npt.NDArray[np.datetime64], test_fraction: float) -> npt.NDArray[np.bool_]:
     """True for the rows of the test part: every row at or after the cut-off instant.
 
     The cut-off is the timestamp of the row ``ceil(test_fraction * n)``-th from the end in time
@@ -822,7 +843,7 @@ def held_out_mask(timestamps: np.ndarray, test_fraction: float) -> np.ndarray:
     """
     n = len(timestamps)
     ordered = np.sort(timestamps, kind="stable")
-    cutoff = ordered[n - max(1, math.ceil(test_fraction * n))]
+    cutoff: np.datetime64 = ordered[n - max(1, math.ceil(test_fraction * n))]
     return timestamps >= cutoff
 
 

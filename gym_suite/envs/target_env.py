@@ -109,16 +109,24 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from gymnasium import spaces
 
 from gym_suite.envs._checks import ArgumentTypeError, as_batch, check_int, check_number, shown
-from gym_suite.envs._definition import NUMPY, SCALAR, Definition
-from gym_suite.envs._shells import INSTALL_RENDER_EXTRA, env_classes  # noqa: F401  (re-exported)
+from gym_suite.envs._definition import NUMPY, SCALAR, Array, Definition
+from gym_suite.envs._shells import INSTALL_RENDER_EXTRA as INSTALL_RENDER_EXTRA  # re-exported
+from gym_suite.envs._shells import env_classes
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    #: ``pixel_grid``'s pixel centres: a ``(1, W)`` row of x and a ``(H, 1)`` column of y.
+    Grid = tuple[npt.NDArray[np.floating[Any]], npt.NDArray[np.floating[Any]]]
 
 # --------------------------------------------------------------------------------------------
 # Constants
@@ -194,20 +202,22 @@ class TargetState(NamedTuple):
 # --------------------------------------------------------------------------------------------
 
 
-def centre_distance(ax, ay, bx, by, ops):
+def centre_distance(ax: Array, ay: Array, bx: Array, by: Array, ops: SimpleNamespace) -> Array:
     """Euclidean distance between the points ``(ax, ay)`` and ``(bx, by)``."""
     dx = ax - bx
     dy = ay - by
     return ops.sqrt(dx * dx + dy * dy)
 
 
-def discs_touch(distance, radius):
+def discs_touch(distance: Array, radius: float) -> Array:
     """Two discs of radius ``radius`` overlap or touch iff their centres are at most
     ``2 * radius`` apart (the sum of the radii)."""
     return distance <= 2.0 * radius
 
 
-def target_rules(action_x, action_y, target_x, target_y, size, radius, ops):
+def target_rules(
+    action_x: Array, action_y: Array, target_x: Array, target_y: Array, size: float, radius: float, ops: SimpleNamespace
+) -> tuple[Array, Array, Array, Array, Array, Array]:
     """One step, for floats or arrays: ``(worker_x, worker_y, clipped, distance, hit, reward)``.
 
     The worker jumps to the action's point, clipped to the field ``[0, size]`` on each axis (as
@@ -359,21 +369,25 @@ class Target(Definition[TargetState, TargetParams]):
         target = observation[..., 2:4]
         return target if ops.name == "jax" else np.array(target, dtype=np.float32)
 
-    def check_action(self, action: Any, space: spaces.Space, params: TargetParams) -> tuple[float, float]:
+    def check_action(self, action: Any, space: spaces.Space[Any], params: TargetParams) -> tuple[float, float]:
         return check_point_action(action)
 
-    def check_actions(self, actions: Any, num_envs: int, space: spaces.Space, params: TargetParams) -> np.ndarray:
+    def check_actions(
+        self, actions: Any, num_envs: int, space: spaces.Space[Any], params: TargetParams
+    ) -> npt.NDArray[np.float64]:
         return np.ascontiguousarray(check_point_actions(actions, num_envs).T)  # (2, num_envs): x, y = actions
 
     def render_ansi(self, state: TargetState, params: TargetParams) -> str:
         reward = None if math.isnan(state.last_reward) else state.last_reward
         return ansi_line(*state[:4], params.radius, reward) + "\n"
 
-    def render_rgb(self, state: TargetState, params: TargetParams) -> np.ndarray:
+    def render_rgb(self, state: TargetState, params: TargetParams) -> npt.NDArray[np.uint8]:
         return rgb_frame(*state[:4], params.radius, pixel_grid(params.size, params.pixels_per_unit))
 
 
-def draw_start(rng: np.random.Generator, n: int, size: float, radius: float, target=None) -> np.ndarray:
+def draw_start(
+    rng: np.random.Generator, n: int, size: float, radius: float, target: Sequence[float] | None = None
+) -> npt.NDArray[np.float64]:
     """``n`` starting states, an ``(n, 4)`` float64 array of rows ``(worker x, worker y, target x, target y)``.
 
     Drawn as the environments draw them (:meth:`Target.initial` on ``rng``'s uniforms, one row
@@ -395,14 +409,14 @@ def draw_start(rng: np.random.Generator, n: int, size: float, radius: float, tar
 # --------------------------------------------------------------------------------------------
 
 
-def _action_kind_error(action):
+def _action_kind_error(action: object) -> ArgumentTypeError:
     return ArgumentTypeError(
         f"invalid action {shown(action)} of type {type(action).__name__}: expected a point (x, y), "
         "a float array of shape (2,) or a sequence of 2 numbers"
     )
 
 
-def check_point_action(action) -> tuple[float, float]:
+def check_point_action(action: Any) -> tuple[float, float]:
     """The action as two Python floats, or ``ValueError`` (shape, NaN, inf) / ``TypeError`` (kind)."""
     if action.__class__ is np.ndarray and action.shape == (2,) and action.dtype.kind == "f":  # fast path
         x, y = action.tolist()
@@ -423,7 +437,7 @@ def check_point_action(action) -> tuple[float, float]:
     raise ValueError(f"invalid action {shown(action)}: both coordinates must be finite (no NaN or infinity)")
 
 
-def check_point_actions(actions, num_envs: int) -> np.ndarray:
+def check_point_actions(actions: object, num_envs: int) -> npt.NDArray[np.float64]:
     """A batch of ``num_envs`` points as a fresh float64 array of shape ``(num_envs, 2)``."""
     arr = as_batch(actions, num_envs, (2,), "fiu", "a float array of points (x, y)").astype(np.float64)
     if not np.isfinite(arr).all():  # (one pass over the batch; the rows only on failure)
@@ -441,7 +455,7 @@ def check_point_actions(actions, num_envs: int) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=8)
-def pixel_grid(size: float, pixels_per_unit: float):
+def pixel_grid(size: float, pixels_per_unit: float) -> Grid:
     """Field coordinates of the pixel centres: a ``(1, W)`` row of x and a ``(H, 1)`` column of y
     (read-only arrays, shared by the pictures of one field)."""
     n = max(1, round(size * pixels_per_unit))
@@ -450,7 +464,9 @@ def pixel_grid(size: float, pixels_per_unit: float):
     return centres[None, :], centres[:, None]
 
 
-def rgb_frame(worker_x, worker_y, target_x, target_y, radius, grid) -> np.ndarray:
+def rgb_frame(
+    worker_x: float, worker_y: float, target_x: float, target_y: float, radius: float, grid: Grid
+) -> npt.NDArray[np.uint8]:
     """An ``H x W x 3`` uint8 picture: x to the right, y downward (screen coordinates)."""
     xs, ys = grid
     frame = np.empty((ys.shape[0], xs.shape[1], 3), dtype=np.uint8)
@@ -464,7 +480,9 @@ def rgb_frame(worker_x, worker_y, target_x, target_y, radius, grid) -> np.ndarra
     return frame
 
 
-def ansi_line(worker_x, worker_y, target_x, target_y, radius, reward=None) -> str:
+def ansi_line(
+    worker_x: float, worker_y: float, target_x: float, target_y: float, radius: float, reward: float | None = None
+) -> str:
     distance = centre_distance(worker_x, worker_y, target_x, target_y, SCALAR)
     state = "hit" if discs_touch(distance, radius) else "miss"
     last = "" if reward is None else f"  reward {reward:+g}"
