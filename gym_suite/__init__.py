@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 import gymnasium
 
@@ -77,7 +77,7 @@ ENV_IDS: tuple[str, ...] = tuple(spec.id for spec in SPECS)
 RENAMED_IDS: dict[str, str] = {"HeartPole-v0": "heartpole-v0"}
 
 
-def _renamed_id(old: str, new: str, **kwargs):
+def _renamed_id(old: str, new: str, **kwargs: Any) -> NoReturn:
     raise gymnasium.error.Error(
         f"{old} is the tutorial's id; gym-suite's environment is {new!r}: "
         f"gymnasium.make('gym_suite:{new}') (its docstring says how it differs from the tutorial's)"
