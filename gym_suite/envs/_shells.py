@@ -95,7 +95,7 @@ class _Window:
             self.surface = self.clock = None
 
 
-class SuiteEnv(gymnasium.Env):
+class SuiteEnv(gymnasium.Env[Any, Any]):
     """The scalar shell: one environment of a definition, its state in Python numbers.
 
     ``env.state`` is the definition's state (a ``NamedTuple``) and ``env.np_random`` the
@@ -104,7 +104,7 @@ class SuiteEnv(gymnasium.Env):
     an attribute (``env.heart_attack_proclivity``).
     """
 
-    definition: Definition
+    definition: Definition[Any, Any]
     base_params: Any
     arguments: tuple[str, ...] = ()
     metadata: dict[str, Any] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
@@ -128,7 +128,7 @@ class SuiteEnv(gymnasium.Env):
 
     # The protocol -------------------------------------------------------------------------
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         if options is not None:
             check_options(type(self).__name__, options, self.reset_options)  # before anything changes
         if seed is not None:  # (gymnasium.Env.reset does nothing without a seed)
@@ -153,7 +153,7 @@ class SuiteEnv(gymnasium.Env):
             self._show()
         return d.observation(state, self.params, SCALAR), d.state_info(state, self.params, SCALAR)
 
-    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if self._ended:
             raise ResetNeeded(
                 f"{type(self).__name__}: the episode has ended (or reset() was never called); call reset() before step()"
@@ -282,7 +282,7 @@ class SuiteEnv(gymnasium.Env):
             self._window.close()
             self._window = None
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> dict[str, Any]:
         self._sync()  # the generator where the draws so far leave it: no block of draws in the pickle
         state = dict(vars(self))
         state.pop("_window", None)  # a window does not travel
@@ -307,7 +307,7 @@ def _column(values: Any, num_envs: int, dtype: type) -> np.ndarray:
     return np.array(np.broadcast_to(values, (num_envs,)), dtype=dtype)
 
 
-class SuiteVectorEnv(VectorEnv):
+class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
     """The numpy shell: ``num_envs`` environments of a definition in arrays, next-step autoreset.
 
     The arguments are the scalar env's, plus ``num_envs`` and ``max_episode_steps`` (``None`` or
@@ -317,7 +317,7 @@ class SuiteVectorEnv(VectorEnv):
     stepping (reward 0, not terminated, not truncated) and its info is that of its new start.
     """
 
-    definition: Definition
+    definition: Definition[Any, Any]
     base_params: Any
     arguments: tuple[str, ...] = ()
     scalar_env: type[SuiteEnv]
@@ -370,7 +370,9 @@ class SuiteVectorEnv(VectorEnv):
 
     # The protocol -------------------------------------------------------------------------
 
-    def reset(self, *, seed: int | list[int | None] | None = None, options: dict | None = None) -> tuple[Any, dict]:
+    def reset(
+        self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
         owner = type(self).__name__
         check_options(owner, options)
         if seed is None or isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
@@ -398,7 +400,7 @@ class SuiteVectorEnv(VectorEnv):
             info[f"_{key}"] = everything.copy()
         return self.definition.observation(self.state, self.params, NUMPY), info
 
-    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict]:
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         if not self._started:
             raise ResetNeeded(f"{type(self).__name__}: call reset() before step()")
         d, params, state, n = self.definition, self.params, self.state, self.num_envs
@@ -451,7 +453,7 @@ class SuiteVectorEnv(VectorEnv):
         self._prev_done = terminated | truncated
         return d.observation(self.state, params, NUMPY), reward, terminated, truncated, info
 
-    def restart(self, rows: Any) -> tuple[Any, dict]:
+    def restart(self, rows: Any) -> tuple[Any, dict[str, Any]]:
         """Start the sub-environments of the boolean mask ``rows`` afresh now, not on their next
         step: for callers with same-step autoreset (Stable-Baselines3's ``VecEnv``). Returns the
         whole batch's observation and the start info (arrays over every row; the values of
@@ -499,7 +501,9 @@ class SuiteVectorEnv(VectorEnv):
         return None
 
 
-def _signature(definition: Definition, base_params: Any, arguments: tuple[str, ...], vector: bool) -> inspect.Signature:
+def _signature(
+    definition: Definition[Any, Any], base_params: Any, arguments: tuple[str, ...], vector: bool
+) -> inspect.Signature:
     """The typed constructor users and IDEs see: the row's arguments with their defaults."""
     hints = getattr(type(base_params), "__annotations__", {})
     params = [
@@ -546,7 +550,7 @@ def _state_property(index: int, name: str) -> property:
     return property(get, set, doc=f"The state's ``{name}`` (``env.state.{name}``).")
 
 
-def _state_properties(definition: Definition, extra: Mapping[str, Any] | None) -> dict[str, property]:
+def _state_properties(definition: Definition[Any, Any], extra: Mapping[str, Any] | None) -> dict[str, property]:
     """Each quantity of the state as an attribute (``env.position``), where no other name is."""
     taken = set(extra or ()) | set(dir(SuiteEnv)) | set(dir(SuiteVectorEnv))
     fields = getattr(definition.State, "_fields", ())
@@ -584,7 +588,7 @@ def _parameter_attributes(base_params: Any, taken: set[str]) -> dict[str, _Param
 
 
 def env_classes(
-    definition: Definition,
+    definition: Definition[Any, Any],
     base_params: Any,
     arguments: tuple[str, ...],
     *,
