@@ -294,6 +294,8 @@ def _info_array(values: Any, num_envs: int) -> np.ndarray:
     (rows without a value then hold 0 / False / None, as in Gymnasium's vector envs)."""
     if values.__class__ is np.ndarray and values.shape == (num_envs,) and values.dtype.kind in "biufO":
         return values.copy()  # the common cases, without broadcast_to's Python-level checks
+    if values.__class__ in (bool, int, float):  # one Python number for every row
+        return np.full(num_envs, values)
     array = np.array(np.broadcast_to(values, (num_envs,)))
     return array if array.dtype.kind in "biuf" else array.astype(object)
 
