@@ -1,0 +1,136 @@
+"""CPU time per step of every id, this checkout against another one (a commit's worktree), paired.
+
+    git worktree add /tmp/before <commit>
+    python gym-suite/benchmarks/step_cost.py --against /tmp/before
+
+Each source tree runs in a subprocess of its own (its ``gym_suite`` first on ``sys.path``), the
+two alternating round by round so that a change of load touches both; a round times the scalar
+env through ``gymnasium.make`` and the native vector env at each ``--num-envs``, with
+``time.process_time`` (CPU time of the process: less sensitive to other jobs than wall time), and
+the table gives the fastest round of each. Gymnasium's CartPole-v1 (``make`` and its
+``CartPoleVectorEnv``) is timed in every round too: its two columns should agree, else the
+machine changed under the run. ``bench.py`` gives the steps per second of one checkout with its
+targets; this script answers "faster or slower than that commit".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+CARTPOLE = "CartPole-v1"
+
+CHILD = r"""
+import json, sys, time, warnings
+src, ids, sizes, steps = sys.argv[1], sys.argv[2].split(","), [int(n) for n in sys.argv[3].split(",")], int(sys.argv[4])
+sys.path.insert(0, src)
+warnings.simplefilter("ignore")
+import gymnasium
+import gym_suite
+if not gym_suite.__file__.startswith(src):
+    sys.exit(f"gym_suite was imported from {gym_suite.__file__}, not from {src}")
+out = {}
+for env_id in ids:
+    name = env_id if env_id == "CartPole-v1" else f"gym_suite:{env_id}"
+    try:
+        env = gymnasium.make(name)
+    except gymnasium.error.Error:  # an id this checkout does not register
+        continue
+    env.reset(seed=0)
+    env.action_space.seed(0)
+    actions = [env.action_space.sample() for _ in range(4096)]
+    start = time.process_time()
+    for i in range(steps):
+        _, _, terminated, truncated, _ = env.step(actions[i & 4095])
+        if terminated or truncated:
+            env.reset()
+    out[f"{env_id}|make|1"] = (time.process_time() - start) / steps
+    env.close()
+    for n in sizes:
+        venv = gymnasium.make_vec(name, num_envs=n, vectorization_mode="vector_entry_point")
+        venv.reset(seed=0)
+        venv.action_space.seed(0)
+        batches = [venv.action_space.sample() for _ in range(16)]
+        count = max(100, steps * 40 // n)
+        for i in range(10):
+            venv.step(batches[i & 15])
+        start = time.process_time()
+        for i in range(count):
+            venv.step(batches[i & 15])
+        out[f"{env_id}|native|{n}"] = (time.process_time() - start) / count
+        venv.close()
+print(json.dumps(out))
+"""
+
+
+def _round(src: Path, ids: list[str], sizes: list[int], steps: int) -> dict[str, float]:
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(src), ",".join(ids), ",".join(map(str, sizes)), str(steps)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"timing {src} failed:\n{done.stderr.strip()}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python gym-suite/benchmarks/step_cost.py",
+        description="CPU time per step of every id, this checkout against another (paired, interleaved rounds).",
+    )
+    parser.add_argument("--against", type=Path, help="the other checkout (a git worktree); without it, this one alone")
+    parser.add_argument(
+        "--ids", default="example-v0,push-v0,heartpole-v0,heartpole-v1,target-v0", help="comma-separated ids"
+    )
+    parser.add_argument("--num-envs", default="64,4096", help="native vector sizes, comma-separated")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds per checkout (the fastest counts)")
+    parser.add_argument(
+        "--steps", type=int, default=20_000, help="scalar steps a round (vector: 40x as many env-steps)"
+    )
+    args = parser.parse_args(argv)
+    if args.rounds < 1 or args.steps < 1:
+        parser.error("--rounds and --steps must be positive")
+    try:
+        sizes = [int(n) for n in args.num_envs.split(",") if n]
+    except ValueError:
+        parser.error(f"--num-envs must be integers separated by commas, got {args.num_envs!r}")
+    if any(n < 1 for n in sizes):
+        parser.error("--num-envs must be positive")
+    if args.against is not None and not (args.against / "gym_suite" / "__init__.py").is_file():
+        parser.error(f"--against {args.against}: no gym_suite package there")
+    ids = [i for i in args.ids.split(",") if i] + [CARTPOLE]
+    trees = [REPO] + ([args.against.resolve()] if args.against is not None else [])
+    best: list[dict[str, float]] = [{} for _ in trees]
+    for r in range(args.rounds):
+        for t, tree in enumerate(trees):
+            for key, seconds in _round(tree, ids, sizes, args.steps).items():
+                best[t][key] = min(seconds, best[t].get(key, seconds))
+        print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
+    head = f"{'id':14s} {'interface':8s} {'N':>6s} {'this (us/step)':>15s}"
+    if len(trees) == 2:
+        head += f" {'against (us/step)':>18s} {'speed ratio':>12s}"
+    print(head)
+    for key in best[0]:
+        env_id, how, n = key.split("|")
+        line = f"{env_id:14s} {how:8s} {int(n):6d} {best[0][key] * 1e6:15.2f}"
+        if len(trees) == 2:
+            if key in best[1]:
+                line += f" {best[1][key] * 1e6:18.2f} {best[1][key] / best[0][key]:11.2f}x"
+            else:
+                line += f" {'(not there)':>18s}"
+        print(line)
+    if len(trees) == 2:
+        print(
+            f"speed ratio: the other checkout's time over this one's (above 1: this one is faster); against {trees[1]}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
