@@ -10,19 +10,23 @@ from __future__ import annotations
 
 import warnings
 from functools import cache
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import gymnasium
 
 from gym_suite.evaluate import action_seed
 
+if TYPE_CHECKING:  # never at run time: importing this module must not import gym
+    import gym
 
-def convert_space(space):
+
+def convert_space(space: gymnasium.spaces.Space[Any]) -> gym.spaces.Space[Any]:
     """The gym equivalent of a Gymnasium space (Box, Discrete, MultiBinary, MultiDiscrete, Dict, Tuple)."""
     from gym import spaces as gs
     from gymnasium import spaces as ns
 
     if isinstance(space, ns.Box):
-        return gs.Box(low=space.low, high=space.high, shape=space.shape, dtype=space.dtype)
+        return gs.Box(low=space.low, high=space.high, shape=space.shape, dtype=space.dtype)  # type: ignore[arg-type]  # gym's hint says a type; a np.dtype works
     if isinstance(space, ns.Discrete):
         return gs.Discrete(int(space.n), start=int(space.start))
     if isinstance(space, ns.MultiBinary):
@@ -40,13 +44,13 @@ def convert_space(space):
 
 
 @cache
-def _adapter_class():
+def _adapter_class() -> type[gym.Env[Any, Any]]:
     import gym
 
-    class GymAdapter(gym.Env):
+    class GymAdapter(gym.Env[Any, Any]):
         """A gym suite environment behind the legacy ``gym.Env`` interface (gym 0.26 API)."""
 
-        def __init__(self, env_id: str, **kwargs):
+        def __init__(self, env_id: str, **kwargs: Any) -> None:
             spec = gymnasium.spec(env_id)
             creator = gymnasium.envs.registration.load_env_creator(str(spec.entry_point))
             self.env = creator(**{**spec.kwargs, **kwargs})
@@ -55,23 +59,25 @@ def _adapter_class():
             self.action_space = convert_space(self.env.action_space)
             self.observation_space = convert_space(self.env.observation_space)
 
-        def reset(self, *, seed=None, options=None):
+        def reset(
+            self, *, seed: int | None = None, options: dict[str, Any] | None = None
+        ) -> tuple[Any, dict[str, Any]]:
             result = self.env.reset(seed=seed, options=options)  # checks seed and options first
             super().reset(seed=seed)
             if seed is not None:  # a stream of its own: never the env's start draws again
                 self.action_space.seed(action_seed(seed))
             return result
 
-        def step(self, action):
-            return self.env.step(action)
+        def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+            return self.env.step(action)  # type: ignore[return-value]  # gymnasium says SupportsFloat: the rewards are floats
 
-        def render(self):
+        def render(self) -> Any:
             return self.env.render()
 
-        def close(self):
+        def close(self) -> None:
             self.env.close()
 
-        def __getattr__(self, name):  # attributes of the suite env (goal, vocabularies, ...)
+        def __getattr__(self, name: str) -> Any:  # attributes of the suite env (goal, vocabularies, ...)
             if name.startswith("_") or name == "env":
                 raise AttributeError(name)
             return getattr(self.env, name)
@@ -82,14 +88,14 @@ def _adapter_class():
     return GymAdapter
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     if name == "GymAdapter":  # built on first use, so that this module never imports gym itself
         return _adapter_class()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @cache
-def _renamed_id_error_class():
+def _renamed_id_error_class() -> type[Exception]:
     import gym
 
     class RenamedIdError(gym.error.Error, gymnasium.error.Error):
@@ -99,7 +105,7 @@ def _renamed_id_error_class():
     return RenamedIdError
 
 
-def renamed_id(old: str, **kwargs):
+def renamed_id(old: str, **kwargs: Any) -> NoReturn:
     """gym's entry point of a tutorial's renamed id: raise the error ``gymnasium.make(old)`` raises."""
     try:
         gymnasium.make(old)

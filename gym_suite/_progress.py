@@ -21,7 +21,10 @@ import math
 import os
 import sys
 import time
-from typing import IO
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from stable_baselines3.common.callbacks import BaseCallback
 
 DEFAULT_INTERVAL = 5.0
 INTERVAL_VARIABLE = "GYM_SUITE_PROGRESS_INTERVAL"
@@ -71,7 +74,7 @@ class Progress:
         interval: float | None = None,
         disable: bool = False,
         leave: bool = False,
-    ):
+    ) -> None:
         if total is not None and (not isinstance(total, int) or isinstance(total, bool) or total < 0):
             raise ValueError(f"total must be None or a non-negative integer, got {total!r}")
         if interval is not None and not (
@@ -85,7 +88,7 @@ class Progress:
         self.interval = _default_interval() if interval is None else float(interval)
         self._start = self._last = time.monotonic()
         self._lines = 0
-        self._bar = None
+        self._bar: Any = None  # a tqdm bar (tqdm has no type hints)
         self._closed = False
         if self.disable:
             return
@@ -125,7 +128,7 @@ class Progress:
     def __enter__(self) -> Progress:
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     # the log line -------------------------------------------------------------------------
@@ -157,7 +160,7 @@ class Progress:
 
 def sb3_callback(
     desc: str = "train", *, file: IO[str] | None = None, tty: bool | None = None, interval: float | None = None
-):
+) -> BaseCallback:
     """A Stable-Baselines3 callback that shows the training's env steps with :class:`Progress`.
 
     Pass it to ``model.learn(..., callback=...)`` (alone or in a list) instead of
@@ -166,16 +169,16 @@ def sb3_callback(
     from stable_baselines3.common.callbacks import BaseCallback
 
     class ProgressCallback(BaseCallback):
-        def __init__(self):
+        def __init__(self) -> None:
             super().__init__()
-            self.progress = None
+            self.progress: Progress | None = None
 
         def _on_training_start(self) -> None:
             total = int(self.locals["total_timesteps"]) - int(self.model.num_timesteps)
             self.progress = Progress(max(0, total), desc, "step", file=file, tty=tty, interval=interval)
 
         def _on_step(self) -> bool:
-            self.progress.update(self.training_env.num_envs)
+            self.progress.update(self.training_env.num_envs)  # type: ignore[union-attr]  # set when training starts
             return True
 
         def _on_training_end(self) -> None:

@@ -24,6 +24,7 @@ import contextlib
 import importlib.util
 import io
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import gymnasium
@@ -47,18 +48,18 @@ def suite_spec(env_id: str | EnvSpec) -> str | EnvSpec:
     return env_id
 
 
-def make(env_id: str | EnvSpec, **kwargs: Any) -> gymnasium.Env:
+def make(env_id: str | EnvSpec, **kwargs: Any) -> gymnasium.Env[Any, Any]:
     """``gymnasium.make(env_id, **kwargs)``, made from the spec for the suite's own ids (no notice)."""
     return gymnasium.make(suite_spec(env_id), **kwargs)
 
 
-def make_vec(env_id: str | EnvSpec, *args: Any, **kwargs: Any):
+def make_vec(env_id: str | EnvSpec, *args: Any, **kwargs: Any) -> gymnasium.vector.VectorEnv[Any, Any, Any]:
     """``gymnasium.make_vec(env_id, ...)``, made from the spec for the suite's own ids (no notice)."""
     return gymnasium.make_vec(suite_spec(env_id), *args, **kwargs)
 
 
 @contextlib.contextmanager
-def no_version_notice():
+def no_version_notice() -> Iterator[None]:
     """Within this block, Gymnasium's "out of date" warning for the suite's own ids is not shown
     (the warnings filters are restored after it; like ``warnings.catch_warnings``, not thread-safe)."""
     import re
