@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -13,7 +14,7 @@ from gym_suite import SPECS, __version__
 from gym_suite._quiet import make
 
 
-def _list(args) -> int:
+def _list(args: argparse.Namespace) -> int:
     for spec in SPECS:
         env = make(spec.id)  # from its spec: no notice that heartpole-v0 has a v1
         print(f"{spec.id}  (max_episode_steps={spec.max_episode_steps})")
@@ -39,7 +40,7 @@ def demo_episode(env_id: str, seed: int) -> tuple[int, float, str]:
     return steps, total, "terminated" if last is not None and last.terminated else "truncated"
 
 
-def _demo(args) -> int:
+def _demo(args: argparse.Namespace) -> int:
     rows = [(spec.id, *demo_episode(spec.id, args.seed)) for spec in SPECS]
     print(f"One episode of every gym-suite environment, random actions, seed {args.seed}:\n")
     print(f"| {'id':<14} | {'steps':>5} | {'return':>10} | ended      |")
@@ -66,7 +67,7 @@ def _env_error_message(env_id: str, exc: Exception) -> str:
     return message
 
 
-def _evaluate(args) -> int:
+def _evaluate(args: argparse.Namespace) -> int:
     from gym_suite.evaluate import _plus_minus, evaluate
 
     env_kwargs = dict(args.env_kwargs)
@@ -93,7 +94,7 @@ def _evaluate(args) -> int:
     return 0
 
 
-def _play(args) -> int:
+def _play(args: argparse.Namespace) -> int:
     """``gym-suite play ID``: exit 2 with one line when pygame is missing or no window can open."""
     from gymnasium.error import DependencyNotInstalled
 
@@ -181,7 +182,7 @@ def _key_value(item: str) -> tuple[str, object]:
         return key, value  # a bare word: a string
 
 
-def parse_kwargs(items: list[str]) -> dict:
+def parse_kwargs(items: list[str]) -> dict[str, Any]:
     """``["key=value", ...]`` (environment arguments on a command line) -> dict.
 
     Values are read as Python literals (``0.3``, ``None``, ``(1, 2)``); a bare word stays a
@@ -248,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{parser.prog}: standard output is closed: nothing to write the output to", file=sys.stderr)
         return 1
     try:
-        code = args.func(args)
+        code: int = args.func(args)
         sys.stdout.flush()
     except BrokenPipeError:
         return _stdout_closed()

@@ -12,14 +12,19 @@ from __future__ import annotations
 import math
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, TYPE_CHECKING, Any
 
 import gymnasium
 import numpy as np
 
 from gym_suite._quiet import make  # the suite's ids from their specs: no version notice
+
+if TYPE_CHECKING:
+    from gymnasium.envs.registration import EnvSpec
+
+    from gym_suite._progress import Progress
 
 BUILTIN_POLICIES = ("random", "heuristic")
 
@@ -53,14 +58,16 @@ class Step:
     reward: float
     terminated: bool
     truncated: bool
-    info: dict
+    info: dict[str, Any]
 
     @property
     def done(self) -> bool:
         return bool(self.terminated or self.truncated)
 
 
-def policy_function(env: gymnasium.Env, policy: str | Callable, seed: int | None = None) -> Callable:
+def policy_function(
+    env: gymnasium.Env[Any, Any], policy: str | Callable[[Any], Any], seed: int | None = None
+) -> Callable[[Any], Any]:
     """``policy`` as a callable ``observation -> action`` for the episode of ``env`` reset with ``seed``.
 
     ``"random"`` seeds ``env.action_space`` with ``action_seed(seed)`` (left as it is when
@@ -78,7 +85,7 @@ def policy_function(env: gymnasium.Env, policy: str | Callable, seed: int | None
             env.action_space.seed(action_seed(int(seed)))
         return lambda _observation: env.action_space.sample()
     if policy == "heuristic":
-        heuristic = getattr(env.unwrapped, "heuristic", None)
+        heuristic: Callable[[Any], Any] | None = getattr(env.unwrapped, "heuristic", None)
         if not callable(heuristic):
             name = env.spec.id if env.spec is not None else type(env.unwrapped).__name__
             raise ValueError(
@@ -89,7 +96,9 @@ def policy_function(env: gymnasium.Env, policy: str | Callable, seed: int | None
     raise ValueError(f"unknown policy {policy!r}: use a callable or one of {list(BUILTIN_POLICIES)}")
 
 
-def play(env: gymnasium.Env, policy: str | Callable, seed: int | None = None, observation=None) -> Iterator[Step]:
+def play(
+    env: gymnasium.Env[Any, Any], policy: str | Callable[[Any], Any], seed: int | None = None, observation: Any = None
+) -> Iterator[Step]:
     """Play one episode of ``policy`` on ``env``, yielding every :class:`Step` until it ends.
 
     The environment is reset with ``seed`` first, unless ``observation`` is given: then the
@@ -108,7 +117,9 @@ def play(env: gymnasium.Env, policy: str | Callable, seed: int | None = None, ob
             return
 
 
-def run_episode(env: gymnasium.Env, policy: str | Callable, seed: int | None = None) -> tuple[float, int]:
+def run_episode(
+    env: gymnasium.Env[Any, Any], policy: str | Callable[[Any], Any], seed: int | None = None
+) -> tuple[float, int]:
     """Play one episode (:func:`play`) and return ``(return, length)``."""
     total, length = 0.0, 0
     for step in play(env, policy, seed):
@@ -122,7 +133,7 @@ def run_episode(env: gymnasium.Env, policy: str | Callable, seed: int | None = N
 # --------------------------------------------------------------------------------------------
 
 
-def _plus_minus(stream=None) -> str:
+def _plus_minus(stream: IO[str] | None = None) -> str:
     """The plus-minus sign, or "+/-" where ``stream`` (standard output by default) cannot encode it."""
     encoding = getattr(stream if stream is not None else sys.stdout, "encoding", None) or "ascii"
     try:
@@ -180,13 +191,15 @@ class EvalResult:
         return self.describe(_plus_minus())
 
 
-def _policy_name(policy) -> str:
+def _policy_name(policy: object) -> str:
     if isinstance(policy, str):
         return policy
     return str(getattr(policy, "name", None) or getattr(policy, "__name__", type(policy).__name__))
 
 
-def _run_episodes(env_id, policy, seeds, env_kwargs):
+def _run_episodes(
+    env_id: str, policy: str | Callable[[Any], Any], seeds: Sequence[int], env_kwargs: dict[str, Any] | None
+) -> tuple[list[float], list[int]]:
     """Episodes one after the other: ``(returns, lengths)``."""
     env = make(env_id, **(env_kwargs or {}))
     try:
@@ -196,7 +209,9 @@ def _run_episodes(env_id, policy, seeds, env_kwargs):
     return [r for r, _ in played], [n for _, n in played]
 
 
-def _run_episodes_batched(env_id, policy, seeds, env_kwargs):
+def _run_episodes_batched(
+    env_id: str, policy: Any, seeds: Sequence[int], env_kwargs: dict[str, Any] | None
+) -> tuple[list[float], list[int]]:
     """The same episodes in lockstep, one ``policy.act_batch`` call per step for all that run."""
     envs = [make(env_id, **(env_kwargs or {})) for _ in seeds]
     try:
@@ -211,7 +226,7 @@ def _run_episodes_batched(env_id, policy, seeds, env_kwargs):
                     f"{_policy_name(policy)}.act_batch returned {len(actions)} actions for {len(running)} "
                     f"observations: expected {len(running)}, one per observation"
                 )
-            still = []
+            still: list[int] = []
             for i, action in zip(running, actions):
                 observations[i], reward, terminated, truncated, _ = envs[i].step(action)
                 returns[i] += float(reward)
@@ -225,7 +240,7 @@ def _run_episodes_batched(env_id, policy, seeds, env_kwargs):
     return returns, lengths
 
 
-def _check_heuristic(env_id: str, env_kwargs: dict | None) -> None:
+def _check_heuristic(env_id: str, env_kwargs: dict[str, Any] | None) -> None:
     """Fail before any episode (and in this process, not a worker's) when the env has no heuristic."""
     env = make(env_id, **(env_kwargs or {}))
     try:
@@ -234,7 +249,7 @@ def _check_heuristic(env_id: str, env_kwargs: dict | None) -> None:
         env.close()
 
 
-def _is_int(value) -> bool:
+def _is_int(value: object) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
@@ -243,7 +258,7 @@ def _is_int(value) -> bool:
 MAX_EPISODES = 10**8
 
 
-def find_spec(env_id: str):
+def find_spec(env_id: str) -> EnvSpec:
     """The registered spec of ``env_id``, with the ``module:`` prefix ``gymnasium.make`` takes.
 
     ``"gym_suite:example-v0"`` imports ``gym_suite`` (which registers its ids) and gives the
@@ -267,11 +282,11 @@ def find_spec(env_id: str):
 
 def evaluate(
     env_id: str,
-    policy: str | Callable = "random",
+    policy: str | Callable[[Any], Any] = "random",
     episodes: int = 100,
     seed: int = 0,
     n_jobs: int = 1,
-    env_kwargs: dict | None = None,
+    env_kwargs: dict[str, Any] | None = None,
     progress: bool | None = None,
 ) -> EvalResult:
     """Run ``episodes`` seeded episodes of ``policy`` on ``env_id``.
@@ -345,7 +360,7 @@ def _n_workers(n_jobs: int) -> int:
     return n_jobs
 
 
-def _progress_bar(total: int, label: str):
+def _progress_bar(total: int, label: str) -> Progress:
     """A tqdm bar on a terminal, a log line every few seconds elsewhere (``gym_suite._progress``)."""
     from gym_suite._progress import Progress
 
