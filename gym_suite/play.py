@@ -28,7 +28,8 @@ import os
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from types import ModuleType
+from typing import Any, SupportsFloat
 
 import gymnasium
 import numpy as np
@@ -78,7 +79,7 @@ def _base_id(env_id: str) -> str:
     return env_id.rpartition(":")[2]
 
 
-def keys_for(env_id: str, action_space: spaces.Space) -> tuple[Key, ...] | None:
+def keys_for(env_id: str, action_space: spaces.Space[Any]) -> tuple[Key, ...] | None:
     """The keyboard controls of ``env_id``; ``None`` when it is played with the mouse.
 
     Raises ``ValueError`` for an action space that cannot be played by hand.
@@ -99,7 +100,7 @@ def keys_for(env_id: str, action_space: spaces.Space) -> tuple[Key, ...] | None:
     )
 
 
-def is_point_space(space: spaces.Space) -> bool:
+def is_point_space(space: spaces.Space[Any]) -> bool:
     return (
         isinstance(space, spaces.Box)
         and space.shape == (2,)
@@ -117,18 +118,18 @@ def pixel_to_point(x: float, y: float, frame_size: tuple[int, int], space: space
     return np.array([low[0] + u * (high[0] - low[0]), low[1] + v * (high[1] - low[1])], dtype=space.dtype)
 
 
-class ScorePanel(gymnasium.Wrapper):
+class ScorePanel(gymnasium.Wrapper[Any, Any, Any, Any]):
     """``render()`` returns the env's ``rgb_array`` frame, enlarged to at least ``min_width``
     pixels, over a panel: the id, episode and step, the last reward, the return, and
     ``controls`` (lines of text). The wrapper counts the steps and the return itself."""
 
     def __init__(
         self,
-        env: gymnasium.Env,
+        env: gymnasium.Env[Any, Any],
         controls: Sequence[str] = (),
         min_width: int = MIN_WINDOW_WIDTH,
         text_scale: int = TEXT_SCALE,
-    ):
+    ) -> None:
         if env.render_mode != "rgb_array":
             raise ValueError(f"ScorePanel needs an env made with render_mode='rgb_array', got {env.render_mode!r}")
         super().__init__(env)
@@ -142,13 +143,13 @@ class ScorePanel(gymnasium.Wrapper):
         self.frame_offset = (0, 0)  # where the env's frame sits in the picture
         self.frame_size = (0, 0)  # (width, height) of the env's own frame
 
-    def reset(self, **kwargs):
+    def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
         result = super().reset(**kwargs)
         self.episode += 1
         self.steps, self.episode_return, self.last_reward, self.ended = 0, 0.0, None, False
         return result
 
-    def step(self, action):
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = super().step(action)
         self.steps += 1
         self.last_reward = float(reward)
@@ -192,7 +193,7 @@ class ScorePanel(gymnasium.Wrapper):
             y += LINE_HEIGHT * scale
         return picture
 
-    def point_at(self, x: int, y: int):
+    def point_at(self, x: int, y: int) -> np.ndarray | None:
         """The action at window pixel ``(x, y)`` for a point action space, or None off the frame."""
         left, top = self.frame_offset
         width, height = self.frame_size
@@ -204,7 +205,7 @@ class ScorePanel(gymnasium.Wrapper):
         return pixel_to_point(fx, fy, self.frame_size, self.action_space)
 
 
-def _import_pygame():
+def _import_pygame() -> ModuleType:
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     try:
         import pygame
@@ -226,7 +227,7 @@ def play(
     seed: int | None = None,
     episodes: int | None = None,
     env_kwargs: dict[str, Any] | None = None,
-    screenshot: str | os.PathLike | None = None,
+    screenshot: str | os.PathLike[str] | None = None,
     on_episode: Callable[[int, float, int, bool], None] | None = None,
 ) -> list[float]:
     """Play ``env_id`` by hand in a pygame window; returns the returns of the finished episodes.
@@ -252,8 +253,16 @@ def play(
         env.close()
 
 
-def _loop(pygame, panel: ScorePanel, keys, seed, episodes, screenshot, on_episode) -> list[float]:
-    by_key = {}
+def _loop(
+    pygame: ModuleType,
+    panel: ScorePanel,
+    keys: tuple[Key, ...] | None,
+    seed: int | None,
+    episodes: int | None,
+    screenshot: str | os.PathLike[str] | None,
+    on_episode: Callable[[int, float, int, bool], None] | None,
+) -> list[float]:
+    by_key: dict[int, int] = {}
     if keys is not None:
         for key in keys:
             for name in key.names:
@@ -272,7 +281,7 @@ def _loop(pygame, panel: ScorePanel, keys, seed, episodes, screenshot, on_episod
         clock = pygame.time.Clock()
         dragging = False
         running = True
-        pending: deque = deque()  # one step per key press or click, one a frame, in order
+        pending: deque[int | np.ndarray] = deque()  # one step per key press or click, one a frame, in order
         while running:
             drag_to = None
             next_episode = False
