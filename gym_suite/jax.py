@@ -91,7 +91,7 @@ _SPLIT_STEP = hasattr(environment.Environment, "is_truncated")
 
 
 @struct.dataclass
-class EnvState(environment.EnvState):
+class EnvState(environment.EnvState):  # type: ignore[misc]  # gymnax has no type hints
     """gymnax's state: ``time`` (steps in the episode) and ``inner``, the definition's state
     (its ``NamedTuple`` of JAX arrays)."""
 
@@ -99,7 +99,7 @@ class EnvState(environment.EnvState):
 
 
 @struct.dataclass
-class EnvParams(environment.EnvParams):
+class EnvParams(environment.EnvParams):  # type: ignore[misc]  # gymnax has no type hints
     """gymnax's parameters: the step limit. The definition's parameters (the id's arguments) are
     static configuration of the env (``env.definition_params``)."""
 
@@ -120,7 +120,8 @@ def _spec(env_id: str) -> gym_suite.Spec:
 
 def _env_class(spec: gym_suite.Spec) -> type:
     module, _, name = spec.entry_point.partition(":")
-    return getattr(importlib.import_module(module), name)
+    cls: type = getattr(importlib.import_module(module), name)
+    return cls
 
 
 def jax_ids() -> tuple[str, ...]:
@@ -151,7 +152,7 @@ def _check_int32(owner: str, params: Any) -> None:
     """Without 64-bit mode JAX's integers are int32: refuse parameters they cannot hold."""
     import dataclasses
 
-    if jax.config.read("jax_enable_x64") or not dataclasses.is_dataclass(params):
+    if jax.config.read("jax_enable_x64") or not dataclasses.is_dataclass(params):  # type: ignore[no-untyped-call]  # jax leaves Config.read unannotated
         return
     for field in dataclasses.fields(params):
         value = getattr(params, field.name)
@@ -168,7 +169,7 @@ def _check_int32(owner: str, params: Any) -> None:
             )
 
 
-def _gymnax_space(space: gym_spaces.Space) -> gymnax_spaces.Space:
+def _gymnax_space(space: gym_spaces.Space[Any]) -> gymnax_spaces.Space:
     """The gymnax space of a Gymnasium space (a ``Dict`` becomes its flattened ``Box``)."""
     if isinstance(space, gym_spaces.Discrete) and int(space.start) == 0:
         return gymnax_spaces.Discrete(int(space.n))
@@ -210,7 +211,7 @@ def _numeric(value: Any) -> bool:
     return isinstance(value, np.ndarray) and value.dtype.kind in "biuf"
 
 
-class SuiteJaxEnv(environment.Environment):
+class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has no type hints
     """A gym-suite id as a gymnax ``Environment`` (made by :func:`make`).
 
     ``env.definition`` is the id's definition and ``env.definition_params`` its parameters (the
@@ -230,7 +231,7 @@ class SuiteJaxEnv(environment.Environment):
         owner = cls.__name__
         kwargs = merge_arguments(owner, tuple(cls.arguments), None, kwargs)  # type: ignore[attr-defined]
         self.env_id = spec.id
-        self.definition: Definition = cls.definition
+        self.definition: Definition[Any, Any] = cls.definition
         self.definition_params = self.definition.make_params(cls.base_params, owner, **kwargs)  # type: ignore[attr-defined]
         self.max_episode_steps = spec.max_episode_steps
         _check_int32(owner, self.definition_params)
@@ -296,7 +297,7 @@ class SuiteJaxEnv(environment.Environment):
 
     def is_truncated(self, state: EnvState, params: EnvParams) -> jax.Array:
         """The step limit, or the rules' own end (heartpole-v1's two weeks)."""
-        return (state.time >= params.max_steps_in_episode) | self.rules_truncation(state)
+        return (state.time >= params.max_steps_in_episode) | self.rules_truncation(state)  # type: ignore[no-any-return]  # gymnax's state.time is Any
 
     def rules_truncation(self, state: EnvState) -> jax.Array:
         """Whether the definition's own clock ended the episode (not the step limit)."""
@@ -353,16 +354,16 @@ class SuiteJaxEnv(environment.Environment):
         return jax.tree.map(lambda x, t: jnp.broadcast_to(jnp.asarray(x, dtype=t.dtype), t.shape), inner, types)
 
     def _state_types(self) -> Any:
-        x64 = bool(jax.config.read("jax_enable_x64"))
+        x64 = bool(jax.config.read("jax_enable_x64"))  # type: ignore[no-untyped-call]  # jax leaves Config.read unannotated
         if x64 not in self._types:
             d, params, ops = self.definition, self._params, self._ops
             float_dtype = self._float()
-            start = jax.ShapeDtypeStruct((d.start_draws,), float_dtype)
-            step = jax.ShapeDtypeStruct((d.step_draws,), float_dtype)
+            start = jax.ShapeDtypeStruct((d.start_draws,), float_dtype)  # type: ignore[no-untyped-call]  # jax leaves it unannotated
+            step = jax.ShapeDtypeStruct((d.step_draws,), float_dtype)  # type: ignore[no-untyped-call]  # jax leaves it unannotated
             action = jax.eval_shape(lambda: self.action_space().sample(jax.random.key(0)))
 
             def strong(tree: Any) -> Any:
-                return jax.tree.map(lambda t: jax.ShapeDtypeStruct(jnp.shape(t), jnp.result_type(t)), tree)
+                return jax.tree.map(lambda t: jax.ShapeDtypeStruct(jnp.shape(t), jnp.result_type(t)), tree)  # type: ignore[no-untyped-call]  # jax leaves it unannotated
 
             types = strong(jax.eval_shape(lambda u: d.initial(u if d.start_draws else (), params, ops), start))
             for _ in range(2):  # the step's types, from a state of the step's types
@@ -410,11 +411,11 @@ def make(env_id: str, **kwargs: Any) -> tuple[SuiteJaxEnv, EnvParams]:
 # --------------------------------------------------------------------------------------------
 
 
-class SuiteFuncEnv(FuncEnv):
+class SuiteFuncEnv(FuncEnv[EnvState, Any, Any, jax.Array, jax.Array, Any, Any]):
     """Gymnasium's ``FuncEnv`` of a :class:`SuiteJaxEnv` (the definition's own observation space;
     the state is an :class:`EnvState`)."""
 
-    def __init__(self, env: SuiteJaxEnv):
+    def __init__(self, env: SuiteJaxEnv) -> None:
         super().__init__()
         self.env = env
         self.observation_space = env._gym_observation_space
@@ -440,12 +441,12 @@ class SuiteFuncEnv(FuncEnv):
     def truncation(self, state: EnvState, params: Any = None) -> jax.Array:
         return self.env.rules_truncation(state)
 
-    def state_info(self, state: EnvState, params: Any = None) -> dict:
+    def state_info(self, state: EnvState, params: Any = None) -> dict[str, Any]:
         env = self.env
         info = env.definition.state_info(state.inner, env._params, env._ops)
         return {key: jnp.asarray(value) for key, value in info.items() if _numeric(value)}
 
-    def transition_info(self, state: EnvState, action: Any, next_state: EnvState, params: Any = None) -> dict:
+    def transition_info(self, state: EnvState, action: Any, next_state: EnvState, params: Any = None) -> dict[str, Any]:
         env = self.env
         info = env.definition.transition_info(state.inner, env._action(action), next_state.inner, env._params, env._ops)
         return {key: jnp.asarray(value) for key, value in info.items() if _numeric(value)}
@@ -471,7 +472,7 @@ def _metadata(env: SuiteJaxEnv, vector: bool) -> dict[str, Any]:
     return metadata
 
 
-class JaxEnv(FunctionalJaxEnv):
+class JaxEnv(FunctionalJaxEnv[EnvState]):
     """``gymnasium.make("gym_suite_jax/<id>")``: one env on JAX (``FunctionalJaxEnv``), whose step
     also reports the rules' own truncation. The step limit is ``TimeLimit``'s, as for the numpy
     ids."""
@@ -480,7 +481,7 @@ class JaxEnv(FunctionalJaxEnv):
 
     def __init__(
         self, env_id: str, render_mode: str | None = None, env_config: Mapping[str, Any] | None = None, **kwargs: Any
-    ):
+    ) -> None:
         env = SuiteJaxEnv(env_id, **dict(env_config or {}, **kwargs))
         func_env = SuiteFuncEnv(env)
         func_env.transform(jax.jit)
@@ -489,7 +490,7 @@ class JaxEnv(FunctionalJaxEnv):
             raise ValueError(f"JaxEnv: render_mode must be None or 'rgb_array', got {render_mode!r}")
         super().__init__(func_env, metadata=metadata, render_mode=render_mode)
 
-    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not hasattr(self, "state"):
             raise gymnasium.error.ResetNeeded("JaxEnv: call reset() before step()")
         observation, reward, terminated, _, info = super().step(action)
@@ -497,7 +498,7 @@ class JaxEnv(FunctionalJaxEnv):
         return observation, reward, terminated, truncated, info
 
 
-class JaxVectorEnv(FunctionalJaxVectorEnv):
+class JaxVectorEnv(FunctionalJaxVectorEnv[Any, Any, EnvState]):
     """``gymnasium.make_vec("gym_suite_jax/<id>", num_envs=N)``: ``N`` envs on JAX with next-step
     autoreset (a row that ended starts afresh on its next step, with reward 0). The state is a
     pytree (an :class:`EnvState` over the rows); the whole step is one jitted call."""
@@ -517,7 +518,7 @@ class JaxVectorEnv(FunctionalJaxVectorEnv):
         render_mode: str | None = None,
         env_config: Mapping[str, Any] | None = None,
         **kwargs: Any,
-    ):
+    ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"JaxVectorEnv: num_envs must be a positive integer, got {num_envs!r}")
         if max_episode_steps is not None and (
@@ -535,12 +536,13 @@ class JaxVectorEnv(FunctionalJaxVectorEnv):
         self._env = env
         self._batch_step = jax.jit(functools.partial(_batch_step, env, limit))
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         observation, info = super().reset(seed=seed, options=options)
         self.prev_done = jnp.zeros(self.num_envs, dtype=bool)
         return observation, info
 
-    def step(self, action: Any) -> tuple[Any, jax.Array, jax.Array, jax.Array, dict]:
+    def step(self, action: Any) -> tuple[Any, jax.Array, jax.Array, jax.Array, dict[str, Any]]:
+        out: tuple[Any, jax.Array, jax.Array, jax.Array, dict[str, Any]]
         if not hasattr(self, "state"):
             raise gymnasium.error.ResetNeeded("JaxVectorEnv: call reset() before step()")
         self.rng, key = jax.random.split(self.rng)
@@ -556,7 +558,7 @@ class JaxVectorEnv(FunctionalJaxVectorEnv):
 
 def _batch_step(
     env: SuiteJaxEnv, limit: int, state: EnvState, prev_done: jax.Array, key: jax.Array, action: jax.Array
-) -> tuple[EnvState, jax.Array, tuple]:
+) -> tuple[EnvState, jax.Array, tuple[Any, jax.Array, jax.Array, jax.Array, dict[str, Any]]]:
     n = prev_done.shape[0]
     step_key, reset_key = jax.random.split(key)
     d = env.definition
