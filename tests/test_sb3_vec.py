@@ -492,6 +492,24 @@ def test_set_attr_refuses_what_would_not_read_back():
         venv.set_attr("observation_space", spaces.Discrete(3))
 
 
+@pytest.mark.parametrize("env_id", ["example-v0", "push-v0"])
+def test_set_attr_state_takes_only_the_environments_state(env_id):
+    """A list or a number as ``state`` would leave the env unable to step or to read a quantity."""
+    venv = SuiteVecEnv(env_id, 3, seed=0)
+    venv.reset()
+    state = venv.get_attr("state")[0]  # one value, shared by the rows
+    for garbage in ([1, 2], 0.5, None, tuple(state)):
+        with pytest.raises(TypeError, match="state must be a"):
+            venv.set_attr("state", garbage)
+    with pytest.raises(ValueError, match=f"state.{state._fields[0]}"):
+        venv.set_attr("state", state._replace(**{state._fields[0]: [1, 2]}))  # neither one value nor 3
+    after = venv.get_attr("state")[0]
+    assert all(np.array_equal(a, b, equal_nan=True) for a, b in zip(after, state))  # refused: nothing changed
+    venv.set_attr("state", state._replace(**{state._fields[0]: 0}))  # one value for every row
+    assert venv.get_attr(state._fields[0]) == [0, 0, 0]
+    venv.step(np.zeros((3,), dtype=np.int64))  # and it still steps
+
+
 _SETTABLE_VALUES = st.one_of(
     st.integers(-(2**31), 2**31),
     st.floats(allow_nan=False),

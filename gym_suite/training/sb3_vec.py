@@ -125,7 +125,8 @@ class SuiteVecEnv(VecEnv):
       row at once; ``indices`` naming only some rows is refused with ``ValueError``. A per-row
       attribute takes one row's value, in its dtype (``1.5`` for an int position is refused,
       never truncated); ``observation_space`` and ``action_space`` are the adapter's and cannot
-      be set. What :meth:`set_attr` accepts, :meth:`get_attr` reads back the same.
+      be set; ``state`` takes only the definition's state (its ``NamedTuple``, each quantity one
+      value or one per row). What :meth:`set_attr` accepts, :meth:`get_attr` reads back the same.
     - Reset options (``set_options``) are the batch's: different options per row are refused
       with ``ValueError`` at ``reset``.
     - The rows draw from one generator (``np_random`` is shared), seeded once per batch;
@@ -335,6 +336,8 @@ class SuiteVecEnv(VecEnv):
             )
         if attr_name == "np_random" and not isinstance(value, np.random.Generator):
             raise TypeError(f"SuiteVecEnv.set_attr: np_random must be a numpy Generator, got {shown(value)}")
+        if attr_name == "state":
+            value = self._checked_state(value)
         current = getattr(self.venv, attr_name, None)
         if isinstance(current, np.ndarray) and current.ndim >= 1 and current.shape[0] == self.num_envs:
             current[rows] = self._row_value(attr_name, current, value)
@@ -348,6 +351,27 @@ class SuiteVecEnv(VecEnv):
                 f"SuiteVecEnv.set_attr: {attr_name!r} is shared by every row of the native vector env (not an "
                 "array over the rows); set it for all rows (indices=None)"
             )
+
+    def _checked_state(self, value: Any) -> Any:
+        """``value`` as the native env's next state (fresh arrays, one row each), or an error that
+        says what a state is: anything else would leave the env unable to step."""
+        current = self.venv.state
+        kind = type(current)
+        if type(value) is not kind:
+            raise TypeError(
+                f"SuiteVecEnv.set_attr: state must be a {kind.__name__} (the environment's state, fields "
+                f"{', '.join(kind._fields)}), got {shown(value)}; to change one quantity, set it by its name"
+            )
+        quantities = []
+        for name, new, old in zip(kind._fields, value, current):
+            try:
+                quantities.append(np.array(np.broadcast_to(np.asarray(new, dtype=old.dtype), old.shape)))
+            except (ValueError, TypeError, OverflowError):
+                raise ValueError(
+                    f"SuiteVecEnv.set_attr: state.{name} must be one {old.dtype} value or {self.num_envs} of them, "
+                    f"got {shown(new)}"
+                ) from None
+        return kind(*quantities)
 
     def _row_value(self, name: str, current: np.ndarray, value):
         """``value`` as one row's element of the per-row array ``current``, or ``ValueError``."""
