@@ -142,6 +142,55 @@ def test_native_vector_env_has_the_info_keys_of_sync_on_every_step(env_id):
                     np.testing.assert_array_equal(out_n[4][key], out_s[4][key])
 
 
+def _returned_arrays(observation, reward, terminated, truncated, info):
+    arrays = list(observation.values()) if isinstance(observation, dict) else [observation]
+    return arrays + [reward, terminated, truncated] + [v for v in info.values() if isinstance(v, np.ndarray)]
+
+
+def _scribble(array):
+    """Overwrite ``array`` in place with values of its dtype that no step returns."""
+    if array.dtype == object:
+        array[...] = "scribbled"
+    elif array.dtype == bool:
+        array[...] = ~array
+    else:
+        array[...] = 7
+
+
+@pytest.mark.parametrize("env_id", [COIN_ID, *gym_suite.ENV_IDS])
+def test_native_vector_step_returns_arrays_of_the_callers_own(env_id):
+    """Every array a step returns (observation, reward, flags, info values and masks) is the
+    caller's to keep or overwrite: none shares memory with another or with the env's state, and
+    scribbling over all of them changes nothing the env does next (the same steps as a twin env
+    left alone)."""
+    kwargs = {"episode_length": 3} if env_id == "push-v0" else {}
+    limit = 4  # rows end often, so starts and steps mix
+    envs = [
+        gymnasium.make_vec(
+            env_id, num_envs=5, vectorization_mode="vector_entry_point", max_episode_steps=limit, **kwargs
+        )
+        for _ in range(2)
+    ]
+    for env in envs:
+        env.reset(seed=11)
+    envs[0].action_space.seed(3)
+    for step in range(12):
+        actions = envs[0].action_space.sample()
+        scribbled, kept = (env.step(actions) for env in envs)
+        arrays = _returned_arrays(*scribbled)
+        quantities = [q for q in envs[0].unwrapped.state if isinstance(q, np.ndarray)]
+        for i, a in enumerate(arrays):
+            for b in arrays[i + 1 :] + quantities:
+                assert not np.shares_memory(a, b), (step, a, b)
+        expected = [a.copy() for a in _returned_arrays(*kept)]
+        for a, b in zip(arrays, expected):
+            np.testing.assert_array_equal(a, b)
+        for a in arrays:
+            _scribble(a)
+        for a, b in zip(_returned_arrays(*kept), expected):
+            np.testing.assert_array_equal(a, b)  # the twin's arrays were not touched either
+
+
 def test_one_row_follows_the_scalar_env():
     env, envs = CoinEnv(), CoinVectorEnv(1)
     o1, _ = env.reset(seed=9)
@@ -227,3 +276,21 @@ def test_numpy_first_picks_what_every_candidate_at_once_picks(share):
     for i in range(0, 500, 37):
         row = SCALAR.first(lambda x, y, i=i: passes(x, y)[i], (xs[:, i], ys[:, i]), (default[0][i], default[1]))
         assert (lazy[0][i], lazy[1][i]) == row
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.int8, np.uint8, np.uint64])
+@pytest.mark.parametrize("bad", [-1, 2, np.iinfo(np.int8).min, np.iinfo(np.int8).max])
+def test_native_discrete_actions_out_of_range_are_refused(dtype, bad):
+    """Every integer dtype is checked (int64 in one pass over the values read as unsigned): a
+    value outside 0..n-1 raises ValueError naming the sub-environment, and the env stays as it was."""
+    if bad < 0 and np.dtype(dtype).kind == "u":
+        return  # not representable
+    envs = CoinVectorEnv(3)
+    envs.reset(seed=0)
+    before = [q.copy() for q in envs.state]
+    actions = np.array([0, 1, bad], dtype=dtype)
+    with pytest.raises(ValueError, match=f"invalid action {bad} for sub-environment 2: expected values in 0..1"):
+        envs.step(actions)
+    for q, b in zip(envs.state, before):
+        np.testing.assert_array_equal(q, b)
+    envs.step(np.array([0, 1, 1], dtype=dtype))  # a valid batch of that dtype steps

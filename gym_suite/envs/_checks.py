@@ -143,15 +143,19 @@ def as_batch(actions: object, num_envs: int, shape: tuple[int, ...], kinds: str,
     return arr
 
 
-def check_discrete_actions(actions: object, num_envs: int, n: int) -> npt.NDArray[np.int64]:
-    """A batch of ``num_envs`` actions from ``Discrete(n)``, as an int64 array."""
+def check_discrete_actions(actions: object, num_envs: int, n: int, copy: bool = False) -> npt.NDArray[np.int64]:
+    """A batch of ``num_envs`` actions from ``Discrete(n)``, as an int64 array (a new one if ``copy``)."""
     arr = as_batch(actions, num_envs, (), "iu", f"an integer array with values in 0..{n - 1}")
-    if num_envs and (arr.min() < 0 or arr.max() >= n):
+    if arr.dtype == np.int64:  # one pass: a negative value read as unsigned is 2**63 or more
+        outside = num_envs and arr.view(np.uint64).max() >= n
+    else:
+        outside = num_envs and (arr.min() < 0 or arr.max() >= n)
+    if outside:
         bad = int(np.flatnonzero((arr < 0) | (arr >= n))[0])
         raise ValueError(
-            f"invalid action {arr[bad]!r} for sub-environment {bad}: expected values in 0..{n - 1} (Discrete({n}))"
+            f"invalid action {arr[bad].item()!r} for sub-environment {bad}: expected values in 0..{n - 1} (Discrete({n}))"
         )
-    return arr.astype(np.int64, copy=False)
+    return arr.astype(np.int64, copy=copy)
 
 
 # --------------------------------------------------------------------------------------------

@@ -157,7 +157,12 @@ def _numpy_first(test: Callable[..., Any], candidates: Sequence[Any], default: S
 
 
 def _numpy_sigmoid(x: FloatArray) -> FloatArray:
-    return 0.5 + 0.5 * np.tanh(0.5 * x)
+    s = np.multiply(x, 0.5)  # 0.5 + 0.5 * tanh(0.5 * x), in one array of its own
+    if s.__class__ is not np.ndarray:  # a number
+        return 0.5 + 0.5 * np.tanh(s)
+    np.tanh(s, out=s)
+    np.multiply(s, 0.5, out=s)
+    return np.add(s, 0.5, out=s)
 
 
 def _numpy_sigmoids(*xs: FloatArray) -> FloatArray | list[FloatArray]:
@@ -344,7 +349,7 @@ class Definition(Generic[StateT, ParamsT]):
     def check_actions(self, actions: Any, num_envs: int, space: spaces.Space[Any], params: ParamsT) -> Any:
         """A batch of actions for the rules (``Discrete``: a fresh int64 array)."""
         if isinstance(space, spaces.Discrete):
-            return check_discrete_actions(actions, num_envs, int(space.n)).copy()
+            return check_discrete_actions(actions, num_envs, int(space.n), copy=True)
         raise NotImplementedError(f"{type(self).__name__}.check_actions for {shown(space)}")
 
     # Pictures (numpy, one state) ---------------------------------------------------------------

@@ -300,6 +300,26 @@ def _info_array(values: Any, num_envs: int) -> np.ndarray:
     return array if array.dtype.kind in "biuf" else array.astype(object)
 
 
+def _own(values: Any, num_envs: int, dtype: Any, taken: set[int]) -> np.ndarray:
+    """``values`` as a ``(num_envs,)`` array that nothing else holds: as it is if the rules have
+    just made it (an array of its own memory, writeable, of the ``dtype`` asked for or, for
+    ``None``, a number, flag or object dtype, and not in ``taken``: the ids of the state's
+    quantities and of the arrays handed over before), else a copy (:func:`_column`,
+    :func:`_info_array`). Adds the array's id to ``taken``."""
+    if (
+        values.__class__ is np.ndarray
+        and values.base is None
+        and values.shape == (num_envs,)
+        and id(values) not in taken
+        and values.flags.writeable
+        and (values.dtype.kind in "biufO" if dtype is None else values.dtype == dtype)
+    ):
+        taken.add(id(values))
+        return values
+    taken.add(id(values))
+    return _info_array(values, num_envs) if dtype is None else _column(values, num_envs, dtype)
+
+
 def _column(values: Any, num_envs: int, dtype: type) -> np.ndarray:
     """``values`` (an array over the rows or one value for all) as a fresh ``(num_envs,)`` array."""
     if values.__class__ is np.ndarray and values.shape == (num_envs,):
@@ -360,6 +380,7 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         self.state: Any = type(start)(*(np.array(np.broadcast_to(q, (self.num_envs,))) for q in start))
         self._steps = np.zeros(self.num_envs, dtype=np.int64)
         self._prev_done = np.zeros(self.num_envs, dtype=bool)
+        self._truncates = d.may_truncate(self.params)
         self._started = False
         self._single_env: SuiteEnv | None = None
 
@@ -408,37 +429,54 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         d, params, state, n = self.definition, self.params, self.state, self.num_envs
         actions = d.check_actions(actions, n, self.single_action_space, params)
         restart = self._prev_done  # rows that ended on the last step start afresh now
-        active = ~restart
         # the restarting rows by index: integer indexing is several times faster than a mask's
         rows = np.flatnonzero(restart) if restart.any() else None
-        stepping = rows is None or rows.size < n
-        u: Any
+        active = None if rows is None else ~restart
+        u: Any = ()
         if d.step_draws:
-            if rows is None:
+            if active is None:
                 u = self.np_random.random((n, d.step_draws)).T
             else:  # rows that restart draw nothing (the scalar env's reset draws no step uniforms)
                 draws = np.full((n, d.step_draws), 0.5)
-                draws[active] = self.np_random.random((int(active.sum()), d.step_draws))
+                draws[active] = self.np_random.random((n - rows.size, d.step_draws))  # type: ignore[union-attr]
                 u = draws.T
-        else:
-            u = ()
         next_state = d.transition(state, actions, u, params, NUMPY)
-        reward = _column(d.reward(state, actions, next_state, params, NUMPY), n, np.float64)
-        terminated = _column(d.terminal(next_state, params, NUMPY), n, bool)
-        truncated = _column(d.truncation(next_state, params, NUMPY), n, bool)
-        info = {}
-        if stepping:  # the step's keys, as a SyncVectorEnv has them: only when a row stepped
-            for key, values in d.transition_info(state, actions, next_state, params, NUMPY).items():
-                info[key] = _info_array(values, n)  # a copy: never the env's own state
-                info[f"_{key}"] = active.copy()
+        # Every array returned is one of its own: an array the rules have just made is handed
+        # over as it is, anything else is copied (the state's quantities, views, read-only
+        # constants, an array already given under another key).
+        taken = set(map(id, next_state))
+        reward = _own(d.reward(state, actions, next_state, params, NUMPY), n, np.float64, taken)
+        terminated = _own(d.terminal(next_state, params, NUMPY), n, np.bool_, taken) if d.ends else None
+        if self._truncates:
+            truncated = _own(d.truncation(next_state, params, NUMPY), n, np.bool_, taken)
+            if self.max_episode_steps is not None:
+                truncated |= self._steps >= self.max_episode_steps - 1
+        elif self.max_episode_steps is not None:
+            truncated = self._steps >= self.max_episode_steps - 1
+        else:
+            truncated = np.zeros(n, dtype=bool)
+        if terminated is None:
+            terminated = np.zeros(n, dtype=bool)
+        info: dict[str, Any] = {}
+        if active is None or rows.size < n:  # type: ignore[union-attr]
+            # the step's keys, as a SyncVectorEnv has them: only when a row stepped
+            step_info = d.transition_info(state, actions, next_state, params, NUMPY)
+            if step_info:
+                if active is None:
+                    masks = np.ones((len(step_info), n), dtype=bool)
+                else:
+                    masks = np.repeat(active[None], len(step_info), axis=0)
+                for k, (key, values) in enumerate(step_info.items()):
+                    info[key] = _own(values, n, None, taken)
+                    info[f"_{key}"] = masks[k]
         self.state = next_state
         self._steps += 1
         if rows is not None:
             self._start(rows)
             self._steps[rows] = 0
             reward[rows] = 0.0
-            terminated &= active
-            truncated &= active
+            terminated[rows] = False
+            truncated[rows] = False
             start_info = d.state_info(self.state, params, NUMPY)
             for key, values in info.items():
                 if not key.startswith("_") and key not in start_info:
@@ -450,8 +488,6 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
                     info[f"_{key}"] = np.zeros(n, dtype=bool)
                 info[key][rows] = values[rows]
                 info[f"_{key}"] |= restart
-        if self.max_episode_steps is not None:
-            truncated |= self._steps >= self.max_episode_steps
         self._prev_done = terminated | truncated
         return d.observation(self.state, params, NUMPY), reward, terminated, truncated, info
 

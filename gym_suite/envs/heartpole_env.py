@@ -115,6 +115,7 @@ replays the same future.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -200,6 +201,8 @@ never sleeping costs hundreds of thousands.
 DO_NOTHING, DRINK_COFFEE, DRINK_BEER, SLEEP = 0, 1, 2, 3
 ACTION_NAMES = ("do_nothing", "drink_coffee", "drink_beer", "sleep")  # the tutorial's function names
 ACTION_NAME_ARRAY = np.array(ACTION_NAMES, dtype=object)
+#: info["action"] of a batch: the names (an object array, as a SyncVectorEnv's); under JAX the index
+_action_names: dict[str, Callable[[Any], Any]] = {"numpy": ACTION_NAME_ARRAY.take, "jax": lambda action: action}
 STATE_NAMES = ("alertness", "hypertension", "intoxication", "time_since_slept", "time_elapsed", "work_done")
 
 COFFEE_ALERTNESS = 1.0  # drink_coffee: alertness += U(0, 1)
@@ -393,8 +396,8 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
         if params.night_hazard:  # at least one attack: in the night or after the work
             probability = probability + (1.0 - probability) * night_attack
         heart_attack = u_heart < probability
-        if params.attack_resets_hypertension:  # (hypertension is finite and >= 0: x * 0 is 0)
-            hypertension = AFTER_HEART_ATTACK + hypertension * (1 - heart_attack)
+        if params.attack_resets_hypertension:  # to AFTER_HEART_ATTACK, 0 (hypertension is finite, >= 0)
+            hypertension = hypertension * (u_heart >= probability)
         return _new_state(
             HeartPoleState,
             (  # HeartPoleState(...) without its argument checks: half the time
@@ -449,7 +452,7 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
             "heart_attack": next_state.heart_attack,
             "heart_attack_probability": next_state.heart_attack_probability,
             "productivity": next_state.productivity,
-            "action": ACTION_NAME_ARRAY[action] if ops.name != "jax" else action,  # JAX: the index
+            "action": ACTION_NAMES[action] if ops.name == "scalar" else _action_names[ops.name](action),
         }
 
     def heuristic(self, observation: Any, params: HeartPoleParams, ops: SimpleNamespace) -> Any:

@@ -334,6 +334,7 @@ class PushState(NamedTuple):
     tn: Any  # held and dismissed
     scored_row: Any  # the log row the last step scored; -1 after a start
     last_action: Any  # -1 after a start
+    truth: Any  # the scored row's label (1 opened, 0 dismissed); -1 after a start
 
 
 # --------------------------------------------------------------------------------------------
@@ -392,13 +393,22 @@ class Push(Definition[PushState, PushParams]):
         count = len(params.starts)
         start = ops.take(params.starts, ops.minimum(ops.floor_int(u_start * count), count - 1))
         return PushState(
-            start, ops.take(params.order, start), start + (params.window_length - 1), 0, 0, 0, 0, NO_ACTION, NO_ACTION
+            start,
+            ops.take(params.order, start),
+            start + (params.window_length - 1),
+            0,
+            0,
+            0,
+            0,
+            NO_ACTION,
+            NO_ACTION,
+            NO_ACTION,
         )
 
     def transition(self, state: PushState, action: Any, u: Any, params: PushParams, ops: SimpleNamespace) -> PushState:
         """Score ``action`` against the label of the observed row and move to the next row (the
         window's last row stays observed once it is scored)."""
-        position, row, last, tp, fp, fn, tn, _, _ = state
+        position, row, last, tp, fp, fn, tn, _, _, _ = state
         truth = ops.take(params.labels, row)
         held, dismissed = 1 - action, 1 - truth
         position = ops.minimum(position + 1, last)
@@ -412,6 +422,7 @@ class Push(Definition[PushState, PushParams]):
             tn + held * dismissed,
             row,
             action,
+            truth,
         )
 
     def observation(self, state: PushState, params: PushParams, ops: SimpleNamespace) -> dict[str, Any]:
@@ -420,21 +431,19 @@ class Push(Definition[PushState, PushParams]):
             observation = dict(zip(CATEGORICAL_FIELDS, params.codes[:, row].tolist()))
             observation.update(zip(NUMERIC_FIELDS, params.numbers[:, row : row + 1].copy()))
             return observation
-        codes = ops.take_columns(params.codes, row)  # fresh: (fields, N)
-        numbers = ops.take_columns(params.numbers, row)
-        observation = {name: codes[j] for j, name in enumerate(CATEGORICAL_FIELDS)}
-        observation.update((name, numbers[j][..., None]) for j, name in enumerate(NUMERIC_FIELDS))
+        observation = dict(zip(CATEGORICAL_FIELDS, ops.take_columns(params.codes, row)))  # fresh: (fields, N)
+        observation.update(zip(NUMERIC_FIELDS, ops.take_columns(params.numbers, row)[..., None]))
         return observation
 
     def reward(
         self, state: PushState, action: Any, next_state: PushState, params: PushParams, ops: SimpleNamespace
     ) -> Any:
-        right = (next_state.tp + next_state.tn) - (state.tp + state.tn)  # 1 when the decision was right
-        return REWARD_WRONG + (REWARD_RIGHT - REWARD_WRONG) * right
+        return REWARD_WRONG + (REWARD_RIGHT - REWARD_WRONG) * (action == next_state.truth)
 
     def terminal(self, state: PushState, params: PushParams, ops: SimpleNamespace) -> Any:
-        """Every row of the window has been scored."""
-        return state.tp + state.fp + state.fn + state.tn >= params.window_length
+        """Every row of the window has been scored: the last one stays observed once it is (the
+        rows of a window are distinct, so only then is the scored row the observed one)."""
+        return state.scored_row == state.row
 
     def transition_info(
         self, state: PushState, action: Any, next_state: PushState, params: PushParams, ops: SimpleNamespace
@@ -444,7 +453,7 @@ class Push(Definition[PushState, PushParams]):
         accuracy, precision, recall = scores(tp, fp, fn, tn, ops)
         return {
             "row": next_state.scored_row,
-            "truth": (tp + fn) - (state.tp + state.fn),  # 1 when the scored row was opened
+            "truth": next_state.truth,
             "accuracy": accuracy,
             "ctr": precision,
             "precision": precision,
