@@ -240,6 +240,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         self._gym_observation_space = self.definition.observation_space(self.definition_params)
         self._gym_action_space = self.definition.action_space(self.definition_params)
         self._truncates = self.definition.may_truncate(self.definition_params)
+        self._start_draws = self.definition.draws_at_start(self.definition_params)
         self._types: dict[bool, Any] = {}
 
     def __repr__(self) -> str:
@@ -270,7 +271,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         return _gymnax_space(self._gym_observation_space)
 
     def reset_env(self, key: jax.Array, params: EnvParams) -> tuple[jax.Array, EnvState]:
-        state = self.initial_with_draws(self._draws(key, self.definition.start_draws))
+        state = self.initial_with_draws(self._draws(key, self._start_draws))
         return self.get_obs(state, params), state
 
     def step_env(
@@ -358,14 +359,14 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         if x64 not in self._types:
             d, params, ops = self.definition, self._params, self._ops
             float_dtype = self._float()
-            start = jax.ShapeDtypeStruct((d.start_draws,), float_dtype)  # type: ignore[no-untyped-call]  # jax leaves it unannotated
+            start = jax.ShapeDtypeStruct((self._start_draws,), float_dtype)  # type: ignore[no-untyped-call]  # jax leaves it unannotated
             step = jax.ShapeDtypeStruct((d.step_draws,), float_dtype)  # type: ignore[no-untyped-call]  # jax leaves it unannotated
             action = jax.eval_shape(lambda: self.action_space().sample(jax.random.key(0)))
 
             def strong(tree: Any) -> Any:
                 return jax.tree.map(lambda t: jax.ShapeDtypeStruct(jnp.shape(t), jnp.result_type(t)), tree)  # type: ignore[no-untyped-call]  # jax leaves it unannotated
 
-            types = strong(jax.eval_shape(lambda u: d.initial(u if d.start_draws else (), params, ops), start))
+            types = strong(jax.eval_shape(lambda u: d.initial(u if self._start_draws else (), params, ops), start))
             for _ in range(2):  # the step's types, from a state of the step's types
                 types = strong(
                     jax.eval_shape(
@@ -422,7 +423,7 @@ class SuiteFuncEnv(FuncEnv[EnvState, Any, Any, jax.Array, jax.Array, Any, Any]):
         self.action_space = env._gym_action_space
 
     def initial(self, rng: Any, params: Any = None) -> EnvState:
-        return self.env.initial_with_draws(self.env._draws(rng, self.env.definition.start_draws))
+        return self.env.initial_with_draws(self.env._draws(rng, self.env._start_draws))
 
     def transition(self, state: EnvState, action: Any, rng: Any, params: Any = None) -> EnvState:
         return self.env.step_with_draws(state, action, self.env._draws(rng, self.env.definition.step_draws))[1]
@@ -563,7 +564,8 @@ def _batch_step(
     step_key, reset_key = jax.random.split(key)
     d = env.definition
     u_step = jax.vmap(lambda k: env._draws(k, d.step_draws))(jax.random.split(step_key, n)) if d.step_draws else ()
-    u_start = jax.vmap(lambda k: env._draws(k, d.start_draws))(jax.random.split(reset_key, n)) if d.start_draws else ()
+    draws = env._start_draws
+    u_start = jax.vmap(lambda k: env._draws(k, draws))(jax.random.split(reset_key, n)) if draws else ()
     obs, stepped, reward, terminated, truncated, info = jax.vmap(env.step_with_draws, axis_size=n)(
         state, action, u_step
     )

@@ -480,7 +480,7 @@ def _candidates(*points):
     """Start uniforms: a target at the field's centre, then the candidate points (field units
     / 50), the rest at the centre (hits)."""
     u = [0.5, 0.5]
-    for k in range(START_CANDIDATES):
+    for k in range(DEFAULTS.candidates):
         x, y = points[k] if k < len(points) else (25.0, 25.0)
         u += [x / 50, y / 50]
     return u
@@ -512,6 +512,53 @@ def test_the_start_is_the_first_candidate_that_misses(points, expected):
 def test_the_fallback_corner_is_the_farthest_from_the_target():
     for tx, ty, corner in [(10.0, 10.0, (50.0, 50.0)), (40.0, 10.0, (0.0, 50.0)), (44.0, 44.0, (0.0, 0.0))]:
         params = TARGET.make_params(DEFAULTS, "test", target=(tx, ty))
-        u = [0.5, 0.5] + [tx / 50, ty / 50] * (TARGET.start_draws // 2 - 1)  # every candidate on the target
+        u = [0.5, 0.5] + [tx / 50, ty / 50] * params.candidates  # every candidate on the target
         state = TARGET.initial(u, params, SCALAR)
         assert (state.worker_x, state.worker_y) == corner and state.distance > 2 * params.radius
+
+
+@pytest.mark.parametrize("size", [1, 7, 50, 1000, 2**24])
+def test_start_candidates_are_the_fewest_that_all_hit_with_probability_2_to_the_minus_48(size):
+    """``k`` candidates all hit with probability at most ``q**k <= 2**-48`` (``q``: the hit
+    disc's share of the field), and ``k - 1`` would not do; at the largest radius ``k`` is 48;
+    a start takes ``2 + 2 * k`` uniforms on every backend's shell."""
+    largest = size / math.sqrt(8 * math.pi)
+    for radius in [largest, largest * 0.999, largest / 2, largest / 10, max(size / 2**24, largest / 1e5)]:
+        params = TARGET.make_params(DEFAULTS, "test", size=size, radius=radius)
+        k = params.candidates
+        q = math.pi * (2 * radius) ** 2 / size**2
+        assert 1 <= k <= START_CANDIDATES and q**k <= 2.0**-48 * (1 + 1e-9), (size, radius, k)
+        assert k == 1 or q ** (k - 1) > 2.0**-48, (size, radius, k)
+        assert TARGET.draws_at_start(params) == 2 + 2 * k
+    assert TARGET.make_params(DEFAULTS, "test", size=size, radius=largest).candidates == START_CANDIDATES
+    assert DEFAULTS.candidates == TARGET.make_params(DEFAULTS, "test").candidates == 20
+
+
+def test_a_start_takes_its_candidates_draws_from_the_stream():
+    """Reset after reset, the scalar env's starts are those of :func:`draw_start` on a generator
+    of the same seed (2 + 2k uniforms each, one start after another), for the defaults and a
+    large radius; and the native vector env's first starts too (row after row)."""
+    from gym_suite.envs.target_env import draw_start
+
+    for kwargs in [{}, {"radius": 9.5}]:
+        env = TargetEnv(**kwargs)
+        env.reset(seed=5)
+        size, radius = env.unwrapped.params.size, env.unwrapped.params.radius
+        expected = draw_start(np.random.default_rng(5), 4, size, radius)
+        got = [
+            [
+                env.unwrapped.state.worker_x,
+                env.unwrapped.state.worker_y,
+                env.unwrapped.state.target_x,
+                env.unwrapped.state.target_y,
+            ]
+        ]
+        for _ in range(3):
+            env.reset()
+            s = env.unwrapped.state
+            got.append([s.worker_x, s.worker_y, s.target_x, s.target_y])
+        np.testing.assert_array_equal(np.array(got), expected)
+        vector = TargetVectorEnv(4, **kwargs)
+        vector.reset(seed=5)
+        s = vector.state
+        np.testing.assert_array_equal(np.stack([s.worker_x, s.worker_y, s.target_x, s.target_y], axis=1), expected)

@@ -128,31 +128,46 @@ def _array_first(xp: ModuleType) -> First:
     return first
 
 
+#: numpy's ``first`` tests this many candidates at once, then (for the rows still without one)
+#: all the others: a handful of numpy calls whatever the count, where one candidate at a time
+#: took a dozen calls per candidate.
+FIRST_BLOCK = 4
+
+
 def _numpy_first(test: Callable[..., Any], candidates: Sequence[Any], default: Sequence[Any]) -> tuple[Any, ...]:
-    """``first`` on numpy arrays: the candidates in turn, until every row has found one.
+    """``first`` on numpy arrays: the first ``FIRST_BLOCK`` candidates at once, then the rest if
+    a row has found none.
 
     The same choice as :func:`_array_first`'s (the first candidate that passes, else the
-    default), without testing the candidates after the last one any row needs: where a
-    candidate passes with probability ``p``, a batch of ``N`` rows tests about ``log N / log(1/p)``
-    of them instead of all.
+    default); where a candidate passes with probability ``p``, a row needs the second block with
+    probability ``(1 - p) ** FIRST_BLOCK`` only.
     """
     columns = [np.asarray(c) for c in candidates]  # (candidates, ...) each
+    total = columns[0].shape[0]
+    if total == 0:  # no candidates: the default
+        return tuple(np.array(d, dtype=np.float64) for d in default)
     chosen: list[Any] = []
     found: Any = None
-    for k in range(columns[0].shape[0]):
-        passes = np.asarray(test(*(c[k] for c in columns)))
+    for start, stop in ((0, min(FIRST_BLOCK, total)), (FIRST_BLOCK, total)):
+        if start >= stop:
+            break
+        block = [c[start:stop] for c in columns]
+        passes = np.asarray(test(*block))  # (block, ...)
+        hit = passes.any(axis=0)
+        # the first passing candidate of each row as a one-hot mask over the block: (b * first)
+        # summed over the block is that candidate's value exactly (the other terms are +0.0)
+        first = passes.argmax(axis=0) == np.arange(stop - start).reshape((-1,) + (1,) * (passes.ndim - 1))
+        picked = [(b * first).sum(axis=0) for b in block]
         if found is None:
-            chosen = [np.where(passes, c[k], d) for c, d in zip(columns, default)]  # fresh arrays
-            found = np.array(passes, dtype=bool)
+            chosen = [np.where(hit, v, d) for v, d in zip(picked, default)]  # fresh arrays
+            found = hit
         else:
-            new = passes & ~found
-            for out, c in zip(chosen, columns):
-                np.copyto(out, c[k], where=new)
+            new = hit & ~found
+            for out, v in zip(chosen, picked):
+                np.copyto(out, v, where=new)
             found |= new
         if found.all():
             break
-    if found is None:  # no candidates: the default
-        return tuple(np.array(d, dtype=np.float64) for d in default)
     return tuple(chosen)
 
 
@@ -268,7 +283,7 @@ class Definition(Generic[StateT, ParamsT]):
 
     Class attributes: ``name`` (the file's environment, e.g. ``"heartpole"``), ``State`` (the
     ``NamedTuple`` of quantities), ``start_draws`` and ``step_draws`` (uniforms per start and per
-    step), ``render_modes`` and ``human`` (``"ansi"``: human mode prints the text; ``"rgb"``: it
+    step; override :meth:`draws_at_start` where a start's count depends on the parameters), ``render_modes`` and ``human`` (``"ansi"``: human mode prints the text; ``"rgb"``: it
     shows the picture in a pygame window).
     """
 
@@ -296,6 +311,10 @@ class Definition(Generic[StateT, ParamsT]):
         constructor's ``arguments`` checked and put in. Raises ``ValueError`` / ``TypeError``
         naming the argument."""
         return replace_params(owner, base, arguments)
+
+    def draws_at_start(self, params: ParamsT) -> int:
+        """The uniforms a start takes with these parameters (``start_draws`` unless overridden)."""
+        return self.start_draws
 
     def action_space(self, params: ParamsT) -> spaces.Space[Any]:
         raise NotImplementedError

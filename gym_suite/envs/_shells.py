@@ -120,7 +120,8 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
         self.params = self.definition.make_params(self.base_params, owner, **kwargs)
         self.action_space = self.definition.action_space(self.params)
         self.observation_space = self.definition.observation_space(self.params)
-        self.state: Any = self.definition.initial((0.5,) * self.definition.start_draws, self.params, SCALAR)
+        self._start_draws = self.definition.draws_at_start(self.params)
+        self.state: Any = self.definition.initial((0.5,) * self._start_draws, self.params, SCALAR)
         # the fast path of step: a plain int in range of a Discrete space needs no checking
         self._discrete_n = int(self.action_space.n) if isinstance(self.action_space, spaces.Discrete) else 0
         self._ends = self.definition.ends
@@ -136,7 +137,7 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
             self._sync()
             super().reset(seed=seed)
         d = self.definition
-        count = d.start_draws
+        count = self._start_draws
         u: Any = ()
         if count:
             i = self._drawn
@@ -375,7 +376,8 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         self.single_action_space = d.action_space(self.params)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        u = tuple(np.full(self.num_envs, 0.5) for _ in range(d.start_draws))
+        self._start_draws = d.draws_at_start(self.params)
+        u = tuple(np.full(self.num_envs, 0.5) for _ in range(self._start_draws))
         start: Any = d.initial(u, self.params, NUMPY)
         self.state: Any = type(start)(*(np.array(np.broadcast_to(q, (self.num_envs,))) for q in start))
         self._steps = np.zeros(self.num_envs, dtype=np.int64)
@@ -513,8 +515,8 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
     def _start(self, rows: np.ndarray) -> None:
         """Draw fresh starts for the rows of the ascending indices ``rows`` (in row order) and put
         them in the state."""
-        d, count = self.definition, rows.size
-        u: Any = self.np_random.random((count, d.start_draws)).T if d.start_draws else ()
+        d, count, draws = self.definition, rows.size, self._start_draws
+        u: Any = self.np_random.random((count, draws)).T if draws else ()
         start: Any = d.initial(u, self.params, NUMPY)
         state = [np.array(q) for q in self.state]  # own arrays: the rules may return shared ones
         for quantity, value in zip(state, start):

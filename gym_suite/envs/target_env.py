@@ -46,14 +46,16 @@ miss.
 
 The target is uniform on ``[radius, size - radius]**2`` (inside the field), unless the
 ``target`` argument fixes it. The worker is uniform on the points of the field
-``[0, size]**2`` farther than ``2 * radius`` from the target: 48 candidate points are drawn
-uniformly on the field and the first that misses the target is the start.
-``radius <= size / sqrt(8 * pi)`` is required, so that the points that miss are at least half
-of the field and all 48 candidates hit with probability below ``2**-48``; in that case the
-worker starts at the corner of the field farthest from the target (at least
-``size / sqrt(2)`` from it, more than ``2 * radius``: a miss). A start takes 98 uniforms of
-``env.np_random`` (2 for the target, drawn even when it is fixed, and 2 per candidate); a
-step draws none.
+``[0, size]**2`` farther than ``2 * radius`` from the target: ``k`` candidate points are drawn
+uniformly on the field and the first that misses the target is the start. ``k`` is the
+fewest with which all of them hit with probability at most ``2**-48``: at most a share
+``q = pi * (2 * radius)**2 / size**2`` of the field hits, so ``k = ceil(48 / log2(1 / q))``
+(20 with the defaults). ``radius <= size / sqrt(8 * pi)`` is required, so that the points
+that miss are at least half of the field (``q <= 1/2``, ``k <= 48``). If every candidate
+hits, the worker starts at the corner of the field farthest from the target (at least
+``size / sqrt(2)`` from it, more than ``2 * radius``: a miss). A start takes ``2 + 2 * k``
+uniforms of ``env.np_random`` (42 with the defaults: 2 for the target, drawn even when it is
+fixed, and 2 per candidate); a step draws none.
 
 ## Episode End
 
@@ -97,9 +99,10 @@ Pictures use screen coordinates: x grows to the right, y downward.
 
 * v0: first release.
 * v0, before any release: the rules became one definition for Python numbers, numpy and JAX;
-  the worker's start is the first of 48 uniform candidates that misses the target, instead of
+  the worker's start is the first of a fixed number of uniform candidates that misses the
+  target (20 with the defaults; all hit with probability at most ``2**-48``), instead of
   redrawing until one misses (a seed gives other starts than before, with the same
-  distribution but for the corner fallback, of probability below ``2**-48``); ``size`` above
+  distribution but for the corner fallback); ``size`` above
   ``2**24`` or ``radius * 2**24``, a ``target`` that is not a sequence of two numbers and a
   picture over 4096 pixels a side are refused at construction; ``pixels_per_unit`` may be any
   positive number, and its default adapts to large fields.
@@ -142,7 +145,9 @@ MAX_PICTURE_PIXELS = 4096  # the largest side of a picture, in pixels
 # At most this share of the field may lie within a hit of the target, so that a uniform
 # candidate start misses it with probability at least 1/2 (see Target.initial).
 MAX_HIT_SHARE_OF_FIELD = 0.5
-#: Candidate starts per reset: all of them hit with probability at most 2**-48.
+#: All the candidate starts of a reset hit the target with probability at most 2**-START_MISS_BITS.
+START_MISS_BITS = 48
+#: The most candidate starts a reset takes (at the largest radius: each hits with probability 1/2).
 START_CANDIDATES = 48
 #: float32 has a 24-bit significand: the largest side whose integers it holds exactly, and the
 #: ratio of size to radius up to which the observed (float32) target is within radius of the
@@ -162,6 +167,15 @@ OVERLAP_RGB = tuple((w + t) // 2 for w, t in zip(WORKER_RGB, TARGET_RGB))  # pur
 # --------------------------------------------------------------------------------------------
 
 
+def start_candidates(size: float, radius: float) -> int:
+    """Candidate starts per reset: the fewest with which all of them hit the target with
+    probability at most ``2**-48``. A uniform point hits with probability at most ``q = pi *
+    (2 * radius)**2 / size**2`` (the hit disc's area over the field's; less where the disc
+    leaves the field), so ``k`` candidates all hit with probability at most ``q**k``."""
+    share = math.pi * (2.0 * radius) ** 2 / (float(size) * float(size))
+    return max(1, min(START_CANDIDATES, math.ceil(START_MISS_BITS / -math.log2(share))))
+
+
 @dataclass(frozen=True)
 class TargetParams:
     """The field of a target-v0 environment; ``side`` is derived by ``make_params``."""
@@ -176,6 +190,8 @@ class TargetParams:
     pixels_per_unit: float | None = None
     #: the side as a float (what the rules compute with)
     side: float = float(FIELD_SIZE)
+    #: candidate starts per reset (:func:`start_candidates` of the size and radius)
+    candidates: int = start_candidates(FIELD_SIZE, DISC_RADIUS)
 
 
 DEFAULTS = TargetParams()
@@ -238,7 +254,8 @@ class Target(Definition[TargetState, TargetParams]):
 
     name = "target"
     State = TargetState
-    #: Target x and y, then x and y of each candidate start of the worker.
+    #: Target x and y, then x and y of each candidate start of the worker: at most this many
+    #: (``draws_at_start`` gives the count of a parameter set).
     start_draws = 2 + 2 * START_CANDIDATES
     human = "rgb"  # human mode: the picture in a pygame window
 
@@ -297,7 +314,10 @@ class Target(Definition[TargetState, TargetParams]):
                 )
             if pixels_per_unit == int(pixels_per_unit):
                 pixels_per_unit = int(pixels_per_unit)
-        return TargetParams(size, radius, target, pixels_per_unit, float(size))
+        return TargetParams(size, radius, target, pixels_per_unit, float(size), start_candidates(size, radius))
+
+    def draws_at_start(self, params: TargetParams) -> int:
+        return 2 + 2 * params.candidates
 
     def action_space(self, params: TargetParams) -> spaces.Box:
         return spaces.Box(0.0, params.side, shape=(2,), dtype=np.float32)
@@ -306,7 +326,7 @@ class Target(Definition[TargetState, TargetParams]):
         return spaces.Box(0.0, params.side, shape=(4,), dtype=np.float32)
 
     def initial(self, u: Any, params: TargetParams, ops: SimpleNamespace) -> TargetState:
-        """The target, then the first of ``START_CANDIDATES`` uniform points that misses it.
+        """The target, then the first of ``params.candidates`` uniform points that misses it.
 
         ``ops.first`` picks the candidate: on Python floats a loop that stops at the first miss
         (one or two candidates, mostly), on arrays every candidate at once. The candidates stay
@@ -328,7 +348,7 @@ class Target(Definition[TargetState, TargetParams]):
 
         half = 0.5 * side
         corner = (ops.where(target_x <= half, 1.0, 0.0), ops.where(target_y <= half, 1.0, 0.0))
-        ux, uy = ops.first(misses, (u[2::2], u[3::2]), corner)  # (START_CANDIDATES, ...) each
+        ux, uy = ops.first(misses, (u[2::2], u[3::2]), corner)  # (params.candidates, ...) each
         worker_x, worker_y = side * ux, side * uy
         distance = centre_distance(worker_x, worker_y, target_x, target_y, ops)
         return TargetState(worker_x, worker_y, target_x, target_y, distance, NO_REWARD)
@@ -394,12 +414,12 @@ def draw_start(
     after another). ``size``, ``radius`` and ``target`` are taken as they are (not checked).
     """
     point = None if target is None else (float(target[0]), float(target[1]))
-    params = TargetParams(int(size), float(radius), point, None, float(size))
+    params = TargetParams(int(size), float(radius), point, None, float(size), start_candidates(size, radius))
     out = np.empty((n, 4))
-    chunk = 8192  # rows of uniforms at a time (98 per row)
+    chunk = 8192  # rows of uniforms at a time (at most 98 per row)
     for i in range(0, n, chunk):
         rows = min(chunk, n - i)
-        start = TARGET.initial(rng.random((rows, Target.start_draws)).T, params, NUMPY)
+        start = TARGET.initial(rng.random((rows, TARGET.draws_at_start(params))).T, params, NUMPY)
         out[i : i + rows] = np.stack(np.broadcast_arrays(*start[:4]), axis=1)
     return out
 
