@@ -294,3 +294,20 @@ def test_native_discrete_actions_out_of_range_are_refused(dtype, bad):
     for q, b in zip(envs.state, before):
         np.testing.assert_array_equal(q, b)
     envs.step(np.array([0, 1, 1], dtype=dtype))  # a valid batch of that dtype steps
+
+
+@pytest.mark.parametrize("n", [1, 2, 4])
+def test_one_hot_is_the_same_on_every_backend(n):
+    """``ops.one_hot(index, n)``: ``n`` floats, 1.0 at ``index``; per row on arrays (``(n, rows)``)."""
+    eye = np.eye(n)
+    for i in range(n):
+        got = SCALAR.one_hot(i, n)
+        assert got == tuple(eye[i]) and all(type(v) is float for v in got)
+    index = np.arange(3 * n) % n
+    np.testing.assert_array_equal(NUMPY.one_hot(index, n), eye[index].T)
+    assert NUMPY.one_hot(index, n).dtype == np.float64
+    jax = pytest.importorskip("jax")
+    from gym_suite.envs._definition import jax_ops
+
+    np.testing.assert_array_equal(np.asarray(jax.jit(lambda a: jax_ops().one_hot(a, n))(index)), eye[index].T)
+    np.testing.assert_array_equal(np.asarray(jax.vmap(lambda a: jax_ops().one_hot(a, n))(index)), eye[index])

@@ -351,17 +351,17 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
         """The action, a half-hour of work, the heart-attack draw."""
         alertness, hypertension, intoxication, time_since_slept, time_elapsed, work_done, _, _, _, _ = state
         u_alertness, u_hypertension, u_intoxication, u_wake, u_heart = u
-        coffee = action == DRINK_COFFEE
-        beer = action == DRINK_BEER
-        sleep = action == SLEEP
+        # 1.0 for the action taken, else 0.0 (floats: arithmetic with them needs no casts)
+        _, coffee, beer, sleep = ops.one_hot(action, len(ACTION_NAMES))
+        asleep = action == SLEEP
         proclivity = params.heart_attack_proclivity
 
         # The action, at the start of the step.
         alertness = alertness + u_alertness * (COFFEE_ALERTNESS * coffee - BEER_ALERTNESS * beer)
-        hypertension = hypertension + (DRINK_HYPERTENSION * u_hypertension) * (coffee | beer)
+        hypertension = hypertension + (DRINK_HYPERTENSION * u_hypertension) * (coffee + beer)
         intoxication = intoxication + (BEER_INTOXICATION_LOW + BEER_INTOXICATION_RANGE * u_intoxication) * beer
         if params.night_hazard:  # the night's 16 chances of a heart attack (sleepers only)
-            night_attack = ops.only_where(sleep, night_attack_probability, hypertension, proclivity, ops)
+            night_attack = ops.only_where(asleep, night_attack_probability, hypertension, proclivity, ops)
         # Sleep in closed form: 16 half-hours pass, then wakeup overwrites alertness (so its decay
         # during the night does not matter) and time_since_slept.
         # (Selections by arithmetic where it is exact: 1 + (NIGHT_DECAY - 1) is NIGHT_DECAY to the
@@ -370,8 +370,8 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
         hypertension = hypertension * night_decay
         intoxication = intoxication * night_decay
         time_elapsed = time_elapsed + HALF_HOURS_OF_SLEEP * sleep
-        alertness = ops.where(sleep, WAKE_ALERTNESS_LOW + WAKE_ALERTNESS_RANGE * u_wake, alertness)
-        time_since_slept = JUST_WOKE + time_since_slept * (1 - sleep)
+        alertness = ops.where(asleep, WAKE_ALERTNESS_LOW + WAKE_ALERTNESS_RANGE * u_wake, alertness)
+        time_since_slept = JUST_WOKE + time_since_slept * (1.0 - sleep)
 
         # Work for a half-hour (the tutorial's work(): productivity, then half_hour_passed), and
         # the heart-attack risk at its end. 1 - sigmoid(alertness - 3) == sigmoid(3 - alertness).
