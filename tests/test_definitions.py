@@ -255,25 +255,26 @@ def test_type_errors_stay_short_through_make_with_a_dataframe():
         assert len(str(caught.value)) < 1000, len(str(caught.value))
 
 
+@pytest.mark.parametrize("rows", [500, 20])  # a block of candidates at once; one at a time
 @pytest.mark.parametrize("share", [0.0, 0.05, 0.5, 0.95, 1.0])
-def test_numpy_first_picks_what_every_candidate_at_once_picks(share):
+def test_numpy_first_picks_what_every_candidate_at_once_picks(share, rows):
     """The numpy ``first`` stops once every row has a candidate; it picks what testing every
     candidate at once (the JAX way) and the scalar loop pick, the default where none passes."""
     from gym_suite.envs._definition import _array_first
 
     rng = np.random.default_rng(7)
-    xs, ys = rng.random((6, 500)), rng.random((6, 500))  # 6 candidates for 500 rows
-    limit = rng.random(500)
+    xs, ys = rng.random((6, rows)), rng.random((6, rows))  # 6 candidates
+    limit = rng.random(rows)
 
     def passes(x, y):  # shared arrays broadcast against the candidates, as target-v0's test does
         return (x + y) * 0.5 < share * limit + (share - 0.5) * 0.01
 
-    default = (np.full(500, -1.0), -2.0)
+    default = (np.full(rows, -1.0), -2.0)
     lazy = NUMPY.first(passes, (xs, ys), default)
     eager = _array_first(np)(passes, (xs, ys), default)
     for got, want in zip(lazy, eager):
         np.testing.assert_array_equal(got, want)
-    for i in range(0, 500, 37):
+    for i in range(0, rows, 7):
         row = SCALAR.first(lambda x, y, i=i: passes(x, y)[i], (xs[:, i], ys[:, i]), (default[0][i], default[1]))
         assert (lazy[0][i], lazy[1][i]) == row
 

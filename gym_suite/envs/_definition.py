@@ -153,42 +153,50 @@ def _array_first(xp: ModuleType) -> First:
     return first
 
 
-#: numpy's ``first`` tests this many candidates at once, then (for the rows still without one)
-#: all the others: a handful of numpy calls whatever the count, where one candidate at a time
-#: took a dozen calls per candidate.
-FIRST_BLOCK = 4
+#: numpy's ``first`` on more rows than this tests ``FIRST_BLOCK`` candidates at once, then (for
+#: the rows still without one) all the others: a few dozen numpy calls whatever the count, where
+#: one candidate at a time took a dozen calls per candidate; on fewer rows, where a call costs
+#: more than its elements, it takes one candidate at a time and stops when every row has one.
+FIRST_BLOCK, FIRST_BLOCK_ROWS = 4, 256
 
 
 def _numpy_first(test: Callable[..., Any], candidates: Sequence[Any], default: Sequence[Any]) -> tuple[Any, ...]:
-    """``first`` on numpy arrays: the first ``FIRST_BLOCK`` candidates at once, then the rest if
-    a row has found none.
-
-    The same choice as :func:`_array_first`'s (the first candidate that passes, else the
-    default); where a candidate passes with probability ``p``, a row needs the second block with
-    probability ``(1 - p) ** FIRST_BLOCK`` only.
+    """``first`` on numpy arrays: the same choice as :func:`_array_first`'s (the first candidate
+    that passes, else the default), without testing candidates no row needs (see
+    ``FIRST_BLOCK``): where a candidate passes with probability ``p``, a row needs the second
+    block with probability ``(1 - p) ** FIRST_BLOCK``.
     """
     columns = [np.asarray(c) for c in candidates]  # (candidates, ...) each
     total = columns[0].shape[0]
     if total == 0:  # no candidates: the default
         return tuple(np.array(d, dtype=np.float64) for d in default)
+    rows = max(c[0].size for c in columns)
+    if rows > FIRST_BLOCK_ROWS:
+        blocks = [(0, min(FIRST_BLOCK, total)), (FIRST_BLOCK, total)]
+    else:
+        blocks = [(k, k + 1) for k in range(total)]
     chosen: list[Any] = []
     found: Any = None
-    for start, stop in ((0, min(FIRST_BLOCK, total)), (FIRST_BLOCK, total)):
+    for start, stop in blocks:
         if start >= stop:
             break
-        block = [c[start:stop] for c in columns]
-        passes = np.asarray(test(*block))  # (block, ...)
-        hit = passes.any(axis=0)
-        # the first passing candidate of each row as a one-hot mask over the block: (b * first)
-        # summed over the block is that candidate's value exactly (the other terms are +0.0)
-        first = passes.argmax(axis=0) == np.arange(stop - start).reshape((-1,) + (1,) * (passes.ndim - 1))
-        picked = [(b * first).sum(axis=0) for b in block]
+        if stop - start == 1:  # one candidate
+            values = [c[start] for c in columns]
+            hit: Any = np.asarray(test(*values))
+        else:
+            block = [c[start:stop] for c in columns]
+            passes = np.asarray(test(*block))  # (block, ...)
+            hit = passes.any(axis=0)
+            # the first passing candidate of each row as a one-hot mask over the block: (b * first)
+            # summed over the block is that candidate's value exactly (the other terms are +0.0)
+            first = passes.argmax(axis=0) == np.arange(stop - start).reshape((-1,) + (1,) * (passes.ndim - 1))
+            values = [(b * first).sum(axis=0) for b in block]
         if found is None:
-            chosen = [np.where(hit, v, d) for v, d in zip(picked, default)]  # fresh arrays
-            found = hit
+            chosen = [np.where(hit, v, d) for v, d in zip(values, default)]  # fresh arrays
+            found = np.array(hit, dtype=bool)
         else:
             new = hit & ~found
-            for out, v in zip(chosen, picked):
+            for out, v in zip(chosen, values):
                 np.copyto(out, v, where=new)
             found |= new
         if found.all():
