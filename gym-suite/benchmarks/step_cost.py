@@ -7,7 +7,9 @@ Each source tree runs in a subprocess of its own (its ``gym_suite`` first on ``s
 two alternating round by round so that a change of load touches both; a round times the scalar
 env through ``gymnasium.make`` and the native vector env at each ``--num-envs``, with
 ``time.process_time`` (CPU time of the process: less sensitive to other jobs than wall time), and
-the table gives the fastest round of each. Gymnasium's CartPole-v1 (``make`` and its
+the table gives the fastest round of each. The scalar env gets a ``Discrete`` action as a Python
+int, as ``bench.py`` gives it (``--numpy-actions``: the numpy integer ``action_space.sample()``
+returns, which takes another path through the checks). Gymnasium's CartPole-v1 (``make`` and its
 ``CartPoleVectorEnv``) is timed in every round too: its two columns should agree, else the
 machine changed under the run. ``bench.py`` gives the steps per second of one checkout with its
 targets; this script answers "faster or slower than that commit".
@@ -27,6 +29,7 @@ CARTPOLE = "CartPole-v1"
 CHILD = r"""
 import json, sys, time, warnings
 src, ids, sizes, steps = sys.argv[1], sys.argv[2].split(","), [int(n) for n in sys.argv[3].split(",")], int(sys.argv[4])
+numpy_actions = sys.argv[5] == "1"
 sys.path.insert(0, src)
 warnings.simplefilter("ignore")
 import gymnasium
@@ -43,6 +46,8 @@ for env_id in ids:
     env.reset(seed=0)
     env.action_space.seed(0)
     actions = [env.action_space.sample() for _ in range(4096)]
+    if isinstance(env.action_space, gymnasium.spaces.Discrete) and not numpy_actions:
+        actions = [int(a) for a in actions]
     start = time.process_time()
     for i in range(steps):
         _, _, terminated, truncated, _ = env.step(actions[i & 4095])
@@ -67,9 +72,18 @@ print(json.dumps(out))
 """
 
 
-def _round(src: Path, ids: list[str], sizes: list[int], steps: int) -> dict[str, float]:
+def _round(src: Path, ids: list[str], sizes: list[int], steps: int, numpy_actions: bool) -> dict[str, float]:
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(src), ",".join(ids), ",".join(map(str, sizes)), str(steps)],
+        [
+            sys.executable,
+            "-c",
+            CHILD,
+            str(src),
+            ",".join(ids),
+            ",".join(map(str, sizes)),
+            str(steps),
+            "1" if numpy_actions else "0",
+        ],
         capture_output=True,
         text=True,
         check=False,
@@ -93,6 +107,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--steps", type=int, default=20_000, help="scalar steps a round (vector: 40x as many env-steps)"
     )
+    parser.add_argument(
+        "--numpy-actions",
+        action="store_true",
+        help="give the scalar env the numpy integers action_space.sample() returns (default: Python ints, as bench.py)",
+    )
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.steps < 1:
         parser.error("--rounds and --steps must be positive")
@@ -109,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     best: list[dict[str, float]] = [{} for _ in trees]
     for r in range(args.rounds):
         for t, tree in enumerate(trees):
-            for key, seconds in _round(tree, ids, sizes, args.steps).items():
+            for key, seconds in _round(tree, ids, sizes, args.steps, args.numpy_actions).items():
                 best[t][key] = min(seconds, best[t].get(key, seconds))
         print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
     head = f"{'id':14s} {'interface':8s} {'N':>6s} {'this (us/step)':>15s}"
