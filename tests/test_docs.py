@@ -77,6 +77,63 @@ def test_readme_names_every_id():
 
 
 # --------------------------------------------------------------------------------------------
+# The pages' Markdown: a title on every page, code blocks that close where they should
+# --------------------------------------------------------------------------------------------
+
+#: Lines that are Markdown structure (a heading of level 2 or more, a table's rule, a fence):
+#: inside a code block they mean a fence was lost and the page's prose shows as code.
+MARKDOWN_STRUCTURE = re.compile(r"^(#{2,6} \S|\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$|```)")
+
+
+def doc_pages() -> list[Path]:
+    """The site's hand-written pages (the environment notes are parts of generated pages)."""
+    return sorted(
+        p for p in (ROOT / "docs").rglob("*.md") if "_scripts" not in p.parts and "env-notes" not in p.parts
+    )
+
+
+def markdown_problems(text: str) -> list[str]:
+    """What is wrong with a page's Markdown: no ``# `` title first, a fence left open, Markdown
+    structure inside a fenced code block, or code (``import ...``) outside one."""
+    problems = []
+    lines = text.splitlines()
+    first = next((line for line in lines if line.strip()), "")
+    if not (first.startswith("# ") or first.startswith('--8<-- "')):  # a snippet page takes its file's title
+        problems.append(f"the first line is not a '# ' title: {first[:60]!r}")
+    fence = None
+    for number, line in enumerate(lines, 1):
+        stripped = line.strip()
+        if fence is None:
+            if stripped.startswith("```"):
+                fence = number
+            elif re.match(r"^(import|from) [\w.]+( import .+)?$", line):
+                problems.append(f"line {number}: code outside a code block: {line!r}")
+        elif stripped == "```":
+            fence = None
+        elif MARKDOWN_STRUCTURE.match(stripped):
+            problems.append(f"line {number}: Markdown structure inside the code block of line {fence}: {line!r}")
+    if fence is not None:
+        problems.append(f"the code block of line {fence} is never closed")
+    return problems
+
+
+@pytest.mark.parametrize("page", doc_pages(), ids=lambda p: str(p.relative_to(ROOT / "docs")))
+def test_every_page_has_a_title_and_closed_code_blocks(page):
+    problems = markdown_problems(page.read_text(encoding="utf-8"))
+    assert not problems, f"{page.relative_to(ROOT)}: " + "; ".join(problems)
+
+
+def test_the_page_check_catches_a_page_whose_title_and_fence_are_lost():
+    """A page that lost its title and its opening fence (its code shows as text, its prose as code)."""
+    garbled = "import jax\nprint(1)\n```\n\n- a list\n\n## Gymnasium\n\n| a | b |\n|---|---|\n\n```python\nx = 1\n```\n"
+    problems = markdown_problems(garbled)
+    assert any("title" in p for p in problems)
+    assert any("code outside a code block" in p for p in problems)
+    assert any("Markdown structure inside" in p for p in problems)
+    assert markdown_problems("# Title\n\n```python\nimport jax\n```\n\n## Next\n") == []
+
+
+# --------------------------------------------------------------------------------------------
 # The strict build
 # --------------------------------------------------------------------------------------------
 
