@@ -200,25 +200,45 @@ def key_value(text: str) -> tuple[str, object]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gym-suite", description="gym-suite environments")
+    """The command's parser. No option may be abbreviated (``--episode`` is not ``--episodes``);
+    an error in a subcommand's arguments prints that subcommand's usage (see :func:`main`)."""
+    from gym_suite.play import controls_help
+
+    ids = [spec.id for spec in SPECS]
+    parser = argparse.ArgumentParser(prog="gym-suite", description="gym-suite environments", allow_abbrev=False)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.set_defaults(parser=parser)
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="every environment id with its spaces").set_defaults(func=_list)
-    demo = sub.add_parser("demo", help="one seeded random episode of every environment")
-    demo.add_argument("--seed", type=non_negative_int, default=0)
-    demo.set_defaults(func=_demo)
-    ev = sub.add_parser("evaluate", help="seeded evaluation of a built-in policy")
-    ev.add_argument("id", type=suite_id, choices=[spec.id for spec in SPECS])
-    ev.add_argument("--policy", default="random", choices=["random", "heuristic"])
-    ev.add_argument("--episodes", type=positive_int, default=1000)
+    ls = sub.add_parser("list", help="every environment id with its spaces", allow_abbrev=False)
+    ls.set_defaults(func=_list, parser=ls)
+    demo = sub.add_parser("demo", help="one seeded random episode of every environment", allow_abbrev=False)
+    demo.add_argument("--seed", type=non_negative_int, default=0, help="the episodes' seed (default: 0)")
+    demo.set_defaults(func=_demo, parser=demo)
+    ev = sub.add_parser("evaluate", help="seeded evaluation of a built-in policy", allow_abbrev=False)
+    ev.add_argument("id", type=suite_id, choices=ids)
+    ev.add_argument(
+        "--policy",
+        default="random",
+        choices=["random", "heuristic"],
+        help="random: the action space's sampler, seeded per episode; heuristic: the id's documented "
+        "simple policy (default: random)",
+    )
+    ev.add_argument("--episodes", type=positive_int, default=1000, help="episodes to play (default: 1000)")
     ev.add_argument("--seed", type=non_negative_int, default=0, help="episode i is reset with seed + i")
     ev.add_argument("--jobs", type=jobs_int, default=1, help="parallel processes (-1: every core)")
     ev.add_argument(
         "--env-kwargs", nargs="*", type=key_value, default=[], metavar="KEY=VALUE", help="arguments of the environment"
     )
     ev.set_defaults(func=_evaluate, parser=ev)
-    pl = sub.add_parser("play", help="play an environment by hand in a window (needs gym-suite[render])")
-    pl.add_argument("id", type=suite_id, choices=[spec.id for spec in SPECS])
+    pl = sub.add_parser(
+        "play",
+        help="play an environment by hand in a window (needs gym-suite[render])",
+        description='Play an environment by hand in a pygame window (pip install "gym-suite[render]").',
+        epilog=controls_help(ids),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
+    )
+    pl.add_argument("id", type=suite_id, choices=ids)
     pl.add_argument("--seed", type=non_negative_int, default=None, help="episode i is reset with seed + i")
     pl.add_argument("--episodes", type=positive_int, default=None, help="stop after this many (default: until Esc)")
     pl.add_argument(
@@ -244,7 +264,9 @@ def _stdout_closed() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # the usage of the subcommand they were given to, not the top level's
+        args.parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     if sys.stdout is None:  # `gym-suite list >&-`: nowhere to write the output to
         print(f"{parser.prog}: standard output is closed: nothing to write the output to", file=sys.stderr)
         return 1

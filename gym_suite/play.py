@@ -100,6 +100,19 @@ def keys_for(env_id: str, action_space: spaces.Space[Any]) -> tuple[Key, ...] | 
     )
 
 
+def controls_help(env_ids: Sequence[str]) -> str:
+    """The controls of every id, one line each (``gym-suite play --help``): the keys where the id
+    has its own, the mouse otherwise (an id with a point or a velocity action: the worker moves
+    toward the pointer), then the keys of every id."""
+    lines = ["controls:"]
+    for env_id in env_ids:
+        keys = KEYS.get(_base_id(env_id))
+        legend = "  ".join(f"{key.shown} {key.label}" for key in keys) if keys else "the mouse: click or drag"
+        lines.append(f"  {env_id:<14} {legend}")
+    lines.append("  any id         Esc or closing the window quits; after an episode, any key or click starts the next")
+    return "\n".join(lines)
+
+
 def is_point_space(space: spaces.Space[Any]) -> bool:
     return (
         isinstance(space, spaces.Box)

@@ -328,3 +328,35 @@ def test_cli_with_standard_output_closed_says_so(argv):
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == 1
     assert "standard output is closed" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "argv, unknown",
+    [
+        (["evaluate", "heartpole-v1", "--polcy", "heuristic"], "--polcy heuristic"),
+        (["evaluate", "heartpole-v1", "--episode", "10"], "--episode 10"),  # no abbreviation of --episodes
+        (["demo", "--se", "3"], "--se 3"),
+        (["list", "extra"], "extra"),
+    ],
+)
+def test_cli_unknown_argument_prints_the_subcommands_usage(argv, unknown, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"usage: gym-suite {argv[0]} "), err  # the subcommand's usage, not the top level's
+    assert f"gym-suite {argv[0]}: error: unrecognized arguments: {unknown}" in err
+
+
+def test_cli_help_explains_every_option_and_plays_controls(capsys):
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--help"])
+    out = capsys.readouterr().out
+    assert "heuristic: the id's documented simple policy" in out and "episodes to play" in out
+    with pytest.raises(SystemExit):
+        main(["play", "--help"])
+    out = capsys.readouterr().out
+    assert 'pip install "gym-suite[render]"' in out
+    for spec in gym_suite.SPECS:  # every id's controls
+        assert f"  {spec.id} " in out
+    assert "C coffee" in out and "Esc" in out
