@@ -87,9 +87,7 @@ MARKDOWN_STRUCTURE = re.compile(r"^(#{2,6} \S|\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\
 
 def doc_pages() -> list[Path]:
     """The site's hand-written pages (the environment notes are parts of generated pages)."""
-    return sorted(
-        p for p in (ROOT / "docs").rglob("*.md") if "_scripts" not in p.parts and "env-notes" not in p.parts
-    )
+    return sorted(p for p in (ROOT / "docs").rglob("*.md") if "_scripts" not in p.parts and "env-notes" not in p.parts)
 
 
 def markdown_problems(text: str) -> list[str]:
