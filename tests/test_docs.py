@@ -349,3 +349,13 @@ def test_screenshot_of_an_environment_page(server, browser, tmp_path):
     assert most_common < 0.95, f"the screenshot {path} is {most_common:.0%} one colour"
     if (ROOT / "docs" / "img" / f"{env_id}.gif").exists():
         assert any(src.endswith(f"img/{env_id}.gif") and width > 0 for src, width in images)
+
+
+def test_readme_usage_snippet_prints_only_its_own_output():
+    """The first snippet a user runs: no warning of Gymnasium's or ours on standard error."""
+    match = re.search(r"<!-- usage-snippet -->\n```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    assert match, "README.md has no usage-snippet block"
+    done = subprocess.run([sys.executable, "-c", match.group(1)], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stderr == "", done.stderr[-2000:]
+    assert "alertness" in done.stdout  # heartpole's ansi picture

@@ -102,7 +102,10 @@ def test_build_wheel_metadata_is_pyproject_toml(dist):
     runtime = sorted(str(Requirement(r)) for r in meta.get_all("Requires-Dist") if "extra ==" not in r)
     assert runtime == sorted(str(Requirement(r)) for r in pyproject_dependencies())
     assert {"gym", "render", "sb3", "rllib", "test", "dev"} <= set(meta.get_all("Provides-Extra"))
-    assert "# gym-suite" in meta.get_payload()  # README.md is the long description
+    description = meta.get_payload()
+    assert "# gym-suite" in description  # README.md is the long description ...
+    assert "](docs/" not in description and "![" not in description  # ... without pictures the index cannot show
+    assert meta["Description-Content-Type"] == "text/markdown"
 
 
 def test_build_sdist_holds_docs_scripts_and_tests(dist):
