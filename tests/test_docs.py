@@ -351,6 +351,29 @@ def test_screenshot_of_an_environment_page(server, browser, tmp_path):
         assert any(src.endswith(f"img/{env_id}.gif") and width > 0 for src, width in images)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("page", ["baselines/", "training-speed/", "bench/", "environments/"])
+def test_wide_tables_and_pictures_stay_in_the_content_column_at_1280px(server, browser, page):
+    """The widest pages at 1280 px: a table scrolls inside the content column, never past it;
+    the environments' pictures carry their ids."""
+    browser.set_window_size(1280, 1000)
+    browser.get(f"{server}{page}")
+    overflow = browser.execute_script(
+        """
+        const column = document.querySelector('.md-content__inner').getBoundingClientRect();
+        return [...document.querySelectorAll('.md-typeset table')]
+            .map(t => t.getBoundingClientRect())
+            .filter(r => r.right > column.right + 1 || r.left < column.left - 1)
+            .map(r => [r.left, r.right, column.left, column.right]);
+        """
+    )
+    assert not overflow, f"{page}: tables past the content column (left, right, column left, right): {overflow}"
+    if page == "environments/":
+        captions = browser.execute_script("return [...document.querySelectorAll('figcaption')].map(c => c.textContent)")
+        pictured = [i for i in gym_suite.ENV_IDS if (ROOT / "docs" / "img" / f"{i}.gif").exists()]
+        assert captions == pictured
+
+
 def test_readme_usage_snippet_prints_only_its_own_output():
     """The first snippet a user runs: no warning of Gymnasium's or ours on standard error."""
     match = re.search(r"<!-- usage-snippet -->\n```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)

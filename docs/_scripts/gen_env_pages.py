@@ -110,9 +110,18 @@ def index_page() -> str:
         limit = f"{spec.max_episode_steps:,}" if spec.max_episode_steps else "none"
         lines.append(f"| [{spec.id}]({spec.id}.md) | {spec.summary} | {limit} |")
     lines.append("")
-    for spec in gym_suite.SPECS:
-        if (DOCS / "img" / f"{spec.id}.gif").exists():
-            lines.append(f"[![{spec.id}](../img/{spec.id}.gif){{ width=200 loading=lazy }}]({spec.id}.md)")
+    pictures = [spec.id for spec in gym_suite.SPECS if (DOCS / "img" / f"{spec.id}.gif").exists()]
+    if pictures:  # a labelled gallery: each picture over its id
+        lines.append('<div class="env-gallery" markdown>')
+        for env_id in pictures:
+            lines += [
+                "",
+                f'<figure markdown="span">',
+                f"[![{env_id}: one episode of the heuristic](../img/{env_id}.gif){{ width=200 loading=lazy }}]({env_id}.md)",
+                f"<figcaption>{env_id}</figcaption>",
+                "</figure>",
+            ]
+        lines += ["", "</div>"]
     lines += [
         "",
         "The pictures are one seeded episode of each environment's heuristic, regenerated with",
