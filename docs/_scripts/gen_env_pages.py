@@ -116,7 +116,7 @@ def index_page() -> str:
         for env_id in pictures:
             lines += [
                 "",
-                f'<figure markdown="span">',
+                '<figure markdown="span">',
                 f"[![{env_id}: one episode of the heuristic](../img/{env_id}.gif){{ width=200 loading=lazy }}]({env_id}.md)",
                 f"<figcaption>{env_id}</figcaption>",
                 "</figure>",
