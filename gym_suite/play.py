@@ -49,6 +49,9 @@ PANEL_BACKGROUND, PANEL_TEXT, PANEL_DIM, PANEL_GOOD, PANEL_BAD = (
     (240, 120, 110),
 )
 FPS = 30  # window refresh while waiting for input
+#: The status line when an episode ends (the panel keeps room for it from the start, so that the
+#: window does not change size and the field does not move when it shows).
+EPISODE_OVER = "episode over: a key or a click starts the next"
 
 
 @dataclass(frozen=True)
@@ -155,6 +158,7 @@ class ScorePanel(gymnasium.Wrapper[Any, Any, Any, Any]):
         self.zoom = 1
         self.frame_offset = (0, 0)  # where the env's frame sits in the picture
         self.frame_size = (0, 0)  # (width, height) of the env's own frame
+        self.picture_width = 0  # the widest picture so far: the window never narrows, nor widens at an episode's end
 
     def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
         result = super().reset(**kwargs)
@@ -179,8 +183,7 @@ class ScorePanel(gymnasium.Wrapper[Any, Any, Any, Any]):
             (f"reward {reward}   return {self.episode_return:+.3f}", colour),
         ]
         lines += [(text, PANEL_TEXT) for text in self.controls]
-        if self.status:
-            lines.append((self.status, PANEL_GOOD))
+        lines.append((self.status, PANEL_GOOD))  # always a line, empty but for an episode's end
         return lines
 
     def render(self) -> np.ndarray:
@@ -191,9 +194,10 @@ class ScorePanel(gymnasium.Wrapper[Any, Any, Any, Any]):
         self.frame_size = (width, height)
         lines = self.panel_lines()
         scale = self.text_scale
-        widest = max(text_size(text, scale)[0] for text, _ in lines) + 2 * 8 * scale // 2
+        texts = [text for text, _ in lines] + [EPISODE_OVER]
+        widest = max(text_size(text, scale)[0] for text in texts) + 2 * 8 * scale // 2
         self.zoom = zoom = max(1, -(-self.min_width // width))  # whole times, at least min_width
-        picture_width = max(width * zoom, widest)
+        self.picture_width = picture_width = max(width * zoom, widest, self.picture_width)
         panel_height = (len(lines) * LINE_HEIGHT + 4) * scale
         picture = np.empty((height * zoom + panel_height, picture_width, 3), dtype=np.uint8)
         picture[:] = PANEL_BACKGROUND
@@ -334,7 +338,7 @@ def _loop(
                     )
                     if on_episode is not None:
                         on_episode(len(returns) - 1, panel.episode_return, panel.steps, bool(terminated))
-                    panel.status = "episode over: a key or a click starts the next"
+                    panel.status = EPISODE_OVER
                     if episodes is not None and len(returns) >= episodes:
                         running = False
             picture = panel.render()

@@ -95,6 +95,23 @@ def test_score_panel_counts_and_draws():
     panel.close()
 
 
+@pytest.mark.parametrize("env_id", ["target-v0", "example-v0"])
+def test_score_panel_keeps_its_size_when_an_episode_ends(env_id):
+    """The window does not widen (and the field does not move) when the end-of-episode line shows."""
+    from gym_suite.play import EPISODE_OVER
+
+    env = make(env_id, render_mode="rgb_array")
+    panel = ScorePanel(env, controls_text(keys_for(env_id, env.action_space)))
+    panel.reset(seed=3)
+    before, offset = panel.render().shape, panel.frame_offset
+    panel.status = EPISODE_OVER  # what play shows when an episode ends
+    assert panel.render().shape == before and panel.frame_offset == offset
+    panel.status = ""
+    panel.reset(seed=4)
+    assert panel.render().shape == before and panel.frame_offset == offset
+    panel.close()
+
+
 def test_pixel_to_point_inverts_the_target_picture():
     env = make("target-v0", render_mode="rgb_array")
     env.reset(seed=0)
