@@ -335,7 +335,21 @@ def plot(out: dict, path: str) -> None:
         ax.grid(alpha=0.3)
     low = min(p["mean"] for side in ("jax", "sb3") for r in out[side] for p in r["points"][1:])
     high = max(p["mean"] for side in ("jax", "sb3") for r in out[side] for p in r["points"])
-    axes[0].set_ylim(max(low, (target or high) - 250) - 10, high + 10)
+    lowest = min(p["mean"] for side in ("jax", "sb3") for r in out[side] for p in r["points"])
+    bottom = max(low, (target or high) - 250) - 10
+    axes[0].set_ylim(bottom, high + 10)
+    if lowest < bottom:  # the axis starts above the first points: say so on the figure
+        for ax in axes:
+            ax.text(
+                0.98,
+                0.55,
+                f"axis cut at {bottom:.0f}: the earliest points\nlie below it (lowest {lowest:,.0f})",
+                transform=ax.transAxes,
+                fontsize=8,
+                color="dimgrey",
+                ha="right",
+                va="center",
+            )
     axes[0].set_xlabel("environment steps")
     axes[1].set_xlabel("wall-clock seconds (JAX: compiling included; SB3: evaluations left out)")
     axes[0].set_ylabel(f"greedy return, {out['curve_episodes']} seeded episodes of the numpy env")
