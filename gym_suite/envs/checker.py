@@ -245,7 +245,8 @@ def _check_in_space(
 def _row(value: Any, i: int) -> Any:
     if isinstance(value, Mapping):
         return {key: _row(v, i) for key, v in value.items()}
-    return np.asarray(value)[i]
+    array = np.asarray(value)
+    return array[i] if array.ndim else array  # one value for every row (its shape is checked apart)
 
 
 def _check_state(report: _Report, hook: str, backend: str, state: Any, state_type: type, rows: int | None) -> bool:
@@ -478,8 +479,15 @@ class _Jax:
         try:
             return self.jax.tree.map(self.jnp.asarray, value)
         except Exception as exc:
-            self.report.add(hook, "jax", "kind", f"returned {_described(value)}: not arrays ({_exception_text(exc)})")
+            problem = "not boolean" if hook in ("terminal", "truncation") else "kind"
+            self.report.add(hook, "jax", problem, f"returned {_described(value)}: not arrays ({_exception_text(exc)})")
             return FAILED
+
+    def _state(self, hook: str, state: Any) -> Any:
+        if state is not FAILED and not isinstance(state, self.d.State):
+            self.report.add(hook, "jax", "not a state", f"returned {_described(state)}, not a {self.d.State.__name__}")
+            return FAILED
+        return state
 
     def _after(self, out: dict[str, Any], state: Any) -> dict[str, Any]:
         d, p, ops = self.d, self.params, self.ops
@@ -492,7 +500,7 @@ class _Jax:
 
     def _start(self, u: Any) -> dict[str, Any]:
         d, p, ops = self.d, self.params, self.ops
-        state = self._call("initial", d.initial, u, p, ops)
+        state = self._state("initial", self._call("initial", d.initial, u, p, ops))
         if state is FAILED:
             return {}
         out = {"state": state, "state_info": self._call("state_info", d.state_info, state, p, ops)}
@@ -501,7 +509,7 @@ class _Jax:
     def _step(self, state: Any, action: Any, u: Any) -> dict[str, Any]:
         d, p, ops = self.d, self.params, self.ops
         action = self.jnp.asarray(action, dtype=self.jnp.int32 if self.discrete else self.float)
-        next_state = self._call("transition", d.transition, state, action, u, p, ops)
+        next_state = self._state("transition", self._call("transition", d.transition, state, action, u, p, ops))
         if next_state is FAILED:
             return {}
         out = {
@@ -628,6 +636,7 @@ class _Run:
         self.start_draws = d.draws_at_start(params)
         self.State: type = d.State
         self.kinds: dict[tuple[str, str], tuple[str, str]] = {}  # (backend, quantity): (kind, hook)
+        self.hook_kinds: dict[tuple[str, str, str], str] = {}  # (backend, hook, quantity): the last kind
         self.jax = _jax_backend(d, params, rows, report) if "jax" in backends else None
         modes = set(d.render_modes)
         self.pictures = "rgb_array" in modes or "human" in modes and d.human == "rgb"
@@ -651,13 +660,14 @@ class _Run:
                     f"state.{field} is {kind} here but {first[0]} from {first[1]}",
                     field,
                 )
-            numpy = self.kinds.get(("numpy", field))
-            if backend != "numpy" and numpy is not None and numpy[0] != kind:
+            self.hook_kinds[(backend, hook, field)] = kind
+            numpy = self.hook_kinds.get(("numpy", hook, field))
+            if backend != "numpy" and numpy is not None and numpy != kind:
                 self.report.add(
                     hook,
                     f"{backend} vs numpy",
                     "kind",
-                    f"state.{field} is {kind} on {backend} but {numpy[0]} on numpy",
+                    f"state.{field} is {kind} on {backend} but {numpy} on numpy",
                     field,
                 )
 
@@ -698,8 +708,12 @@ class _Run:
         try:
             if backend == "scalar":
                 self.d.check_action(action, self.action_space, self.params)
-            else:
-                self.d.check_actions(np.asarray(action), self.rows, self.action_space, self.params)
+            else:  # one action for every row is taken as that action in each
+                shape = (self.rows, *(self.action_space.shape or ()))
+                array = np.asarray(action)
+                if array.ndim < len(shape):
+                    array = np.broadcast_to(array, shape)
+                self.d.check_actions(array, self.rows, self.action_space, self.params)
         except Exception as exc:
             self.report.add(
                 "heuristic",
@@ -799,24 +813,35 @@ class _Run:
         if before is None:
             jax_u, u = jx.draws(u)
             got = jx.run(jx.start, jax_u)
-            state = self.d.initial(u.T if u.shape[1] else (), self.params, NUMPY)  # numpy's, on the rounded draws
-            want = self._silent(state)
             hook = "initial"
         else:
             jax_state, before = jx.state(before)
             jax_u, u = jx.draws(u)
             actions = self.d.check_actions(raw_actions, rows, self.action_space, self.params)
-            state = self.d.transition(before, actions, u.T if u.shape[1] else (), self.params, NUMPY)
-            want = self._silent(state, before, actions)
             got = jx.run(jx.step, jax_state, np.asarray(raw_actions), jax_u)
             hook = "transition"
-        scale = _row_scale(rows, state, *(() if before is None else (before,)))
+        # numpy's values on the rounded inputs (its own violations are reported by its run)
+        state: Any = FAILED
+        want: dict[str, Any] = {}
+        try:
+            if before is None:
+                state = _broadcast(self.d.initial(u.T if u.shape[1] else (), self.params, NUMPY), rows)
+                want = self._silent(state)
+            else:
+                state = self.d.transition(before, actions, u.T if u.shape[1] else (), self.params, NUMPY)
+                want = self._silent(state, before, actions)
+        except Exception:
+            pass
+        if not isinstance(state, self.State):
+            state = FAILED
+        scale = _row_scale(rows, *(s for s in (state, before) if s is not None and s is not FAILED))
         if "state" in got:
             jax_state_out = got["state"]
             if _check_state(r, hook, backend, jax_state_out, self.State, rows):
                 self._kinds(hook, backend, jax_state_out)
-                for field, g, w in zip(self.State._fields, jax_state_out, state):  # type: ignore[attr-defined]
-                    _compare(r, hook, vs, f"state.{field}", g, np.broadcast_to(w, (rows,)), rtol, scale)
+                if state is not FAILED:
+                    for field, g, w in zip(self.State._fields, jax_state_out, state):  # type: ignore[attr-defined]
+                        _compare(r, hook, vs, f"state.{field}", g, np.broadcast_to(w, (rows,)), rtol, scale)
         if "reward" in got:
             _check_reward(r, backend, got["reward"], rows)
             if want.get("reward", FAILED) is not FAILED:
@@ -886,17 +911,16 @@ class _Run:
         self.action_space.seed(seed)
         u = rng.random((rows, self.start_draws))
         state = self._numpy_start(u)
-        if state is FAILED:
-            return
-        want = self._numpy_outputs(state)
-        scale = _row_scale(rows, state)
+        want = {"state": FAILED} if state is FAILED else self._numpy_outputs(state)
+        scale = np.ones(rows) if state is FAILED else _row_scale(rows, state)
         if self.scalar:
             self._scalar(want, None, None, u, scale)
-        elif rows:
-            self._render(row_of(_broadcast(state, rows), 0))
+        elif state is not FAILED:
+            self._render(row_of(state, 0))
         if self.jax is not None:
             self._jax(None, None, u)
-        state = _broadcast(state, rows)
+        if state is FAILED:
+            return
         ended = np.zeros(rows, dtype=bool)
         for _ in range(steps):
             if ended.any():  # those rows start afresh (on draws of their own)
@@ -912,16 +936,21 @@ class _Run:
                 r.add("check_actions", "numpy", "raised", _exception_text(exc))
                 return
             u = rng.random((rows, d.step_draws))
-            next_state = r.call("transition", "numpy", d.transition, state, actions, u.T if u.shape[1] else (), self.params, NUMPY)
-            if next_state is FAILED or not _check_state(r, "transition", "numpy", next_state, self.State, rows):
-                return
-            self._kinds("transition", "numpy", next_state)
-            want = self._numpy_outputs(next_state, state, actions)
-            scale = _row_scale(rows, state, next_state)
+            draws = u.T if u.shape[1] else ()
+            next_state = r.call("transition", "numpy", d.transition, state, actions, draws, self.params, NUMPY)
+            failed = next_state is FAILED or not _check_state(r, "transition", "numpy", next_state, self.State, rows)
+            if failed:  # the other backends still take this step; the episodes end here
+                want, scale = {"state": FAILED}, _row_scale(rows, state)
+            else:
+                self._kinds("transition", "numpy", next_state)
+                want = self._numpy_outputs(next_state, state, actions)
+                scale = _row_scale(rows, state, next_state)
             if self.scalar:
                 self._scalar(want, state, raw_actions, u, scale)
             if self.jax is not None:
                 self._jax(state, raw_actions, u)
+            if failed:
+                return
             ended = _ended(want, rows)
             state = _broadcast(next_state, rows)
 
