@@ -165,8 +165,11 @@ def _first_bad(array: np.ndarray, bad: np.ndarray) -> str:
 
 def _box_bounds(space: spaces.Box) -> str:
     low, high = np.unique(space.low), np.unique(space.high)
-    show = lambda b: shown(b.item()) if b.size == 1 else shown(b)  # noqa: E731
-    return f"[{show(low)}, {show(high)}]"
+    return f"[{_bound(low)}, {_bound(high)}]"
+
+
+def _bound(bound: np.ndarray) -> str:
+    return shown(bound.item()) if bound.size == 1 else shown(bound)
 
 
 def _check_in_space(
@@ -187,7 +190,7 @@ def _check_in_space(
         return found
     if isinstance(space, spaces.Discrete):
         start, n = int(space.start), int(space.n)
-        allowed = f"an integer in {start}..{start + n - 1} ({space})"
+        allowed = f"an integer in {start}..{start + n - 1} (Discrete({n}{f', start={start}' if start else ''}))"
         if rows is None and _scalar_kind(value) == "int" or isinstance(value, np.ndarray) and value.dtype.kind in "iu":
             array = np.asarray(value)
         elif rows is None and not isinstance(value, np.ndarray):
@@ -243,20 +246,37 @@ def _check_in_space(
 
 
 def _row(value: Any, i: int) -> Any:
+    """Row ``i`` of a batch of values (a dict of them for a ``Dict`` space); ``FAILED`` if it has none."""
+    if value is FAILED:
+        return FAILED
     if isinstance(value, Mapping):
-        return {key: _row(v, i) for key, v in value.items()}
-    array = np.asarray(value)
-    return array[i] if array.ndim else array  # one value for every row (its shape is checked apart)
+        rows = {key: _row(v, i) for key, v in value.items()}
+        return FAILED if any(v is FAILED for v in rows.values()) else rows
+    try:
+        array = np.asarray(value)
+        return array[i] if array.ndim else array  # one value for every row (its shape is checked apart)
+    except Exception:  # of the wrong shape: reported by numpy's checks
+        return FAILED
 
 
-def _check_state(report: _Report, hook: str, backend: str, state: Any, state_type: type, rows: int | None) -> bool:
+def _column(value: Any, rows: int) -> np.ndarray | None:
+    """``value`` as one value per row, or ``None`` (missing, or of the wrong shape: reported apart)."""
+    if value is FAILED:
+        return None
+    try:
+        return np.broadcast_to(np.asarray(value), (rows,))
+    except Exception:
+        return None
+
+
+def _check_state(report: _Report, hook: str, backend: str, state: Any, state_type: Any, rows: int | None) -> bool:
     """Whether ``state`` is a ``state_type`` whose quantities are numbers or flags (one per row
     for a batch); reports what is not."""
     if not isinstance(state, state_type):
         report.add(hook, backend, "not a state", f"returned {_described(state)}, not a {state_type.__name__}")
         return False
     ok = True
-    for name, quantity in zip(state_type._fields, state):  # type: ignore[attr-defined]
+    for name, quantity in zip(state_type._fields, state):
         if rows is None:
             if _scalar_kind(quantity) is None:
                 report.add(
@@ -335,9 +355,9 @@ def _row_scale(rows: int, *states: Any) -> np.ndarray:
     scale = np.ones(rows)
     for state in states:
         for q in state:
-            array = np.asarray(q)
-            if array.dtype.kind == "f":
-                magnitude = np.abs(np.broadcast_to(array, (rows,)).astype(np.float64))
+            column = _column(q, rows)
+            if column is not None and column.dtype.kind == "f":
+                magnitude = np.abs(column.astype(np.float64))
                 scale = np.maximum(scale, 1.0 + np.where(np.isfinite(magnitude), magnitude, 0.0))
     return scale
 
@@ -345,14 +365,21 @@ def _row_scale(rows: int, *states: Any) -> np.ndarray:
 def _disagreement(got: Any, want: Any, rtol: float, scale: Any) -> str | None:
     """``None`` if ``got`` and ``want`` agree (floats within ``rtol * (|want| + scale)``, NaN
     with NaN; other values exactly), else the first difference."""
+    numbers = (bool, int, float, np.bool_, np.integer, np.floating)
+    if isinstance(got, numbers) and isinstance(want, numbers):  # one row's value: no arrays
+        a, b, s = float(got), float(want), float(scale)
+        if a == b or math.isnan(a) and math.isnan(b) or abs(a - b) <= rtol * (abs(b) + s):
+            return None
+        return f"{got!r} where numpy gives {want.item() if isinstance(want, np.generic) else want!r}"
     try:
         g, w = np.asarray(got), np.asarray(want)
         if g.dtype.kind not in "biuf" or w.dtype.kind not in "biuf":
             return None if np.array_equal(g, w) else f"{shown(got)} where numpy gives {shown(want)}"
         g, w = np.broadcast_arrays(g.astype(np.float64), w.astype(np.float64))
+        scale = np.asarray(scale, np.float64)
+        scale = np.broadcast_to(scale.reshape(scale.shape + (1,) * (g.ndim - scale.ndim)), g.shape)
     except Exception:
         return f"{_described(got)} where numpy gives {_described(want)}"
-    scale = np.broadcast_to(np.asarray(scale, np.float64).reshape(np.shape(scale) + (1,) * (g.ndim - np.ndim(scale))), g.shape)
     same = (g == w) | (np.isnan(g) & np.isnan(w)) | (np.abs(g - w) <= rtol * (np.abs(w) + scale))
     if same.all():
         return None
@@ -377,7 +404,7 @@ def _compare(report: _Report, hook: str, backend: str, what: str, got: Any, want
 # --------------------------------------------------------------------------------------------
 
 
-def _registry_classes() -> list[type]:
+def _registry_classes() -> list[Any]:
     import gym_suite
 
     classes = []
@@ -398,26 +425,27 @@ def _resolve(definition: Any, params: Any) -> tuple[Definition[Any, Any], Any, s
             raise ValueError(f"check_definition: unknown id {definition!r}; the ids are {ids}")
         definition = _registry_classes()[ids.index(name)]
     if isinstance(definition, type) and isinstance(getattr(definition, "definition", None), Definition):
-        cls = definition
+        cls: Any = definition
         definition = cls.definition
         if params is None:  # the class's parameters, made as its constructor makes them
-            params = definition.make_params(cls.base_params, cls.__name__)  # type: ignore[attr-defined]
+            params = definition.make_params(cls.base_params, cls.__name__)
     if not isinstance(definition, Definition):
         raise ArgumentTypeError(
             "check_definition: definition must be a Definition instance, an env class made by env_classes or a "
             f"registry id, got {shown(definition)}"
         )
+    d: Definition[Any, Any] = definition
     if params is None:
-        for cls in _registry_classes():
-            if getattr(cls, "definition", None) is definition:
-                params = definition.make_params(cls.base_params, cls.__name__)  # type: ignore[attr-defined]
+        for registered in _registry_classes():
+            if getattr(registered, "definition", None) is d:
+                params = d.make_params(registered.base_params, registered.__name__)
                 break
         else:
             raise ArgumentTypeError(
                 f"check_definition: params is required for {type(definition).__name__} (its parameters "
                 "dataclass, e.g. MyParams()): the definition is not in the registry"
             )
-    return definition, params, type(definition).__name__
+    return d, params, type(d).__name__
 
 
 # --------------------------------------------------------------------------------------------
@@ -634,7 +662,7 @@ class _Run:
         self.action_space = d.action_space(params)
         self.observation_space = d.observation_space(params)
         self.start_draws = d.draws_at_start(params)
-        self.State: type = d.State
+        self.State: Any = d.State
         self.kinds: dict[tuple[str, str], tuple[str, str]] = {}  # (backend, quantity): (kind, hook)
         self.hook_kinds: dict[tuple[str, str, str], str] = {}  # (backend, hook, quantity): the last kind
         self.jax = _jax_backend(d, params, rows, report) if "jax" in backends else None
@@ -647,7 +675,7 @@ class _Run:
 
     def _kinds(self, hook: str, backend: str, state: Any) -> None:
         """Each quantity keeps one kind (bool, int, float) on every backend, start and step alike."""
-        for field, q in zip(self.State._fields, state):  # type: ignore[attr-defined]
+        for field, q in zip(self.State._fields, state):
             kind = _scalar_kind(q) if backend == "scalar" else _array_kind(q)
             if kind is None:
                 continue
@@ -725,7 +753,7 @@ class _Run:
     def _numpy_start(self, u: np.ndarray) -> Any:
         """A checked batch start from the draws ``u`` ``(rows, count)``, its quantities ``(rows,)``."""
         d, r = self.d, self.report
-        state = r.call("initial", "numpy", d.initial, u.T if u.shape[1] else (), self.params, NUMPY)
+        state = r.call("initial", "numpy", d.initial, _uniforms(u), self.params, NUMPY)
         if state is FAILED or not _check_state(r, "initial", "numpy", state, self.State, u.shape[0]):
             return FAILED
         self._kinds("initial", "numpy", state)
@@ -735,9 +763,18 @@ class _Run:
 
     def _scalar(self, want: dict[str, Any], before: Any, raw_actions: Any, u: np.ndarray, scale: np.ndarray) -> None:
         """Each row on Python numbers, against numpy's values ``want``."""
-        d, p, r = self.d, self.params, self.report
+        d, p, r, rows = self.d, self.params, self.report, self.rows
         backend, vs = "scalar", "scalar vs numpy"
-        for i in range(self.rows):
+        hook = "initial" if before is None else "transition"
+        info_hook = "state_info" if before is None else "transition_info"
+        # numpy's values, one per row (None where numpy's value is missing or of the wrong shape)
+        states = (
+            [None] * len(self.State._fields) if want["state"] is FAILED else [_column(q, rows) for q in want["state"]]
+        )
+        flags = {flag: _column(want.get(flag, FAILED), rows) for flag in ("terminal", "truncation", "reward")}
+        infos = want.get(info_hook)
+        info_columns = {k: _column(v, rows) for k, v in infos.items()} if isinstance(infos, dict) else None
+        for i in range(rows):
             draws = u[i].tolist()
             if before is None:
                 state = r.call("initial", backend, d.initial, draws, p, SCALAR)
@@ -745,7 +782,6 @@ class _Run:
                     return
                 self._kinds("initial", backend, state)
                 info = r.call("state_info", backend, d.state_info, state, p, SCALAR)
-                info_hook = "state_info"
             else:
                 row = row_of(before, i)
                 try:
@@ -760,45 +796,40 @@ class _Run:
                 reward = r.call("reward", backend, d.reward, row, action, state, p, SCALAR)
                 if reward is not FAILED:
                     _check_reward(r, backend, reward, None)
-                    if "reward" in want and want["reward"] is not FAILED:
-                        _compare(
-                            r, "reward", vs, "reward", reward, np.broadcast_to(want["reward"], (self.rows,))[i],
-                            RTOL, scale[i],
-                        )  # fmt: skip
+                    if flags["reward"] is not None:
+                        _compare(r, "reward", vs, "reward", reward, flags["reward"][i], RTOL, scale[i])
                 info = r.call("transition_info", backend, d.transition_info, row, action, state, p, SCALAR)
-                info_hook = "transition_info"
-            if want["state"] is not FAILED:
-                for field, got, expected in zip(self.State._fields, state, want["state"]):  # type: ignore[attr-defined]
-                    hook = "initial" if before is None else "transition"
-                    expected = np.broadcast_to(expected, (self.rows,))[i]
-                    _compare(r, hook, vs, f"state.{field}", got, expected, RTOL, scale[i])
-            if info is not FAILED and _check_info(r, info_hook, backend, info, None):
-                expected_info = want.get(info_hook)
-                if isinstance(expected_info, dict):
-                    if set(info) != set(expected_info):
-                        r.add(
-                            info_hook, vs, "disagree", f"keys {sorted(info)} where numpy has {sorted(expected_info)}"
-                        )
-                    for key in set(info) & set(expected_info):
-                        expected = np.broadcast_to(expected_info[key], (self.rows,))[i]
-                        _compare(r, info_hook, vs, f"info[{key!r}]", info[key], expected, RTOL, scale[i])
+            for field, got, expected in zip(self.State._fields, state, states):
+                if expected is not None:
+                    _compare(r, hook, vs, f"state.{field}", got, expected[i], RTOL, scale[i])
+            if info is not FAILED and _check_info(r, info_hook, backend, info, None) and info_columns is not None:
+                if set(info) != set(info_columns):
+                    r.add(info_hook, vs, "disagree", f"keys {sorted(info)} where numpy has {sorted(info_columns)}")
+                for key in set(info) & set(info_columns):
+                    column = info_columns[key]
+                    if column is not None:
+                        _compare(r, info_hook, vs, f"info[{key!r}]", info[key], column[i], RTOL, scale[i])
             for flag in ("terminal", "truncation"):
                 value = r.call(flag, backend, getattr(d, flag), state, p, SCALAR)
                 if value is not FAILED:
                     _check_flag(r, flag, backend, value, None)
-                    if want.get(flag, FAILED) is not FAILED:
-                        _compare(r, flag, vs, flag, value, np.broadcast_to(want[flag], (self.rows,))[i], 0.0, 0.0)
+                    if flags[flag] is not None:
+                        _compare(r, flag, vs, flag, value, flags[flag][i], 0.0, 0.0)  # type: ignore[index]
             obs = r.call("observation", backend, d.observation, state, p, SCALAR)
             if obs is FAILED:
                 continue
-            _check_space_value(r, "observation", backend, _check_in_space(self.observation_space, obs, None, "observation"))
-            if want.get("observation", FAILED) is not FAILED:
-                _compare(r, "observation", vs, "observation", obs, _row(want["observation"], i), RTOL, scale[i])
+            _check_space_value(
+                r, "observation", backend, _check_in_space(self.observation_space, obs, None, "observation")
+            )
+            expected = _row(want.get("observation", FAILED), i)
+            if expected is not FAILED:
+                _compare(r, "observation", vs, "observation", obs, expected, RTOL, scale[i])
             action = r.call("heuristic", backend, d.heuristic, obs, p, SCALAR)
             if action is not FAILED:
                 self._check_heuristic(backend, action)
-                if want.get("heuristic", FAILED) is not FAILED:
-                    _compare(r, "heuristic", vs, "action", action, _row(want["heuristic"], i), RTOL, scale[i])
+                expected = _row(want.get("heuristic", FAILED), i)
+                if expected is not FAILED:
+                    _compare(r, "heuristic", vs, "action", action, expected, RTOL, scale[i])
             if i == 0:
                 self._render(state)
 
@@ -825,10 +856,10 @@ class _Run:
         want: dict[str, Any] = {}
         try:
             if before is None:
-                state = _broadcast(self.d.initial(u.T if u.shape[1] else (), self.params, NUMPY), rows)
+                state = _broadcast(self.d.initial(_uniforms(u), self.params, NUMPY), rows)
                 want = self._silent(state)
             else:
-                state = self.d.transition(before, actions, u.T if u.shape[1] else (), self.params, NUMPY)
+                state = self.d.transition(before, actions, _uniforms(u), self.params, NUMPY)
                 want = self._silent(state, before, actions)
         except Exception:
             pass
@@ -840,8 +871,9 @@ class _Run:
             if _check_state(r, hook, backend, jax_state_out, self.State, rows):
                 self._kinds(hook, backend, jax_state_out)
                 if state is not FAILED:
-                    for field, g, w in zip(self.State._fields, jax_state_out, state):  # type: ignore[attr-defined]
-                        _compare(r, hook, vs, f"state.{field}", g, np.broadcast_to(w, (rows,)), rtol, scale)
+                    for field, g, w in zip(self.State._fields, jax_state_out, state):
+                        if (column := _column(w, rows)) is not None:
+                            _compare(r, hook, vs, f"state.{field}", g, column, rtol, scale)
         if "reward" in got:
             _check_reward(r, backend, got["reward"], rows)
             if want.get("reward", FAILED) is not FAILED:
@@ -852,14 +884,14 @@ class _Run:
                     if key not in want[info_hook]:
                         r.add(info_hook, vs, "disagree", f"info[{key!r}] on JAX, not on numpy", key)
                     else:  # a name on numpy (heartpole's action) is its index on JAX: not compared
-                        expected = np.broadcast_to(want[info_hook][key], (rows,))
-                        if expected.dtype.kind in "biuf":
+                        expected = _column(want[info_hook][key], rows)
+                        if expected is not None and expected.dtype.kind in "biuf":
                             _compare(r, info_hook, vs, f"info[{key!r}]", value, expected, rtol, scale)
         for flag in ("terminal", "truncation"):
             if flag in got:
                 _check_flag(r, flag, backend, got[flag], rows)
-                if want.get(flag, FAILED) is not FAILED:
-                    _compare(r, flag, vs, flag, got[flag], np.broadcast_to(want[flag], (rows,)), 0.0, 0.0)
+                if (column := _column(want.get(flag, FAILED), rows)) is not None:
+                    _compare(r, flag, vs, flag, got[flag], column, 0.0, 0.0)
         if "observation" in got:
             found = _check_in_space(self.observation_space, got["observation"], rows, "observation", jx.float)
             _check_space_value(r, "observation", backend, found)
@@ -936,7 +968,7 @@ class _Run:
                 r.add("check_actions", "numpy", "raised", _exception_text(exc))
                 return
             u = rng.random((rows, d.step_draws))
-            draws = u.T if u.shape[1] else ()
+            draws = _uniforms(u)
             next_state = r.call("transition", "numpy", d.transition, state, actions, draws, self.params, NUMPY)
             failed = next_state is FAILED or not _check_state(r, "transition", "numpy", next_state, self.State, rows)
             if failed:  # the other backends still take this step; the episodes end here
@@ -953,6 +985,11 @@ class _Run:
                 return
             ended = _ended(want, rows)
             state = _broadcast(next_state, rows)
+
+
+def _uniforms(u: np.ndarray) -> Any:
+    """The draws ``(rows, count)`` as the vector shell gives them to the rules: ``(count, rows)``."""
+    return u.T if u.shape[1] else ()
 
 
 def _broadcast(state: Any, rows: int) -> Any:
