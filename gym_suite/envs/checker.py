@@ -733,15 +733,18 @@ class _Run:
         return out
 
     def _check_heuristic(self, backend: str, action: Any) -> None:
+        """The heuristic's action is one the definition accepts (``check_action`` /
+        ``check_actions``) and in the action space (a float64 box of a float32 space is fine:
+        the shells take actions of any float dtype)."""
+        rows = None if backend == "scalar" else self.rows
         try:
-            if backend == "scalar":
+            if rows is None:
                 self.d.check_action(action, self.action_space, self.params)
             else:  # one action for every row is taken as that action in each
-                shape = (self.rows, *(self.action_space.shape or ()))
+                shape = (rows, *(self.action_space.shape or ()))
                 array = np.asarray(action)
-                if array.ndim < len(shape):
-                    array = np.broadcast_to(array, shape)
-                self.d.check_actions(array, self.rows, self.action_space, self.params)
+                action = np.broadcast_to(array, shape) if array.ndim < len(shape) else array
+                self.d.check_actions(action, rows, self.action_space, self.params)
         except Exception as exc:
             self.report.add(
                 "heuristic",
@@ -749,6 +752,10 @@ class _Run:
                 "out of space",
                 f"gave {_described(action)}, not an action of {self.action_space}: {_exception_text(exc)}",
             )
+            return
+        for problem, message in _check_in_space(self.action_space, action, rows, "action"):
+            if problem != "dtype":
+                self.report.add("heuristic", backend, "out of space", message, message.split(" ", 1)[0])
 
     def _numpy_start(self, u: np.ndarray) -> Any:
         """A checked batch start from the draws ``u`` ``(rows, count)``, its quantities ``(rows,)``."""
