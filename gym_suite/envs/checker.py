@@ -157,10 +157,16 @@ def _described(value: Any) -> str:
     return f"{shown(value)} ({type(value).__name__})"
 
 
-def _first_bad(array: np.ndarray, bad: np.ndarray) -> str:
+def _first_bad(array: np.ndarray, bad: np.ndarray, batch: bool = False) -> str:
+    """The first value where ``bad`` holds, and where it is (its row first, for a batch)."""
     index = tuple(int(i) for i in np.argwhere(bad)[0])
-    where = f" at index {index[0] if len(index) == 1 else index}" if array.ndim else ""
-    return f"{array[index].item()!r}{where}"
+    value = repr(array[index].item())
+    if not index:
+        return value
+    if batch:
+        rest = index[1:]
+        return f"{value} in row {index[0]}" + (f", index {rest[0] if len(rest) == 1 else rest}" if rest else "")
+    return f"{value} at index {index[0] if len(index) == 1 else index}"
 
 
 def _box_bounds(space: spaces.Box) -> str:
@@ -200,13 +206,18 @@ def _check_in_space(
         else:
             array = np.asarray(value)
             if array.dtype.kind == "f" and np.isnan(array).any():
-                return [("nan", f"{path} holds nan ({_first_bad(array, np.isnan(array))}), expected {allowed}")]
+                return [
+                    (
+                        "nan",
+                        f"{path} holds nan ({_first_bad(array, np.isnan(array), rows is not None)}), expected {allowed}",
+                    )
+                ]
             return [("dtype", f"{path} has dtype {array.dtype}, expected {allowed} per row")]
         if array.shape != batch:
             return [("shape", f"{path} has shape {array.shape}, expected {batch}")]
         outside = (array < start) | (array >= start + n)
         if outside.any():
-            return [("out of space", f"{path} holds {_first_bad(array, outside)}, outside {allowed}")]
+            return [("out of space", f"{path} holds {_first_bad(array, outside, rows is not None)}, outside {allowed}")]
         return []
     if isinstance(space, spaces.Box):
         if not (isinstance(value, np.ndarray) or rows is not None and hasattr(value, "dtype")):
@@ -226,12 +237,17 @@ def _check_in_space(
         if array.dtype.kind == "f":
             nan = np.isnan(array)
             if nan.any():
-                found.append(("nan", f"{path} holds nan ({_first_bad(array, nan)})"))
+                found.append(("nan", f"{path} holds nan ({_first_bad(array, nan, rows is not None)})"))
             outside = ~nan & ((array < space.low) | (array > space.high))
         else:
             outside = (array < space.low) | (array > space.high)
         if outside.any():
-            found.append(("out of space", f"{path} holds {_first_bad(array, outside)}, outside {_box_bounds(space)}"))
+            found.append(
+                (
+                    "out of space",
+                    f"{path} holds {_first_bad(array, outside, rows is not None)}, outside {_box_bounds(space)}",
+                )
+            )
         return found
     items = [value] if rows is None else [_row(value, i) for i in range(rows)]
     for i, item in enumerate(items):
@@ -310,7 +326,7 @@ def _check_reward(report: _Report, backend: str, reward: Any, rows: int | None) 
     elif array.shape not in ((), (rows,)):
         report.add("reward", backend, "shape", f"returned shape {array.shape}, expected ({rows},)")
     elif not np.isfinite(array).all():
-        report.add("reward", backend, "not finite", f"returned {_first_bad(array, ~np.isfinite(array))}")
+        report.add("reward", backend, "not finite", f"returned {_first_bad(array, ~np.isfinite(array), True)}")
 
 
 def _check_flag(report: _Report, hook: str, backend: str, flag: Any, rows: int | None) -> None:
