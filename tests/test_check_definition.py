@@ -5,6 +5,7 @@ violation made, naming the hook and the backends."""
 from __future__ import annotations
 
 import math
+import re
 import sys
 import warnings
 
@@ -137,6 +138,15 @@ class ScalarRewardDiffers(Coin):
         return super().reward(state, action, next_state, params, ops) + (0.5 if ops.name == "scalar" else 0.0)
 
 
+class NoState(Coin):
+    State = None
+
+
+class NoObservationSpace(Coin):
+    def observation_space(self, params):
+        raise NotImplementedError
+
+
 def _on(hook, problem, backends=ALL):
     return {(hook, backend, problem) for backend in backends}
 
@@ -159,6 +169,8 @@ BROKEN = [
     (TupleState, _on("transition", "not a state")),
     (ScalarRewardDiffers, _on("reward", "disagree", ("scalar vs numpy",))),
     (JaxRewardDiffers, _on("reward", "disagree", tuple(f"{b} vs numpy" for b in JAX))),
+    (NoState, _on("State", "not a state", ("all",))),
+    (NoObservationSpace, _on("observation_space", "raised", ("all",))),
 ]
 
 
@@ -179,6 +191,16 @@ def test_the_value_is_in_the_message():
     assert all("float64 where the space declares float32" in v.message for v in violations)
     _, violations = _found(Float64Picture(), backends=("numpy",))
     assert "float64" in violations[0].message and "(1, 3, 3)" in violations[0].message
+    _, violations = _found(NanReward(), backends=("numpy",))
+    assert re.fullmatch(r"returned nan in row \d+", violations[0].message)
+
+
+@pytest.mark.skipif(not JAX, reason="needs JAX")
+def test_a_python_if_on_data_is_named_under_jit():
+    _, violations = _found(PythonIfTerminal(), backends=("jax",))  # numpy runs too: it plays the episodes
+    violations = [v for v in violations if v.backend == "jax"]
+    assert [(v.hook, v.problem) for v in violations] == [("terminal", "raised")]
+    assert "TracerBoolConversionError" in violations[0].message and "use ops.where" in violations[0].message
 
 
 def test_it_raises_one_error_listing_every_violation_by_default():

@@ -43,8 +43,9 @@ class Violation:
     """One broken promise of a definition.
 
     ``hook`` is the method (``"observation"``, ``"terminal"``, ...), ``backend`` where it broke
-    (``"scalar"``, ``"numpy"``, ``"jax"``, or ``"scalar vs numpy"`` / ``"jax vs numpy"`` when two
-    backends disagree on the same draws), ``problem`` its kind (one of :data:`PROBLEMS`),
+    (``"scalar"``, ``"numpy"``, ``"jax"``, ``"scalar vs numpy"`` / ``"jax vs numpy"`` when two
+    backends disagree on the same draws, ``"all"`` for what the definition declares once: its
+    spaces, draws and ``State``), ``problem`` its kind (one of :data:`PROBLEMS`),
     ``message`` what was seen (the value, the row) and ``count`` how many times it was seen.
     """
 
@@ -675,13 +676,26 @@ class _Run:
     def __init__(self, d: Definition[Any, Any], params: Any, rows: int, backends: set[str], report: _Report):
         self.d, self.params, self.rows, self.report = d, params, rows, report
         self.scalar = "scalar" in backends
-        self.action_space = d.action_space(params)
-        self.observation_space = d.observation_space(params)
-        self.start_draws = d.draws_at_start(params)
-        self.State: Any = d.State
         self.kinds: dict[tuple[str, str], tuple[str, str]] = {}  # (backend, quantity): (kind, hook)
         self.hook_kinds: dict[tuple[str, str, str], str] = {}  # (backend, hook, quantity): the last kind
-        self.jax = _jax_backend(d, params, rows, report) if "jax" in backends else None
+        # what the definition declares (the same on every backend: "all")
+        self.action_space = self._space("action_space", report.call("action_space", "all", d.action_space, params))
+        self.observation_space = self._space(
+            "observation_space", report.call("observation_space", "all", d.observation_space, params)
+        )
+        self.start_draws = report.call("draws_at_start", "all", d.draws_at_start, params)
+        for name, count in (("draws_at_start", self.start_draws), ("step_draws", d.step_draws)):
+            if count is not FAILED and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
+                report.add(name, "all", "kind", f"is {_described(count)}, expected a count of uniforms (an int >= 0)")
+                self.start_draws = FAILED
+        self.State: Any = getattr(d, "State", None)
+        if not (isinstance(self.State, type) and issubclass(self.State, tuple) and hasattr(self.State, "_fields")):
+            report.add("State", "all", "not a state", f"is {_described(self.State)}, expected the state's NamedTuple")
+            self.State = None
+        self.ready = all(
+            x not in (None, FAILED) for x in (self.action_space, self.observation_space, self.start_draws, self.State)
+        )
+        self.jax = _jax_backend(d, params, rows, report) if "jax" in backends and self.ready else None
         modes = set(d.render_modes)
         self.pictures = "rgb_array" in modes or "human" in modes and d.human == "rgb"
         self.text = "ansi" in modes or "human" in modes and d.human == "ansi"
@@ -960,7 +974,15 @@ class _Run:
 
     # The episodes ------------------------------------------------------------------------------
 
+    def _space(self, hook: str, space: Any) -> Any:
+        if space is not FAILED and not isinstance(space, spaces.Space):
+            self.report.add(hook, "all", "kind", f"is {_described(space)}, expected a gymnasium.spaces.Space")
+            return FAILED
+        return space
+
     def play(self, seed: int, steps: int) -> None:
+        if not self.ready:  # nothing runs without the spaces, the draws and the state
+            return
         d, r, rows = self.d, self.report, self.rows
         rng = np.random.default_rng(seed)
         self.action_space.seed(seed)
