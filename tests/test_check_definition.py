@@ -140,6 +140,11 @@ class ScalarRewardDiffers(Coin):
         return super().reward(state, action, next_state, params, ops) + (0.5 if ops.name == "scalar" else 0.0)
 
 
+class SharedObservation(Coin):
+    def observation(self, state, params, ops):
+        return state.heads  # on numpy the state's own array: a caller writing into it changes the env
+
+
 class NoState(Coin):
     State = None
 
@@ -171,6 +176,7 @@ BROKEN = [
     (TupleState, _on("transition", "not a state")),
     (ScalarRewardDiffers, _on("reward", "disagree", ("scalar vs numpy",))),
     (JaxRewardDiffers, _on("reward", "disagree", tuple(f"{b} vs numpy" for b in JAX))),
+    (SharedObservation, _on("observation", "not fresh", ("numpy",))),
     (NoState, _on("State", "not a state", ("all",))),
     (NoObservationSpace, _on("observation_space", "raised", ("all",))),
 ]

@@ -25,7 +25,7 @@ from gymnasium import spaces
 from gym_suite.envs._checks import ArgumentTypeError, check_int, shown
 from gym_suite.envs._definition import NUMPY, SCALAR, Definition, jax_ops, row_of
 
-__all__ = ["BACKENDS", "DefinitionError", "Violation", "check_definition"]
+__all__ = ["BACKENDS", "PROBLEMS", "DefinitionError", "Violation", "check_definition"]
 
 #: The backends a definition runs on, in the order they are checked.
 BACKENDS: tuple[str, ...] = ("scalar", "numpy", "jax")
@@ -65,7 +65,8 @@ PROBLEMS: dict[str, str] = {
     "raised": "the hook raised an exception (on JAX: also while tracing under jit)",
     "not a state": "initial / transition returned something that is not the definition's State",
     "kind": "a value of the wrong kind: a state quantity that is not a number or flag, or changes kind; "
-    "an observation that is not an array; a reward that is not a number",
+    "an observation that is not an array; a reward that is not a number; a space that is not a "
+    "gymnasium Space, a count of draws that is not an int >= 0",
     "shape": "an array of the wrong shape (one value per row for a batch)",
     "dtype": "an observation whose dtype is not the space's (float64 where float32 is declared)",
     "nan": "an observation holding NaN",
@@ -75,6 +76,8 @@ PROBLEMS: dict[str, str] = {
     "not a dict": "state_info / transition_info that is not a dict",
     "not an image": "render_rgb that is not a uint8 (H, W, 3) array",
     "not text": "render_ansi that is not a str",
+    "not fresh": "an observation array sharing memory with the state or the parameters (a caller writing into it "
+    "would change the environment)",
     "disagree": "two backends give different values on the same state and draws",
 }
 
@@ -198,22 +201,15 @@ def _check_in_space(
     if isinstance(space, spaces.Discrete):
         start, n = int(space.start), int(space.n)
         allowed = f"an integer in {start}..{start + n - 1} (Discrete({n}{f', start={start}' if start else ''}))"
-        if rows is None and _scalar_kind(value) == "int" or isinstance(value, np.ndarray) and value.dtype.kind in "iu":
+        try:
             array = np.asarray(value)
-        elif rows is None and not isinstance(value, np.ndarray):
-            if isinstance(value, (float, np.floating)) and math.isnan(value):
-                return [("nan", f"{path} is nan, expected {allowed}")]
-            return [("dtype", f"{path} is {_described(value)}, expected {allowed}")]
-        else:
-            array = np.asarray(value)
+        except Exception:
+            array = np.asarray(None)
+        if array.dtype.kind not in "iu" or isinstance(value, (bool, np.bool_)):
             if array.dtype.kind == "f" and np.isnan(array).any():
-                return [
-                    (
-                        "nan",
-                        f"{path} holds nan ({_first_bad(array, np.isnan(array), rows is not None)}), expected {allowed}",
-                    )
-                ]
-            return [("dtype", f"{path} has dtype {array.dtype}, expected {allowed} per row")]
+                where = "" if array.ndim == 0 else f" ({_first_bad(array, np.isnan(array), rows is not None)})"
+                return [("nan", f"{path} holds nan{where}, expected {allowed}")]
+            return [("dtype", f"{path} is {_described(value)}, expected {allowed}{'' if rows is None else ' per row'}")]
         if array.shape != batch:
             return [("shape", f"{path} has shape {array.shape}, expected {batch}")]
         outside = (array < start) | (array >= start + n)
@@ -432,7 +428,8 @@ def _registry_classes() -> list[Any]:
 
 
 def _resolve(definition: Any, params: Any) -> tuple[Definition[Any, Any], Any, str]:
-    """The definition, its parameters and a name for messages."""
+    """The definition, its parameters and a name for messages (the id, the class, the definition's class)."""
+    label = None
     if isinstance(definition, str):
         import gym_suite
 
@@ -441,8 +438,10 @@ def _resolve(definition: Any, params: Any) -> tuple[Definition[Any, Any], Any, s
         if name not in ids:
             raise ValueError(f"check_definition: unknown id {definition!r}; the ids are {ids}")
         definition = _registry_classes()[ids.index(name)]
+        label = name
     if isinstance(definition, type) and isinstance(getattr(definition, "definition", None), Definition):
         cls: Any = definition
+        label = label or cls.__name__
         definition = cls.definition
         if params is None:  # the class's parameters, made as its constructor makes them
             params = definition.make_params(cls.base_params, cls.__name__)
@@ -462,7 +461,7 @@ def _resolve(definition: Any, params: Any) -> tuple[Definition[Any, Any], Any, s
                 f"check_definition: params is required for {type(definition).__name__} (its parameters "
                 "dataclass, e.g. MyParams()): the definition is not in the registry"
             )
-    return d, params, type(d).__name__
+    return d, params, label or type(d).__name__
 
 
 # --------------------------------------------------------------------------------------------
@@ -629,10 +628,14 @@ def check_definition(
       (Python numbers for one environment, one per row for a batch) of the same kind at the
       start and after a step, and on every backend;
     * ``observation``: in the observation space, of its dtype (float64 where the space
-      declares float32 is a violation) and shape, no NaN;
+      declares float32 is a violation) and shape, no NaN, in arrays of its own (no memory
+      shared with the state or the parameters);
     * ``reward``: a finite number; ``terminal`` / ``truncation``: a bool;
       ``state_info`` / ``transition_info``: a dict (with one value per row for a batch);
-    * ``heuristic``: an action the definition's ``check_action`` / ``check_actions`` accept;
+    * ``heuristic``: an action the definition's ``check_action`` / ``check_actions`` accept,
+      in the action space;
+    * the spaces are Gymnasium spaces, ``draws_at_start(params)`` and ``step_draws`` counts,
+      ``State`` a ``NamedTuple`` (violations on backend ``"all"``; nothing runs without them);
     * ``render_rgb`` (when the definition renders pictures): a ``uint8`` ``(H, W, 3)`` array;
       ``render_ansi`` (when it renders text): a ``str``;
     * the backends agree on the same draws: Python numbers with numpy to ``RTOL`` (relative,
@@ -693,7 +696,8 @@ class _Run:
             report.add("State", "all", "not a state", f"is {_described(self.State)}, expected the state's NamedTuple")
             self.State = None
         self.ready = all(
-            x not in (None, FAILED) for x in (self.action_space, self.observation_space, self.start_draws, self.State)
+            x is not None and x is not FAILED
+            for x in (self.action_space, self.observation_space, self.start_draws, self.State)
         )
         self.jax = _jax_backend(d, params, rows, report) if "jax" in backends and self.ready else None
         modes = set(d.render_modes)
@@ -757,10 +761,38 @@ class _Run:
             _check_space_value(
                 r, "observation", "numpy", _check_in_space(self.observation_space, obs, rows, "observation")
             )
+            self._check_fresh("numpy", obs, state)
             out["heuristic"] = action = r.call("heuristic", "numpy", d.heuristic, obs, p, NUMPY)
             if action is not FAILED:
                 self._check_heuristic("numpy", action)
         return out
+
+    def _check_fresh(self, backend: str, observation: Any, state: Any) -> None:
+        """The observation's arrays are the caller's own: no memory shared with the state's
+        quantities or the parameters' arrays (the shells hand the observation over as it is, so
+        a caller writing into it would change the environment)."""
+        parts = observation.items() if isinstance(observation, Mapping) else [("", observation)]
+        holders = [(f"state.{f}", q) for f, q in zip(self.State._fields, state) if isinstance(q, np.ndarray)]
+        if dataclasses.is_dataclass(self.params):
+            holders += [
+                (f"params.{f.name}", v)
+                for f in dataclasses.fields(self.params)
+                if isinstance(v := getattr(self.params, f.name), np.ndarray)
+            ]
+        for key, part in parts:
+            if not isinstance(part, np.ndarray):
+                continue
+            for holder, array in holders:
+                if np.may_share_memory(part, array):
+                    where = f"observation[{key!r}]" if key else "observation"
+                    self.report.add(
+                        "observation",
+                        backend,
+                        "not fresh",
+                        f"{where} shares memory with {holder} (return a copy: ops.copy)",
+                        where,
+                    )
+                    break
 
     def _check_heuristic(self, backend: str, action: Any) -> None:
         """The heuristic's action is one the definition accepts (``check_action`` /
@@ -858,6 +890,7 @@ class _Run:
             _check_space_value(
                 r, "observation", backend, _check_in_space(self.observation_space, obs, None, "observation")
             )
+            self._check_fresh(backend, obs, state)
             expected = _row(want.get("observation", FAILED), i)
             if expected is not FAILED:
                 _compare(r, "observation", vs, "observation", obs, expected, RTOL, scale[i])
