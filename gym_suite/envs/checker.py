@@ -12,6 +12,7 @@ hook, backend and value.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import importlib
 import math
@@ -1018,7 +1019,8 @@ class _Run:
             return
         d, r, rows = self.d, self.report, self.rows
         rng = np.random.default_rng(seed)
-        self.action_space.seed(seed)
+        sampler = copy.deepcopy(self.action_space)  # seeded here: the definition's space is left as it was
+        sampler.seed(seed)
         u = rng.random((rows, self.start_draws))
         state = self._numpy_start(u)
         want = {"state": FAILED} if state is FAILED else self._numpy_outputs(state)
@@ -1039,7 +1041,7 @@ class _Run:
                     return
                 fresh = _broadcast(fresh, rows)
                 state = self.State(*(np.where(ended, f, q) for f, q in zip(fresh, state)))
-            raw_actions = np.array([self.action_space.sample() for _ in range(rows)])
+            raw_actions = np.array([sampler.sample() for _ in range(rows)])
             try:
                 actions = d.check_actions(raw_actions, rows, self.action_space, self.params)
             except Exception as exc:
