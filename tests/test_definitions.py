@@ -79,6 +79,11 @@ class Coin(Definition[CoinState, CoinParams]):
     def render_ansi(self, state, params):
         return f"heads {state.heads}, last {state.last}\n"
 
+    def render_rgb(self, state, params):
+        frame = np.zeros((1, params.flips, 3), dtype=np.uint8)  # a strip: one white cell per head
+        frame[0, : state.heads] = 255
+        return frame
+
 
 COIN = Coin()
 CoinEnv, CoinVectorEnv = env_classes(COIN, CoinParams(), ("flips",), name="CoinEnv", module=__name__, doc=Coin.__doc__)

@@ -197,6 +197,9 @@ def test_api_reference_is_built_from_the_docstrings(site):
     ):
         assert f'id="{name}"' in training, f"{name} is missing from the API reference"
     assert ":func:`" not in evaluate + training  # Sphinx roles are turned into code
+    envs = (site / "reference" / "envs" / "index.html").read_text(encoding="utf-8")
+    for name in ("check_definition", "Violation", "DefinitionError"):
+        assert f'id="gym_suite.envs.{name}"' in envs, f"gym_suite.envs.{name} is missing from the API reference"
 
 
 # --------------------------------------------------------------------------------------------
