@@ -53,7 +53,7 @@ def load_policy(path: str | os.PathLike[str], env_id: str, algo: str = "ppo") ->
     if path.suffix == ".zip":
         from gym_suite.training.sb3 import load_sb3_policy
 
-        return load_sb3_policy(path, algo, env_id)  # type: ignore[no-any-return]
+        return load_sb3_policy(path, algo, env_id)
     with path.open("rb") as file:
         policy = pickle.load(file)
     if not callable(policy):
