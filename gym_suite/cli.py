@@ -269,7 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a built-in policy, or a trained one's file: a Stable-Baselines3 model (.zip) or a pickled callable",
     )
     rec.add_argument("--algo", default="ppo", choices=["ppo", "dqn"], help="the algorithm of a .zip model")
-    rec.add_argument("--episodes", type=positive_int, default=100)
+    rec.add_argument("--episodes", type=positive_int, default=100, help="how many episodes (default: 100)")
     rec.add_argument("--seed", type=non_negative_int, default=0, help="episode i is reset with seed + i")
     rec.add_argument("--dataset-id", default=None, help="the Minari dataset id (default: gym_suite/ID/POLICY-v0)")
     rec.add_argument(

@@ -7,6 +7,7 @@ Every dataset is written under a temporary ``MINARI_DATASETS_PATH``; nothing tou
 from __future__ import annotations
 
 import pickle
+import socket
 
 import numpy as np
 import pytest
@@ -26,6 +27,17 @@ from gym_suite.record import default_dataset_id, load_policy, record  # noqa: E4
 def datasets_path(tmp_path, monkeypatch):
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path / "datasets"))
     return tmp_path / "datasets"
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch):
+    """Recording and loading work without a network: any connection attempt fails the test."""
+
+    def refuse(self, address, *args, **kwargs):
+        raise AssertionError(f"a network connection to {address!r}")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
 
 
 def replay(env_id, policy, seed, **kwargs):
@@ -98,6 +110,23 @@ def test_the_command_records_a_built_in_and_a_pickled_policy(tmp_path, capsys):
     assert main(["record", "example-v0", "--policy", str(path), "--episodes", "2"]) == 0
     dataset = minari.load_dataset("gym_suite/example-v0/always-left-v0")
     assert all(np.all(episode.actions == 0) for episode in dataset.iterate_episodes())
+
+
+@pytest.mark.slow
+def test_the_command_records_a_saved_stable_baselines3_model(tmp_path):
+    pytest.importorskip("stable_baselines3")
+    from stable_baselines3 import PPO
+
+    from gym_suite.training.sb3 import load_sb3_policy, save_sb3
+
+    model = PPO("MlpPolicy", make("target-v0"), n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu")
+    model.learn(64)
+    save_sb3(model, tmp_path / "target-ppo")
+    assert main(["record", "target-v0", "--policy", str(tmp_path / "target-ppo.zip"), "--episodes", "3"]) == 0
+    dataset = minari.load_dataset("gym_suite/target-v0/target-ppo-v0")
+    policy = load_sb3_policy(tmp_path / "target-ppo.zip", "ppo", "target-v0")
+    first = next(iter(dataset.iterate_episodes()))
+    np.testing.assert_allclose(first.actions[0], policy(first.observations[0]), rtol=1e-6)
 
 
 @pytest.mark.parametrize(
