@@ -1,9 +1,10 @@
-"""The ``gym-suite`` command (also ``python -m gym_suite``): ``list``, ``demo``, ``evaluate`` and ``play``."""
+"""The ``gym-suite`` command (also ``python -m gym_suite``): ``list``, ``demo``, ``evaluate``, ``play`` and ``record``."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import pickle
 import sys
 from typing import Any
 
@@ -120,6 +121,37 @@ def _play(args: argparse.Namespace) -> int:
         return 1
     if returns:
         print(f"{len(returns)} episode(s), mean return {sum(returns) / len(returns):.3f}")
+    return 0
+
+
+def _record(args: argparse.Namespace) -> int:
+    """``gym-suite record ID``: exit 2 with one line when Minari is missing or the dataset exists."""
+    try:
+        from gym_suite.record import load_policy, record
+    except ModuleNotFoundError as exc:
+        print(f'gym-suite record: {exc}: pip install "gym-suite[minari]"', file=sys.stderr)
+        return 2
+    policy: Any = args.policy
+    name = args.name
+    try:
+        if policy not in ("random", "heuristic"):
+            policy = load_policy(args.policy, args.id, args.algo)
+            name = name or os.path.splitext(os.path.basename(args.policy))[0]
+        dataset = record(
+            args.id,
+            policy,
+            args.episodes,
+            seed=args.seed,
+            dataset_id=args.dataset_id,
+            env_kwargs=dict(args.env_kwargs),
+            policy_name=name,
+            overwrite=args.overwrite,
+        )
+    except (TypeError, ValueError, OSError, EOFError, pickle.UnpicklingError, gymnasium.error.Error) as exc:
+        args.parser.error(_env_error_message(args.id, exc))
+    print(f"{dataset.spec.dataset_id}: {dataset.total_episodes} episodes, {dataset.total_steps} steps")
+    print(f"written to {dataset.spec.data_path}")
+    print(f"load it with minari.load_dataset({dataset.spec.dataset_id!r})")
     return 0
 
 
@@ -248,6 +280,26 @@ def build_parser() -> argparse.ArgumentParser:
         "--screenshot", default=None, metavar="PATH", help="save the window's last picture (PNG) when play stops"
     )
     pl.set_defaults(func=_play, parser=pl)
+    rec = sub.add_parser("record", help="record seeded episodes as a Minari dataset (needs gym-suite[minari])")
+    rec.add_argument("id", type=suite_id, choices=[spec.id for spec in SPECS])
+    rec.add_argument(
+        "--policy",
+        default="heuristic",
+        metavar="heuristic|random|PATH",
+        help="a built-in policy, or a trained one's file: a Stable-Baselines3 model (.zip) or a pickled callable",
+    )
+    rec.add_argument("--algo", default="ppo", choices=["ppo", "dqn"], help="the algorithm of a .zip model")
+    rec.add_argument("--episodes", type=positive_int, default=100, help="how many episodes (default: 100)")
+    rec.add_argument("--seed", type=non_negative_int, default=0, help="episode i is reset with seed + i")
+    rec.add_argument("--dataset-id", default=None, help="the Minari dataset id (default: gym_suite/ID/POLICY-v0)")
+    rec.add_argument(
+        "--name", default=None, help="the policy's name in the dataset (default: heuristic, random or the file's stem)"
+    )
+    rec.add_argument("--overwrite", action="store_true", help="replace a local dataset of the same id")
+    rec.add_argument(
+        "--env-kwargs", nargs="*", type=key_value, default=[], metavar="KEY=VALUE", help="arguments of the environment"
+    )
+    rec.set_defaults(func=_record, parser=rec)
     return parser
 
 

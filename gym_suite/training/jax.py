@@ -328,79 +328,29 @@ def _schedule(total: int, iteration: int, points: int) -> tuple[int, int]:
 
 def _make_adapters(env_id: str, settings: dict[str, Any]):
     """The gymnax envs rejax trains and evaluates on (built lazily: they import JAX)."""
-    import jax
-    import jax.numpy as jnp
-    from gymnax.environments import environment
     from gymnax.environments import spaces as gymnax_spaces
 
     import gym_suite.jax as gsj
+    from gym_suite.jax_wrappers import FiveValueStep, OneHotObservation, RescaleAction, TransformReward
 
-    class FiveTuple(environment.Environment):
-        """rejax 0.1.3 takes ``(obs, state, reward, done, info)`` from ``step``; gymnax 1.0 gives
-        ``terminated`` and ``truncated`` apart: they are joined (the end is terminal for the
-        learner). A ``Discrete`` observation is one-hot (as ``gymnasium.spaces.flatten``), and the
-        training rewards are transformed: ``(reward + offset) * scale``.
-        A bounded float ``Box`` action space is ``[-1, 1]`` for the agent (Gaussian policies start
-        around 0 with unit spread), mapped back to its bounds as ``from_unit_box`` does."""
-
-        def __init__(self, env, scale=1.0, offset=0.0):
-            super().__init__()
-            self.env, self.scale, self.offset = env, float(scale), float(offset)
-            self._onehot = isinstance(env.observation_space(env.default_params), gymnax_spaces.Discrete)
-            gym_space = env.definition.action_space(env.definition_params)
-            self._unit = acts_in_unit_box(gym_space)
-            if self._unit:
-                self._low, self._high = np.asarray(gym_space.low), np.asarray(gym_space.high)
-
-        @property
-        def default_params(self):
-            return self.env.default_params
-
-        @property
-        def name(self):
-            return self.env.name
-
-        @property
-        def num_actions(self):
-            return self.env.num_actions
-
-        def action_space(self, params=None):
-            if self._unit:
-                return gymnax_spaces.Box(-1.0, 1.0, self._low.shape, jnp.float32)
-            return self.env.action_space(params)
-
-        def observation_space(self, params=None):
-            space = self.env.observation_space(params)
-            if self._onehot:
-                return gymnax_spaces.Box(0.0, 1.0, (int(space.n),), jnp.float32)
-            return space
-
-        def _obs(self, obs):
-            if self._onehot:
-                return jax.nn.one_hot(obs, self.env.observation_space().n, dtype=jnp.float32)
-            return obs
-
-        def reset(self, key, params=None):
-            obs, state = self.env.reset(key, params)
-            return self._obs(obs), state
-
-        def step(self, key, state, action, params=None):
-            if self._unit:
-                action = self._low + (jnp.clip(action, -1.0, 1.0) + 1.0) * 0.5 * (self._high - self._low)
-                action = jnp.clip(action, self._low, self._high)
-            obs, state, reward, terminated, truncated, info = self.env.step(key, state, action, params)
-            if self.offset:
-                reward = reward + self.offset
-            if self.scale != 1.0:
-                reward = reward * self.scale
-            return self._obs(obs), state, reward, jnp.logical_or(terminated, truncated), info
+    def adapt(env, scale=1.0, offset=0.0):
+        """rejax 0.1.3 takes five values from ``step`` (the end is terminal for the learner); a
+        ``Discrete`` observation one-hot; a bounded float ``Box`` action in ``[-1, 1]``; the
+        training rewards ``(reward + offset) * scale``."""
+        if isinstance(env.observation_space(env.default_params), gymnax_spaces.Discrete):
+            env = OneHotObservation(env)
+        if acts_in_unit_box(env.definition.action_space(env.definition_params)):
+            env = RescaleAction(env)
+        if scale != 1.0 or offset:
+            env = TransformReward(env, scale, offset)
+        return FiveValueStep(env)
 
     train_kwargs = training_env_kwargs(env_id, "ppo", settings["env_kwargs"])
     env, params = gsj.make(env_id, **train_kwargs)
-    train_env = FiveTuple(env, settings["reward_scale"], settings["reward_offset"])
+    train_env = adapt(env, settings["reward_scale"], settings["reward_offset"])
     eval_kwargs = {**recipe_for(env_id).eval_env_kwargs, **settings["env_kwargs"]}
     eval_base, eval_params = gsj.make(env_id, **eval_kwargs) if eval_kwargs != train_kwargs else (env, params)
-    return train_env, params, FiveTuple(eval_base), eval_params
+    return train_env, params, adapt(eval_base), eval_params
 
 
 # the Progress of the training under way and the times its evaluations were reached (the

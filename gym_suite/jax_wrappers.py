@@ -1,0 +1,225 @@
+"""Wrappers of the gymnax envs (:func:`gym_suite.jax.make`) for code written for other gymnax versions or spaces.
+
+Needs the ``jax`` extra (``pip install "gym-suite[jax]"``). Each wrapper is a gymnax
+``Environment`` around another one: it can be wrapped again (by these, gymnax's or PureJaxRL's
+wrappers), jitted and vmapped, and copied with ``copy.deepcopy`` (rejax deepcopies its config,
+env included; gymnax's ``LegacyStepAPIWrapper`` recurses without end there). Attributes the
+wrapper does not define are the wrapped env's (``env.definition``, ``env.render_rgb``).
+
+- :class:`FiveValueStep`: ``step`` returns five values ``(obs, state, reward, done, info)``, the
+  API of gymnax before 1.0, which rejax 0.1.3 and PureJaxRL unpack; gymnax 1.0's six values
+  ``(obs, state, reward, terminated, truncated, info)`` otherwise make them fail with "too many
+  values to unpack (expected 5)". ``done`` is ``terminated or truncated``; ``info`` keeps both.
+- :class:`OneHotObservation`: a ``Discrete`` observation (example-v0's) as a one-hot float
+  vector, the order of ``gymnasium.spaces.flatten``, so that networks and gymnax's
+  ``FlattenObservationWrapper`` ("Only Box spaces are supported") take it.
+- :class:`RescaleAction`: a bounded ``Box`` action (target-v0's field units, ``Box(0, 50)``)
+  taken in ``[low, high]`` (default ``[-1, 1]``, where Gaussian policies start), mapped to the
+  env's bounds: the JAX counterpart of Gymnasium's ``gymnasium.wrappers.RescaleAction``.
+- :class:`TransformReward`: rewards ``(reward + offset) * scale``, for training.
+
+rejax's algorithms, unchanged::
+
+    import jax
+    import rejax
+    import gym_suite.jax
+    from gym_suite.jax_wrappers import FiveValueStep, OneHotObservation
+
+    env, params = gym_suite.jax.make("example-v0")
+    algo = rejax.DQN.create(env=FiveValueStep(OneHotObservation(env)), env_params=params, total_timesteps=10_000)
+    train_state, evaluation = jax.jit(algo.train)(jax.random.key(0))
+
+``FiveValueStep`` goes outermost: the other wrappers, and gymnax's, take the six-value step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from gymnax.environments import environment
+from gymnax.environments import spaces as gymnax_spaces
+
+__all__ = ["FiveValueStep", "OneHotObservation", "RescaleAction", "TransformReward", "Wrapper"]
+
+
+class Wrapper(environment.Environment):  # type: ignore[misc]  # gymnax has no type hints
+    """A gymnax ``Environment`` that hands every call to ``env`` (the base of this module's wrappers).
+
+    Unlike gymnax's ``GymnaxWrapper`` it is an ``Environment`` (``isinstance`` checks pass) and
+    its attribute lookup does not recurse on a half-built copy, so ``copy.deepcopy`` works.
+    """
+
+    def __init__(self, env: Any) -> None:
+        if not callable(getattr(env, "step", None)) or not callable(getattr(env, "reset", None)):
+            raise TypeError(f"{type(self).__name__}: env must be a gymnax Environment, got {type(env).__name__}")
+        super().__init__()
+        self._env = env
+
+    def __getattr__(self, name: str) -> Any:
+        # only once the wrapped env is set: copy and pickle look attributes up on an empty object
+        if name.startswith("__") or "_env" not in vars(self):
+            raise AttributeError(name)
+        return getattr(self._env, name)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._env!r})"
+
+    @property
+    def env(self) -> Any:
+        """The wrapped env."""
+        return self._env
+
+    @property
+    def unwrapped(self) -> Any:
+        """The innermost env (:class:`gym_suite.jax.SuiteJaxEnv` for an env of :func:`gym_suite.jax.make`)."""
+        inner = self._env
+        while isinstance(inner, Wrapper):
+            inner = inner._env
+        return inner
+
+    @property
+    def default_params(self) -> Any:
+        return self._env.default_params
+
+    @property
+    def name(self) -> str:
+        return str(self._env.name)
+
+    @property
+    def num_actions(self) -> int:
+        return int(self._env.num_actions)
+
+    def action_space(self, params: Any = None) -> Any:
+        return self._env.action_space(params)
+
+    def observation_space(self, params: Any = None) -> Any:
+        return self._env.observation_space(params)
+
+    def reset(self, key: jax.Array, params: Any = None) -> tuple[Any, Any]:
+        return self._env.reset(key, params)  # type: ignore[no-any-return]
+
+    def step(self, key: jax.Array, state: Any, action: Any, params: Any = None) -> tuple[Any, ...]:
+        return tuple(self._env.step(key, state, action, params))
+
+
+class FiveValueStep(Wrapper):
+    """``step`` as gymnax before 1.0: ``(obs, state, reward, done, info)``, ``done = terminated or truncated``.
+
+    rejax 0.1.3's algorithms and PureJaxRL's loops and wrappers unpack five values. ``info``
+    keeps ``"terminated"`` and ``"truncated"`` apart (a learner that bootstraps past a
+    truncation can read them). Wrap it outermost: wrappers that expect gymnax 1.0's six values
+    (gymnax's, this module's others) go inside.
+    """
+
+    def step(self, key: jax.Array, state: Any, action: Any, params: Any = None) -> tuple[Any, ...]:
+        obs, state, reward, terminated, truncated, info = self._env.step(key, state, action, params)
+        info = {**info, "terminated": terminated, "truncated": truncated}
+        return obs, state, reward, jnp.logical_or(terminated, truncated), info
+
+
+class OneHotObservation(Wrapper):
+    """A ``Discrete(n)`` observation as a float vector of length ``n``, 1.0 at the index (``gymnasium.spaces.flatten``'s form).
+
+    The observation space becomes ``Box(0, 1, (n,), float32)``; ``info["final_observation"]`` is
+    one-hot too. Raises ``TypeError`` for an env whose observation space is not ``Discrete``
+    (``gym_suite.jax``'s other ids observe float vectors already).
+    """
+
+    def __init__(self, env: Any) -> None:
+        super().__init__(env)
+        space = env.observation_space(env.default_params)
+        if not isinstance(space, gymnax_spaces.Discrete):
+            raise TypeError(
+                f"OneHotObservation: the observation space must be Discrete, got {type(space).__name__} "
+                f"(of {getattr(env, 'name', type(env).__name__)})"
+            )
+        self._n = int(space.n)
+
+    def observation_space(self, params: Any = None) -> gymnax_spaces.Box:
+        return gymnax_spaces.Box(0.0, 1.0, (self._n,), jnp.float32)
+
+    def _one_hot(self, obs: Any) -> jax.Array:
+        return jax.nn.one_hot(obs, self._n, dtype=jnp.float32)
+
+    def reset(self, key: jax.Array, params: Any = None) -> tuple[Any, Any]:
+        obs, state = self._env.reset(key, params)
+        return self._one_hot(obs), state
+
+    def step(self, key: jax.Array, state: Any, action: Any, params: Any = None) -> tuple[Any, ...]:
+        obs, state, *rest = self._env.step(key, state, action, params)
+        info = rest[-1]
+        if isinstance(info, dict) and "final_observation" in info:
+            rest[-1] = {**info, "final_observation": self._one_hot(info["final_observation"])}
+        return (self._one_hot(obs), state, *rest)
+
+
+class RescaleAction(Wrapper):
+    """A bounded ``Box`` action taken in ``[low, high]`` (default ``[-1, 1]``) and mapped linearly to the env's bounds.
+
+    The agent's ``low`` is the env's lower bound, its ``high`` the env's upper bound (per
+    element). An action outside ``[low, high]`` is clipped into it first (inside a jitted step
+    there is no raising; Gaussian policies' samples spill over the bounds), as the env clips
+    its own. ``low`` and ``high`` are numbers or arrays of the action's shape, ``low < high``.
+    Raises ``TypeError`` for an env whose action space is not a ``Box`` with finite bounds.
+    """
+
+    def __init__(self, env: Any, low: Any = -1.0, high: Any = 1.0) -> None:
+        super().__init__(env)
+        space = env.action_space(env.default_params)
+        if not isinstance(space, gymnax_spaces.Box):
+            raise TypeError(f"RescaleAction: the action space must be a Box, got {type(space).__name__}")
+        shape = tuple(space.shape)
+        env_low = np.broadcast_to(np.asarray(space.low, dtype=np.float64), shape)
+        env_high = np.broadcast_to(np.asarray(space.high, dtype=np.float64), shape)
+        if not (np.all(np.isfinite(env_low)) and np.all(np.isfinite(env_high))):
+            raise TypeError("RescaleAction: the action space must have finite bounds")
+        try:
+            agent_low = np.broadcast_to(np.asarray(low, dtype=np.float64), shape)
+            agent_high = np.broadcast_to(np.asarray(high, dtype=np.float64), shape)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"RescaleAction: low and high must be numbers or arrays of shape {shape}, got {low!r} and {high!r}"
+            ) from None
+        if not (np.all(np.isfinite(agent_low)) and np.all(np.isfinite(agent_high)) and np.all(agent_low < agent_high)):
+            raise ValueError(f"RescaleAction: low and high must be finite with low < high, got {low!r} and {high!r}")
+        self._dtype = space.dtype
+        self._env_low, self._env_high = env_low.astype(space.dtype), env_high.astype(space.dtype)
+        self._low, self._high = agent_low.astype(space.dtype), agent_high.astype(space.dtype)
+
+    def action_space(self, params: Any = None) -> gymnax_spaces.Box:
+        return gymnax_spaces.Box(self._low, self._high, self._low.shape, self._dtype)
+
+    def env_action(self, action: Any) -> jax.Array:
+        """The env's action for the agent's ``action`` (clipped into ``[low, high]`` first)."""
+        action = jnp.clip(jnp.asarray(action, self._dtype), self._low, self._high)
+        fraction = (action - self._low) / (self._high - self._low)
+        return jnp.clip(self._env_low + fraction * (self._env_high - self._env_low), self._env_low, self._env_high)
+
+    def step(self, key: jax.Array, state: Any, action: Any, params: Any = None) -> tuple[Any, ...]:
+        return tuple(self._env.step(key, state, self.env_action(action), params))
+
+
+class TransformReward(Wrapper):
+    """Rewards as ``(reward + offset) * scale`` (training-only reward transforms; the env's own are unchanged)."""
+
+    def __init__(self, env: Any, scale: float = 1.0, offset: float = 0.0) -> None:
+        super().__init__(env)
+        try:
+            self.scale, self.offset = float(scale), float(offset)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"TransformReward: scale and offset must be numbers, got {scale!r} and {offset!r}"
+            ) from None
+        if not (np.isfinite(self.scale) and np.isfinite(self.offset)):
+            raise ValueError(f"TransformReward: scale and offset must be finite, got {scale!r} and {offset!r}")
+
+    def step(self, key: jax.Array, state: Any, action: Any, params: Any = None) -> tuple[Any, ...]:
+        obs, state, reward, *rest = self._env.step(key, state, action, params)
+        if self.offset:
+            reward = reward + self.offset
+        if self.scale != 1.0:
+            reward = reward * self.scale
+        return (obs, state, reward, *rest)
