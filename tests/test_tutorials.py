@@ -71,6 +71,22 @@ def test_the_page_marks_every_flow_and_cites_its_source():
     assert headings == ["000", "001", "002", "003", "004"]
 
 
+def test_the_tables_edit_counts_are_the_blocks():
+    """The table's "lines edited" of a flow is the number of its first block's lines marked as edits."""
+    text = PAGE.read_text(encoding="utf-8")
+    first_block = {
+        "000": "tutorial-000-heartpole-dqn",
+        "001": "tutorial-001-example-baseline",
+        "002": "tutorial-002-heartpole-loop",
+        "003": "tutorial-003-push",
+    }
+    for flow, marker in first_block.items():
+        row = re.search(rf"^\| \[{flow}\]\(#[^)]*\) \|[^|]*\|[^|]*\| *(\d+) *\|", text, flags=re.MULTILINE)
+        assert row, f"no table row with a count for flow {flow}"
+        edited = [line for line in page_block(marker).splitlines() if re.search(r"# (was:|new\b)", line)]
+        assert int(row.group(1)) == len(edited), (flow, edited)
+
+
 # --------------------------------------------------------------------------------------------
 # MAX_STEPS: the example tutorial's name for the step limit
 # --------------------------------------------------------------------------------------------
