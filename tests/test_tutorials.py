@@ -116,8 +116,10 @@ def test_max_steps_through_the_legacy_gym_make():
 
 
 @pytest.mark.slow
-def test_000_heartpole_dqn_runs_as_the_page_shows_it(gym_np_bool8):
-    pytest.importorskip("gym")
+@pytest.mark.parametrize("api", ["gym", "gymnasium"])
+def test_000_heartpole_dqn_runs_as_the_page_shows_it(api, gym_np_bool8):
+    """As written (the legacy gym), and with ``import gymnasium as gym``, which the page says runs too."""
+    pytest.importorskip(api)
     pytest.importorskip("stable_baselines3")
     code = shrink(
         page_block("tutorial-000-heartpole-dqn"),
@@ -125,8 +127,10 @@ def test_000_heartpole_dqn_runs_as_the_page_shows_it(gym_np_bool8):
         ("n_eval_episodes=5", "n_eval_episodes=1"),
         ("verbose=1", "verbose=0"),
     )
+    if api == "gymnasium":
+        code = shrink(code, ("import gym\n", "import gymnasium as gym\n"))
     ns = run(code)
-    assert type(ns["heartpole"]).__module__.split(".")[0] == "gym"  # the legacy gym's env, as written
+    assert type(ns["heartpole"]).__module__.split(".")[0] == api  # the env of the library imported
     assert ns["model"].num_timesteps == 200
     assert math.isfinite(ns["mean_reward"]) and ns["std_reward"] == 0.0  # one episode
 
