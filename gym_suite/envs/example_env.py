@@ -39,6 +39,12 @@ uniformly at random on ``range(lf_min, rt_max)`` without the goal (one uniform o
 
 A ``step`` after termination raises ``gymnasium.error.ResetNeeded``.
 
+``MAX_STEPS`` is 10, the registered step limit, under the tutorial's name (its baseline loops
+``for i in range(env.MAX_STEPS)``): a class constant, which ``max_episode_steps=N`` does not
+change (``env.spec.max_episode_steps`` gives the limit in force). Gymnasium's wrappers do not
+forward attributes: read it as ``env.unwrapped.MAX_STEPS``, or ``env.MAX_STEPS`` through the
+legacy ``gym.make``, whose wrappers do.
+
 ``info`` holds ``dist``, the goal minus the position, in a fresh dict after ``reset`` and
 every step. ``heuristic`` moves toward the goal.
 
@@ -74,6 +80,7 @@ True
   distribution); ``lf_min`` or ``rt_max`` above 10^12 raise ``ValueError`` at construction
   instead of overflowing; human mode prints each frame once; the vector env's text render
   shows each sub-environment's last reward, like the scalar env's.
+* v0, unchanged rules: ``MAX_STEPS``, the tutorial's name for the step limit (10).
 """
 
 from __future__ import annotations
@@ -272,5 +279,11 @@ def rgb_frame(position: int, goal: int, lf_min: int, rt_max: int) -> npt.NDArray
 EXAMPLE = Example()
 
 ExampleEnv, ExampleVectorEnv = env_classes(
-    EXAMPLE, DEFAULTS, ("lf_min", "rt_max"), name="ExampleEnv", module=__name__, doc=__doc__
+    EXAMPLE,
+    DEFAULTS,
+    ("lf_min", "rt_max"),
+    name="ExampleEnv",
+    module=__name__,
+    doc=__doc__,
+    extra={"MAX_STEPS": MAX_EPISODE_STEPS},  # the tutorial's name for the registered step limit
 )

@@ -304,3 +304,62 @@ def test_policy_from_an_algorithm_built_from_an_env_class(ray_session):
     observations = [env.reset(seed=s)[0] for s in range(5)]
     assert all(env.action_space.contains(a) for a in policy.act_batch(observations))
     assert policy.observation_space == env.observation_space and policy.action_space == env.action_space
+
+
+# --------------------------------------------------------------------------------------------
+# The documentation's "From the tutorials" page: its RLlib flows as the page shows them
+# --------------------------------------------------------------------------------------------
+
+TUTORIALS_PAGE = ROOT / "docs" / "tutorials.md"
+TINY_BATCH = "train_batch_size_per_learner=200, minibatch_size=100, num_epochs=1"
+
+
+def tutorials_block(marker: str, *replacements: tuple[str, str]) -> str:
+    """The page's Python block after ``<!-- marker -->``, each ``old`` (present once) replaced by ``new``."""
+    text = TUTORIALS_PAGE.read_text(encoding="utf-8")
+    start = text.index(f"<!-- {marker} -->")
+    start = text.index("```python\n", start) + len("```python\n")
+    code = text[start : text.index("```", start)]
+    for old, new in replacements:
+        assert code.count(old) == 1, f"the page's block no longer has {old!r} once"
+        code = code.replace(old, new)
+    return code
+
+
+def test_tutorial_001_example_train_and_rollout(ray_session, tmp_path, monkeypatch, capsys):
+    """gym_example's train.py on Ray 2.x: PPOConfig, checkpoints, the module, a rollout through RLlibPolicy."""
+    monkeypatch.chdir(tmp_path)  # the page saves to tmp/exa in the working directory, as the tutorial did
+    code = tutorials_block(
+        "tutorial-001-example-rllib",
+        ('rllib_config("example-v0")', f'rllib_config("example-v0", {TINY_BATCH})'),
+        ("n_iter = 5", "n_iter = 2"),
+    )
+    single_thread_torch()
+    namespace: dict = {}
+    exec(compile(code, str(TUTORIALS_PAGE), "exec"), namespace)
+    out = capsys.readouterr().out
+    assert " 1 reward " in out and " 2 reward " in out  # the status line of every iteration
+    assert Path(namespace["chkpt_file"]).is_dir() and Path(namespace["chkpt_file"]).is_relative_to(tmp_path)
+    assert namespace["step"] == 19  # the rollout's 20 steps
+    env, policy = namespace["env"], namespace["policy"]
+    assert env.spec.id == "example-v0"
+    assert env.action_space.contains(policy(env.reset(seed=1)[0]))
+
+
+def test_tutorial_004_target_training_plot_and_rollout(ray_session, tmp_path, monkeypatch):
+    """ruslanmv's target game on Ray 2.x: PPO, the mean-return plot, a rollout without compute_single_action."""
+    monkeypatch.chdir(tmp_path)
+    code = tutorials_block(
+        "tutorial-004-target-rllib",
+        ('rllib_config("target-v0")', f'rllib_config("target-v0", {TINY_BATCH})'),
+        ("range(10)", "range(2)"),
+    )
+    single_thread_torch()
+    namespace: dict = {}
+    exec(compile(code, str(TUTORIALS_PAGE), "exec"), namespace)
+    assert len(namespace["mean_returns"]) == 2
+    assert (tmp_path / "ppo_mean_return.png").stat().st_size > 0
+    env, info = namespace["env"], namespace["info"]
+    assert namespace["done"] and np.isfinite(namespace["episode_return"]) and info["distance"] >= 0
+    action = namespace["policy"](env.reset(seed=1)[0])
+    assert env.action_space.contains(np.asarray(action, dtype=np.float32))
