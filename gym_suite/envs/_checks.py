@@ -84,10 +84,16 @@ def check_number(owner: str, name: str, value: object, low: float = -math.inf, h
     """A finite real argument within ``[low, high]``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise ArgumentTypeError(f"{owner}: {name} must be a number, got {shown(value)}")
-    value = float(value)
-    if not (math.isfinite(value) and low <= value <= high):
+    try:
+        number = float(value)
+    except OverflowError:  # an int past the largest float: out of range, as infinity is
+        raise ValueError(
+            f"{owner}: {name} must be a finite number in [{low}, {high}], got an integer of magnitude at least "
+            f"2**{abs(int(value)).bit_length() - 1}"
+        ) from None
+    if not (math.isfinite(number) and low <= number <= high):
         raise ValueError(f"{owner}: {name} must be a finite number in [{low}, {high}], got {shown(value)}")
-    return value
+    return number
 
 
 def check_seed(owner: str, seed: object) -> int | None:
