@@ -256,6 +256,28 @@ def test_evaluate_refuses_an_episode_count_it_cannot_hold(episodes):
         evaluate("example-v0", "random", episodes=episodes)
 
 
+@pytest.mark.parametrize("env_kwargs", [[("lf_min", 1)], "lf_min=1", 3, {1: 2}])
+def test_evaluate_env_kwargs_that_are_not_a_mapping_name_env_kwargs(env_kwargs):
+    with pytest.raises(TypeError, match=r"^env_kwargs must "):
+        evaluate("example-v0", "random", episodes=2, env_kwargs=env_kwargs)
+
+
+def test_evaluate_takes_any_mapping_as_env_kwargs():
+    from types import MappingProxyType
+
+    as_dict = evaluate("example-v0", "random", episodes=3, env_kwargs={"lf_min": 1})
+    as_proxy = evaluate("example-v0", "random", episodes=3, env_kwargs=MappingProxyType({"lf_min": 1}))
+    assert np.array_equal(as_dict.returns, as_proxy.returns)
+
+
+@pytest.mark.parametrize("name", ["episodes", "seed"])
+def test_evaluate_messages_stay_short_for_huge_integers(name):
+    value = -(10**5000) if name != "episodes" else 10**5000  # past Python's int-to-str limit
+    with pytest.raises(ValueError, match=rf"^{name} must be") as err:
+        evaluate("example-v0", "random", **{name: value})
+    assert len(str(err.value)) < 1000
+
+
 def test_evaluate_seeds_past_int64_stay_distinct():
     """Episode ``i`` is reset with ``seed + i`` exactly, however large the seed (no float rounding)."""
     seed = 2**63 - 2
