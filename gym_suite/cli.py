@@ -142,6 +142,16 @@ def positive_int(text: str) -> int:
     return value
 
 
+def episodes_int(text: str) -> int:
+    """A number of episodes for ``evaluate``: 1 .. :data:`gym_suite.evaluate.MAX_EPISODES`."""
+    from gym_suite.evaluate import MAX_EPISODES
+
+    value = _integer(text)
+    if not 1 <= value <= MAX_EPISODES:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, at most {MAX_EPISODES:,}, got {value}")
+    return value
+
+
 def non_negative_int(text: str) -> int:
     value = _integer(text)
     if value < 0:
@@ -154,6 +164,18 @@ def jobs_int(text: str) -> int:
     if value == 0:
         raise argparse.ArgumentTypeError("must be a positive number of processes, or negative (-1: every core)")
     return value
+
+
+def screenshot_path(text: str) -> str:
+    """An argparse type: the path ``play --screenshot`` writes, checked before the window opens."""
+    from gym_suite.play import check_screenshot
+
+    try:
+        path = check_screenshot(text)
+    except (TypeError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    assert path is not None
+    return path
 
 
 def suite_id(text: str) -> str:
@@ -210,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev = sub.add_parser("evaluate", help="seeded evaluation of a built-in policy")
     ev.add_argument("id", type=suite_id, choices=[spec.id for spec in SPECS])
     ev.add_argument("--policy", default="random", choices=["random", "heuristic"])
-    ev.add_argument("--episodes", type=positive_int, default=1000)
+    ev.add_argument("--episodes", type=episodes_int, default=1000)
     ev.add_argument("--seed", type=non_negative_int, default=0, help="episode i is reset with seed + i")
     ev.add_argument("--jobs", type=jobs_int, default=1, help="parallel processes (-1: every core)")
     ev.add_argument(
@@ -225,7 +247,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--env-kwargs", nargs="*", type=key_value, default=[], metavar="KEY=VALUE", help="arguments of the environment"
     )
     pl.add_argument(
-        "--screenshot", default=None, metavar="PATH", help="save the window's last picture (PNG) when play stops"
+        "--screenshot",
+        type=screenshot_path,
+        default=None,
+        metavar="PATH",
+        help="save the window's last picture (PNG) when play stops",
     )
     pl.set_defaults(func=_play, parser=pl)
     return parser

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -54,6 +55,23 @@ def test_cli_usage_error_is_not_a_traceback():
     done = gym_suite_command("evaluate", "example-v0", "--episodes", "0")
     assert done.returncode == 2
     assert "Traceback" not in done.stderr and "--episodes: must be a positive integer" in done.stderr
+
+
+def test_cli_episode_count_past_the_limit_is_a_usage_error_for_both_commands():
+    """``gym-suite`` (the console script) and ``python -m gym_suite``: exit 2, usage and one error line."""
+    script = Path(sys.executable).with_name("gym-suite")
+    commands = [[sys.executable, "-m", "gym_suite"]] + ([[str(script)]] if script.exists() else [])
+    for command in commands:
+        done = subprocess.run(
+            [*command, "evaluate", "example-v0", "--episodes", "100000001"], capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 2, (command, done.stderr)
+        assert "Traceback" not in done.stderr and done.stderr.startswith("usage: gym-suite")
+        errors = [line for line in done.stderr.splitlines() if "error:" in line]
+        assert errors == [
+            "gym-suite evaluate: error: argument --episodes: must be a positive integer, at most 100,000,000, "
+            "got 100000001"
+        ]
 
 
 def test_cli_has_no_repository_script_commands(capsys):
