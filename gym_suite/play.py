@@ -393,7 +393,10 @@ def _loop(
             pygame.display.flip()
             clock.tick(FPS)
         if screenshot is not None:
-            pygame.image.save(window, os.fspath(screenshot))
+            try:
+                pygame.image.save(window, os.fspath(screenshot))
+            except Exception as exc:  # pygame.error: the disk filled up, the file went away meanwhile
+                raise OSError(f"screenshot={shown(os.fspath(screenshot))} could not be saved: {exc}") from None
     finally:
         pygame.display.quit()
     return returns
