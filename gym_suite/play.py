@@ -36,7 +36,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.error import DependencyNotInstalled
 
-from gym_suite.envs._checks import shown
+from gym_suite.envs._checks import shown, shown_path
 from gym_suite.envs._draw import LINE_HEIGHT, draw_text, text_size
 
 INSTALL_RENDER_EXTRA = 'pip install "gym-suite[render]"'
@@ -244,7 +244,7 @@ def check_screenshot(screenshot: object) -> str | None:
         raise TypeError(f"screenshot must be a text path (str or os.PathLike of str), got {shown(screenshot)}")
 
     def refuse(why: str) -> NoReturn:
-        raise ValueError(f"screenshot={shown(path)} {why}")
+        raise ValueError(f"screenshot={shown_path(path)} {why}")
 
     if not path.strip():
         refuse("is empty; give the path of a picture file to write (PNG, ...)")
@@ -256,9 +256,9 @@ def check_screenshot(screenshot: object) -> str | None:
         refuse(f"must end with one of {list(SCREENSHOT_EXTENSIONS)} (the picture's format)")
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
-        refuse(f"cannot be written: the directory {shown(directory)} does not exist")
+        refuse(f"cannot be written: the directory {shown_path(directory)} does not exist")
     if hasattr(os, "statvfs") and os.statvfs(directory).f_blocks == 0:  # /proc, /sys: no room for files
-        refuse(f"cannot be written: {shown(directory)} is on a filesystem that holds no files")
+        refuse(f"cannot be written: {shown_path(directory)} is on a filesystem that holds no files")
     try:
         if os.path.lexists(path):
             if not os.path.isfile(path):
@@ -396,7 +396,7 @@ def _loop(
             try:
                 pygame.image.save(window, os.fspath(screenshot))
             except Exception as exc:  # pygame.error: the disk filled up, the file went away meanwhile
-                raise OSError(f"screenshot={shown(os.fspath(screenshot))} could not be saved: {exc}") from None
+                raise OSError(f"screenshot={shown_path(os.fspath(screenshot))} could not be saved: {exc}") from None
     finally:
         pygame.display.quit()
     return returns

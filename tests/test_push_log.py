@@ -610,3 +610,10 @@ def test_a_bad_argument_beside_a_frame_keeps_the_message_short(small, name):
     with pytest.raises((TypeError, ValueError), match=name) as err:
         gymnasium.make("gym_suite:push-v0", data=small.head(50), **{name: value})
     assert len(str(err.value)) < 1000
+
+
+def test_a_long_path_is_cut_in_the_middle_keeping_its_file_name(tmp_path):
+    path = str(tmp_path / ("d" * 100_000) / "my_log.csv")
+    with pytest.raises(OSError, match=r"csv_path=.*\.\.\..*my_log\.csv") as err:
+        gymnasium.make("gym_suite:push-v0", csv_path=path)
+    assert len(str(err.value)) < 1000

@@ -51,6 +51,11 @@ def shown(value: object) -> str:
     return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
 
 
+def shown_path(path: str) -> str:
+    """``repr(path)``; a path of more than 300 characters cut in the middle, so its file name shows."""
+    return repr(path) if len(path) <= 300 else repr(path[:120]) + "..." + repr(path[-120:])
+
+
 def check_render_mode(owner: str, render_mode: str | None, render_modes: Collection[str]) -> str | None:
     if render_mode is not None and render_mode not in render_modes:
         raise ValueError(

@@ -123,7 +123,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias, TypeVar
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite.envs._checks import ArgumentTypeError, shown
+from gym_suite.envs._checks import ArgumentTypeError, shown, shown_path
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -596,26 +596,28 @@ def _read_bytes(csv_path: object, owner: str) -> tuple[bytes, str]:
             f"{owner}: csv_path must be a text path (str or os.PathLike of str), got {shown(csv_path)}"
         )
     if "\x00" in path:
-        raise ValueError(f"{owner}: csv_path={shown(path)} holds a NUL character; give the path of a CSV file")
+        raise ValueError(f"{owner}: csv_path={shown_path(path)} holds a NUL character; give the path of a CSV file")
     if not path.strip():
         raise ValueError(
-            f"{owner}: csv_path={shown(path)} is empty; give the path of a CSV file, or None for the bundled log"
+            f"{owner}: csv_path={shown_path(path)} is empty; give the path of a CSV file, or None for the bundled log"
         )
     if os.path.isdir(path):
-        raise ValueError(f"{owner}: csv_path={shown(path)} is a directory; give the path of a CSV file in it")
+        raise ValueError(f"{owner}: csv_path={shown_path(path)} is a directory; give the path of a CSV file in it")
     try:
         with open(path, "rb") as fh:
             return fh.read(), path
     except FileNotFoundError:
-        raise FileNotFoundError(f"{owner}: csv_path={shown(path)}: no such file") from None
+        raise FileNotFoundError(f"{owner}: csv_path={shown_path(path)}: no such file") from None
     except NotADirectoryError:
         raise FileNotFoundError(
-            f"{owner}: csv_path={shown(path)}: no such file (a part of the path is a file)"
+            f"{owner}: csv_path={shown_path(path)}: no such file (a part of the path is a file)"
         ) from None
     except PermissionError:
-        raise PermissionError(f"{owner}: csv_path={shown(path)} cannot be read: permission denied") from None
+        raise PermissionError(f"{owner}: csv_path={shown_path(path)} cannot be read: permission denied") from None
     except OSError as exc:
-        raise OSError(exc.errno, f"{owner}: csv_path={shown(path)} cannot be read: {exc.strerror or exc}") from None
+        raise OSError(
+            exc.errno, f"{owner}: csv_path={shown_path(path)} cannot be read: {exc.strerror or exc}"
+        ) from None
 
 
 def _decompress(raw: bytes, name: str) -> bytes:
