@@ -24,6 +24,8 @@ import gymnasium
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import gym_suite  # noqa: F401  (registers the ids)
 from gym_suite.envs import push_log
@@ -616,4 +618,28 @@ def test_a_long_path_is_cut_in_the_middle_keeping_its_file_name(tmp_path):
     path = str(tmp_path / ("d" * 100_000) / "my_log.csv")
     with pytest.raises(OSError, match=r"csv_path=.*\.\.\..*my_log\.csv") as err:
         gymnasium.make("gym_suite:push-v0", csv_path=path)
+    assert len(str(err.value)) < 1000
+
+
+_CHECKED_COLUMNS = [
+    "timestamp", "priority", "num_updates", "significant_contact", "text_length", "day_of_week", "hour", "battery",
+    "action",
+]  # fmt: skip
+
+
+@given(
+    column=st.sampled_from(_CHECKED_COLUMNS),
+    row=st.integers(0, 49),
+    value=st.one_of(
+        st.text(alphabet="xyz!?", min_size=1_000, max_size=20_000),
+        st.lists(st.integers(10**6, 10**7), min_size=200, max_size=400).map(tuple),
+    ),
+)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_a_long_bad_cell_in_any_checked_column_gives_a_short_message(small, column, row, value):
+    frame = small.head(50).copy()
+    frame[column] = frame[column].astype(object)
+    frame.at[frame.index[row], column] = value
+    with pytest.raises(ValueError, match=rf"column '{column}', row {row}") as err:
+        load_log(data=frame)
     assert len(str(err.value)) < 1000
