@@ -174,6 +174,16 @@ def positive_int(text: str) -> int:
     return value
 
 
+def episodes_int(text: str) -> int:
+    """A number of episodes for ``evaluate``: 1 .. :data:`gym_suite.evaluate.MAX_EPISODES`."""
+    from gym_suite.evaluate import MAX_EPISODES
+
+    value = _integer(text)
+    if not 1 <= value <= MAX_EPISODES:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, at most {MAX_EPISODES:,}, got {value}")
+    return value
+
+
 def non_negative_int(text: str) -> int:
     value = _integer(text)
     if value < 0:
@@ -186,6 +196,18 @@ def jobs_int(text: str) -> int:
     if value == 0:
         raise argparse.ArgumentTypeError("must be a positive number of processes, or negative (-1: every core)")
     return value
+
+
+def screenshot_path(text: str) -> str:
+    """An argparse type: the path ``play --screenshot`` writes, checked before the window opens."""
+    from gym_suite.play import check_screenshot
+
+    try:
+        path = check_screenshot(text)
+    except (TypeError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    assert path is not None
+    return path
 
 
 def suite_id(text: str) -> str:
@@ -255,7 +277,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="random: the action space's sampler, seeded per episode; heuristic: the id's documented "
         "simple policy (default: random)",
     )
-    ev.add_argument("--episodes", type=positive_int, default=1000, help="episodes to play (default: 1000)")
+    ev.add_argument("--episodes", type=episodes_int, default=1000, help="episodes to play (default: 1000)")
     ev.add_argument("--seed", type=non_negative_int, default=0, help="episode i is reset with seed + i")
     ev.add_argument("--jobs", type=jobs_int, default=1, help="parallel processes (-1: every core)")
     ev.add_argument(
@@ -277,10 +299,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--env-kwargs", nargs="*", type=key_value, default=[], metavar="KEY=VALUE", help="arguments of the environment"
     )
     pl.add_argument(
-        "--screenshot", default=None, metavar="PATH", help="save the window's last picture (PNG) when play stops"
+        "--screenshot",
+        type=screenshot_path,
+        default=None,
+        metavar="PATH",
+        help="save the window's last picture (PNG) when play stops",
     )
     pl.set_defaults(func=_play, parser=pl)
-    rec = sub.add_parser("record", help="record seeded episodes as a Minari dataset (needs gym-suite[minari])")
+    rec = sub.add_parser(
+        "record", help="record seeded episodes as a Minari dataset (needs gym-suite[minari])", allow_abbrev=False
+    )
     rec.add_argument("id", type=suite_id, choices=[spec.id for spec in SPECS])
     rec.add_argument(
         "--policy",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
@@ -20,6 +20,7 @@ import gymnasium
 import numpy as np
 
 from gym_suite._quiet import make  # the suite's ids from their specs: no version notice
+from gym_suite.envs._checks import shown
 
 if TYPE_CHECKING:
     from gymnasium.envs.registration import EnvSpec
@@ -286,7 +287,7 @@ def evaluate(
     episodes: int = 100,
     seed: int = 0,
     n_jobs: int = 1,
-    env_kwargs: dict[str, Any] | None = None,
+    env_kwargs: Mapping[str, Any] | None = None,
     progress: bool | None = None,
 ) -> EvalResult:
     """Run ``episodes`` seeded episodes of ``policy`` on ``env_id``.
@@ -316,14 +317,15 @@ def evaluate(
     elif not callable(policy):
         raise TypeError(f"policy must be a callable obs -> action or one of {list(BUILTIN_POLICIES)}, got {policy!r}")
     if not _is_int(episodes) or not 1 <= episodes <= MAX_EPISODES:
-        raise ValueError(f"episodes must be a positive integer, at most {MAX_EPISODES:,}, got {episodes!r}")
+        raise ValueError(f"episodes must be a positive integer, at most {MAX_EPISODES:,}, got {shown(episodes)}")
     if not _is_int(seed) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        raise ValueError(f"seed must be a non-negative integer, got {shown(seed)}")
     if not _is_int(n_jobs) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be a positive integer or negative (-1: every core), got {n_jobs!r}")
+        raise ValueError(f"n_jobs must be a positive integer or negative (-1: every core), got {shown(n_jobs)}")
+    kwargs = _check_env_kwargs(env_kwargs)
     spec_id = find_spec(env_id).id  # an unknown id fails here, with gymnasium's message
     if isinstance(policy, str) and policy == "heuristic":
-        _check_heuristic(env_id, env_kwargs)
+        _check_heuristic(env_id, kwargs)
     episodes, seed = int(episodes), int(seed)
     seeds = range(seed, seed + episodes)  # exact Python ints: seeds past 2**63 stay distinct
     chunks = [seeds[i : i + CHUNK_EPISODES] for i in range(0, episodes, CHUNK_EPISODES)]
@@ -333,12 +335,12 @@ def evaluate(
     returns, lengths = [], []
     workers = min(_n_workers(n_jobs), len(chunks))
     if workers == 1:
-        results = (run(env_id, policy, chunk, env_kwargs) for chunk in chunks)
+        results = (run(env_id, policy, chunk, kwargs) for chunk in chunks)
     else:
         from joblib import Parallel, delayed  # only for parallel runs: `import gym_suite` stays light
 
         results = Parallel(n_jobs=workers, return_as="generator")(
-            delayed(run)(env_id, policy, chunk, env_kwargs) for chunk in chunks
+            delayed(run)(env_id, policy, chunk, kwargs) for chunk in chunks
         )
     bar = _progress_bar(episodes, f"{spec_id} {_policy_name(policy)}") if progress else None
     try:
@@ -351,6 +353,18 @@ def evaluate(
         if bar is not None:
             bar.close()
     return EvalResult(spec_id, _policy_name(policy), seed, np.array(returns), np.array(lengths))
+
+
+def _check_env_kwargs(env_kwargs: object) -> dict[str, Any] | None:
+    """``env_kwargs`` as a dict of keyword arguments (None stays None)."""
+    if env_kwargs is None:
+        return None
+    if not isinstance(env_kwargs, Mapping):
+        raise TypeError(f"env_kwargs must be None or a dict of the environment's arguments, got {shown(env_kwargs)}")
+    odd = [key for key in env_kwargs if not isinstance(key, str)]
+    if odd:
+        raise TypeError(f"env_kwargs must have the arguments' names (str) as keys, got {shown(odd[0])}")
+    return dict(env_kwargs)
 
 
 def _n_workers(n_jobs: int) -> int:

@@ -29,13 +29,14 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, SupportsFloat
+from typing import Any, NoReturn, SupportsFloat
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.error import DependencyNotInstalled
 
+from gym_suite.envs._checks import shown, shown_path
 from gym_suite.envs._draw import LINE_HEIGHT, draw_text, text_size
 
 INSTALL_RENDER_EXTRA = 'pip install "gym-suite[render]"'
@@ -238,6 +239,62 @@ def controls_text(keys: tuple[Key, ...] | None) -> list[str]:
     return [legend, "Esc: quit"]
 
 
+#: The picture formats ``pygame.image.save`` writes, by file extension (it writes any other name as TGA).
+SCREENSHOT_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".tga")
+
+
+def check_screenshot(screenshot: object) -> str | None:
+    """``screenshot`` as the path :func:`play` saves the window's last picture to, checked before
+    the window opens: ``None``, or a path (``str`` or ``os.PathLike``) with a picture extension
+    (:data:`SCREENSHOT_EXTENSIONS`) of a file that can be written, in a directory that exists.
+
+    Raises ``TypeError`` for a value that is not a path, ``ValueError`` for one that cannot be
+    written (empty, a NUL character, a directory, a missing directory, no permission, ``/proc``).
+    A file that did not exist is not left behind.
+    """
+    if screenshot is None:
+        return None
+    if not isinstance(screenshot, (str, os.PathLike)):
+        raise TypeError(f"screenshot must be None or a file path (str or os.PathLike), got {shown(screenshot)}")
+    path = os.fspath(screenshot)
+    if not isinstance(path, str):
+        raise TypeError(f"screenshot must be a text path (str or os.PathLike of str), got {shown(screenshot)}")
+
+    def refuse(why: str) -> NoReturn:
+        raise ValueError(f"screenshot={shown_path(path)} {why}")
+
+    if not path.strip():
+        refuse("is empty; give the path of a picture file to write (PNG, ...)")
+    if "\x00" in path:
+        refuse("holds a NUL character")
+    if os.path.isdir(path):
+        refuse("is a directory; give the path of a picture file in it (PNG, ...)")
+    if os.path.splitext(path)[1].lower() not in SCREENSHOT_EXTENSIONS:
+        refuse(f"must end with one of {list(SCREENSHOT_EXTENSIONS)} (the picture's format)")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        refuse(f"cannot be written: the directory {shown_path(directory)} does not exist")
+    if hasattr(os, "statvfs") and os.statvfs(directory).f_blocks == 0:  # /proc, /sys: no room for files
+        refuse(f"cannot be written: {shown_path(directory)} is on a filesystem that holds no files")
+    try:
+        if os.path.lexists(path):
+            if not os.path.isfile(path):
+                refuse("exists and is not a regular file")
+            with open(path, "r+b"):  # writable, left as it is
+                pass
+        else:
+            with open(path, "xb"):
+                pass
+            os.remove(path)
+    except OSError as exc:
+        refuse(f"cannot be written: {exc.strerror or exc}")
+    return path
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 def play(
     env_id: str,
     *,
@@ -250,14 +307,19 @@ def play(
     """Play ``env_id`` by hand in a pygame window; returns the returns of the finished episodes.
 
     ``seed``: episode ``i`` (from 0) is reset with ``seed + i`` (None: unseeded). ``episodes``:
-    stop after that many (None: until Esc or the window is closed). ``screenshot``: save the
-    window's last picture to this image file (PNG, ...) when playing stops. ``on_episode`` is
-    called as ``on_episode(index, return, steps, terminated)`` after each episode ends.
+    stop after that many (None: until Esc or the window is closed); both take Python or numpy
+    integers. ``screenshot``: save the window's last picture to this image file (PNG, ...) when
+    playing stops; it is checked before the window opens (:func:`check_screenshot`).
+    ``on_episode`` is called as ``on_episode(index, return, steps, terminated)`` after each
+    episode ends.
     """
-    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
-        raise ValueError(f"seed must be None or a non-negative integer, got {seed!r}")
-    if episodes is not None and (not isinstance(episodes, int) or isinstance(episodes, bool) or episodes < 1):
-        raise ValueError(f"episodes must be None or a positive integer, got {episodes!r}")
+    if seed is not None and (not _is_int(seed) or seed < 0):
+        raise ValueError(f"seed must be None or a non-negative integer, got {shown(seed)}")
+    if episodes is not None and (not _is_int(episodes) or episodes < 1):
+        raise ValueError(f"episodes must be None or a positive integer, got {shown(episodes)}")
+    seed = None if seed is None else int(seed)
+    episodes = None if episodes is None else int(episodes)
+    screenshot = check_screenshot(screenshot)
     pygame = _import_pygame()
     from gym_suite._quiet import make
 
@@ -348,7 +410,10 @@ def _loop(
             pygame.display.flip()
             clock.tick(FPS)
         if screenshot is not None:
-            pygame.image.save(window, os.fspath(screenshot))
+            try:
+                pygame.image.save(window, os.fspath(screenshot))
+            except Exception as exc:  # pygame.error: the disk filled up, the file went away meanwhile
+                raise OSError(f"screenshot={shown_path(os.fspath(screenshot))} could not be saved: {exc}") from None
     finally:
         pygame.display.quit()
     return returns

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -54,6 +55,23 @@ def test_cli_usage_error_is_not_a_traceback():
     done = gym_suite_command("evaluate", "example-v0", "--episodes", "0")
     assert done.returncode == 2
     assert "Traceback" not in done.stderr and "--episodes: must be a positive integer" in done.stderr
+
+
+def test_cli_episode_count_past_the_limit_is_a_usage_error_for_both_commands():
+    """``gym-suite`` (the console script) and ``python -m gym_suite``: exit 2, usage and one error line."""
+    script = Path(sys.executable).with_name("gym-suite")
+    commands = [[sys.executable, "-m", "gym_suite"]] + ([[str(script)]] if script.exists() else [])
+    for command in commands:
+        done = subprocess.run(
+            [*command, "evaluate", "example-v0", "--episodes", "100000001"], capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 2, (command, done.stderr)
+        assert "Traceback" not in done.stderr and done.stderr.startswith("usage: gym-suite")
+        errors = [line for line in done.stderr.splitlines() if "error:" in line]
+        assert errors == [
+            "gym-suite evaluate: error: argument --episodes: must be a positive integer, at most 100,000,000, "
+            "got 100000001"
+        ]
 
 
 def test_cli_has_no_repository_script_commands(capsys):
@@ -254,6 +272,28 @@ def test_evaluate_takes_the_module_prefix_gymnasium_make_takes():
 def test_evaluate_refuses_an_episode_count_it_cannot_hold(episodes):
     with pytest.raises(ValueError, match=r"episodes must be .*at most"):
         evaluate("example-v0", "random", episodes=episodes)
+
+
+@pytest.mark.parametrize("env_kwargs", [[("lf_min", 1)], "lf_min=1", 3, {1: 2}])
+def test_evaluate_env_kwargs_that_are_not_a_mapping_name_env_kwargs(env_kwargs):
+    with pytest.raises(TypeError, match=r"^env_kwargs must "):
+        evaluate("example-v0", "random", episodes=2, env_kwargs=env_kwargs)
+
+
+def test_evaluate_takes_any_mapping_as_env_kwargs():
+    from types import MappingProxyType
+
+    as_dict = evaluate("example-v0", "random", episodes=3, env_kwargs={"lf_min": 1})
+    as_proxy = evaluate("example-v0", "random", episodes=3, env_kwargs=MappingProxyType({"lf_min": 1}))
+    assert np.array_equal(as_dict.returns, as_proxy.returns)
+
+
+@pytest.mark.parametrize("name", ["episodes", "seed"])
+def test_evaluate_messages_stay_short_for_huge_integers(name):
+    value = -(10**5000) if name != "episodes" else 10**5000  # past Python's int-to-str limit
+    with pytest.raises(ValueError, match=rf"^{name} must be") as err:
+        evaluate("example-v0", "random", **{name: value})
+    assert len(str(err.value)) < 1000
 
 
 def test_evaluate_seeds_past_int64_stay_distinct():

@@ -139,6 +139,69 @@ def test_bad_arguments_are_usage_errors():
         gym_suite.play.play("example-v0", episodes=0)
 
 
+BAD_SCREENSHOTS = {
+    "missing directory": lambda tmp: "/nonexistent/shot.png",
+    "a directory": lambda tmp: str(tmp),
+    "in /proc": lambda tmp: "/proc/shot.png",
+    "a /proc file": lambda tmp: "/proc/self/status",
+    "empty": lambda tmp: "",
+    "NUL": lambda tmp: str(tmp / "a\x00.png"),
+    "not a picture format": lambda tmp: str(tmp / "shot.gif"),
+    "a path under a file": lambda tmp: str(tmp / "file.png" / "shot.png"),
+}
+
+
+@pytest.fixture
+def no_display(monkeypatch):
+    """No X display and SDL left to choose its driver: opening a window fails at once (pygame.error)."""
+    monkeypatch.delenv("SDL_VIDEODRIVER", raising=False)
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    return dict(os.environ)
+
+
+@pytest.mark.parametrize("case", list(BAD_SCREENSHOTS))
+def test_a_bad_screenshot_path_is_refused_before_the_window_opens(tmp_path, case, no_display):
+    (tmp_path / "file.png").write_bytes(b"")
+    path = BAD_SCREENSHOTS[case](tmp_path)
+    # unchecked, the path would reach the window, which fails to open here (pygame.error)
+    with pytest.raises(ValueError, match=r"^screenshot="):
+        gym_suite.play.play("example-v0", episodes=1, screenshot=path)
+    if case == "NUL":
+        return  # a command line cannot hold one
+    done = subprocess.run(
+        [sys.executable, "-m", "gym_suite", "play", "example-v0", "--screenshot", path],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=no_display,
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[-1].startswith("gym-suite play: error: argument --screenshot: screenshot=")
+
+
+def test_a_good_screenshot_path_is_accepted_and_nothing_is_left_behind(tmp_path):
+    from gym_suite.play import check_screenshot
+
+    assert check_screenshot(None) is None
+    assert check_screenshot(tmp_path / "shot.png") == str(tmp_path / "shot.png")
+    assert not (tmp_path / "shot.png").exists()
+    (tmp_path / "old.png").write_bytes(b"kept")
+    assert check_screenshot(str(tmp_path / "old.png")) == str(tmp_path / "old.png")
+    assert (tmp_path / "old.png").read_bytes() == b"kept"
+    with pytest.raises(TypeError, match="screenshot must be None or a file path"):
+        check_screenshot(3)
+
+
+def test_numpy_integers_are_integers(no_display):
+    """seed and episodes are checked first: the error is the screenshot's, the numpy integers pass."""
+    with pytest.raises(ValueError, match="^screenshot="):
+        gym_suite.play.play("example-v0", seed=np.int64(0), episodes=np.int64(1), screenshot="/nonexistent/x.png")
+    for bad in ({"seed": np.int64(-1)}, {"episodes": np.int32(0)}, {"seed": np.bool_(True)}, {"episodes": 1.0}):
+        with pytest.raises(ValueError, match=f"^{next(iter(bad))} must be"):
+            gym_suite.play.play("example-v0", **bad)
+
+
 # --------------------------------------------------------------------------------------------
 # In a real window, under Xvfb
 # --------------------------------------------------------------------------------------------

@@ -24,9 +24,12 @@ import gymnasium
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import gym_suite  # noqa: F401  (registers the ids)
 from gym_suite.envs import push_log
+from gym_suite.envs._checks import ArgumentTypeError
 from gym_suite.envs.push_log import (
     CATEGORICAL_FIELDS,
     COLUMNS,
@@ -490,7 +493,9 @@ def test_bad_files_raise_clear_errors(small, tmp_path, case):
     cached = dict(push_log._CACHE)
     with pytest.raises(error, match=match) as info:
         gymnasium.make("gym_suite:push-v0", csv_path=csv_path)
-    assert type(info.value) is error  # not a subclass raised from deep inside (UnicodeDecodeError, ...)
+    # not a subclass raised from deep inside (UnicodeDecodeError, ...); a TypeError is the suite's own
+    # short one (gymnasium.make appends its keyword arguments to it)
+    assert type(info.value) is (ArgumentTypeError if error is TypeError else error)
     assert dict(push_log._CACHE) == cached  # nothing changed
 
 
@@ -529,6 +534,8 @@ def test_frame_with_a_repeated_column_is_named(small):
 @pytest.mark.parametrize("column", ["priority", "num_updates", "text_length", "hour", "battery", "significant_contact"])
 @pytest.mark.parametrize("bad", [complex(1, 2), complex(1, 0), np.complex128(3 + 0j), True, np.bool_(False)])
 def test_numeric_columns_refuse_complex_numbers_and_bools(small, column, bad):
+    if column == "significant_contact" and isinstance(bad, (bool, np.bool_)):
+        return  # a yes/no field: a boolean is its value (test_significant_contact_takes_booleans)
     frame = small.copy()
     frame[column] = frame[column].astype(object)
     frame.loc[frame.index[7], column] = bad
@@ -552,3 +559,87 @@ def test_complex_numbers_in_a_csv_are_refused(small, tmp_path):
     path = to_csv(frame, tmp_path / "complex.csv")
     with pytest.raises(ValueError, match=r"column 'battery', row 3 \(line 5 of the file\)"):
         load_log(csv_path=path)
+
+
+@pytest.mark.parametrize("mixed", [False, True])
+def test_significant_contact_takes_booleans(small, mixed):
+    """A yes/no field: False and True are 0 and 1, a whole bool column or among the numbers."""
+    frame = small.copy()
+    flags = frame["significant_contact"].astype(bool)
+    frame["significant_contact"] = flags.astype(object) if mixed else flags
+    if mixed:  # the first half as numbers, the rest as booleans
+        half = frame.index[: len(frame) // 2]
+        frame.loc[half, "significant_contact"] = small.loc[half, "significant_contact"].astype(int)
+    as_numbers, as_booleans = load_log(data=small), load_log(data=frame)
+    assert flags.any() and not flags.all()
+    np.testing.assert_array_equal(as_booleans.codes, as_numbers.codes)
+
+
+def test_multiindex_columns_are_refused_naming_them(small):
+    for columns in ([(c, "x") for c in small.columns], [(c,) for c in small.columns]):
+        frame = small.copy()
+        frame.columns = pd.MultiIndex.from_tuples(columns)
+        with pytest.raises(ValueError, match=r"data has hierarchical \(MultiIndex\) columns"):
+            gymnasium.make("gym_suite:push-v0", data=frame)
+
+
+@pytest.mark.parametrize("path", ["\x00", "log\x00.csv", "/tmp/\x00/log.csv"])
+def test_a_path_with_a_nul_character_names_csv_path(path):
+    with pytest.raises(ValueError, match=r"csv_path=.* holds a NUL character"):
+        gymnasium.make("gym_suite:push-v0", csv_path=path)
+
+
+def test_a_long_bad_value_is_cut_in_the_message(small):
+    frame = small.copy()
+    frame["action"] = frame["action"].astype(object)
+    frame.loc[frame.index[3], "action"] = "x" * 100_000
+    with pytest.raises(ValueError, match=r"column 'action', row 3: 'x+\.\.\. is not one of") as err:
+        load_log(data=frame)
+    assert len(str(err.value)) < 1000
+
+
+@pytest.mark.parametrize("fraction", ["0.2", True, __import__("decimal").Decimal("0.2"), [0.2]])
+def test_a_bad_test_fraction_through_make_keeps_the_message_short(small, fraction):
+    """gymnasium.make appends its keyword arguments to a TypeError: a frame of 50 rows' repr is all of them."""
+    with pytest.raises(TypeError, match="test_fraction must be None or a number") as err:
+        gymnasium.make("gym_suite:push-v0", data=small.head(50), test_fraction=fraction)
+    assert len(str(err.value)) < 1000
+
+
+@pytest.mark.parametrize("name", ["vocabularies", "split", "csv_path"])
+def test_a_bad_argument_beside_a_frame_keeps_the_message_short(small, name):
+    value = {"vocabularies": {"app": [3] * 10_000}, "split": ["train"] * 10_000, "csv_path": 3.5}[name]
+    with pytest.raises((TypeError, ValueError), match=name) as err:
+        gymnasium.make("gym_suite:push-v0", data=small.head(50), **{name: value})
+    assert len(str(err.value)) < 1000
+
+
+def test_a_long_path_is_cut_in_the_middle_keeping_its_file_name(tmp_path):
+    path = str(tmp_path / ("d" * 100_000) / "my_log.csv")
+    with pytest.raises(OSError, match=r"csv_path=.*\.\.\..*my_log\.csv") as err:
+        gymnasium.make("gym_suite:push-v0", csv_path=path)
+    assert len(str(err.value)) < 1000
+
+
+_CHECKED_COLUMNS = [
+    "timestamp", "priority", "num_updates", "significant_contact", "text_length", "day_of_week", "hour", "battery",
+    "action",
+]  # fmt: skip
+
+
+@given(
+    column=st.sampled_from(_CHECKED_COLUMNS),
+    row=st.integers(0, 49),
+    value=st.one_of(
+        st.text(alphabet="xyz!?", min_size=1_000, max_size=20_000),
+        st.lists(st.integers(10**6, 10**7), min_size=200, max_size=400).map(tuple),
+    ),
+)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_a_long_bad_cell_in_any_checked_column_gives_a_short_message(small, column, row, value):
+    frame = small.head(50).copy()
+    frame[column] = frame[column].astype(object)
+    frame.at[frame.index[row], column] = value
+    with pytest.raises(ValueError, match=rf"column '{column}', row {row}") as err:
+        load_log(data=frame)
+    assert len(str(err.value)) < 1000

@@ -430,3 +430,22 @@ def test_legacy_gym_registers_the_tutorials_id_in_a_fresh_process():
         )
         done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
         assert "HeartPole-v0 is the tutorial's id" in done.stdout, (code, done.stdout, done.stderr)
+
+
+_HUGE_INTEGERS = st.one_of(st.integers(2**63, 2**5000), st.integers(-(2**5000), -(2**63)))
+
+
+@given(st.sampled_from(ALL_IDS), _HUGE_INTEGERS, st.booleans())
+def test_huge_integer_arguments_are_value_errors_naming_the_argument(env_id, value, through_jax):
+    """An integer past what a float holds (2**1100) is out of range, not an OverflowError, on
+    the numpy envs and through gym_suite.jax.make (the same argument checks)."""
+    creator = gymnasium.envs.registration.load_env_creator(gymnasium.spec(env_id).entry_point)
+    names = [n for n in __import__("inspect").signature(creator).parameters if n != "env_config"]
+    if through_jax:
+        gsj = pytest.importorskip("gym_suite.jax")
+        creator = lambda **kwargs: gsj.make(env_id, **kwargs)  # noqa: E731
+    for name in names:
+        with pytest.raises(DOCUMENTED_ERRORS) as err:
+            creator(**{name: value})
+        assert len(str(err.value)) < MESSAGE_LIMIT
+        assert name in str(err.value), (name, str(err.value))

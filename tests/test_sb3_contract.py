@@ -130,9 +130,12 @@ def test_custom_calls_through_wrappers(adapter, wrapper):
     assert not venv.has_attr("dummy")
     venv.set_attr("dummy", 12)
     assert venv.get_attr("dummy") == [12] * N_ENVS
-    assert venv.env_method("set_wrapper_attr", "radius", 0.25) == [True] * N_ENVS
-    assert venv.get_attr("radius") == [0.25] * N_ENVS
-    assert venv.env_method("get_wrapper_attr", "radius", indices=[0, -1]) == [0.25, 0.25]
+    assert venv.env_method("set_wrapper_attr", "note", 0.25) == [True] * N_ENVS
+    assert venv.get_attr("note") == [0.25] * N_ENVS
+    assert venv.env_method("get_wrapper_attr", "note", indices=[0, -1]) == [0.25, 0.25]
+    if adapter == "suite":  # a parameter is fixed when the env is made (the rules would ignore a new value)
+        with pytest.raises(ValueError, match="radius is a parameter"):
+            venv.env_method("set_wrapper_attr", "radius", 0.25)
     with pytest.raises(IndexError):
         venv.get_attr("radius", indices=[N_ENVS])
     venv.close()

@@ -275,9 +275,10 @@ def test_get_attr_set_attr_env_method_and_wrappers():
     # set a row's state; a shared attribute only for every row at once
     venv.set_attr("position", 1, indices=[0])
     assert venv.get_attr("position")[0] == 1
-    venv.set_attr("goal", single.goal)
+    venv.set_attr("note", "shared")
+    assert venv.get_attr("note") == ["shared"] * 3
     with pytest.raises(ValueError, match="every row"):
-        venv.set_attr("goal", 3, indices=[0])
+        venv.set_attr("note", "first", indices=[0])
     assert venv.env_is_wrapped(Monitor) == [True] * 3
     assert venv.env_is_wrapped(gymnasium.wrappers.TimeLimit) == [True] * 3  # example-v0's 10-step limit
     assert venv.env_is_wrapped(gymnasium.wrappers.RescaleAction) == [False] * 3
@@ -452,9 +453,11 @@ def test_wrapper_attributes_through_env_method():
     assert gymnasium.make(spec[0]).spec.id == "example-v0"  # the spec of a row makes a row
     assert ours.env_method("get_wrapper_attr", "goal", indices=[1]) == ours.get_attr("goal", indices=[1])
     for venv in (ours, reference):
-        venv.env_method("set_wrapper_attr", "rt_max", 17)
-        assert venv.get_attr("rt_max") == [17] * 3
-        assert venv.env_method("get_wrapper_attr", "rt_max") == [17] * 3
+        venv.env_method("set_wrapper_attr", "note", 17)
+        assert venv.get_attr("note") == [17] * 3
+        assert venv.env_method("get_wrapper_attr", "note") == [17] * 3
+    with pytest.raises(ValueError, match="rt_max is a parameter"):  # fixed when the env is made
+        ours.env_method("set_wrapper_attr", "rt_max", 17)
 
 
 def test_step_none_names_the_actions():
@@ -574,3 +577,33 @@ def close_or_same(a, b) -> bool:
     if isinstance(a, (np.ndarray, np.generic)) or isinstance(b, (np.ndarray, np.generic)):
         return bool(np.array_equal(np.asarray(a), np.asarray(b)))
     return a == b
+
+
+@pytest.mark.parametrize(
+    ("env_id", "name", "value"),
+    [
+        ("heartpole-v0", "heart_attack_proclivity", 2.0),
+        ("heartpole-v0", "heart_attack_proclivity", 0.25),  # in range: still the rules' own, fixed
+        ("heartpole-v0", "heart_attack_proclivity", float("nan")),
+        ("example-v0", "goal", 3),  # follows from the arguments
+        ("target-v0", "radius", 0.5),
+        ("example-v0", "params", None),
+    ],
+)
+def test_set_attr_of_a_parameter_is_refused_naming_it(env_id, name, value):
+    """The rules read env.params: a parameter set as an attribute would read back but change nothing."""
+    venv = SuiteVecEnv(env_id, 2, seed=0)
+    before = venv.get_attr(name)
+    with pytest.raises(ValueError, match=rf"set_attr: {name} is a parameter of the environment"):
+        venv.set_attr(name, value)
+    assert all(close_or_same(a, b) for a, b in zip(venv.get_attr(name), before))
+
+
+def test_attribute_and_method_names_must_be_strings():
+    venv = SuiteVecEnv("example-v0", 2, seed=0)
+    with pytest.raises(TypeError, match="env_method: method_name must be a str, got 3"):
+        venv.env_method(3)
+    with pytest.raises(TypeError, match="get_attr: attr_name must be a str, got 3"):
+        venv.get_attr(3)
+    with pytest.raises(TypeError, match="set_attr: attr_name must be a str, got 3"):
+        venv.set_attr(3, 1)

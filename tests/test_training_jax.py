@@ -3,14 +3,28 @@ the random policy on the numpy env, and bad settings fail before anything compil
 
 from __future__ import annotations
 
+import math
 import pickle
+import subprocess
+import sys
+from decimal import Decimal
 
 import gymnasium
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gym_suite
-from gym_suite.training.jax import PPO_DEFAULTS, _make_adapters, _schedule, ppo_budget, ppo_settings, train_ppo
+from gym_suite.training.jax import (
+    PPO_DEFAULTS,
+    _make_adapters,
+    _schedule,
+    _seed_keys,
+    ppo_budget,
+    ppo_settings,
+    train_ppo,
+)
 
 EPISODES = 300
 
@@ -18,7 +32,8 @@ EPISODES = 300
 @pytest.fixture(scope="module")
 def example_run():
     pytest.importorskip("rejax")
-    return train_ppo("example-v0", seed=0, num_seeds=2, total_timesteps=20_000, progress=False)
+    # seeds 2**63 - 1 and 2**63: past what jax.random.PRNGKey takes, each its own key
+    return train_ppo("example-v0", seed=2**63 - 1, num_seeds=2, total_timesteps=20_000, progress=False)
 
 
 def test_short_training_beats_random_on_the_numpy_env(example_run):
@@ -37,7 +52,7 @@ def test_the_curve_has_one_row_per_seed_and_starts_at_step_0(example_run):
     assert result.steps[0] == 0 and result.steps[-1] == result.timesteps
     assert np.all(np.isfinite(result.returns))
     assert result.returns[:, -1].mean() > result.returns[:, 0].mean()
-    assert result.seeds == [0, 1] and result.compile_seconds > 0 and result.train_seconds > 0
+    assert result.seeds == [2**63 - 1, 2**63] and result.compile_seconds > 0 and result.train_seconds > 0
 
 
 def test_a_policy_acts_on_numpy_observations_and_pickles(example_run):
@@ -65,13 +80,12 @@ def test_settings_start_from_the_recipe_and_take_overrides():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"learning_rat": 1e-3}, "unknown setting"),
-        ({"num_envs": 0}, "num_envs must be a positive integer"),
+        ({"num_envs": 0}, "num_envs must be an integer in 1.."),
         ({"num_envs": 3, "num_steps": 5, "num_minibatches": 2}, "multiple of num_minibatches"),
         ({"reward_scale": float("nan")}, "reward_scale must be a finite number"),
+        ({"reward_scale": 0}, "reward_scale must be a finite number other than 0"),
         ({"agent_kwargs": {"activation": "softsign"}}, "activation must be one of"),
-        ({"eval_episodes": -1}, "eval_episodes must be a non-negative integer"),
-        ({"expected_penalty": None}, "expected_cost"),
+        ({"eval_episodes": -1}, "eval_episodes must be an integer in 0.."),
     ],
 )
 def test_bad_settings_raise_value_error_naming_them(kwargs, message):
@@ -86,13 +100,139 @@ def test_bad_settings_raise_value_error_naming_them(kwargs, message):
         ({"env_id": "example-v0", "seed": -1}, "seed must be"),
         ({"env_id": "example-v0", "num_seeds": 0}, "num_seeds must be"),
         ({"env_id": "example-v0", "total_timesteps": 0}, "total_timesteps must be"),
-        ({"env_id": "example-v0", "gamma_": 0.9}, "unknown setting"),
+        ({"env_id": "example-v0", "num_seeds": 4097}, "num_seeds must be an integer in 1..4,096"),
+        ({"env_id": "example-v0", "total_timesteps": 2**31 - 100}, "rounds up to"),
     ],
 )
 def test_train_ppo_checks_its_arguments_before_compiling(kwargs, message):
     env_id = kwargs.pop("env_id")
     with pytest.raises(ValueError, match=message):
         train_ppo(env_id, progress=False, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"learning_rat": 1e-3}, r"unknown setting\(s\) \['learning_rat'\]; the settings are \['agent_kwargs'"),
+        ({"gamma_": 0.9}, "unknown setting"),
+        ({"expected_penalty": None}, "expected_cost"),
+        ({"agent_kwargs": {"width": 3}}, r"unknown agent_kwargs key\(s\) \['width'\]"),
+    ],
+)
+def test_unknown_settings_are_type_errors_listing_the_settings(kwargs, message):
+    with pytest.raises(TypeError, match=message):
+        train_ppo("example-v0", progress=False, **kwargs)
+
+
+# Values each kind of setting refuses (drawn by the property test below), and ones it takes.
+_NOT_NUMBERS = st.one_of(
+    st.text(max_size=5), st.none(), st.booleans(), st.lists(st.floats(), max_size=2), st.just(Decimal("0.5"))
+)
+_HUGE = st.one_of(st.integers(2**1024, 2**2000), st.integers(-(2**2000), -(2**1024)))
+_BAD = {
+    # name: (wrong kinds, out of range, taken)
+    "learning_rate": (_NOT_NUMBERS, st.one_of(st.floats(max_value=0.0), st.just(math.inf), _HUGE), st.just(1e-3)),
+    "gamma": (
+        _NOT_NUMBERS,
+        st.one_of(st.floats(max_value=0.0), st.floats(min_value=1.0, exclude_min=True)),
+        st.just(1),
+    ),
+    "gae_lambda": (_NOT_NUMBERS, st.one_of(st.floats(max_value=-1e-9), st.floats(min_value=1.000001)), st.just(0)),
+    "clip_eps": (_NOT_NUMBERS, st.one_of(st.floats(max_value=0.0), st.just(-math.inf), _HUGE), st.just(0.1)),
+    "vf_coef": (_NOT_NUMBERS, st.one_of(st.floats(max_value=-1e-9), st.just(math.inf), st.just(1e39)), st.just(0)),
+    "ent_coef": (_NOT_NUMBERS, st.one_of(st.floats(max_value=-1e-9), st.just(math.nan)), st.just(0.01)),
+    "max_grad_norm": (_NOT_NUMBERS, st.one_of(st.floats(max_value=0.0), st.just(math.nan)), st.just(math.inf)),
+    "reward_normalization_discount": (_NOT_NUMBERS, st.floats(min_value=1.0, exclude_min=True), st.just(0.9)),
+    "reward_scale": (_NOT_NUMBERS, st.one_of(st.just(0), st.just(math.nan), st.just(1e39), _HUGE), st.just(-2)),
+    "reward_offset": (_NOT_NUMBERS, st.one_of(st.just(math.inf), st.just(-1e39), _HUGE), st.just(-5)),
+    "num_envs": (st.one_of(st.floats(), st.booleans(), st.text(max_size=3)), st.integers(max_value=0), st.just(2)),
+    "num_epochs": (st.one_of(st.floats(), st.none()), st.one_of(st.integers(max_value=0), _HUGE), st.just(3)),
+    "eval_episodes": (st.one_of(st.floats(), st.just("8")), st.integers(max_value=-1), st.just(0)),
+    "eval_points": (st.one_of(st.floats(), st.none()), st.integers(2**31, 2**40), st.just(1)),
+    "normalize_observations": (st.one_of(st.text(max_size=3), st.integers(), st.none()), st.nothing(), st.just(True)),
+    "normalize_rewards": (st.one_of(st.floats(), st.none()), st.nothing(), st.just(np.bool_(False))),
+    "anneal_lr": (st.one_of(st.text(max_size=3), st.just(1)), st.nothing(), st.just(True)),
+    "env_kwargs": (
+        st.one_of(st.text(max_size=3), st.lists(st.tuples(st.text(), st.integers())), st.just({1: 2})),
+        st.nothing(),
+        st.just({}),
+    ),
+}
+
+
+@given(st.sampled_from(sorted(_BAD)), st.data())
+@settings(max_examples=60, deadline=None)
+def test_every_setting_is_checked_by_name(name, data):
+    """A value of the wrong kind is a TypeError, one out of range a ValueError, both naming the
+    setting in a short message; the settings' checks import nothing (no JAX, nothing compiled)."""
+    wrong_kinds, out_of_range, taken = _BAD[name]
+    assert ppo_settings("example-v0", **{name: data.draw(taken)})[name] is not None
+    kind = data.draw(st.sampled_from([TypeError, ValueError] if not out_of_range.is_empty else [TypeError]))
+    value = data.draw(wrong_kinds if kind is TypeError else out_of_range)
+    with pytest.raises(kind) as err:
+        ppo_settings("example-v0", **{name: value})
+    assert str(err.value).startswith(f"train_ppo: {name} must ") and len(str(err.value)) < 1000
+
+
+@given(
+    st.one_of(
+        st.text(max_size=4),
+        st.none(),
+        st.lists(st.integers(-3, 0), min_size=1, max_size=2),
+        st.lists(st.floats(1, 8), min_size=1, max_size=2),
+        st.just(()),
+        st.just((True,)),
+        st.just((2**20,)),
+    )
+)
+@settings(max_examples=30, deadline=None)
+def test_hidden_layer_sizes_are_positive_integers(sizes):
+    with pytest.raises((TypeError, ValueError), match="train_ppo: agent_kwargs hidden_layer_sizes must be"):
+        ppo_settings("example-v0", agent_kwargs={"hidden_layer_sizes": sizes})
+
+
+_NOTHING_IMPORTED = """
+import sys
+from decimal import Decimal
+from gym_suite.training.jax import train_ppo
+
+CASES = [
+    {"learning_rate": "fast"}, {"gamma": float("nan")}, {"agent_kwargs": {"hidden_layer_sizes": (0,)}},
+    {"agent_kwargs": {"hidden_layer_sizes": "big"}}, {"agent_kwargs": {"hidden_layer_sizes": (-4,)}},
+    {"agent_kwargs": {"hidden_layer_sizes": None}}, {"gamma": "0.99"}, {"clip_eps": None}, {"vf_coef": [0.5]},
+    {"learning_rate": -1}, {"learning_rate": None}, {"normalize_observations": "no"}, {"seed": 2**63, "gamma": 0},
+    {"reward_scale": 2**1100}, {"num_seeds": 10**12}, {"learning_rat": 1e-3}, {"env_kwargs": {"lf_min": -1}},
+    {"total_timesteps": 2**40}, {"keep_checkpoints": "yes"}, {"gae_lambda": Decimal("0.9")},
+]
+for case in CASES:
+    try:
+        train_ppo("example-v0", total_timesteps=1024, eval_episodes=0, progress=False, **case)
+    except (TypeError, ValueError) as exc:
+        assert len(str(exc)) < 1000, exc
+    else:
+        raise SystemExit(f"accepted: {case}")
+imported = sorted(m for m in ("jax", "jaxlib", "rejax", "gymnax", "flax", "optax") if m in sys.modules)
+assert not imported, f"imported before refusing a setting: {imported}"
+print("ok", len(CASES))
+"""
+
+
+def test_bad_settings_raise_before_jax_is_imported():
+    """Nothing compiles (nor imports JAX) before every argument and setting has passed its check:
+    the issue's cases, in a fresh interpreter, leave jax, rejax, gymnax, flax and optax unimported."""
+    done = subprocess.run([sys.executable, "-c", _NOTHING_IMPORTED], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.startswith("ok 20"), done.stderr[-2000:]
+
+
+def test_seed_keys_are_prngkeys_below_2_32_and_distinct_above():
+    jax = pytest.importorskip("jax")
+    keys = _seed_keys(5, 3)
+    assert keys.dtype == np.uint32 and keys.shape == (3, 2)
+    assert np.array_equal(keys, np.stack([np.asarray(jax.random.PRNGKey(s)) for s in (5, 6, 7)]))
+    # PRNGKey(2**32 + 5) is PRNGKey(5) (32-bit seeds): these seeds get keys of their own
+    big = np.concatenate([_seed_keys(2**32 + 5, 1), _seed_keys(2**64 - 2, 4), _seed_keys(10**30, 2), keys])
+    assert len({tuple(k) for k in big}) == len(big)
+    assert np.array_equal(_seed_keys(2**64 - 2, 4)[2:], _seed_keys(2**64, 2))  # seed + i: the same key either way
 
 
 def test_the_schedule_rounds_the_budget_up_to_whole_updates_as_little_as_it_can():

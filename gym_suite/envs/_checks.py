@@ -51,6 +51,11 @@ def shown(value: object) -> str:
     return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
 
 
+def shown_path(path: str) -> str:
+    """``repr(path)``; a path of more than 300 characters cut in the middle, so its file name shows."""
+    return repr(path) if len(path) <= 300 else repr(path[:120]) + "..." + repr(path[-120:])
+
+
 def check_render_mode(owner: str, render_mode: str | None, render_modes: Collection[str]) -> str | None:
     if render_mode is not None and render_mode not in render_modes:
         raise ValueError(
@@ -84,10 +89,16 @@ def check_number(owner: str, name: str, value: object, low: float = -math.inf, h
     """A finite real argument within ``[low, high]``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise ArgumentTypeError(f"{owner}: {name} must be a number, got {shown(value)}")
-    value = float(value)
-    if not (math.isfinite(value) and low <= value <= high):
+    try:
+        number = float(value)
+    except OverflowError:  # an int past the largest float: out of range, as infinity is
+        raise ValueError(
+            f"{owner}: {name} must be a finite number in [{low}, {high}], got an integer of magnitude at least "
+            f"2**{abs(int(value)).bit_length() - 1}"
+        ) from None
+    if not (math.isfinite(number) and low <= number <= high):
         raise ValueError(f"{owner}: {name} must be a finite number in [{low}, {high}], got {shown(value)}")
-    return value
+    return number
 
 
 def check_seed(owner: str, seed: object) -> int | None:

@@ -93,7 +93,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite.envs._checks import check_int
+from gym_suite.envs._checks import check_int, shown
 from gym_suite.envs._definition import Array, Definition
 from gym_suite.envs._shells import env_classes
 
@@ -191,10 +191,14 @@ class Example(Definition[ExampleState, ExampleParams]):
     def make_params(self, base: ExampleParams, owner: str, **arguments: Any) -> ExampleParams:
         lf_min = check_int(owner, "lf_min", arguments.get("lf_min", base.lf_min), 0)
         if lf_min > MAX_POSITION - 2:
-            raise ValueError(f"{owner}: lf_min must be an integer in 0..{MAX_POSITION - 2} (10**12 - 2), got {lf_min}")
+            raise ValueError(
+                f"{owner}: lf_min must be an integer in 0..{MAX_POSITION - 2} (10**12 - 2), got {shown(lf_min)}"
+            )
         rt_max = check_int(owner, "rt_max", arguments.get("rt_max", base.rt_max), lf_min + 2)
         if rt_max > MAX_POSITION:
-            raise ValueError(f"{owner}: rt_max must be an integer in lf_min + 2..{MAX_POSITION} (10**12), got {rt_max}")
+            raise ValueError(
+                f"{owner}: rt_max must be an integer in lf_min + 2..{MAX_POSITION} (10**12), got {shown(rt_max)}"
+            )
         return ExampleParams(lf_min, rt_max, goal_of(lf_min, rt_max), rt_max - lf_min - 1)
 
     def action_space(self, params: ExampleParams) -> spaces.Discrete[np.int64]:

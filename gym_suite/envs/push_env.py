@@ -368,7 +368,7 @@ class Push(Definition[PushState, PushParams]):
         if episode_length is not None and episode_length > MAX_EPISODE_LENGTH:
             raise ValueError(
                 f"{owner}: episode_length must be an integer in 1..{MAX_EPISODE_LENGTH} or None (the whole log), "
-                f"got {episode_length if episode_length < 10**20 else f'{episode_length:.3g}'}"
+                f"got {episode_length if episode_length < 10**20 else f'about 2**{episode_length.bit_length() - 1}'}"
             )
         merged["episode_length"] = episode_length
         log = load_log(

@@ -10,7 +10,7 @@ A log is a table with one row per notification, its context and the person's rea
 | `category` | Android notification category: :data:`CATEGORIES`, anything else is ``OTHER`` |
 | `priority` | integer -2..2 (Android `Notification.PRIORITY_*`) |
 | `num_updates` | integer 0..1000 |
-| `significant_contact` | 0 or 1 |
+| `significant_contact` | 0 or 1 (or `False` / `True`) |
 | `text_length` | integer 0..5120 (Android cuts notification text at 5120 characters) |
 | `day_of_week` | `Mon`, `Tue`, `Wed`, `Thu`, `Fri`, `Sat`, `Sun` |
 | `hour` | local time of day on the phone, in hours, 0..24 |
@@ -33,7 +33,7 @@ agent trained on one log runs on another. The open-ended fields ``app``, ``categ
 value outside the vocabulary is encoded as its **last index**, ``len(vocabulary) - 1``. (The
 location ``"other"``, a place that is neither home, work nor transit, is a value of the
 vocabulary like ``"home"``; ``"<other>"`` is the index of the values the vocabulary does not
-know.) ``day_of_week`` (the seven days) and ``significant_contact`` (0 or 1) are closed by the
+know.) ``day_of_week`` (the seven days) and ``significant_contact`` (0 or 1, or a boolean) are closed by the
 schema: a value outside them is an error, not an unknown category.
 
 A log that needs a different space (other apps that matter, finer categories) passes its own
@@ -68,7 +68,8 @@ for a missing column, a duplicated column, an empty file, an empty cell, a value
 kind or out of range (naming the column and the first bad row), text that is not UTF-8, a file
 that is not CSV or a damaged compressed file; ``FileNotFoundError`` for a missing file;
 ``PermissionError`` for a file that cannot be read; ``TypeError`` for an argument of the wrong
-kind. A call that raises leaves the cache as it was.
+kind. Every message stays under 1,000 characters: a long value is shown cut, ending in
+``...``. A call that raises leaves the cache as it was.
 
 Timestamps
 ----------
@@ -121,6 +122,8 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias, TypeVar
 
 import numpy as np
 from gymnasium import spaces
+
+from gym_suite.envs._checks import ArgumentTypeError, shown, shown_path
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -395,7 +398,7 @@ def check_vocabularies(vocabularies: object = None, owner: str = "load_log") -> 
     if vocabularies is None:
         return VOCABULARIES
     if not isinstance(vocabularies, Mapping):
-        raise TypeError(
+        raise ArgumentTypeError(
             f"{owner}: vocabularies must be a mapping of field name to values, e.g. "
             f"{{'app': ('com.whatsapp', 'com.Slack')}}, got {type(vocabularies).__name__}"
         )
@@ -411,28 +414,28 @@ def check_vocabularies(vocabularies: object = None, owner: str = "load_log") -> 
         if field not in OPEN_FIELDS:
             fixed = " (fixed by the schema)" if field in VOCABULARIES else ""
             raise ValueError(
-                f"{owner}: vocabularies[{field!r}]{fixed}: only the vocabularies of {list(OPEN_FIELDS)} can be given"
+                f"{owner}: vocabularies[{shown(field)}]{fixed}: only the vocabularies of {list(OPEN_FIELDS)} can be given"
             )
         if isinstance(values, (str, bytes)) or not isinstance(values, (tuple, list)):
-            raise TypeError(
-                f"{owner}: vocabularies[{field!r}] must be a tuple or list of strings, got {type(values).__name__}"
+            raise ArgumentTypeError(
+                f"{owner}: vocabularies[{shown(field)}] must be a tuple or list of strings, got {type(values).__name__}"
             )
         values = tuple(values)
         bad = [v for v in values if not isinstance(v, str)]
         if bad:
-            raise TypeError(f"{owner}: vocabularies[{field!r}] must hold strings, got {bad[0]!r}")
+            raise ArgumentTypeError(f"{owner}: vocabularies[{shown(field)}] must hold strings, got {shown(bad[0])}")
         if values and values[-1] == OTHER:
             values = values[:-1]
         if not values:
-            raise ValueError(f"{owner}: vocabularies[{field!r}] is empty; give at least one value")
+            raise ValueError(f"{owner}: vocabularies[{shown(field)}] is empty; give at least one value")
         if OTHER in values:
             raise ValueError(
-                f"{owner}: vocabularies[{field!r}]: {OTHER!r} marks values outside the vocabulary; "
+                f"{owner}: vocabularies[{shown(field)}]: {OTHER!r} marks values outside the vocabulary; "
                 "it can only be the last entry"
             )
         repeated = sorted({v for v in values if values.count(v) > 1})
         if repeated:
-            raise ValueError(f"{owner}: vocabularies[{field!r}] lists {repeated} more than once")
+            raise ValueError(f"{owner}: vocabularies[{shown(field)}] lists {shown(repeated)} more than once")
         merged[field] = values + (OTHER,)
     return ReadOnlyMapping(merged)
 
@@ -440,17 +443,22 @@ def check_vocabularies(vocabularies: object = None, owner: str = "load_log") -> 
 def check_split(split: object, test_fraction: object, owner: str = "load_log") -> tuple[str, float | None]:
     """``(split, test_fraction)`` checked: ``"train"`` or ``"test"``, and ``None`` or 0 < f < 1."""
     if not isinstance(split, str):
-        raise TypeError(f"{owner}: split must be one of {list(SPLITS)}, got {split!r}")
+        raise ArgumentTypeError(f"{owner}: split must be one of {list(SPLITS)}, got {shown(split)}")
     if split not in SPLITS:
-        raise ValueError(f"{owner}: split must be one of {list(SPLITS)}, got {split!r}")
+        raise ValueError(f"{owner}: split must be one of {list(SPLITS)}, got {shown(split)}")
     if test_fraction is None:
         return split, None
     if isinstance(test_fraction, bool) or not isinstance(test_fraction, numbers.Real):
-        raise TypeError(f"{owner}: test_fraction must be None or a number between 0 and 1, got {test_fraction!r}")
-    fraction = float(test_fraction)
+        raise ArgumentTypeError(
+            f"{owner}: test_fraction must be None or a number between 0 and 1, got {shown(test_fraction)}"
+        )
+    try:
+        fraction = float(test_fraction)
+    except OverflowError:  # an integer past the largest float
+        fraction = math.inf
     if not 0.0 < fraction < 1.0:  # NaN fails too
         raise ValueError(
-            f"{owner}: test_fraction must be None or a number strictly between 0 and 1, got {test_fraction!r}"
+            f"{owner}: test_fraction must be None or a number strictly between 0 and 1, got {shown(test_fraction)}"
         )
     return split, fraction
 
@@ -516,13 +524,13 @@ def load_log(
     if data is not None:
         pd = _pandas()
         if not isinstance(data, pd.DataFrame):
-            raise TypeError(f"{owner}: data must be a pandas DataFrame, got {type(data).__name__}")
+            raise ArgumentTypeError(f"{owner}: data must be a pandas DataFrame, got {type(data).__name__}")
         log = _encode(data, "data", False, vocabularies)
         return _part(log, split, test_fraction, owner)
     if csv_path is None:
         if test_fraction is not None:
             raise ValueError(
-                f"{owner}: test_fraction={test_fraction!r} splits a log of your own; the bundled data is "
+                f"{owner}: test_fraction={shown(test_fraction)} splits a log of your own; the bundled data is "
                 "already split in two files (weeks 1-6 for split='train', weeks 7-12 for split='test'): "
                 "leave test_fraction=None"
             )
@@ -581,27 +589,35 @@ def _bundled_log(
 def _read_bytes(csv_path: object, owner: str) -> tuple[bytes, str]:
     """The bytes of the file at ``csv_path`` and the name to report it by."""
     if not isinstance(csv_path, (str, os.PathLike)):
-        raise TypeError(f"{owner}: csv_path must be a path (str or os.PathLike) or None, got {csv_path!r}")
+        raise ArgumentTypeError(f"{owner}: csv_path must be a path (str or os.PathLike) or None, got {shown(csv_path)}")
     path = os.fspath(csv_path)
     if not isinstance(path, str):
-        raise TypeError(f"{owner}: csv_path must be a text path (str or os.PathLike of str), got {csv_path!r}")
+        raise ArgumentTypeError(
+            f"{owner}: csv_path must be a text path (str or os.PathLike of str), got {shown(csv_path)}"
+        )
+    if "\x00" in path:
+        raise ValueError(f"{owner}: csv_path={shown_path(path)} holds a NUL character; give the path of a CSV file")
     if not path.strip():
         raise ValueError(
-            f"{owner}: csv_path={path!r} is empty; give the path of a CSV file, or None for the bundled log"
+            f"{owner}: csv_path={shown_path(path)} is empty; give the path of a CSV file, or None for the bundled log"
         )
     if os.path.isdir(path):
-        raise ValueError(f"{owner}: csv_path={path!r} is a directory; give the path of a CSV file in it")
+        raise ValueError(f"{owner}: csv_path={shown_path(path)} is a directory; give the path of a CSV file in it")
     try:
         with open(path, "rb") as fh:
             return fh.read(), path
     except FileNotFoundError:
-        raise FileNotFoundError(f"{owner}: csv_path={path!r}: no such file") from None
+        raise FileNotFoundError(f"{owner}: csv_path={shown_path(path)}: no such file") from None
     except NotADirectoryError:
-        raise FileNotFoundError(f"{owner}: csv_path={path!r}: no such file (a part of the path is a file)") from None
+        raise FileNotFoundError(
+            f"{owner}: csv_path={shown_path(path)}: no such file (a part of the path is a file)"
+        ) from None
     except PermissionError:
-        raise PermissionError(f"{owner}: csv_path={path!r} cannot be read: permission denied") from None
+        raise PermissionError(f"{owner}: csv_path={shown_path(path)} cannot be read: permission denied") from None
     except OSError as exc:
-        raise OSError(exc.errno, f"{owner}: csv_path={path!r} cannot be read: {exc.strerror or exc}") from None
+        raise OSError(
+            exc.errno, f"{owner}: csv_path={shown_path(path)} cannot be read: {exc.strerror or exc}"
+        ) from None
 
 
 def _decompress(raw: bytes, name: str) -> bytes:
@@ -696,15 +712,20 @@ def _encode(
         if from_file:
             return f"row {i} (line {i + 2} of the file)"
         label = frame.index[i]
-        return f"row {i}" + ("" if label == i else f" (index {label!r})")
+        return f"row {i}" + ("" if label == i else f" (index {shown(label)})")
 
     def fail(name: str, i: int, value: object, expected: str) -> NoReturn:
-        raise ValueError(f"{source}: column {name!r}, {where(i)}: {value!r} is not {expected}")
+        raise ValueError(f"{source}: column {name!r}, {where(i)}: {shown(value)} is not {expected}")
 
+    if isinstance(frame.columns, pd.MultiIndex):
+        raise ValueError(
+            f"{source} has hierarchical (MultiIndex) columns ({frame.columns.nlevels} level(s)); a notification log "
+            f"needs one level of column names: flatten them first (frame.columns = [...])"
+        )
     columns = list(frame.columns)
     repeated = sorted({str(c) for c in columns if columns.count(c) > 1})
     if repeated:
-        raise ValueError(f"{source} has the column(s) {repeated} more than once; column names must be unique")
+        raise ValueError(f"{source} has the column(s) {shown(repeated)} more than once; column names must be unique")
     missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
     if missing:
         raise ValueError(
@@ -720,25 +741,30 @@ def _encode(
             first = where(int(blank.argmax()))
             raise ValueError(f"{source}: column {name!r}, {first}: the value is missing (the column is required)")
 
-    def numeric(name: str, low: float, high: float, integer: bool) -> npt.NDArray[np.float64]:
+    def numeric(name: str, low: float, high: float, integer: bool, booleans: bool = False) -> npt.NDArray[np.float64]:
+        """The column as floats; ``booleans``: True and False are 1 and 0 (a yes/no field)."""
         column = frame[name]
         kind = column.dtype.kind
-        if kind in "bc":  # a whole column of bools or complex numbers
-            fail(name, 0, column.iloc[0], "a real number (booleans and complex numbers are refused)")
+        refused = "complex numbers are refused" if booleans else "booleans and complex numbers are refused"
+        odd_kinds: tuple[type, ...] = (complex, np.complexfloating)
+        if not booleans:
+            odd_kinds += (bool, np.bool_)
+        if kind == "c" or (kind == "b" and not booleans):  # a whole column of bools or complex numbers
+            fail(name, 0, column.iloc[0], f"a real number ({refused})")
         if kind == "O":  # a bool or complex number among the values: never silently 1 or its real part
-            odd = column.map(lambda v: isinstance(v, (bool, np.bool_, complex, np.complexfloating))).to_numpy(
-                dtype=bool
-            )
+            odd = column.map(lambda v: isinstance(v, odd_kinds)).to_numpy(dtype=bool)
             if odd.any():
                 fail(
                     name,
                     int(odd.argmax()),
                     column.iloc[int(odd.argmax())],
-                    "a real number (booleans and complex numbers are refused)",
+                    f"a real number ({refused})",
                 )
+        if booleans and kind == "O":  # True and False among numbers: 1 and 0
+            column = column.map(lambda v: int(v) if isinstance(v, (bool, np.bool_)) else v)
         parsed = pd.to_numeric(column, errors="coerce")
         if parsed.dtype.kind == "c":  # strings pandas reads as complex numbers
-            fail(name, 0, column.iloc[0], "a real number (booleans and complex numbers are refused)")
+            fail(name, 0, column.iloc[0], f"a real number ({refused})")
         values: npt.NDArray[np.float64] = parsed.to_numpy(dtype=np.float64, na_value=np.nan)
         bad = ~np.isfinite(values)
         if bad.any():
@@ -772,7 +798,7 @@ def _encode(
     codes = np.empty((len(CATEGORICAL_FIELDS), len(frame)), dtype=np.int64)
     for j, name in enumerate(CATEGORICAL_FIELDS):
         if name == "significant_contact":
-            codes[j] = numeric(name, 0, 1, True)
+            codes[j] = numeric(name, 0, 1, True, booleans=True)
         elif name in OPEN_FIELDS:
             codes[j] = open_ended(name, vocabularies[name])
         else:
@@ -816,8 +842,8 @@ def _timestamps(
         i = int(np.flatnonzero(offset != offset[0])[0])
         kinds = ("has no UTC offset", "has one") if offset[0] else ("has a UTC offset", "has none")
         raise ValueError(
-            f"{source}: column {TIMESTAMP!r}, {where(i)}: {strings.iloc[i]!r} {kinds[0]} while row 0 "
-            f"({strings.iloc[0]!r}) {kinds[1]}; a time without an offset cannot be ordered among times with one: "
+            f"{source}: column {TIMESTAMP!r}, {where(i)}: {shown(strings.iloc[i])} {kinds[0]} while row 0 "
+            f"({shown(strings.iloc[0])}) {kinds[1]}; a time without an offset cannot be ordered among times with one: "
             "give every timestamp a UTC offset (e.g. +01:00) or none"
         )
     utc = bool(offset.all())
@@ -860,7 +886,7 @@ def _part(log: NotificationLog, split: str, test_fraction: float | None, owner: 
     keep = test if split == "test" else ~test
     if not keep.any():
         raise ValueError(
-            f"{owner}: {log.source}: the {split} part of test_fraction={test_fraction!r} is empty: all "
+            f"{owner}: {log.source}: the {split} part of test_fraction={shown(test_fraction)} is empty: all "
             f"{log.n_rows} rows fall at or after the cut-off instant {log.timestamps.max()} "
             "(the log needs rows at more than one time)"
         )

@@ -267,7 +267,7 @@ class Target(Definition[TargetState, TargetParams]):
         if size > MAX_FIELD_SIZE:
             raise ValueError(
                 f"{owner}: size must be an integer in 1..{MAX_FIELD_SIZE} (2**24: the float32 observation "
-                f"holds every position's integer part up to it), got {size}"
+                f"holds every position's integer part up to it), got {shown(size)}"
             )
         radius = check_number(owner, "radius", given("radius"), 0.0)
         if radius == 0.0:

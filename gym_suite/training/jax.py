@@ -38,14 +38,18 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+from gym_suite.envs._checks import shown
 from gym_suite.training.recipes import recipe_budget, recipe_for, training_env_kwargs
 from gym_suite.training.wrappers import acts_in_unit_box, from_unit_box
 
@@ -121,6 +125,8 @@ PPO_BUDGETS: dict[str, int] = {"heartpole-v1": 1_200_000}
 OWN_SETTINGS = ("reward_scale", "reward_offset", "anneal_lr", "eval_episodes", "eval_points", "env_kwargs")
 #: rejax ``PPO`` keywords that :func:`train_ppo` accepts as overrides.
 REJAX_SETTINGS = tuple(PPO_DEFAULTS) + ("normalize_rewards", "reward_normalization_discount")
+#: Defaults of the rejax settings not in :data:`PPO_DEFAULTS` (rejax's own).
+REJAX_DEFAULTS: dict[str, Any] = {"normalize_rewards": False, "reward_normalization_discount": 0.99}
 ACTIVATIONS = ("tanh", "relu", "swish", "silu", "elu", "gelu")
 
 
@@ -133,23 +139,24 @@ def ppo_budget(env_id: str) -> int:
 def ppo_settings(env_id: str, **overrides: Any) -> dict[str, Any]:
     """The settings :func:`train_ppo` uses for ``env_id``: defaults, the id's recipe, ``overrides``.
 
-    Raises ``ValueError`` for a keyword that is neither rejax's PPO setting nor one of
-    :data:`OWN_SETTINGS`.
+    Every setting is checked by name (:data:`SETTING_RULES`, :data:`AGENT_SETTINGS`), without
+    importing JAX: a value of the wrong kind raises ``TypeError``, one out of its range
+    ``ValueError``; a keyword that is neither rejax's PPO setting nor one of :data:`OWN_SETTINGS`
+    raises ``TypeError`` listing the settings.
     """
     if "expected_penalty" in overrides:
-        raise ValueError(
+        raise TypeError(
             "train_ppo: expected_penalty is no longer a setting: the env charges a heart attack's expected cost "
             "itself, env_kwargs={'expected_cost': True} (heartpole-v0; heartpole-v1's default)"
         )
-    unknown = sorted(set(overrides) - set(REJAX_SETTINGS) - set(OWN_SETTINGS))
+    unknown = sorted((key for key in overrides if key not in SETTING_RULES), key=str)
     if unknown:
-        raise ValueError(
-            f"train_ppo: unknown setting(s) {unknown}; the settings are {sorted(REJAX_SETTINGS + OWN_SETTINGS)}"
-        )
+        raise TypeError(f"train_ppo: unknown setting(s) {shown(unknown)}; the settings are {sorted(SETTING_RULES)}")
     recipe = recipe_for(env_id)
     own = PPO_RECIPES.get(env_id, {})
     settings: dict[str, Any] = {
         **PPO_DEFAULTS,
+        **REJAX_DEFAULTS,
         "reward_scale": recipe.reward_scale.get("ppo", 1.0),
         "reward_offset": recipe.reward_offset.get("ppo", 0.0),
         "anneal_lr": False,
@@ -160,34 +167,173 @@ def ppo_settings(env_id: str, **overrides: Any) -> dict[str, Any]:
         "agent_kwargs": {**PPO_DEFAULTS["agent_kwargs"], **own.get("agent_kwargs", {})},
     }
     if "agent_kwargs" in overrides:
-        if not isinstance(overrides["agent_kwargs"], Mapping):
-            raise TypeError(f"train_ppo: agent_kwargs must be a dict, got {overrides['agent_kwargs']!r}")
-        overrides = {**overrides, "agent_kwargs": {**settings["agent_kwargs"], **overrides["agent_kwargs"]}}
+        agent = overrides["agent_kwargs"]
+        if not isinstance(agent, Mapping):
+            raise TypeError(
+                f"train_ppo: agent_kwargs must be a dict with the keys {list(AGENT_SETTINGS)}, got {shown(agent)}"
+            )
+        odd = sorted((key for key in agent if key not in AGENT_SETTINGS), key=str)
+        if odd:
+            raise TypeError(f"train_ppo: unknown agent_kwargs key(s) {shown(odd)}; the keys are {list(AGENT_SETTINGS)}")
+        overrides = {**overrides, "agent_kwargs": {**settings["agent_kwargs"], **agent}}
     settings.update(overrides)
-    activation = settings["agent_kwargs"].get("activation", "swish")
-    if activation not in ACTIVATIONS:
-        raise ValueError(f"train_ppo: agent_kwargs activation must be one of {list(ACTIVATIONS)}, got {activation!r}")
-    for key in ("num_envs", "num_steps", "num_minibatches", "num_epochs", "eval_episodes", "eval_points"):
-        value, least = settings[key], 0 if key == "eval_episodes" else 1
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-            kind = "a non-negative" if least == 0 else "a positive"
-            raise ValueError(f"train_ppo: {key} must be {kind} integer, got {value!r}")
+    for key, check in SETTING_RULES.items():
+        settings[key] = check(key, settings[key])
+    if settings["num_envs"] * settings["num_steps"] > MAX_STEPS:
+        raise ValueError(
+            f"train_ppo: num_envs x num_steps ({settings['num_envs']} x {settings['num_steps']}) must be at most "
+            f"{MAX_STEPS:,} (the step counter is a 32-bit integer)"
+        )
     if (settings["num_envs"] * settings["num_steps"]) % settings["num_minibatches"]:
         raise ValueError(
             f"train_ppo: num_envs x num_steps ({settings['num_envs']} x {settings['num_steps']}) must be a "
             f"multiple of num_minibatches ({settings['num_minibatches']})"
         )
-    for key in ("reward_scale", "reward_offset"):
-        value = settings[key]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise ValueError(f"train_ppo: {key} must be a finite number, got {value!r}")
-    if settings["reward_scale"] == 0:
-        raise ValueError("train_ppo: reward_scale must not be 0")
-    if not isinstance(settings["anneal_lr"], (bool, np.bool_)):
-        raise ValueError(f"train_ppo: anneal_lr must be True or False, got {settings['anneal_lr']!r}")
-    if not isinstance(settings["env_kwargs"], Mapping):
-        raise TypeError(f"train_ppo: env_kwargs must be a dict, got {settings['env_kwargs']!r}")
     return settings
+
+
+# --------------------------------------------------------------------------------------------
+# The checks of the settings, by name (no JAX needed)
+# --------------------------------------------------------------------------------------------
+
+#: The largest step count (and integer setting): rejax counts the steps in a 32-bit integer.
+MAX_STEPS = 2**31 - 1
+#: The most seeds one call trains (vmapped in one run; more: several calls).
+MAX_SEEDS = 4096
+#: The widest hidden layer of ``agent_kwargs["hidden_layer_sizes"]``.
+MAX_LAYER_SIZE = 65_536
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _integer(least: int, most: int = MAX_STEPS) -> Callable[[str, Any], int]:
+    def check(key: str, value: Any) -> int:
+        if not _is_int(value):
+            raise TypeError(f"train_ppo: {key} must be an integer in {least}..{most:,}, got {shown(value)}")
+        if not least <= value <= most:
+            raise ValueError(f"train_ppo: {key} must be an integer in {least}..{most:,}, got {shown(value)}")
+        return int(value)
+
+    return check
+
+
+def _real(
+    low: float, high: float, *, open_low: bool = False, open_high: bool = False, nonzero: bool = False
+) -> Callable[[str, Any], float]:
+    """A real number in the interval (finite unless ``high`` is infinite and closed); float32 holds it."""
+    left, right = "(" if open_low else "[", ")" if open_high else "]"
+    if math.isinf(low) and math.isinf(high):
+        what = "a finite number" + (" other than 0" if nonzero else "")
+    else:
+        what = f"a number in {left}{low:g}, {high:g}{right}" + (" other than 0" if nonzero else "")
+
+    def check(key: str, value: Any) -> float:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise TypeError(f"train_ppo: {key} must be {what}, got {shown(value)}")
+        try:
+            number = float(value)
+        except OverflowError:  # an integer past the largest float
+            raise ValueError(
+                f"train_ppo: {key} must be {what}, got an integer of magnitude at least "
+                f"2**{abs(int(value)).bit_length() - 1}"
+            ) from None
+        inside = (
+            (low < number if open_low else low <= number)
+            and (number < high if open_high else number <= high)
+            and (math.isfinite(number) or number == high == math.inf)
+            and (abs(number) <= _FLOAT32_MAX or math.isinf(number))
+            and not (nonzero and number == 0)
+        )
+        if not inside:  # NaN too
+            big = math.isfinite(number) and abs(number) > _FLOAT32_MAX
+            tail = f" within float32's range (magnitude at most {_FLOAT32_MAX:.4g})" if big else ""
+            raise ValueError(f"train_ppo: {key} must be {what}{tail}, got {shown(value)}")
+        return number
+
+    return check
+
+
+def _flag(key: str, value: Any) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"train_ppo: {key} must be True or False, got {shown(value)}")
+    return bool(value)
+
+
+def _agent(key: str, value: Any) -> dict[str, Any]:
+    """``agent_kwargs``, merged over the defaults: ``hidden_layer_sizes`` and ``activation``."""
+    sizes, activation = value["hidden_layer_sizes"], value["activation"]
+    what = f"a non-empty tuple of layer widths (integers in 1..{MAX_LAYER_SIZE:,})"
+    if not isinstance(sizes, (tuple, list)):
+        raise TypeError(f"train_ppo: agent_kwargs hidden_layer_sizes must be {what}, got {shown(sizes)}")
+    if not sizes:
+        raise ValueError(f"train_ppo: agent_kwargs hidden_layer_sizes must be {what}, got {shown(sizes)}")
+    for width in sizes:
+        if not _is_int(width):
+            raise TypeError(f"train_ppo: agent_kwargs hidden_layer_sizes must be {what}, got {shown(sizes)}")
+        if not 1 <= width <= MAX_LAYER_SIZE:
+            raise ValueError(f"train_ppo: agent_kwargs hidden_layer_sizes must be {what}, got {shown(sizes)}")
+    if not isinstance(activation, str):
+        raise TypeError(
+            f"train_ppo: agent_kwargs activation must be one of {list(ACTIVATIONS)}, got {shown(activation)}"
+        )
+    if activation not in ACTIVATIONS:
+        raise ValueError(
+            f"train_ppo: agent_kwargs activation must be one of {list(ACTIVATIONS)}, got {shown(activation)}"
+        )
+    return {"hidden_layer_sizes": tuple(int(w) for w in sizes), "activation": activation}
+
+
+def _env_kwargs(key: str, value: Any) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise TypeError(f"train_ppo: env_kwargs must be a dict of the environment's arguments, got {shown(value)}")
+    odd = [name for name in value if not isinstance(name, str)]
+    if odd:
+        raise TypeError(f"train_ppo: env_kwargs must have the arguments' names (str) as keys, got {shown(odd[0])}")
+    return dict(value)
+
+
+#: Every setting :func:`ppo_settings` takes, with its check: rejax's PPO keywords
+#: (:data:`REJAX_SETTINGS`) and :data:`OWN_SETTINGS`.
+SETTING_RULES: dict[str, Callable[[str, Any], Any]] = {
+    "num_envs": _integer(1),
+    "num_steps": _integer(1),
+    "num_minibatches": _integer(1),
+    "num_epochs": _integer(1),
+    "learning_rate": _real(0.0, math.inf, open_low=True, open_high=True),
+    "gamma": _real(0.0, 1.0, open_low=True),
+    "gae_lambda": _real(0.0, 1.0),
+    "clip_eps": _real(0.0, math.inf, open_low=True, open_high=True),
+    "vf_coef": _real(0.0, math.inf, open_high=True),
+    "ent_coef": _real(0.0, math.inf, open_high=True),
+    "max_grad_norm": _real(0.0, math.inf, open_low=True),  # inf: no clipping
+    "normalize_observations": _flag,
+    "normalize_rewards": _flag,
+    "reward_normalization_discount": _real(0.0, 1.0, open_low=True),
+    "agent_kwargs": _agent,
+    "reward_scale": _real(-math.inf, math.inf, open_low=True, open_high=True, nonzero=True),
+    "reward_offset": _real(-math.inf, math.inf, open_low=True, open_high=True),
+    "anneal_lr": _flag,
+    "eval_episodes": _integer(0),
+    "eval_points": _integer(1),
+    "env_kwargs": _env_kwargs,
+}
+#: The keys of ``agent_kwargs`` (rejax's networks): the hidden layers' widths and their activation.
+AGENT_SETTINGS = ("hidden_layer_sizes", "activation")
+
+
+def _seed_keys(seed: int, num_seeds: int) -> npt.NDArray[np.uint32]:
+    """The raw JAX keys (``uint32[num_seeds, 2]``) of seeds ``seed``, ``seed + 1``, ...: seed ``s``
+    below 2**64 is ``[s >> 32, s & 0xFFFFFFFF]`` (``jax.random.PRNGKey(s)``'s key, for ``s``
+    below 2**32 with JAX's defaults and below 2**64 with x64), a larger one numpy's
+    ``SeedSequence(s)`` state: every seed its own key, built without a loop over JAX calls."""
+    keys = np.empty((num_seeds, 2), dtype=np.uint32)
+    small = max(0, min(num_seeds, 2**64 - seed))  # the seeds below 2**64
+    if small:
+        values = np.uint64(seed) + np.arange(small, dtype=np.uint64)
+        keys[:small, 0] = values >> np.uint64(32)
+        keys[:small, 1] = values & np.uint64(0xFFFFFFFF)
+    for i in range(small, num_seeds):
+        keys[i] = np.random.SeedSequence(seed + i).generate_state(2, np.uint32)
+    return keys
 
 
 # --------------------------------------------------------------------------------------------
@@ -395,20 +541,42 @@ def train_ppo(
     Progress shows on standard error when ``progress`` is true: a bar on a terminal, a line every
     few seconds elsewhere, with a line when compiling starts and one with the times at the end.
     Returns a :class:`JaxTrainingResult` (``.policies``, one per seed, and the curve).
+
+    ``seed``: any non-negative integer, as the numpy envs take; seed ``seed + i`` trains the
+    ``i``-th policy (its key: :func:`_seed_keys`, ``jax.random.PRNGKey(seed + i)`` below 2**32).
+    ``num_seeds``: 1 to :data:`MAX_SEEDS`; ``total_timesteps``, rounded up, at most
+    :data:`MAX_STEPS`. Every argument and setting is checked, by name, before JAX is imported
+    (``TypeError`` for a value of the wrong kind or an unknown setting, ``ValueError`` for one
+    out of range; ``env_kwargs`` by making the numpy env): a bad one never starts compiling.
     """
     import gym_suite
 
     if not isinstance(env_id, str) or env_id not in gym_suite.ENV_IDS:
-        raise ValueError(f"train_ppo: env_id must be one of {list(gym_suite.ENV_IDS)}, got {env_id!r}")
-    if not _is_int(seed) or seed < 0:
-        raise ValueError(f"train_ppo: seed must be a non-negative integer, got {seed!r}")
-    if not _is_int(num_seeds) or num_seeds < 1:
-        raise ValueError(f"train_ppo: num_seeds must be a positive integer, got {num_seeds!r}")
+        raise ValueError(f"train_ppo: env_id must be one of {list(gym_suite.ENV_IDS)}, got {shown(env_id)}")
+    if not _is_int(seed):
+        raise TypeError(f"train_ppo: seed must be a non-negative integer, got {shown(seed)}")
+    if seed < 0:
+        raise ValueError(f"train_ppo: seed must be a non-negative integer, got {shown(seed)}")
+    num_seeds = _integer(1, MAX_SEEDS)("num_seeds", num_seeds)
     if total_timesteps is None:
         total_timesteps = ppo_budget(env_id)
-    if not _is_int(total_timesteps) or total_timesteps < 1:
-        raise ValueError(f"train_ppo: total_timesteps must be a positive integer, got {total_timesteps!r}")
+    total_timesteps = _integer(1)("total_timesteps", total_timesteps)
+    progress = _flag("progress", progress)
+    keep_checkpoints = _flag("keep_checkpoints", keep_checkpoints)
+    seed = int(seed)
     settings = ppo_settings(env_id, **overrides)
+    iteration = settings["num_envs"] * settings["num_steps"]
+    eval_freq, evaluations = _schedule(total_timesteps, iteration, settings["eval_points"])
+    timesteps = eval_freq * evaluations
+    if timesteps > MAX_STEPS:
+        raise ValueError(
+            f"train_ppo: total_timesteps={total_timesteps:,} rounds up to {timesteps:,} steps (whole updates of "
+            f"num_envs x num_steps = {iteration:,}), past {MAX_STEPS:,} (the step counter is a 32-bit integer)"
+        )
+    # the numpy env: the policies' spaces, and env_kwargs checked with the env's own messages
+    probe = gymnasium.make(env_id, **settings["env_kwargs"])
+    obs_space, act_space = probe.observation_space, probe.action_space
+    probe.close()
 
     import jax
     import jax.numpy as jnp
@@ -418,9 +586,6 @@ def train_ppo(
     from gym_suite._progress import Progress, duration
 
     train_env, params, eval_env, eval_params = _make_adapters(env_id, settings)
-    iteration = settings["num_envs"] * settings["num_steps"]
-    eval_freq, evaluations = _schedule(int(total_timesteps), iteration, settings["eval_points"])
-    timesteps = eval_freq * evaluations
     rejax_config = {key: settings[key] for key in REJAX_SETTINGS if key in settings}
     rejax_config["agent_kwargs"] = dict(rejax_config["agent_kwargs"])
     if settings["anneal_lr"]:  # linearly to 0 over the gradient steps of the budget (each network's own)
@@ -460,7 +625,7 @@ def train_ppo(
         return mean, ts.actor_ts.params, rms
 
     algo = algo.replace(eval_callback=eval_callback)
-    keys = jnp.stack([jax.random.PRNGKey(seed + i) for i in range(num_seeds)])
+    keys = jnp.asarray(_seed_keys(seed, num_seeds))
     label = f"JAX PPO {env_id}"
     stream = sys.stderr
     if progress:
@@ -489,10 +654,7 @@ def train_ppo(
             flush=True,
         )
 
-    probe = gymnasium.make(env_id, **settings["env_kwargs"])
-    obs_space, act_space = probe.observation_space, probe.action_space
-    probe.close()
-    activation = settings["agent_kwargs"].get("activation", "swish")
+    activation = settings["agent_kwargs"]["activation"]
 
     def policy(actor_params, rms, index) -> JaxPPOPolicy:
         actor = jax.tree.map(lambda x: np.asarray(x[index]), actor_params)["params"]

@@ -49,7 +49,7 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
 from gym_suite.envs._checks import check_int, check_seed, shown
-from gym_suite.envs._shells import SuiteVectorEnv
+from gym_suite.envs._shells import SuiteVectorEnv, _Parameter
 from gym_suite.training.recipes import ExpectedPenalty
 from gym_suite.training.wrappers import acts_in_unit_box, check_reward_transform, penalized_reward
 
@@ -126,7 +126,10 @@ class SuiteVecEnv(VecEnv):
       attribute takes one row's value, in its dtype (``1.5`` for an int position is refused,
       never truncated); ``observation_space`` and ``action_space`` are the adapter's and cannot
       be set; ``state`` takes only the definition's state (its ``NamedTuple``, each quantity one
-      value or one per row). What :meth:`set_attr` accepts, :meth:`get_attr` reads back the same.
+      value or one per row). The environment's parameters (its arguments, such as
+      ``heart_attack_proclivity``, what follows from them, and ``params``) are checked and fixed
+      when it is made: setting one raises ``ValueError`` (make a new env with other
+      ``env_kwargs``). What :meth:`set_attr` accepts, :meth:`get_attr` reads back the same.
     - Reset options (``set_options``) are the batch's: different options per row are refused
       with ``ValueError`` at ``reset``.
     - The rows draw from one generator (``np_random`` is shared), seeded once per batch;
@@ -321,6 +324,8 @@ class SuiteVecEnv(VecEnv):
             ) from None
 
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        if not isinstance(attr_name, str):
+            raise TypeError(f"SuiteVecEnv.get_attr: attr_name must be a str, got {shown(attr_name)}")
         rows = self._get_indices(indices)
         value, per_row = self._lookup(attr_name)
         return [value[i] for i in rows] if per_row else [value for _ in rows]
@@ -333,6 +338,17 @@ class SuiteVecEnv(VecEnv):
         if attr_name in ("observation_space", "action_space"):
             raise ValueError(
                 f"SuiteVecEnv.set_attr: {attr_name} is the adapter's (what the agent sees of a row); it cannot be set"
+            )
+        if attr_name == "params" or isinstance(getattr(type(self.venv), attr_name, None), _Parameter):
+            arguments = getattr(self.venv, "arguments", ())
+            hint = (
+                f"make a new env with env_kwargs={{{attr_name!r}: ...}}"
+                if attr_name in arguments
+                else f"it follows from the arguments {list(arguments)}"
+            )
+            raise ValueError(
+                f"SuiteVecEnv.set_attr: {attr_name} is a parameter of the environment, checked and fixed when it is "
+                f"made (the rules read env.params); {hint}"
             )
         if attr_name == "np_random" and not isinstance(value, np.random.Generator):
             raise TypeError(f"SuiteVecEnv.set_attr: np_random must be a numpy Generator, got {shown(value)}")
@@ -393,6 +409,8 @@ class SuiteVecEnv(VecEnv):
         return converted
 
     def env_method(self, method_name: str, *method_args, indices: VecEnvIndices = None, **method_kwargs) -> list[Any]:
+        if not isinstance(method_name, str):
+            raise TypeError(f"SuiteVecEnv.env_method: method_name must be a str, got {shown(method_name)}")
         rows = self._get_indices(indices)
         if method_name == "get_wrapper_attr" and len(method_args) == 1 and not method_kwargs:
             return self.get_attr(method_args[0], indices=rows)
