@@ -296,6 +296,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         # jax.numpy's functions (the ops namespace) do not pickle, and the cached shapes are rebuilt
         state = dict(self.__dict__)
         state.pop("_ops", None)
+        state.pop("_checkified_functions", None)
         state["_types"] = {}
         return state
 
@@ -323,7 +324,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         if isinstance(action, jax.Array):
             dtype, shape = action.dtype, tuple(action.shape)
             kinds = "iu" if isinstance(space, gym_spaces.Discrete) else "fiu"
-            if jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key) or np.dtype(dtype).kind not in kinds:
+            if jnp.issubdtype(dtype, jax.dtypes.prng_key) or np.dtype(dtype).kind not in kinds:
                 raise ArgumentTypeError(f"invalid action of dtype {dtype}: expected {self._expected_action()}")
             if shape != tuple(space.shape):
                 raise ValueError(
@@ -352,7 +353,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
     def _check_key(self, method: str, key: Any) -> None:
         if isinstance(key, (jax.Array, np.ndarray)):
             shape = tuple(key.shape)
-            if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
+            if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
                 if shape == ():
                     return
                 raise ValueError(
@@ -391,7 +392,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
             f"({'int64' if _x64() else 'int32'})"
         )
         if isinstance(limit, jax.Array):  # a tracer under jit: its dtype and shape
-            if jax.dtypes.issubdtype(limit.dtype, jax.dtypes.prng_key) or np.dtype(limit.dtype).kind not in "iu":
+            if jnp.issubdtype(limit.dtype, jax.dtypes.prng_key) or np.dtype(limit.dtype).kind not in "iu":
                 raise ArgumentTypeError(f"{problem}, got an array of dtype {limit.dtype}")
             if limit.shape != ():
                 raise ValueError(f"{problem}, got an array of shape {tuple(limit.shape)}")
@@ -440,7 +441,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         params = self.check_params("step", params)
         if not self.checked:
             return super().step(key, state, action, params)  # type: ignore[no-any-return]  # gymnax is untyped
-        error, out = checkify.checkify(super().step)(key, state, action, params)
+        error, out = self._checkified("step")(key, state, action, params)
         checkify.check_error(error)
         return out  # type: ignore[no-any-return]  # checkify is untyped
 
@@ -450,9 +451,17 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         params = self.check_params("reset", params)
         if not self.checked:
             return super().reset(key, params)  # type: ignore[no-any-return]  # gymnax is untyped
-        error, out = checkify.checkify(super().reset)(key, params)
+        error, out = self._checkified("reset")(key, params)
         checkify.check_error(error)
         return out  # type: ignore[no-any-return]  # checkify is untyped
+
+    def _checkified(self, method: str) -> Any:
+        """gymnax's ``step`` or ``reset`` with its checks functionalized, compiled once."""
+        functions = self.__dict__.setdefault("_checkified_functions", {})
+        if method not in functions:
+            function = functools.partial(getattr(environment.Environment, method), self)
+            functions[method] = jax.jit(checkify.checkify(function))
+        return functions[method]
 
     # gymnax's interface -------------------------------------------------------------------------
 
@@ -784,14 +793,14 @@ class JaxVectorEnv(FunctionalJaxVectorEnv[Any, Any, EnvState]):
             one = _jax_seed(owner, seed)
         else:
             if not isinstance(seed, (list, tuple, np.ndarray)) or isinstance(seed, np.ndarray) and seed.ndim != 1:
-                raise ArgumentTypeError(
+                raise TypeError(
                     f"{owner}.reset: seed must be None, a non-negative integer or a list of {self.num_envs} "
                     f"of them (None entries allowed), got {shown(seed)}"
                 )
             if len(seed) != self.num_envs:
                 raise ValueError(f"{owner}.reset: expected {self.num_envs} seeds, got {len(seed)}")
             seeds = [_jax_seed(owner, s) for s in seed]
-            entropy = [np.random.SeedSequence().entropy if s is None else s for s in seeds]
+            entropy: list[Any] = [np.random.SeedSequence().entropy if s is None else s for s in seeds]
             one = int(np.random.SeedSequence(entropy).generate_state(1, np.uint64)[0]) & MAX_SEED
         observation, info = super().reset(seed=one, options=options)
         self.prev_done = jnp.zeros(self.num_envs, dtype=bool)
