@@ -30,19 +30,31 @@ order; a ``Discrete`` part one-hot, a ``Box`` part as its values), so that array
 take it; :meth:`SuiteJaxEnv.observation_space` is the matching ``Box``. ``info`` holds the
 step's numeric values (an action's name is given as its index).
 
+**Checks**: ``env.step`` and ``env.reset`` check the key (one PRNG key), ``params`` and the
+action's dtype and shape when they are traced (once per compilation, not in the compiled
+step); a Python or numpy action is checked in full, as the numpy env checks it. A JAX
+array's value cannot raise under ``jit``: a ``Discrete`` action outside ``0..n-1`` acts as the
+nearest valid one, a ``Box`` action reaches the rules as given. ``make(id, checked=True)`` checks
+the values too, with ``jax.experimental.checkify`` (see :func:`make` and the Errors page).
+
 **Gymnasium**: importing this module registers ``gym_suite_jax/<id>`` for every id (for example
 ``gymnasium.make("gym_suite_jax/heartpole-v1")`` and ``gymnasium.make_vec("gym_suite_jax/heartpole-v1",
 num_envs=8)``), :class:`JaxEnv` and :class:`JaxVectorEnv` on Gymnasium's ``FunctionalJaxEnv`` and
 ``FunctionalJaxVectorEnv``. Without importing first, ``gymnasium.make("gym_suite.jax:gym_suite_jax/heartpole-v1")``
 imports this module and makes the env. These keep the definition's own observation space
-(``Dict`` for push-v0), return JAX arrays, and render ``rgb_array`` pictures with numpy.
+(``Dict`` for push-v0), return JAX arrays, and render ``rgb_array`` pictures with numpy. Their ``step`` checks
+an action (or a batch) with the numpy env's own check, and ``reset`` its seed and options by the
+numpy env's rules, before anything changes.
 
 **Precision**: the state, the draws and the rewards are ``float32`` unless JAX's 64-bit mode is
 on (``jax.config.update("jax_enable_x64", True)`` before making the env, or the environment
 variable ``JAX_ENABLE_X64=1``); then they are ``float64`` and agree with the numpy env to about
 ``1e-12`` relative on the same draws (float32: about ``1e-5``). Observations keep the dtype of
 the observation space (``float32`` boxes). The JAX env's random streams are ``jax.random``'s:
-the same seed gives other episodes than the numpy env (the same distributions).
+the same seed gives other episodes than the numpy env (the same distributions). Integer
+quantities (example-v0's positions, the step count) are ``int32``, or ``int64`` in 64-bit mode;
+without it, :func:`make` refuses an integer argument of ``2**30`` or more in magnitude (the
+rules add two of them).
 """
 
 from __future__ import annotations
