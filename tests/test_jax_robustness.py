@@ -389,7 +389,6 @@ def test_gymnax_step_refuses_a_wrong_action_type_at_trace_time(env_id):
     for action in wrong_shape:
         with pytest.raises(ValueError, match=rf"invalid action of shape \({action.shape[0]},"):
             step(key, state, action, params)
-    step(key, state, _valid_action(env), params)
 
 
 @pytest.mark.parametrize("env_id", IDS)
@@ -418,7 +417,11 @@ def test_gymnax_out_of_range_action_under_jit_acts_as_the_nearest_valid_one(env_
         assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)))
 
 
-@pytest.mark.parametrize("env_id", IDS)
+#: One id per kind of action space runs in the quick tests; the others (compiling more) are slow.
+QUICK = ("example-v0", "target-v0")
+
+
+@pytest.mark.parametrize("env_id", [i if i in QUICK else pytest.param(i, marks=pytest.mark.slow) for i in IDS])
 def test_checked_mode_reports_an_out_of_range_action_under_jit_with_the_numpy_message(env_id):
     env, params = _gymnax(env_id, checked=True)
     keys = jax.random.split(jax.random.key(0), 3)
@@ -541,10 +544,13 @@ def test_gymnax_reset_and_step_refuse_a_bad_key(env_id, key, error):
 # ------------------------------------------------------------------ item 7: pickling
 
 
-@pytest.mark.parametrize("checked", [False, True])
-@pytest.mark.parametrize("env_id", IDS)
+@pytest.mark.parametrize(
+    "env_id, checked",
+    [(i, False) for i in IDS]
+    + [(i, True) if i in QUICK else pytest.param(i, True, marks=pytest.mark.slow) for i in IDS],
+)
 def test_gymnax_env_pickles_and_steps_the_same(env_id, checked):
-    env, params = gj.make(env_id, checked=checked)
+    env, params = _gymnax(env_id, checked)
     clone, clone_params = pickle.loads(pickle.dumps((env, params)))
     assert clone.checked == checked and clone_params == params
     key = jax.random.key(7)
