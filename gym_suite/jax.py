@@ -350,7 +350,19 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         """``action`` checked in full as the numpy env checks it (a JAX array is read back)."""
         if isinstance(action, jax.Array):
             action = np.asarray(action)
-        return np.asarray(self.definition.check_action(action, self._gym_action_space, self.definition_params))
+        checked = self.definition.check_action(action, self._gym_action_space, self.definition_params)
+        return (
+            self._as_float(checked)
+            if not isinstance(self._gym_action_space, gym_spaces.Discrete)
+            else np.asarray(checked)
+        )
+
+    def _as_float(self, values: Any) -> Any:
+        """Numbers in JAX's float type (float32 unless in 64-bit mode): a finite number beyond
+        float32 becomes an infinity, which the rules treat as the numpy env treats the number
+        (target-v0: the field's edge)."""
+        with np.errstate(over="ignore"):
+            return np.asarray(values, dtype=np.float64).astype(self._float())
 
     def check_actions(self, actions: Any, num_envs: int) -> Any:
         """A batch of ``num_envs`` actions checked in full as the numpy vector env checks them."""
@@ -360,7 +372,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         checked = self.definition.check_actions(actions, num_envs, space, self.definition_params)
         if isinstance(space, gym_spaces.Discrete):
             return checked
-        return np.asarray(actions, dtype=np.float64)  # the rules' own form may differ (target-v0's columns)
+        return self._as_float(actions)  # the rules' own form may differ (target-v0's columns)
 
     def _check_key(self, method: str, key: Any) -> None:
         if isinstance(key, (jax.Array, np.ndarray)):
