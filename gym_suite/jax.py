@@ -30,19 +30,31 @@ order; a ``Discrete`` part one-hot, a ``Box`` part as its values), so that array
 take it; :meth:`SuiteJaxEnv.observation_space` is the matching ``Box``. ``info`` holds the
 step's numeric values (an action's name is given as its index).
 
+**Checks**: ``env.step`` and ``env.reset`` check the key (one PRNG key), ``params`` and the
+action's dtype and shape when they are traced (once per compilation, not in the compiled
+step); a Python or numpy action is checked in full, as the numpy env checks it. A JAX
+array's value cannot raise under ``jit``: a ``Discrete`` action outside ``0..n-1`` acts as the
+nearest valid one, a ``Box`` action reaches the rules as given. ``make(id, checked=True)`` checks
+the values too, with ``jax.experimental.checkify`` (see :func:`make` and the Errors page).
+
 **Gymnasium**: importing this module registers ``gym_suite_jax/<id>`` for every id (for example
 ``gymnasium.make("gym_suite_jax/heartpole-v1")`` and ``gymnasium.make_vec("gym_suite_jax/heartpole-v1",
 num_envs=8)``), :class:`JaxEnv` and :class:`JaxVectorEnv` on Gymnasium's ``FunctionalJaxEnv`` and
 ``FunctionalJaxVectorEnv``. Without importing first, ``gymnasium.make("gym_suite.jax:gym_suite_jax/heartpole-v1")``
 imports this module and makes the env. These keep the definition's own observation space
-(``Dict`` for push-v0), return JAX arrays, and render ``rgb_array`` pictures with numpy.
+(``Dict`` for push-v0), return JAX arrays, and render ``rgb_array`` pictures with numpy. Their ``step`` checks
+an action (or a batch) with the numpy env's own check, and ``reset`` its seed and options by the
+numpy env's rules, before anything changes.
 
 **Precision**: the state, the draws and the rewards are ``float32`` unless JAX's 64-bit mode is
 on (``jax.config.update("jax_enable_x64", True)`` before making the env, or the environment
 variable ``JAX_ENABLE_X64=1``); then they are ``float64`` and agree with the numpy env to about
 ``1e-12`` relative on the same draws (float32: about ``1e-5``). Observations keep the dtype of
 the observation space (``float32`` boxes). The JAX env's random streams are ``jax.random``'s:
-the same seed gives other episodes than the numpy env (the same distributions).
+the same seed gives other episodes than the numpy env (the same distributions). Integer
+quantities (example-v0's positions, the step count) are ``int32``, or ``int64`` in 64-bit mode;
+without it, :func:`make` refuses an integer argument of ``2**30`` or more in magnitude (the
+rules add two of them).
 """
 
 from __future__ import annotations
@@ -63,12 +75,21 @@ from gymnasium.experimental.functional import FuncEnv
 from gymnasium.vector import AutoresetMode
 from gymnax.environments import environment
 from gymnax.environments import spaces as gymnax_spaces
+from jax.experimental import checkify
 
 import gym_suite
-from gym_suite.envs._checks import merge_arguments
+from gym_suite.envs._checks import (
+    ArgumentTypeError,
+    check_int,
+    check_options,
+    check_seed,
+    merge_arguments,
+    shown,
+)
 from gym_suite.envs._definition import Definition, jax_ops
 
 __all__ = [
+    "MAX_SEED",
     "NAMESPACE",
     "NO_LIMIT",
     "EnvParams",
@@ -85,6 +106,12 @@ __all__ = [
 NAMESPACE = gym_suite.JAX_NAMESPACE
 #: ``max_steps_in_episode`` of an id whose registry row has no step limit (int32's largest).
 NO_LIMIT = 2**31 - 1
+#: The largest seed ``reset(seed=...)`` of a ``gym_suite_jax/<id>`` env takes (``jax.random.PRNGKey``
+#: reads the seed as a 64-bit signed integer).
+MAX_SEED = 2**63 - 1
+#: Without JAX's 64-bit mode the integer parameters stay below this in magnitude, so that the
+#: rules' sums of two of them (a position and a step, a start and an offset) fit in int32.
+INT32_PARAMETER_LIMIT = 2**30
 #: gymnax 1.0 and later split ``terminated`` and ``truncated`` (``Environment.is_truncated``);
 #: before, ``step_env`` returned one ``done``.
 _SPLIT_STEP = hasattr(environment.Environment, "is_truncated")
@@ -148,11 +175,21 @@ def _device_params(params: Any) -> Any:
     return copy
 
 
+def _int() -> Any:
+    """JAX's default integer: int32, or int64 in 64-bit mode."""
+    return jnp.zeros(0, dtype=int).dtype
+
+
+def _x64() -> bool:
+    return bool(jax.config.read("jax_enable_x64"))  # type: ignore[no-untyped-call]  # jax leaves Config.read unannotated
+
+
 def _check_int32(owner: str, params: Any) -> None:
-    """Without 64-bit mode JAX's integers are int32: refuse parameters they cannot hold."""
+    """Without 64-bit mode JAX's integers are int32: refuse parameters whose arithmetic they cannot
+    hold (see ``INT32_PARAMETER_LIMIT``), naming the argument."""
     import dataclasses
 
-    if jax.config.read("jax_enable_x64") or not dataclasses.is_dataclass(params):  # type: ignore[no-untyped-call]  # jax leaves Config.read unannotated
+    if _x64() or not dataclasses.is_dataclass(params):
         return
     for field in dataclasses.fields(params):
         value = getattr(params, field.name)
@@ -162,11 +199,19 @@ def _check_int32(owner: str, params: Any) -> None:
             low = high = int(value)
         else:
             continue
-        if low < -(2**31) or high >= 2**31:
+        limit = INT32_PARAMETER_LIMIT
+        if low <= -limit or high >= limit:
             raise ValueError(
-                f"{owner}: {field.name} holds {high if high >= 2**31 else low}, beyond JAX's 32-bit integers; "
-                "turn on 64-bit mode (JAX_ENABLE_X64=1 or jax.config.update('jax_enable_x64', True)) first"
+                f"{owner}: {field.name} holds {high if high >= limit else low}, beyond what JAX's 32-bit integers "
+                f"compute with (magnitudes below 2**30); turn on 64-bit mode (JAX_ENABLE_X64=1 or "
+                "jax.config.update('jax_enable_x64', True)) before making the env"
             )
+
+
+@functools.cache
+def _raw_key_shape() -> tuple[int, ...]:
+    """The shape of one raw key of ``jax.random.PRNGKey`` (``(2,)`` with threefry)."""
+    return tuple(jax.random.PRNGKey(0).shape)
 
 
 def _gymnax_space(space: gym_spaces.Space[Any]) -> gymnax_spaces.Space:
@@ -175,7 +220,7 @@ def _gymnax_space(space: gym_spaces.Space[Any]) -> gymnax_spaces.Space:
         return gymnax_spaces.Discrete(int(space.n))
     if isinstance(space, gym_spaces.Discrete):
         start = int(space.start)
-        return gymnax_spaces.Box(start, start + int(space.n) - 1, (), jnp.int32)
+        return gymnax_spaces.Box(start, start + int(space.n) - 1, (), _int())
     if isinstance(space, gym_spaces.Box):
         return gymnax_spaces.Box(jnp.asarray(space.low), jnp.asarray(space.high), tuple(space.shape), space.dtype)
     if isinstance(space, gym_spaces.Dict):
@@ -218,9 +263,19 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
     constructor's arguments, checked as the numpy env checks them). The state is an
     :class:`EnvState`; :meth:`step_with_draws` is one step on given uniforms (what the
     equivalence tests call).
+
+    :meth:`step` and :meth:`reset` check what they are given when they are traced (once per
+    compilation, nothing in the compiled step): the key (one PRNG key), ``params`` and the
+    action's dtype and shape; a Python or numpy action is checked in full, as the numpy env
+    checks it. A JAX array's values cannot raise under ``jit``: a ``Discrete`` action outside
+    ``0..n-1`` acts as the nearest valid one (clipped), a ``Box`` action reaches the rules as
+    given. With ``checked=True`` the values are checked too, with ``jax.experimental.checkify``
+    (see :func:`make`).
     """
 
-    def __init__(self, env_id: str, **kwargs: Any):
+    def __init__(
+        self, env_id: str, env_config: Mapping[str, Any] | None = None, *, checked: bool = False, **kwargs: Any
+    ):
         super().__init__()
         spec = _spec(env_id)
         cls = _env_class(spec)
@@ -229,7 +284,10 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
                 f"gym_suite.jax: {spec.id} does not run on JAX yet; the ids that do: {list(jax_ids())}"
             )
         owner = cls.__name__
-        kwargs = merge_arguments(owner, tuple(cls.arguments), None, kwargs)  # type: ignore[attr-defined]
+        if not isinstance(checked, (bool, np.bool_)):
+            raise ArgumentTypeError(f"gym_suite.jax.make: checked must be True or False, got {shown(checked)}")
+        self.checked = bool(checked)
+        kwargs = merge_arguments(owner, tuple(cls.arguments), env_config, kwargs)  # type: ignore[attr-defined]
         self.env_id = spec.id
         self.definition: Definition[Any, Any] = cls.definition
         self.definition_params = self.definition.make_params(cls.base_params, owner, **kwargs)  # type: ignore[attr-defined]
@@ -245,6 +303,189 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
 
     def __repr__(self) -> str:
         return f"SuiteJaxEnv({self.env_id!r})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        # jax.numpy's functions (the ops namespace) do not pickle, and the cached shapes are rebuilt
+        state = dict(self.__dict__)
+        state.pop("_ops", None)
+        state.pop("_checkified_functions", None)
+        state["_types"] = {}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._ops = jax_ops()
+
+    # Checks at the edge (at trace time under jit) -------------------------------------------------
+
+    def _expected_action(self) -> str:
+        space = self._gym_action_space
+        if isinstance(space, gym_spaces.Discrete):
+            n = int(space.n)
+            return f"an integer in 0..{n - 1} (Discrete({n}))"
+        return f"an array of shape {tuple(space.shape)} ({shown(space)})"
+
+    def check_action(self, action: Any) -> Any:
+        """``action`` as :meth:`step` takes it, or ``TypeError`` / ``ValueError`` naming what is allowed.
+
+        A JAX array (a tracer under ``jit``) is checked by dtype and shape; anything else (a Python
+        number, a list, a numpy array) in full, by the numpy env's own check, and returned as a
+        numpy array.
+        """
+        space = self._gym_action_space
+        if isinstance(action, jax.Array):
+            dtype, shape = action.dtype, tuple(action.shape)
+            kinds = "iu" if isinstance(space, gym_spaces.Discrete) else "fiu"
+            if jnp.issubdtype(dtype, jax.dtypes.prng_key) or np.dtype(dtype).kind not in kinds:
+                raise ArgumentTypeError(f"invalid action of dtype {dtype}: expected {self._expected_action()}")
+            if shape != tuple(space.shape):
+                raise ValueError(
+                    f"invalid action of shape {shape}: expected {self._expected_action()}, of shape "
+                    f"{tuple(space.shape)} (for a batch of envs, jax.vmap the step)"
+                )
+            return action
+        return np.asarray(self.definition.check_action(action, space, self.definition_params))
+
+    def check_action_value(self, action: Any) -> Any:
+        """``action`` checked in full as the numpy env checks it (a JAX array is read back)."""
+        if isinstance(action, jax.Array):
+            action = np.asarray(action)
+        checked = self.definition.check_action(action, self._gym_action_space, self.definition_params)
+        return (
+            self._as_float(checked)
+            if not isinstance(self._gym_action_space, gym_spaces.Discrete)
+            else np.asarray(checked)
+        )
+
+    def _as_float(self, values: Any) -> Any:
+        """Numbers in JAX's float type (float32 unless in 64-bit mode): a finite number beyond
+        float32 becomes an infinity, which the rules treat as the numpy env treats the number
+        (target-v0: the field's edge)."""
+        with np.errstate(over="ignore"):
+            return np.asarray(values, dtype=np.float64).astype(self._float())
+
+    def check_actions(self, actions: Any, num_envs: int) -> Any:
+        """A batch of ``num_envs`` actions checked in full as the numpy vector env checks them."""
+        if isinstance(actions, jax.Array):
+            actions = np.asarray(actions)
+        space = self._gym_action_space
+        checked = self.definition.check_actions(actions, num_envs, space, self.definition_params)
+        if isinstance(space, gym_spaces.Discrete):
+            return checked
+        return self._as_float(actions)  # the rules' own form may differ (target-v0's columns)
+
+    def _check_key(self, method: str, key: Any) -> None:
+        if isinstance(key, (jax.Array, np.ndarray)):
+            shape = tuple(key.shape)
+            if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
+                if shape == ():
+                    return
+                raise ValueError(
+                    f"{self.env_id}.{method}: key must be one PRNG key, got keys of shape {shape}; "
+                    f"jax.vmap env.{method} over a batch of keys"
+                )
+            raw = _raw_key_shape()
+            if key.dtype == np.uint32 and shape[-len(raw) :] == raw:
+                if shape == raw:
+                    return
+                raise ValueError(
+                    f"{self.env_id}.{method}: key must be one PRNG key, got keys of shape {shape[: -len(raw)]}; "
+                    f"jax.vmap env.{method} over a batch of keys"
+                )
+            what = f"an array of dtype {key.dtype} and shape {shape}"
+        else:
+            what = shown(key)
+        raise ArgumentTypeError(
+            f"{self.env_id}.{method}: key must be a JAX PRNG key (jax.random.key(seed) or "
+            f"jax.random.PRNGKey(seed)), got {what}"
+        )
+
+    def check_params(self, method: str, params: Any) -> EnvParams:
+        """``params`` (``None``: the default ones), their step limit checked: a positive integer
+        (its dtype and shape only when it is a JAX array)."""
+        if params is None:
+            return self.default_params
+        if not isinstance(params, EnvParams):
+            raise ArgumentTypeError(
+                f"{self.env_id}.{method}: params must be None or the EnvParams of gym_suite.jax.make, got {shown(params)}"
+            )
+        limit = params.max_steps_in_episode
+        largest = 2**63 - 1 if _x64() else 2**31 - 1
+        problem = (
+            f"{self.env_id}.{method}: params.max_steps_in_episode must be an integer in 1..{largest} "
+            f"({'int64' if _x64() else 'int32'})"
+        )
+        if isinstance(limit, jax.Array):  # a tracer under jit: its dtype and shape
+            if jnp.issubdtype(limit.dtype, jax.dtypes.prng_key) or np.dtype(limit.dtype).kind not in "iu":
+                raise ArgumentTypeError(f"{problem}, got an array of dtype {limit.dtype}")
+            if limit.shape != ():
+                raise ValueError(f"{problem}, got an array of shape {tuple(limit.shape)}")
+            return params
+        if isinstance(limit, np.ndarray) and limit.shape == () and limit.dtype.kind in "iu":
+            limit = limit.item()
+        if isinstance(limit, (bool, np.bool_)) or not isinstance(limit, (int, np.integer)):
+            raise ArgumentTypeError(f"{problem}, got {shown(limit)}")
+        if not 1 <= limit <= largest:
+            raise ValueError(f"{problem}, got {shown(limit)}")
+        return params
+
+    def _value_message(self) -> str:
+        """The message of an action value out of the space, a ``checkify`` format (``{}``: the value)."""
+        space = self._gym_action_space
+        if isinstance(space, gym_spaces.Discrete):
+            n = int(space.n)
+            return f"invalid action {{}}: expected an integer in 0..{n - 1} (Discrete({n}))"
+        probe = np.full(space.shape, np.nan)  # the numpy env's own message for a non-finite action
+        try:
+            self.definition.check_action(probe, space, self.definition_params)
+        except ValueError as err:
+            text = str(err).replace("{", "{{").replace("}", "}}")
+            if shown(probe) in text:
+                return text.replace(shown(probe), "{}", 1)
+        return f"invalid action {{}}: expected finite values ({shown(space)})"
+
+    def _checkify_action(self, action: Any) -> None:
+        """Checked mode: the action's values, reported by ``checkify`` with the numpy env's message."""
+        space = self._gym_action_space
+        a = jnp.asarray(action)
+        if isinstance(space, gym_spaces.Discrete):
+            valid = (a >= 0) & (a < int(space.n))
+        else:
+            valid = jnp.all(jnp.isfinite(a))
+        checkify.check(valid, self._value_message(), a)
+
+    # gymnax's step and reset, their arguments checked --------------------------------------------
+
+    def step(
+        self, key: jax.Array, state: EnvState, action: Any, params: EnvParams | None = None
+    ) -> tuple[Any, EnvState, jax.Array, jax.Array, jax.Array, dict[str, Any]]:
+        """gymnax's ``step`` (autoreset in the same call), its arguments checked first (see the class)."""
+        self._check_key("step", key)
+        action = self.check_action(action)
+        params = self.check_params("step", params)
+        if not self.checked:
+            return super().step(key, state, action, params)  # type: ignore[no-any-return]  # gymnax is untyped
+        error, out = self._checkified("step")(key, state, action, params)
+        checkify.check_error(error)
+        return out  # type: ignore[no-any-return]  # checkify is untyped
+
+    def reset(self, key: jax.Array, params: EnvParams | None = None) -> tuple[Any, EnvState]:
+        """gymnax's ``reset``, its key and params checked first."""
+        self._check_key("reset", key)
+        params = self.check_params("reset", params)
+        if not self.checked:
+            return super().reset(key, params)  # type: ignore[no-any-return]  # gymnax is untyped
+        error, out = self._checkified("reset")(key, params)
+        checkify.check_error(error)
+        return out  # type: ignore[no-any-return]  # checkify is untyped
+
+    def _checkified(self, method: str) -> Any:
+        """gymnax's ``step`` or ``reset`` with its checks functionalized, compiled once."""
+        functions = self.__dict__.setdefault("_checkified_functions", {})
+        if method not in functions:
+            function = functools.partial(getattr(environment.Environment, method), self)
+            functions[method] = jax.jit(checkify.checkify(function))
+        return functions[method]
 
     # gymnax's interface -------------------------------------------------------------------------
 
@@ -277,6 +518,12 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
     def step_env(
         self, key: jax.Array, state: EnvState, action: Any, params: EnvParams
     ) -> tuple[jax.Array, EnvState, jax.Array, jax.Array, dict[str, Any]]:
+        if self.checked:
+            self._checkify_action(action)
+            limit = params.max_steps_in_episode
+            checkify.check(
+                limit >= 1, "params.max_steps_in_episode must be a positive integer, got {}", jnp.asarray(limit)
+            )
         obs, next_state, reward, terminated, _, info = self.step_with_draws(
             state, action, self._draws(key, self.definition.step_draws)
         )
@@ -311,7 +558,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
     def initial_with_draws(self, u: Any) -> EnvState:
         """A fresh state from the start's uniforms."""
         inner = self._canonical(self.definition.initial(u, self._params, self._ops))
-        return EnvState(time=jnp.zeros((), jnp.int32), inner=inner)
+        return EnvState(time=jnp.zeros((), _int()), inner=inner)
 
     def step_with_draws(
         self, state: EnvState, action: Any, u: Any
@@ -344,8 +591,9 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         return jax.random.uniform(key, (count,), dtype=self._float()) if count else ()
 
     def _action(self, action: Any) -> Any:
-        if isinstance(self._gym_action_space, gym_spaces.Discrete):
-            return jnp.asarray(action, dtype=jnp.int32)
+        space = self._gym_action_space
+        if isinstance(space, gym_spaces.Discrete):  # out of range under jit: the nearest valid action
+            return jnp.clip(jnp.asarray(action), 0, int(space.n) - 1).astype(_int())
         return jnp.asarray(action, dtype=self._float())
 
     def _canonical(self, inner: Any) -> Any:
@@ -355,7 +603,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         return jax.tree.map(lambda x, t: jnp.broadcast_to(jnp.asarray(x, dtype=t.dtype), t.shape), inner, types)
 
     def _state_types(self) -> Any:
-        x64 = bool(jax.config.read("jax_enable_x64"))  # type: ignore[no-untyped-call]  # jax leaves Config.read unannotated
+        x64 = _x64()
         if x64 not in self._types:
             d, params, ops = self.definition, self._params, self._ops
             float_dtype = self._float()
@@ -395,15 +643,29 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         return self.definition.render_ansi(self.state_as_numbers(state), self.definition_params)
 
 
-def make(env_id: str, **kwargs: Any) -> tuple[SuiteJaxEnv, EnvParams]:
+def make(env_id: str, *, checked: bool = False, **kwargs: Any) -> tuple[SuiteJaxEnv, EnvParams]:
     """``(env, params)`` of a gym-suite id as a gymnax ``Environment``, as ``gymnax.make`` returns.
 
     ``env_id`` is a registry id (``"heartpole-v1"``; ``"gym_suite:heartpole-v1"`` and
     ``"gym_suite_jax/heartpole-v1"`` are accepted); ``kwargs`` are the id's arguments
     (``heart_attack_proclivity=0.3``), checked as the numpy env checks them. ``params`` holds the
     registry's step limit (``max_steps_in_episode``).
+
+    ``env.step`` and ``env.reset`` check the key, ``params`` and the action's dtype and shape when
+    they are traced; under ``jit`` an action's value cannot raise (a ``Discrete`` action outside
+    ``0..n-1`` acts as the nearest valid one, a ``Box`` action reaches the rules as given).
+    ``checked=True`` checks the values too, with ``jax.experimental.checkify``: called directly,
+    ``env.step`` raises ``checkify.JaxRuntimeError`` (a ``ValueError``) with the numpy env's
+    message; under ``jit``, functionalize the checks with ``checkify.checkify``::
+
+        from jax.experimental import checkify
+
+        env, params = gym_suite.jax.make("example-v0", checked=True)
+        step = jax.jit(checkify.checkify(env.step))
+        error, (obs, state, reward, terminated, truncated, info) = step(key, state, action, params)
+        error.throw()  # "invalid action 7: expected an integer in 0..1 (Discrete(2))"
     """
-    env = SuiteJaxEnv(env_id, **kwargs)
+    env = SuiteJaxEnv(env_id, checked=checked, **kwargs)
     return env, env.default_params
 
 
@@ -483,7 +745,8 @@ class JaxEnv(FunctionalJaxEnv[EnvState]):
     def __init__(
         self, env_id: str, render_mode: str | None = None, env_config: Mapping[str, Any] | None = None, **kwargs: Any
     ) -> None:
-        env = SuiteJaxEnv(env_id, **dict(env_config or {}, **kwargs))
+        env = SuiteJaxEnv(env_id, env_config, **kwargs)
+        self._env = env
         func_env = SuiteFuncEnv(env)
         func_env.transform(jax.jit)
         metadata = _metadata(env, vector=False)
@@ -491,9 +754,16 @@ class JaxEnv(FunctionalJaxEnv[EnvState]):
             raise ValueError(f"JaxEnv: render_mode must be None or 'rgb_array', got {render_mode!r}")
         super().__init__(func_env, metadata=metadata, render_mode=render_mode)
 
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        """Gymnasium's ``reset``; ``seed`` and ``options`` follow the numpy env's rules (and a seed is at
+        most ``MAX_SEED``, what ``jax.random.PRNGKey`` takes)."""
+        check_options(type(self).__name__, options)  # before anything changes
+        return super().reset(seed=_jax_seed(type(self).__name__, seed), options=options)  # type: ignore[no-any-return]  # FunctionalJaxEnv is untyped
+
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not hasattr(self, "state"):
             raise gymnasium.error.ResetNeeded("JaxEnv: call reset() before step()")
+        action = self._env.check_action_value(action)  # the numpy env's check, before anything changes
         observation, reward, terminated, _, info = super().step(action)
         truncated = bool(self.func_env.truncation(self.state))  # type: ignore[attr-defined]
         return observation, reward, terminated, truncated, info
@@ -520,25 +790,43 @@ class JaxVectorEnv(FunctionalJaxVectorEnv[Any, Any, EnvState]):
         env_config: Mapping[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"JaxVectorEnv: num_envs must be a positive integer, got {num_envs!r}")
-        if max_episode_steps is not None and (
-            isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, (int, np.integer))
-        ):
-            raise TypeError(f"JaxVectorEnv: max_episode_steps must be None or an integer, got {max_episode_steps!r}")
-        env = SuiteJaxEnv(env_id, **dict(env_config or {}, **kwargs))
+        owner = type(self).__name__
+        num_envs = check_int(owner, "num_envs", num_envs, 1)
+        if isinstance(max_episode_steps, (int, np.integer)) and max_episode_steps == -1:  # Gymnasium's "no limit"
+            max_episode_steps = None
+        max_episode_steps = check_int(owner, "max_episode_steps", max_episode_steps, 1, allow_none=True)
+        env = SuiteJaxEnv(env_id, env_config, **kwargs)
         func_env = SuiteFuncEnv(env)
         func_env.transform(jax.jit)
         metadata = _metadata(env, vector=True)
         if render_mode is not None and render_mode not in metadata["render_modes"]:
             raise ValueError(f"JaxVectorEnv: render_mode must be None or 'rgb_array', got {render_mode!r}")
-        limit = int(max_episode_steps) if max_episode_steps is not None and max_episode_steps > 0 else 0
+        limit = 0 if max_episode_steps is None else max_episode_steps  # 0: FunctionalJaxVectorEnv's "no limit"
         super().__init__(func_env, int(num_envs), max_episode_steps=limit, metadata=metadata, render_mode=render_mode)
         self._env = env
         self._batch_step = jax.jit(functools.partial(_batch_step, env, limit))
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
-        observation, info = super().reset(seed=seed, options=options)
+    def reset(
+        self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Gymnasium's ``reset``; ``seed`` and ``options`` follow the numpy vector env's rules: one
+        seed, or a list of ``num_envs`` seeds (``None`` entries allowed) folded into one."""
+        owner = type(self).__name__
+        check_options(owner, options)  # before anything changes
+        if seed is None or isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+            one = _jax_seed(owner, seed)
+        else:
+            if not isinstance(seed, (list, tuple, np.ndarray)) or isinstance(seed, np.ndarray) and seed.ndim != 1:
+                raise TypeError(
+                    f"{owner}.reset: seed must be None, a non-negative integer or a list of {self.num_envs} "
+                    f"of them (None entries allowed), got {shown(seed)}"
+                )
+            if len(seed) != self.num_envs:
+                raise ValueError(f"{owner}.reset: expected {self.num_envs} seeds, got {len(seed)}")
+            seeds = [_jax_seed(owner, s) for s in seed]
+            entropy: list[Any] = [np.random.SeedSequence().entropy if s is None else s for s in seeds]
+            one = int(np.random.SeedSequence(entropy).generate_state(1, np.uint64)[0]) & MAX_SEED
+        observation, info = super().reset(seed=one, options=options)
         self.prev_done = jnp.zeros(self.num_envs, dtype=bool)
         return observation, info
 
@@ -546,6 +834,7 @@ class JaxVectorEnv(FunctionalJaxVectorEnv[Any, Any, EnvState]):
         out: tuple[Any, jax.Array, jax.Array, jax.Array, dict[str, Any]]
         if not hasattr(self, "state"):
             raise gymnasium.error.ResetNeeded("JaxVectorEnv: call reset() before step()")
+        action = self._env.check_actions(action, self.num_envs)  # the numpy env's check, before anything changes
         self.rng, key = jax.random.split(self.rng)
         self.state, self.prev_done, out = self._batch_step(self.state, self.prev_done, key, jnp.asarray(action))
         self.steps = self.state.time
@@ -555,6 +844,17 @@ class JaxVectorEnv(FunctionalJaxVectorEnv[Any, Any, EnvState]):
         if self.render_mode != "rgb_array":
             return None
         return tuple(self._env.render_rgb(jax.tree.map(lambda q, i=i: q[i], self.state)) for i in range(self.num_envs))
+
+
+def _jax_seed(owner: str, seed: object) -> int | None:
+    """A seed as ``reset`` takes it: the numpy env's rules, and at most ``MAX_SEED``."""
+    checked = check_seed(owner, seed)
+    if checked is not None and checked > MAX_SEED:
+        raise ValueError(
+            f"{owner}.reset: seed must be None or an integer in 0..2**63 - 1 (what jax.random.PRNGKey takes), "
+            f"got {shown(seed)}"
+        )
+    return checked
 
 
 def _batch_step(

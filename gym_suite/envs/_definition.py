@@ -300,7 +300,7 @@ def jax_ops() -> SimpleNamespace:
             only_where=lambda mask, fn, x, *shared: jnp.where(mask, fn(x, *shared), 0.0),
             first=_array_first(jnp),
             vector=lambda items, dtype: jnp.stack([jnp.asarray(i) for i in items], axis=-1).astype(dtype),
-            floor_int=lambda x: jnp.floor(x).astype(jnp.int32),
+            floor_int=lambda x: jnp.floor(x).astype(int),  # int32, or int64 under x64
             take=lambda array, index: jnp.asarray(array)[index],
             take_columns=lambda array, index: jnp.asarray(array)[:, index],
             one_hot=lambda index, n: (

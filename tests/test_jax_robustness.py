@@ -1,0 +1,564 @@
+"""What outside callers do to the JAX envs: bad actions, seeds, options, keys, params, checkpoints.
+
+The Gymnasium route (``gym_suite_jax/<id>``, scalar and vector) answers every input as the numpy
+env answers it (the same error type and message, before anything changes); gymnax's ``step`` and
+``reset`` refuse a wrong key, ``params`` or action dtype/shape when traced, and ``checked=True``
+reports an out-of-range value under ``jit`` through ``checkify``. Every id of the registry is
+covered (``gym_suite.SPECS``). ``HYPOTHESIS_PROFILE=long`` runs many more examples.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+import pickle
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+pytest.importorskip("gymnax")
+
+import gymnasium  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+from gymnasium import spaces  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from jax.experimental import checkify  # noqa: E402
+
+import gym_suite  # noqa: E402
+import gym_suite.jax as gj  # noqa: E402
+
+settings.register_profile(
+    "fast", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+settings.register_profile(
+    "long", max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
+
+IDS = [spec.id for spec in gym_suite.SPECS if spec.id in gj.jax_ids()]
+DOCUMENTED_ERRORS = (ValueError, TypeError)
+MESSAGE_LIMIT = 1000
+
+
+def test_every_id_runs_on_jax():
+    assert IDS == [spec.id for spec in gym_suite.SPECS]
+
+
+# One env of each kind per id for the whole module: making a JAX env compiles its functions.
+
+
+@functools.cache
+def _numpy_env(env_id):
+    return gymnasium.make(env_id, disable_env_checker=True)
+
+
+@functools.cache
+def _jax_env(env_id):
+    env = gymnasium.make(f"{gj.NAMESPACE}/{env_id}")
+    env.reset(seed=0)
+    return env
+
+
+@functools.cache
+def _numpy_vec(env_id):
+    return gymnasium.make_vec(env_id, num_envs=3)
+
+
+@functools.cache
+def _jax_vec(env_id):
+    env = gymnasium.make_vec(f"{gj.NAMESPACE}/{env_id}", num_envs=3)
+    env.reset(seed=0)
+    return env
+
+
+@functools.cache
+def _gymnax(env_id, checked=False):
+    return gj.make(env_id, checked=checked)
+
+
+def _outcome(call):
+    """``("ok", None)`` or ``(error type, message)`` of a call."""
+    try:
+        call()
+    except Exception as err:  # noqa: BLE001  (the outcome is what is compared)
+        return type(err), str(err)
+    return "ok", None
+
+
+def _snapshot(env):
+    """What a rejected call must leave as it was: the state and the key."""
+    env = env.unwrapped
+    return (jax.tree.leaves(getattr(env, "state", None)), np.asarray(jax.random.key_data(env.rng)))
+
+
+def _same_snapshot(a, b):
+    return (
+        len(a[0]) == len(b[0])
+        and all(np.array_equal(x, y, equal_nan=True) for x, y in zip(a[0], b[0]))
+        and np.array_equal(a[1], b[1])
+    )
+
+
+def _numpy_check(env_id, action):
+    """The numpy env's own check of one action, as its ``step`` calls it (without stepping)."""
+    env = _numpy_env(env_id).unwrapped
+    return env.definition.check_action(action, env.action_space, env.params)
+
+
+# ------------------------------------------------------------------ item 1: actions at the Gymnasium edge
+
+
+def _actions():
+    return st.one_of(
+        st.integers(min_value=-(10**6), max_value=10**6),
+        st.integers(min_value=-(2**70), max_value=2**70),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.text(max_size=30),
+        st.none(),
+        st.booleans(),
+        st.lists(st.floats(), min_size=0, max_size=5),
+        st.lists(st.integers(-3, 60), min_size=1, max_size=3),
+        st.just([math.nan, 25.0]),
+        st.just([25.0, math.inf]),
+        st.just([10.0, 20.0]),
+        st.just({"x": 1}),
+        st.sampled_from([np.int64(1), np.int64(-1), np.float32(1.0), np.array(1), np.array([1.0, 2.0])]),
+        st.sampled_from(["jax-int", "jax-float", "jax-bool", "jax-pair", "jax-big"]),
+    )
+
+
+_JAX_ACTIONS = {
+    "jax-int": lambda: jnp.array(1),
+    "jax-float": lambda: jnp.array(1.0),
+    "jax-bool": lambda: jnp.array(True),
+    "jax-pair": lambda: jnp.array([10.0, 20.0]),
+    "jax-big": lambda: jnp.array(7),
+}
+
+
+def _action(value):
+    """A drawn action, and the same value as the numpy env is given it (a JAX array read back)."""
+    if isinstance(value, str) and value in _JAX_ACTIONS:
+        action = _JAX_ACTIONS[value]()
+        return action, np.asarray(action)
+    return value, value
+
+
+@given(st.sampled_from(IDS), _actions())
+def test_gymnasium_jax_env_checks_an_action_as_the_numpy_env_does(env_id, drawn):
+    action, as_numpy = _action(drawn)
+    env = _jax_env(env_id)
+    before = _snapshot(env)
+    expected = _outcome(lambda: _numpy_check(env_id, as_numpy))
+    got = _outcome(lambda: env.unwrapped._env.check_action_value(action))
+    assert got == expected
+    if expected[0] == "ok":
+        env.step(action)
+        return
+    with pytest.raises(expected[0]) as err:
+        env.step(action)
+    assert str(err.value) == expected[1] and len(expected[1]) < MESSAGE_LIMIT and "action" in expected[1]
+    assert _same_snapshot(_snapshot(env), before)  # refused before anything changed
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_gymnasium_jax_env_refuses_the_reported_actions(env_id):
+    env = gymnasium.make(f"{gj.NAMESPACE}/{env_id}")
+    numpy_env = _numpy_env(env_id)
+    env.reset(seed=0)
+    numpy_env.reset(seed=0)
+    space = env.action_space
+    bad = (
+        [-1, 1.5, True, jnp.array(1.0), int(space.n), 2**40, [0, 1]]
+        if isinstance(space, spaces.Discrete)
+        else [[math.nan, 25.0], [25.0, math.inf], [1.0, 2.0, 3.0], "x", jnp.array([1, 2, 3])]
+    )
+    for action in bad:
+        with pytest.raises(DOCUMENTED_ERRORS) as got:
+            env.step(action)
+        with pytest.raises(type(got.value)) as want:
+            numpy_env.step(np.asarray(action) if isinstance(action, jax.Array) else action)
+        assert str(got.value) == str(want.value)
+
+
+@given(
+    st.sampled_from(IDS),
+    st.one_of(
+        st.lists(st.integers(-3, 60), min_size=0, max_size=5),
+        st.lists(st.lists(st.floats(), min_size=2, max_size=2), min_size=3, max_size=3),
+        st.lists(st.floats(), min_size=3, max_size=3),
+        st.just([[1.0, 2.0], [3.0], [4.0, 5.0]]),
+        st.just("abc"),
+        st.none(),
+        st.sampled_from([np.array([0, 1, 7]), np.array([0, 1, 1], dtype=np.uint8), np.array([True, False, True])]),
+    ),
+)
+def test_gymnasium_jax_vector_env_checks_actions_as_the_numpy_vector_env_does(env_id, actions):
+    envs = _jax_vec(env_id)
+    before = (jax.tree.leaves(envs.state), np.asarray(jax.random.key_data(envs.rng)))
+    expected = _outcome(
+        lambda: _numpy_vec(env_id).definition.check_actions(
+            actions, 3, _numpy_vec(env_id).single_action_space, _numpy_vec(env_id).params
+        )
+    )
+    if expected[0] == "ok":
+        envs.step(actions)
+        return
+    with pytest.raises(expected[0]) as err:
+        envs.step(jnp.asarray(actions) if isinstance(actions, np.ndarray) else actions)
+    assert str(err.value) == expected[1] and len(expected[1]) < MESSAGE_LIMIT
+    after = (jax.tree.leaves(envs.state), np.asarray(jax.random.key_data(envs.rng)))
+    assert _same_snapshot(after, before)
+
+
+# ------------------------------------------------------------------ item 3: seeds and options
+
+
+def _seeds():
+    return st.one_of(
+        st.none(),
+        st.integers(min_value=-(2**70), max_value=2**70),
+        st.sampled_from([np.int64(5), np.uint64(2**63), np.int32(-1), np.bool_(True), True, False, 2**63 - 1, 2**63]),
+        st.floats(allow_nan=True),
+        st.text(max_size=5),
+    )
+
+
+def _options():
+    return st.one_of(
+        st.none(),
+        st.just({}),
+        st.dictionaries(st.text(max_size=5), st.integers(), min_size=1, max_size=2),
+        st.just(["x"]),
+        st.just("x"),
+    )
+
+
+@given(st.sampled_from(IDS), _seeds(), _options())
+def test_gymnasium_jax_reset_follows_the_numpy_env(env_id, seed, options):
+    env = _jax_env(env_id)
+    before = _snapshot(env)
+    expected = _outcome(lambda: _numpy_env(env_id).reset(seed=seed, options=options))
+    got = _outcome(lambda: env.reset(seed=seed, options=options))
+    too_big = isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)) and seed > gj.MAX_SEED
+    if too_big and expected[0] == "ok":  # numpy seeds any integer; jax.random.PRNGKey a 64-bit one
+        assert expected[0] == "ok" and got[0] is ValueError and "seed" in got[1] and "2**63 - 1" in got[1]
+    else:
+        assert got[0] == expected[0]
+        if got[0] != "ok":
+            assert got[1].replace("JaxEnv", "") == expected[1].replace(type(_numpy_env(env_id).unwrapped).__name__, "")
+    if got[0] != "ok":
+        assert _same_snapshot(_snapshot(env), before)
+        env.reset(seed=0)  # still usable
+
+
+@given(
+    st.sampled_from(IDS),
+    st.one_of(
+        _seeds(),
+        st.lists(st.one_of(st.none(), st.integers(-5, 2**64)), min_size=0, max_size=4),
+        st.sampled_from([np.array([1, 2, 3]), np.array([[1, 2, 3]]), (1, 2, 3)]),
+    ),
+)
+def test_gymnasium_jax_vector_reset_follows_the_numpy_vector_env(env_id, seed):
+    envs = _jax_vec(env_id)
+    expected = _outcome(lambda: _numpy_vec(env_id).reset(seed=seed))
+    got = _outcome(lambda: envs.reset(seed=seed))
+    seeds = seed if isinstance(seed, (list, tuple, np.ndarray)) else [seed]
+    too_big = any(
+        isinstance(s, (int, np.integer)) and not isinstance(s, (bool, np.bool_)) and s > gj.MAX_SEED
+        for s in np.ravel(np.asarray(seeds, dtype=object))
+    )
+    if not too_big:
+        assert got[0] == expected[0]
+        if got[0] != "ok":
+            assert got[1].replace("JaxVectorEnv", "") == expected[1].replace(type(_numpy_vec(env_id)).__name__, "")
+    else:  # numpy seeds any integer; jax.random.PRNGKey a 64-bit one (or the numpy env's own error first)
+        assert got[0] is ValueError and "seed" in got[1]
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_vector_seed_lists_are_reproducible(env_id):
+    envs = _jax_vec(env_id)
+    a, _ = envs.reset(seed=[1, 2, 3])
+    b, _ = envs.reset(seed=[1, 2, 3])
+    assert all(np.array_equal(x, y) for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)))
+    envs.reset(seed=np.array([1, 2, 4]))
+    envs.reset(seed=[None, 2, None])
+    envs.step(envs.action_space.sample())
+
+
+def test_reset_takes_numpy_integer_seeds_and_refuses_bools():
+    env = _jax_env("example-v0")
+    a, _ = env.reset(seed=np.int64(5))
+    b, _ = env.reset(seed=5)
+    assert int(a) == int(b)
+    with pytest.raises(TypeError, match="seed"):
+        env.reset(seed=True)
+    with pytest.raises(ValueError, match=r"seed.*2\*\*63 - 1"):
+        env.reset(seed=2**63)
+    with pytest.raises(ValueError, match="unknown option"):
+        env.reset(options={"bogus": 1})
+
+
+# ------------------------------------------------------------------ items 4 and 5: the constructors
+
+
+@pytest.mark.parametrize("limit", [0, -3, np.int64(0)])
+def test_make_vec_refuses_a_step_limit_below_one(limit):
+    with pytest.raises(ValueError) as want:
+        gymnasium.make_vec("heartpole-v0", num_envs=2, max_episode_steps=limit)
+    with pytest.raises(ValueError) as got:
+        gymnasium.make_vec(f"{gj.NAMESPACE}/heartpole-v0", num_envs=2, max_episode_steps=limit)
+    assert "max_episode_steps must be >= 1" in str(got.value) and "max_episode_steps must be >= 1" in str(want.value)
+    with pytest.raises(TypeError, match="max_episode_steps"):
+        gymnasium.make_vec(f"{gj.NAMESPACE}/heartpole-v0", num_envs=2, max_episode_steps=2.5)
+
+
+def test_make_vec_minus_one_is_no_limit():
+    envs = gymnasium.make_vec(f"{gj.NAMESPACE}/example-v0", num_envs=2, max_episode_steps=-1)
+    assert envs.unwrapped.time_limit == 0
+
+
+@pytest.mark.parametrize("env_config", ["x", 3, [("lf_min", 1)]])
+def test_env_config_must_be_a_dict(env_config):
+    for make in (gymnasium.make, functools.partial(gymnasium.make_vec, num_envs=2)):
+        with pytest.raises(TypeError, match="env_config") as err:
+            make(f"{gj.NAMESPACE}/example-v0", env_config=env_config)
+        assert len(str(err.value)) < MESSAGE_LIMIT
+    with pytest.raises(TypeError, match="env_config"):
+        gj.make("example-v0", env_config=env_config)
+
+
+def test_env_config_is_merged_with_keywords():
+    env = gymnasium.make(f"{gj.NAMESPACE}/example-v0", env_config={"lf_min": 2, "rt_max": 30}, rt_max=20)
+    assert env.unwrapped._env.definition_params.rt_max == 20
+    assert env.unwrapped._env.definition_params.lf_min == 2
+
+
+# ------------------------------------------------------------------ item 2: integers and 64-bit mode
+
+
+def test_without_64_bit_mode_make_refuses_lines_int32_cannot_walk():
+    with pytest.raises(ValueError, match="lf_min.*64-bit"):
+        gj.make("example-v0", lf_min=2**31 - 6, rt_max=2**31 - 1)
+    with pytest.raises(ValueError, match="rt_max.*64-bit"):
+        gj.make("example-v0", lf_min=0, rt_max=2**30)
+    with pytest.raises(ValueError, match="rt_max"):
+        gymnasium.make(f"{gj.NAMESPACE}/example-v0", rt_max=2**31 + 10)
+
+
+def test_integers_are_int64_in_64_bit_mode():
+    key = jax.random.key(0)
+    with jax.enable_x64(True):
+        env, params = gj.make("example-v0", rt_max=2**31 + 10)
+        obs, state = env.reset(key, params)
+        assert obs.dtype == jnp.int64 and state.time.dtype == jnp.int64
+        assert 1 <= int(obs) <= 2**31 + 10
+        env, params = gj.make("example-v0", rt_max=10**10)
+        starts = {int(env.reset(k, params)[0]) for k in jax.random.split(key, 16)}
+        assert len(starts) >= 15 and all(1 <= s < 10**10 for s in starts)
+        obs, state, *_ = jax.jit(env.step)(key, state, 1, params)
+        assert obs.dtype == jnp.int64
+
+
+# ------------------------------------------------------------------ items 1, 6, 8: gymnax step and reset
+
+
+def _valid_action(env):
+    return env.action_space().sample(jax.random.key(1))
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_gymnax_step_refuses_a_wrong_action_type_at_trace_time(env_id):
+    env, params = _gymnax(env_id)
+    key = jax.random.key(0)
+    _, state = env.reset(key, params)
+    step = jax.jit(env.step)
+    space = env._gym_action_space
+    if isinstance(space, spaces.Discrete):
+        wrong_dtype, wrong_shape = (jnp.array(1.0), jnp.array(True)), (jnp.array([0, 1]), jnp.zeros((1,), int))
+    else:
+        wrong_dtype, wrong_shape = (jnp.array([True, False]),), (jnp.zeros(3), jnp.zeros((1, 2)))
+    for action in wrong_dtype:
+        with pytest.raises(TypeError, match=f"invalid action of dtype {action.dtype}"):
+            step(key, state, action, params)
+    for action in wrong_shape:
+        with pytest.raises(ValueError, match=rf"invalid action of shape \({action.shape[0]},"):
+            step(key, state, action, params)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_gymnax_step_checks_python_and_numpy_actions_in_full(env_id):
+    env, params = _gymnax(env_id)
+    key = jax.random.key(0)
+    _, state = env.reset(key, params)
+    bad = int(env._gym_action_space.n) if isinstance(env._gym_action_space, spaces.Discrete) else [math.nan, 1.0]
+    with pytest.raises(ValueError) as got:
+        env.step(key, state, bad, params)
+    with pytest.raises(ValueError) as want:
+        _numpy_check(env_id, bad)
+    assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("env_id", [i for i in IDS if isinstance(_gymnax(i)[0]._gym_action_space, spaces.Discrete)])
+def test_gymnax_out_of_range_action_under_jit_acts_as_the_nearest_valid_one(env_id):
+    env, params = _gymnax(env_id)
+    key = jax.random.key(3)
+    _, state = env.reset(key, params)
+    n = int(env._gym_action_space.n)
+    step = jax.jit(env.step)
+    for bad, nearest in ((-5, 0), (n, n - 1), (2**30, n - 1)):
+        a = step(key, state, jnp.array(bad), params)
+        b = step(key, state, jnp.array(nearest), params)
+        assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)))
+
+
+#: One id per kind of action space runs in the quick tests; the others (compiling more) are slow.
+QUICK = ("example-v0", "target-v0")
+
+
+@pytest.mark.parametrize("env_id", [i if i in QUICK else pytest.param(i, marks=pytest.mark.slow) for i in IDS])
+def test_checked_mode_reports_an_out_of_range_action_under_jit_with_the_numpy_message(env_id):
+    env, params = _gymnax(env_id, checked=True)
+    keys = jax.random.split(jax.random.key(0), 3)
+    _, state = jax.vmap(env.reset, in_axes=(0, None))(keys, params)
+    space = env._gym_action_space
+    if isinstance(space, spaces.Discrete):
+        bad_value, good = int(space.n), _valid_action(env)
+        actions = jnp.array([0, bad_value, 0])
+    else:
+        bad_value, good = [math.nan, 25.0], _valid_action(env)
+        actions = jnp.array([[1.0, 2.0], bad_value, [3.0, 4.0]], dtype=jnp.float32)
+    step = jax.jit(checkify.checkify(jax.vmap(env.step, in_axes=(0, 0, 0, None))))
+    error, _ = step(keys, state, actions, params)
+    with pytest.raises(ValueError) as got:
+        error.throw()
+    with pytest.raises(ValueError) as want:
+        _numpy_check(env_id, bad_value)
+    expected = str(want.value).replace("nan, 25.0", "nan 25.")  # JAX prints an array without commas
+    assert str(got.value).startswith(expected)
+    error, _ = step(keys, state, jnp.stack([good] * 3), params)
+    error.throw()  # valid actions: no error
+    # called directly (gymnax's own jit inside), the checked env raises
+    one_state = jax.tree.map(lambda q: q[0], state)
+    with pytest.raises(ValueError, match="invalid action"):
+        env.step(keys[0], one_state, jnp.asarray(actions[1]), params)
+
+
+def test_checked_mode_reports_a_step_limit_below_one_under_jit():
+    env, params = _gymnax("example-v0", checked=True)
+    key = jax.random.key(0)
+    _, state = env.reset(key, params)
+    step = jax.jit(checkify.checkify(env.step))
+    error, _ = step(key, state, jnp.array(1), params.replace(max_steps_in_episode=jnp.array(0)))
+    with pytest.raises(ValueError, match="max_steps_in_episode must be a positive integer"):
+        error.throw()
+
+
+def test_checked_must_be_a_bool():
+    with pytest.raises(TypeError, match="checked"):
+        gj.make("example-v0", checked="yes")
+
+
+@pytest.mark.parametrize(
+    "limit, error, traced",  # traced: the error is the same under jit (a dtype or shape, not a value)
+    [
+        (math.nan, TypeError, True),
+        (math.inf, TypeError, True),
+        (1.5, TypeError, True),
+        (True, TypeError, True),
+        (None, TypeError, True),
+        ("10", TypeError, False),
+        (np.array([5, 6]), TypeError, False),
+        (jnp.array([5, 6]), ValueError, True),
+        (jnp.array(5.0), TypeError, True),
+        (0, ValueError, False),
+        (-1, ValueError, False),
+        (2**31, ValueError, False),
+    ],
+)
+def test_gymnax_params_step_limit_is_checked(limit, error, traced):
+    env, params = _gymnax("example-v0")
+    key = jax.random.key(0)
+    _, state = env.reset(key, params)
+    bad = params.replace(max_steps_in_episode=limit)
+    with pytest.raises(error, match="max_steps_in_episode"):
+        env.step(key, state, 1, bad)
+    if traced:
+        with pytest.raises(error, match="max_steps_in_episode"):
+            jax.jit(env.step)(key, state, 1, bad)
+    with pytest.raises(error, match="max_steps_in_episode"):
+        env.reset(key, bad)
+
+
+def test_gymnax_params_must_be_env_params():
+    env, params = _gymnax("example-v0")
+    with pytest.raises(TypeError, match="params"):
+        env.reset(jax.random.key(0), {"max_steps_in_episode": 5})
+
+
+def test_gymnax_step_limit_as_traced_integer_truncates():
+    env, params = _gymnax("example-v0")
+    key = jax.random.key(0)
+    _, state = env.reset(key, params)
+    limit = params.replace(max_steps_in_episode=jnp.array(1))
+    *_, truncated, _ = jax.jit(env.step)(key, state, 0, limit)
+    assert bool(truncated)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+@pytest.mark.parametrize(
+    "key, error",
+    [
+        (None, TypeError),
+        (0, TypeError),
+        ("key", TypeError),
+        (np.zeros(2, dtype=np.float32), TypeError),
+        ("batch", ValueError),
+        ("raw batch", ValueError),
+    ],
+)
+def test_gymnax_reset_and_step_refuse_a_bad_key(env_id, key, error):
+    env, params = _gymnax(env_id)
+    good = jax.random.key(0)
+    _, state = env.reset(good, params)
+    traced = not (isinstance(key, str) and key == "key")  # a string is no JAX type: jit refuses it itself
+    if isinstance(key, str) and key == "batch":
+        key = jax.random.split(good, 2)
+    elif isinstance(key, str) and key == "raw batch":
+        key = jax.random.split(jax.random.PRNGKey(0), 2)
+    with pytest.raises(error, match="key"):
+        env.reset(key, params)
+    if traced:
+        with pytest.raises(error, match="key must be"):
+            jax.jit(env.reset)(key, params)
+    with pytest.raises(error, match="key"):
+        env.step(key, state, _valid_action(env), params)
+    env.reset(jax.random.PRNGKey(0), params)  # a raw key is a key
+
+
+# ------------------------------------------------------------------ item 7: pickling
+
+
+@pytest.mark.parametrize(
+    "env_id, checked",
+    [(i, False) for i in IDS]
+    + [(i, True) if i in QUICK else pytest.param(i, True, marks=pytest.mark.slow) for i in IDS],
+)
+def test_gymnax_env_pickles_and_steps_the_same(env_id, checked):
+    env, params = _gymnax(env_id, checked)
+    clone, clone_params = pickle.loads(pickle.dumps((env, params)))
+    assert clone.checked == checked and clone_params == params
+    key = jax.random.key(7)
+    _, state = env.reset(key, params)
+    _, clone_state = clone.reset(key, clone_params)
+    for k in jax.random.split(key, 3):
+        action = _valid_action(env)
+        a = env.step(k, state, action, params)
+        b = clone.step(k, clone_state, action, clone_params)
+        assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)))
+        state, clone_state = a[1], b[1]
