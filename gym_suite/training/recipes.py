@@ -144,6 +144,13 @@ RECIPES: dict[str, Recipe] = {
             "dqn": {"norm_obs": True, "norm_reward": False},
         },
     ),
+    # a user-day of notifications (13 to 46 steps) under a budget of 2 deliveries, rewarded with the
+    # expected opens: the same raw features as push-v0, standardized; scored on the test log
+    "push-v1": Recipe(
+        eval_env_kwargs={"split": "test"},
+        budgets={"sb3-ppo": 200_000},
+        vec_normalize={"ppo": {"norm_obs": True, "norm_reward": False}},
+    ),
     # 1,000-step episodes whose return is dominated by -100 heart attacks, against score changes
     # of about 0.001 a step: rewards scaled by 0.01 keep the attacks inside the quadratic part of
     # DQN's Huber loss (unscaled, DQN learns as if they cost 1, and drinks coffee); a large batch,
