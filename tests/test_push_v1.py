@@ -55,7 +55,7 @@ def test_budget_is_respected_and_spending_it_ends_the_day(budget):
             env.step(1)
     for seed in range(20):  # a random policy never delivers more than the budget
         rng = np.random.default_rng(seed)
-        _, infos, observations = play(env, lambda obs: int(rng.integers(2)), seed)
+        _, infos, observations = play(env, lambda obs, rng=rng: int(rng.integers(2)), seed)
         assert infos[-1]["deliveries"] <= budget
         assert sum(i["delivered"] for i in infos) == infos[-1]["deliveries"]
         assert float(observations[-1]["budget_left"][0]) == budget - infos[-1]["deliveries"]
