@@ -300,6 +300,11 @@ def _derive_params(log: NotificationLog, arguments: dict[str, Any]) -> PushV1Par
 
 DEFAULTS = PushV1Params()
 
+#: push-v0's rules, for its observation of a row and its hand rule: they read only ``state.row``
+#: and the parameters ``codes``, ``numbers``, ``personal``, ``unwanted`` and ``silent``, which
+#: push-v1's state and parameters have under the same names.
+_V0: Any = PUSH
+
 
 # --------------------------------------------------------------------------------------------
 # The state
@@ -419,7 +424,7 @@ class PushV1(Definition[PushV1State, PushV1Params]):
         )
 
     def observation(self, state: PushV1State, params: PushV1Params, ops: SimpleNamespace) -> dict[str, Any]:
-        observation: dict[str, Any] = PUSH.observation(state, params, ops)  # push-v0's features of the row
+        observation: dict[str, Any] = _V0.observation(state, params, ops)  # push-v0's features of the row
         observation["budget_left"] = ops.vector([state.budget], np.float32)
         observation["notifications_left"] = ops.vector([state.left], np.float32)
         return observation
@@ -451,7 +456,7 @@ class PushV1(Definition[PushV1State, PushV1Params]):
         """push-v0's hand rule (deliver what looks likely to be opened) while budget remains."""
         budget = observation["budget_left"]
         budget = budget[0] if ops.name == "scalar" else budget[..., 0]
-        return ops.where(budget > 0, PUSH.heuristic(observation, params, ops), HOLD)  # type: ignore[arg-type]
+        return ops.where(budget > 0, _V0.heuristic(observation, params, ops), HOLD)
 
     # Pictures --------------------------------------------------------------------------------
 
