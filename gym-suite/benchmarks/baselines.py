@@ -205,7 +205,7 @@ def references(env_id: str) -> dict[str, Reference]:
         found["supervised"] = Reference(
             lambda: _analysis("push_v1_optimum").supervised_policy(),
             "python gym-suite/analyses/push_v1_optimum.py",
-            "logistic regression fit on the training log, with the optimum's thresholds",
+            "fit on the training log, with the optimum's thresholds",
         )
     return found
 
@@ -755,7 +755,9 @@ def push_v1_note() -> str:
         "online dynamic program that knows the open probability of the notification at hand (no agent does), "
         f"{table['optimum']:.3f} over every user-day of the test log; the hindsight bound (the day's two likeliest "
         f"notifications, known in advance), {table['hindsight']:.3f}, is above what any policy deciding in order "
-        "can reach (`python gym-suite/analyses/push_v1_optimum.py`)."
+        "can reach (`python gym-suite/analyses/push_v1_optimum.py`). On the training log an agent can recognise "
+        "a day it trained on from its first notification and so know the rest of it: a score above the optimum "
+        "there (up to the hindsight bound) is memorisation, which the test log does not reward."
     )
 
 
