@@ -48,6 +48,13 @@ SPECS: tuple[Spec, ...] = (
         "Push notifications replayed from a log: deliver (predict opened) or hold back (predict dismissed).",
     ),
     Spec(
+        "push-v1",
+        "gym_suite.envs.push_v1_env:PushV1Env",
+        "gym_suite.envs.push_v1_env:PushV1VectorEnv",
+        None,
+        "Push notifications over a user-day: deliver the few the daily budget allows, when they are likeliest to be opened.",
+    ),
+    Spec(
         "heartpole-v0",
         "gym_suite.envs.heartpole_env:HeartPoleEnv",
         "gym_suite.envs.heartpole_env:HeartPoleVectorEnv",

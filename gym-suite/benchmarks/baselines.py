@@ -27,7 +27,7 @@ episodes and the 95 % interval of that mean (normal approximation). Outputs: ``-
 (``docs/img/baselines_normalized.png``: rliable's interval plot of the normalized IQMs) and
 ``docs/baselines_machine.json`` (the machine and library versions of the runs).
 
-Where an environment replays data (push-v0), every policy is scored on the held-out test log
+Where an environment replays data (push-v0, push-v1), every policy is scored on the held-out test log
 (its recipe's ``eval_env_kwargs``) and, beside it, on the training log, so that memorisation
 shows as a gap. Training runs on the CPU with one torch thread; its wall time depends on the
 CPU and on what else the machine was doing, and torch's kernels differ between CPUs, so a
@@ -194,6 +194,18 @@ def references(env_id: str) -> dict[str, Reference]:
             lambda: _analysis("push_supervised").supervised_policy("logistic"),
             "python gym-suite/analyses/push_supervised.py",
             "fit on the training log",
+        )
+    elif env_id == "push-v1":
+        found["optimum"] = Reference(
+            lambda: _analysis("push_v1_optimum").optimal_policy("test"),
+            "python gym-suite/analyses/push_v1_optimum.py",
+            "online dynamic program over budget and notifications left, with the generator's open probabilities",
+            lambda: _analysis("push_v1_optimum").optimal_policy("train"),
+        )
+        found["supervised"] = Reference(
+            lambda: _analysis("push_v1_optimum").supervised_policy(),
+            "python gym-suite/analyses/push_v1_optimum.py",
+            "fit on the training log, with the optimum's thresholds",
         )
     return found
 
@@ -613,7 +625,7 @@ def to_markdown(rows: list[Summary], machine: dict[str, Any], notes: list[str]) 
         "seed; train: median wall time per seed (for JAX PPO, the one vmapped run of all seeds, compile "
         "included).",
         "",
-        "Where an environment replays data (push-v0), every policy is scored on the held-out test log; the "
+        "Where an environment replays data (push-v0, push-v1), every policy is scored on the held-out test log; the "
         "column *on training data* gives the same policies on the training log, so that memorisation shows "
         "as a gap.",
         "",
@@ -732,6 +744,20 @@ def push_note() -> str:
         "(the generator's open probabilities) is right on " + "; on ".join(parts) + ". The optimum row is "
         "that policy over the evaluation windows, which weigh the rows unequally, hence its own figure. No "
         "policy can beat it in expectation: a score above it on the data an agent trained on is memorised noise."
+    )
+
+
+def push_v1_note() -> str:
+    """push-v1's return, and its hindsight bound on the test log (for context, above the optimum)."""
+    table = _analysis("push_v1_optimum").exact_table("test", 2)
+    return (
+        "`push-v1`: the return is the expected opens of a user-day (2 deliveries a day). The optimum is the "
+        "online dynamic program that knows the open probability of the notification at hand (no agent does), "
+        f"{table['optimum']:.3f} over every user-day of the test log; the hindsight bound (the day's two likeliest "
+        f"notifications, known in advance), {table['hindsight']:.3f}, is above what any policy deciding in order "
+        "can reach (`python gym-suite/analyses/push_v1_optimum.py`). On the training log an agent can recognise "
+        "a day it trained on from its first notification and so know the rest of it: a score above the optimum "
+        "there (up to the hindsight bound) is memorisation, which the test log does not reward."
     )
 
 
@@ -913,6 +939,8 @@ def main(argv: list[str] | None = None) -> int:
     notes = []
     if any(r.env_id == "push-v0" for r in rows):
         notes.append(push_note())
+    if any(r.env_id == "push-v1" for r in rows):
+        notes.append(push_v1_note())
     if any(r.env_id == "target-v0" for r in rows):
         notes.append("`target-v0`: no DQN row, the action space is continuous.")
     machine = machine_record([r for r in runs if int(r["episodes"]) == episodes])

@@ -1,0 +1,225 @@
+"""The optimum of ``push-v1``: the online dynamic program over (budget left, notifications left).
+
+    python gym-suite/analyses/push_v1_optimum.py [--budgets 1,2,3,5] [--episodes 1000]
+
+push-v1 plays one user-day of notifications; the agent may deliver ``daily_budget`` of them,
+and a delivered one earns its open probability ``p_open`` (the generator's, a hidden column of
+the log). The **online optimum** knows the ``p_open`` of the notification at hand and the
+distribution of those to come (the played log's ``p_open`` values, taken as independent draws),
+and how many are to come. With ``V(b, n)`` the expected opens of ``b`` deliveries among ``n``
+notifications still to decide,
+
+    V(0, n) = V(b, 0) = 0,    V(b, n) = E_p[ max(p + V(b - 1, n - 1), V(b, n - 1)) ],
+
+and the policy delivers the notification at hand when ``p >= T(b, n) = V(b, n - 1) - V(b - 1,
+n - 1)``: a threshold that falls as the day runs out and rises with the budget left
+(:func:`thresholds`). The *hindsight* bound is the day's ``b`` largest ``p_open``: what an
+agent that saw the whole day first would get (no policy that decides in order can).
+
+The script prints, per budget, the expected opens per user-day of random delivery (probability
+1/2 a step), the heuristic (push-v0's hand rule while budget remains), the optimum and the
+hindsight bound, computed exactly for every user-day of the log (each user-day weighs the same,
+as the environment draws them), on the training and on the test log, and the heuristic's
+normalized score ``(heuristic - random) / (optimum - random)``. Then it plays the policies in
+the environment (:func:`optimal_policy`, ``gym_suite.evaluate``, the test log) as the baselines
+table does, to check the two agree.
+
+``supervised_policy`` is the policy a learner could reach from the features alone: a logistic
+regression of the open on the training log's features (``push_supervised.py``'s), with the same
+dynamic program's thresholds on its predicted probabilities.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import gym_suite  # noqa: F401  (registers the ids)
+from gym_suite.envs._definition import NUMPY
+from gym_suite.envs.push_log import CATEGORICAL_FIELDS, NUMERIC_FIELDS, load_log
+from gym_suite.envs.push_v1_env import DEFAULT_DAILY_BUDGET, PUSH_V1, _derive_params, user_days
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import push_supervised  # noqa: E402  (this folder's module)
+
+ENV_ID = "push-v1"
+EVAL_KWARGS = {"split": "test"}  # push-v1's recipe: scored on the held-out test log
+
+
+def thresholds(p_values: np.ndarray, budget: int, max_left: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(V, T)``, arrays ``(budget + 1, max_left + 1)``: ``V[b, n]`` the expected opens of the online
+    optimum with ``b`` deliveries left among ``n`` notifications (each ``p`` an independent draw of
+    ``p_values``), ``T[b, n]`` the threshold at which it delivers the one at hand (``T[0, n]``: 2,
+    never)."""
+    p = np.sort(np.asarray(p_values, dtype=np.float64))
+    value = np.zeros((budget + 1, max_left + 1))
+    threshold = np.full((budget + 1, max_left + 1), 2.0)
+    for n in range(1, max_left + 1):
+        for b in range(1, budget + 1):
+            threshold[b, n] = value[b, n - 1] - value[b - 1, n - 1]
+            value[b, n] = np.maximum(p + value[b - 1, n - 1], value[b, n - 1]).mean()
+    return value, threshold
+
+
+def _log_days(split: str) -> tuple[object, list[np.ndarray]]:
+    log = load_log(split=split)
+    order, starts, lengths = user_days(log)
+    return log, [order[s : s + n] for s, n in zip(starts, lengths)]
+
+
+def heuristic_actions(log) -> np.ndarray:
+    """push-v0's hand rule on every row of ``log`` (0 hold, 1 deliver)."""
+    params = _derive_params(
+        log,
+        {"daily_budget": 1, "expected_opens": True, "split": log.split or "train"}
+        | dict.fromkeys(("csv_path", "data", "test_fraction", "vocabularies")),
+    )
+    observation = {f: log.codes[j] for j, f in enumerate(CATEGORICAL_FIELDS)}
+    observation.update({f: log.numbers[j][:, None] for j, f in enumerate(NUMERIC_FIELDS)})
+    observation["budget_left"] = np.ones((log.n_rows, 1), dtype=np.float32)
+    return np.asarray(PUSH_V1.heuristic(observation, params, NUMPY), dtype=np.int64)
+
+
+def day_values(p: np.ndarray, budget: int, threshold: np.ndarray, delivers: np.ndarray) -> dict[str, float]:
+    """The expected opens of one day (``p`` in order) for random delivery, the first ``budget``
+    rows of ``delivers`` (the heuristic), the online optimum and the hindsight bound."""
+    alive = np.zeros(budget + 1)  # probability of each budget left, random policy
+    alive[budget] = 1.0
+    random = 0.0
+    for q in p:
+        random += 0.5 * q * alive[1:].sum()
+        spent = 0.5 * alive[1:]
+        alive[1:] -= spent
+        alive[:-1] += spent
+    heuristic = float(p[np.flatnonzero(delivers)[:budget]].sum())
+    optimum, b, n = 0.0, budget, len(p)
+    for k, q in enumerate(p):
+        if b == 0:
+            break
+        if q >= threshold[b, n - k]:
+            optimum += q
+            b -= 1
+    hindsight = float(np.sort(p)[::-1][:budget].sum())
+    return {"random": random, "heuristic": heuristic, "optimum": optimum, "hindsight": hindsight}
+
+
+def exact_table(split: str, budget: int) -> dict[str, float]:
+    """Mean expected opens per user-day of ``split`` (every day weighs the same)."""
+    log, days = _log_days(split)
+    p = np.asarray(log.p_open)
+    _, threshold = thresholds(p, budget, max(len(d) for d in days))
+    delivers = heuristic_actions(log)
+    values = [day_values(p[d], budget, threshold, delivers[d]) for d in days]
+    return {k: float(np.mean([v[k] for v in values])) for k in values[0]}
+
+
+class OptimalPolicy:
+    """The online optimum as ``observation -> action``: the ``p_open`` of the observed notification
+    is looked up in the log by its features (every observation of a bundled log is distinct; it
+    peeks at the hidden column, as no agent can), the threshold by the budget and notifications
+    left in the observation."""
+
+    def __init__(self, split: str = "test", budget: int = DEFAULT_DAILY_BUDGET):
+        log = load_log(split=split)
+        if log.p_open is None:
+            raise ValueError(f"the {split} log has no p_open column")
+        codes, numbers = push_supervised.log_fields(log)
+        self.table = dict(zip(push_supervised.BayesPolicy._keys(codes, numbers), np.asarray(log.p_open).tolist()))
+        _, days = _log_days(split)
+        _, self.threshold = thresholds(np.asarray(log.p_open), budget, max(len(d) for d in days))
+        self.split, self.budget, self.name = split, budget, f"push-v1-optimum-{split}"
+
+    def probabilities(self, observations) -> np.ndarray:
+        keys = push_supervised.BayesPolicy._keys(*push_supervised.observation_fields(list(observations)))
+        missing = [k for k in keys if k not in self.table]
+        if missing:
+            raise ValueError(f"an observation that is not in the {self.split} log: {missing[0]}")
+        return np.array([self.table[k] for k in keys])
+
+    def act_batch(self, observations) -> np.ndarray:
+        observations = list(observations)
+        p = self.probabilities(observations)
+        return _threshold_actions(p, observations, self.threshold)
+
+    def __call__(self, observation) -> int:
+        return int(self.act_batch([observation])[0])
+
+
+def _threshold_actions(p: np.ndarray, observations: list, threshold: np.ndarray) -> np.ndarray:
+    budget = np.array([int(round(float(np.asarray(o["budget_left"]).reshape(-1)[0]))) for o in observations])
+    left = np.array([int(round(float(np.asarray(o["notifications_left"]).reshape(-1)[0]))) for o in observations])
+    budget = np.minimum(budget, threshold.shape[0] - 1)
+    left = np.minimum(left, threshold.shape[1] - 1)
+    return (p >= threshold[budget, left]).astype(np.int64)
+
+
+class SupervisedPolicy:
+    """Logistic regression's P(open) from the features (fit on the training log), with the online
+    optimum's thresholds computed on the distribution of its predictions over the training log."""
+
+    def __init__(self, budget: int = DEFAULT_DAILY_BUDGET):
+        self.model = push_supervised.supervised_policy("logistic")
+        log = load_log(split="train")
+        predicted = self.model.probability(*push_supervised.log_fields(log))
+        _, days = _log_days("train")
+        _, self.threshold = thresholds(predicted, budget, 2 * max(len(d) for d in days))
+        self.budget, self.name = budget, "push-v1-supervised"
+
+    def act_batch(self, observations) -> np.ndarray:
+        observations = list(observations)
+        p = self.model.probability(*push_supervised.observation_fields(observations))
+        return _threshold_actions(p, observations, self.threshold)
+
+    def __call__(self, observation) -> int:
+        return int(self.act_batch([observation])[0])
+
+
+@functools.cache
+def optimal_policy(split: str = "test", budget: int = DEFAULT_DAILY_BUDGET) -> OptimalPolicy:
+    """The online optimum on the bundled log ``split`` (built once per process)."""
+    return OptimalPolicy(split, budget)
+
+
+@functools.cache
+def supervised_policy(budget: int = DEFAULT_DAILY_BUDGET) -> SupervisedPolicy:
+    """Logistic regression with the optimum's thresholds (fit once per process)."""
+    return SupervisedPolicy(budget)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from gym_suite.evaluate import evaluate
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--budgets", default="1,2,3,5")
+    parser.add_argument("--episodes", type=int, default=1000)
+    args = parser.parse_args(argv)
+    print("expected opens per user-day, every user-day of the log once")
+    print("log    budget  random  heuristic  optimum  hindsight  heuristic normalized")
+    for split in ("train", "test"):
+        for budget in (int(b) for b in args.budgets.split(",")):
+            t = exact_table(split, budget)
+            normalized = (t["heuristic"] - t["random"]) / (t["optimum"] - t["random"])
+            print(
+                f"{split:5}  {budget:6d}  {t['random']:6.3f}  {t['heuristic']:9.3f}  {t['optimum']:7.3f}  "
+                f"{t['hindsight']:9.3f}  {normalized:.3f}"
+            )
+    print(f"\npush-v1 (budget {DEFAULT_DAILY_BUDGET}) in the environment, test log, {args.episodes} episodes, seed 0:")
+    heuristic = evaluate(ENV_ID, "heuristic", episodes=args.episodes, seed=0, env_kwargs=EVAL_KWARGS)
+    for name, policy in (
+        ("random", "random"),
+        ("heuristic", "heuristic"),
+        ("supervised", supervised_policy()),
+        ("optimum", optimal_policy("test")),
+    ):
+        result = evaluate(ENV_ID, policy, episodes=args.episodes, seed=0, env_kwargs=EVAL_KWARGS)
+        difference, error = result.paired_difference(heuristic)
+        print(f"  {name:10} {result.mean:.4f} ± {result.std:.4f}   vs heuristic {difference:+.4f} ± {error:.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,250 @@
+"""push-v1: a user-day of notifications, a daily budget of deliveries, opens drawn with the generator's
+probabilities; its online optimum (gym-suite/analyses/push_v1_optimum.py)."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import sys
+from importlib import resources
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+import pandas as pd
+import pytest
+from gymnasium.error import ResetNeeded
+
+import gym_suite  # noqa: F401  (registers the ids)
+from gym_suite.envs._definition import NUMPY, SCALAR
+from gym_suite.envs.push_v1_env import PUSH_V1, PushV1Env, PushV1VectorEnv, user_days
+from gym_suite.evaluate import evaluate
+from gym_suite.training.recipes import recipe_for
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "gym-suite" / "analyses"))
+import push_v1_optimum  # noqa: E402
+
+ENV_ID = "gym_suite:push-v1"
+
+
+def play(env, policy, seed):
+    """``(rewards, infos, observations)`` of one episode of ``policy(obs)``."""
+    obs, _ = env.reset(seed=seed)
+    rewards, infos, observations = [], [], [obs]
+    while True:
+        obs, reward, terminated, truncated, info = env.step(policy(obs))
+        rewards.append(reward)
+        infos.append(info)
+        observations.append(obs)
+        assert not truncated
+        if terminated:
+            return rewards, infos, observations
+
+
+@pytest.mark.parametrize("budget", [1, 2, 3])
+def test_budget_is_respected_and_spending_it_ends_the_day(budget):
+    env = gymnasium.make(ENV_ID, daily_budget=budget)
+    for seed in range(20):
+        rewards, infos, observations = play(env, lambda obs: 1, seed)
+        days_left = int(observations[0]["notifications_left"][0])
+        assert len(rewards) == min(budget, days_left)  # always deliver: the budget ends the day
+        assert [i["deliveries"] for i in infos] == list(range(1, len(rewards) + 1))
+        assert [float(o["budget_left"][0]) for o in observations] == [budget - k for k in range(len(rewards) + 1)]
+        with pytest.raises(ResetNeeded):
+            env.step(1)
+    for seed in range(20):  # a random policy never delivers more than the budget
+        rng = np.random.default_rng(seed)
+        _, infos, observations = play(env, lambda obs, rng=rng: int(rng.integers(2)), seed)
+        assert infos[-1]["deliveries"] <= budget
+        assert sum(i["delivered"] for i in infos) == infos[-1]["deliveries"]
+        assert float(observations[-1]["budget_left"][0]) == budget - infos[-1]["deliveries"]
+
+
+def test_holding_everything_plays_the_whole_user_day_for_nothing():
+    env = PushV1Env()
+    rewards, infos, observations = play(env, lambda obs: 0, seed=3)
+    order, starts, lengths = user_days(env.params.log)
+    rows = [i["row"] for i in infos]
+    start = int(np.flatnonzero(order == rows[0])[0])
+    assert start in set(starts.tolist())
+    assert rows == order[start : start + len(rows)].tolist()  # one user's day, in order, each row once
+    assert len(rows) == lengths[starts.tolist().index(start)]
+    assert rewards == [0.0] * len(rows) and observations[-1]["notifications_left"][0] == 0
+    users, days = env.params.log.users[rows], env.params.log.codes[3][rows]  # day_of_week
+    assert len(set(users.tolist())) == 1 and len(set(days.tolist())) == 1
+
+
+def test_user_days_of_the_bundled_logs():
+    for split in ("train", "test"):
+        env = PushV1Env(split=split)
+        _, starts, lengths = user_days(env.params.log)
+        assert len(starts) == 336 and lengths.sum() == env.params.log.n_rows  # 8 people x 42 days
+        assert 13 <= lengths.min() and lengths.max() <= 46
+
+
+def test_opens_are_drawn_with_the_generators_probability():
+    """Every delivered notification of 400 days (budget 50: all of them): the drawn opens against
+    the sum of their p_open, within 5 standard errors; the expected-open reward is that p_open."""
+    env = gymnasium.make(ENV_ID, daily_budget=50, expected_opens=False)
+    log = env.unwrapped.params.log
+    p, opened = [], []
+    for seed in range(400):
+        rewards, infos, _ = play(env, lambda obs: 1, seed)
+        p += [float(log.p_open[i["row"]]) for i in infos]
+        opened += [i["opened"] for i in infos]
+        assert rewards == [float(i["opened"]) for i in infos]
+    p, opened = np.array(p), np.array(opened)
+    error = np.sqrt((p * (1 - p)).sum())
+    assert abs(opened.sum() - p.sum()) < 5 * error, (opened.sum(), p.sum(), error)
+    low, high = p < 0.2, p > 0.8  # the draw follows each notification's own probability
+    assert opened[low].mean() < 0.2 < 0.8 < opened[high].mean()
+    expected = gymnasium.make(ENV_ID, daily_budget=50)
+    rewards, infos, _ = play(expected, lambda obs: 1, 7)
+    assert rewards == pytest.approx([log.p_open[i["row"]] for i in infos])
+
+
+def test_expected_and_drawn_rewards_have_the_same_mean():
+    drawn = evaluate("push-v1", "heuristic", episodes=400, seed=0, env_kwargs={"expected_opens": False})
+    expected = evaluate("push-v1", "heuristic", episodes=400, seed=0)
+    difference, error = drawn.paired_difference(expected)
+    assert abs(difference) < 5 * error
+    assert expected.std < drawn.std
+
+
+def test_heuristic_is_push_v0s_rule_while_budget_remains():
+    env = PushV1Env()
+    obs, _ = env.reset(seed=0)
+    assert env.heuristic(obs) == PUSH_V1.heuristic(obs, env.params, SCALAR)
+    from gym_suite.envs.push_env import PUSH
+
+    for seed in range(30):
+        obs, _ = env.reset(seed=seed)
+        assert env.heuristic(obs) == PUSH.heuristic(obs, env.params, SCALAR)
+        obs["budget_left"] = np.zeros(1, dtype=np.float32)
+        assert env.heuristic(obs) == 0
+
+
+def test_same_draws_same_days_on_floats_numpy_and_jax():
+    jax = pytest.importorskip("jax")
+    from gym_suite.envs._definition import jax_ops
+
+    params, ops = PushV1Env().params, jax_ops()
+    rng = np.random.default_rng(0)
+    n = 16
+    u_start = rng.random(n)
+    states = [PUSH_V1.initial((u,), params, SCALAR) for u in u_start]
+    batch = PUSH_V1.initial((u_start,), params, NUMPY)
+    jstate = jax.vmap(lambda u: PUSH_V1.initial((u,), params, ops))(jax.numpy.asarray(u_start))
+    step = jax.jit(jax.vmap(lambda s, a, u: PUSH_V1.transition(s, a, (u,), params, ops)))
+    reward = jax.jit(jax.vmap(lambda s, a, t: PUSH_V1.reward(s, a, t, params, ops)))
+    for _ in range(12):
+        actions = rng.integers(2, size=n)
+        u = rng.random(n)
+        u = np.where(np.abs(u - params.p_open[batch.row]) < 1e-6, 0.5, u)  # no draw on a float32 tie
+        nexts = [PUSH_V1.transition(s, int(a), (float(x),), params, SCALAR) for s, a, x in zip(states, actions, u)]
+        nbatch = PUSH_V1.transition(batch, actions, (u,), params, NUMPY)
+        jnext = step(jstate, jax.numpy.asarray(actions), jax.numpy.asarray(u))
+        for field in range(len(batch)):
+            scalar = [s[field] for s in nexts]
+            assert np.array_equal(np.asarray(nbatch[field]), scalar)
+            assert np.array_equal(np.asarray(jnext[field]), scalar)
+        scalar_rewards = [PUSH_V1.reward(s, int(a), t, params, SCALAR) for s, a, t in zip(states, actions, nexts)]
+        assert np.asarray(PUSH_V1.reward(batch, actions, nbatch, params, NUMPY)) == pytest.approx(scalar_rewards)
+        assert np.asarray(reward(jstate, jax.numpy.asarray(actions), jnext)) == pytest.approx(scalar_rewards, rel=1e-6)
+        observations = [PUSH_V1.observation(s, params, SCALAR) for s in nexts]
+        nobs = PUSH_V1.observation(nbatch, params, NUMPY)
+        for key in nobs:
+            assert np.array_equal(
+                np.asarray(nobs[key]).reshape(n, -1), np.array([o[key] for o in observations]).reshape(n, -1)
+            )
+        states, batch, jstate = nexts, nbatch, jnext
+
+
+def brute_force_online_value(p_values, budget, left):
+    """The best online policy's expected opens, by expectimax over every sequence of p's (not the
+    (budget, left) recursion): each history is its own node."""
+
+    def value(history, b):
+        if b == 0 or len(history) == left:
+            return 0.0
+        outcomes = []
+        for p in p_values:
+            seen = history + (p,)
+            outcomes.append(max(p + value(seen, b - 1), value(seen, b)))
+        return float(np.mean(outcomes))
+
+    return value((), budget)
+
+
+def test_dynamic_program_equals_a_brute_force_on_a_tiny_day():
+    p_values = np.array([0.1, 0.35, 0.6, 0.9])
+    value, threshold = push_v1_optimum.thresholds(p_values, 3, 5)
+    for budget, left in itertools.product(range(4), range(6)):
+        assert value[budget, left] == pytest.approx(brute_force_online_value(tuple(p_values), budget, left), abs=1e-12)
+    assert np.all(np.diff(threshold[1:, 1:], axis=1) >= -1e-12)  # the bar rises with the notifications left
+    # and beats every fixed threshold on the same tiny days (enumerated: 4**5 sequences)
+    for bar in (0.0, 0.35, 0.6, 0.9):
+        total = 0.0
+        for sequence in itertools.product(p_values, repeat=5):
+            chosen = [q for q in sequence if q >= bar][:2]
+            total += sum(chosen)
+        assert total / 4**5 <= value[2, 5] + 1e-12
+
+
+@pytest.mark.parametrize("split", ["train", "test"])
+def test_optimum_beats_the_heuristic_and_stays_below_hindsight(split):
+    table = push_v1_optimum.exact_table(split, 2)
+    assert table["random"] < table["heuristic"] < table["optimum"] < table["hindsight"]
+    normalized = (table["heuristic"] - table["random"]) / (table["optimum"] - table["random"])
+    assert normalized <= 0.9
+
+
+def test_optimum_policy_in_the_env_matches_the_exact_value_and_beats_the_heuristic():
+    kwargs = {"split": "test"}
+    optimum = evaluate("push-v1", push_v1_optimum.optimal_policy("test"), episodes=300, seed=0, env_kwargs=kwargs)
+    heuristic = evaluate("push-v1", "heuristic", episodes=300, seed=0, env_kwargs=kwargs)
+    difference, error = optimum.paired_difference(heuristic)
+    assert difference > 10 * error
+    exact = push_v1_optimum.exact_table("test", 2)["optimum"]
+    assert abs(optimum.mean - exact) < 4 * optimum.std / np.sqrt(300)
+
+
+def test_evaluation_uses_the_held_out_test_log():
+    assert recipe_for("push-v1").eval_env_kwargs == {"split": "test"}
+    trained_on = PushV1Env()
+    scored_on = PushV1Env(**recipe_for("push-v1").eval_env_kwargs)
+    assert trained_on.params.log.split == "train" and scored_on.params.log.split == "test"
+    assert trained_on.params.log.timestamps.max() < scored_on.params.log.timestamps.min()
+    # the optimum reads the test log's probabilities: an observation of the training log is not in it
+    obs, _ = trained_on.reset(seed=0)
+    with pytest.raises(ValueError, match="not in the test log"):
+        push_v1_optimum.optimal_policy("test")(obs)
+
+
+def test_bad_arguments_name_the_argument():
+    with pytest.raises(ValueError, match="daily_budget"):
+        PushV1Env(daily_budget=0)
+    with pytest.raises(ValueError, match="daily_budget"):
+        PushV1Env(daily_budget=51)
+    with pytest.raises(TypeError, match="daily_budget"):
+        PushV1Env(daily_budget=1.5)
+    with pytest.raises(TypeError, match="expected_opens"):
+        PushV1Env(expected_opens="yes")
+    raw = resources.files("gym_suite.envs").joinpath("data/notifications_train.csv").read_bytes()
+    frame = pd.read_csv(io.BytesIO(raw), dtype={"user_id": str}).head(300)
+    with pytest.raises(ValueError, match="p_open"):
+        PushV1Env(data=frame.drop(columns="p_open"))
+    env = PushV1Env(data=frame, daily_budget=1)  # a log of your own with p_open plays
+    rewards, _, _ = play(env, lambda obs: 1, 0)
+    assert len(rewards) == 1
+
+
+def test_vector_env_follows_the_scalar_rules():
+    envs = PushV1VectorEnv(num_envs=3)
+    obs, _ = envs.reset(seed=0)
+    assert obs["budget_left"].tolist() == [[2.0]] * 3
+    obs, rewards, terminated, truncated, info = envs.step(np.array([1, 1, 0]))
+    assert obs["budget_left"].ravel().tolist() == [1.0, 1.0, 2.0]
+    assert rewards[2] == 0.0 and rewards[0] > 0 and not truncated.any()
+    assert info["delivered"].tolist() == [1, 1, 0]
