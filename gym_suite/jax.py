@@ -162,8 +162,11 @@ def _device_params(params: Any) -> Any:
 
     if not dataclasses.is_dataclass(params):
         return params
+    # np.array(value): a writeable copy. JAX caches the device copy of a read-only numpy array (the
+    # logs' arrays are read-only) and hands it out again whatever the precision it is asked for now:
+    # an array first used in 32-bit mode came back float32 under jax.enable_x64.
     changes = {
-        field.name: jnp.asarray(value)
+        field.name: jnp.asarray(np.array(value))
         for field in dataclasses.fields(params)
         if isinstance(value := getattr(params, field.name), np.ndarray) and value.dtype.kind in "biuf"
     }
@@ -315,6 +318,8 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._ops = jax_ops()
+        # the device arrays, as a new env holds them (a parameter set may pickle as numpy arrays)
+        self._params = _device_params(self.definition_params)
 
     # Checks at the edge (at trace time under jit) -------------------------------------------------
 

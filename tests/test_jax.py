@@ -420,3 +420,20 @@ def test_integers_beyond_int32_need_64_bit_mode():
         env, params = gj.make("example-v0", rt_max=10**11)
         obs, _ = env.reset(jax.random.key(0), params)
         assert int(obs) < 10**11
+
+
+def test_64_bit_params_after_the_same_log_ran_in_32_bits():
+    """The logs' arrays are read-only numpy arrays, whose device copies JAX caches: an env made in
+    64-bit mode after one ran in 32 bits on the same log must still hold float64 parameters."""
+    import pickle
+
+    env, params = gj.make("push-v1")
+    clone, clone_params = pickle.loads(pickle.dumps((env, params)))
+    key = jax.random.key(7)
+    _, state = clone.reset(key, clone_params)
+    clone.step(key, state, 1, clone_params)  # the log's p_open used in 32 bits
+    assert isinstance(clone._params.p_open, jax.Array)  # the clone holds device arrays, as a new env does
+    with jax.enable_x64(True):
+        env64, _ = gj.make("push-v1")
+        assert env64._params.p_open.dtype == jnp.float64
+        np.testing.assert_array_equal(np.asarray(env64._params.p_open), env64.definition_params.p_open)
