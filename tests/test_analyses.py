@@ -90,3 +90,60 @@ def test_push_supervised_rejects_unknown_kinds():
         push_supervised.fit("forest")
     with pytest.raises(ValueError, match="split"):
         push_supervised.bayes_policy("validation")
+
+
+# heartpole-v1's best known policy (gym-suite/analyses/heartpole_v1_reference.py)
+
+
+def test_time_aware_policy_plays_the_envs_episodes():
+    import heartpole_v1_reference as reference
+
+    seeds = np.arange(3)
+    reference.check_against_the_env(reference.time_aware_policy(*reference.BEST_TIME_AWARE), seeds)
+
+
+def test_best_known_policy_acts_on_one_observation_as_on_a_batch():
+    import heartpole_v1_reference as reference
+
+    rule = reference.time_aware_policy(*reference.BEST_TIME_AWARE)
+    act = reference.best_known_policy()
+    rng = np.random.default_rng(0)
+    batch = np.column_stack(
+        [
+            rng.uniform(-0.5, 2.5, 200),  # alertness
+            rng.uniform(0, 3, 200),  # hypertension
+            np.zeros(200),  # intoxication
+            rng.integers(0, 60, 200),  # time_since_slept
+            rng.integers(0, 672, 200),  # time_elapsed
+            rng.uniform(0, 400, 200),  # work_done
+        ]
+    ).astype(np.float32)
+    assert [act(obs) for obs in batch] == rule(batch).tolist()
+    assert len(set(rule(batch).tolist())) == 3  # sleeps, drinks coffee and does nothing on these
+
+
+def test_best_known_policy_beats_the_previous_one_on_evaluation_episodes():
+    # searched on seeds 10,000 ..: scored here on evaluation seeds it never saw, paired
+    import heartpole_v1_reference as reference
+
+    seeds = np.arange(200)
+    uniforms = reference.episode_uniforms(seeds)
+    new = reference.play(reference.time_aware_policy(*reference.BEST_TIME_AWARE), seeds, uniforms)["return"]
+    old = reference.play(reference.threshold_policy(*reference.BEST_THRESHOLDS), seeds, uniforms)["return"]
+    diff = new - old
+    assert diff.mean() > 5 * diff.std(ddof=1) / np.sqrt(len(diff)), (new.mean(), old.mean())
+    optimum_v1 = 459.27  # the DP policy on evaluation seeds 0-999 (heartpole_optimum.py): not beaten by much
+    assert new.mean() < optimum_v1 + 5, new.mean()
+
+
+def test_search_family_finds_a_better_policy_on_its_own_seeds():
+    import heartpole_v1_reference as reference
+
+    seeds = np.arange(reference.SEARCH_SEED, reference.SEARCH_SEED + 20)
+    start = reference.TIME_AWARE_START
+    best, score, scored = reference.search_family(
+        reference.time_aware_policy, reference.TIME_AWARE_RANGES, start, seeds, candidates=3, rounds=1
+    )
+    start_score = reference.play(reference.time_aware_policy(*start), seeds)["return"].mean()
+    assert score >= start_score and scored > 3
+    assert isinstance(best[1], int) and isinstance(best[2], int)  # counts of half-hours stay integers

@@ -101,6 +101,19 @@ def test_a_rerun_seed_replaces_the_earlier_one(baselines):
     assert ppo.seeds == 1 and ppo.iqm == 8.0
 
 
+def test_runs_of_an_earlier_recipe_are_left_out(baselines):
+    since = baselines.RECIPE_SINCE[("heartpole-v1", "sb3-ppo")]
+    runs = [
+        run("heartpole-v1", "random", None, -60.0),
+        {**run("heartpole-v1", "sb3-ppo", 0, 435.0), "date": "2026-11-24"},
+        {**run("heartpole-v1", "sb3-ppo", 1, 441.0), "date": "2026-11-24"},
+        {**run("heartpole-v1", "sb3-ppo", 0, 452.0), "date": since},
+    ]
+    ppo = baselines.summarize(runs, episodes=100, reps=1000)[1]
+    assert ppo.seeds == 1 and ppo.iqm == 452.0
+    assert not baselines.current(runs[1]) and baselines.current(runs[3])
+
+
 def test_csv_has_the_documented_columns(baselines, tmp_path):
     runs = [run("example-v0", "random", None, -5.0), *(run("example-v0", "sb3-ppo", s, 8.0 + s) for s in range(5))]
     out = tmp_path / "b.csv"

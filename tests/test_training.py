@@ -364,3 +364,38 @@ def test_tutorial_argument_names_point_to_the_suite_names():
 def test_sb3_scripts_reject_an_unknown_vec_env():
     done = run_script(TRAIN_SB3, "example-v0", "--steps", "64", "--vec-env", "subproc")
     assert done.returncode == 2 and "--vec-env" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_heartpole_v1_sb3_and_jax_ppo_share_the_recipe():
+    # the baselines table compares them side by side: the same discounting, end of episode,
+    # updates and budget (the network and the reward scale differ, for rejax's value clipping)
+    from gym_suite.training.jax import ppo_budget, ppo_settings
+
+    sb3_ppo, jax_ppo = recipes.sb3_settings("heartpole-v1", "ppo"), ppo_settings("heartpole-v1")
+    recipe = recipes.recipe_for("heartpole-v1")
+    assert sb3_ppo["gamma"] == jax_ppo["gamma"] == 1.0
+    assert recipe.truncation_is_terminal == {"ppo": True}  # rejax never bootstraps past the end
+    assert recipe.n_envs == jax_ppo["num_envs"] and sb3_ppo["n_steps"] == jax_ppo["num_steps"]
+    assert sb3_ppo["batch_size"] * jax_ppo["num_minibatches"] == recipe.n_envs * sb3_ppo["n_steps"]
+    assert sb3_ppo["n_epochs"] == jax_ppo["num_epochs"] and sb3_ppo["learning_rate"] == jax_ppo["learning_rate"]
+    assert recipes.recipe_budget("heartpole-v1", "sb3-ppo") == ppo_budget("heartpole-v1")
+
+
+def test_train_sb3_ends_truncated_episodes_as_the_recipe_says():
+    from gym_suite.training.sb3 import TruncationIsTerminal
+
+    def layers(model):
+        env, found = model.get_env(), []
+        while env is not None:
+            found.append(type(env))
+            env = getattr(env, "venv", None)
+        return found
+
+    model = sb3.train_sb3("heartpole-v1", "ppo", 64, n_envs=1, overrides={"n_steps": 64, "batch_size": 64})
+    assert TruncationIsTerminal in layers(model) and model.gamma == 1.0
+    model = sb3.train_sb3(
+        "heartpole-v1", "ppo", 64, n_envs=1, overrides={"n_steps": 64, "batch_size": 64}, truncation_is_terminal=False
+    )
+    assert TruncationIsTerminal not in layers(model)
+    model = sb3.train_sb3("heartpole-v0", "ppo", 64, n_envs=1, overrides={"n_steps": 64, "batch_size": 64})
+    assert TruncationIsTerminal not in layers(model)

@@ -1,23 +1,29 @@
 """Reference behaviour of ``heartpole-v1``: simple policies on the same seeded episodes.
 
-    python gym-suite/analyses/heartpole_v1_reference.py [--episodes 1000] [--search-episodes 1000]
+    python gym-suite/analyses/heartpole_v1_reference.py [--episodes 1000] [--search] [--search-episodes 1000]
 
 Every policy plays episodes ``0 .. episodes-1``, episode ``i`` exactly as
 ``gymnasium.make("heartpole-v1").reset(seed=i)`` would play it (checked against the scalar env on
 a few episodes at the start), so each episode draws the same uniforms whatever the policy does
 and the episode-by-episode difference from the heuristic measures the policies themselves. The
-episodes run side by side in numpy arrays with the env's own rules (:func:`heartpole_rules` with
-``V1_RULES``), one stream per episode. The random policy samples ``Discrete(4)`` seeded with
-``action_seed(i)`` in episode ``i``, as ``gym_suite.evaluate`` does.
+episodes run side by side in numpy arrays with the env's own rules (``HEARTPOLE.transition``
+and ``reward`` with ``V1``), one stream per episode. The random policy samples ``Discrete(4)``
+seeded with ``action_seed(i)`` in episode ``i``, as ``gym_suite.evaluate`` does.
 
 Policies: random actions, always sleep, the heuristic (sleep when alertness < 0.4, no drinks),
-and the best threshold policy (sleep below one alertness, coffee below another while the
+the best threshold policy (sleep below one alertness, coffee below another while the
 hypertension is below a cap, beer while the intoxication is below a threshold and the
-hypertension below another cap) found by a random search and a coordinate refinement on seeds
-10,000 onwards, disjoint from the evaluation seeds. Printed, per policy: the return's mean ±
-standard deviation, the heart attacks drawn per episode, the episode's steps, the return with
-the drawn attacks charged instead of their expected cost (``expected_cost=False``: the same
-draws), and the paired difference from the heuristic, mean ± standard error.
+hypertension below another cap: :func:`threshold_policy`, :data:`BEST_THRESHOLDS`) and the best
+time-aware threshold policy (the same thresholds with the clock: no sleep before some half-hours
+awake nor in the last half-hours of the two weeks, a coffee cap that changes with the time awake
+and another for the last half-hours: :func:`time_aware_policy`, :data:`BEST_TIME_AWARE`, the
+baselines table's best known policy). Both are found by a random search and a coordinate
+refinement on seeds 10,000 .. 10,999, disjoint from the evaluation seeds (``--search`` runs
+the searches again; by default the stored parameters play). Printed, per policy: the return's
+mean ± standard deviation, the heart attacks drawn per episode, the episode's steps, the return
+with the drawn attacks charged instead of their expected cost (``expected_cost=False``: the same
+draws), and the paired difference from the heuristic, mean ± standard error; then the time-aware
+policy paired against the threshold policy.
 """
 
 from __future__ import annotations
@@ -51,7 +57,7 @@ from gym_suite.evaluate import action_seed
 ENV_ID = "heartpole-v1"
 MAX_STEPS = int(TWO_WEEKS)  # every step lasts at least a half-hour
 UNIFORMS_PER_STEP = HEARTPOLE.step_draws
-ALERTNESS, HYPERTENSION, INTOXICATION = 0, 1, 2
+ALERTNESS, HYPERTENSION, INTOXICATION, TIME_SINCE_SLEPT, TIME_ELAPSED = 0, 1, 2, 3, 4
 SEARCH_SEED = 10_000  # the threshold search's episodes start here, the evaluation's at 0
 THRESHOLD_NAMES = ("sleep_below", "coffee_below", "coffee_hypertension_below", "beer_below", "beer_hypertension_below")
 
@@ -206,6 +212,128 @@ def search_thresholds(episodes: int, candidates: int = 300, rounds: int = 3, see
     return best, best_score
 
 
+#: The time-aware family's parameters, in the order of :func:`time_aware_policy`'s arguments.
+TIME_AWARE_NAMES = (
+    "sleep_below",
+    "awake_at_least",
+    "no_sleep_last",
+    "coffee_below",
+    "coffee_hypertension_below",
+    "coffee_cap_change_per_half_hour_awake",
+    "end_coffee_last",
+    "end_coffee_hypertension_below",
+)
+#: Where the time-aware search starts: the best threshold policy's sleep and coffee thresholds,
+#: not sleeping in the first 10 or the last 8 half-hours, a higher coffee cap in the last 20 (a guess).
+TIME_AWARE_START = (0.68, 10, 8, 2.17, 0.92, 0.0, 20, 2.0)
+#: The time-aware search's ranges; integer bounds mark a count of half-hours (searched on integers).
+#: The coordinate refinement may step out of them: it found the best sleep threshold at 1.10.
+TIME_AWARE_RANGES = ((0.2, 1.0), (0, 30), (0, 40), (0.5, 3.0), (0.0, 2.5), (-0.05, 0.05), (0, 80), (0.0, 4.0))
+
+
+def time_aware_policy(
+    sleep_below,
+    awake_at_least,
+    no_sleep_last,
+    coffee_below,
+    coffee_hypertension_below,
+    coffee_cap_change_per_half_hour_awake,
+    end_coffee_last,
+    end_coffee_hypertension_below,
+):
+    """The threshold policy with the clock in it (the observation's time_since_slept and time_elapsed).
+
+    Sleep when alertness < ``sleep_below``, unless awake for fewer than ``awake_at_least``
+    half-hours or at most ``no_sleep_last`` half-hours are left of the two weeks (a night begun
+    then runs past the end, unpaid); else drink coffee when alertness < ``coffee_below`` while the
+    hypertension is below a cap: ``coffee_hypertension_below`` plus
+    ``coffee_cap_change_per_half_hour_awake`` per half-hour awake, or, in the last
+    ``end_coffee_last`` half-hours (whose raised blood pressure outlasts the episode),
+    ``end_coffee_hypertension_below``; else do nothing. No beer (the threshold search never found
+    it worth its hypertension). Uses the observation only: a policy of the env's state.
+    """
+
+    def policy(obs, step=None, rows=None):
+        alertness, hypertension = obs[:, ALERTNESS], obs[:, HYPERTENSION]
+        awake, left = obs[:, TIME_SINCE_SLEPT], TWO_WEEKS - obs[:, TIME_ELAPSED]
+        cap = np.where(
+            left <= end_coffee_last,
+            end_coffee_hypertension_below,
+            coffee_hypertension_below + coffee_cap_change_per_half_hour_awake * awake,
+        )
+        actions = np.where((alertness < coffee_below) & (hypertension < cap), DRINK_COFFEE, DO_NOTHING)
+        sleep = (alertness < sleep_below) & (awake >= awake_at_least) & (left > no_sleep_last)
+        return np.where(sleep, SLEEP, actions)
+
+    return policy
+
+
+def _draw(rng, low, high):
+    if isinstance(low, int) and isinstance(high, int):
+        return int(rng.integers(low, high + 1))
+    return float(rng.uniform(low, high))
+
+
+def search_family(make_policy, ranges, start, seeds, candidates: int, rounds: int, seed: int = 0):
+    """The parameters of ``make_policy`` with the best mean return on ``seeds``: ``start``, then
+    ``candidates`` drawn uniformly in ``ranges``, then coordinate refinement (each parameter in turn
+    over 9 values around the best, the span halving each round; integers stay integers). Returns
+    the best parameters, their mean return there and the number of policies scored."""
+    uniforms = episode_uniforms(seeds)
+
+    def score(params):
+        return float(play(make_policy(*params), seeds, uniforms)["return"].mean())
+
+    rng = np.random.default_rng(seed)
+    best = tuple(start)
+    best_score, scored = score(best), 1
+    for _ in range(candidates):
+        params = tuple(_draw(rng, low, high) for low, high in ranges)
+        value = score(params)
+        scored += 1
+        if value > best_score:
+            best, best_score = params, value
+    for round_ in range(rounds):
+        for i, (low, high) in enumerate(ranges):
+            width = (high - low) / (4 * 2**round_)
+            values = np.linspace(best[i] - width, best[i] + width, 9)
+            if isinstance(low, int) and isinstance(high, int):
+                values = np.unique(np.maximum(np.round(values), 0).astype(int))
+            for value in values:
+                value = int(value) if isinstance(low, int) and isinstance(high, int) else float(value)
+                if value == best[i]:
+                    continue
+                params = best[:i] + (value,) + best[i + 1 :]
+                candidate = score(params)
+                scored += 1
+                if candidate > best_score:
+                    best, best_score = params, candidate
+    return best, best_score, scored
+
+
+#: The best threshold policy before the clock entered the family: ``search_thresholds(1000)``
+#: (seeds 10,000 ..; no beer: the beer threshold is below 0). 426.8 on evaluation seeds 0-999.
+BEST_THRESHOLDS = (0.6758790342977904, 2.1741581652071638, 0.918390321792764, -0.02737369016444519, 2.0448336103706373)
+#: The best time-aware policy: :func:`search_time_aware` (seeds 10,000 .. 10,999, where it returns
+#: 455.68; 494 policies scored); the baselines table's best known policy of heartpole-v1.
+BEST_TIME_AWARE = (
+    1.1007382500655682,
+    8,
+    11,
+    2.229365252103835,
+    1.8213228536399784,
+    -0.03533117680904333,
+    23,
+    2.7709160913174316,
+)
+
+
+def best_known_policy():
+    """heartpole-v1's best known policy (:data:`BEST_TIME_AWARE`) as an ``observation -> action``."""
+    rule = time_aware_policy(*BEST_TIME_AWARE)
+    return lambda obs: int(rule(np.asarray(obs, dtype=np.float32).reshape(1, -1))[0])
+
+
 # --------------------------------------------------------------------------------------------
 # The table
 # --------------------------------------------------------------------------------------------
@@ -229,28 +357,58 @@ HEADER = (
 )
 
 
+def search_time_aware(episodes: int = 1000):
+    """:data:`BEST_TIME_AWARE` again: :func:`search_family` on seeds 10,000 .. from
+    :data:`TIME_AWARE_START` in :data:`TIME_AWARE_RANGES`, 300 candidates and 3 rounds (about 500
+    policies, 4 minutes on one core). Returns the best parameters, their mean return there and the
+    policies scored."""
+    seeds = np.arange(SEARCH_SEED, SEARCH_SEED + episodes)
+    return search_family(time_aware_policy, TIME_AWARE_RANGES, TIME_AWARE_START, seeds, 300, 3)
+
+
+def paired(result: dict, base: dict) -> str:
+    diff = result["return"] - base["return"]
+    return f"{diff.mean():+.2f} ± {diff.std(ddof=1) / np.sqrt(len(diff)):.2f}"
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--episodes", type=int, default=1000, help="evaluation episodes, seeds 0 ..")
     parser.add_argument("--search-episodes", type=int, default=1000, help="search episodes, seeds 10,000 ..")
+    parser.add_argument(
+        "--search",
+        action="store_true",
+        help="run both searches again (a few minutes) instead of playing the stored best parameters",
+    )
     args = parser.parse_args(argv)
     start = time.perf_counter()
     seeds = np.arange(args.episodes)
-    for policy in (random_policy(seeds[:5]), heuristic, threshold_policy(0.3, 2.0, 0.9, 0.06, 0.1)):
+    for policy in (
+        random_policy(seeds[:5]),
+        heuristic,
+        threshold_policy(0.3, 2.0, 0.9, 0.06, 0.1),
+        time_aware_policy(*TIME_AWARE_START),
+    ):
         check_against_the_env(policy, seeds[:5])
-    best, best_score = search_thresholds(args.search_episodes)
-    print(
-        "best thresholds on the search seeds:",
-        dict(zip(THRESHOLD_NAMES, np.round(best, 3).tolist())),
-        f"(return {best_score:.2f} there)",
-    )
+    thresholds, time_aware = BEST_THRESHOLDS, BEST_TIME_AWARE
+    if args.search:
+        thresholds, score = search_thresholds(args.search_episodes)
+        print("best thresholds on the search seeds:", dict(zip(THRESHOLD_NAMES, np.round(thresholds, 3).tolist())))
+        print(f"  return {score:.2f} there")
+        time_aware, score, scored = search_time_aware(args.search_episodes)
+        print("best time-aware policy on the search seeds:", dict(zip(TIME_AWARE_NAMES, time_aware)))
+        print(f"  return {score:.2f} there ({scored} policies scored)")
     uniforms = episode_uniforms(seeds)
     base = play(heuristic, seeds, uniforms)
+    best_thresholds = play(threshold_policy(*thresholds), seeds, uniforms)
+    best_time_aware = play(time_aware_policy(*time_aware), seeds, uniforms)
     print(HEADER)
     print(row("random", play(random_policy(seeds), seeds, uniforms), base))
     print(row("always sleep", play(always(SLEEP), seeds, uniforms), base))
     print(row("heuristic (sleep when alertness < 0.4)", base, None))
-    print(row("best threshold policy", play(threshold_policy(*best), seeds, uniforms), base))
+    print(row("best threshold policy", best_thresholds, base))
+    print(row("best time-aware threshold policy", best_time_aware, base))
+    print(f"time-aware - threshold policy, paired: {paired(best_time_aware, best_thresholds)} (mean ± s.e.)")
     print(f"{args.episodes} episodes per policy, {time.perf_counter() - start:.0f} s in all")
 
 

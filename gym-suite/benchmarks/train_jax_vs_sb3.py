@@ -19,9 +19,9 @@ hits both alike:
   recipe, its in-training evaluations included in the time), keeping the policy at each of its
   evaluation points; timed from the start of compiling to the end of training;
 - Stable-Baselines3 PPO on the id's native vector env (``train_sb3``: ``SuiteVecEnv``, one torch
-  thread). Its settings are the id's recipe, except where :data:`SB3_RECIPES` has better ones
-  (heartpole-v1: ``gym-suite/analyses/heartpole_v1_ppo.py``'s, no discounting and the two weeks'
-  end terminal, which reaches 450; ``--sb3-recipe-only`` takes the recipe as it is). A callback
+  thread). Its settings are the id's recipe (heartpole-v1's as JAX PPO's: no discounting and the
+  two weeks' end terminal), except where :data:`SB3_RECIPES` has others (none now;
+  ``--sb3-recipe-only`` takes the recipe as it is). A callback
   evaluates the greedy policy at the rollout boundaries next to JAX's evaluation points, the
   clock stopped while it does;
 - with ``--jax-seeds K`` (K > 1), also K JAX seeds in one vmapped run.
@@ -60,9 +60,9 @@ CURVE_SEED = 10_000  # the curve's episodes: seeds 10,000, 10,001, ... for both 
 #: The return each id's curves are timed to by default (None: no target).
 TARGETS = {"heartpole-v1": 450.0}
 #: Stable-Baselines3 PPO settings over an id's recipe, and whether truncation is terminal for the
-#: learner: heartpole-v1's from gym-suite/analyses/heartpole_v1_ppo.py (gamma 1, the two weeks'
-#: end terminal: 452 to 454 at 1.5M steps; the recipe's gamma 0.999 with bootstrapping: 435).
-SB3_RECIPES: dict[str, tuple[dict, bool]] = {"heartpole-v1": ({"gamma": 1.0}, True)}
+#: learner (None: the recipe's ``truncation_is_terminal``). Empty: heartpole-v1's recipe itself now
+#: has gym-suite/analyses/heartpole_v1_ppo.py's gamma 1 with the two weeks' end terminal, as JAX PPO.
+SB3_RECIPES: dict[str, tuple[dict, bool | None]] = {}
 
 
 def _load() -> str:
@@ -136,7 +136,9 @@ def run(args) -> dict:
     jax_budget = args.timesteps or ppo_budget(args.id)
     env_kwargs = recipe_for(args.id).eval_env_kwargs or None
     target = args.target if args.target is not None else TARGETS.get(args.id)
-    sb3_overrides, sb3_terminal = ({}, False) if args.sb3_recipe_only else SB3_RECIPES.get(args.id, ({}, False))
+    sb3_overrides, sb3_terminal = ({}, None) if args.sb3_recipe_only else SB3_RECIPES.get(args.id, ({}, None))
+    if sb3_terminal is None:
+        sb3_terminal = recipe_for(args.id).truncation_is_terminal.get("ppo", False)
     sb3_overrides = {**sb3_overrides, **dict(args.sb3)}
     seeds = list(range(args.seed, args.seed + args.seeds))
     # SB3 is evaluated at the rollout boundaries next to JAX's evaluation points

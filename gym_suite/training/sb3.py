@@ -198,7 +198,7 @@ def train_sb3(
     n_envs: int | None = None,
     callback=None,
     overrides: dict[str, Any] | None = None,
-    truncation_is_terminal: bool = False,
+    truncation_is_terminal: bool | None = None,
 ):
     """Train Stable-Baselines3 ``algo`` (``"ppo"`` or ``"dqn"``) on ``env_id`` for ``steps`` env steps.
 
@@ -208,7 +208,8 @@ def train_sb3(
     (:class:`SuiteVecEnv`), ``"dummy"`` Stable-Baselines3's ``DummyVecEnv`` of scalar envs (see
     :func:`make_sb3_env`). ``overrides`` update the recipe's model settings (``n_epochs``, ...);
     ``callback`` goes to ``model.learn``; ``truncation_is_terminal`` ends truncated episodes as
-    terminal ones for the learner (see :func:`make_sb3_env`). The training env is made with the recipe's
+    terminal ones for the learner (see :func:`make_sb3_env`; None: the recipe's
+    ``truncation_is_terminal`` for ``algo``, heartpole-v1's PPO: True). The training env is made with the recipe's
     ``train_env_kwargs`` for ``algo`` under ``env_kwargs`` (heartpole-v0's PPO: ``expected_cost=True``,
     :func:`~gym_suite.training.recipes.training_env_kwargs`). Returns the model;
     ``model.get_vec_normalize_env()`` holds the observation statistics when the recipe
@@ -243,6 +244,8 @@ def train_sb3(
             )
     env_action_space = probe.action_space
     probe.close()
+    if truncation_is_terminal is None:
+        truncation_is_terminal = recipe.truncation_is_terminal.get(algo, False)
     # deprecated: a recipe's expected cost is the env's own argument (train_env_kwargs)
     penalty = recipe.expected_penalty if recipe.expected_penalty and algo in recipe.expected_penalty.algos else None
     venv = make_sb3_env(
