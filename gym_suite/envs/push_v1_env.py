@@ -355,7 +355,7 @@ class PushV1(Definition[PushV1State, PushV1Params]):
         merged = {name: arguments.get(name, getattr(base, name)) for name in ARGUMENTS}
         budget = check_int(owner, "daily_budget", merged["daily_budget"], 1)
         if budget > MAX_DAILY_BUDGET:
-            raise ValueError(f"{owner}: daily_budget must be an integer in 1..{MAX_DAILY_BUDGET}, got {budget}")
+            raise ValueError(f"{owner}: daily_budget must be an integer in 1..{MAX_DAILY_BUDGET}, got {shown(budget)}")
         merged["daily_budget"] = budget
         if not isinstance(merged["expected_opens"], (bool, np.bool_)):
             raise ArgumentTypeError(
