@@ -83,6 +83,7 @@ from gym_suite.envs._checks import (
     check_int,
     check_options,
     check_seed,
+    check_vector_seeds,
     merge_arguments,
     shown,
 )
@@ -818,18 +819,10 @@ class JaxVectorEnv(FunctionalJaxVectorEnv[Any, Any, EnvState]):
         seed, or a list of ``num_envs`` seeds (``None`` entries allowed) folded into one."""
         owner = type(self).__name__
         check_options(owner, options)  # before anything changes
-        if seed is None or isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
-            one = _jax_seed(owner, seed)
+        seeds, entropy = check_vector_seeds(owner, seed, self.num_envs, _jax_seed)
+        if not entropy:  # one seed (or None)
+            one = seeds[0]
         else:
-            if not isinstance(seed, (list, tuple, np.ndarray)) or isinstance(seed, np.ndarray) and seed.ndim != 1:
-                raise TypeError(
-                    f"{owner}.reset: seed must be None, a non-negative integer or a list of {self.num_envs} "
-                    f"of them (None entries allowed), got {shown(seed)}"
-                )
-            if len(seed) != self.num_envs:
-                raise ValueError(f"{owner}.reset: expected {self.num_envs} seeds, got {len(seed)}")
-            seeds = [_jax_seed(owner, s) for s in seed]
-            entropy: list[Any] = [np.random.SeedSequence().entropy if s is None else s for s in seeds]
             one = int(np.random.SeedSequence(entropy).generate_state(1, np.uint64)[0]) & MAX_SEED
         observation, info = super().reset(seed=one, options=options)
         self.prev_done = jnp.zeros(self.num_envs, dtype=bool)

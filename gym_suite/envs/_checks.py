@@ -7,7 +7,7 @@ Every message names the argument and what is allowed, and stays short whatever t
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
@@ -110,6 +110,25 @@ def check_seed(owner: str, seed: object) -> int | None:
     if seed < 0:
         raise ValueError(f"{owner}.reset: seed must be None or a non-negative integer, got {shown(seed)}")
     return int(seed)
+
+
+def check_vector_seeds(
+    owner: str, seed: object, num_envs: int, check: Callable[[str, object], int | None] = check_seed
+) -> tuple[list[int | None], list[Any]]:
+    """A vector env's ``seed``: ``None``, one seed, or a list of ``num_envs`` of them (``None``
+    entries allowed), each checked by ``check``. Returns the seeds and the entropy that folds them
+    into one generator (a fresh entropy for a ``None`` entry); one seed is a list of one."""
+    if seed is None or isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+        return [check(owner, seed)], []
+    if not isinstance(seed, (list, tuple, np.ndarray)) or isinstance(seed, np.ndarray) and seed.ndim != 1:
+        raise ArgumentTypeError(
+            f"{owner}.reset: seed must be None, a non-negative integer or a list of {num_envs} "
+            f"of them (None entries allowed), got {shown(seed)}"
+        )
+    if len(seed) != num_envs:
+        raise ValueError(f"{owner}.reset: expected {num_envs} seeds, got {len(seed)}")
+    seeds = [check(owner, s) for s in seed]
+    return seeds, [np.random.SeedSequence().entropy if s is None else s for s in seeds]
 
 
 def check_options(owner: str, options: object, allowed: Collection[str] = ()) -> None:

@@ -46,8 +46,8 @@ from gym_suite.envs._checks import (
     check_options,
     check_render_mode,
     check_seed,
+    check_vector_seeds,
     merge_arguments,
-    shown,
 )
 from gym_suite.envs._definition import NUMPY, SCALAR, Definition, row_of
 
@@ -400,18 +400,10 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
     ) -> tuple[Any, dict[str, Any]]:
         owner = type(self).__name__
         check_options(owner, options)
-        if seed is None or isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
-            super().reset(seed=check_seed(owner, seed))
+        seeds, entropy = check_vector_seeds(owner, seed, self.num_envs)
+        if not entropy:  # one seed (or None)
+            super().reset(seed=seeds[0])
         else:  # one seed per sub-environment: fold them into one generator for the batch
-            if not isinstance(seed, (list, tuple, np.ndarray)) or isinstance(seed, np.ndarray) and seed.ndim != 1:
-                raise TypeError(
-                    f"{owner}.reset: seed must be None, a non-negative integer or a list of {self.num_envs} "
-                    f"of them (None entries allowed), got {shown(seed)}"
-                )
-            if len(seed) != self.num_envs:
-                raise ValueError(f"{owner}.reset: expected {self.num_envs} seeds, got {len(seed)}")
-            seeds = [check_seed(owner, s) for s in seed]
-            entropy: list[Any] = [np.random.SeedSequence().entropy if s is None else s for s in seeds]
             self._np_random = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy)))
             self._np_random_seed = seeds[0] if seeds[0] is not None else -1
         everything = np.ones(self.num_envs, dtype=bool)
