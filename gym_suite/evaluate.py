@@ -20,7 +20,7 @@ import gymnasium
 import numpy as np
 
 from gym_suite._quiet import make  # the suite's ids from their specs: no version notice
-from gym_suite.envs._checks import shown
+from gym_suite.envs._checks import check_env_kwargs, shown
 
 if TYPE_CHECKING:
     from gymnasium.envs.registration import EnvSpec
@@ -357,14 +357,7 @@ def evaluate(
 
 def _check_env_kwargs(env_kwargs: object) -> dict[str, Any] | None:
     """``env_kwargs`` as a dict of keyword arguments (None stays None)."""
-    if env_kwargs is None:
-        return None
-    if not isinstance(env_kwargs, Mapping):
-        raise TypeError(f"env_kwargs must be None or a dict of the environment's arguments, got {shown(env_kwargs)}")
-    odd = [key for key in env_kwargs if not isinstance(key, str)]
-    if odd:
-        raise TypeError(f"env_kwargs must have the arguments' names (str) as keys, got {shown(odd[0])}")
-    return dict(env_kwargs)
+    return check_env_kwargs("", env_kwargs, allow_none=True)
 
 
 def _n_workers(n_jobs: int) -> int:

@@ -131,6 +131,20 @@ def check_vector_seeds(
     return seeds, [np.random.SeedSequence().entropy if s is None else s for s in seeds]
 
 
+def check_env_kwargs(prefix: str, env_kwargs: object, allow_none: bool = False) -> dict[str, Any] | None:
+    """``env_kwargs`` (an environment's keyword arguments, as ``evaluate`` and ``train_ppo`` take them)
+    as a dict with str keys; ``prefix`` starts the message (``"train_ppo: "``)."""
+    if env_kwargs is None and allow_none:
+        return None
+    if not isinstance(env_kwargs, Mapping):
+        allowed = "None or a dict" if allow_none else "a dict"
+        raise TypeError(f"{prefix}env_kwargs must be {allowed} of the environment's arguments, got {shown(env_kwargs)}")
+    odd = [key for key in env_kwargs if not isinstance(key, str)]
+    if odd:
+        raise TypeError(f"{prefix}env_kwargs must have the arguments' names (str) as keys, got {shown(odd[0])}")
+    return dict(env_kwargs)
+
+
 def check_options(owner: str, options: object, allowed: Collection[str] = ()) -> None:
     if options is None:
         return

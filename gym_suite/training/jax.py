@@ -49,7 +49,7 @@ from gymnasium import spaces
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-from gym_suite.envs._checks import shown
+from gym_suite.envs._checks import check_env_kwargs, shown
 from gym_suite.training.recipes import recipe_budget, recipe_for, training_env_kwargs
 from gym_suite.training.wrappers import acts_in_unit_box, from_unit_box
 
@@ -289,12 +289,7 @@ def _agent(key: str, value: Any) -> dict[str, Any]:
 
 
 def _env_kwargs(key: str, value: Any) -> dict[str, Any]:
-    if not isinstance(value, Mapping):
-        raise TypeError(f"train_ppo: env_kwargs must be a dict of the environment's arguments, got {shown(value)}")
-    odd = [name for name in value if not isinstance(name, str)]
-    if odd:
-        raise TypeError(f"train_ppo: env_kwargs must have the arguments' names (str) as keys, got {shown(odd[0])}")
-    return dict(value)
+    return check_env_kwargs("train_ppo: ", value) or {}
 
 
 #: Every setting :func:`ppo_settings` takes, with its check: rejax's PPO keywords
