@@ -753,7 +753,14 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
         x, y = 2.0 * ux - 1.0, 2.0 * uy - 1.0
         scale = params.target_speed / ops.sqrt(x * x + y * y)
         return TargetV1State(
-            start.worker_x, start.worker_y, start.target_x, start.target_y, x * scale, y * scale, start.distance, NO_REWARD
+            start.worker_x,
+            start.worker_y,
+            start.target_x,
+            start.target_y,
+            x * scale,
+            y * scale,
+            start.distance,
+            NO_REWARD,
         )
 
     def transition(
