@@ -111,7 +111,7 @@ def steers(env_id: str) -> bool:
     return _base_id(env_id) in STEERED_IDS
 
 
-def heading(worker: Sequence[float], point: Sequence[float]) -> np.ndarray:
+def heading(worker: Sequence[float] | np.ndarray, point: Sequence[float] | np.ndarray) -> np.ndarray:
     """A steered worker's action towards ``point`` (field units): a unit vector, shorter when
     the point is within one unit (so the worker stops on it), float32."""
     delta = np.asarray(point, dtype=np.float64) - np.asarray(worker, dtype=np.float64)

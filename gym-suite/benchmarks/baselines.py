@@ -183,6 +183,12 @@ def references(env_id: str) -> dict[str, Reference]:
             "python gym-suite/analyses/optima.py",
             f"the heuristic, optimal: {expected} expected (optima.py)",
         )
+    elif env_id == "target-v1":
+        found["optimum"] = Reference(
+            lambda: _analysis("target_optimum").OptimalPolicy(),
+            "python gym-suite/analyses/target_optimum.py",
+            "the earliest intercept, exact (target_optimum.py)",
+        )
     elif env_id == "push-v0":
         found["optimum"] = Reference(
             lambda: _analysis("push_supervised").bayes_policy("test"),
@@ -913,8 +919,9 @@ def main(argv: list[str] | None = None) -> int:
     notes = []
     if any(r.env_id == "push-v0" for r in rows):
         notes.append(push_note())
-    if any(r.env_id == "target-v0" for r in rows):
-        notes.append("`target-v0`: no DQN row, the action space is continuous.")
+    for env_id in ("target-v0", "target-v1"):
+        if any(r.env_id == env_id for r in rows):
+            notes.append(f"`{env_id}`: no DQN row, the action space is continuous.")
     machine = machine_record([r for r in runs if int(r["episodes"]) == episodes])
     markdown = to_markdown(rows, machine, notes)
     print(markdown)

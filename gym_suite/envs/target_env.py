@@ -703,6 +703,7 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
     #: at most this many (``draws_at_start`` gives the count of a parameter set).
     start_draws = Target.start_draws + 2 * DIRECTION_CANDIDATES
     human = "rgb"
+    render_fps = 10  # the motion shows (the picture's window and GIF)
 
     def make_params(self, base: TargetV1Params, owner: str, **arguments: Any) -> TargetV1Params:
         field = {name: arguments[name] for name in ("size", "radius", "pixels_per_unit") if name in arguments}
