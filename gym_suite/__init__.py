@@ -75,6 +75,13 @@ SPECS: tuple[Spec, ...] = (
         1000,
         "2-D pointing: place a worker point (continuous action) so that its disc covers the target's.",
     ),
+    Spec(
+        "target-v1",
+        "gym_suite.envs.target_env:TargetV1Env",
+        "gym_suite.envs.target_env:TargetV1VectorEnv",
+        300,
+        "Intercept a target that bounces off the walls faster than the worker can run: steer, and lead the aim.",
+    ),
 )
 
 ENV_IDS: tuple[str, ...] = tuple(spec.id for spec in SPECS)

@@ -10,6 +10,9 @@ step's reward, the return so far and the controls.
   actions: the digit keys.
 * target-v0 (any id whose action is a point ``Box(2,)``): a mouse click, or a drag, moves the
   worker to the point under the pointer, as in the tutorial's ``worker_step(event)``.
+* target-v1 (the ids of ``STEERED_IDS``): a click starts the chase; then the env steps on its
+  own, ``STEPS_PER_SECOND`` times a second, and the worker heads for the pointer at full speed
+  (slower within one unit of it: :func:`heading`).
 * Esc or closing the window quits. When an episode ends its return is printed; any key or a
   click starts the next one (reset with ``seed + episode``, as :func:`gym_suite.evaluate` does).
 
@@ -53,6 +56,10 @@ FPS = 30  # window refresh while waiting for input
 #: The status line when an episode ends (the panel keeps room for it from the start, so that the
 #: window does not change size and the field does not move when it shows).
 EPISODE_OVER = "episode over: a key or a click starts the next"
+
+#: Ids played by steering: the worker heads for the pointer, the env steps in real time.
+STEERED_IDS = ("target-v1",)
+STEPS_PER_SECOND = 10  # a steered game's steps: one every FPS // STEPS_PER_SECOND frames
 
 
 @dataclass(frozen=True)
@@ -112,10 +119,27 @@ def controls_help(env_ids: Sequence[str]) -> str:
     lines = ["controls:"]
     for env_id in env_ids:
         keys = KEYS.get(_base_id(env_id))
-        legend = "  ".join(f"{key.shown} {key.label}" for key in keys) if keys else "the mouse: click or drag"
+        if keys:
+            legend = "  ".join(f"{key.shown} {key.label}" for key in keys)
+        elif steers(env_id):
+            legend = "the mouse: a click starts the chase, then the worker heads for the pointer"
+        else:
+            legend = "the mouse: click or drag"
         lines.append(f"  {env_id:<14} {legend}")
     lines.append("  any id         Esc or closing the window quits; after an episode, any key or click starts the next")
     return "\n".join(lines)
+
+def steers(env_id: str) -> bool:
+    """Whether ``env_id`` is played by steering towards the pointer (``STEERED_IDS``)."""
+    return _base_id(env_id) in STEERED_IDS
+
+
+def heading(worker: Sequence[float] | np.ndarray, point: Sequence[float] | np.ndarray) -> np.ndarray:
+    """A steered worker's action towards ``point`` (field units): a unit vector, shorter when
+    the point is within one unit (so the worker stops on it), float32."""
+    delta = np.asarray(point, dtype=np.float64) - np.asarray(worker, dtype=np.float64)
+    length = float(np.hypot(delta[0], delta[1]))
+    return (delta / max(length, 1.0)).astype(np.float32)
 
 
 def is_point_space(space: spaces.Space[Any]) -> bool:
@@ -223,6 +247,18 @@ class ScorePanel(gymnasium.Wrapper[Any, Any, Any, Any]):
             return None
         return pixel_to_point(fx, fy, self.frame_size, self.action_space)
 
+    def field_point_at(self, x: int, y: int) -> np.ndarray:
+        """The field point (``[0, size]**2``) at window pixel ``(x, y)``, clamped to the frame."""
+        left, top = self.frame_offset
+        size = float(self.unwrapped.size)  # type: ignore[attr-defined]  # the target envs' field side
+        field = spaces.Box(0.0, size, (2,), np.float64)
+        return pixel_to_point((x - left) / self.zoom, (y - top) / self.zoom, self.frame_size, field)
+
+    def steer_action(self, x: int, y: int) -> np.ndarray:
+        """The steered worker's action towards window pixel ``(x, y)`` (:func:`heading`)."""
+        state = self.unwrapped.state  # type: ignore[attr-defined]  # the target envs' state
+        return heading((state.worker_x, state.worker_y), self.field_point_at(x, y))
+
 
 def _import_pygame() -> ModuleType:
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
@@ -233,7 +269,9 @@ def _import_pygame() -> ModuleType:
     return pygame
 
 
-def controls_text(keys: tuple[Key, ...] | None) -> list[str]:
+def controls_text(keys: tuple[Key, ...] | None, steered: bool = False) -> list[str]:
+    if steered:
+        return ["click: start; the worker heads for the pointer", "Esc: quit"]
     if keys is None:
         return ["click or drag: move the worker there", "Esc: quit"]
     legend = "  ".join(f"{key.shown} {key.label}" for key in keys)
@@ -327,8 +365,8 @@ def play(
     env = make(env_id, render_mode="rgb_array", **(env_kwargs or {}))
     try:
         keys = keys_for(env_id, env.action_space)
-        panel = ScorePanel(env, controls_text(keys))
-        return _loop(pygame, panel, keys, seed, episodes, screenshot, on_episode)
+        panel = ScorePanel(env, controls_text(keys, steers(env_id)))
+        return _loop(pygame, panel, keys, seed, episodes, screenshot, on_episode, steers(env_id))
     finally:
         env.close()
 
@@ -341,6 +379,7 @@ def _loop(
     episodes: int | None,
     screenshot: str | os.PathLike[str] | None,
     on_episode: Callable[[int, float, int, bool], None] | None,
+    steered: bool = False,
 ) -> list[float]:
     by_key: dict[int, int] = {}
     if keys is not None:
@@ -360,6 +399,8 @@ def _loop(
         window = pygame.display.set_mode((picture.shape[1], picture.shape[0]))
         clock = pygame.time.Clock()
         dragging = False
+        chasing = False  # a steered game: started by a click, then a step every few frames
+        frame = 0
         running = True
         pending: deque[int | np.ndarray] = deque()  # one step per key press or click, one a frame, in order
         while running:
@@ -372,6 +413,8 @@ def _loop(
                     next_episode = next_episode or event.type in (pygame.KEYDOWN, pygame.MOUSEBUTTONDOWN)
                 elif event.type == pygame.KEYDOWN and event.key in by_key:
                     pending.append(by_key[event.key])
+                elif steered:
+                    chasing = chasing or (event.type == pygame.MOUSEBUTTONDOWN and event.button == 1)
                 elif keys is None and event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
                     dragging = True
                     point = panel.point_at(*event.pos)
@@ -384,11 +427,15 @@ def _loop(
             if drag_to is not None:  # after the clicks of the same frame
                 pending.append(drag_to)
             action = pending.popleft() if pending else None
+            frame += 1
+            if steered and chasing and not panel.ended and frame % max(1, FPS // STEPS_PER_SECOND) == 0:
+                action = panel.steer_action(*pygame.mouse.get_pos())
             if not running:
                 break
             if next_episode:
                 panel.status = ""
                 pending.clear()
+                chasing = False
                 panel.reset(seed=None if seed is None else seed + len(returns))
             elif action is not None and not panel.ended:
                 _, _, terminated, truncated, _ = panel.step(action)

@@ -23,7 +23,7 @@ import pytest
 
 import gym_suite  # noqa: F401  (registers the ids)
 from gym_suite._quiet import make
-from gym_suite.play import KEYS, ScorePanel, controls_text, keys_for, pixel_to_point
+from gym_suite.play import KEYS, ScorePanel, controls_text, heading, keys_for, pixel_to_point, steers
 
 pygame = pytest.importorskip("pygame", reason='gym-suite play needs pygame: pip install "gym-suite[render]"')
 
@@ -55,8 +55,9 @@ def test_every_id_has_controls():
     for env_id in gym_suite.ENV_IDS:
         env = make(env_id)
         keys = keys_for(env_id, env.action_space)
-        if env_id == "target-v0":
+        if env_id in ("target-v0", "target-v1"):
             assert keys is None  # the mouse
+            assert steers(env_id) == (env_id == "target-v1")
         else:
             assert {key.action for key in keys} == set(range(env.action_space.n)), env_id
             legend = controls_text(keys)[0]
@@ -121,6 +122,26 @@ def test_pixel_to_point_inverts_the_target_picture():
     assert point == pytest.approx([(199.5 / 400) * size, (40.5 / 400) * size])
     assert env.action_space.contains(pixel_to_point(10_000, -5, (400, 400), env.action_space))
     env.close()
+
+
+def test_steered_worker_heads_for_the_pointer():
+    """target-v1: the action points from the worker to the field point under the pointer, at full
+    speed, and shorter within one unit (the worker stops there)."""
+    np.testing.assert_allclose(heading((10.0, 10.0), (13.0, 14.0)), [0.6, 0.8], rtol=1e-6)
+    np.testing.assert_allclose(heading((10.0, 10.0), (10.3, 9.6)), [0.3, -0.4], rtol=1e-6)
+    assert heading((5.0, 5.0), (5.0, 5.0)).tolist() == [0.0, 0.0]
+    env = make("target-v1", render_mode="rgb_array")
+    panel = ScorePanel(env, controls_text(None, steered=True))
+    panel.reset(seed=0)
+    panel.render()
+    state = env.unwrapped.state
+    ppu, zoom, (left, top) = env.unwrapped.pixels_per_unit, panel.zoom, panel.frame_offset
+    pixel = (left + int((state.worker_x + 20.0) * ppu * zoom), top + int(state.worker_y * ppu * zoom))
+    if pixel[0] >= left + panel.frame_size[0] * zoom:  # the worker near the right wall: point left
+        pixel = (left + int((state.worker_x - 20.0) * ppu * zoom), pixel[1])
+    action = panel.steer_action(*pixel)
+    assert abs(abs(float(action[0])) - 1.0) < 1e-3 and abs(float(action[1])) < 1e-2
+    panel.close()
 
 
 def test_without_pygame_exits_2_naming_the_extra():
@@ -382,6 +403,22 @@ def test_mouse_click_and_drag_move_the_worker(display, tmp_path):
     assert player.process.returncode == 0, err
     found = EPISODE_LINE.search(out)
     assert found and float(found[1]) == 0.0 and int(found[2]) == 2 and found[3] == "terminated", out
+    check_screenshot(player.screenshot)
+
+
+@needs_x
+@pytest.mark.slow
+def test_steered_chase_runs_on_its_own_after_a_click(display, tmp_path):
+    """target-v1: a click starts the chase, then the env steps by itself with the worker heading
+    for the pointer until the target is caught or the 300 steps run out; -1 a step."""
+    player = Player(display, ["target-v1", "--seed", "5"], tmp_path)
+    player.wait_for_window()
+    deadline = time.monotonic() + 120
+    player.x("xdotool", "mousemove", "200", "200", "click", "1")
+    out, err = player.finish(deadline)
+    assert player.process.returncode == 0, err
+    found = EPISODE_LINE.search(out)
+    assert found and float(found[1]) == -int(found[2]) and 1 <= int(found[2]) <= 300, out
     check_screenshot(player.screenshot)
 
 

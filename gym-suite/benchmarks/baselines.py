@@ -188,6 +188,12 @@ def references(env_id: str) -> dict[str, Reference]:
             "python gym-suite/analyses/optima.py",
             f"the heuristic, optimal: {expected} expected (optima.py)",
         )
+    elif env_id == "target-v1":
+        found["optimum"] = Reference(
+            lambda: _analysis("target_optimum").OptimalPolicy(),
+            "python gym-suite/analyses/target_optimum.py",
+            "the earliest intercept, exact (target_optimum.py)",
+        )
     elif env_id == "push-v0":
         found["optimum"] = Reference(
             lambda: _analysis("push_supervised").bayes_policy("test"),
@@ -1015,8 +1021,9 @@ def main(argv: list[str] | None = None) -> int:
         notes.append(push_note())
     if any(r.env_id == "push-v1" for r in rows):
         notes.append(push_v1_note())
-    if any(r.env_id == "target-v0" for r in rows):
-        notes.append("`target-v0`: no DQN row, the action space is continuous.")
+    for env_id in ("target-v0", "target-v1"):
+        if any(r.env_id == env_id for r in rows):
+            notes.append(f"`{env_id}`: no DQN row, the action space is continuous.")
     if any(r.env_id == "heartpole-v1" for r in rows):
         sb3_seeds = sum(r.seeds for r in rows if (r.env_id, r.policy) == ("heartpole-v1", "sb3-ppo"))
         notes.append(heartpole_v1_note(sb3_seeds))

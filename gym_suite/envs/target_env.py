@@ -98,6 +98,7 @@ Pictures use screen coordinates: x grows to the right, y downward.
 ## Version History
 
 * v0: first release.
+* v1 (``target-v1``, :class:`TargetV1Env`): a moving target to intercept, a steered worker.
 * v0, before any release: the rules became one definition for Python numbers, numpy and JAX;
   the worker's start is the first of a fixed number of uniform candidates that misses the
   target (20 with the defaults; all hit with probability at most ``2**-48``), instead of
@@ -124,6 +125,149 @@ from gym_suite.envs._checks import ArgumentTypeError, as_batch, check_int, check
 from gym_suite.envs._definition import NUMPY, SCALAR, Array, Definition
 from gym_suite.envs._shells import INSTALL_RENDER_EXTRA as INSTALL_RENDER_EXTRA  # re-exported
 from gym_suite.envs._shells import env_classes
+
+V1_MANUAL = """
+## Description
+
+``target-v1``: the blue worker must *intercept* the red target, as target-v0's tutorial says, and
+here the target moves. It runs at constant speed (1.5 units a step) in a random start direction
+and bounces off the walls; the worker steers, at most 1 unit a step. Chasing the target's current
+position (pure pursuit, the heuristic) loses to it; a policy has to aim where the target will be.
+The best possible play is computable (see Rewards), so every agent is scored against the optimum.
+
+What differs from target-v0 (:class:`TargetEnv`): the action is a velocity, not a jump; the
+target moves; the discs are small (radius 1.5: caught at 3 units between centres); the episode
+lasts up to 300 steps and pays -1 a step.
+
+## Action Space
+
+`Box(-1, 1, (2,), float32)`: the worker's velocity as a fraction of its top speed (1 unit a step),
+so a Gaussian policy centred at 0 starts at rest. An action longer than 1 (the Box's corners reach
+``sqrt(2)``) is scaled down to length 1, its direction kept, and ``info["clipped"]`` is then
+``True`` (an action within float32 rounding of length 1 is not reported). The worker's centre
+stays in the field ``[0, size]**2`` (clipped coordinate by coordinate at a wall). A NaN or
+infinite coordinate, or an action that is not of shape ``(2,)``, raises ``ValueError``; a
+non-numeric one ``TypeError`` (target-v0's checks).
+
+## Observation Space
+
+`Box(6,)` of `float32`; the observation is the whole state, so the task is Markov:
+
+| Num | Observation | Min | Max |
+|-----|-------------|-----|-----|
+| 0 | worker x | 0 | size |
+| 1 | worker y | 0 | size |
+| 2 | target x | 0 | size (in fact radius .. size - radius) |
+| 3 | target y | 0 | size (in fact radius .. size - radius) |
+| 4 | target velocity x | -target_speed | target_speed |
+| 5 | target velocity y | -target_speed | target_speed |
+
+The state is kept in float64 and observed rounded to float32.
+
+## Rewards
+
+-1 a step, the step that catches the target included: the return is minus the episode's length.
+Measured over 1,000 seeded episodes (seeds 0 .. 999, ``python
+gym-suite/analyses/target_optimum.py --episodes 1000 --seed 0``), mean return ± standard error,
+and normalized, ``(return - random) / (optimum - random)``:
+
+| Policy | Return | Normalized |
+|---|---|---|
+| random (the action space's sampler) | -180.6 ± 3.4 | 0 |
+| heuristic: pure pursuit at full speed | -61.5 ± 2.2 | 0.75 |
+| lead: aim where the target meets the worker if it keeps its velocity | -42.9 ± 1.7 | 0.87 |
+| optimum: the earliest intercept | -22.0 ± 0.4 | 1 |
+
+Trained agents on the same episodes (``docs/baselines.md``, ``python
+gym-suite/benchmarks/baselines.py --ids target-v1 --seeds 0-9``; interquartile mean over the
+training seeds and its 95 % bootstrap interval): JAX PPO (``train_ppo``, 2M steps, 10 seeds) -24.8
+[-27.3, -24.5], normalized 0.98 [0.97, 0.98]; its seeds -24.2 to -32.1 (mean -25.9, standard
+deviation 2.7): every seed beats the lead policy, its episodes 2.2 to 10.1 steps longer than the
+optimum's on average. The mean over seeds beats the heuristic by 35.6 steps, 15 times the standard
+error of the difference (2.4: the seeds' spread over 10 seeds and the heuristic's standard
+error). SB3 PPO at its small budget (60k steps, 5 seeds) has not learned yet: -182.8, about
+random's.
+
+**The optimum.** After the start the target's path is fixed, whatever the worker does. The worker
+moves at most 1 a step, so it can touch the target at step ``t`` only if the target's centre then
+is within ``t + 2 * radius`` of the worker's start; the earliest such ``t`` is a lower bound on the
+episode's length, and heading straight for that point at full speed attains it (the segment stays
+in the convex field). The optimal return of an episode is ``-min(t, 300)``.
+``gym-suite/analyses/target_optimum.py`` computes the bound and ships the policy
+(``OptimalPolicy``, on the observation), whose return equals the bound on every tested episode.
+
+**Why these parameters** (``python gym-suite/analyses/target_optimum.py --sweep``: 2,000 starts
+from seed 100,000 on the rules, normalized pursuit / lead): with the target slower than the
+worker pursuit is nearly optimal (0.97 / 0.98 at 0.9 times the worker's speed), so there is little
+to learn; at 1.1 it is 0.90 / 0.95, at 1.2 0.82 / 0.92, at 1.3 0.78 / 0.90 and at 1.5 0.73 / 0.87.
+1.5 is chosen: pursuit is far from the optimum and even a lead on the current velocity leaves a
+gap (it ignores the bounces), while every target stays catchable (the walls bring it back: the
+optimum ends every one of those episodes within the 300 steps). The field (50, target-v0's) and
+top speed 1 make the optimum about 22 steps; the small discs make aiming matter (a random walk
+takes about 180 steps); 300 steps leave room for a poor policy to finish most episodes without
+making the episodes long.
+
+## Starting State
+
+target-v0's start with the radius 1.5: the target uniform on ``[radius, size - radius]**2``, the
+worker uniform on the points of the field farther than ``2 * radius`` from it (the first of
+``k`` uniform candidates that misses, as in target-v0). Then the target's direction, uniform on
+the circle: the first of 22 uniform points of ``[-1, 1]**2`` that lies in the unit disc (all miss
+with probability below ``2**-48``; then the direction is +x), scaled to ``target_speed``. A start
+takes ``2 + 2 * k + 44`` uniforms of ``env.np_random`` (62 with the defaults, ``k = 8``); a step
+draws none.
+
+## Episode End
+
+1. Termination: the discs touch (the centres are at most ``2 * radius`` apart) after a step.
+2. Truncation: 300 steps, registered with the spec (``gymnasium.make`` adds ``TimeLimit``;
+   ``gymnasium.make(..., max_episode_steps=N)`` changes it, ``-1`` removes it).
+
+A ``step`` after termination raises ``gymnasium.error.ResetNeeded``.
+
+The target moves first by its velocity; a coordinate that would cross a wall of
+``[radius, size - radius]`` is mirrored in it and that velocity component turns around (elastic
+reflection, so in a corner both turn). The rule is the same arithmetic (no trigonometry) on
+Python floats, numpy and JAX, so the three give the same bits on the same draws.
+
+``info`` holds ``distance``, the distance between the centres, and ``clipped``, whether the action
+was longer than 1 (``False`` after ``reset``). ``heuristic`` is pure pursuit: a unit vector towards
+the target's current position.
+
+The state is ``env.unwrapped.state`` (a :class:`TargetV1State`: the two centres, the target's
+velocity, their distance and the last reward) and ``env.unwrapped.np_random``: restoring both
+(and TimeLimit's step count) replays the same future.
+
+## Arguments
+
+| Argument | Default | Meaning |
+|---|---|---|
+| `size` | 50 | side of the square field, an integer in 1..2^24, at most `radius * 2**24` |
+| `radius` | 1.5 | radius of both discs, in `[size / 2**24, size / sqrt(8 * pi)]` |
+| `target_speed` | 1.5 | the target's speed in field units a step (the worker's top speed is 1), in `[0, size - 2 * radius]` |
+| `pixels_per_unit` | None | pixels per field unit of `rgb_array`/`human` pictures, a number with `1 <= size * pixels_per_unit <= 4096`; None: 8 (400 x 400 by default) |
+| `render_mode` | None | `"ansi"` (coordinates, distance and the target's velocity), `"human"` (a pygame window, needs `gym-suite[render]`) or `"rgb_array"` |
+
+Pictures use screen coordinates: x grows to the right, y downward.
+
+```python
+>>> import gymnasium as gym
+>>> env = gym.make("gym_suite:target-v1")
+>>> obs, info = env.reset(seed=0)
+>>> obs.shape, env.action_space
+((6,), Box(-1.0, 1.0, (2,), float32))
+>>> obs, reward, terminated, truncated, info = env.step(env.unwrapped.heuristic(obs))
+>>> reward, terminated
+(-1.0, False)
+
+```
+
+## Version History
+
+* v1: a moving target and a steered worker (target-v0: a fixed target, the worker jumps to the
+  action's point). Why: target-v0 is solved in one step by looking (the heuristic, and every
+  trained agent, scores the maximum); on v1 pursuit is clearly below the computable optimum.
+"""
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -470,6 +614,233 @@ def check_point_actions(actions: object, num_envs: int) -> npt.NDArray[np.float6
 
 
 # --------------------------------------------------------------------------------------------
+# target-v1: the target moves and the worker steers (its manual is V1_MANUAL, at the bottom)
+# --------------------------------------------------------------------------------------------
+
+V1_FIELD_SIZE = 50  # side of the square field, in field units (v0's)
+V1_DISC_RADIUS = 1.5  # radius of both discs: the worker catches the target at 3 units between centres
+WORKER_SPEED = 1.0  # the worker's top speed, in field units a step (an action of length 1)
+TARGET_SPEED = 1.5  # the target's speed, in field units a step: 1.5 times the worker's top speed
+V1_MAX_EPISODE_STEPS = 300  # registered with the spec: gymnasium.make's TimeLimit
+REWARD_STEP = -1.0  # every step until the discs touch (the touching step included)
+#: The target's start direction: the first of these many uniform points of [-1, 1]**2 that lies in
+#: the unit disc (each does with probability pi / 4: all of them miss with probability below 2**-48).
+DIRECTION_CANDIDATES = 22
+#: info["clipped"]: the action's squared length exceeds 1 by more than a float32 unit vector's
+#: rounding can (a few units of 2**-24), so that a unit vector computed in float32 is not reported.
+LONG_ACTION = 1.0 + 2.0**-20
+#: The direction if every candidate misses the unit disc (or is its centre): along +x.
+FALLBACK_DIRECTION = (1.0, 0.0)
+
+
+@dataclass(frozen=True)
+class TargetV1Params:
+    """The field and speeds of a target-v1 environment; ``side`` and ``candidates`` are derived by ``make_params``."""
+
+    #: side of the square field (an integer)
+    size: int = V1_FIELD_SIZE
+    #: radius of both discs (they touch at ``2 * radius`` between centres)
+    radius: float = V1_DISC_RADIUS
+    #: the target's speed, in field units a step (the worker's top speed is 1)
+    target_speed: float = TARGET_SPEED
+    #: pixels per field unit of the pictures (None: chosen from the size)
+    pixels_per_unit: float | None = None
+    #: the side as a float (what the rules compute with)
+    side: float = float(V1_FIELD_SIZE)
+    #: candidate starts of the worker per reset (v0's :func:`start_candidates`)
+    candidates: int = start_candidates(V1_FIELD_SIZE, V1_DISC_RADIUS)
+
+
+V1 = TargetV1Params()
+
+
+class TargetV1State(NamedTuple):
+    """The two centres, the target's velocity, their distance, and the last step's reward (NaN after a start)."""
+
+    worker_x: Any
+    worker_y: Any
+    target_x: Any
+    target_y: Any
+    target_vx: Any
+    target_vy: Any
+    distance: Any
+    last_reward: Any
+
+
+def bounce(position: Array, velocity: Array, low: float, high: float, ops: SimpleNamespace) -> tuple[Array, Array]:
+    """One step of a point moving at ``velocity`` along one axis between walls at ``low`` and ``high``.
+
+    A point that would cross a wall is mirrored in it (``2 * wall - position``) and its velocity
+    turns around: elastic reflection, exact for one crossing a step (``|velocity| <= high - low``,
+    which ``make_params`` requires). Each axis bounces on its own, so in a corner both turn.
+    """
+    moved = position + velocity
+    above = moved > high
+    below = moved < low
+    reflected = ops.where(above, 2.0 * high - moved, ops.where(below, 2.0 * low - moved, moved))
+    return reflected, ops.where(above | below, -velocity, velocity)
+
+
+def steer(action_x: Array, action_y: Array, ops: SimpleNamespace) -> tuple[Array, Array, Array]:
+    """The action as a velocity of length at most 1: ``(x, y, clipped)``.
+
+    An action longer than 1 is scaled down to length 1 (its direction kept), as the action's
+    Box bounds allow corners of length ``sqrt(2)``; ``clipped`` tells whether it was.
+    """
+    squared = action_x * action_x + action_y * action_y
+    clipped = squared > 1.0
+    scale = ops.where(clipped, 1.0 / ops.sqrt(ops.maximum(squared, 1.0)), 1.0)
+    return action_x * scale, action_y * scale, clipped
+
+
+def pursuit(observation: Any) -> Any:
+    """Pure pursuit: a unit vector from the worker towards the target's current position (one
+    observation ``(6,)`` or a batch ``(N, 6)``; numpy or ``jax.numpy``, the observation's float type)."""
+    delta = observation[..., 2:4] - observation[..., 0:2]
+    length = (delta * delta).sum(axis=-1, keepdims=True) ** 0.5
+    return delta / (length + (length == 0))  # the discs touch long before the centres meet
+
+
+class TargetV1(Definition[TargetV1State, TargetV1Params]):
+    """The rules of target-v1: a target bouncing off the walls at constant speed, a steered worker."""
+
+    name = "target"
+    State = TargetV1State
+    #: v0's start (the target, then the worker's candidates), then the direction's candidates:
+    #: at most this many (``draws_at_start`` gives the count of a parameter set).
+    start_draws = Target.start_draws + 2 * DIRECTION_CANDIDATES
+    human = "rgb"
+    render_fps = 10  # the motion shows (the picture's window and GIF)
+
+    def make_params(self, base: TargetV1Params, owner: str, **arguments: Any) -> TargetV1Params:
+        field = {name: arguments[name] for name in ("size", "radius", "pixels_per_unit") if name in arguments}
+        v0 = TARGET.make_params(
+            TargetParams(base.size, base.radius, None, base.pixels_per_unit, base.side, base.candidates), owner, **field
+        )
+        speed = check_number(owner, "target_speed", arguments.get("target_speed", base.target_speed), 0.0)
+        span = v0.side - 2.0 * v0.radius
+        if speed > span:
+            raise ValueError(
+                f"{owner}: target_speed={speed!r} is too fast for size={v0.size} and radius={v0.radius!r}: the "
+                f"target may cross its span size - 2 * radius = {span!r} at most once a step, so target_speed "
+                f"must be in [0, {span!r}]"
+            )
+        return TargetV1Params(v0.size, v0.radius, speed, v0.pixels_per_unit, v0.side, v0.candidates)
+
+    def draws_at_start(self, params: TargetV1Params) -> int:
+        return 2 + 2 * params.candidates + 2 * DIRECTION_CANDIDATES
+
+    def action_space(self, params: TargetV1Params) -> spaces.Box:
+        return spaces.Box(-1.0, 1.0, shape=(2,), dtype=np.float32)
+
+    def observation_space(self, params: TargetV1Params) -> spaces.Box:
+        speed = params.target_speed
+        low = np.array([0.0, 0.0, 0.0, 0.0, -speed, -speed], dtype=np.float32)
+        high = np.array([params.side] * 4 + [speed, speed], dtype=np.float32)
+        return spaces.Box(low, high, dtype=np.float32)
+
+    def _v0_params(self, params: TargetV1Params) -> TargetParams:
+        return TargetParams(params.size, params.radius, None, params.pixels_per_unit, params.side, params.candidates)
+
+    def initial(self, u: Any, params: TargetV1Params, ops: SimpleNamespace) -> TargetV1State:
+        """v0's start (the target uniform in ``[radius, size - radius]**2``, the worker uniform on
+        the field's points that miss it), then the target's direction, uniform on the circle: the
+        first of ``DIRECTION_CANDIDATES`` uniform points of ``[-1, 1]**2`` inside the unit disc
+        (not its centre), scaled to ``target_speed``. Only square roots and divisions: the same
+        bits on every backend."""
+        v0_draws = 2 + 2 * params.candidates
+        start = TARGET.initial(u[:v0_draws], self._v0_params(params), ops)
+
+        def in_disc(ux: Any, uy: Any) -> Any:
+            x, y = 2.0 * ux - 1.0, 2.0 * uy - 1.0
+            squared = x * x + y * y
+            return (squared <= 1.0) & (squared > 0.0)
+
+        fallback = (0.5 + 0.5 * FALLBACK_DIRECTION[0], 0.5 + 0.5 * FALLBACK_DIRECTION[1])
+        ux, uy = ops.first(in_disc, (u[v0_draws::2], u[v0_draws + 1 :: 2]), fallback)
+        x, y = 2.0 * ux - 1.0, 2.0 * uy - 1.0
+        scale = params.target_speed / ops.sqrt(x * x + y * y)
+        return TargetV1State(
+            start.worker_x,
+            start.worker_y,
+            start.target_x,
+            start.target_y,
+            x * scale,
+            y * scale,
+            start.distance,
+            NO_REWARD,
+        )
+
+    def transition(
+        self, state: TargetV1State, action: Any, u: Any, params: TargetV1Params, ops: SimpleNamespace
+    ) -> TargetV1State:
+        """The worker moves by the (length-clipped) action times its top speed, kept in the field;
+        the target moves on, bouncing off the walls of ``[radius, size - radius]``."""
+        vx, vy, _ = steer(action[0], action[1], ops)
+        side, radius = params.side, params.radius
+        worker_x = ops.minimum(ops.maximum(state.worker_x + WORKER_SPEED * vx, 0.0), side)
+        worker_y = ops.minimum(ops.maximum(state.worker_y + WORKER_SPEED * vy, 0.0), side)
+        target_x, target_vx = bounce(state.target_x, state.target_vx, radius, side - radius, ops)
+        target_y, target_vy = bounce(state.target_y, state.target_vy, radius, side - radius, ops)
+        distance = centre_distance(worker_x, worker_y, target_x, target_y, ops)
+        return TargetV1State(
+            worker_x, worker_y, target_x, target_y, target_vx, target_vy, distance, REWARD_STEP + 0.0 * distance
+        )
+
+    def observation(self, state: TargetV1State, params: TargetV1Params, ops: SimpleNamespace) -> Any:
+        return ops.vector(state[:6], np.float32)
+
+    def reward(
+        self,
+        state: TargetV1State,
+        action: Any,
+        next_state: TargetV1State,
+        params: TargetV1Params,
+        ops: SimpleNamespace,
+    ) -> Any:
+        return next_state.last_reward
+
+    def terminal(self, state: TargetV1State, params: TargetV1Params, ops: SimpleNamespace) -> Any:
+        return discs_touch(state.distance, params.radius)
+
+    def state_info(self, state: TargetV1State, params: TargetV1Params, ops: SimpleNamespace) -> dict[str, Any]:
+        return {"distance": state.distance, "clipped": False}
+
+    def transition_info(
+        self,
+        state: TargetV1State,
+        action: Any,
+        next_state: TargetV1State,
+        params: TargetV1Params,
+        ops: SimpleNamespace,
+    ) -> dict[str, Any]:
+        action_x, action_y = action[0], action[1]
+        return {"distance": next_state.distance, "clipped": action_x * action_x + action_y * action_y > LONG_ACTION}
+
+    def heuristic(self, observation: Any, params: TargetV1Params, ops: SimpleNamespace) -> Any:
+        """Pure pursuit at full speed: head straight for the target's current position."""
+        return pursuit(observation)
+
+    def check_action(self, action: Any, space: spaces.Space[Any], params: TargetV1Params) -> tuple[float, float]:
+        return check_point_action(action)
+
+    def check_actions(
+        self, actions: Any, num_envs: int, space: spaces.Space[Any], params: TargetV1Params
+    ) -> npt.NDArray[np.float64]:
+        return np.ascontiguousarray(check_point_actions(actions, num_envs).T)  # (2, num_envs)
+
+    def render_ansi(self, state: TargetV1State, params: TargetV1Params) -> str:
+        reward = None if math.isnan(state.last_reward) else state.last_reward
+        return (
+            ansi_line(*state[:4], params.radius, reward)
+            + f"  target velocity ({state.target_vx:.3f}, {state.target_vy:.3f})\n"
+        )
+
+    def render_rgb(self, state: TargetV1State, params: TargetV1Params) -> npt.NDArray[np.uint8]:
+        return rgb_frame(*state[:4], params.radius, pixel_grid(params.size, params.pixels_per_unit))
+
+
+# --------------------------------------------------------------------------------------------
 # Pictures
 # --------------------------------------------------------------------------------------------
 
@@ -525,4 +896,16 @@ TargetEnv, TargetVectorEnv = env_classes(
     name="TargetEnv",
     module=__name__,
     doc=__doc__,
+)
+
+
+TARGET_V1 = TargetV1()
+
+TargetV1Env, TargetV1VectorEnv = env_classes(
+    TARGET_V1,
+    V1,
+    ("size", "radius", "target_speed", "pixels_per_unit"),
+    name="TargetV1Env",
+    module=__name__,
+    doc=V1_MANUAL,
 )
