@@ -1024,6 +1024,12 @@ def main(argv: list[str] | None = None) -> int:
     for env_id in ("target-v0", "target-v1"):
         if any(r.env_id == env_id for r in rows):
             notes.append(f"`{env_id}`: no DQN row, the action space is continuous.")
+    if any((r.env_id, r.policy) == ("target-v1", "sb3-ppo") for r in rows):
+        notes.append(
+            "`target-v1` SB3 PPO: a budget of 60k steps a seed, all that five seeds could train for on the shared "
+            "2-core machine of these runs; the row is what PPO learns in that many steps (about the random "
+            "policy's score), not a comparison with JAX PPO's 2M steps (`gym_suite/training/recipes.py`)."
+        )
     if any(r.env_id == "heartpole-v1" for r in rows):
         sb3_seeds = sum(r.seeds for r in rows if (r.env_id, r.policy) == ("heartpole-v1", "sb3-ppo"))
         notes.append(heartpole_v1_note(sb3_seeds))
