@@ -129,6 +129,7 @@ def controls_help(env_ids: Sequence[str]) -> str:
     lines.append("  any id         Esc or closing the window quits; after an episode, any key or click starts the next")
     return "\n".join(lines)
 
+
 def steers(env_id: str) -> bool:
     """Whether ``env_id`` is played by steering towards the pointer (``STEERED_IDS``)."""
     return _base_id(env_id) in STEERED_IDS

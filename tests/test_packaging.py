@@ -278,7 +278,9 @@ def test_cli_list_and_demo_and_module_entry():
         assert "terminated" in row or "truncated" in row
     assert "observation space" in listed
     usage = run(sys.executable, "-m", "gym_suite", "--help").stdout
-    assert "{list,demo,evaluate,play}" in usage  # the benchmarks and baselines are repository scripts, not commands
+    assert (
+        "{list,demo,evaluate,play,record}" in usage
+    )  # the benchmarks and baselines are repository scripts, not commands
     for script in ("benchmarks/bench.py", "benchmarks/baselines.py", "examples/train_sb3.py", "tools/record_gifs.py"):
         assert (ROOT / "gym-suite" / script).is_file()
     assert not (ROOT / "gym_suite" / "bench.py").exists() and not (ROOT / "gym_suite" / "baselines.py").exists()
