@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import gymnasium
 
+from gym_suite._registry import RENAMED_IDS, SPECS
 from gym_suite.evaluate import action_seed
 
 if TYPE_CHECKING:  # never at run time: importing this module must not import gym
@@ -121,8 +122,6 @@ def register_gym() -> None:
         import functools
 
         from gym.envs.registration import register, registry
-
-        from gym_suite import RENAMED_IDS, SPECS
 
         for spec in SPECS:
             if spec.id in registry:

@@ -30,6 +30,8 @@ from typing import Any
 import gymnasium
 from gymnasium.envs.registration import EnvSpec
 
+from gym_suite._registry import ENV_IDS
+
 SUITE_MODULE = "gym_suite"
 
 
@@ -41,9 +43,7 @@ def suite_spec(env_id: str | EnvSpec) -> str | EnvSpec:
     module, _, name = env_id.rpartition(":")
     if module not in ("", SUITE_MODULE):
         return env_id
-    import gym_suite  # registers the ids
-
-    if name in gym_suite.ENV_IDS and name in gymnasium.registry:
+    if name in ENV_IDS and name in gymnasium.registry:  # (importing gym_suite registered them)
         return gymnasium.registry[name]
     return env_id
 
@@ -65,9 +65,7 @@ def no_version_notice() -> Iterator[None]:
     import re
     import warnings
 
-    import gym_suite
-
-    names = "|".join(re.escape(env_id) for env_id in gym_suite.ENV_IDS)
+    names = "|".join(re.escape(env_id) for env_id in ENV_IDS)
     with warnings.catch_warnings():
         warnings.filterwarnings(
             "ignore", message=rf".*The environment (gym_suite:)?({names}) is out of date", category=DeprecationWarning

@@ -11,8 +11,9 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from gym_suite import SPECS, __version__
+from gym_suite import __version__
 from gym_suite._quiet import make
+from gym_suite._registry import RENAMED_IDS, SPECS
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -213,8 +214,6 @@ def screenshot_path(text: str) -> str:
 def suite_id(text: str) -> str:
     """An argparse type: a suite id, with or without the ``gym_suite:`` prefix; a tutorial's
     renamed id is refused with the message ``gymnasium.make`` gives for it."""
-    from gym_suite import RENAMED_IDS
-
     _, _, name = text.rpartition("gym_suite:") if text.startswith("gym_suite:") else ("", "", text)
     if name in RENAMED_IDS:
         try:

@@ -37,11 +37,12 @@ array's value cannot raise under ``jit``: a ``Discrete`` action outside ``0..n-1
 nearest valid one, a ``Box`` action reaches the rules as given. ``make(id, checked=True)`` checks
 the values too, with ``jax.experimental.checkify`` (see :func:`make` and the Errors page).
 
-**Gymnasium**: importing this module registers ``gym_suite_jax/<id>`` for every id (for example
+**Gymnasium**: ``import gym_suite`` registers ``gym_suite_jax/<id>`` for every id
+(:func:`gym_suite.register_gymnasium`, strings only: JAX loads when an env is made), for example
 ``gymnasium.make("gym_suite_jax/heartpole-v1")`` and ``gymnasium.make_vec("gym_suite_jax/heartpole-v1",
-num_envs=8)``), :class:`JaxEnv` and :class:`JaxVectorEnv` on Gymnasium's ``FunctionalJaxEnv`` and
-``FunctionalJaxVectorEnv``. Without importing first, ``gymnasium.make("gym_suite.jax:gym_suite_jax/heartpole-v1")``
-imports this module and makes the env. These keep the definition's own observation space
+num_envs=8)``: :class:`JaxEnv` and :class:`JaxVectorEnv` on Gymnasium's ``FunctionalJaxEnv`` and
+``FunctionalJaxVectorEnv``. ``gymnasium.make("gym_suite.jax:gym_suite_jax/heartpole-v1")`` imports
+the package first, so it works without an import. These keep the definition's own observation space
 (``Dict`` for push-v0), return JAX arrays, and render ``rgb_array`` pictures with numpy. Their ``step`` checks
 an action (or a batch) with the numpy env's own check, and ``reset`` its seed and options by the
 numpy env's rules, before anything changes.
@@ -60,7 +61,6 @@ rules add two of them).
 from __future__ import annotations
 
 import functools
-import importlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -77,7 +77,7 @@ from gymnax.environments import environment
 from gymnax.environments import spaces as gymnax_spaces
 from jax.experimental import checkify
 
-import gym_suite
+from gym_suite._registry import ENV_IDS, JAX_NAMESPACE, SPECS, Spec, load
 from gym_suite.envs._checks import (
     ArgumentTypeError,
     check_int,
@@ -100,11 +100,10 @@ __all__ = [
     "SuiteJaxEnv",
     "jax_ids",
     "make",
-    "register_gymnasium_jax",
 ]
 
 #: The Gymnasium namespace of the JAX envs: ``gym_suite_jax/heartpole-v1``.
-NAMESPACE = gym_suite.JAX_NAMESPACE
+NAMESPACE = JAX_NAMESPACE
 #: ``max_steps_in_episode`` of an id whose registry row has no step limit (int32's largest).
 NO_LIMIT = 2**31 - 1
 #: The largest seed ``reset(seed=...)`` of a ``gym_suite_jax/<id>`` env takes (``jax.random.PRNGKey``
@@ -134,27 +133,19 @@ class EnvParams(environment.EnvParams):  # type: ignore[misc]  # gymnax has no t
     max_steps_in_episode: int = NO_LIMIT
 
 
-def _spec(env_id: str) -> gym_suite.Spec:
+def _spec(env_id: str) -> Spec:
     if not isinstance(env_id, str):
-        raise TypeError(
-            f"gym_suite.jax.make: env_id must be a string, one of {list(gym_suite.ENV_IDS)}, got {env_id!r}"
-        )
+        raise TypeError(f"gym_suite.jax.make: env_id must be a string, one of {list(ENV_IDS)}, got {env_id!r}")
     name = env_id.removeprefix("gym_suite:").removeprefix(f"{NAMESPACE}/")
-    for spec in gym_suite.SPECS:
+    for spec in SPECS:
         if spec.id == name:
             return spec
-    raise ValueError(f"gym_suite.jax.make: unknown env_id {env_id!r}; the ids are {list(gym_suite.ENV_IDS)}")
-
-
-def _env_class(spec: gym_suite.Spec) -> type:
-    module, _, name = spec.entry_point.partition(":")
-    cls: type = getattr(importlib.import_module(module), name)
-    return cls
+    raise ValueError(f"gym_suite.jax.make: unknown env_id {env_id!r}; the ids are {list(ENV_IDS)}")
 
 
 def jax_ids() -> tuple[str, ...]:
-    """The ids that run on JAX (those whose environment is a definition)."""
-    return tuple(spec.id for spec in gym_suite.SPECS if hasattr(_env_class(spec), "definition"))
+    """The ids that run on JAX: every id (each one's environment is a definition)."""
+    return ENV_IDS
 
 
 def _device_params(params: Any) -> Any:
@@ -282,19 +273,14 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
     ):
         super().__init__()
         spec = _spec(env_id)
-        cls = _env_class(spec)
-        if not hasattr(cls, "definition"):
-            raise NotImplementedError(
-                f"gym_suite.jax: {spec.id} does not run on JAX yet; the ids that do: {list(jax_ids())}"
-            )
-        owner = cls.__name__
+        owner = spec.class_name
         if not isinstance(checked, (bool, np.bool_)):
             raise ArgumentTypeError(f"gym_suite.jax.make: checked must be True or False, got {shown(checked)}")
         self.checked = bool(checked)
-        kwargs = merge_arguments(owner, tuple(cls.arguments), env_config, kwargs)  # type: ignore[attr-defined]
+        self.definition: Definition[Any, Any] = load(spec.definition)
+        kwargs = merge_arguments(owner, self.definition.arguments, env_config, kwargs)
         self.env_id = spec.id
-        self.definition: Definition[Any, Any] = cls.definition
-        self.definition_params = self.definition.make_params(cls.base_params, owner, **kwargs)  # type: ignore[attr-defined]
+        self.definition_params = self.definition.make_params(load(spec.params), owner, **kwargs)
         self.max_episode_steps = spec.max_episode_steps
         _check_int32(owner, self.definition_params)
         self._params = _device_params(self.definition_params)
@@ -877,12 +863,3 @@ def _batch_step(
     reward = jnp.where(active, reward, 0.0)
     observation = jax.vmap(lambda s: env.definition.observation(s.inner, env._params, env._ops))(next_state)
     return next_state, terminated | truncated, (observation, reward, terminated, truncated, info)
-
-
-def register_gymnasium_jax() -> None:
-    """Register ``gym_suite_jax/<id>`` for every id with Gymnasium (ids already there are left).
-
-    ``import gym_suite`` already does (strings only: the entry points import this module, and
-    JAX, when an env is made); this registers them again after a user removed them.
-    """
-    gym_suite.register_gymnasium()

@@ -1,7 +1,7 @@
 """The contributor's path, proved: a tiny environment defined the way every gym-suite environment
-is (a parameters dataclass, a state, the rules as one Definition) runs through every shell, and
-what every shell promises holds for it (seeding, ResetNeeded, next-step autoreset with the info
-keys of a SyncVectorEnv on every step, argument checks)."""
+is (a parameters dataclass, a state, the rules as one Definition, a registry row) runs through
+every shell, and what every shell promises holds for it (seeding, ResetNeeded, next-step
+autoreset with the info keys of a SyncVectorEnv on every step, argument checks)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
 import gym_suite
+from gym_suite._registry import Spec
 from gym_suite.envs._checks import check_int
 from gym_suite.envs._definition import NUMPY, SCALAR, Definition
 from gym_suite.envs._shells import env_classes
@@ -36,6 +37,7 @@ class Coin(Definition[CoinState, CoinParams]):
 
     name = "coin"
     State = CoinState
+    arguments = ("flips",)  # the parameters a user may set
     start_draws = 1
     step_draws = 1
 
@@ -86,11 +88,26 @@ class Coin(Definition[CoinState, CoinParams]):
 
 
 COIN = Coin()
-CoinEnv, CoinVectorEnv = env_classes(COIN, CoinParams(), ("flips",), name="CoinEnv", module=__name__, doc=Coin.__doc__)
+V0 = CoinParams()  # the version: a parameter set
 COIN_ID = "gym_suite_test/coin-v0"
 
+#: Its row, as the suite's rows in gym_suite/_registry.py (there, the classes are published by
+#: gym_suite.envs; here, this module holds them).
+COIN_SPEC = Spec(
+    COIN_ID,
+    definition=f"{__name__}:COIN",
+    params=f"{__name__}:V0",
+    class_name="CoinEnv",
+    max_episode_steps=20,
+    summary="Guess the next flip of a fair coin.",
+    manual=f"{__name__}:Coin.__doc__",
+)
+CoinEnv, CoinVectorEnv = env_classes(COIN_SPEC, module=__name__)
+
 if COIN_ID not in gymnasium.registry:
-    gymnasium.register(COIN_ID, entry_point=CoinEnv, vector_entry_point=CoinVectorEnv, max_episode_steps=20)
+    gymnasium.register(
+        COIN_ID, entry_point=CoinEnv, vector_entry_point=CoinVectorEnv, max_episode_steps=COIN_SPEC.max_episode_steps
+    )
 
 
 def test_the_tiny_definition_is_a_gymnasium_env():

@@ -13,12 +13,8 @@ from gymnasium.vector import AutoresetMode
 from heartpole_steps import NUMPY, SCALAR, heartpole_step  # noqa: E402
 
 import gym_suite  # noqa: F401  (registers the ids)
-from gym_suite.envs.heartpole_env import (
-    STATE_NAMES,
-    HeartPoleEnv,
-    HeartPoleVectorEnv,
-    heuristic_actions,
-)
+from gym_suite.envs import HeartPoleEnv, HeartPoleVectorEnv
+from gym_suite.envs.heartpole_env import STATE_NAMES, heuristic_actions
 
 ENV_ID = "gym_suite:heartpole-v0"
 NOTHING, COFFEE, BEER, SLEEP = 0, 1, 2, 3

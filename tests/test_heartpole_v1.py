@@ -11,13 +11,8 @@ import pytest
 from heartpole_steps import NUMPY, SCALAR, V0, V1, V1_DRAWN_COST, heartpole_step  # noqa: E402
 
 import gym_suite  # noqa: F401  (registers the ids)
-from gym_suite.envs.heartpole_env import (
-    HeartPoleEnv,
-    HeartPoleV1Env,
-    HeartPoleV1VectorEnv,
-    HeartPoleVectorEnv,
-    heuristic_actions,
-)
+from gym_suite.envs import HeartPoleEnv, HeartPoleV1Env, HeartPoleV1VectorEnv, HeartPoleVectorEnv
+from gym_suite.envs.heartpole_env import heuristic_actions
 
 ENV_ID = "gym_suite:heartpole-v1"
 NOTHING, COFFEE, BEER, SLEEP = 0, 1, 2, 3

@@ -22,8 +22,8 @@ from gymnasium.error import ResetNeeded
 from gymnasium.wrappers import FlattenObservation
 
 import gym_suite  # noqa: F401  (registers the ids)
-from gym_suite.envs import push_env
-from gym_suite.envs.push_env import DELIVER, HOLD, PushEnv, PushVectorEnv
+from gym_suite.envs import PushEnv, PushVectorEnv, push_env
+from gym_suite.envs.push_env import DELIVER, HOLD
 from gym_suite.envs.push_log import (
     ACTION_VALUES,
     CATEGORICAL_FIELDS,

@@ -16,8 +16,9 @@ import pytest
 from gymnasium.error import ResetNeeded
 
 import gym_suite  # noqa: F401  (registers the ids)
+from gym_suite.envs import PushV1Env, PushV1VectorEnv
 from gym_suite.envs._definition import NUMPY, SCALAR
-from gym_suite.envs.push_v1_env import PUSH_V1, PushV1Env, PushV1VectorEnv, user_days
+from gym_suite.envs.push_v1_env import PUSH_V1, user_days
 from gym_suite.evaluate import evaluate
 from gym_suite.training.recipes import recipe_for
 

@@ -387,8 +387,7 @@ def test_draw_text_writes_the_glyphs_and_clips():
 
 @pytest.mark.parametrize("heartpole_id", ["heartpole-v0", "heartpole-v1"])
 def test_heartpole_dashboard_names_and_values_on_the_bars(heartpole_id):
-    from gym_suite.envs.heartpole_env import STATE_NAMES
-    from gym_suite.envs.heartpole_render import ACTION_LABELS, TEXT_RGB, value_text
+    from gym_suite.envs.heartpole_env import ACTION_LABELS, STATE_NAMES, TEXT_RGB, value_text
 
     env = gymnasium.make(heartpole_id, render_mode="rgb_array")
     env.reset(seed=0)
@@ -413,7 +412,7 @@ def test_heartpole_dashboard_names_and_values_on_the_bars(heartpole_id):
 
 
 def test_heartpole_dashboard_says_heart_attack():
-    from gym_suite.envs.heartpole_render import ATTACK_RGB, rgb_dashboard, value_text
+    from gym_suite.envs.heartpole_env import ATTACK_RGB, rgb_dashboard, value_text
 
     frame = rgb_dashboard((0.5, 3.0, 0.0, 4.0, 100.0, -1234.5), 2, True)
     assert len(find_text(frame, "HEART ATTACK", ATTACK_RGB)) == 1

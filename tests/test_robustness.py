@@ -213,7 +213,7 @@ def test_example_memory_does_not_grow_with_the_line():
     ],
 )
 def test_example_refuses_lines_whose_arithmetic_would_overflow(kwargs, name):
-    from gym_suite.envs.example_env import ExampleEnv, ExampleVectorEnv
+    from gym_suite.envs import ExampleEnv, ExampleVectorEnv
 
     for cls in (ExampleEnv, ExampleVectorEnv):
         with pytest.raises(ValueError, match=name):
@@ -221,7 +221,7 @@ def test_example_refuses_lines_whose_arithmetic_would_overflow(kwargs, name):
 
 
 def test_example_accepts_its_largest_line():
-    from gym_suite.envs.example_env import ExampleVectorEnv
+    from gym_suite.envs import ExampleVectorEnv
 
     envs = ExampleVectorEnv(64, lf_min=0, rt_max=10**12)
     obs, info = envs.reset(seed=0)
@@ -234,7 +234,7 @@ def test_example_accepts_its_largest_line():
 
 
 def test_step_limit_is_not_an_env_argument_and_the_error_says_where_it_goes():
-    from gym_suite.envs.example_env import ExampleEnv
+    from gym_suite.envs import ExampleEnv
 
     with pytest.raises(TypeError, match="gymnasium.make"):
         ExampleEnv(max_episode_steps=5)

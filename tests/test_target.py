@@ -11,17 +11,9 @@ import pytest
 from gymnasium.error import DependencyNotInstalled
 
 import gym_suite
+from gym_suite.envs import TargetEnv, TargetVectorEnv
 from gym_suite.envs._definition import NUMPY, SCALAR
-from gym_suite.envs.target_env import (
-    DEFAULTS,
-    START_CANDIDATES,
-    TARGET,
-    TARGET_RGB,
-    WORKER_RGB,
-    TargetEnv,
-    TargetVectorEnv,
-    draw_start,
-)
+from gym_suite.envs.target_env import DEFAULTS, START_CANDIDATES, TARGET, TARGET_RGB, WORKER_RGB, draw_start
 
 ENV_ID = "target-v0"
 

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 import gym_suite
+from gym_suite.envs import TargetV1Env
 from gym_suite.envs._definition import NUMPY, SCALAR
-from gym_suite.envs.target_env import TARGET_V1, V1, TargetV1Env, TargetV1State, bounce
+from gym_suite.envs.target_env import TARGET_V1, V1, TargetV1State, bounce
 from gym_suite.evaluate import evaluate
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "gym-suite" / "analyses"))

@@ -181,7 +181,7 @@ def test_004_play_command_takes_target():
 
 def test_the_pages_replacements_for_gone_apis_exist():
     """Names the page tells a user to use instead of the tutorials' removed ones."""
-    from gym_suite.envs.example_env import ExampleEnv
+    from gym_suite.envs import ExampleEnv
 
     assert ExampleEnv.MAX_STEPS == 10
     for marker in ("tutorial-001-example-rllib", "tutorial-004-target-rllib"):

@@ -40,8 +40,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from collections.abc import Callable, Sequence
-from types import ModuleType, SimpleNamespace
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType, ModuleType, SimpleNamespace
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeAlias, TypeVar
 
 import numpy as np
@@ -322,13 +322,19 @@ class Definition(Generic[StateT, ParamsT]):
     Class attributes: ``name`` (the file's environment, e.g. ``"heartpole"``), ``State`` (the
     ``NamedTuple`` of quantities), ``start_draws`` and ``step_draws`` (uniforms per start and per
     step; override :meth:`draws_at_start` where a start's count depends on the parameters), ``render_modes`` and ``human`` (``"ansi"``: human mode prints the text; ``"rgb"``: it
-    shows the picture in a pygame window).
+    shows the picture in a pygame window), ``arguments`` (the parameters a user may set) and
+    ``env_attributes`` (extra attributes of the envs).
     """
 
     name: ClassVar[str]
     State: ClassVar[type]
     start_draws: ClassVar[int] = 0
     step_draws: ClassVar[int] = 0
+    #: The parameters a user may set, in the order of the env's typed constructor.
+    arguments: ClassVar[tuple[str, ...]] = ()
+    #: Attributes the env classes get besides the state's quantities and the parameters (a
+    #: constant, or a ``property`` of the env: ``env.state`` and ``env.params`` are there).
+    env_attributes: ClassVar[Mapping[str, Any]] = MappingProxyType({})
     render_modes: ClassVar[tuple[str, ...]] = ("ansi", "human", "rgb_array")
     render_fps: ClassVar[int] = 4
     human: ClassVar[str] = "ansi"

@@ -1,8 +1,9 @@
 """The generic shells that run a definition: a scalar ``gymnasium.Env`` and a numpy ``VectorEnv``.
 
-Nothing here is written per environment. :func:`env_classes` builds, from a definition and a
-parameter set (a registry row), the two classes users import (``HeartPoleEnv``,
-``HeartPoleVectorEnv``, ...), with the typed constructor of the row's arguments.
+Nothing here is written per environment. :func:`env_classes` builds, from a registry row (a
+definition and a parameter set), the two classes users import from ``gym_suite.envs``
+(``HeartPoleEnv``, ``HeartPoleVectorEnv``, ...), with the typed constructor of the definition's
+arguments.
 
 The protocol, for both shells:
 
@@ -28,6 +29,7 @@ scalar env would give on that step.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import inspect
 import operator
 import os
@@ -41,6 +43,7 @@ from gymnasium.error import DependencyNotInstalled, ResetNeeded
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from gym_suite._registry import CLASSES_MODULE, Spec, load
 from gym_suite.envs._checks import (
     check_int,
     check_options,
@@ -619,36 +622,35 @@ def _parameter_attributes(base_params: Any, taken: set[str]) -> dict[str, _Param
     return {name: _Parameter(name) for name in names if name not in taken and name != "params"}
 
 
-def env_classes(
-    definition: Definition[Any, Any],
-    base_params: Any,
-    arguments: tuple[str, ...],
-    *,
-    name: str,
-    module: str,
-    doc: str,
-    extra: Mapping[str, Any] | None = None,
-) -> tuple[type[SuiteEnv], type[SuiteVectorEnv]]:
-    """The scalar and the vector env class of one parameter set of ``definition``.
+def env_classes(spec: Spec, *, module: str = CLASSES_MODULE) -> tuple[type[SuiteEnv], type[SuiteVectorEnv]]:
+    """The scalar and the vector env class of one registry row.
 
-    ``arguments`` are the names of ``base_params`` a user may set (the typed constructor);
-    ``name`` the scalar class's name (the vector class adds ``Vector``); ``doc`` its manual;
-    ``extra`` attributes of both classes (e.g. properties read from ``self.state`` and
-    ``self.params``: a property of the scalar env gets Python numbers, of the vector env arrays).
+    The row names the definition, the parameter set and the manual (``"module:attribute"``);
+    the definition declares the arguments a user may set (``arguments``, the typed constructor)
+    and any attributes of its envs (``env_attributes``, e.g. properties read from ``self.state``
+    and ``self.params``: a property of the scalar env gets Python numbers, of the vector env
+    arrays). The classes are named ``spec.class_name`` and ``spec.vector_class_name`` and say
+    they live in ``module`` (``gym_suite.envs`` publishes the suite's, once each).
     """
+    definition: Definition[Any, Any] = load(spec.definition)
+    base_params = load(spec.params)
+    doc = load(spec.manual) if spec.manual else importlib.import_module(type(definition).__module__).__doc__
+    arguments = tuple(definition.arguments)
+    extra = dict(definition.env_attributes)
+    name = spec.class_name
     metadata = {"render_modes": list(definition.render_modes), "render_fps": definition.render_fps}
     states = _state_properties(definition, extra)
-    taken = set(extra or ()) | set(states) | set(dir(SuiteEnv)) | set(dir(SuiteVectorEnv))
+    taken = set(extra) | set(states) | set(dir(SuiteEnv)) | set(dir(SuiteVectorEnv))
     namespace = {
         **_parameter_attributes(base_params, taken),
         **states,
         "definition": definition,
         "base_params": base_params,
-        "arguments": tuple(arguments),
+        "arguments": arguments,
         "metadata": metadata,
         "__doc__": doc,
         "__module__": module,
-        **(extra or {}),
+        **extra,
     }
     scalar = type(name, (SuiteEnv,), dict(namespace))
     scalar.__signature__ = _signature(definition, base_params, arguments, vector=False)  # type: ignore[attr-defined]
@@ -662,7 +664,7 @@ def env_classes(
         "render_fps": definition.render_fps,
     }
     vector = type(
-        name.removesuffix("Env") + "VectorEnv",
+        spec.vector_class_name,
         (SuiteVectorEnv,),
         {
             **namespace,

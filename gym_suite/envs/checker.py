@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import importlib
 import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -23,6 +22,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from gym_suite._registry import ENV_IDS, SPECS, load
 from gym_suite.envs._checks import ArgumentTypeError, check_int, shown
 from gym_suite.envs._definition import NUMPY, SCALAR, Definition, jax_ops, row_of
 
@@ -418,27 +418,17 @@ def _compare(report: _Report, hook: str, backend: str, what: str, got: Any, want
 # --------------------------------------------------------------------------------------------
 
 
-def _registry_classes() -> list[Any]:
-    import gym_suite
-
-    classes = []
-    for spec in gym_suite.SPECS:
-        module, _, name = spec.entry_point.partition(":")
-        classes.append(getattr(importlib.import_module(module), name))
-    return classes
-
-
 def _resolve(definition: Any, params: Any) -> tuple[Definition[Any, Any], Any, str]:
     """The definition, its parameters and a name for messages (the id, the class, the definition's class)."""
     label = None
     if isinstance(definition, str):
-        import gym_suite
-
         name = definition.removeprefix("gym_suite:")
-        ids = [spec.id for spec in gym_suite.SPECS]
-        if name not in ids:
-            raise ValueError(f"check_definition: unknown id {definition!r}; the ids are {ids}")
-        definition = _registry_classes()[ids.index(name)]
+        if name not in ENV_IDS:
+            raise ValueError(f"check_definition: unknown id {definition!r}; the ids are {list(ENV_IDS)}")
+        spec = SPECS[ENV_IDS.index(name)]
+        definition = load(spec.definition)
+        if params is None:  # the id's parameters, made as its env's constructor makes them
+            params = definition.make_params(load(spec.params), spec.class_name)
         label = name
     if isinstance(definition, type) and isinstance(getattr(definition, "definition", None), Definition):
         cls: Any = definition
@@ -448,14 +438,14 @@ def _resolve(definition: Any, params: Any) -> tuple[Definition[Any, Any], Any, s
             params = definition.make_params(cls.base_params, cls.__name__)
     if not isinstance(definition, Definition):
         raise ArgumentTypeError(
-            "check_definition: definition must be a Definition instance, an env class made by env_classes or a "
-            f"registry id, got {shown(definition)}"
+            "check_definition: definition must be a Definition instance, an env class (gym_suite.envs.HeartPoleEnv, "
+            f"or one made by env_classes) or a registry id, got {shown(definition)}"
         )
     d: Definition[Any, Any] = definition
     if params is None:
-        for registered in _registry_classes():
-            if getattr(registered, "definition", None) is d:
-                params = d.make_params(registered.base_params, registered.__name__)
+        for spec in SPECS:
+            if load(spec.definition) is d:
+                params = d.make_params(load(spec.params), spec.class_name)
                 break
         else:
             raise ArgumentTypeError(
@@ -618,7 +608,7 @@ def check_definition(
 
     ``definition`` is a :class:`~gym_suite.envs._definition.Definition` instance (with its
     ``params``, the frozen parameters dataclass; for a definition of the registry they default
-    to its id's), an env class made by ``env_classes`` (its parameters) or a registry id
+    to its id's), an env class (``gym_suite.envs.HeartPoleEnv``: its parameters) or a registry id
     (``"heartpole-v1"``). ``num_envs`` rows play ``steps`` steps of random actions from the
     action space, seeded by ``seed`` (a row whose episode ends starts afresh). Every start and
     step runs on numpy arrays (the batch), on Python numbers (each row, ``row_of`` the batch's

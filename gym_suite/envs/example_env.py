@@ -1,7 +1,8 @@
 """``example-v0``: the one-dimensional hot/cold walk.
 
 The file reads top to bottom: this manual, the constants, the parameters, the state, the rules
-(:class:`Example`), the pictures, then the classes the registry makes.
+(:class:`Example`), the pictures, then the definition the registry names (its classes are
+``gym_suite.envs.ExampleEnv`` and ``ExampleVectorEnv``).
 
 ## Description
 
@@ -86,16 +87,16 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 from gymnasium import spaces
 
 from gym_suite.envs._checks import check_int, shown
 from gym_suite.envs._definition import Array, Definition
-from gym_suite.envs._shells import env_classes
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -185,6 +186,9 @@ class Example(Definition[ExampleState, ExampleParams]):
 
     name = "example"
     State = ExampleState
+    arguments = ("lf_min", "rt_max")
+    #: The tutorial's name for the registered step limit, as an attribute of the envs.
+    env_attributes: ClassVar[Mapping[str, Any]] = {"MAX_STEPS": MAX_EPISODE_STEPS}
     #: One uniform per start picks the starting position; a step draws nothing.
     start_draws = 1
 
@@ -277,17 +281,7 @@ def rgb_frame(position: int, goal: int, lf_min: int, rt_max: int) -> npt.NDArray
 
 
 # --------------------------------------------------------------------------------------------
-# The classes the registry makes
+# The definition the registry names (its row: gym_suite/_registry.py)
 # --------------------------------------------------------------------------------------------
 
 EXAMPLE = Example()
-
-ExampleEnv, ExampleVectorEnv = env_classes(
-    EXAMPLE,
-    DEFAULTS,
-    ("lf_min", "rt_max"),
-    name="ExampleEnv",
-    module=__name__,
-    doc=__doc__,
-    extra={"MAX_STEPS": MAX_EPISODE_STEPS},  # the tutorial's name for the registered step limit
-)

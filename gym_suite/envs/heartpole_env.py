@@ -2,7 +2,8 @@
 
 The file reads top to bottom: this manual (heartpole-v0's; ``V1_MANUAL`` says what differs in
 v1), the parameters (v0 and v1 are two parameter sets), the rules as pure functions, the
-heuristic, then the classes the registry makes (the pictures are in ``heartpole_render.py``).
+heuristic, the pictures, then the definition the registry names (the classes are
+``gym_suite.envs.HeartPoleEnv``, ``HeartPoleV1Env`` and their ``...VectorEnv``).
 
 ## Description
 
@@ -115,7 +116,7 @@ replays the same future.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -125,7 +126,7 @@ from gymnasium import spaces
 
 from gym_suite.envs._checks import ArgumentTypeError, check_number, shown
 from gym_suite.envs._definition import Definition
-from gym_suite.envs._shells import env_classes
+from gym_suite.envs._draw import GLYPH_HEIGHT, LINE_HEIGHT, draw_text, draw_text_centred, draw_text_right
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -313,6 +314,7 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
 
     name = "heartpole"
     State = HeartPoleState
+    arguments = ("heart_attack_proclivity", "expected_cost")
     #: Uniforms on [0, 1) drawn every step, whatever the action: alertness change, hypertension
     #: change, intoxication change, wake-up alertness, heart-attack draw (a fixed count keeps
     #: every row of a batch on the scalar env's stream).
@@ -467,13 +469,9 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
         return ops.where(alertness < HEURISTIC_SLEEP_ALERTNESS, SLEEP, DO_NOTHING)
 
     def render_ansi(self, state: HeartPoleState, params: HeartPoleParams) -> str:
-        from gym_suite.envs.heartpole_render import ansi_log
-
         return ansi_log(state[:6], state.last_action, state.heart_attack)
 
     def render_rgb(self, state: HeartPoleState, params: HeartPoleParams) -> npt.NDArray[np.uint8]:
-        from gym_suite.envs.heartpole_render import rgb_dashboard
-
         return rgb_dashboard(state[:6], state.last_action, state.heart_attack)
 
 
@@ -483,11 +481,89 @@ def heuristic_actions(observation: Any) -> npt.NDArray[np.int64]:
     return np.where(alertness < HEURISTIC_SLEEP_ALERTNESS, SLEEP, DO_NOTHING).astype(np.int64)
 
 
-HEARTPOLE = HeartPole()
+# --------------------------------------------------------------------------------------------
+# Pictures: the step's log (ansi) and a dashboard (rgb_array)
+# --------------------------------------------------------------------------------------------
 
-HeartPoleEnv, HeartPoleVectorEnv = env_classes(
-    HEARTPOLE, V0, ("heart_attack_proclivity", "expected_cost"), name="HeartPoleEnv", module=__name__, doc=__doc__
-)
-HeartPoleV1Env, HeartPoleV1VectorEnv = env_classes(
-    HEARTPOLE, V1, ("heart_attack_proclivity", "expected_cost"), name="HeartPoleV1Env", module=__name__, doc=V1_MANUAL
-)
+#: rgb_array: each bar is filled to v / (|v| + scale) of its length (half full at v == scale):
+#: alertness at a fresh wake-up, hypertension at the heart-attack midpoint, intoxication at the
+#: Ballmer peak, time_since_slept at the onset of tiring, time_elapsed at one day, work_done
+#: at 100 units. Signed quantities grow from the middle.
+DASHBOARD_SCALES = (1.0, HEART_ATTACK_HYPERTENSION, BALLMER_PEAK, TIRING_ONSET, 48.0, 100.0)
+DASHBOARD_SIGNED = (True, False, False, False, False, True)
+DASHBOARD_COLOURS = ((230, 180, 30), (200, 40, 40), (150, 60, 190), (60, 110, 200), (110, 110, 110), (40, 160, 70))
+ACTION_COLOURS = ((150, 150, 150), (120, 70, 30), (220, 170, 40), (40, 40, 120))
+#: rgb_array: the action slots' labels (the names of ACTION_NAMES without their verbs).
+ACTION_LABELS = ("nothing", "coffee", "beer", "sleep")
+FRAME_WIDTH, MARGIN = 256, 8
+LABEL_HEIGHT = GLYPH_HEIGHT + 2  # a quantity's name and value, above its bar
+BAR_HEIGHT, BAR_GAP = 10, 5
+ROW_HEIGHT = LABEL_HEIGHT + BAR_HEIGHT + BAR_GAP
+SLOT_HEIGHT = 12
+TEXT_RGB, ZERO_RGB, ATTACK_RGB = (40, 40, 40), (60, 60, 60), (200, 0, 0)
+
+
+def ansi_log(state: Sequence[float], last_action: int, heart_attack: bool) -> str:
+    """The step's log: the chosen action, ``HEART ATTACK`` when one happened, the state."""
+    chosen = "none (reset)" if last_action < 0 else ACTION_NAMES[last_action]
+    quantities = "  ".join(f"{name} {value:.4g}" for name, value in zip(STATE_NAMES, state))
+    return f"Chosen action: {chosen}\n" + ("HEART ATTACK\n" if heart_attack else "") + quantities + "\n"
+
+
+def value_text(value: float) -> str:
+    """A quantity as the dashboard shows it: 3 decimals below 10, 1 below 1,000, whole above."""
+    value = float(value)
+    size = abs(value)
+    if not np.isfinite(value) or size >= 1e7:
+        return f"{value:.3g}"
+    if size < 10:
+        return f"{value:.3f}"
+    if size < 1000:
+        return f"{value:.1f}"
+    return f"{value:,.0f}"
+
+
+def rgb_dashboard(state: Sequence[float], last_action: int, heart_attack: bool) -> npt.NDArray[np.uint8]:
+    """A small image: one labelled bar per quantity (its name and value above it), the four
+    actions below (the chosen one lit, named under the slots), a red frame and ``HEART
+    ATTACK`` on a heart attack."""
+    rows = len(STATE_NAMES)
+    height = MARGIN + rows * ROW_HEIGHT + SLOT_HEIGHT + 2 + 2 * LINE_HEIGHT + MARGIN
+    frame = np.full((height, FRAME_WIDTH, 3), 245, dtype=np.uint8)
+    length = FRAME_WIDTH - 2 * MARGIN
+    right = MARGIN + length
+    for row, (name, value, scale, signed, colour) in enumerate(
+        zip(STATE_NAMES, state, DASHBOARD_SCALES, DASHBOARD_SIGNED, DASHBOARD_COLOURS)
+    ):
+        label = MARGIN + row * ROW_HEIGHT
+        draw_text(frame, name, MARGIN, label, TEXT_RGB)
+        draw_text_right(frame, value_text(value), right, label, TEXT_RGB)
+        top = label + LABEL_HEIGHT
+        frame[top : top + BAR_HEIGHT, MARGIN:right] = 215  # the bar's track
+        fill = float(value) / (abs(float(value)) + scale) if np.isfinite(value) else float(np.sign(value))
+        if signed:
+            middle = MARGIN + length // 2
+            end = middle + int(round(fill * (length // 2)))
+            frame[top : top + BAR_HEIGHT, min(middle, end) : max(middle, end) + 1] = colour
+            frame[top : top + BAR_HEIGHT, middle] = ZERO_RGB  # zero
+        else:
+            frame[top : top + BAR_HEIGHT, MARGIN : MARGIN + int(round(fill * length))] = colour
+    top = MARGIN + rows * ROW_HEIGHT
+    slot = length // len(ACTION_NAMES)
+    for action, (colour, action_label) in enumerate(zip(ACTION_COLOURS, ACTION_LABELS)):
+        left = MARGIN + action * slot
+        lit = action == last_action
+        frame[top : top + SLOT_HEIGHT, left + 2 : left + slot - 2] = colour if lit else 225
+        draw_text_centred(frame, action_label, left + slot // 2, top + SLOT_HEIGHT + 2, TEXT_RGB)
+    if heart_attack:
+        draw_text_centred(frame, "HEART ATTACK", FRAME_WIDTH // 2, top + SLOT_HEIGHT + 2 + LINE_HEIGHT, ATTACK_RGB)
+        frame[:4], frame[-4:], frame[:, :4], frame[:, -4:] = 200, 200, 200, 200
+        frame[:4, :, 1:] = frame[-4:, :, 1:] = frame[:, :4, 1:] = frame[:, -4:, 1:] = 0
+    return frame
+
+
+# --------------------------------------------------------------------------------------------
+# The definition the registry names: heartpole-v0 (V0) and heartpole-v1 (V1, V1_MANUAL)
+# --------------------------------------------------------------------------------------------
+
+HEARTPOLE = HeartPole()

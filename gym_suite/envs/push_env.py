@@ -2,7 +2,7 @@
 
 The file reads top to bottom: this manual, the constants, the parameters (the arguments, the
 log and the arrays the rules index), the state, the rules (:class:`Push`), the pictures, then
-the classes the registry makes. The log itself (schema, reading, checking, caching, splits) is
+the definition the registry names. The log itself (schema, reading, checking, caching, splits) is
 ``gym_suite.envs.push_log``.
 
 ## Description
@@ -189,14 +189,13 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar
 
 import numpy as np
 from gymnasium import spaces
 
 from gym_suite.envs._checks import check_int
 from gym_suite.envs._definition import SCALAR, Array, Definition
-from gym_suite.envs._shells import env_classes
 from gym_suite.envs.push_log import (
     ACTION_VALUES,
     BATTERY_FULL,
@@ -215,7 +214,6 @@ from gym_suite.envs.push_log import (
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-    from gym_suite.envs._shells import SuiteEnv, SuiteVectorEnv
     from gym_suite.envs.push_log import Vocabulary
 
 _ArrayT = TypeVar("_ArrayT", bound="np.ndarray[Any, Any]")
@@ -354,11 +352,30 @@ def scores(tp: Array, fp: Array, fn: Array, tn: Array, ops: SimpleNamespace) -> 
     )
 
 
+def _current_row(env: Any) -> Any:
+    """The log index of the observed notification (an array over the rows for a vector env),
+    for analysis (joining with the log), not for the policy."""
+    row = env.state.row
+    return np.array(row) if isinstance(row, np.ndarray) else row  # a copy: never the env's state
+
+
+def _vocabularies(env: Any) -> Mapping[str, Vocabulary]:
+    """The log's vocabularies (read-only, shared by the environments on the log)."""
+    log: NotificationLog = env.params.log
+    return log.vocabularies
+
+
 class Push(Definition[PushState, PushParams]):
     """The rules of push-v0: score each decision against the observed row's label, move on."""
 
     name = "push"
     State = PushState
+    arguments = ARGUMENTS
+    #: ``env.current_row`` and ``env.vocabularies`` (the envs of push-v1 have them too).
+    env_attributes: ClassVar[Mapping[str, Any]] = {
+        "current_row": property(_current_row),
+        "vocabularies": property(_vocabularies),
+    }
     #: One uniform per start picks the window; a step draws nothing.
     start_draws = 1
 
@@ -575,31 +592,7 @@ def card(log: NotificationLog, row: int, action: int | None = None) -> npt.NDArr
 
 
 # --------------------------------------------------------------------------------------------
-# The classes the registry makes
+# The definition the registry names
 # --------------------------------------------------------------------------------------------
 
-
-def _current_row(env: SuiteEnv | SuiteVectorEnv) -> Any:
-    """The log index of the observed notification (an array over the rows for a vector env),
-    for analysis (joining with the log), not for the policy."""
-    row = env.state.row
-    return np.array(row) if isinstance(row, np.ndarray) else row  # a copy: never the env's state
-
-
-def _vocabularies(env: SuiteEnv | SuiteVectorEnv) -> Mapping[str, Vocabulary]:
-    """The log's vocabularies (read-only, shared by the environments on the log)."""
-    log: NotificationLog = env.params.log
-    return log.vocabularies
-
-
 PUSH = Push()
-
-PushEnv, PushVectorEnv = env_classes(
-    PUSH,
-    DEFAULTS,
-    ARGUMENTS,
-    name="PushEnv",
-    module=__name__,
-    doc=__doc__,
-    extra={"current_row": property(_current_row), "vocabularies": property(_vocabularies)},
-)

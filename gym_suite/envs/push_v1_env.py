@@ -2,7 +2,7 @@
 
 The file reads top to bottom: this manual, the constants, the parameters, the state, the rules
 (:class:`PushV1`: push-v0's log, features and pictures with a budget and simulated opens), then
-the classes the registry makes. The log (schema, reading, checking, splits) is
+the definition the registry names. The log (schema, reading, checking, splits) is
 ``gym_suite.envs.push_log``; the features, the hand rule and the card are push-v0's
 (``gym_suite.envs.push_env``).
 
@@ -175,7 +175,6 @@ from gymnasium import spaces
 
 from gym_suite.envs._checks import ArgumentTypeError, check_int, shown
 from gym_suite.envs._definition import Definition
-from gym_suite.envs._shells import env_classes
 from gym_suite.envs.push_env import (
     ACTION_NAMES,
     DELIVER,
@@ -185,6 +184,7 @@ from gym_suite.envs.push_env import (
     PERSONAL_CATEGORIES,
     PUSH,
     UNWANTED_CATEGORIES,
+    Push,
     _frozen,
     card,
     describe,
@@ -194,17 +194,12 @@ from gym_suite.envs.push_log import CATEGORICAL_FIELDS, TRUTH, NotificationLog, 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-    from gym_suite.envs._shells import SuiteEnv, SuiteVectorEnv
-    from gym_suite.envs.push_log import Vocabulary
-
 __all__ = [
     "DEFAULT_DAILY_BUDGET",
     "PUSH_V1",
     "PushV1",
-    "PushV1Env",
     "PushV1Params",
     "PushV1State",
-    "PushV1VectorEnv",
     "user_days",
 ]
 
@@ -349,6 +344,8 @@ class PushV1(Definition[PushV1State, PushV1Params]):
 
     name = "push"
     State = PushV1State
+    arguments = ARGUMENTS
+    env_attributes = Push.env_attributes  # env.current_row and env.vocabularies, as push-v0's
     #: One uniform per start picks the user-day; one per step draws the open.
     start_draws = 1
     step_draws = 1
@@ -505,30 +502,7 @@ class PushV1(Definition[PushV1State, PushV1Params]):
 
 
 # --------------------------------------------------------------------------------------------
-# The classes the registry makes
+# The definition the registry names
 # --------------------------------------------------------------------------------------------
 
-
-def _current_row(env: SuiteEnv | SuiteVectorEnv) -> Any:
-    """The log index of the observed notification, for analysis, not for the policy."""
-    row = env.state.row
-    return np.array(row) if isinstance(row, np.ndarray) else row
-
-
-def _vocabularies(env: SuiteEnv | SuiteVectorEnv) -> Mapping[str, Vocabulary]:
-    """The log's vocabularies (read-only, shared by the environments on the log)."""
-    log: NotificationLog = env.params.log
-    return log.vocabularies
-
-
 PUSH_V1 = PushV1()
-
-PushV1Env, PushV1VectorEnv = env_classes(
-    PUSH_V1,
-    DEFAULTS,
-    ARGUMENTS,
-    name="PushV1Env",
-    module=__name__,
-    doc=__doc__,
-    extra={"current_row": property(_current_row), "vocabularies": property(_vocabularies)},
-)

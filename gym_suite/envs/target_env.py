@@ -1,7 +1,7 @@
 """``target-v0``: move a worker point onto a target point in a square field.
 
 The file reads top to bottom: this manual, the constants, the parameters, the state, the rules
-(:class:`Target`), the action checks, the pictures, then the classes the registry makes.
+(:class:`Target`), the action checks, the pictures, then the definitions the registry names.
 
 ## Description
 
@@ -123,8 +123,6 @@ from gymnasium import spaces
 
 from gym_suite.envs._checks import ArgumentTypeError, as_batch, check_int, check_number, shown
 from gym_suite.envs._definition import NUMPY, SCALAR, Array, Definition
-from gym_suite.envs._shells import INSTALL_RENDER_EXTRA as INSTALL_RENDER_EXTRA  # re-exported
-from gym_suite.envs._shells import env_classes
 
 V1_MANUAL = """
 ## Description
@@ -398,6 +396,7 @@ class Target(Definition[TargetState, TargetParams]):
 
     name = "target"
     State = TargetState
+    arguments = ("size", "radius", "target", "pixels_per_unit")
     #: Target x and y, then x and y of each candidate start of the worker: at most this many
     #: (``draws_at_start`` gives the count of a parameter set).
     start_draws = 2 + 2 * START_CANDIDATES
@@ -706,6 +705,7 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
 
     name = "target"
     State = TargetV1State
+    arguments = ("size", "radius", "target_speed", "pixels_per_unit")
     #: v0's start (the target, then the worker's candidates), then the direction's candidates:
     #: at most this many (``draws_at_start`` gives the count of a parameter set).
     start_draws = Target.start_draws + 2 * DIRECTION_CANDIDATES
@@ -884,28 +884,8 @@ def ansi_line(
 
 
 # --------------------------------------------------------------------------------------------
-# The classes the registry makes
+# The definitions the registry names: target-v0 (DEFAULTS) and target-v1 (V1, V1_MANUAL)
 # --------------------------------------------------------------------------------------------
 
 TARGET = Target()
-
-TargetEnv, TargetVectorEnv = env_classes(
-    TARGET,
-    DEFAULTS,
-    ("size", "radius", "target", "pixels_per_unit"),
-    name="TargetEnv",
-    module=__name__,
-    doc=__doc__,
-)
-
-
 TARGET_V1 = TargetV1()
-
-TargetV1Env, TargetV1VectorEnv = env_classes(
-    TARGET_V1,
-    V1,
-    ("size", "radius", "target_speed", "pixels_per_unit"),
-    name="TargetV1Env",
-    module=__name__,
-    doc=V1_MANUAL,
-)

@@ -49,6 +49,7 @@ from gymnasium import spaces
 if TYPE_CHECKING:
     import numpy.typing as npt
 
+from gym_suite._registry import ENV_IDS
 from gym_suite.envs._checks import check_env_kwargs, shown
 from gym_suite.training.recipes import recipe_budget, recipe_for, training_env_kwargs
 from gym_suite.training.wrappers import acts_in_unit_box, from_unit_box
@@ -571,10 +572,8 @@ def train_ppo(
     (``TypeError`` for a value of the wrong kind or an unknown setting, ``ValueError`` for one
     out of range; ``env_kwargs`` by making the numpy env): a bad one never starts compiling.
     """
-    import gym_suite
-
-    if not isinstance(env_id, str) or env_id not in gym_suite.ENV_IDS:
-        raise ValueError(f"train_ppo: env_id must be one of {list(gym_suite.ENV_IDS)}, got {shown(env_id)}")
+    if not isinstance(env_id, str) or env_id not in ENV_IDS:
+        raise ValueError(f"train_ppo: env_id must be one of {list(ENV_IDS)}, got {shown(env_id)}")
     if not _is_int(seed):
         raise TypeError(f"train_ppo: seed must be a non-negative integer, got {shown(seed)}")
     if seed < 0:

@@ -286,7 +286,7 @@ def test_policy_from_an_algorithm_built_from_an_env_class(ray_session):
     """``PPOConfig().environment(TargetEnv, ...)`` (an env class, not an id): the policy acts in its spaces."""
     from ray.rllib.algorithms.ppo import PPOConfig
 
-    from gym_suite.envs.target_env import TargetEnv
+    from gym_suite.envs import TargetEnv
 
     single_thread_torch()
     config = (

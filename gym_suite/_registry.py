@@ -1,0 +1,150 @@
+"""The suite's registry: one row per environment id, and nothing else.
+
+This module is the bottom of the package: it imports only the standard library, so that every
+other module (the package's ``__init__``, the shells, the JAX envs, the command line, the
+checker) can read the table without importing anything that runs an environment.
+
+A row names what makes the environment by ``"module:attribute"`` strings: the definition (the
+rules), the parameter set (the version) and, where the version's manual is not the module's
+docstring, the manual. The classes users import (``gym_suite.envs.HeartPoleV1Env`` and its
+``...VectorEnv``) are made from the row, on first use, by ``gym_suite.envs``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import KW_ONLY, dataclass
+from typing import Any
+
+__all__ = ["ENV_IDS", "JAX_NAMESPACE", "RENAMED_IDS", "SPECS", "Spec", "load"]
+
+#: The module that publishes the classes of every row (``gym_suite.envs.HeartPoleEnv``).
+CLASSES_MODULE = "gym_suite.envs"
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One row of the suite's registry.
+
+    ``definition`` and ``params`` are ``"module:attribute"`` strings naming the environment's
+    :class:`~gym_suite.envs._definition.Definition` instance and the parameter set of this
+    version; ``class_name`` is the scalar env class's name (the vector env's adds ``Vector``:
+    ``HeartPoleV1Env``, ``HeartPoleV1VectorEnv``); ``max_episode_steps`` the step limit
+    (``None``: the episode ends by the rules); ``summary`` one line for lists; ``manual`` the
+    class's docstring (``"module:attribute"``; ``None``: the definition's module docstring).
+    """
+
+    id: str
+    _: KW_ONLY
+    definition: str
+    params: str
+    class_name: str
+    max_episode_steps: int | None
+    summary: str
+    manual: str | None = None
+
+    @property
+    def vector_class_name(self) -> str:
+        """The native vector env class's name (``HeartPoleV1VectorEnv``)."""
+        return self.class_name.removesuffix("Env") + "VectorEnv"
+
+    @property
+    def entry_point(self) -> str:
+        """Gymnasium's entry point of the scalar env (``"gym_suite.envs:HeartPoleV1Env"``)."""
+        return f"{CLASSES_MODULE}:{self.class_name}"
+
+    @property
+    def vector_entry_point(self) -> str:
+        """Gymnasium's vector entry point (``"gym_suite.envs:HeartPoleV1VectorEnv"``)."""
+        return f"{CLASSES_MODULE}:{self.vector_class_name}"
+
+
+def load(reference: str) -> Any:
+    """The object a ``"module:attribute"`` string names, the module imported (the attribute may
+    be a dotted path: ``"module:Class.__doc__"``)."""
+    module, _, path = reference.partition(":")
+    if not module or not path:
+        raise ValueError(f"expected a 'module:attribute' reference, got {reference!r}")
+    found: Any = importlib.import_module(module)
+    for attribute in path.split("."):
+        found = getattr(found, attribute)
+    return found
+
+
+#: The one table of environments: everything that registers, lists, makes or tests them reads it.
+SPECS: tuple[Spec, ...] = (
+    Spec(
+        "example-v0",
+        definition="gym_suite.envs.example_env:EXAMPLE",
+        params="gym_suite.envs.example_env:DEFAULTS",
+        class_name="ExampleEnv",
+        max_episode_steps=10,
+        summary="1-D hot/cold walk: find the goal in the middle of a line, moving left or right.",
+    ),
+    Spec(
+        "push-v0",
+        definition="gym_suite.envs.push_env:PUSH",
+        params="gym_suite.envs.push_env:DEFAULTS",
+        class_name="PushEnv",
+        max_episode_steps=None,
+        summary="Push notifications replayed from a log: deliver (predict opened) or hold back (predict dismissed).",
+    ),
+    Spec(
+        "push-v1",
+        definition="gym_suite.envs.push_v1_env:PUSH_V1",
+        params="gym_suite.envs.push_v1_env:DEFAULTS",
+        class_name="PushV1Env",
+        max_episode_steps=None,
+        summary=(
+            "Push notifications over a user-day: deliver the few the daily budget allows, "
+            "when they are likeliest to be opened."
+        ),
+    ),
+    Spec(
+        "heartpole-v0",
+        definition="gym_suite.envs.heartpole_env:HEARTPOLE",
+        params="gym_suite.envs.heartpole_env:V0",
+        class_name="HeartPoleEnv",
+        max_episode_steps=1000,
+        summary="HeartPole: coffee, beer, sleep or work on, half-hour by half-hour; productivity vs heart attacks.",
+    ),
+    Spec(
+        "heartpole-v1",
+        definition="gym_suite.envs.heartpole_env:HEARTPOLE",
+        params="gym_suite.envs.heartpole_env:V1",
+        class_name="HeartPoleV1Env",
+        max_episode_steps=None,
+        summary=(
+            "HeartPole over two weeks: reward the work done, every half-hour's heart-attack risk at its expected cost."
+        ),
+        manual="gym_suite.envs.heartpole_env:V1_MANUAL",
+    ),
+    Spec(
+        "target-v0",
+        definition="gym_suite.envs.target_env:TARGET",
+        params="gym_suite.envs.target_env:DEFAULTS",
+        class_name="TargetEnv",
+        max_episode_steps=1000,
+        summary="2-D pointing: place a worker point (continuous action) so that its disc covers the target's.",
+    ),
+    Spec(
+        "target-v1",
+        definition="gym_suite.envs.target_env:TARGET_V1",
+        params="gym_suite.envs.target_env:V1",
+        class_name="TargetV1Env",
+        max_episode_steps=300,
+        summary=(
+            "Intercept a target that bounces off the walls faster than the worker can run: steer, and lead the aim."
+        ),
+        manual="gym_suite.envs.target_env:V1_MANUAL",
+    ),
+)
+
+ENV_IDS: tuple[str, ...] = tuple(spec.id for spec in SPECS)
+
+#: Ids of the tutorials the environments come from, and the suite's id for each: making one
+#: raises an error that names the suite's id (the rules differ, so no silent alias).
+RENAMED_IDS: dict[str, str] = {"HeartPole-v0": "heartpole-v0"}
+
+#: The namespace of the JAX envs: ``gymnasium.make("gym_suite_jax/heartpole-v1")``.
+JAX_NAMESPACE = "gym_suite_jax"
