@@ -1,0 +1,149 @@
+"""The registry at the bottom of the package: its module imports only the standard library, the
+environment files define and never run, the classes are made from the rows and published by
+``gym_suite.envs``, and no module of the package imports one that imports it back."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import gymnasium
+import pytest
+
+import gym_suite
+import gym_suite.envs
+from gym_suite._registry import SPECS, Spec, load
+from gym_suite.envs._definition import Definition
+
+PACKAGE = Path(gym_suite.__file__).resolve().parent
+
+
+def _imports(path: Path) -> list[tuple[str, list[str]]]:
+    """Every import of a file (module level or inside a function): ``(module, names)``, relative
+    imports resolved against the file's package."""
+    found = []
+    package = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if path.name != "__init__.py":
+        package = package.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, []) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            found.append((module, [alias.name for alias in node.names]))
+    return found
+
+
+def test_the_registry_module_imports_only_the_standard_library():
+    modules = {module.split(".")[0] for module, _ in _imports(PACKAGE / "_registry.py")}
+    assert modules, "no import found: the parser missed them"
+    assert modules <= set(sys.stdlib_module_names) | {"__future__"}, modules
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "envs").glob("*_env.py")), ids=lambda p: p.name)
+def test_an_environment_file_imports_nothing_that_runs_it(path):
+    for module, names in _imports(path):
+        assert module != "gym_suite.envs._shells", f"{path.name} imports the shells ({names})"
+        assert "env_classes" not in names
+    assert "env_classes(" not in path.read_text(encoding="utf-8")
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Module -> the package's modules it imports (``from gym_suite.envs import X`` is the
+    module ``gym_suite.envs.X`` when there is one, else ``gym_suite.envs``)."""
+    files = {
+        ".".join(p.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__"): p
+        for p in PACKAGE.rglob("*.py")
+    }
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        targets = set()
+        for module, names in _imports(path):
+            if module not in files:
+                continue
+            subs = {f"{module}.{n}" for n in names} & set(files)
+            targets |= subs or {module}
+            if subs and len(subs) < len(names):  # names of the package module itself too
+                targets.add(module)
+        graph[name] = targets - {name}
+    return graph
+
+
+def test_no_module_of_the_package_imports_one_that_imports_it_back():
+    graph = _module_graph()
+    assert len(graph) > 20 and graph["gym_suite._registry"] == set()
+    done: set[str] = set()
+
+    def visit(module: str, path: list[str]) -> None:
+        if module in path:
+            raise AssertionError("import circle: " + " -> ".join([*path[path.index(module) :], module]))
+        if module in done:
+            return
+        for target in sorted(graph[module]):
+            visit(target, [*path, module])
+        done.add(module)
+
+    for module in sorted(graph):
+        visit(module, [])
+
+
+def test_a_row_names_a_definition_and_a_parameter_set():
+    for spec in SPECS:
+        definition, params = load(spec.definition), load(spec.params)
+        assert isinstance(definition, Definition), spec.id
+        assert dataclasses.is_dataclass(params) and not isinstance(params, type), spec.id
+        fields = {f.name for f in dataclasses.fields(params)}
+        assert set(definition.arguments) <= fields, (spec.id, definition.arguments)
+        assert isinstance(load(spec.manual) if spec.manual else None, (str, type(None))), spec.id
+    assert not hasattr(Spec, "kwargs") and "kwargs" not in {f.name for f in dataclasses.fields(Spec)}
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.id)
+def test_the_classes_of_a_row_are_published_by_gym_suite_envs(spec):
+    scalar = getattr(gym_suite.envs, spec.class_name)
+    vector = getattr(gym_suite.envs, spec.vector_class_name)
+    assert spec.entry_point == f"gym_suite.envs:{spec.class_name}" == gymnasium.spec(spec.id).entry_point
+    assert spec.vector_entry_point == f"gym_suite.envs:{spec.vector_class_name}"
+    assert gymnasium.spec(spec.id).vector_entry_point == spec.vector_entry_point
+    assert scalar.__module__ == vector.__module__ == "gym_suite.envs"
+    assert scalar.__name__ == spec.class_name and vector.__name__ == spec.vector_class_name
+    assert vector.scalar_env is scalar
+    assert scalar.definition is load(spec.definition) and scalar.base_params is load(spec.params)
+    manual = load(spec.manual) if spec.manual else sys.modules[spec.definition.partition(":")[0]].__doc__
+    assert scalar.__doc__ == manual
+    made = gymnasium.make(spec.id, **({"episode_length": 3} if spec.id == "push-v0" else {}))
+    assert type(made.unwrapped) is scalar  # one class per row, whoever asks
+    assert pickle.loads(pickle.dumps(type(made.unwrapped))) is scalar
+    assert getattr(gym_suite.envs, spec.class_name) is scalar
+    made.close()
+
+
+def test_two_versions_of_one_definition_are_two_rows_of_one_definition():
+    v0, v1 = (next(s for s in SPECS if s.id == i) for i in ("heartpole-v0", "heartpole-v1"))
+    assert load(v0.definition) is load(v1.definition)
+    assert load(v0.params) != load(v1.params)
+    assert gym_suite.envs.HeartPoleEnv.definition is gym_suite.envs.HeartPoleV1Env.definition
+
+
+def test_an_unknown_name_of_gym_suite_envs_is_an_attribute_error():
+    with pytest.raises(AttributeError, match="NoSuchEnv"):
+        gym_suite.envs.NoSuchEnv  # noqa: B018
+    with pytest.raises(ImportError):
+        exec("from gym_suite.envs import HeartPoleEnvv", {})
+
+
+def test_importing_the_package_makes_no_class_and_loads_no_environment_file():
+    code = (
+        "import sys, gym_suite, gym_suite.envs\n"
+        "made = sorted(n for n in vars(gym_suite.envs) if n.endswith('Env'))\n"
+        "loaded = sorted(m for m in sys.modules if m.endswith('_env') and m.startswith('gym_suite'))\n"
+        "assert not made and not loaded, (made, loaded)\n"
+        "from gym_suite.envs import TargetV1Env\n"
+        "assert 'gym_suite.envs.target_env' in sys.modules and 'gym_suite.envs.heartpole_env' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
