@@ -41,4 +41,4 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_ROWS})
 
 
-__all__ = ["DefinitionError", "Violation", "check_definition", *_ROWS]  # noqa: PLE0604
+__all__ = ["DefinitionError", "Violation", "check_definition", *_ROWS]

@@ -634,7 +634,7 @@ def env_classes(spec: Spec, *, module: str = CLASSES_MODULE) -> tuple[type[Suite
     """
     definition: Definition[Any, Any] = load(spec.definition)
     base_params = load(spec.params)
-    doc = load(spec.manual) if spec.manual else importlib.import_module(type(definition).__module__).__doc__
+    doc = load(spec.manual) if spec.manual else importlib.import_module(spec.definition.partition(":")[0]).__doc__
     arguments = tuple(definition.arguments)
     extra = dict(definition.env_attributes)
     name = spec.class_name
