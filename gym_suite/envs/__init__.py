@@ -21,7 +21,7 @@ from gym_suite.envs.checker import DefinitionError, Violation, check_definition
 
 #: Every env class name of the registry, and its row.
 _ROWS: dict[str, Spec] = {name: spec for spec in SPECS for name in (spec.class_name, spec.vector_class_name)}
-_LOCK = threading.Lock()  # each class is made once, whoever asks first
+_LOCK = threading.RLock()  # each class is made once, whoever asks first
 
 
 def __getattr__(name: str) -> Any:
