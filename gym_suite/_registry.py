@@ -27,7 +27,7 @@ class Spec:
     """One row of the suite's registry.
 
     ``definition`` and ``params`` are ``"module:attribute"`` strings naming the environment's
-    :class:`~gym_suite.envs._definition.Definition` instance and the parameter set of this
+    :class:`~gym_suite.envs.definition.Definition` instance and the parameter set of this
     version; ``class_name`` is the scalar env class's name (the vector env's adds ``Vector``:
     ``HeartPoleV1Env``, ``HeartPoleV1VectorEnv``); ``max_episode_steps`` the step limit
     (``None``: the episode ends by the rules); ``summary`` one line for lists; ``manual`` the

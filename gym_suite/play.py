@@ -39,7 +39,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.error import DependencyNotInstalled
 
-from gym_suite.envs._checks import shown, shown_path
+from gym_suite.envs.checks import shown, shown_path
 from gym_suite.envs._draw import LINE_HEIGHT, draw_text, text_size
 
 INSTALL_RENDER_EXTRA = 'pip install "gym-suite[render]"'

@@ -17,7 +17,7 @@ import pytest
 import gym_suite
 import gym_suite.envs
 from gym_suite._registry import SPECS, Spec, load
-from gym_suite.envs._definition import Definition
+from gym_suite.envs.definition import Definition
 
 PACKAGE = Path(gym_suite.__file__).resolve().parent
 

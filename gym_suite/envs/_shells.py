@@ -44,7 +44,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from gym_suite._registry import CLASSES_MODULE, Spec, load
-from gym_suite.envs._checks import (
+from gym_suite.envs.checks import (
     check_int,
     check_options,
     check_render_mode,
@@ -52,7 +52,7 @@ from gym_suite.envs._checks import (
     check_vector_seeds,
     merge_arguments,
 )
-from gym_suite.envs._definition import NUMPY, SCALAR, Definition, row_of
+from gym_suite.envs.definition import NUMPY, SCALAR, Definition, row_of
 
 INSTALL_RENDER_EXTRA = 'pip install "gym-suite[render]"'
 

@@ -95,8 +95,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite.envs._checks import check_int, shown
-from gym_suite.envs._definition import Array, Definition
+from gym_suite.envs.checks import check_int, shown
+from gym_suite.envs.definition import Array, Definition
 
 if TYPE_CHECKING:
     import numpy.typing as npt

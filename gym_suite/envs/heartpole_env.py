@@ -124,8 +124,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite.envs._checks import ArgumentTypeError, check_number, shown
-from gym_suite.envs._definition import Definition
+from gym_suite.envs.checks import ArgumentTypeError, check_number, shown
+from gym_suite.envs.definition import Definition
 from gym_suite.envs._draw import GLYPH_HEIGHT, LINE_HEIGHT, draw_text, draw_text_centred, draw_text_right
 
 if TYPE_CHECKING:
