@@ -20,7 +20,7 @@ import gymnasium
 import numpy as np
 
 from gym_suite._quiet import make  # the suite's ids from their specs: no version notice
-from gym_suite.envs._checks import check_env_kwargs, shown
+from gym_suite.envs.checks import check_env_kwargs, shown
 
 if TYPE_CHECKING:
     from gymnasium.envs.registration import EnvSpec

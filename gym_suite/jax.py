@@ -78,7 +78,7 @@ from gymnax.environments import spaces as gymnax_spaces
 from jax.experimental import checkify
 
 import gym_suite
-from gym_suite.envs._checks import (
+from gym_suite.envs.checks import (
     ArgumentTypeError,
     check_int,
     check_options,
@@ -87,7 +87,7 @@ from gym_suite.envs._checks import (
     merge_arguments,
     shown,
 )
-from gym_suite.envs._definition import Definition, jax_ops
+from gym_suite.envs.definition import Definition, jax_ops
 
 __all__ = [
     "MAX_SEED",

@@ -7,7 +7,7 @@ import dataclasses
 
 import numpy as np
 
-from gym_suite.envs._definition import NUMPY, SCALAR
+from gym_suite.envs.definition import NUMPY, SCALAR
 from gym_suite.envs.heartpole_env import HEARTPOLE, V0, V1, HeartPoleState
 
 V1_DRAWN_COST = dataclasses.replace(V1, expected_cost=False)

@@ -16,9 +16,9 @@ from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
 import gym_suite
-from gym_suite.envs._checks import check_int
-from gym_suite.envs._definition import NUMPY, SCALAR, Definition
 from gym_suite.envs._shells import env_classes
+from gym_suite.envs.checks import check_int
+from gym_suite.envs.definition import NUMPY, SCALAR, Definition
 
 
 @dataclasses.dataclass(frozen=True)
@@ -265,7 +265,7 @@ def test_type_errors_stay_short_through_make_with_a_dataframe():
 def test_numpy_first_picks_what_every_candidate_at_once_picks(share, rows):
     """The numpy ``first`` stops once every row has a candidate; it picks what testing every
     candidate at once (the JAX way) and the scalar loop pick, the default where none passes."""
-    from gym_suite.envs._definition import _array_first
+    from gym_suite.envs.definition import _array_first
 
     rng = np.random.default_rng(7)
     xs, ys = rng.random((6, rows)), rng.random((6, rows))  # 6 candidates
@@ -313,7 +313,7 @@ def test_one_hot_is_the_same_on_every_backend(n):
     np.testing.assert_array_equal(NUMPY.one_hot(index, n), eye[index].T)
     assert NUMPY.one_hot(index, n).dtype == np.float64
     jax = pytest.importorskip("jax")
-    from gym_suite.envs._definition import jax_ops
+    from gym_suite.envs.definition import jax_ops
 
     np.testing.assert_array_equal(np.asarray(jax.jit(lambda a: jax_ops().one_hot(a, n))(index)), eye[index].T)
     np.testing.assert_array_equal(np.asarray(jax.vmap(lambda a: jax_ops().one_hot(a, n))(index)), eye[index])

@@ -25,7 +25,7 @@ from gymnasium import spaces  # noqa: E402
 
 import gym_suite  # noqa: E402
 import gym_suite.jax as gj  # noqa: E402
-from gym_suite.envs._definition import NUMPY, SCALAR, row_of  # noqa: E402
+from gym_suite.envs.definition import NUMPY, SCALAR, row_of  # noqa: E402
 
 IDS = list(gj.jax_ids())
 

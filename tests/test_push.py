@@ -679,7 +679,7 @@ def test_heuristic_on_one_observation_and_on_a_batch():
 
 def test_rules_run_under_jax_jit_like_the_scalar_env():
     jax = pytest.importorskip("jax")
-    from gym_suite.envs._definition import SCALAR, jax_ops
+    from gym_suite.envs.definition import SCALAR, jax_ops
 
     env = PushEnv(episode_length=6)
     definition, params, ops = push_env.PUSH, env.params, jax_ops()

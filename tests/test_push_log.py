@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 import gym_suite  # noqa: F401  (registers the ids)
 from gym_suite.envs import push_log
-from gym_suite.envs._checks import ArgumentTypeError
+from gym_suite.envs.checks import ArgumentTypeError
 from gym_suite.envs.push_log import (
     CATEGORICAL_FIELDS,
     COLUMNS,

@@ -16,7 +16,7 @@ import pytest
 from gymnasium.error import ResetNeeded
 
 import gym_suite  # noqa: F401  (registers the ids)
-from gym_suite.envs._definition import NUMPY, SCALAR
+from gym_suite.envs.definition import NUMPY, SCALAR
 from gym_suite.envs.push_v1_env import PUSH_V1, PushV1Env, PushV1VectorEnv, user_days
 from gym_suite.evaluate import evaluate
 from gym_suite.training.recipes import recipe_for
@@ -127,7 +127,7 @@ def test_heuristic_is_push_v0s_rule_while_budget_remains():
 
 def test_same_draws_same_days_on_floats_numpy_and_jax():
     jax = pytest.importorskip("jax")
-    from gym_suite.envs._definition import jax_ops
+    from gym_suite.envs.definition import jax_ops
 
     params, ops = PushV1Env().params, jax_ops()
     rng = np.random.default_rng(0)

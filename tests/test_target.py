@@ -11,7 +11,7 @@ import pytest
 from gymnasium.error import DependencyNotInstalled
 
 import gym_suite
-from gym_suite.envs._definition import NUMPY, SCALAR
+from gym_suite.envs.definition import NUMPY, SCALAR
 from gym_suite.envs.target_env import (
     DEFAULTS,
     START_CANDIDATES,
@@ -503,7 +503,7 @@ def test_the_start_is_the_first_candidate_that_misses(points, expected):
     batch = TARGET.initial(np.array([u, _candidates((1.0, 2.0))]).T, DEFAULTS, NUMPY)
     assert batch.worker_x.tolist() == [expected[0], 1.0] and batch.worker_y.tolist() == [expected[1], 2.0]
     jax = pytest.importorskip("jax")
-    from gym_suite.envs._definition import jax_ops
+    from gym_suite.envs.definition import jax_ops
 
     state = jax.jit(lambda draws: TARGET.initial(draws, DEFAULTS, jax_ops()))(jax.numpy.asarray(u))
     assert (float(state.worker_x), float(state.worker_y)) == expected

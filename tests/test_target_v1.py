@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import gym_suite
-from gym_suite.envs._definition import NUMPY, SCALAR
+from gym_suite.envs.definition import NUMPY, SCALAR
 from gym_suite.envs.target_env import TARGET_V1, V1, TargetV1Env, TargetV1State, bounce
 from gym_suite.evaluate import evaluate
 

@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 import gym_suite  # noqa: F401  (registers the ids)
-from gym_suite.envs._definition import NUMPY
+from gym_suite.envs.definition import NUMPY
 from gym_suite.envs.push_log import CATEGORICAL_FIELDS, NUMERIC_FIELDS, load_log
 from gym_suite.envs.push_v1_env import DEFAULT_DAILY_BUDGET, PUSH_V1, _derive_params, user_days
 

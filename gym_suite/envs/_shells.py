@@ -41,7 +41,7 @@ from gymnasium.error import DependencyNotInstalled, ResetNeeded
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from gym_suite.envs._checks import (
+from gym_suite.envs.checks import (
     check_int,
     check_options,
     check_render_mode,
@@ -49,7 +49,7 @@ from gym_suite.envs._checks import (
     check_vector_seeds,
     merge_arguments,
 )
-from gym_suite.envs._definition import NUMPY, SCALAR, Definition, row_of
+from gym_suite.envs.definition import NUMPY, SCALAR, Definition, row_of
 
 INSTALL_RENDER_EXTRA = 'pip install "gym-suite[render]"'
 

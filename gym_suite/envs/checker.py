@@ -1,4 +1,4 @@
-"""``check_definition``: a contributor's :class:`~gym_suite.envs._definition.Definition`, checked
+"""``check_definition``: a contributor's :class:`~gym_suite.envs.definition.Definition`, checked
 on every backend, as Gymnasium's ``check_env`` checks an env.
 
 The shells trust the rules (a check per step would cost the speed they exist for), so a hook that
@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite.envs._checks import ArgumentTypeError, check_int, shown
-from gym_suite.envs._definition import NUMPY, SCALAR, Definition, jax_ops, row_of
+from gym_suite.envs.checks import ArgumentTypeError, check_int, shown
+from gym_suite.envs.definition import NUMPY, SCALAR, Definition, jax_ops, row_of
 
 __all__ = ["BACKENDS", "PROBLEMS", "DefinitionError", "Violation", "check_definition"]
 
@@ -616,7 +616,7 @@ def check_definition(
 ) -> list[Violation]:
     """Check a definition's hooks on every backend, over seeded random episodes.
 
-    ``definition`` is a :class:`~gym_suite.envs._definition.Definition` instance (with its
+    ``definition`` is a :class:`~gym_suite.envs.definition.Definition` instance (with its
     ``params``, the frozen parameters dataclass; for a definition of the registry they default
     to its id's), an env class made by ``env_classes`` (its parameters) or a registry id
     (``"heartpole-v1"``). ``num_envs`` rows play ``steps`` steps of random actions from the

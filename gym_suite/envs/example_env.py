@@ -93,9 +93,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite.envs._checks import check_int, shown
-from gym_suite.envs._definition import Array, Definition
 from gym_suite.envs._shells import env_classes
+from gym_suite.envs.checks import check_int, shown
+from gym_suite.envs.definition import Array, Definition
 
 if TYPE_CHECKING:
     import numpy.typing as npt

@@ -123,9 +123,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite.envs._checks import ArgumentTypeError, check_number, shown
-from gym_suite.envs._definition import Definition
 from gym_suite.envs._shells import env_classes
+from gym_suite.envs.checks import ArgumentTypeError, check_number, shown
+from gym_suite.envs.definition import Definition
 
 if TYPE_CHECKING:
     import numpy.typing as npt

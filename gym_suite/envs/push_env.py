@@ -194,9 +194,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite.envs._checks import check_int
-from gym_suite.envs._definition import SCALAR, Array, Definition
 from gym_suite.envs._shells import env_classes
+from gym_suite.envs.checks import check_int
+from gym_suite.envs.definition import SCALAR, Array, Definition
 from gym_suite.envs.push_log import (
     ACTION_VALUES,
     BATTERY_FULL,

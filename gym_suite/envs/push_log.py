@@ -123,7 +123,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias, TypeVar
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite.envs._checks import ArgumentTypeError, shown, shown_path
+from gym_suite.envs.checks import ArgumentTypeError, shown, shown_path
 
 if TYPE_CHECKING:
     import numpy.typing as npt

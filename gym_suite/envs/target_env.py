@@ -121,10 +121,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite.envs._checks import ArgumentTypeError, as_batch, check_int, check_number, shown
-from gym_suite.envs._definition import NUMPY, SCALAR, Array, Definition
 from gym_suite.envs._shells import INSTALL_RENDER_EXTRA as INSTALL_RENDER_EXTRA  # re-exported
 from gym_suite.envs._shells import env_classes
+from gym_suite.envs.checks import ArgumentTypeError, as_batch, check_int, check_number, shown
+from gym_suite.envs.definition import NUMPY, SCALAR, Array, Definition
 
 V1_MANUAL = """
 ## Description

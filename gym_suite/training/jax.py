@@ -49,7 +49,7 @@ from gymnasium import spaces
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-from gym_suite.envs._checks import check_env_kwargs, shown
+from gym_suite.envs.checks import check_env_kwargs, shown
 from gym_suite.training.recipes import recipe_budget, recipe_for, training_env_kwargs
 from gym_suite.training.wrappers import acts_in_unit_box, from_unit_box
 

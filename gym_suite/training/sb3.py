@@ -27,7 +27,7 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the extras installed
     raise ImportError('gym_suite.training.sb3 needs Stable-Baselines3: pip install "gym-suite[sb3]"') from exc
 
-from gym_suite.envs._checks import check_int, shown
+from gym_suite.envs.checks import check_int, shown
 from gym_suite.training import single_thread_torch
 from gym_suite.training.recipes import ExpectedPenalty, recipe_budget, recipe_for, sb3_settings, training_env_kwargs
 from gym_suite.training.sb3_vec import SuiteVecEnv

@@ -9,7 +9,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.wrappers import RescaleAction
 
-from gym_suite.envs._checks import check_number
+from gym_suite.envs.checks import check_number
 from gym_suite.training.recipes import DEPRECATED_PENALTY, ExpectedPenalty
 
 

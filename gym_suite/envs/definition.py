@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeAlias, TypeVar
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite.envs._checks import check_discrete_action, check_discrete_actions, shown
+from gym_suite.envs.checks import check_discrete_action, check_discrete_actions, shown
 
 if TYPE_CHECKING:
     import jax
