@@ -301,8 +301,12 @@ def night_attack_probability(hypertension: Any, heart_attack_proclivity: float, 
 
 
 def no_attack_after(decay: Any, hypertension: Any, heart_attack_proclivity: float, ops: Ops) -> Any:
-    """The chance of no heart attack at the end of a half-hour that left ``hypertension * decay``."""
-    return 1.0 - heart_attack_proclivity * ops.sigmoid(hypertension * decay - HEART_ATTACK_HYPERTENSION)
+    """The chance of no heart attack at the end of a half-hour that left ``hypertension * decay``:
+    ``1 - proclivity * sigmoid(hypertension * decay - 6)``, written ``1 - proclivity / (1 +
+    exp(6 - hypertension * decay))`` (one exponential, on arrays cheaper than a tanh; it never
+    overflows, hypertension being >= 0).
+    """
+    return 1.0 - heart_attack_proclivity / (1.0 + ops.exp(HEART_ATTACK_HYPERTENSION - hypertension * decay))
 
 
 class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
