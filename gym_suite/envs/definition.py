@@ -595,21 +595,31 @@ class Definition(Generic[StateT, ParamsT]):
 
     Class attributes: ``name`` (the file's environment, e.g. ``"heartpole"``), ``State`` (the
     ``NamedTuple`` of quantities), ``start_draws`` and ``step_draws`` (uniforms per start and per
-    step; override :meth:`draws_at_start` where a start's count depends on the parameters), ``render_modes`` and ``human`` (``"ansi"``: human mode prints the text; ``"rgb"``: it
-    shows the picture in a pygame window).
+    step; override :meth:`draws_at_start` where a start's count depends on the parameters),
+    ``render_modes`` and ``human`` (``"ansi"``: human mode prints the text; ``"rgb"``: it shows
+    the picture in a pygame window). Every rule takes ``ops``, an :class:`Ops`: it runs unchanged
+    on Python numbers, numpy arrays and ``jax.numpy``.
     """
 
     name: ClassVar[str]
+    """The file's environment, e.g. ``"heartpole"``."""
     State: ClassVar[type]
+    """The ``NamedTuple`` of the state's quantities."""
     start_draws: ClassVar[int] = 0
+    """The uniforms on [0, 1) a start takes (see :meth:`draws_at_start`)."""
     step_draws: ClassVar[int] = 0
+    """The uniforms on [0, 1) every step takes, whatever the action."""
     render_modes: ClassVar[tuple[str, ...]] = ("ansi", "human", "rgb_array")
+    """The render modes of the env."""
     render_fps: ClassVar[int] = 4
+    """Frames a second of human rendering."""
     human: ClassVar[str] = "ansi"
-    #: Whether ``terminal`` / ``truncation`` are the definition's own (set for every subclass:
-    #: the scalar shell skips the calls of the defaults, which never end an episode).
+    """What human mode shows: ``"ansi"`` prints the text, ``"rgb"`` shows the picture in a pygame window."""
     ends: ClassVar[bool] = False
+    """Whether ``terminal`` is the definition's own (set for every subclass: the scalar shell skips
+    the calls of the default, which never ends an episode)."""
     truncates: ClassVar[bool] = False
+    """Whether ``truncation`` is the definition's own (set for every subclass, as ``ends``)."""
 
     def __init_subclass__(cls, **kwargs: Any):
         super().__init_subclass__(**kwargs)
@@ -629,29 +639,39 @@ class Definition(Generic[StateT, ParamsT]):
         return self.start_draws
 
     def action_space(self, params: ParamsT) -> spaces.Space[Any]:
+        """The action space of one environment with these parameters."""
         raise NotImplementedError
 
     def observation_space(self, params: ParamsT) -> spaces.Space[Any]:
+        """The observation space of one environment with these parameters."""
         raise NotImplementedError
 
     # The rules --------------------------------------------------------------------------------
 
     def initial(self, u: Sequence[Any], params: ParamsT, ops: Ops) -> StateT:
+        """A fresh state from the start's ``draws_at_start(params)`` uniforms ``u`` on [0, 1)."""
         raise NotImplementedError
 
     def transition(self, state: StateT, action: Any, u: Sequence[Any], params: ParamsT, ops: Ops) -> StateT:
+        """The state after ``action`` (as :meth:`check_action` returns it), from the step's ``step_draws`` uniforms
+        ``u``."""
         raise NotImplementedError
 
     def observation(self, state: StateT, params: ParamsT, ops: Ops) -> Any:
+        """What the agent sees of ``state``, in memory of its own (:meth:`Ops.copy`, :meth:`Ops.vector`)."""
         raise NotImplementedError
 
     def reward(self, state: StateT, action: Any, next_state: StateT, params: ParamsT, ops: Ops) -> Any:
+        """The reward of the step from ``state`` to ``next_state``."""
         raise NotImplementedError
 
     def terminal(self, state: StateT, params: ParamsT, ops: Ops) -> Any:
+        """Whether the rules end the episode in ``state`` (default: never)."""
         return False
 
     def truncation(self, state: StateT, params: ParamsT, ops: Ops) -> Any:
+        """Whether the rules' own clock ends the episode in ``state`` (default: never; the step limit is the
+        registry's)."""
         return False
 
     def may_truncate(self, params: ParamsT) -> bool:
@@ -659,14 +679,17 @@ class Definition(Generic[StateT, ParamsT]):
         return self.truncates
 
     def state_info(self, state: StateT, params: ParamsT, ops: Ops) -> dict[str, Any]:
+        """The ``info`` of a start (default: empty)."""
         return {}
 
     def transition_info(
         self, state: StateT, action: Any, next_state: StateT, params: ParamsT, ops: Ops
     ) -> dict[str, Any]:
+        """The ``info`` of the step from ``state`` to ``next_state`` (default: empty)."""
         return {}
 
     def heuristic(self, observation: Any, params: ParamsT, ops: Ops) -> Any:
+        """The documented simple policy: an action (a batch of them on arrays) for ``observation``."""
         raise NotImplementedError
 
     # Actions at the edge (what a caller may pass, in the form the rules take) -----------------
@@ -686,9 +709,11 @@ class Definition(Generic[StateT, ParamsT]):
     # Pictures (numpy, one state) ---------------------------------------------------------------
 
     def render_ansi(self, state: StateT, params: ParamsT) -> str:
+        """The text picture of one state (Python numbers)."""
         raise NotImplementedError
 
     def render_rgb(self, state: StateT, params: ParamsT) -> npt.NDArray[np.uint8]:
+        """The picture of one state (Python numbers): a ``uint8`` array of shape ``(H, W, 3)``."""
         raise NotImplementedError
 
 
