@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import math
 import operator
 from collections.abc import Callable, Sequence
@@ -217,7 +218,8 @@ def _scalar_sigmoids(*xs: float, tanh: Callable[[float], float] = math.tanh) -> 
 
 
 def _scalar_product(fn: Callable[..., float], constants: tuple[float, ...], *args: Any) -> float:
-    return math.prod([fn(c, *args) for c in constants])  # from the first to the last, as a loop
+    # from the first to the last, as a loop; map with repeat calls fn without building its arguments
+    return math.prod(map(fn, constants, *map(itertools.repeat, args)))
 
 
 def _scalar_only_where(mask: object, fn: Callable[..., float], x: float, *shared: Any) -> float:
@@ -235,14 +237,6 @@ def _scalar_take_columns(table: npt.NDArray[Any], index: int, keepdims: bool = F
     if keepdims:
         return table[:, index : index + 1].copy()  # (fields, 1): a fresh (1,) array per field
     return table[:, index].tolist()
-
-
-def _scalar_lookup(names: tuple[Any, ...], index: int) -> Any:
-    return names[index]
-
-
-def _scalar_column(x: Any, i: int) -> Any:
-    return x[i]
 
 
 @functools.cache
@@ -288,8 +282,8 @@ class ScalarOps:
     only_where = staticmethod(_scalar_only_where)
     take = staticmethod(_scalar_take)
     take_columns = staticmethod(_scalar_take_columns)
-    lookup = staticmethod(_scalar_lookup)
-    column = staticmethod(_scalar_column)
+    lookup = staticmethod(cast("Callable[[Any, Any], Any]", operator.getitem))  # names[index]
+    column = staticmethod(cast("Callable[[Any, int], Any]", operator.getitem))  # x[i]
     vector = staticmethod(cast("Callable[[Sequence[Array], Any], Array]", np.array))  # one C call
     copy = staticmethod(_scalar_copy)
 
