@@ -80,8 +80,8 @@ class Ops(Protocol):
     vector env) and :func:`jax_ops` (``jax.numpy`` arrays, traceable under ``jit`` and ``vmap``).
     "Array" below means a value of the backend: a Python number on ``SCALAR``, a numpy array (or
     number) on ``NUMPY``, a ``jax`` array on JAX. Elementwise functions broadcast as numpy does.
-    A new backend is a subclass that implements every method (``mypy --strict`` checks the rules
-    against this class).
+    ``mypy --strict`` checks the rules against this protocol, and each backend's class against it
+    (a backend is a class with every one of these functions, usually static).
     """
 
     # Elementwise -----------------------------------------------------------------------------
