@@ -39,8 +39,8 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.error import DependencyNotInstalled
 
-from gym_suite.envs.checks import shown, shown_path
 from gym_suite.envs._draw import LINE_HEIGHT, draw_text, text_size
+from gym_suite.envs.checks import shown, shown_path
 
 INSTALL_RENDER_EXTRA = 'pip install "gym-suite[render]"'
 MIN_WINDOW_WIDTH = 400  # small frames are enlarged (whole times) to at least this width

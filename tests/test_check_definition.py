@@ -16,6 +16,7 @@ from test_definitions import COIN, Coin, CoinEnv, CoinParams, CoinState
 
 import gym_suite
 from gym_suite.envs import DefinitionError, Violation, check_definition
+from gym_suite.envs.definition import NUMPY, SCALAR
 
 try:
     import jax
@@ -132,12 +133,12 @@ class TupleState(Coin):
 
 class JaxRewardDiffers(Coin):
     def reward(self, state, action, next_state, params, ops):
-        return super().reward(state, action, next_state, params, ops) + (0.5 if ops.name == "jax" else 0.0)
+        return super().reward(state, action, next_state, params, ops) + (0.5 if ops not in (SCALAR, NUMPY) else 0.0)
 
 
 class ScalarRewardDiffers(Coin):
     def reward(self, state, action, next_state, params, ops):
-        return super().reward(state, action, next_state, params, ops) + (0.5 if ops.name == "scalar" else 0.0)
+        return super().reward(state, action, next_state, params, ops) + (0.5 if ops is SCALAR else 0.0)
 
 
 class SharedObservation(Coin):

@@ -17,9 +17,9 @@ from gymnasium.error import ResetNeeded
 
 import gym_suite
 from gym_suite._registry import Spec
+from gym_suite.envs._shells import env_classes
 from gym_suite.envs.checks import check_int
 from gym_suite.envs.definition import NUMPY, SCALAR, Definition
-from gym_suite.envs._shells import env_classes
 
 
 @dataclasses.dataclass(frozen=True)
@@ -334,3 +334,83 @@ def test_one_hot_is_the_same_on_every_backend(n):
 
     np.testing.assert_array_equal(np.asarray(jax.jit(lambda a: jax_ops().one_hot(a, n))(index)), eye[index].T)
     np.testing.assert_array_equal(np.asarray(jax.vmap(lambda a: jax_ops().one_hot(a, n))(index)), eye[index])
+
+
+def _backends():
+    """``(name, ops, run)``: ``run(fn, *arrays)`` calls ``fn`` on each backend's kind of value:
+    Python numbers row by row, numpy arrays, JAX arrays under ``vmap`` and ``jit``."""
+    out = [
+        ("scalar", SCALAR, lambda fn, *xs: np.array([fn(*(x.item(i) for x in xs)) for i in range(xs[0].size)])),
+        ("numpy", NUMPY, lambda fn, *xs: np.asarray(fn(*xs))),
+    ]
+    try:
+        import jax
+    except ImportError:  # the oldest-versions run has no JAX
+        return out
+    from gym_suite.envs.definition import jax_ops
+
+    out.append(("jax", jax_ops(), lambda fn, *xs: np.asarray(jax.jit(jax.vmap(fn))(*xs))))
+    return out
+
+
+def test_every_backend_implements_exactly_the_ops_protocol():
+    """SCALAR, NUMPY and jax_ops() each have every function of ``Ops``, documented there, and no
+    other public attribute (nothing a rule could ask its backend by, such as a name)."""
+    from gym_suite.envs.definition import Ops
+
+    members = {name for name in vars(Ops) if not name.startswith("_")}
+    assert {"where", "product", "lookup", "column", "take_columns", "copy"} <= members
+    for name in members:
+        assert (getattr(Ops, name).__doc__ or "").strip(), f"Ops.{name} has no docstring"
+    for _, ops, _ in _backends():
+        assert {name for name in dir(ops) if not name.startswith("_")} == members, ops
+        assert not hasattr(ops, "name")
+
+
+@pytest.mark.parametrize("hypertension", [0.0, 0.3, 2.5, 40.0])
+def test_product_is_the_same_on_every_backend(hypertension):
+    """``ops.product(fn, constants, *args)``: the product of ``fn(c, *args)`` in the constants' order,
+    equal on every backend to a relative 1e-12 in float64 (heartpole-v1's night hazard is one)."""
+    from gym_suite.envs.heartpole_env import NIGHT_DECAYS, no_attack_after
+
+    h = np.array([hypertension, hypertension * 0.5, 0.0, 1.0 + hypertension])
+    want = np.array([math.prod(1.0 - 0.3 / (1.0 + math.exp(6.0 - x * d)) for d in NIGHT_DECAYS) for x in h])
+    for name, ops, run in _backends():
+        got = run(lambda x, ops=ops: ops.product(no_attack_after, NIGHT_DECAYS, x, 0.3, ops), h)
+        rtol = 1e-12 if got.dtype == np.float64 else 1e-6  # JAX without x64 computes in float32
+        np.testing.assert_allclose(got, want, rtol=rtol, err_msg=name)
+    # the order is the constants' (not a tree): the same bits as a loop on Python floats and numpy
+    loop = [math.prod([x * c for c in (0.1, 3.0, 7.0)]) for x in h]
+    assert SCALAR.product(lambda c, x: x * c, (0.1, 3.0, 7.0), h[0]) == loop[0]
+    np.testing.assert_array_equal(NUMPY.product(lambda c, x: x * c, (0.1, 3.0, 7.0), h), loop)
+
+
+def test_lookup_column_take_columns_and_copy_say_what_each_backend_returns():
+    """The functions where the backends differ, so that no rule asks which one it runs on."""
+    names = ("do_nothing", "drink_coffee", "drink_beer", "sleep")
+    assert SCALAR.lookup(names, 2) == "drink_beer"
+    got = NUMPY.lookup(names, np.array([3, 0, 3]))
+    assert got.dtype == object and got.tolist() == ["sleep", "do_nothing", "sleep"]
+    observation = np.arange(12, dtype=np.float32).reshape(3, 4)
+    assert SCALAR.column(observation[1], 2) == 6.0
+    np.testing.assert_array_equal(NUMPY.column(observation, 2), [2.0, 6.0, 10.0])
+    table = np.arange(12).reshape(2, 6)  # (fields, rows)
+    assert SCALAR.take_columns(table, 4) == [4, 10] and all(type(v) is int for v in SCALAR.take_columns(table, 4))
+    kept = SCALAR.take_columns(table, 4, keepdims=True)
+    assert kept.shape == (2, 1) and not np.shares_memory(kept, table)
+    np.testing.assert_array_equal(NUMPY.take_columns(table, np.array([4, 0])), [[4, 0], [10, 6]])
+    assert NUMPY.take_columns(table, np.array([4, 0]), keepdims=True).shape == (2, 2, 1)
+    vector = np.ones(3)
+    for ops in (SCALAR, NUMPY):
+        copied = ops.copy(vector)
+        assert not np.shares_memory(copied, vector) and copied.tolist() == [1.0, 1.0, 1.0]
+    assert SCALAR.copy(1.5) == 1.5
+    jax = pytest.importorskip("jax")
+    from gym_suite.envs.definition import jax_ops
+
+    ops = jax_ops()
+    index = jax.numpy.array([3, 0])
+    np.testing.assert_array_equal(np.asarray(jax.jit(lambda i: ops.lookup(names, i))(index)), [3, 0])  # no strings
+    np.testing.assert_array_equal(np.asarray(ops.column(jax.numpy.asarray(observation), 2)), [2.0, 6.0, 10.0])
+    taken = jax.vmap(lambda i: ops.take_columns(jax.numpy.asarray(table), i, keepdims=True))(index)
+    np.testing.assert_array_equal(np.asarray(taken), np.stack([table[:, 3:4], table[:, 0:1]]))  # (2, fields, 1)

@@ -200,6 +200,29 @@ def test_api_reference_is_built_from_the_docstrings(site):
     envs = (site / "reference" / "envs" / "index.html").read_text(encoding="utf-8")
     for name in ("check_definition", "Violation", "DefinitionError"):
         assert f'id="gym_suite.envs.{name}"' in envs, f"gym_suite.envs.{name} is missing from the API reference"
+    # the contract a contributor programs against: every Ops function, every rule, every check
+    import inspect
+
+    from gym_suite.envs import checks, definition
+
+    pages = {
+        "ops": [f"Ops.{name}" for name in vars(definition.Ops) if not name.startswith("_")],
+        "definition": [f"Definition.{name}" for name in vars(definition.Definition) if not name.startswith("_")],
+        "checks": [
+            name
+            for name, value in vars(checks).items()
+            if not name.startswith("_")
+            and (inspect.isfunction(value) or inspect.isclass(value))
+            and value.__module__ == checks.__name__
+        ],
+    }
+    for page, names in pages.items():
+        text = (site / "reference" / page / "index.html").read_text(encoding="utf-8")
+        module = "checks" if page == "checks" else "definition"
+        for name in names:
+            assert f'id="gym_suite.envs.{module}.{name}"' in text, f"{name} is missing from reference/{page}"
+    ops = (site / "reference" / "ops" / "index.html").read_text(encoding="utf-8")
+    assert "The product of" in ops  # with its docstring
 
 
 # --------------------------------------------------------------------------------------------

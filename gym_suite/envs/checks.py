@@ -57,6 +57,7 @@ def shown_path(path: str) -> str:
 
 
 def check_render_mode(owner: str, render_mode: str | None, render_modes: Collection[str]) -> str | None:
+    """``render_mode``: ``None`` or one of ``render_modes`` (``ValueError`` naming them otherwise)."""
     if render_mode is not None and render_mode not in render_modes:
         raise ValueError(
             f"{owner}: render_mode={shown(render_mode)} is not supported; choose one of {list(render_modes)} or None"
@@ -146,6 +147,8 @@ def check_env_kwargs(prefix: str, env_kwargs: object, allow_none: bool = False) 
 
 
 def check_options(owner: str, options: object, allowed: Collection[str] = ()) -> None:
+    """``reset``'s ``options``: ``None`` or a dict whose keys are among ``allowed`` (``TypeError`` for
+    another kind, ``ValueError`` naming the unknown keys and the allowed ones)."""
     if options is None:
         return
     if not isinstance(options, Mapping):

@@ -1,4 +1,4 @@
-"""What an environment definition is, and the array namespaces its rules run on.
+"""What an environment definition is, and the operations its rules run on.
 
 A definition is one environment written once, as pure functions in the vocabulary of
 Gymnasium's functional environments (``gymnasium.experimental.functional.FuncEnv``):
@@ -24,25 +24,25 @@ rows for a batch, ``jax`` arrays under ``jit``. Randomness comes in as ``u``: ``
 uniforms on [0, 1) for ``initial`` and ``step_draws`` for ``transition`` (a sequence of floats,
 or one array per draw for a batch), so every backend runs the same rules on the same draws.
 
-``ops`` is the namespace of the few functions that are not operators (``exp``, ``where``, ...):
-:data:`SCALAR` for Python floats (scalar speed), :data:`NUMPY` for numpy arrays (the native
-vector env) and :func:`jax_ops` for ``jax.numpy`` under ``jit`` (imported only when asked for).
-A rule that branches on data calls ``ops.where``; a branch on a parameter is an ordinary ``if``
-(parameters are static configuration). ``ops.first(test, candidates, default)`` picks the first
-of several candidates that passes a test: a loop that stops at it on Python floats, on numpy
-arrays a block of candidates at once, under JAX every candidate at once. ``ops.one_hot(index,
-n)`` gives ``n`` floats, 1.0 at ``index`` (per row for arrays): arithmetic with them is exact
-and, on arrays, cheaper than with flags.
+``ops`` (an :class:`Ops`) holds the few functions that are not Python operators (``exp``,
+``where``, ...), with one implementation per backend: :data:`SCALAR` for Python floats (scalar
+speed), :data:`NUMPY` for numpy arrays (the native vector env) and :func:`jax_ops` for
+``jax.numpy`` under ``jit`` (imported only when asked for). A rule never asks which backend it
+runs on: where the backends differ (a name, a column, a copy), an ``ops`` function says what to
+do on each. A rule that branches on data calls :meth:`Ops.where`; a branch on a parameter is an
+ordinary ``if`` (parameters are static configuration).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import math
+import operator
 from collections.abc import Callable, Mapping, Sequence
-from types import MappingProxyType, ModuleType, SimpleNamespace
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeAlias, TypeVar
+from types import MappingProxyType, ModuleType
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeAlias, TypeVar, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -65,13 +65,136 @@ _T = TypeVar("_T")
 Array: TypeAlias = Any
 #: A float64 numpy array (the numpy namespace's results).
 FloatArray: TypeAlias = "npt.NDArray[np.float64]"
-#: ``first(test, candidates, default)``: see :data:`SCALAR` and :func:`_array_first`.
-First: TypeAlias = Callable[[Callable[..., Any], Sequence[Any], Sequence[Any]], tuple[Any, ...]]
 
-#: Small batches stack the arguments of :func:`_numpy_sigmoids` into one array (fewer numpy
+#: Small batches stack the arguments of :meth:`Ops.sigmoids` into one array (fewer numpy
 #: calls); above this many bytes the stacked temporaries cost more in page faults than the calls
 #: they save (glibc serves blocks of 128 KiB and more with fresh pages).
 STACK_BYTES = 64 * 1024
+
+
+class Ops(Protocol):
+    """The functions a definition's rules call besides Python's operators: the contract of every backend.
+
+    A rule is written once against these functions and runs unchanged on :data:`SCALAR` (Python
+    numbers: one environment), :data:`NUMPY` (numpy arrays over the rows of a batch: the native
+    vector env) and :func:`jax_ops` (``jax.numpy`` arrays, traceable under ``jit`` and ``vmap``).
+    "Array" below means a value of the backend: a Python number on ``SCALAR``, a numpy array (or
+    number) on ``NUMPY``, a ``jax`` array on JAX. Elementwise functions broadcast as numpy does.
+    ``mypy --strict`` checks the rules against this protocol, and each backend's class against it
+    (a backend is a class with every one of these functions, usually static).
+    """
+
+    # Elementwise -----------------------------------------------------------------------------
+
+    def exp(self, x: Array) -> Array:
+        """``e ** x``, elementwise."""
+        ...
+
+    def sqrt(self, x: Array) -> Array:
+        """The square root of ``x >= 0``, elementwise."""
+        ...
+
+    def abs(self, x: Array) -> Array:
+        """``|x|``, elementwise."""
+        ...
+
+    def minimum(self, a: Array, b: Array) -> Array:
+        """The smaller of ``a`` and ``b``, elementwise."""
+        ...
+
+    def maximum(self, a: Array, b: Array) -> Array:
+        """The larger of ``a`` and ``b``, elementwise."""
+        ...
+
+    def where(self, condition: Array, if_true: Array, if_false: Array) -> Array:
+        """``if_true`` where ``condition`` holds, else ``if_false``, elementwise: the rules'
+        ``if`` on data (a Python ``if`` on a batch or a traced value fails)."""
+        ...
+
+    def floor_int(self, x: Array) -> Array:
+        """``floor(x)`` as an integer: a Python ``int``, an int64 array, a JAX int array."""
+        ...
+
+    def sigmoid(self, x: Array) -> Array:
+        """``1 / (1 + exp(-x))``, computed as ``0.5 + 0.5 * tanh(x / 2)``: it never overflows."""
+        ...
+
+    def sigmoids(self, *xs: Array) -> Array:
+        """The sigmoids of several quantities at once (``[sigmoid(x) for x in xs]``, in fewer
+        calls on numpy); unpack the result: ``a, b = ops.sigmoids(x, y)``."""
+        ...
+
+    def one_hot(self, index: Array, n: int) -> Array:
+        """``n`` floats, 1.0 at ``index`` and 0.0 elsewhere (per row for arrays); unpack the
+        result. Arithmetic with them is exact, and on arrays cheaper than with flags."""
+        ...
+
+    # Over several values -------------------------------------------------------------------------
+
+    def product(self, fn: Callable[..., Array], constants: tuple[float, ...], *args: Array) -> Array:
+        """The product of ``fn(c, *args)`` over the ``constants`` ``c``, multiplied in their order.
+
+        On arrays ``fn`` runs once, with ``c`` a column of the constants broadcast against the
+        first of ``args`` (a new leading axis); on Python numbers once per constant. ``fn`` uses
+        only operators and ``ops`` functions (pass ``ops`` in ``args``). For example the chance
+        of no event among several independent ones, each with its own probability.
+        """
+        ...
+
+    def first(self, test: Callable[..., Any], candidates: Sequence[Any], default: Sequence[Any]) -> tuple[Array, ...]:
+        """The first of several candidates that passes ``test``, else ``default``.
+
+        ``candidates`` is one sequence per quantity (a candidate is one value of each),
+        ``test(*quantities)`` says whether a candidate passes (elementwise), ``default`` gives a
+        value per quantity. On Python numbers a loop that stops at the first pass; on numpy a
+        block of candidates at a time; under JAX every candidate at once.
+        """
+        ...
+
+    def only_where(self, mask: Array, fn: Callable[..., Array], x: Array, *shared: Any) -> Array:
+        """``fn(x, *shared)`` where ``mask`` holds, 0.0 elsewhere: on numpy ``fn`` runs on the rows
+        of ``mask`` alone (``x`` is an array over the rows, ``shared`` the same for every row)."""
+        ...
+
+    # Tables and vectors ------------------------------------------------------------------------
+
+    def take(self, table: Any, index: Array) -> Array:
+        """``table[index]`` of a 1-D numeric table of the parameters (a numpy array; a JAX array
+        under JAX): a Python number on ``SCALAR``, an array of them for an array of indices."""
+        ...
+
+    def take_columns(self, table: Any, index: Array, keepdims: bool = False) -> Array:
+        """Column ``index`` of a 2-D numeric table ``(fields, rows)`` of the parameters: one value
+        per field, fresh. Python numbers on ``SCALAR``; arrays over the batch's rows otherwise.
+        ``keepdims=True`` keeps a last axis of length 1 (each value an array of shape ``(1,)``
+        for one environment, ``(N, 1)`` for a batch)."""
+        ...
+
+    def lookup(self, names: tuple[Any, ...], index: Array) -> Any:
+        """``names[index]`` of a tuple of Python objects (e.g. the actions' names, for ``info``):
+        the object on ``SCALAR``, an object array of them on numpy; under JAX, whose arrays hold
+        no strings, ``index`` itself."""
+        ...
+
+    def column(self, x: Any, i: int) -> Array:
+        """Item ``i`` of the last axis: ``x[i]`` of one environment's vector (e.g. an
+        observation), ``x[..., i]`` of a batch's ``(N, k)`` array."""
+        ...
+
+    def vector(self, items: Sequence[Array], dtype: Any) -> Array:
+        """The quantities ``items`` as one vector of ``dtype`` on the last axis, fresh: shape
+        ``(len(items),)`` for one environment, ``(N, len(items))`` for a batch (an observation)."""
+        ...
+
+    def copy(self, x: Array) -> Array:
+        """``x`` in memory of its own (an observation must not share memory with the state);
+        Python numbers and JAX arrays, which never change, as they are."""
+        ...
+
+
+# --------------------------------------------------------------------------------------------
+# Python numbers
+# --------------------------------------------------------------------------------------------
 
 
 def _scalar_where(condition: object, if_true: _T, if_false: _T) -> _T:
@@ -94,6 +217,11 @@ def _scalar_sigmoids(*xs: float, tanh: Callable[[float], float] = math.tanh) -> 
     return [0.5 + 0.5 * tanh(0.5 * x) for x in xs]
 
 
+def _scalar_product(fn: Callable[..., float], constants: tuple[float, ...], *args: Any) -> float:
+    # from the first to the last, as a loop; map with repeat calls fn without building its arguments
+    return math.prod(map(fn, constants, *map(itertools.repeat, args)))
+
+
 def _scalar_only_where(mask: object, fn: Callable[..., float], x: float, *shared: Any) -> float:
     return fn(x, *shared) if mask else 0.0
 
@@ -103,6 +231,12 @@ def _scalar_take(array: npt.NDArray[Any], index: Any) -> Any:
         return array.item(index)  # the Python number of array[index], in one call
     value = array[index]
     return value.item() if isinstance(value, np.generic) else value
+
+
+def _scalar_take_columns(table: npt.NDArray[Any], index: int, keepdims: bool = False) -> Any:
+    if keepdims:
+        return table[:, index : index + 1].copy()  # (fields, 1): a fresh (1,) array per field
+    return table[:, index].tolist()
 
 
 @functools.cache
@@ -115,18 +249,6 @@ def _scalar_one_hot(index: int, n: int) -> tuple[float, ...]:
     return _one_hots(n)[index]
 
 
-@functools.cache
-def _arange_column(n: int, ndim: int) -> npt.NDArray[np.int64]:
-    column = np.arange(n).reshape((n,) + (1,) * ndim)
-    column.flags.writeable = False
-    return column
-
-
-def _numpy_one_hot(index: npt.NDArray[np.integer[Any]], n: int) -> FloatArray:
-    rows: npt.NDArray[np.bool_] = index == _arange_column(n, np.ndim(index))  # (n, *index.shape)
-    return rows.astype(np.float64)
-
-
 def _scalar_first(
     test: Callable[..., object], candidates: Sequence[Sequence[float]], default: Sequence[float]
 ) -> tuple[float, ...]:
@@ -137,7 +259,74 @@ def _scalar_first(
     return tuple(default)
 
 
-def _array_first(xp: ModuleType) -> First:
+def _scalar_copy(x: _T) -> _T:
+    return x.copy() if x.__class__ is np.ndarray else x  # type: ignore[attr-defined]
+
+
+class ScalarOps:
+    """:class:`Ops` on Python numbers (one environment, at full scalar speed): :data:`SCALAR`."""
+
+    __slots__ = ()
+    exp = staticmethod(math.exp)
+    sqrt = staticmethod(math.sqrt)
+    abs = staticmethod(abs)
+    minimum = staticmethod(_scalar_minimum)
+    maximum = staticmethod(_scalar_maximum)
+    where = staticmethod(_scalar_where)
+    floor_int = staticmethod(math.floor)
+    sigmoid = staticmethod(_scalar_sigmoid)
+    sigmoids = staticmethod(_scalar_sigmoids)
+    one_hot = staticmethod(_scalar_one_hot)
+    product = staticmethod(_scalar_product)
+    first = staticmethod(_scalar_first)
+    only_where = staticmethod(_scalar_only_where)
+    take = staticmethod(_scalar_take)
+    take_columns = staticmethod(_scalar_take_columns)
+    lookup = staticmethod(cast("Callable[[Any, Any], Any]", operator.getitem))  # names[index]
+    column = staticmethod(cast("Callable[[Any, int], Any]", operator.getitem))  # x[i]
+    vector = staticmethod(cast("Callable[[Sequence[Array], Any], Array]", np.array))  # one C call
+    copy = staticmethod(_scalar_copy)
+
+    def __repr__(self) -> str:
+        return "SCALAR"
+
+
+# --------------------------------------------------------------------------------------------
+# numpy arrays
+# --------------------------------------------------------------------------------------------
+
+
+@functools.cache
+def _arange_column(n: int, ndim: int) -> npt.NDArray[np.int64]:
+    column = np.arange(n).reshape((n,) + (1,) * ndim)
+    column.flags.writeable = False
+    return column
+
+
+@functools.cache
+def _constant_column(constants: tuple[float, ...], ndim: int) -> FloatArray:
+    """``constants`` as a float64 array of shape ``(k, 1, ...)``: a new leading axis for ``ndim`` axes."""
+    column = np.array(constants, dtype=np.float64).reshape((len(constants),) + (1,) * ndim)
+    column.flags.writeable = False
+    return column
+
+
+@functools.cache
+def _object_table(names: tuple[Any, ...]) -> npt.NDArray[np.object_]:
+    table = np.empty(len(names), dtype=object)
+    table[:] = names
+    table.flags.writeable = False
+    return table
+
+
+def _numpy_one_hot(index: npt.NDArray[np.integer[Any]], n: int) -> FloatArray:
+    rows: npt.NDArray[np.bool_] = index == _arange_column(n, np.ndim(index))  # (n, *index.shape)
+    return rows.astype(np.float64)
+
+
+def _array_first(
+    xp: ModuleType,
+) -> Callable[[Callable[..., Any], Sequence[Any], Sequence[Any]], tuple[Any, ...]]:
     """``first`` on the arrays of ``xp`` (numpy or ``jax.numpy``): every candidate tested at once."""
 
     def first(test: Callable[..., Any], candidates: Sequence[Any], default: Sequence[Any]) -> tuple[Any, ...]:
@@ -233,82 +422,161 @@ def _numpy_vector(items: Sequence[npt.ArrayLike], dtype: npt.DTypeLike) -> npt.N
     return np.array(items, dtype=dtype).T  # (num_envs, len(items)), fresh memory
 
 
-#: Python floats, ints and bools: one environment at full scalar speed.
-SCALAR = SimpleNamespace(
-    name="scalar",
-    exp=math.exp,
-    sqrt=math.sqrt,
-    abs=abs,
-    minimum=_scalar_minimum,
-    maximum=_scalar_maximum,
-    where=_scalar_where,
-    sigmoid=_scalar_sigmoid,
-    sigmoids=_scalar_sigmoids,
-    only_where=_scalar_only_where,
-    first=_scalar_first,
-    vector=np.array,  # np.array(items, dtype): one C call
-    floor_int=math.floor,
-    take=_scalar_take,
-    take_columns=lambda array, index: array[:, index],
-    one_hot=_scalar_one_hot,
-    copy=lambda x: x,
-)
+def _numpy_product(fn: Callable[..., FloatArray], constants: tuple[float, ...], *args: Any) -> Any:
+    column = _constant_column(constants, np.ndim(args[0]) if args else 0)
+    return np.multiply.reduce(fn(column, *args), axis=0)  # over the leading axis: in its order, per element
 
+
+def _numpy_take_columns(table: npt.NDArray[Any], index: Any, keepdims: bool = False) -> npt.NDArray[Any]:
+    columns: npt.NDArray[Any] = table.take(index, axis=1)  # fresh: (fields, N); a fast path of table[:, index]
+    return columns[..., None] if keepdims else columns
+
+
+class NumpyOps:
+    """:class:`Ops` on numpy arrays over the rows of a batch (the native vector env): :data:`NUMPY`."""
+
+    __slots__ = ()
+    exp = staticmethod(np.exp)
+    sqrt = staticmethod(np.sqrt)
+    abs = staticmethod(np.abs)
+    minimum = staticmethod(np.minimum)
+    maximum = staticmethod(np.maximum)
+    where = staticmethod(np.where)
+
+    @staticmethod
+    def floor_int(x: Array) -> Array:
+        return np.floor(x).astype(np.int64)
+
+    sigmoid = staticmethod(_numpy_sigmoid)
+    sigmoids = staticmethod(_numpy_sigmoids)
+    one_hot = staticmethod(_numpy_one_hot)
+    product = staticmethod(_numpy_product)
+    first = staticmethod(_numpy_first)
+    only_where = staticmethod(_numpy_only_where)
+
+    @staticmethod
+    def take(table: Any, index: Array) -> Array:
+        return table[index]
+
+    take_columns = staticmethod(_numpy_take_columns)
+
+    @staticmethod
+    def lookup(names: tuple[Any, ...], index: Array) -> Any:
+        return _object_table(names).take(index)
+
+    @staticmethod
+    def column(x: Any, i: int) -> Array:
+        return x[..., i]
+
+    vector = staticmethod(_numpy_vector)
+
+    @staticmethod
+    def copy(x: Array) -> Array:
+        return np.array(x)
+
+    def __repr__(self) -> str:
+        return "NUMPY"
+
+
+#: Python numbers: one environment at full scalar speed.
+SCALAR: Ops = ScalarOps()
 #: numpy arrays over the rows of a batch (elementwise).
-NUMPY = SimpleNamespace(
-    name="numpy",
-    exp=np.exp,
-    sqrt=np.sqrt,
-    abs=np.abs,
-    minimum=np.minimum,
-    maximum=np.maximum,
-    where=np.where,
-    sigmoid=_numpy_sigmoid,
-    sigmoids=_numpy_sigmoids,
-    only_where=_numpy_only_where,
-    first=_numpy_first,
-    vector=_numpy_vector,
-    floor_int=lambda x: np.floor(x).astype(np.int64),
-    take=lambda array, index: array[index],
-    take_columns=lambda array, index: array.take(index, axis=1),  # a fast path of array[:, index]
-    one_hot=_numpy_one_hot,
-    copy=np.array,
-)
-
-_JAX_OPS: SimpleNamespace | None = None
+NUMPY: Ops = NumpyOps()
 
 
-def jax_ops() -> SimpleNamespace:
-    """The namespace for ``jax.numpy`` (traceable under ``jit`` and ``vmap``); imports JAX."""
+# --------------------------------------------------------------------------------------------
+# jax.numpy (imported when first asked for)
+# --------------------------------------------------------------------------------------------
+
+_JAX_OPS: Ops | None = None
+
+
+def jax_ops() -> Ops:
+    """The :class:`Ops` of ``jax.numpy`` (traceable under ``jit`` and ``vmap``); imports JAX."""
     global _JAX_OPS
     if _JAX_OPS is None:
-        import jax.numpy as jnp
-
-        def sigmoid(x: jax.Array) -> jax.Array:
-            return 0.5 + 0.5 * jnp.tanh(0.5 * x)
-
-        _JAX_OPS = SimpleNamespace(
-            name="jax",
-            exp=jnp.exp,
-            sqrt=jnp.sqrt,
-            abs=jnp.abs,
-            minimum=jnp.minimum,
-            maximum=jnp.maximum,
-            where=jnp.where,
-            sigmoid=sigmoid,
-            sigmoids=lambda *xs: [sigmoid(x) for x in xs],
-            only_where=lambda mask, fn, x, *shared: jnp.where(mask, fn(x, *shared), 0.0),
-            first=_array_first(jnp),
-            vector=lambda items, dtype: jnp.stack([jnp.asarray(i) for i in items], axis=-1).astype(dtype),
-            floor_int=lambda x: jnp.floor(x).astype(int),  # int32, or int64 under x64
-            take=lambda array, index: jnp.asarray(array)[index],
-            take_columns=lambda array, index: jnp.asarray(array)[:, index],
-            one_hot=lambda index, n: (
-                jnp.asarray(index) == jnp.arange(n).reshape((n,) + (1,) * jnp.ndim(index))
-            ).astype(jnp.result_type(float)),
-            copy=lambda x: x,
-        )
+        _JAX_OPS = _make_jax_ops()
     return _JAX_OPS
+
+
+def _make_jax_ops() -> Ops:
+    import jax.numpy as jnp
+
+    def sigmoid(x: jax.Array) -> jax.Array:
+        return 0.5 + 0.5 * jnp.tanh(0.5 * x)
+
+    class JaxOps:
+        """:class:`Ops` on ``jax.numpy`` arrays (traceable under ``jit`` and ``vmap``): :func:`jax_ops`."""
+
+        __slots__ = ()
+        exp = staticmethod(jnp.exp)
+        sqrt = staticmethod(jnp.sqrt)
+        abs = staticmethod(jnp.abs)
+        minimum = staticmethod(jnp.minimum)
+        maximum = staticmethod(jnp.maximum)
+
+        @staticmethod
+        def where(condition: Array, if_true: Array, if_false: Array) -> Array:
+            return jnp.where(condition, if_true, if_false)
+
+        @staticmethod
+        def floor_int(x: Array) -> Array:
+            return jnp.floor(x).astype(int)  # int32, or int64 under x64
+
+        @staticmethod
+        def sigmoid(x: Array) -> Array:
+            return sigmoid(x)
+
+        @staticmethod
+        def sigmoids(*xs: Array) -> list[Array]:
+            return [sigmoid(x) for x in xs]
+
+        @staticmethod
+        def one_hot(index: Array, n: int) -> Array:
+            column = jnp.arange(n).reshape((n,) + (1,) * jnp.ndim(index))
+            return (jnp.asarray(index) == column).astype(jnp.result_type(float))
+
+        @staticmethod
+        def product(fn: Callable[..., Array], constants: tuple[float, ...], *args: Array) -> Array:
+            ndim = jnp.ndim(args[0]) if args else 0
+            values = fn(jnp.asarray(constants).reshape((len(constants),) + (1,) * ndim), *args)
+            return functools.reduce(operator.mul, [values[k] for k in range(len(constants))])  # in order
+
+        first = staticmethod(_array_first(jnp))
+
+        @staticmethod
+        def only_where(mask: Array, fn: Callable[..., Array], x: Array, *shared: Any) -> Array:
+            return jnp.where(mask, fn(x, *shared), 0.0)
+
+        @staticmethod
+        def take(table: Any, index: Array) -> Array:
+            return jnp.asarray(table)[index]
+
+        @staticmethod
+        def take_columns(table: Any, index: Array, keepdims: bool = False) -> Array:
+            columns = jnp.asarray(table)[:, index]
+            return columns[..., None] if keepdims else columns
+
+        @staticmethod
+        def lookup(names: tuple[Any, ...], index: Array) -> Any:
+            return index
+
+        @staticmethod
+        def column(x: Any, i: int) -> Array:
+            return x[..., i]
+
+        @staticmethod
+        def vector(items: Sequence[Array], dtype: Any) -> Array:
+            return jnp.stack([jnp.asarray(i) for i in items], axis=-1).astype(dtype)
+
+        @staticmethod
+        def copy(x: Array) -> Array:
+            return x
+
+        def __repr__(self) -> str:
+            return "jax_ops()"
+
+    return JaxOps()
 
 
 def replace_params(owner: str, base: ParamsT, arguments: dict[str, Any]) -> ParamsT:
@@ -321,27 +589,37 @@ class Definition(Generic[StateT, ParamsT]):
 
     Class attributes: ``name`` (the file's environment, e.g. ``"heartpole"``), ``State`` (the
     ``NamedTuple`` of quantities), ``start_draws`` and ``step_draws`` (uniforms per start and per
-    step; override :meth:`draws_at_start` where a start's count depends on the parameters), ``render_modes`` and ``human`` (``"ansi"``: human mode prints the text; ``"rgb"``: it
-    shows the picture in a pygame window), ``arguments`` (the parameters a user may set) and
-    ``env_attributes`` (extra attributes of the envs).
+    step; override :meth:`draws_at_start` where a start's count depends on the parameters),
+    ``render_modes`` and ``human`` (``"ansi"``: human mode prints the text; ``"rgb"``: it shows
+    the picture in a pygame window), ``arguments`` (the parameters a user may set) and
+    ``env_attributes`` (extra attributes of the envs). Every rule takes ``ops``, an :class:`Ops`:
+    it runs unchanged on Python numbers, numpy arrays and ``jax.numpy``.
     """
 
     name: ClassVar[str]
+    """The file's environment, e.g. ``"heartpole"``."""
     State: ClassVar[type]
+    """The ``NamedTuple`` of the state's quantities."""
     start_draws: ClassVar[int] = 0
+    """The uniforms on [0, 1) a start takes (see :meth:`draws_at_start`)."""
     step_draws: ClassVar[int] = 0
-    #: The parameters a user may set, in the order of the env's typed constructor.
+    """The uniforms on [0, 1) every step takes, whatever the action."""
     arguments: ClassVar[tuple[str, ...]] = ()
-    #: Attributes the env classes get besides the state's quantities and the parameters (a
-    #: constant, or a ``property`` of the env: ``env.state`` and ``env.params`` are there).
+    """The parameters a user may set, in the order of the env's typed constructor."""
     env_attributes: ClassVar[Mapping[str, Any]] = MappingProxyType({})
+    """Attributes the env classes get besides the state's quantities and the parameters (a
+    constant, or a ``property`` of the env: ``env.state`` and ``env.params`` are there)."""
     render_modes: ClassVar[tuple[str, ...]] = ("ansi", "human", "rgb_array")
+    """The render modes of the env."""
     render_fps: ClassVar[int] = 4
+    """Frames a second of human rendering."""
     human: ClassVar[str] = "ansi"
-    #: Whether ``terminal`` / ``truncation`` are the definition's own (set for every subclass:
-    #: the scalar shell skips the calls of the defaults, which never end an episode).
+    """What human mode shows: ``"ansi"`` prints the text, ``"rgb"`` shows the picture in a pygame window."""
     ends: ClassVar[bool] = False
+    """Whether ``terminal`` is the definition's own (set for every subclass: the scalar shell skips
+    the calls of the default, which never ends an episode)."""
     truncates: ClassVar[bool] = False
+    """Whether ``truncation`` is the definition's own (set for every subclass, as ``ends``)."""
 
     def __init_subclass__(cls, **kwargs: Any):
         super().__init_subclass__(**kwargs)
@@ -361,44 +639,57 @@ class Definition(Generic[StateT, ParamsT]):
         return self.start_draws
 
     def action_space(self, params: ParamsT) -> spaces.Space[Any]:
+        """The action space of one environment with these parameters."""
         raise NotImplementedError
 
     def observation_space(self, params: ParamsT) -> spaces.Space[Any]:
+        """The observation space of one environment with these parameters."""
         raise NotImplementedError
 
     # The rules --------------------------------------------------------------------------------
 
-    def initial(self, u: Sequence[Any], params: ParamsT, ops: SimpleNamespace) -> StateT:
+    def initial(self, u: Sequence[Any], params: ParamsT, ops: Ops) -> StateT:
+        """A fresh state from the start's ``draws_at_start(params)`` uniforms ``u`` on [0, 1)."""
         raise NotImplementedError
 
-    def transition(self, state: StateT, action: Any, u: Sequence[Any], params: ParamsT, ops: SimpleNamespace) -> StateT:
+    def transition(self, state: StateT, action: Any, u: Sequence[Any], params: ParamsT, ops: Ops) -> StateT:
+        """The state after ``action`` (as :meth:`check_action` returns it), from the step's ``step_draws`` uniforms
+        ``u``."""
         raise NotImplementedError
 
-    def observation(self, state: StateT, params: ParamsT, ops: SimpleNamespace) -> Any:
+    def observation(self, state: StateT, params: ParamsT, ops: Ops) -> Any:
+        """What the agent sees of ``state``, in memory of its own (:meth:`Ops.copy`, :meth:`Ops.vector`)."""
         raise NotImplementedError
 
-    def reward(self, state: StateT, action: Any, next_state: StateT, params: ParamsT, ops: SimpleNamespace) -> Any:
+    def reward(self, state: StateT, action: Any, next_state: StateT, params: ParamsT, ops: Ops) -> Any:
+        """The reward of the step from ``state`` to ``next_state``."""
         raise NotImplementedError
 
-    def terminal(self, state: StateT, params: ParamsT, ops: SimpleNamespace) -> Any:
+    def terminal(self, state: StateT, params: ParamsT, ops: Ops) -> Any:
+        """Whether the rules end the episode in ``state`` (default: never)."""
         return False
 
-    def truncation(self, state: StateT, params: ParamsT, ops: SimpleNamespace) -> Any:
+    def truncation(self, state: StateT, params: ParamsT, ops: Ops) -> Any:
+        """Whether the rules' own clock ends the episode in ``state`` (default: never; the step limit is the
+        registry's)."""
         return False
 
     def may_truncate(self, params: ParamsT) -> bool:
         """Whether ``truncation`` can ever hold with these parameters (the shells skip it if not)."""
         return self.truncates
 
-    def state_info(self, state: StateT, params: ParamsT, ops: SimpleNamespace) -> dict[str, Any]:
+    def state_info(self, state: StateT, params: ParamsT, ops: Ops) -> dict[str, Any]:
+        """The ``info`` of a start (default: empty)."""
         return {}
 
     def transition_info(
-        self, state: StateT, action: Any, next_state: StateT, params: ParamsT, ops: SimpleNamespace
+        self, state: StateT, action: Any, next_state: StateT, params: ParamsT, ops: Ops
     ) -> dict[str, Any]:
+        """The ``info`` of the step from ``state`` to ``next_state`` (default: empty)."""
         return {}
 
-    def heuristic(self, observation: Any, params: ParamsT, ops: SimpleNamespace) -> Any:
+    def heuristic(self, observation: Any, params: ParamsT, ops: Ops) -> Any:
+        """The documented simple policy: an action (a batch of them on arrays) for ``observation``."""
         raise NotImplementedError
 
     # Actions at the edge (what a caller may pass, in the form the rules take) -----------------
@@ -418,9 +709,11 @@ class Definition(Generic[StateT, ParamsT]):
     # Pictures (numpy, one state) ---------------------------------------------------------------
 
     def render_ansi(self, state: StateT, params: ParamsT) -> str:
+        """The text picture of one state (Python numbers)."""
         raise NotImplementedError
 
     def render_rgb(self, state: StateT, params: ParamsT) -> npt.NDArray[np.uint8]:
+        """The picture of one state (Python numbers): a ``uint8`` array of shape ``(H, W, 3)``."""
         raise NotImplementedError
 
 

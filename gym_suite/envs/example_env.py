@@ -89,14 +89,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 from gymnasium import spaces
 
 from gym_suite.envs.checks import check_int, shown
-from gym_suite.envs.definition import Array, Definition
+from gym_suite.envs.definition import Array, Definition, Ops
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -168,7 +167,7 @@ def start_position(draw: Array, lf_min: int, goal: int) -> Array:
 
 
 def walk_rules(
-    position: Array, action: Array, goal: int, lf_min: int, rt_max: int, ops: SimpleNamespace
+    position: Array, action: Array, goal: int, lf_min: int, rt_max: int, ops: Ops
 ) -> tuple[Array, Array, Array]:
     """One step of the walk, for ints or integer arrays: ``(new_position, reward, at_goal)``."""
     new_position = ops.minimum(ops.maximum(position + 2 * action - 1, lf_min), rt_max)
@@ -211,29 +210,27 @@ class Example(Definition[ExampleState, ExampleParams]):
     def observation_space(self, params: ExampleParams) -> spaces.Discrete[np.int64]:
         return spaces.Discrete(params.rt_max + 1)
 
-    def initial(self, u: Any, params: ExampleParams, ops: SimpleNamespace) -> ExampleState:
+    def initial(self, u: Any, params: ExampleParams, ops: Ops) -> ExampleState:
         # floor(u * n) for u in [0, 1); the minimum guards against a product rounded up to n
         draw = ops.minimum(ops.floor_int(u[0] * params.n_starts), params.n_starts - 1)
         return ExampleState(start_position(draw, params.lf_min, params.goal), NO_REWARD)
 
-    def transition(
-        self, state: ExampleState, action: Any, u: Any, params: ExampleParams, ops: SimpleNamespace
-    ) -> ExampleState:
+    def transition(self, state: ExampleState, action: Any, u: Any, params: ExampleParams, ops: Ops) -> ExampleState:
         position, reward, _ = walk_rules(state.position, action, params.goal, params.lf_min, params.rt_max, ops)
         return _new_state(ExampleState, (position, reward))  # ExampleState(...) without its argument checks
 
-    def observation(self, state: ExampleState, params: ExampleParams, ops: SimpleNamespace) -> Any:
+    def observation(self, state: ExampleState, params: ExampleParams, ops: Ops) -> Any:
         return ops.copy(state.position)
 
     def reward(
-        self, state: ExampleState, action: Any, next_state: ExampleState, params: ExampleParams, ops: SimpleNamespace
+        self, state: ExampleState, action: Any, next_state: ExampleState, params: ExampleParams, ops: Ops
     ) -> Any:
         return next_state.last_reward  # walk_rules' reward of the move from state to next_state
 
-    def terminal(self, state: ExampleState, params: ExampleParams, ops: SimpleNamespace) -> Any:
+    def terminal(self, state: ExampleState, params: ExampleParams, ops: Ops) -> Any:
         return state.position == params.goal
 
-    def state_info(self, state: ExampleState, params: ExampleParams, ops: SimpleNamespace) -> dict[str, Any]:
+    def state_info(self, state: ExampleState, params: ExampleParams, ops: Ops) -> dict[str, Any]:
         return {"dist": params.goal - state.position}
 
     def transition_info(
@@ -242,11 +239,11 @@ class Example(Definition[ExampleState, ExampleParams]):
         action: Any,
         next_state: ExampleState,
         params: ExampleParams,
-        ops: SimpleNamespace,
+        ops: Ops,
     ) -> dict[str, Any]:
         return {"dist": params.goal - next_state.position}
 
-    def heuristic(self, observation: Any, params: ExampleParams, ops: SimpleNamespace) -> Any:
+    def heuristic(self, observation: Any, params: ExampleParams, ops: Ops) -> Any:
         """Move toward the goal."""
         return ops.where(observation < params.goal, MOVE_RIGHT, MOVE_LEFT)
 

@@ -116,17 +116,16 @@ replays the same future.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite.envs.checks import ArgumentTypeError, check_number, shown
-from gym_suite.envs.definition import Definition
 from gym_suite.envs._draw import GLYPH_HEIGHT, LINE_HEIGHT, draw_text, draw_text_centred, draw_text_right
+from gym_suite.envs.checks import ArgumentTypeError, check_number, shown
+from gym_suite.envs.definition import Definition, Ops
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -201,9 +200,6 @@ never sleeping costs hundreds of thousands.
 
 DO_NOTHING, DRINK_COFFEE, DRINK_BEER, SLEEP = 0, 1, 2, 3
 ACTION_NAMES = ("do_nothing", "drink_coffee", "drink_beer", "sleep")  # the tutorial's function names
-ACTION_NAME_ARRAY = np.array(ACTION_NAMES, dtype=object)
-#: info["action"] of a batch: the names (an object array, as a SyncVectorEnv's); under JAX the index
-_action_names: dict[str, Callable[[Any], Any]] = {"numpy": ACTION_NAME_ARRAY.take, "jax": lambda action: action}
 STATE_NAMES = ("alertness", "hypertension", "intoxication", "time_since_slept", "time_elapsed", "work_done")
 
 COFFEE_ALERTNESS = 1.0  # drink_coffee: alertness += U(0, 1)
@@ -297,16 +293,22 @@ class HeartPoleState(NamedTuple):
 # --------------------------------------------------------------------------------------------
 
 
-def night_attack_probability(hypertension: Any, heart_attack_proclivity: float, ops: SimpleNamespace) -> Any:
+def night_attack_probability(hypertension: Any, heart_attack_proclivity: float, ops: Ops) -> Any:
     """The chance of at least one heart attack over the 16 half-hours of a night (v1's hazard).
 
     At the end of night half-hour ``h`` hypertension is ``hypertension * 0.97^h`` and the chance
     is ``proclivity * sigmoid(hypertension * 0.97^h - 6)``, as at the end of a half-hour of work.
     """
-    survival = 1.0
-    for risk in ops.sigmoids(*[hypertension * decay - HEART_ATTACK_HYPERTENSION for decay in NIGHT_DECAYS]):
-        survival = survival * (1.0 - heart_attack_proclivity * risk)
-    return 1.0 - survival
+    return 1.0 - ops.product(no_attack_after, NIGHT_DECAYS, hypertension, heart_attack_proclivity, ops)
+
+
+def no_attack_after(decay: Any, hypertension: Any, heart_attack_proclivity: float, ops: Ops) -> Any:
+    """The chance of no heart attack at the end of a half-hour that left ``hypertension * decay``:
+    ``1 - proclivity * sigmoid(hypertension * decay - 6)``, written ``1 - proclivity / (1 +
+    exp(6 - hypertension * decay))`` (one exponential, on arrays cheaper than a tanh; it never
+    overflows, hypertension being >= 0).
+    """
+    return 1.0 - heart_attack_proclivity / (1.0 + ops.exp(HEART_ATTACK_HYPERTENSION - hypertension * decay))
 
 
 class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
@@ -344,11 +346,11 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
             dtype=np.float32,
         )
 
-    def initial(self, u: Any, params: HeartPoleParams, ops: SimpleNamespace) -> HeartPoleState:
+    def initial(self, u: Any, params: HeartPoleParams, ops: Ops) -> HeartPoleState:
         return HeartPoleState(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1, False, 0.0, 0.0)
 
     def transition(
-        self, state: HeartPoleState, action: Any, u: Any, params: HeartPoleParams, ops: SimpleNamespace
+        self, state: HeartPoleState, action: Any, u: Any, params: HeartPoleParams, ops: Ops
     ) -> HeartPoleState:
         """The action, a half-hour of work, the heart-attack draw."""
         alertness, hypertension, intoxication, time_since_slept, time_elapsed, work_done, _, _, _, _ = state
@@ -416,7 +418,7 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
             ),
         )
 
-    def observation(self, state: HeartPoleState, params: HeartPoleParams, ops: SimpleNamespace) -> Any:
+    def observation(self, state: HeartPoleState, params: HeartPoleParams, ops: Ops) -> Any:
         return ops.vector(state[:6], np.float32)
 
     def reward(
@@ -425,7 +427,7 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
         action: Any,
         next_state: HeartPoleState,
         params: HeartPoleParams,
-        ops: SimpleNamespace,
+        ops: Ops,
     ) -> Any:
         if params.reward_work:
             reward = next_state.productivity
@@ -436,7 +438,7 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
             return reward - HEART_ATTACK_PENALTY * next_state.heart_attack_probability
         return reward - HEART_ATTACK_PENALTY * next_state.heart_attack
 
-    def truncation(self, state: HeartPoleState, params: HeartPoleParams, ops: SimpleNamespace) -> Any:
+    def truncation(self, state: HeartPoleState, params: HeartPoleParams, ops: Ops) -> Any:
         return state.time_elapsed >= params.time_horizon
 
     def may_truncate(self, params: HeartPoleParams) -> bool:
@@ -448,16 +450,16 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
         action: Any,
         next_state: HeartPoleState,
         params: HeartPoleParams,
-        ops: SimpleNamespace,
+        ops: Ops,
     ) -> dict[str, Any]:
         return {
             "heart_attack": next_state.heart_attack,
             "heart_attack_probability": next_state.heart_attack_probability,
             "productivity": next_state.productivity,
-            "action": ACTION_NAMES[action] if ops.name == "scalar" else _action_names[ops.name](action),
+            "action": ops.lookup(ACTION_NAMES, action),  # the name (under JAX, which has no strings: the index)
         }
 
-    def heuristic(self, observation: Any, params: HeartPoleParams, ops: SimpleNamespace) -> Any:
+    def heuristic(self, observation: Any, params: HeartPoleParams, ops: Ops) -> Any:
         """Sleep when alertness drops below 0.4, otherwise keep working, without drinks.
 
         On heartpole-v0 every drink raises the blood pressure, and the heart attacks it makes
@@ -465,7 +467,7 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
         none pays. heartpole-v1 keeps the same rule, so that the versions compare; there a coffee
         while the blood pressure is low pays, and the rule is a weak baseline.
         """
-        alertness = observation[..., 0] if ops.name != "scalar" else observation[0]
+        alertness = ops.column(observation, 0)
         return ops.where(alertness < HEURISTIC_SLEEP_ALERTNESS, SLEEP, DO_NOTHING)
 
     def render_ansi(self, state: HeartPoleState, params: HeartPoleParams) -> str:

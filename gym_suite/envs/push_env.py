@@ -188,14 +188,13 @@ import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar
 
 import numpy as np
 from gymnasium import spaces
 
 from gym_suite.envs.checks import check_int
-from gym_suite.envs.definition import SCALAR, Array, Definition
+from gym_suite.envs.definition import SCALAR, Array, Definition, Ops
 from gym_suite.envs.push_log import (
     ACTION_VALUES,
     BATTERY_FULL,
@@ -340,7 +339,7 @@ class PushState(NamedTuple):
 # --------------------------------------------------------------------------------------------
 
 
-def scores(tp: Array, fp: Array, fn: Array, tn: Array, ops: SimpleNamespace) -> tuple[Array, Array, Array]:
+def scores(tp: Array, fp: Array, fn: Array, tn: Array, ops: Ops) -> tuple[Array, Array, Array]:
     """``(accuracy, precision, recall)`` so far; 0.0 where the denominator is still 0.
 
     Precision is also the click-through rate: opened among delivered.
@@ -404,7 +403,7 @@ class Push(Definition[PushState, PushParams]):
     def observation_space(self, params: PushParams) -> spaces.Dict:
         return observation_space(params.log.vocabularies)
 
-    def initial(self, u: Any, params: PushParams, ops: SimpleNamespace) -> PushState:
+    def initial(self, u: Any, params: PushParams, ops: Ops) -> PushState:
         """A window drawn uniformly among the allowed starts."""
         (u_start,) = u
         count = len(params.starts)
@@ -422,7 +421,7 @@ class Push(Definition[PushState, PushParams]):
             NO_ACTION,
         )
 
-    def transition(self, state: PushState, action: Any, u: Any, params: PushParams, ops: SimpleNamespace) -> PushState:
+    def transition(self, state: PushState, action: Any, u: Any, params: PushParams, ops: Ops) -> PushState:
         """Score ``action`` against the label of the observed row and move to the next row (the
         window's last row stays observed once it is scored)."""
         position, row, last, tp, fp, fn, tn, _, _, _ = state
@@ -442,28 +441,22 @@ class Push(Definition[PushState, PushParams]):
             truth,
         )
 
-    def observation(self, state: PushState, params: PushParams, ops: SimpleNamespace) -> dict[str, Any]:
-        row = state.row
-        if ops.name == "scalar":  # Python ints and fresh (1,) float32 arrays
-            observation = dict(zip(CATEGORICAL_FIELDS, params.codes[:, row].tolist()))
-            observation.update(zip(NUMERIC_FIELDS, params.numbers[:, row : row + 1].copy()))
-            return observation
-        observation = dict(zip(CATEGORICAL_FIELDS, ops.take_columns(params.codes, row)))  # fresh: (fields, N)
-        observation.update(zip(NUMERIC_FIELDS, ops.take_columns(params.numbers, row)[..., None]))
+    def observation(self, state: PushState, params: PushParams, ops: Ops) -> dict[str, Any]:
+        # one env: Python ints and fresh (1,) float32 arrays; a batch: fresh (N,) and (N, 1) arrays
+        observation = dict(zip(CATEGORICAL_FIELDS, ops.take_columns(params.codes, state.row)))
+        observation.update(zip(NUMERIC_FIELDS, ops.take_columns(params.numbers, state.row, keepdims=True)))
         return observation
 
-    def reward(
-        self, state: PushState, action: Any, next_state: PushState, params: PushParams, ops: SimpleNamespace
-    ) -> Any:
+    def reward(self, state: PushState, action: Any, next_state: PushState, params: PushParams, ops: Ops) -> Any:
         return REWARD_WRONG + (REWARD_RIGHT - REWARD_WRONG) * (action == next_state.truth)
 
-    def terminal(self, state: PushState, params: PushParams, ops: SimpleNamespace) -> Any:
+    def terminal(self, state: PushState, params: PushParams, ops: Ops) -> Any:
         """Every row of the window has been scored: the last one stays observed once it is (the
         rows of a window are distinct, so only then is the scored row the observed one)."""
         return state.scored_row == state.row
 
     def transition_info(
-        self, state: PushState, action: Any, next_state: PushState, params: PushParams, ops: SimpleNamespace
+        self, state: PushState, action: Any, next_state: PushState, params: PushParams, ops: Ops
     ) -> dict[str, Any]:
         """The scored row, its label (1 opened) and the episode's scores so far."""
         tp, fp, fn, tn = next_state.tp, next_state.fp, next_state.fn, next_state.tn
@@ -477,7 +470,7 @@ class Push(Definition[PushState, PushParams]):
             "recall": recall,
         }
 
-    def heuristic(self, observation: Any, params: PushParams, ops: SimpleNamespace) -> Any:
+    def heuristic(self, observation: Any, params: PushParams, ops: Ops) -> Any:
         """A hand rule from the features (it never looks at the log's labels).
 
         Deliver what a significant contact sends, unless it is a promotion, a recommendation or
@@ -485,8 +478,7 @@ class Push(Definition[PushState, PushParams]):
         deliver only messages, events and reminders of priority 1 or more.
         """
         category = observation["category"]
-        priority = observation["priority"]
-        priority = priority[0] if ops.name == "scalar" else priority[..., 0]
+        priority = ops.column(observation["priority"], 0)
         unwanted = ops.take(params.unwanted, category)
         personal = ops.take(params.personal, category) & (priority >= HEURISTIC_MIN_PRIORITY)
         silent = observation["ringer_mode"] == params.silent

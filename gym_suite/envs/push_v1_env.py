@@ -167,14 +167,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from gymnasium import spaces
 
 from gym_suite.envs.checks import ArgumentTypeError, check_int, shown
-from gym_suite.envs.definition import Definition
+from gym_suite.envs.definition import Definition, Ops
 from gym_suite.envs.push_env import (
     ACTION_NAMES,
     DELIVER,
@@ -391,7 +390,7 @@ class PushV1(Definition[PushV1State, PushV1Params]):
             }
         )
 
-    def initial(self, u: Any, params: PushV1Params, ops: SimpleNamespace) -> PushV1State:
+    def initial(self, u: Any, params: PushV1Params, ops: Ops) -> PushV1State:
         """A user-day drawn uniformly, the whole budget left."""
         (u_day,) = u
         count = len(params.day_starts)
@@ -410,9 +409,7 @@ class PushV1(Definition[PushV1State, PushV1Params]):
             NO_OPEN,
         )
 
-    def transition(
-        self, state: PushV1State, action: Any, u: Any, params: PushV1Params, ops: SimpleNamespace
-    ) -> PushV1State:
+    def transition(self, state: PushV1State, action: Any, u: Any, params: PushV1Params, ops: Ops) -> PushV1State:
         """Deliver (or hold) the observed notification, draw its open, move to the next one. (Past
         the end, as a functional env may step, nothing more is delivered and the day stays over.)"""
         (u_open,) = u
@@ -433,25 +430,23 @@ class PushV1(Definition[PushV1State, PushV1Params]):
             opened,
         )
 
-    def observation(self, state: PushV1State, params: PushV1Params, ops: SimpleNamespace) -> dict[str, Any]:
+    def observation(self, state: PushV1State, params: PushV1Params, ops: Ops) -> dict[str, Any]:
         observation: dict[str, Any] = _V0.observation(state, params, ops)  # push-v0's features of the row
         observation["budget_left"] = ops.vector([state.budget], np.float32)
         observation["notifications_left"] = ops.vector([state.left], np.float32)
         return observation
 
-    def reward(
-        self, state: PushV1State, action: Any, next_state: PushV1State, params: PushV1Params, ops: SimpleNamespace
-    ) -> Any:
+    def reward(self, state: PushV1State, action: Any, next_state: PushV1State, params: PushV1Params, ops: Ops) -> Any:
         if params.expected_opens:
             return next_state.last_action * ops.take(params.p_open, next_state.scored_row)
         return next_state.opened * 1.0
 
-    def terminal(self, state: PushV1State, params: PushV1Params, ops: SimpleNamespace) -> Any:
+    def terminal(self, state: PushV1State, params: PushV1Params, ops: Ops) -> Any:
         """The budget is spent or every notification of the day is decided."""
         return (state.budget <= 0) | (state.left <= 0)
 
     def transition_info(
-        self, state: PushV1State, action: Any, next_state: PushV1State, params: PushV1Params, ops: SimpleNamespace
+        self, state: PushV1State, action: Any, next_state: PushV1State, params: PushV1Params, ops: Ops
     ) -> dict[str, Any]:
         """The decided row, whether it was delivered and opened, the day's opens and deliveries."""
         return {
@@ -462,10 +457,10 @@ class PushV1(Definition[PushV1State, PushV1Params]):
             "deliveries": next_state.deliveries,
         }
 
-    def heuristic(self, observation: Any, params: PushV1Params, ops: SimpleNamespace) -> Any:
+    def heuristic(self, observation: Any, params: PushV1Params, ops: Ops) -> Any:
         """push-v0's hand rule (deliver what looks likely to be opened) while budget remains."""
         budget = observation["budget_left"]
-        budget = budget[0] if ops.name == "scalar" else budget[..., 0]
+        budget = ops.column(budget, 0)
         return ops.where(budget > 0, _V0.heuristic(observation, params, ops), HOLD)
 
     # Pictures --------------------------------------------------------------------------------

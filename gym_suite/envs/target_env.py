@@ -115,14 +115,13 @@ import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from gymnasium import spaces
 
 from gym_suite.envs.checks import ArgumentTypeError, as_batch, check_int, check_number, shown
-from gym_suite.envs.definition import NUMPY, SCALAR, Array, Definition
+from gym_suite.envs.definition import NUMPY, SCALAR, Array, Definition, Ops
 
 V1_MANUAL = """
 ## Description
@@ -360,7 +359,7 @@ class TargetState(NamedTuple):
 # --------------------------------------------------------------------------------------------
 
 
-def centre_distance(ax: Array, ay: Array, bx: Array, by: Array, ops: SimpleNamespace) -> Array:
+def centre_distance(ax: Array, ay: Array, bx: Array, by: Array, ops: Ops) -> Array:
     """Euclidean distance between the points ``(ax, ay)`` and ``(bx, by)``."""
     dx = ax - bx
     dy = ay - by
@@ -374,7 +373,7 @@ def discs_touch(distance: Array, radius: float) -> Array:
 
 
 def target_rules(
-    action_x: Array, action_y: Array, target_x: Array, target_y: Array, size: float, radius: float, ops: SimpleNamespace
+    action_x: Array, action_y: Array, target_x: Array, target_y: Array, size: float, radius: float, ops: Ops
 ) -> tuple[Array, Array, Array, Array, Array, Array]:
     """One step, for floats or arrays: ``(worker_x, worker_y, clipped, distance, hit, reward)``.
 
@@ -468,7 +467,7 @@ class Target(Definition[TargetState, TargetParams]):
     def observation_space(self, params: TargetParams) -> spaces.Box:
         return spaces.Box(0.0, params.side, shape=(4,), dtype=np.float32)
 
-    def initial(self, u: Any, params: TargetParams, ops: SimpleNamespace) -> TargetState:
+    def initial(self, u: Any, params: TargetParams, ops: Ops) -> TargetState:
         """The target, then the first of ``params.candidates`` uniform points that misses it.
 
         ``ops.first`` picks the candidate: on Python floats a loop that stops at the first miss
@@ -496,9 +495,7 @@ class Target(Definition[TargetState, TargetParams]):
         distance = centre_distance(worker_x, worker_y, target_x, target_y, ops)
         return TargetState(worker_x, worker_y, target_x, target_y, distance, NO_REWARD)
 
-    def transition(
-        self, state: TargetState, action: Any, u: Any, params: TargetParams, ops: SimpleNamespace
-    ) -> TargetState:
+    def transition(self, state: TargetState, action: Any, u: Any, params: TargetParams, ops: Ops) -> TargetState:
         action_x, action_y = action
         target_x, target_y = state.target_x, state.target_y
         worker_x, worker_y, _, distance, _, reward = target_rules(
@@ -506,31 +503,28 @@ class Target(Definition[TargetState, TargetParams]):
         )
         return TargetState(worker_x, worker_y, target_x, target_y, distance, reward)
 
-    def observation(self, state: TargetState, params: TargetParams, ops: SimpleNamespace) -> Any:
+    def observation(self, state: TargetState, params: TargetParams, ops: Ops) -> Any:
         return ops.vector(state[:4], np.float32)
 
-    def reward(
-        self, state: TargetState, action: Any, next_state: TargetState, params: TargetParams, ops: SimpleNamespace
-    ) -> Any:
+    def reward(self, state: TargetState, action: Any, next_state: TargetState, params: TargetParams, ops: Ops) -> Any:
         return next_state.last_reward  # target_rules' reward of the step to next_state
 
-    def terminal(self, state: TargetState, params: TargetParams, ops: SimpleNamespace) -> Any:
+    def terminal(self, state: TargetState, params: TargetParams, ops: Ops) -> Any:
         return discs_touch(state.distance, params.radius)
 
-    def state_info(self, state: TargetState, params: TargetParams, ops: SimpleNamespace) -> dict[str, Any]:
+    def state_info(self, state: TargetState, params: TargetParams, ops: Ops) -> dict[str, Any]:
         return {"distance": state.distance, "clipped": False}
 
     def transition_info(
-        self, state: TargetState, action: Any, next_state: TargetState, params: TargetParams, ops: SimpleNamespace
+        self, state: TargetState, action: Any, next_state: TargetState, params: TargetParams, ops: Ops
     ) -> dict[str, Any]:
         action_x, action_y = action
         clipped = (next_state.worker_x != action_x) | (next_state.worker_y != action_y)
         return {"distance": next_state.distance, "clipped": clipped}
 
-    def heuristic(self, observation: Any, params: TargetParams, ops: SimpleNamespace) -> Any:
+    def heuristic(self, observation: Any, params: TargetParams, ops: Ops) -> Any:
         """Move to the observed target: a hit in one step (the size bound makes sure of it)."""
-        target = observation[..., 2:4]
-        return target if ops.name == "jax" else np.array(target, dtype=np.float32)
+        return ops.vector((ops.column(observation, 2), ops.column(observation, 3)), np.float32)  # fresh
 
     def check_action(self, action: Any, space: spaces.Space[Any], params: TargetParams) -> tuple[float, float]:
         return check_point_action(action)
@@ -666,7 +660,7 @@ class TargetV1State(NamedTuple):
     last_reward: Any
 
 
-def bounce(position: Array, velocity: Array, low: float, high: float, ops: SimpleNamespace) -> tuple[Array, Array]:
+def bounce(position: Array, velocity: Array, low: float, high: float, ops: Ops) -> tuple[Array, Array]:
     """One step of a point moving at ``velocity`` along one axis between walls at ``low`` and ``high``.
 
     A point that would cross a wall is mirrored in it (``2 * wall - position``) and its velocity
@@ -680,7 +674,7 @@ def bounce(position: Array, velocity: Array, low: float, high: float, ops: Simpl
     return reflected, ops.where(above | below, -velocity, velocity)
 
 
-def steer(action_x: Array, action_y: Array, ops: SimpleNamespace) -> tuple[Array, Array, Array]:
+def steer(action_x: Array, action_y: Array, ops: Ops) -> tuple[Array, Array, Array]:
     """The action as a velocity of length at most 1: ``(x, y, clipped)``.
 
     An action longer than 1 is scaled down to length 1 (its direction kept), as the action's
@@ -742,7 +736,7 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
     def _v0_params(self, params: TargetV1Params) -> TargetParams:
         return TargetParams(params.size, params.radius, None, params.pixels_per_unit, params.side, params.candidates)
 
-    def initial(self, u: Any, params: TargetV1Params, ops: SimpleNamespace) -> TargetV1State:
+    def initial(self, u: Any, params: TargetV1Params, ops: Ops) -> TargetV1State:
         """v0's start (the target uniform in ``[radius, size - radius]**2``, the worker uniform on
         the field's points that miss it), then the target's direction, uniform on the circle: the
         first of ``DIRECTION_CANDIDATES`` uniform points of ``[-1, 1]**2`` inside the unit disc
@@ -771,9 +765,7 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
             NO_REWARD,
         )
 
-    def transition(
-        self, state: TargetV1State, action: Any, u: Any, params: TargetV1Params, ops: SimpleNamespace
-    ) -> TargetV1State:
+    def transition(self, state: TargetV1State, action: Any, u: Any, params: TargetV1Params, ops: Ops) -> TargetV1State:
         """The worker moves by the (length-clipped) action times its top speed, kept in the field;
         the target moves on, bouncing off the walls of ``[radius, size - radius]``."""
         vx, vy, _ = steer(action[0], action[1], ops)
@@ -787,7 +779,7 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
             worker_x, worker_y, target_x, target_y, target_vx, target_vy, distance, REWARD_STEP + 0.0 * distance
         )
 
-    def observation(self, state: TargetV1State, params: TargetV1Params, ops: SimpleNamespace) -> Any:
+    def observation(self, state: TargetV1State, params: TargetV1Params, ops: Ops) -> Any:
         return ops.vector(state[:6], np.float32)
 
     def reward(
@@ -796,14 +788,14 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
         action: Any,
         next_state: TargetV1State,
         params: TargetV1Params,
-        ops: SimpleNamespace,
+        ops: Ops,
     ) -> Any:
         return next_state.last_reward
 
-    def terminal(self, state: TargetV1State, params: TargetV1Params, ops: SimpleNamespace) -> Any:
+    def terminal(self, state: TargetV1State, params: TargetV1Params, ops: Ops) -> Any:
         return discs_touch(state.distance, params.radius)
 
-    def state_info(self, state: TargetV1State, params: TargetV1Params, ops: SimpleNamespace) -> dict[str, Any]:
+    def state_info(self, state: TargetV1State, params: TargetV1Params, ops: Ops) -> dict[str, Any]:
         return {"distance": state.distance, "clipped": False}
 
     def transition_info(
@@ -812,12 +804,12 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
         action: Any,
         next_state: TargetV1State,
         params: TargetV1Params,
-        ops: SimpleNamespace,
+        ops: Ops,
     ) -> dict[str, Any]:
         action_x, action_y = action[0], action[1]
         return {"distance": next_state.distance, "clipped": action_x * action_x + action_y * action_y > LONG_ACTION}
 
-    def heuristic(self, observation: Any, params: TargetV1Params, ops: SimpleNamespace) -> Any:
+    def heuristic(self, observation: Any, params: TargetV1Params, ops: Ops) -> Any:
         """Pure pursuit at full speed: head straight for the target's current position."""
         return pursuit(observation)
 

@@ -48,8 +48,8 @@ import_gym_quietly()  # Stable-Baselines3 imports gym when it is installed: with
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
-from gym_suite.envs.checks import check_int, check_seed, shown
 from gym_suite.envs._shells import SuiteVectorEnv, _Parameter
+from gym_suite.envs.checks import check_int, check_seed, shown
 from gym_suite.training.recipes import ExpectedPenalty
 from gym_suite.training.wrappers import acts_in_unit_box, check_reward_transform, penalized_reward
 
