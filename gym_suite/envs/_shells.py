@@ -31,7 +31,7 @@ import dataclasses
 import inspect
 import operator
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import gymnasium
@@ -137,17 +137,7 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
             self._sync()
             super().reset(seed=seed)
         d = self.definition
-        count = self._start_draws
-        u: Any = ()
-        if count:
-            i = self._drawn
-            j = i + count
-            if j <= self._block_size:  # the block's next numbers (see _draw)
-                self._drawn = j
-                u = self._block[i:j]
-            else:
-                u = self._draw(count)
-        self.state = state = d.initial(u, self.params, SCALAR)
+        self.state = state = d.initial(self._uniforms(self._start_draws), self.params, SCALAR)
         self._ended = False
         self._shown = False
         if self.render_mode == "human":
@@ -165,19 +155,7 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
             # a numpy integer in range is the int the check would give; anything else is checked
             index = _index(action) if action.__class__ in _NUMPY_INTEGERS else -1
             action = index if 0 <= index < n else d.check_action(action, self.action_space, params)
-        count = d.step_draws
-        u: Any
-        if count:
-            i = self._drawn
-            j = i + count
-            if j <= self._block_size:  # the block's next numbers (see _draw)
-                self._drawn = j
-                u = self._block[i:j]
-            else:
-                u = self._draw(count)
-        else:
-            u = ()
-        self.state = next_state = d.transition(state, action, u, params, SCALAR)
+        self.state = next_state = d.transition(state, action, self._uniforms(d.step_draws), params, SCALAR)
         terminated = truncated = False
         if self._ends:
             terminated = d.terminal(next_state, params, SCALAR)
@@ -213,18 +191,22 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
     _block_state: Any = None  # its bit generator's state before the block
     _drawn = 0  # numbers of the block used so far
 
-    def _draw(self, count: int) -> list[float]:
-        """The next ``count`` uniforms of the env's stream."""
-        i, j = self._drawn, self._drawn + count
-        if j > self._block_size or self._block_from is not self._np_random:
-            self._sync()  # (a new generator always comes through reset or the np_random setter)
-            rng: Any = self.np_random
-            self._block_state = rng.bit_generator.state
-            self._block = rng.random(max(self.BLOCK_DRAWS, count)).tolist()
-            self._block_size, self._block_from = len(self._block), rng
-            i, j = 0, count
-        self._drawn = j
-        return self._block[i:j]
+    def _uniforms(self, count: int) -> Sequence[float]:
+        """The next ``count`` uniforms of the env's stream (``()`` for none): the one place the
+        scalar shell draws."""
+        if not count:
+            return ()
+        i = self._drawn
+        j = i + count
+        if j <= self._block_size:  # the block's next numbers (a new generator has dropped the block)
+            self._drawn = j
+            return self._block[i:j]
+        self._sync()  # (a new generator always comes through reset or the np_random setter)
+        rng: Any = self.np_random
+        self._block_state = rng.bit_generator.state
+        self._block = rng.random(max(self.BLOCK_DRAWS, count)).tolist()
+        self._block_size, self._block_from, self._drawn = len(self._block), rng, count
+        return self._block[:count]
 
     def _sync(self) -> None:
         """Put the block's generator where the draws used so far leave it; drop the block."""
@@ -418,72 +400,115 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         return self.definition.observation(self.state, self.params, NUMPY), info
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Every row one step on (:meth:`_advance`) with its info (:meth:`_step_info`), then the
+        rows that ended on the previous step start afresh instead (:meth:`_autoreset`)."""
         if not self._started:
             raise ResetNeeded(f"{type(self).__name__}: call reset() before step()")
-        d, params, state, n = self.definition, self.params, self.state, self.num_envs
-        actions = d.check_actions(actions, n, self.single_action_space, params)
-        restart = self._prev_done  # rows that ended on the last step start afresh now
-        # the restarting rows by index: integer indexing is several times faster than a mask's
-        rows = np.flatnonzero(restart) if restart.any() else None
-        active = None if rows is None else ~restart
-        u: Any = ()
-        if d.step_draws:
-            if active is None:
-                u = self.np_random.random((n, d.step_draws)).T
-            else:  # rows that restart draw nothing (the scalar env's reset draws no step uniforms)
-                draws = np.full((n, d.step_draws), 0.5)
-                draws[active] = self.np_random.random((n - rows.size, d.step_draws))  # type: ignore[union-attr]
-                u = draws.T
-        next_state = d.transition(state, actions, u, params, NUMPY)
-        # Every array returned is one of its own: an array the rules have just made is handed
-        # over as it is, anything else is copied (the state's quantities, views, read-only
-        # constants, an array already given under another key).
-        taken = set(map(id, next_state))
-        reward = _own(d.reward(state, actions, next_state, params, NUMPY), n, np.float64, taken)
-        terminated = _own(d.terminal(next_state, params, NUMPY), n, np.bool_, taken) if d.ends else None
-        if self._truncates:
-            truncated = _own(d.truncation(next_state, params, NUMPY), n, np.bool_, taken)
-            if self.max_episode_steps is not None:
-                truncated |= self._steps >= self.max_episode_steps - 1
-        elif self.max_episode_steps is not None:
-            truncated = self._steps >= self.max_episode_steps - 1
-        else:
-            truncated = np.zeros(n, dtype=bool)
-        if terminated is None:
-            terminated = np.zeros(n, dtype=bool)
-        info: dict[str, Any] = {}
-        if active is None or rows.size < n:  # type: ignore[union-attr]
-            # the step's keys, as a SyncVectorEnv has them: only when a row stepped
-            step_info = d.transition_info(state, actions, next_state, params, NUMPY)
-            if step_info:
-                if active is None:
-                    masks = np.ones((len(step_info), n), dtype=bool)
-                else:
-                    masks = np.repeat(active[None], len(step_info), axis=0)
-                for k, (key, values) in enumerate(step_info.items()):
-                    info[key] = _own(values, n, None, taken)
-                    info[f"_{key}"] = masks[k]
+        d, params, state = self.definition, self.params, self.state
+        actions = d.check_actions(actions, self.num_envs, self.single_action_space, params)
+        done = self._prev_done
+        # the rows that start afresh, by index: integer indexing is several times faster than a mask's
+        rows = np.flatnonzero(done) if done.any() else None
+        next_state, reward, terminated, truncated, taken = self._advance(state, actions, rows)
+        info = self._step_info(state, actions, next_state, rows, taken)
         self.state = next_state
         self._steps += 1
         if rows is not None:
-            self._start(rows)
-            self._steps[rows] = 0
-            reward[rows] = 0.0
-            terminated[rows] = False
-            truncated[rows] = False
-            start_info = d.state_info(self.state, params, NUMPY)
-            for key, values in info.items():
-                if not key.startswith("_") and key not in start_info:
-                    values[rows] = None if values.dtype == object else 0
-            for key, values in start_info.items():
-                values = _info_array(values, n)
-                if key not in info:
-                    info[key] = np.zeros_like(values) if values.dtype != object else np.full(values.shape, None)
-                    info[f"_{key}"] = np.zeros(n, dtype=bool)
-                info[key][rows] = values[rows]
-                info[f"_{key}"] |= restart
+            self._autoreset(rows, reward, terminated, truncated, info)
         self._prev_done = terminated | truncated
         return d.observation(self.state, params, NUMPY), reward, terminated, truncated, info
+
+    def _advance(
+        self, state: Any, actions: Any, rows: np.ndarray | None
+    ) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, set[int]]:
+        """The rules' step of every row: ``(next_state, reward, terminated, truncated, taken)``.
+
+        Rows in ``rows`` (ascending indices) draw nothing (the scalar env's reset draws no step
+        uniforms; their results are replaced by :meth:`_autoreset`). Every array returned is one
+        of its own: an array the rules have just made is handed over as it is, anything else is
+        copied (the state's quantities, views, read-only constants, an array already given under
+        another key); ``taken`` holds the ids of the state's quantities and of the arrays given.
+        """
+        d, params, n = self.definition, self.params, self.num_envs
+        draws = d.step_draws
+        u: Any = ()
+        if draws:
+            if rows is None:
+                u = self._uniforms(n, draws)
+            else:
+                u = np.full((draws, n), 0.5)
+                u[:, ~self._prev_done] = self._uniforms(n - rows.size, draws)
+        next_state = d.transition(state, actions, u, params, NUMPY)
+        taken = set(map(id, next_state))
+        reward = _own(d.reward(state, actions, next_state, params, NUMPY), n, np.float64, taken)
+        if d.ends:
+            terminated = _own(d.terminal(next_state, params, NUMPY), n, np.bool_, taken)
+        else:
+            terminated = np.zeros(n, dtype=bool)
+        limit = self.max_episode_steps
+        if self._truncates:
+            truncated = _own(d.truncation(next_state, params, NUMPY), n, np.bool_, taken)
+            if limit is not None:
+                truncated |= self._steps >= limit - 1
+        elif limit is not None:
+            truncated = self._steps >= limit - 1
+        else:
+            truncated = np.zeros(n, dtype=bool)
+        return next_state, reward, terminated, truncated, taken
+
+    def _step_info(
+        self, state: Any, actions: Any, next_state: Any, rows: np.ndarray | None, taken: set[int]
+    ) -> dict[str, Any]:
+        """The step's info keys as a ``SyncVectorEnv`` has them: each an array over the rows and a
+        ``_key`` mask of the rows that stepped (none if no row did)."""
+        n = self.num_envs
+        if rows is not None and rows.size == n:
+            return {}
+        step_info = self.definition.transition_info(state, actions, next_state, self.params, NUMPY)
+        if not step_info:
+            return {}
+        info: dict[str, Any] = {}
+        masks = np.ones((len(step_info), n), dtype=bool)
+        if rows is not None:
+            masks[:, rows] = False
+        for mask, (key, values) in zip(masks, step_info.items()):
+            info[key] = _own(values, n, None, taken)
+            info[f"_{key}"] = mask
+        return info
+
+    def _autoreset(
+        self, rows: np.ndarray, reward: np.ndarray, terminated: np.ndarray, truncated: np.ndarray, info: dict[str, Any]
+    ) -> None:
+        """Start the rows ``rows`` afresh: reward 0, neither terminated nor truncated, and the
+        info of their new start (the step's keys that a start lacks hold 0 / False / None there)."""
+        self._start(rows)
+        self._steps[rows] = 0
+        reward[rows] = 0.0
+        terminated[rows] = False
+        truncated[rows] = False
+        start_info = self.definition.state_info(self.state, self.params, NUMPY)
+        for key, values in info.items():
+            if key[0] != "_" and key not in start_info:
+                values[rows] = None if values.dtype == object else 0
+        n = self.num_envs
+        for key, values in start_info.items():
+            if key in info:  # the rows' values alone
+                column = info[key]
+                if values.__class__ is np.ndarray and values.shape == (n,) and values.dtype.kind in "biufO":
+                    column[rows] = values[rows]
+                elif values.__class__ in (bool, int, float):
+                    column[rows] = values
+                else:
+                    column[rows] = _info_array(values, n)[rows]
+                info[f"_{key}"][rows] = True
+            else:
+                values = _info_array(values, n)
+                column = np.zeros_like(values) if values.dtype != object else np.full(values.shape, None)
+                column[rows] = values[rows]
+                info[key] = column
+                mask = np.zeros(n, dtype=bool)
+                mask[rows] = True
+                info[f"_{key}"] = mask
 
     def restart(self, rows: Any) -> tuple[Any, dict[str, Any]]:
         """Start the sub-environments of the boolean mask ``rows`` afresh now, not on their next
@@ -504,11 +529,17 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         info = {k: _info_array(v, self.num_envs) for k, v in d.state_info(self.state, self.params, NUMPY).items()}
         return d.observation(self.state, self.params, NUMPY), info
 
+    def _uniforms(self, count: int, draws: int) -> np.ndarray:
+        """``draws`` uniforms for each of ``count`` rows, the rows in order on the batch's stream,
+        as a ``(draws, count)`` array (one row of it per draw): the one place the vector shell
+        draws."""
+        return self.np_random.random((count, draws)).T
+
     def _start(self, rows: np.ndarray) -> None:
         """Draw fresh starts for the rows of the ascending indices ``rows`` (in row order) and put
         them in the state."""
-        d, count, draws = self.definition, rows.size, self._start_draws
-        u: Any = self.np_random.random((count, draws)).T if draws else ()
+        d, draws = self.definition, self._start_draws
+        u: Any = self._uniforms(rows.size, draws) if draws else ()
         start: Any = d.initial(u, self.params, NUMPY)
         state = [np.array(q) for q in self.state]  # own arrays: the rules may return shared ones
         for quantity, value in zip(state, start):
