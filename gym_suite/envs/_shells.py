@@ -289,17 +289,18 @@ def _own(values: Any, num_envs: int, dtype: Any, taken: set[int]) -> np.ndarray:
     ``None``, a number, flag or object dtype, and not in ``taken``: the ids of the state's
     quantities and of the arrays handed over before), else a copy (:func:`_column`,
     :func:`_info_array`). Adds the array's id to ``taken``."""
+    key = id(values)
     if (
-        values.__class__ is np.ndarray
+        key not in taken
+        and values.__class__ is np.ndarray
         and values.base is None
         and values.shape == (num_envs,)
-        and id(values) not in taken
         and values.flags.writeable
         and (values.dtype.kind in "biufO" if dtype is None else values.dtype == dtype)
     ):
-        taken.add(id(values))
+        taken.add(key)
         return values
-    taken.add(id(values))
+    taken.add(key)
     return _info_array(values, num_envs) if dtype is None else _column(values, num_envs, dtype)
 
 
@@ -408,9 +409,11 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         actions = d.check_actions(actions, self.num_envs, self.single_action_space, params)
         done = self._prev_done
         # the rows that start afresh, by index: integer indexing is several times faster than a mask's
-        rows = np.flatnonzero(done) if done.any() else None
+        rows: np.ndarray | None = done.nonzero()[0]
+        if not rows.size:  # type: ignore[union-attr]
+            rows = None
         next_state, reward, terminated, truncated, taken = self._advance(state, actions, rows)
-        info = self._step_info(state, actions, next_state, rows, taken)
+        info = self._step_info(state, actions, next_state, done, rows, taken)
         self.state = next_state
         self._steps += 1
         if rows is not None:
@@ -434,10 +437,10 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         u: Any = ()
         if draws:
             if rows is None:
-                u = self._uniforms(n, draws)
+                u = self._uniforms(n, draws).T
             else:
                 u = np.full((draws, n), 0.5)
-                u[:, ~self._prev_done] = self._uniforms(n - rows.size, draws)
+                u[:, ~self._prev_done] = self._uniforms(n - rows.size, draws).T
         next_state = d.transition(state, actions, u, params, NUMPY)
         taken = set(map(id, next_state))
         reward = _own(d.reward(state, actions, next_state, params, NUMPY), n, np.float64, taken)
@@ -457,10 +460,11 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         return next_state, reward, terminated, truncated, taken
 
     def _step_info(
-        self, state: Any, actions: Any, next_state: Any, rows: np.ndarray | None, taken: set[int]
+        self, state: Any, actions: Any, next_state: Any, done: np.ndarray, rows: np.ndarray | None, taken: set[int]
     ) -> dict[str, Any]:
         """The step's info keys as a ``SyncVectorEnv`` has them: each an array over the rows and a
-        ``_key`` mask of the rows that stepped (none if no row did)."""
+        ``_key`` mask of the rows that stepped (not those of ``done``, which start afresh); no
+        key if no row stepped."""
         n = self.num_envs
         if rows is not None and rows.size == n:
             return {}
@@ -468,9 +472,8 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         if not step_info:
             return {}
         info: dict[str, Any] = {}
-        masks = np.ones((len(step_info), n), dtype=bool)
-        if rows is not None:
-            masks[:, rows] = False
+        # one mask per key, each a row of one array (one numpy call)
+        masks = np.logical_not(done, out=np.empty((len(step_info), n), dtype=bool))
         for mask, (key, values) in zip(masks, step_info.items()):
             info[key] = _own(values, n, None, taken)
             info[f"_{key}"] = mask
@@ -500,7 +503,7 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
                     column[rows] = values
                 else:
                     column[rows] = _info_array(values, n)[rows]
-                info[f"_{key}"][rows] = True
+                info[f"_{key}"].fill(True)  # the rows that stepped, and now those that start
             else:
                 values = _info_array(values, n)
                 column = np.zeros_like(values) if values.dtype != object else np.full(values.shape, None)
@@ -531,20 +534,40 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
 
     def _uniforms(self, count: int, draws: int) -> np.ndarray:
         """``draws`` uniforms for each of ``count`` rows, the rows in order on the batch's stream,
-        as a ``(draws, count)`` array (one row of it per draw): the one place the vector shell
-        draws."""
-        return self.np_random.random((count, draws)).T
+        as a ``(count, draws)`` array (its transpose is the rules' ``u``, one array per draw): the
+        one place the vector shell draws."""
+        rng = self._np_random
+        if rng is None:  # (the property makes one)
+            rng = self.np_random
+        return rng.random((count, draws))
+
+    #: Starts of this many rows or fewer run the rules on Python numbers, row by row, as the
+    #: scalar env does (a numpy call costs more than its few elements); more rows run them on
+    #: arrays. The definitions' ``initial`` gives the same numbers on both (a test checks it for
+    #: every id), so which way a row starts changes nothing.
+    SCALAR_START_ROWS = 4
 
     def _start(self, rows: np.ndarray) -> None:
         """Draw fresh starts for the rows of the ascending indices ``rows`` (in row order) and put
         them in the state."""
-        d, draws = self.definition, self._start_draws
-        u: Any = self._uniforms(rows.size, draws) if draws else ()
-        start: Any = d.initial(u, self.params, NUMPY)
+        d, params, draws, count = self.definition, self.params, self._start_draws, rows.size
         state = [np.array(q) for q in self.state]  # own arrays: the rules may return shared ones
-        for quantity, value in zip(state, start):
-            quantity[rows] = value
-        self.state = type(self.state)(*state)
+        if count > self.SCALAR_START_ROWS:
+            u_all: Any = self._uniforms(count, draws).T if draws else ()
+            start: Any = d.initial(u_all, params, NUMPY)
+            for quantity, value in zip(state, start):
+                quantity[rows] = value
+        elif count == 1:
+            row = int(rows[0])
+            u = self._uniforms(1, draws)[0].tolist() if draws else ()
+            for quantity, value in zip(state, d.initial(u, params, SCALAR)):
+                quantity[row] = value
+        elif count:
+            us = self._uniforms(count, draws).tolist() if draws else [()] * count
+            starts = [d.initial(u, params, SCALAR) for u in us]
+            for quantity, values in zip(state, zip(*starts)):
+                quantity[rows] = values
+        self.state = self.state._make(state)
 
     def heuristic(self, observations: Any) -> Any:
         """The definition's documented simple policy, for a batch of observations."""
