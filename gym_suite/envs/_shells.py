@@ -149,31 +149,33 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
             raise ResetNeeded(
                 f"{type(self).__name__}: the episode has ended (or reset() was never called); call reset() before step()"
             )
-        d, params, state = self.definition, self.params, self.state
+        d, params, state, ops = self.definition, self.params, self.state, SCALAR
         n = self._discrete_n
         if action.__class__ is not int or not 0 <= action < n:
             # a numpy integer in range is the int the check would give; anything else is checked
             index = _index(action) if action.__class__ in _NUMPY_INTEGERS else -1
             action = index if 0 <= index < n else d.check_action(action, self.action_space, params)
-        self.state = next_state = d.transition(state, action, self._uniforms(d.step_draws), params, SCALAR)
+        count = d.step_draws
+        u = self._uniforms(count) if count else ()
+        self.state = next_state = d.transition(state, action, u, params, ops)
         terminated = truncated = False
         if self._ends:
-            terminated = d.terminal(next_state, params, SCALAR)
+            terminated = d.terminal(next_state, params, ops)
             if terminated.__class__ is not bool:
                 terminated = bool(terminated)
         if self._truncates:
-            truncated = d.truncation(next_state, params, SCALAR)
+            truncated = d.truncation(next_state, params, ops)
             if truncated.__class__ is not bool:
                 truncated = bool(truncated)
         self._ended = terminated or truncated
         if self.render_mode == "human":
             self._shown = False
             self._show()
-        observation = d.observation(next_state, params, SCALAR)
-        reward = d.reward(state, action, next_state, params, SCALAR)
+        observation = d.observation(next_state, params, ops)
+        reward = d.reward(state, action, next_state, params, ops)
         if reward.__class__ is not float:
             reward = float(reward)
-        return observation, reward, terminated, truncated, d.transition_info(state, action, next_state, params, SCALAR)
+        return observation, reward, terminated, truncated, d.transition_info(state, action, next_state, params, ops)
 
     # Draws ------------------------------------------------------------------------------------
     #
@@ -472,8 +474,11 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         if not step_info:
             return {}
         info: dict[str, Any] = {}
-        # one mask per key, each a row of one array (one numpy call)
-        masks = np.logical_not(done, out=np.empty((len(step_info), n), dtype=bool))
+        masks = np.empty((len(step_info), n), dtype=bool)  # one mask per key, each a row of one array
+        if rows is None:
+            masks.fill(True)
+        else:
+            masks[...] = ~done
         for mask, (key, values) in zip(masks, step_info.items()):
             info[key] = _own(values, n, None, taken)
             info[f"_{key}"] = mask
@@ -499,8 +504,8 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
                 column = info[key]
                 if values.__class__ is np.ndarray and values.shape == (n,) and values.dtype.kind in "biufO":
                     column[rows] = values[rows]
-                elif values.__class__ in (bool, int, float):
-                    column[rows] = values
+                elif values.__class__ in (bool, int, float) and column.dtype != object:
+                    column[rows] = values  # (one number for every row)
                 else:
                     column[rows] = _info_array(values, n)[rows]
                 info[f"_{key}"].fill(True)  # the rows that stepped, and now those that start
