@@ -22,7 +22,12 @@ The protocol, for both shells:
 
 The vector shell resets a row on the step after its episode ended (next-step autoreset); its
 ``info`` holds an array and a ``_key`` mask per key, with the keys a ``SyncVectorEnv`` of the
-scalar env would give on that step.
+scalar env would give on that step. Its ``step`` is three parts: the rules' step of every row
+(``_advance``), the step's info (``_step_info``) and the fresh starts (``_autoreset``).
+
+Each shell draws its uniforms in one place (``_uniforms``). The speed tricks live here, not in
+the rules: the scalar shell's block of draws, and the vector shell's starts of a few rows on
+Python numbers (``SCALAR_START_ROWS``).
 """
 
 from __future__ import annotations
