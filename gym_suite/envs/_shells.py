@@ -36,7 +36,7 @@ import dataclasses
 import inspect
 import operator
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium
@@ -198,7 +198,7 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
     _block_state: Any = None  # its bit generator's state before the block
     _drawn = 0  # numbers of the block used so far
 
-    def _uniforms(self, count: int) -> Sequence[float]:
+    def _uniforms(self, count: int) -> list[float] | tuple[()]:
         """The next ``count`` uniforms of the env's stream (``()`` for none): the one place the
         scalar shell draws."""
         if not count:
