@@ -414,3 +414,39 @@ def test_lookup_column_take_columns_and_copy_say_what_each_backend_returns():
     np.testing.assert_array_equal(np.asarray(ops.column(jax.numpy.asarray(observation), 2)), [2.0, 6.0, 10.0])
     taken = jax.vmap(lambda i: ops.take_columns(jax.numpy.asarray(table), i, keepdims=True))(index)
     np.testing.assert_array_equal(np.asarray(taken), np.stack([table[:, 3:4], table[:, 0:1]]))  # (2, fields, 1)
+
+
+@pytest.mark.parametrize("env_id", [COIN_ID, *gym_suite.ENV_IDS])
+def test_starts_are_the_same_on_floats_and_arrays(env_id):
+    """The vector env starts a few rows on Python numbers and more on arrays
+    (``SCALAR_START_ROWS``): every id's ``initial`` gives the same numbers, bit for bit, both
+    ways, so a row's start does not depend on how many rows start with it."""
+    envs = gymnasium.make_vec(env_id, num_envs=1, vectorization_mode="vector_entry_point").unwrapped
+    d, params, draws = envs.definition, envs.params, envs._start_draws
+    u = np.random.default_rng(0).random((300, draws))
+    u[:3] = np.array([0.0, 0.5, np.nextafter(1.0, 0.0)])[:, None]  # the ends of the range, the middle
+    batch = d.initial(u.T if draws else (), params, NUMPY)
+    for i, row in enumerate(u.tolist()):
+        one = d.initial(row if draws else (), params, SCALAR)
+        for name, value, column in zip(batch._fields, one, batch):
+            got, want = np.asarray(value), np.broadcast_to(column, (300,))[i]
+            assert got.dtype.kind == want.dtype.kind or {got.dtype.kind, want.dtype.kind} <= {"i", "u"}, name
+            np.testing.assert_array_equal(got, want, err_msg=f"{env_id} row {i}: {name}")
+
+
+@pytest.mark.parametrize("env_id", [COIN_ID, *gym_suite.ENV_IDS])
+def test_rows_started_one_at_a_time_or_together_start_alike(env_id):
+    """Eight rows restarted together (on arrays) and one after the other (on Python numbers) take
+    the same draws and get the same state, bit for bit."""
+    together, apart = (
+        gymnasium.make_vec(env_id, num_envs=8, vectorization_mode="vector_entry_point").unwrapped for _ in range(2)
+    )
+    for envs in (together, apart):
+        envs.reset(seed=4)
+    assert 8 > together.SCALAR_START_ROWS
+    together.restart(np.ones(8, dtype=bool))
+    for i in range(8):
+        apart.restart(np.arange(8) == i)
+    for name, a, b in zip(together.state._fields, together.state, apart.state):
+        assert np.asarray(a).dtype == np.asarray(b).dtype, name
+        np.testing.assert_array_equal(a, b, err_msg=f"{env_id}: {name}")

@@ -23,7 +23,12 @@ The protocol, for both shells:
 
 The vector shell resets a row on the step after its episode ended (next-step autoreset); its
 ``info`` holds an array and a ``_key`` mask per key, with the keys a ``SyncVectorEnv`` of the
-scalar env would give on that step.
+scalar env would give on that step. Its ``step`` is three parts: the rules' step of every row
+(``_advance``), the step's info (``_step_info``) and the fresh starts (``_autoreset``).
+
+Each shell draws its uniforms in one place (``_uniforms``). The speed tricks live here, not in
+the rules: the scalar shell's block of draws, and the vector shell's starts of a few rows on
+Python numbers (``SCALAR_START_ROWS``).
 """
 
 from __future__ import annotations
@@ -140,17 +145,7 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
             self._sync()
             super().reset(seed=seed)
         d = self.definition
-        count = self._start_draws
-        u: Any = ()
-        if count:
-            i = self._drawn
-            j = i + count
-            if j <= self._block_size:  # the block's next numbers (see _draw)
-                self._drawn = j
-                u = self._block[i:j]
-            else:
-                u = self._draw(count)
-        self.state = state = d.initial(u, self.params, SCALAR)
+        self.state = state = d.initial(self._uniforms(self._start_draws), self.params, SCALAR)
         self._ended = False
         self._shown = False
         if self.render_mode == "human":
@@ -162,43 +157,33 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
             raise ResetNeeded(
                 f"{type(self).__name__}: the episode has ended (or reset() was never called); call reset() before step()"
             )
-        d, params, state = self.definition, self.params, self.state
+        d, params, state, ops = self.definition, self.params, self.state, SCALAR
         n = self._discrete_n
         if action.__class__ is not int or not 0 <= action < n:
             # a numpy integer in range is the int the check would give; anything else is checked
             index = _index(action) if action.__class__ in _NUMPY_INTEGERS else -1
             action = index if 0 <= index < n else d.check_action(action, self.action_space, params)
         count = d.step_draws
-        u: Any
-        if count:
-            i = self._drawn
-            j = i + count
-            if j <= self._block_size:  # the block's next numbers (see _draw)
-                self._drawn = j
-                u = self._block[i:j]
-            else:
-                u = self._draw(count)
-        else:
-            u = ()
-        self.state = next_state = d.transition(state, action, u, params, SCALAR)
+        u = self._uniforms(count) if count else ()
+        self.state = next_state = d.transition(state, action, u, params, ops)
         terminated = truncated = False
         if self._ends:
-            terminated = d.terminal(next_state, params, SCALAR)
+            terminated = d.terminal(next_state, params, ops)
             if terminated.__class__ is not bool:
                 terminated = bool(terminated)
         if self._truncates:
-            truncated = d.truncation(next_state, params, SCALAR)
+            truncated = d.truncation(next_state, params, ops)
             if truncated.__class__ is not bool:
                 truncated = bool(truncated)
         self._ended = terminated or truncated
         if self.render_mode == "human":
             self._shown = False
             self._show()
-        observation = d.observation(next_state, params, SCALAR)
-        reward = d.reward(state, action, next_state, params, SCALAR)
+        observation = d.observation(next_state, params, ops)
+        reward = d.reward(state, action, next_state, params, ops)
         if reward.__class__ is not float:
             reward = float(reward)
-        return observation, reward, terminated, truncated, d.transition_info(state, action, next_state, params, SCALAR)
+        return observation, reward, terminated, truncated, d.transition_info(state, action, next_state, params, ops)
 
     # Draws ------------------------------------------------------------------------------------
     #
@@ -216,18 +201,22 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
     _block_state: Any = None  # its bit generator's state before the block
     _drawn = 0  # numbers of the block used so far
 
-    def _draw(self, count: int) -> list[float]:
-        """The next ``count`` uniforms of the env's stream."""
-        i, j = self._drawn, self._drawn + count
-        if j > self._block_size or self._block_from is not self._np_random:
-            self._sync()  # (a new generator always comes through reset or the np_random setter)
-            rng: Any = self.np_random
-            self._block_state = rng.bit_generator.state
-            self._block = rng.random(max(self.BLOCK_DRAWS, count)).tolist()
-            self._block_size, self._block_from = len(self._block), rng
-            i, j = 0, count
-        self._drawn = j
-        return self._block[i:j]
+    def _uniforms(self, count: int) -> list[float] | tuple[()]:
+        """The next ``count`` uniforms of the env's stream (``()`` for none): the one place the
+        scalar shell draws."""
+        if not count:
+            return ()
+        i = self._drawn
+        j = i + count
+        if j <= self._block_size:  # the block's next numbers (a new generator has dropped the block)
+            self._drawn = j
+            return self._block[i:j]
+        self._sync()  # (a new generator always comes through reset or the np_random setter)
+        rng: Any = self.np_random
+        self._block_state = rng.bit_generator.state
+        self._block = rng.random(max(self.BLOCK_DRAWS, count)).tolist()
+        self._block_size, self._block_from, self._drawn = len(self._block), rng, count
+        return self._block[:count]
 
     def _sync(self) -> None:
         """Put the block's generator where the draws used so far leave it; drop the block."""
@@ -310,17 +299,18 @@ def _own(values: Any, num_envs: int, dtype: Any, taken: set[int]) -> np.ndarray:
     ``None``, a number, flag or object dtype, and not in ``taken``: the ids of the state's
     quantities and of the arrays handed over before), else a copy (:func:`_column`,
     :func:`_info_array`). Adds the array's id to ``taken``."""
+    key = id(values)
     if (
-        values.__class__ is np.ndarray
+        key not in taken
+        and values.__class__ is np.ndarray
         and values.base is None
         and values.shape == (num_envs,)
-        and id(values) not in taken
         and values.flags.writeable
         and (values.dtype.kind in "biufO" if dtype is None else values.dtype == dtype)
     ):
-        taken.add(id(values))
+        taken.add(key)
         return values
-    taken.add(id(values))
+    taken.add(key)
     return _info_array(values, num_envs) if dtype is None else _column(values, num_envs, dtype)
 
 
@@ -421,72 +411,120 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         return self.definition.observation(self.state, self.params, NUMPY), info
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Every row one step on (:meth:`_advance`) with its info (:meth:`_step_info`), then the
+        rows that ended on the previous step start afresh instead (:meth:`_autoreset`)."""
         if not self._started:
             raise ResetNeeded(f"{type(self).__name__}: call reset() before step()")
-        d, params, state, n = self.definition, self.params, self.state, self.num_envs
-        actions = d.check_actions(actions, n, self.single_action_space, params)
-        restart = self._prev_done  # rows that ended on the last step start afresh now
-        # the restarting rows by index: integer indexing is several times faster than a mask's
-        rows = np.flatnonzero(restart) if restart.any() else None
-        active = None if rows is None else ~restart
-        u: Any = ()
-        if d.step_draws:
-            if active is None:
-                u = self.np_random.random((n, d.step_draws)).T
-            else:  # rows that restart draw nothing (the scalar env's reset draws no step uniforms)
-                draws = np.full((n, d.step_draws), 0.5)
-                draws[active] = self.np_random.random((n - rows.size, d.step_draws))  # type: ignore[union-attr]
-                u = draws.T
-        next_state = d.transition(state, actions, u, params, NUMPY)
-        # Every array returned is one of its own: an array the rules have just made is handed
-        # over as it is, anything else is copied (the state's quantities, views, read-only
-        # constants, an array already given under another key).
-        taken = set(map(id, next_state))
-        reward = _own(d.reward(state, actions, next_state, params, NUMPY), n, np.float64, taken)
-        terminated = _own(d.terminal(next_state, params, NUMPY), n, np.bool_, taken) if d.ends else None
-        if self._truncates:
-            truncated = _own(d.truncation(next_state, params, NUMPY), n, np.bool_, taken)
-            if self.max_episode_steps is not None:
-                truncated |= self._steps >= self.max_episode_steps - 1
-        elif self.max_episode_steps is not None:
-            truncated = self._steps >= self.max_episode_steps - 1
-        else:
-            truncated = np.zeros(n, dtype=bool)
-        if terminated is None:
-            terminated = np.zeros(n, dtype=bool)
-        info: dict[str, Any] = {}
-        if active is None or rows.size < n:  # type: ignore[union-attr]
-            # the step's keys, as a SyncVectorEnv has them: only when a row stepped
-            step_info = d.transition_info(state, actions, next_state, params, NUMPY)
-            if step_info:
-                if active is None:
-                    masks = np.ones((len(step_info), n), dtype=bool)
-                else:
-                    masks = np.repeat(active[None], len(step_info), axis=0)
-                for k, (key, values) in enumerate(step_info.items()):
-                    info[key] = _own(values, n, None, taken)
-                    info[f"_{key}"] = masks[k]
+        d, params, state = self.definition, self.params, self.state
+        actions = d.check_actions(actions, self.num_envs, self.single_action_space, params)
+        done = self._prev_done
+        # the rows that start afresh, by index: integer indexing is several times faster than a mask's
+        rows: np.ndarray | None = done.nonzero()[0]
+        if not rows.size:  # type: ignore[union-attr]
+            rows = None
+        next_state, reward, terminated, truncated, taken = self._advance(state, actions, rows)
+        info = self._step_info(state, actions, next_state, done, rows, taken)
         self.state = next_state
         self._steps += 1
         if rows is not None:
-            self._start(rows)
-            self._steps[rows] = 0
-            reward[rows] = 0.0
-            terminated[rows] = False
-            truncated[rows] = False
-            start_info = d.state_info(self.state, params, NUMPY)
-            for key, values in info.items():
-                if not key.startswith("_") and key not in start_info:
-                    values[rows] = None if values.dtype == object else 0
-            for key, values in start_info.items():
-                values = _info_array(values, n)
-                if key not in info:
-                    info[key] = np.zeros_like(values) if values.dtype != object else np.full(values.shape, None)
-                    info[f"_{key}"] = np.zeros(n, dtype=bool)
-                info[key][rows] = values[rows]
-                info[f"_{key}"] |= restart
+            self._autoreset(rows, reward, terminated, truncated, info)
         self._prev_done = terminated | truncated
         return d.observation(self.state, params, NUMPY), reward, terminated, truncated, info
+
+    def _advance(
+        self, state: Any, actions: Any, rows: np.ndarray | None
+    ) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, set[int]]:
+        """The rules' step of every row: ``(next_state, reward, terminated, truncated, taken)``.
+
+        Rows in ``rows`` (ascending indices) draw nothing (the scalar env's reset draws no step
+        uniforms; their results are replaced by :meth:`_autoreset`). Every array returned is one
+        of its own: an array the rules have just made is handed over as it is, anything else is
+        copied (the state's quantities, views, read-only constants, an array already given under
+        another key); ``taken`` holds the ids of the state's quantities and of the arrays given.
+        """
+        d, params, n = self.definition, self.params, self.num_envs
+        draws = d.step_draws
+        u: Any = ()
+        if draws:
+            if rows is None:
+                u = self._uniforms(n, draws).T
+            else:
+                u = np.full((draws, n), 0.5)
+                u[:, ~self._prev_done] = self._uniforms(n - rows.size, draws).T
+        next_state = d.transition(state, actions, u, params, NUMPY)
+        taken = set(map(id, next_state))
+        reward = _own(d.reward(state, actions, next_state, params, NUMPY), n, np.float64, taken)
+        if d.ends:
+            terminated = _own(d.terminal(next_state, params, NUMPY), n, np.bool_, taken)
+        else:
+            terminated = np.zeros(n, dtype=bool)
+        limit = self.max_episode_steps
+        if self._truncates:
+            truncated = _own(d.truncation(next_state, params, NUMPY), n, np.bool_, taken)
+            if limit is not None:
+                truncated |= self._steps >= limit - 1
+        elif limit is not None:
+            truncated = self._steps >= limit - 1
+        else:
+            truncated = np.zeros(n, dtype=bool)
+        return next_state, reward, terminated, truncated, taken
+
+    def _step_info(
+        self, state: Any, actions: Any, next_state: Any, done: np.ndarray, rows: np.ndarray | None, taken: set[int]
+    ) -> dict[str, Any]:
+        """The step's info keys as a ``SyncVectorEnv`` has them: each an array over the rows and a
+        ``_key`` mask of the rows that stepped (not those of ``done``, which start afresh); no
+        key if no row stepped."""
+        n = self.num_envs
+        if rows is not None and rows.size == n:
+            return {}
+        step_info = self.definition.transition_info(state, actions, next_state, self.params, NUMPY)
+        if not step_info:
+            return {}
+        info: dict[str, Any] = {}
+        masks = np.empty((len(step_info), n), dtype=bool)  # one mask per key, each a row of one array
+        if rows is None:
+            masks.fill(True)
+        else:
+            masks[...] = ~done
+        for mask, (key, values) in zip(masks, step_info.items()):
+            info[key] = _own(values, n, None, taken)
+            info[f"_{key}"] = mask
+        return info
+
+    def _autoreset(
+        self, rows: np.ndarray, reward: np.ndarray, terminated: np.ndarray, truncated: np.ndarray, info: dict[str, Any]
+    ) -> None:
+        """Start the rows ``rows`` afresh: reward 0, neither terminated nor truncated, and the
+        info of their new start (the step's keys that a start lacks hold 0 / False / None there)."""
+        self._start(rows)
+        self._steps[rows] = 0
+        reward[rows] = 0.0
+        terminated[rows] = False
+        truncated[rows] = False
+        start_info = self.definition.state_info(self.state, self.params, NUMPY)
+        for key, values in info.items():
+            if key[0] != "_" and key not in start_info:
+                values[rows] = None if values.dtype == object else 0
+        n = self.num_envs
+        for key, values in start_info.items():
+            if key in info:  # the rows' values alone
+                column = info[key]
+                if values.__class__ is np.ndarray and values.shape == (n,) and values.dtype.kind in "biufO":
+                    column[rows] = values[rows]
+                elif values.__class__ in (bool, int, float) and column.dtype != object:
+                    column[rows] = values  # (one number for every row)
+                else:
+                    column[rows] = _info_array(values, n)[rows]
+                info[f"_{key}"].fill(True)  # the rows that stepped, and now those that start
+            else:
+                values = _info_array(values, n)
+                column = np.zeros_like(values) if values.dtype != object else np.full(values.shape, None)
+                column[rows] = values[rows]
+                info[key] = column
+                mask = np.zeros(n, dtype=bool)
+                mask[rows] = True
+                info[f"_{key}"] = mask
 
     def restart(self, rows: Any) -> tuple[Any, dict[str, Any]]:
         """Start the sub-environments of the boolean mask ``rows`` afresh now, not on their next
@@ -507,16 +545,42 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         info = {k: _info_array(v, self.num_envs) for k, v in d.state_info(self.state, self.params, NUMPY).items()}
         return d.observation(self.state, self.params, NUMPY), info
 
+    def _uniforms(self, count: int, draws: int) -> np.ndarray:
+        """``draws`` uniforms for each of ``count`` rows, the rows in order on the batch's stream,
+        as a ``(count, draws)`` array (its transpose is the rules' ``u``, one array per draw): the
+        one place the vector shell draws."""
+        rng = self._np_random
+        if rng is None:  # (the property makes one)
+            rng = self.np_random
+        return rng.random((count, draws))
+
+    #: Starts of this many rows or fewer run the rules on Python numbers, row by row, as the
+    #: scalar env does (a numpy call costs more than its few elements); more rows run them on
+    #: arrays. The definitions' ``initial`` gives the same numbers on both (a test checks it for
+    #: every id), so which way a row starts changes nothing.
+    SCALAR_START_ROWS = 4
+
     def _start(self, rows: np.ndarray) -> None:
         """Draw fresh starts for the rows of the ascending indices ``rows`` (in row order) and put
         them in the state."""
-        d, count, draws = self.definition, rows.size, self._start_draws
-        u: Any = self.np_random.random((count, draws)).T if draws else ()
-        start: Any = d.initial(u, self.params, NUMPY)
+        d, params, draws, count = self.definition, self.params, self._start_draws, rows.size
         state = [np.array(q) for q in self.state]  # own arrays: the rules may return shared ones
-        for quantity, value in zip(state, start):
-            quantity[rows] = value
-        self.state = type(self.state)(*state)
+        if count > self.SCALAR_START_ROWS:
+            u_all: Any = self._uniforms(count, draws).T if draws else ()
+            start: Any = d.initial(u_all, params, NUMPY)
+            for quantity, value in zip(state, start):
+                quantity[rows] = value
+        elif count == 1:
+            row = int(rows[0])
+            u = self._uniforms(1, draws)[0].tolist() if draws else ()
+            for quantity, value in zip(state, d.initial(u, params, SCALAR)):
+                quantity[row] = value
+        elif count:
+            us = self._uniforms(count, draws).tolist() if draws else [()] * count
+            starts = [d.initial(u, params, SCALAR) for u in us]
+            for quantity, values in zip(state, zip(*starts)):
+                quantity[rows] = values
+        self.state = self.state._make(state)
 
     def heuristic(self, observations: Any) -> Any:
         """The definition's documented simple policy, for a batch of observations."""
