@@ -12,7 +12,7 @@ import gymnasium
 import numpy as np
 
 from gym_suite import SPECS, __version__
-from gym_suite._quiet import make
+from gym_suite.quiet import make
 
 
 def _list(args: argparse.Namespace) -> int:

@@ -1,4 +1,4 @@
-"""gym_suite._progress: a bar on a terminal, log lines elsewhere; the commands that use it."""
+"""gym_suite.progress: a bar on a terminal, log lines elsewhere; the commands that use it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from gym_suite._progress import Progress, duration
+from gym_suite.progress import Progress, duration
 
 LINE = re.compile(
     r"^(?P<desc>.+): (?P<n>[\d,]+)/(?P<total>[\d,]+) (?P<unit>\w+)s \((?P<pct>\d+)%\), [\d,.e+-]+ \w+s/s, "
@@ -97,13 +97,13 @@ def test_evaluate_command_logs_progress_when_not_a_terminal():
 
 def test_sb3_callback_counts_the_training_steps():
     pytest.importorskip("stable_baselines3")
-    from gym_suite._quiet import import_gym_quietly
+    from gym_suite.quiet import import_gym_quietly
 
     import_gym_quietly()
     from stable_baselines3 import PPO
 
-    from gym_suite._progress import sb3_callback
-    from gym_suite._quiet import make
+    from gym_suite.progress import sb3_callback
+    from gym_suite.quiet import make
 
     log = io.StringIO()
     model = PPO("MlpPolicy", make("example-v0"), n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
