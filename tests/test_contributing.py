@@ -107,7 +107,9 @@ def test_every_id_has_its_readme_row_and_gif():
         assert re.search(rf"^\| `{re.escape(env_id)}` \|", readme, re.M), f"README.md has no row for {env_id}"
         assert (ROOT / "docs" / "img" / f"{env_id}.gif").exists(), f"no docs/img/{env_id}.gif"
     notes = {path.stem for path in (ROOT / "docs" / "env-notes").glob("*.md")}
-    assert notes <= set(gym_suite.ENV_IDS), f"docs/env-notes/ has pages of no registered id: {notes - set(gym_suite.ENV_IDS)}"
+    assert notes <= set(gym_suite.ENV_IDS), (
+        f"docs/env-notes/ has pages of no registered id: {notes - set(gym_suite.ENV_IDS)}"
+    )
 
 
 def test_recipes_are_of_registered_ids():
@@ -136,7 +138,7 @@ def test_the_changelog_has_the_heading_the_guide_names():
 
 def test_the_registry_rows_have_the_fields_the_guide_shows():
     registry = pytest.importorskip("gym_suite._registry")
-    shown = re.search(r"```python\n(Spec\(.*?\),)\n```", section("Adding an environment"), re.S)
+    shown = re.search(r"```python\n\s*(Spec\(.*?\))\n\s*```", section("Adding an environment"), re.S)
     assert shown, "the guide shows no registry row"
     fields = set(re.findall(r"^\s+(\w+)=", shown.group(1), re.M))
     spec_fields = set(inspect.signature(registry.Spec).parameters)
