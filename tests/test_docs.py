@@ -200,6 +200,15 @@ def test_api_reference_is_built_from_the_docstrings(site):
     envs = (site / "reference" / "envs" / "index.html").read_text(encoding="utf-8")
     for name in ("check_definition", "Violation", "DefinitionError"):
         assert f'id="gym_suite.envs.{name}"' in envs, f"gym_suite.envs.{name} is missing from the API reference"
+    for module, names in {
+        "progress": ("Progress", "Progress.write", "sb3_callback", "duration"),
+        "quiet": ("make", "make_vec", "no_version_notice", "import_gym_quietly"),
+    }.items():
+        page = (site / "reference" / module / "index.html").read_text(encoding="utf-8")
+        for name in names:
+            assert f'id="gym_suite.{module}.{name}"' in page, (
+                f"gym_suite.{module}.{name} is missing from the API reference"
+            )
 
 
 # --------------------------------------------------------------------------------------------

@@ -40,6 +40,31 @@ def test_short_work_logs_nothing():
     assert log.getvalue() == ""
 
 
+def test_written_lines_stand_alone_off_a_terminal_and_nothing_when_disabled():
+    log = io.StringIO()
+    with Progress(100, "bench", "row", file=log, interval=3600) as progress:
+        progress.update(10)
+        progress.write("  ready  example-v0")
+        progress.update(90)
+    assert log.getvalue() == "  ready  example-v0\n"  # no count line: the work ended within the interval
+    quiet = io.StringIO()
+    with Progress(100, file=quiet, disable=True) as progress:
+        progress.write("hidden")
+    assert quiet.getvalue() == ""
+
+
+def test_written_lines_go_above_the_bar():
+    terminal = io.StringIO()
+    with Progress(100, "bench", "row", file=terminal, tty=True) as progress:
+        progress.update(30)
+        progress.write("round 1/3 done")
+        progress.update(70)
+    drawn = terminal.getvalue()
+    assert "round 1/3 done\n" in drawn
+    before, after = drawn.split("round 1/3 done\n", 1)
+    assert "bench:" in before and "30/100" in after  # the bar is cleared, the line written, the bar redrawn
+
+
 def test_a_bar_on_a_terminal():
     import fcntl
     import select
