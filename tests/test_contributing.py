@@ -6,6 +6,7 @@ what ``check_definition`` accepts, on the tiny environment of ``tests/test_defin
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
 import re
@@ -143,10 +144,20 @@ def test_the_registry_rows_have_the_fields_the_guide_shows():
     fields = set(re.findall(r"^\s+(\w+)=", shown.group(1), re.M))
     spec_fields = set(inspect.signature(registry.Spec).parameters)
     assert fields <= spec_fields, fields - spec_fields
+
+    def load(text: str):
+        module, _, name = text.partition(":")
+        return getattr(importlib.import_module(module), name)
+
+    versions: dict[str, list[str]] = {}
     for spec in registry.SPECS:
-        for attribute in ("definition", "params"):
-            module, _, name = getattr(spec, attribute).partition(":")
-            assert hasattr(importlib.import_module(module), name), (spec.id, attribute)
+        definition, params = load(spec.definition), load(spec.params)
+        assert isinstance(definition, _definition.Definition), spec.id
+        assert dataclasses.is_dataclass(params) and not isinstance(params, type), (spec.id, "a parameter set")
+        versions.setdefault(spec.definition, []).append(spec.params)
+    # a second version is a parameter set of its own and a row, on the same definition
+    for definition, params in versions.items():
+        assert len(set(params)) == len(params), f"two rows of {definition} share a parameter set"
 
 
 # --------------------------------------------------------------------------------------------
