@@ -35,8 +35,9 @@ encodes the file, the second shares it) and the peak memory (resident set size) 
 ``--from-json`` re-reads the rows of an earlier run and reports them again, with the targets
 worked out anew, without timing anything.
 
-Progress goes to standard error: a tqdm bar of the rows calibrated and timed when it is a
-terminal (the log lines above it), the log lines alone otherwise.
+Progress goes to standard error (``gym_suite.progress``): a bar of the rows calibrated and timed
+when it is a terminal (the log lines above it), otherwise the log lines and, every few seconds,
+a line with the count of rows done.
 """
 
 from __future__ import annotations
