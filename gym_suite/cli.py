@@ -12,8 +12,8 @@ import gymnasium
 import numpy as np
 
 from gym_suite import __version__
-from gym_suite._quiet import make
 from gym_suite._registry import RENAMED_IDS, SPECS
+from gym_suite.quiet import make
 
 
 def _list(args: argparse.Namespace) -> int:

@@ -19,13 +19,13 @@ from typing import IO, TYPE_CHECKING, Any
 import gymnasium
 import numpy as np
 
-from gym_suite._quiet import make  # the suite's ids from their specs: no version notice
 from gym_suite.envs.checks import check_env_kwargs, shown
+from gym_suite.quiet import make  # the suite's ids from their specs: no version notice
 
 if TYPE_CHECKING:
     from gymnasium.envs.registration import EnvSpec
 
-    from gym_suite._progress import Progress
+    from gym_suite.progress import Progress
 
 BUILTIN_POLICIES = ("random", "heuristic")
 
@@ -368,7 +368,7 @@ def _n_workers(n_jobs: int) -> int:
 
 
 def _progress_bar(total: int, label: str) -> Progress:
-    """A tqdm bar on a terminal, a log line every few seconds elsewhere (``gym_suite._progress``)."""
-    from gym_suite._progress import Progress
+    """A tqdm bar on a terminal, a log line every few seconds elsewhere (``gym_suite.progress``)."""
+    from gym_suite.progress import Progress
 
     return Progress(total, label, unit="episode")

@@ -361,7 +361,7 @@ def play(
     episodes = None if episodes is None else int(episodes)
     screenshot = check_screenshot(screenshot)
     pygame = _import_pygame()
-    from gym_suite._quiet import make
+    from gym_suite.quiet import make
 
     env = make(env_id, render_mode="rgb_array", **(env_kwargs or {}))
     try:

@@ -90,7 +90,7 @@ def record(
     import minari
     from minari import DataCollector
 
-    from gym_suite._quiet import make
+    from gym_suite.quiet import make
 
     spec = find_spec(env_id)
     if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1:

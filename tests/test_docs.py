@@ -223,6 +223,15 @@ def test_api_reference_is_built_from_the_docstrings(site):
             assert f'id="gym_suite.envs.{module}.{name}"' in text, f"{name} is missing from reference/{page}"
     ops = (site / "reference" / "ops" / "index.html").read_text(encoding="utf-8")
     assert "The product of" in ops  # with its docstring
+    for module, names in {
+        "progress": ("Progress", "Progress.write", "sb3_callback", "duration"),
+        "quiet": ("make", "make_vec", "no_version_notice", "import_gym_quietly"),
+    }.items():
+        page = (site / "reference" / module / "index.html").read_text(encoding="utf-8")
+        for name in names:
+            assert f'id="gym_suite.{module}.{name}"' in page, (
+                f"gym_suite.{module}.{name} is missing from the API reference"
+            )
 
 
 # --------------------------------------------------------------------------------------------

@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 
 import gym_suite  # noqa: F401  (registers the ids)
-from gym_suite._quiet import make
 from gym_suite.play import KEYS, ScorePanel, controls_text, heading, keys_for, pixel_to_point, steers
+from gym_suite.quiet import make
 
 pygame = pytest.importorskip("pygame", reason='gym-suite play needs pygame: pip install "gym-suite[render]"')
 

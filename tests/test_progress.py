@@ -1,4 +1,4 @@
-"""gym_suite._progress: a bar on a terminal, log lines elsewhere; the commands that use it."""
+"""gym_suite.progress: a bar on a terminal, log lines elsewhere; the commands that use it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from gym_suite._progress import Progress, duration
+from gym_suite.progress import Progress, duration
 
 LINE = re.compile(
     r"^(?P<desc>.+): (?P<n>[\d,]+)/(?P<total>[\d,]+) (?P<unit>\w+)s \((?P<pct>\d+)%\), [\d,.e+-]+ \w+s/s, "
@@ -38,6 +38,31 @@ def test_short_work_logs_nothing():
     with Progress(10, "quick", file=log, interval=3600) as progress:
         progress.update(10)
     assert log.getvalue() == ""
+
+
+def test_written_lines_stand_alone_off_a_terminal_and_nothing_when_disabled():
+    log = io.StringIO()
+    with Progress(100, "bench", "row", file=log, interval=3600) as progress:
+        progress.update(10)
+        progress.write("  ready  example-v0")
+        progress.update(90)
+    assert log.getvalue() == "  ready  example-v0\n"  # no count line: the work ended within the interval
+    quiet = io.StringIO()
+    with Progress(100, file=quiet, disable=True) as progress:
+        progress.write("hidden")
+    assert quiet.getvalue() == ""
+
+
+def test_written_lines_go_above_the_bar():
+    terminal = io.StringIO()
+    with Progress(100, "bench", "row", file=terminal, tty=True) as progress:
+        progress.update(30)
+        progress.write("round 1/3 done")
+        progress.update(70)
+    drawn = terminal.getvalue()
+    assert "round 1/3 done\n" in drawn
+    before, after = drawn.split("round 1/3 done\n", 1)
+    assert "bench:" in before and "30/100" in after  # the bar is cleared, the line written, the bar redrawn
 
 
 def test_a_bar_on_a_terminal():
@@ -97,13 +122,13 @@ def test_evaluate_command_logs_progress_when_not_a_terminal():
 
 def test_sb3_callback_counts_the_training_steps():
     pytest.importorskip("stable_baselines3")
-    from gym_suite._quiet import import_gym_quietly
+    from gym_suite.quiet import import_gym_quietly
 
     import_gym_quietly()
     from stable_baselines3 import PPO
 
-    from gym_suite._progress import sb3_callback
-    from gym_suite._quiet import make
+    from gym_suite.progress import sb3_callback
+    from gym_suite.quiet import make
 
     log = io.StringIO()
     model = PPO("MlpPolicy", make("example-v0"), n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")

@@ -12,7 +12,7 @@ import gymnasium
 import pytest
 
 import gym_suite
-from gym_suite._quiet import make, make_vec, suite_spec
+from gym_suite.quiet import make, make_vec, suite_spec
 
 OUT_OF_DATE = "is out of date"
 GYM_BANNER = "Gym has been unmaintained"
@@ -86,7 +86,7 @@ def test_stable_baselines3_after_import_gym_quietly_prints_no_gym_banner():
     assert GYM_BANNER in plain.stderr, "Stable-Baselines3 no longer imports gym: this test is moot"
     quiet = run(
         "-c",
-        "from gym_suite._quiet import import_gym_quietly; import_gym_quietly(); "
+        "from gym_suite.quiet import import_gym_quietly; import_gym_quietly(); "
         "import stable_baselines3, gym; assert 'gym' in stable_baselines3.common.vec_env.patch_gym.__dict__",
     )
     assert quiet.returncode == 0, quiet.stderr

@@ -17,9 +17,9 @@ minari = pytest.importorskip("minari")
 import gymnasium  # noqa: E402
 
 from gym_suite import SPECS  # noqa: E402
-from gym_suite._quiet import make  # noqa: E402
 from gym_suite.cli import main  # noqa: E402
 from gym_suite.evaluate import play  # noqa: E402
+from gym_suite.quiet import make  # noqa: E402
 from gym_suite.record import default_dataset_id, load_policy, record  # noqa: E402
 
 

@@ -266,12 +266,13 @@ def test_checkpoints_are_the_policies_at_each_evaluation_and_the_curve_has_its_t
     assert np.all(np.isnan(quiet.returns)) and quiet.checkpoints is None
 
 
-def test_the_jax_vs_sb3_benchmark_reports_the_ratios_and_draws_the_curves(tmp_path):
+def test_the_jax_vs_sb3_benchmark_reports_the_ratios_and_draws_the_curves(tmp_path, monkeypatch):
     """The report and the picture of gym-suite/benchmarks/train_jax_vs_sb3.py from a saved run."""
     import importlib.util
     from pathlib import Path
 
     path = Path(__file__).resolve().parents[1] / "gym-suite" / "benchmarks" / "train_jax_vs_sb3.py"
+    monkeypatch.syspath_prepend(str(path.parent))  # its folder's helper (_machine), as when it runs
     spec = importlib.util.spec_from_file_location("train_jax_vs_sb3", path)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)

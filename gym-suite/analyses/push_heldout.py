@@ -17,9 +17,9 @@ accuracy over the whole log (one greedy pass, ``episode_length=None``) of
 * ``lookup table``: the majority label of each observation of the training log (the
   majority class for an observation it has not seen), i.e. pure memorisation;
 * ``SB3 PPO`` and ``SB3 DQN``: Stable-Baselines3 trained on the training log only (episodes
-  of 100 notifications, ``MultiInputPolicy``, the Box features standardised by
-  ``VecNormalize``; the settings of the suite's push-v0 recipe), then scored greedily
-  (``deterministic=True``) with the frozen observation statistics.
+  of 100 notifications, ``gym_suite.training.sb3.train_sb3`` with the suite's push-v0 recipe:
+  ``MultiInputPolicy``, the Box features standardised by ``VecNormalize``), then scored
+  greedily (``deterministic=True``) with the frozen observation statistics.
 
 ``return/100`` is the matching return of a 100-notification episode, ``100 * (2 * accuracy - 1)``,
 the unit of the baselines table; ``±`` is one standard error of the accuracy,
@@ -32,44 +32,19 @@ import argparse
 import math
 import time
 
-import gymnasium
 import numpy as np
 
-import gym_suite  # noqa: F401  (registers the ids)
 from gym_suite.envs.push_env import HOLD
 from gym_suite.envs.push_log import CATEGORICAL_FIELDS, NUMERIC_FIELDS
+from gym_suite.quiet import make
 
 SPLITS = ("train", "test")
-# the suite's push-v0 settings (gym_suite.training.recipes): SB3 defaults of the suite, 4 PPO copies
-PPO_SETTINGS = {
-    "n_steps": 256,
-    "batch_size": 64,
-    "n_epochs": 10,
-    "learning_rate": 3e-4,
-    "gamma": 0.99,
-    "gae_lambda": 0.95,
-    "ent_coef": 0.0,
-    "policy_kwargs": {"net_arch": [64, 64]},
-}
-DQN_SETTINGS = {
-    "learning_rate": 1e-3,
-    "buffer_size": 50_000,
-    "learning_starts": 1_000,
-    "batch_size": 64,
-    "gamma": 0.99,
-    "train_freq": 4,
-    "gradient_steps": 1,
-    "target_update_interval": 1_000,
-    "exploration_fraction": 0.2,
-    "exploration_final_eps": 0.02,
-    "policy_kwargs": {"net_arch": [64, 64]},
-}
-PPO_COPIES = 4
+ENV_ID = "push-v0"
 
 
 def whole_log(split: str):
     """An env replaying the whole bundled log of ``split`` in one episode."""
-    return gymnasium.make("gym_suite:push-v0", split=split, episode_length=None)
+    return make(ENV_ID, split=split, episode_length=None)
 
 
 def replay_accuracy(split: str, act) -> float:
@@ -100,41 +75,15 @@ def lookup_table(log) -> tuple[dict, int]:
     return {k: (fallback if c[0] == c[1] else int(c[1] > c[0])) for k, c in counts.items()}, fallback
 
 
-def make_training_env(n_envs: int, seed: int):
-    from stable_baselines3.common.env_util import make_vec_env
-    from stable_baselines3.common.vec_env import VecNormalize
-
-    venv = make_vec_env(
-        "gym_suite:push-v0",
-        n_envs=n_envs,
-        seed=seed,
-        env_kwargs={"split": "train"},
-    )
-    return VecNormalize(venv, norm_obs=True, norm_reward=False, norm_obs_keys=list(NUMERIC_FIELDS), gamma=0.99)
-
-
 def train(algo: str, steps: int, seed: int):
-    from stable_baselines3 import DQN, PPO
-    from stable_baselines3.common.logger import Logger
+    """``algo`` trained on the training log with the suite's push-v0 recipe; its greedy policy."""
+    from gym_suite.training.sb3 import SB3Policy, train_sb3
 
-    venv = make_training_env(PPO_COPIES if algo == "ppo" else 1, seed)
-    cls, settings = (PPO, PPO_SETTINGS) if algo == "ppo" else (DQN, DQN_SETTINGS)
-    model = cls("MultiInputPolicy", venv, seed=seed, device="cpu", verbose=0, **settings)
-    model.set_logger(Logger(folder=None, output_formats=[]))
     start = time.perf_counter()
-    model.learn(total_timesteps=steps)
+    model = train_sb3(ENV_ID, algo, steps, seed=seed, env_kwargs={"split": "train"}, vec_env="dummy")
     print(f"SB3 {algo.upper()}: {steps:,} training steps in {time.perf_counter() - start:.0f} s", flush=True)
-    venv.training = False  # frozen statistics from here on
-    return model, venv
-
-
-def greedy(model, venv):
-    def act(env, observation):
-        batch = {k: np.asarray(v)[None] for k, v in observation.items()}
-        action, _ = model.predict(venv.normalize_obs(batch), deterministic=True)
-        return int(np.asarray(action).reshape(-1)[0])
-
-    return act
+    policy = SB3Policy(model, name=f"sb3-{algo}")  # the frozen observation statistics
+    return lambda env, observation: policy(observation)
 
 
 def row(name: str, accuracies: dict, note: str = "") -> str:
@@ -187,13 +136,9 @@ def main(argv=None) -> int:
         f"{len(table):,} observations memorised from the training log",
     )
 
-    import torch
-
-    torch.set_num_threads(1)
     for algo, steps in (("dqn", args.dqn_steps), ("ppo", args.ppo_steps)):
         if steps:
-            model, venv = train(algo, steps, args.seed)
-            act = greedy(model, venv)
+            act = train(algo, steps, args.seed)
             add(
                 f"SB3 {algo.upper()}",
                 lambda s, act=act: replay_accuracy(s, act),

@@ -132,6 +132,12 @@ def supervised_policy(kind: str = "logistic", seed: int = 0) -> SupervisedPolicy
     return _FITTED[kind, seed]
 
 
+def observation_keys(codes, numbers) -> list[tuple]:
+    """One hashable key per notification: its categorical codes and numbers (as ``log_fields`` and
+    ``observation_fields`` give them), by which a log's hidden ``p_open`` is found."""
+    return [tuple(c) + tuple(n) for c, n in zip(codes.tolist(), numbers.tolist())]
+
+
 class BayesPolicy:
     """Deliver iff the generator's ``p_open`` of the observed notification is >= 0.5 (it peeks:
     the log's hidden column, found by the observation; duplicates, if any, average their p_open)."""
@@ -142,19 +148,15 @@ class BayesPolicy:
             raise ValueError(f"the {split} log has no p_open column")
         codes, numbers = log_fields(log)
         sums: dict = {}
-        for key, p in zip(self._keys(codes, numbers), np.asarray(log.p_open).tolist()):
+        for key, p in zip(observation_keys(codes, numbers), np.asarray(log.p_open).tolist()):
             total, count = sums.get(key, (0.0, 0))
             sums[key] = (total + p, count + 1)
         self.table = {k: int(total / count >= 0.5) for k, (total, count) in sums.items()}
         self.split = split
         self.name = f"bayes-{split}"
 
-    @staticmethod
-    def _keys(codes, numbers):
-        return [tuple(c) + tuple(n) for c, n in zip(codes.tolist(), numbers.tolist())]
-
     def act_batch(self, observations) -> np.ndarray:
-        keys = self._keys(*observation_fields(list(observations)))
+        keys = observation_keys(*observation_fields(list(observations)))
         missing = [k for k in keys if k not in self.table]
         if missing:
             raise ValueError(f"an observation that is not in the {self.split} log: {missing[0]}")
@@ -176,7 +178,7 @@ def whole_log_accuracy(policy, split: str = "test") -> float:
     log = load_log(split=split)
     codes, numbers = log_fields(log)
     if isinstance(policy, BayesPolicy):
-        actions = np.array([policy.table[k] for k in policy._keys(codes, numbers)])
+        actions = np.array([policy.table[k] for k in observation_keys(codes, numbers)])
     else:
         actions = (policy.probability(codes, numbers) > THRESHOLD).astype(np.int64)
     return float((actions == np.asarray(log.labels)).mean())

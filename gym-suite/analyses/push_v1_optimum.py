@@ -128,13 +128,13 @@ class OptimalPolicy:
         if log.p_open is None:
             raise ValueError(f"the {split} log has no p_open column")
         codes, numbers = push_supervised.log_fields(log)
-        self.table = dict(zip(push_supervised.BayesPolicy._keys(codes, numbers), np.asarray(log.p_open).tolist()))
+        self.table = dict(zip(push_supervised.observation_keys(codes, numbers), np.asarray(log.p_open).tolist()))
         _, days = _log_days(split)
         _, self.threshold = thresholds(np.asarray(log.p_open), budget, max(len(d) for d in days))
         self.split, self.budget, self.name = split, budget, f"push-v1-optimum-{split}"
 
     def probabilities(self, observations) -> np.ndarray:
-        keys = push_supervised.BayesPolicy._keys(*push_supervised.observation_fields(list(observations)))
+        keys = push_supervised.observation_keys(*push_supervised.observation_fields(list(observations)))
         missing = [k for k in keys if k not in self.table]
         if missing:
             raise ValueError(f"an observation that is not in the {self.split} log: {missing[0]}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import platform
 from importlib import metadata
 from pathlib import Path
@@ -29,3 +30,8 @@ def cpu_name() -> str:
     except OSError:
         pass
     return platform.processor() or platform.machine()
+
+
+def load_average() -> str:
+    """``"1.52/1.31/0.98"``: the load averages over 1, 5 and 15 minutes, or ``"n/a"``."""
+    return "/".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"

@@ -35,8 +35,9 @@ encodes the file, the second shares it) and the peak memory (resident set size) 
 ``--from-json`` re-reads the rows of an earlier run and reports them again, with the targets
 worked out anew, without timing anything.
 
-Progress goes to standard error: a tqdm bar of the rows calibrated and timed when it is a
-terminal (the log lines above it), the log lines alone otherwise.
+Progress goes to standard error (``gym_suite.progress``): a bar of the rows calibrated and timed
+when it is a terminal (the log lines above it), otherwise the log lines and, every few seconds,
+a line with the count of rows done.
 """
 
 from __future__ import annotations
@@ -61,9 +62,11 @@ from pathlib import Path
 
 import gymnasium
 import numpy as np
+from _machine import cpu_name  # this folder's helper (the script's folder is on sys.path)
 
 from gym_suite import SPECS
 from gym_suite.cli import key_value
+from gym_suite.progress import Progress
 
 SYNC_SIZES = (8, 64)
 NATIVE_SIZES = (64, 1024, 4096)
@@ -243,14 +246,12 @@ def vector_timed(row: Row, make_env: Callable[[], object]) -> Timed:
 
 
 def _import_gym():
-    """gym 0.26 when installed (it prints a deprecation notice on import), else ``None``."""
+    """gym 0.26 when installed (it prints a deprecation notice on import), else ``None``. gym gives
+    itself the suite's ids on import (gym-suite's ``gym.envs`` entry point)."""
     try:
         import gym
     except ImportError:
         return None
-    from gym_suite._gym import register_gym
-
-    register_gym()
     return gym
 
 
@@ -355,7 +356,7 @@ def ensure_heartpole_venv(path: Path) -> Path:
     check = [str(python), "-c", "import heartpole"]
     if python.exists() and subprocess.run(check, capture_output=True).returncode == 0:
         return path
-    _log(f"creating {path} with heartpole==1.2 from PyPI ...")
+    print(f"creating {path} with heartpole==1.2 from PyPI ...", file=sys.stderr, flush=True)
     subprocess.run([sys.executable, "-m", "venv", str(path)], check=True)
     subprocess.run([str(python), "-m", "pip", "install", "-q", "heartpole==1.2"], check=True)
     return path
@@ -669,14 +670,11 @@ def _row_cells(row: Row) -> list[str]:
 
 
 def markdown_table(header: list[str], lines: list[list[str]], right=frozenset()) -> str:
-    widths = [max(len(str(c)) for c in col) for col in zip(header, *lines)]
+    """A Markdown table of the cells as written (``DataFrame.to_markdown``); the columns ``right`` right-aligned."""
+    import pandas as pd
 
-    def fmt(cells):
-        padded = (str(c).rjust(w) if i in right else str(c).ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))
-        return "| " + " | ".join(padded) + " |"
-
-    rule = "|" + "|".join("-" * (w + 1) + ":" if i in right else "-" * (w + 2) for i, w in enumerate(widths)) + "|"
-    return "\n".join([fmt(header), rule, *map(fmt, lines)])
+    align = ["right" if i in right else "left" for i in range(len(header))]
+    return pd.DataFrame(lines, columns=header).to_markdown(index=False, colalign=align, disable_numparse=True)
 
 
 def rows_table(rows: list[Row]) -> str:
@@ -721,12 +719,6 @@ def make_table(make: list[dict]) -> str:
 def machine_info() -> dict:
     from importlib.metadata import PackageNotFoundError, version
 
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
-    except OSError:
-        pass
     versions = {}
     for name in ("gym-suite", "gymnasium", "numpy", "pandas", "gym"):
         try:
@@ -734,7 +726,7 @@ def machine_info() -> dict:
         except PackageNotFoundError:
             versions[name] = None
     return {
-        "cpu": cpu,
+        "cpu": cpu_name(),
         "cpu_count": os.cpu_count(),
         "platform": platform.platform(),
         "python": platform.python_version(),
@@ -909,7 +901,11 @@ def jax_rollout_rows(ids: list[str], num_envs: int = 4096, steps: int = 1000, re
                 "steps_per_second": num_envs * steps / best,
             }
         )
-        _log(f"jax rollout {name}: {num_envs * steps / best:,.0f} steps/s (compile {compile_seconds:.2f} s)")
+        print(
+            f"jax rollout {name}: {num_envs * steps / best:,.0f} steps/s (compile {compile_seconds:.2f} s)",
+            file=sys.stderr,
+            flush=True,
+        )
     return rows
 
 
@@ -930,44 +926,14 @@ def jax_rollout_table(rows: list[dict]) -> str:
     )
 
 
-_BAR = None  # the progress bar while rows are timed: log lines go above it
-
-
-def _log(text: str) -> None:
-    if _BAR is not None:
-        _BAR.write(text, file=sys.stderr)
-    else:
-        print(text, file=sys.stderr, flush=True)
-
-
-def _progress(total: int):
-    """A tqdm bar on standard error when it is a terminal; None elsewhere (nothing drawn)."""
-    if not sys.stderr.isatty():
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc="bench", unit="row", file=sys.stderr, leave=False)
-
-
 def time_rows(timed: list[Timed], args) -> None:
     """Calibrate every row, then time them in ``args.repeats`` interleaved rounds (a progress bar
-    on a terminal counts the rows calibrated and timed)."""
-    global _BAR
-    _BAR = _progress(len(timed) * (1 + args.repeats))
-    try:
-        _time_rows(timed, args)
-    finally:
-        if _BAR is not None:
-            _BAR.close()
-            _BAR = None
+    on a terminal counts the rows calibrated and timed; elsewhere a log line every few seconds)."""
+    with Progress(len(timed) * (1 + args.repeats), desc="bench", unit="row") as progress:
+        _time_rows(timed, args, progress)
 
 
-def _tick() -> None:
-    if _BAR is not None:
-        _BAR.update(1)
-
-
-def _time_rows(timed: list[Timed], args) -> None:
+def _time_rows(timed: list[Timed], args, progress: Progress) -> None:
     for t in timed:
         if t.run is not None:
             try:
@@ -980,11 +946,11 @@ def _time_rows(timed: list[Timed], args) -> None:
                 _error(t.row, exc)
                 t.run = None
         cells = "  ".join(_row_cells(t.row)[:3])
-        _log(f"  ready  {cells}  " + (f"{t.row.steps:,} steps a repeat" if t.run else t.row.status))
-        _tick()
+        progress.write(f"  ready  {cells}  " + (f"{t.row.steps:,} steps a repeat" if t.run else t.row.status))
+        progress.update(1)
     for round_ in range(args.repeats):
         for t in timed:
-            _tick()
+            progress.update(1)
             if t.run is None:
                 continue
             try:
@@ -992,7 +958,7 @@ def _time_rows(timed: list[Timed], args) -> None:
             except Exception as exc:  # noqa: BLE001
                 _error(t.row, exc)
                 t.run = None
-        _log(f"  round {round_ + 1}/{args.repeats} done")
+        progress.write(f"  round {round_ + 1}/{args.repeats} done")
 
 
 def report(result: dict, args) -> int:
@@ -1038,7 +1004,7 @@ def main(argv: list[str] | None = None) -> int:
     args.side_versions = None
     started = time.perf_counter()
     machine = machine_info()
-    _log(f"bench: {', '.join(ids)}; {args.repeats} rounds")
+    print(f"bench: {', '.join(ids)}; {args.repeats} rounds", file=sys.stderr, flush=True)
 
     push_make = None
     with tempfile.TemporaryDirectory(prefix="gym-suite-bench-") as tmp:
@@ -1055,12 +1021,12 @@ def main(argv: list[str] | None = None) -> int:
         for t in timed:
             t.close()
         if PUSH_ID in ids:
-            _log(f"  time to make {PUSH_ID} on each log ...")
+            print(f"  time to make {PUSH_ID} on each log ...", file=sys.stderr, flush=True)
             push_make = push_make_seconds(paths)
     gc.collect()
     memory = None
     if PUSH_ID in ids:
-        _log(f"  peak memory of {MEMORY_COUNT:,} {PUSH_ID} envs against one ...")
+        print(f"  peak memory of {MEMORY_COUNT:,} {PUSH_ID} envs against one ...", file=sys.stderr, flush=True)
         memory = memory_of_copies(PUSH_ID)
     machine["load_average_at_end"] = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
     command = "python gym-suite/benchmarks/bench.py " + " ".join(argv if argv is not None else sys.argv[1:])

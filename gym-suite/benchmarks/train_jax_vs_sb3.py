@@ -50,10 +50,11 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _machine import cpu_name, load_average  # this folder's helper (the script's folder is on sys.path)
 
 import gym_suite
-from gym_suite._quiet import import_gym_quietly, no_version_notice
 from gym_suite.cli import key_value, non_negative_int, positive_int
+from gym_suite.quiet import import_gym_quietly, no_version_notice
 
 COMMAND = "python gym-suite/benchmarks/train_jax_vs_sb3.py"
 CURVE_SEED = 10_000  # the curve's episodes: seeds 10,000, 10,001, ... for both sides
@@ -63,10 +64,6 @@ TARGETS = {"heartpole-v1": 450.0}
 #: learner (None: the recipe's ``truncation_is_terminal``). Empty: heartpole-v1's recipe itself now
 #: has gym-suite/analyses/heartpole_v1_ppo.py's gamma 1 with the two weeks' end terminal, as JAX PPO.
 SB3_RECIPES: dict[str, tuple[dict, bool | None]] = {}
-
-
-def _load() -> str:
-    return "/".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
 
 
 def _log(message: str) -> None:
@@ -166,7 +163,7 @@ def run(args) -> dict:
         "curve_episodes": args.curve_episodes,
         "sb3_overrides": sb3_overrides,
         "sb3_truncation_is_terminal": sb3_terminal,
-        "load_start": _load(),
+        "load_start": load_average(),
         "jax": [],
         "sb3": [],
     }
@@ -197,7 +194,7 @@ def run(args) -> dict:
                             },
                         }
                     )
-                    _log(f"JAX PPO seed {seed}: {result.seconds:.1f} s (load {_load()})")
+                    _log(f"JAX PPO seed {seed}: {result.seconds:.1f} s (load {load_average()})")
                 elif not args.skip_sb3:
                     import_gym_quietly()
                     from gym_suite.training.sb3 import SB3Policy, train_sb3
@@ -218,9 +215,9 @@ def run(args) -> dict:
                     record["final"] = final_score(SB3Policy(model, name="sb3-ppo"))
                     out["sb3"].append(record)
                     _log(
-                        f"SB3 PPO seed {seed}: {record['wall']:.1f} s, return {record['final'][0]:.2f} (load {_load()})"
+                        f"SB3 PPO seed {seed}: {record['wall']:.1f} s, return {record['final'][0]:.2f} (load {load_average()})"
                     )
-        out["load_after_training"] = _load()
+        out["load_after_training"] = load_average()
         for entry in out["jax"]:
             final, checkpoints = jax_policies[entry["seed"]]
             entry["final"] = final_score(final)
@@ -234,15 +231,13 @@ def run(args) -> dict:
                 "compile": many.compile_seconds,
                 "train": many.train_seconds,
                 "wall": many.seconds,
-                "load": _load(),
+                "load": load_average(),
                 "finals": [final_score(p)[0] for p in many.policies],
             }
-    out["load_end"] = _load()
+    out["load_end"] = load_average()
     out["wall_seconds"] = time.perf_counter() - started
     out["date"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    out["machine"] = (
-        f"{platform.processor() or platform.machine()} ({os.cpu_count()} cores), Python {platform.python_version()}"
-    )
+    out["machine"] = f"{cpu_name()} ({os.cpu_count()} cores), Python {platform.python_version()}"
     return out
 
 

@@ -29,8 +29,9 @@ other processes hits both alike. It reports, side by side:
   error comes from the spread between seeds (which holds the evaluation noise), with one from
   the episode-by-episode differences of the evaluation only.
 
-Training runs on the CPU with one torch thread (``train_sb3``). On a terminal a progress bar
-on standard error counts the environment steps trained; elsewhere one line per run is logged.
+Training runs on the CPU with one torch thread (``train_sb3``). Standard error shows the
+environment steps trained (``gym_suite.progress``: a bar on a terminal, a line every few
+seconds elsewhere) and one line per run.
 """
 
 from __future__ import annotations
@@ -47,10 +48,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
-from _machine import cpu_name, versions  # this folder's helper (the script's folder is on sys.path)
+import pandas as pd
+from _machine import cpu_name, load_average, versions  # this folder's helper (the script's folder is on sys.path)
 
 import gym_suite
 from gym_suite.cli import key_value, non_negative_int, positive_int
+from gym_suite.progress import Progress
 
 COMMAND = "python gym-suite/benchmarks/train_throughput.py"
 VARIANTS = ("native", "dummy")
@@ -90,27 +93,10 @@ class Run:
 # Measuring
 # --------------------------------------------------------------------------------------------
 
-_BAR = None
 
-
-def _log(message: str) -> None:
-    if _BAR is not None:
-        _BAR.write(message, file=sys.stderr)
-    else:
-        print(message, file=sys.stderr, flush=True)
-
-
-def _progress(total: int):
-    """A tqdm bar on standard error when it is a terminal; None elsewhere."""
-    if not sys.stderr.isatty():
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc="train_throughput", unit="step", unit_scale=True, file=sys.stderr, leave=False)
-
-
-def _timing_callback(run: Run, evaluate_agent, eval_every: int):
-    """A Stable-Baselines3 callback that times the phases and evaluates at rollout boundaries."""
+def _timing_callback(run: Run, evaluate_agent, eval_every: int, progress: Progress | None = None):
+    """A Stable-Baselines3 callback that times the phases and evaluates at rollout boundaries
+    (``progress`` counts the env steps trained)."""
     from stable_baselines3.common.callbacks import BaseCallback
 
     class Timing(BaseCallback):
@@ -155,8 +141,8 @@ def _timing_callback(run: Run, evaluate_agent, eval_every: int):
 
         def _on_rollout_end(self) -> None:
             run.collect += time.perf_counter() - self.rollout_started - (self.eval_seconds - self.rollout_eval)
-            if _BAR is not None:
-                _BAR.update(self.model.num_timesteps - self.last_steps)
+            if progress is not None:
+                progress.update(self.model.num_timesteps - self.last_steps)
             self.last_steps = self.model.num_timesteps
 
         def _on_training_end(self) -> None:
@@ -176,6 +162,7 @@ def train_run(
     eval_every: int,
     eval_episodes: int,
     overrides: dict | None = None,
+    progress: Progress | None = None,
 ) -> Run:
     from gym_suite.training.sb3 import SB3Policy, train_sb3
 
@@ -185,7 +172,7 @@ def train_run(
         policy = SB3Policy(model, name=f"ppo-{variant}")
         return gym_suite.evaluate(env_id, policy, episodes=eval_episodes, seed=EVAL_SEED, progress=False)
 
-    callback = _timing_callback(run, evaluate_agent, eval_every)
+    callback = _timing_callback(run, evaluate_agent, eval_every, progress)
     train_sb3(env_id, "ppo", steps, seed=seed, vec_env=variant, n_envs=n_envs, callback=callback, overrides=overrides)
     return run
 
@@ -295,9 +282,7 @@ def _reached(points: list[dict | None]) -> str:
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-    line = lambda cells: "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"  # noqa: E731
-    return "\n".join([line(header), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *map(line, rows)])
+    return pd.DataFrame(rows, columns=header).to_markdown(index=False, disable_numparse=True)
 
 
 def report(result: dict) -> str:
@@ -423,10 +408,6 @@ def report(result: dict) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def _load() -> str:
-    return "/".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.splitlines()[0])
     parser.add_argument("--ids", nargs="+", metavar="ID", default=None, help="ids (default: every registered id)")
@@ -461,7 +442,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    global _BAR
     parser = build_parser()
     args = parser.parse_args(argv)
     known = list(gym_suite.ENV_IDS)
@@ -477,7 +457,7 @@ def main(argv: list[str] | None = None) -> int:
         from gym_suite.training.sb3 import train_sb3
     except ImportError as exc:
         parser.error(str(exc))
-    started, load_start = time.perf_counter(), _load()
+    started, load_start = time.perf_counter(), load_average()
     if args.warmup:
         train_sb3(ids[0], "ppo", args.warmup, seed=0, n_envs=args.n_envs)
     result = {
@@ -494,8 +474,8 @@ def main(argv: list[str] | None = None) -> int:
         },
         "ids": {},
     }
-    _BAR = _progress(len(ids) * args.seeds * len(VARIANTS) * args.steps)
-    try:
+    total = len(ids) * args.seeds * len(VARIANTS) * args.steps
+    with Progress(total, desc="train_throughput", unit="step") as progress:
         for env_id in ids:
             random = gym_suite.evaluate(env_id, "random", episodes=args.eval_episodes, seed=EVAL_SEED, progress=False)
             heuristic = gym_suite.evaluate(
@@ -520,17 +500,14 @@ def main(argv: list[str] | None = None) -> int:
                         args.eval_every,
                         args.eval_episodes,
                         dict(args.ppo),
+                        progress,
                     )
                     entry["runs"][variant].append(asdict(run))
-                    _log(
+                    progress.write(
                         f"{env_id:<14} {LABELS[variant]:<12} seed {seed}: {run.loop_rate:8,.0f} env-steps/s "
                         f"(collect {run.collect_rate:8,.0f}), final return {run.evals[-1]['mean']:.3f}"
                     )
             result["ids"][env_id] = entry
-    finally:
-        if _BAR is not None:
-            _BAR.close()
-            _BAR = None
     result["wall_seconds"] = time.perf_counter() - started
     result["machine"] = {
         "cpu": cpu_name(),
@@ -538,7 +515,7 @@ def main(argv: list[str] | None = None) -> int:
         "python": platform.python_version(),
         "versions": versions(("gymnasium", "numpy", "torch", "stable-baselines3")),
         "load_start": load_start,
-        "load_end": _load(),
+        "load_end": load_average(),
     }
     print(report(result))
     if args.json:

@@ -21,8 +21,8 @@ import sys
 import time
 
 import gym_suite
-from gym_suite._quiet import no_version_notice
 from gym_suite.cli import jobs_int, non_negative_int, positive_int
+from gym_suite.quiet import no_version_notice
 
 
 def setting(text: str) -> tuple[str, object]:

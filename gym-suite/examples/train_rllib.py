@@ -25,10 +25,10 @@ import argparse
 import sys
 
 import gym_suite
-from gym_suite._progress import Progress
-from gym_suite._quiet import import_gym_quietly, make, no_version_notice
 from gym_suite.cli import key_value, non_negative_int, positive_int
 from gym_suite.evaluate import play
+from gym_suite.progress import Progress
+from gym_suite.quiet import import_gym_quietly, make, no_version_notice
 
 import_gym_quietly()  # if anything imports gym: without its "unmaintained" notice
 from gym_suite.training.recipes import recipe_budget  # noqa: E402

@@ -20,9 +20,9 @@ import sys
 import time
 
 import gym_suite
-from gym_suite._progress import sb3_callback
-from gym_suite._quiet import import_gym_quietly, make, no_version_notice
 from gym_suite.cli import jobs_int, key_value, non_negative_int, positive_int
+from gym_suite.progress import sb3_callback
+from gym_suite.quiet import import_gym_quietly, make, no_version_notice
 
 import_gym_quietly()  # Stable-Baselines3 imports gym when installed: without its "unmaintained" notice
 from gym_suite.training.sb3 import VEC_ENVS, SB3Policy, load_sb3_policy, save_sb3, train_sb3  # noqa: E402

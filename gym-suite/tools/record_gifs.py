@@ -22,8 +22,8 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # headless, whatever the rend
 import numpy as np
 
 import gym_suite
-from gym_suite._quiet import make
 from gym_suite.evaluate import play
+from gym_suite.quiet import make
 
 DEFAULT_OUT = Path(__file__).resolve().parents[2] / "docs" / "img"  # the repository's
 MIN_WIDTH = 320  # small frames are enlarged (nearest neighbour) to at least this width

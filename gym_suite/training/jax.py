@@ -604,7 +604,7 @@ def train_ppo(
     import rejax
     from rejax.evaluate import evaluate as rejax_evaluate
 
-    from gym_suite._progress import Progress, duration
+    from gym_suite.progress import Progress, duration
 
     train_env, params, eval_env, eval_params = _make_adapters(env_id, settings)
     rejax_config = {key: settings[key] for key in REJAX_SETTINGS if key in settings}

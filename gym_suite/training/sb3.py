@@ -18,7 +18,7 @@ from typing import Any
 import gymnasium
 from gymnasium import spaces
 
-from gym_suite._quiet import import_gym_quietly
+from gym_suite.quiet import import_gym_quietly
 
 import_gym_quietly()  # Stable-Baselines3 imports gym when it is installed: without its banner
 

@@ -41,7 +41,7 @@ from gymnasium import spaces
 from gymnasium.wrappers import RescaleAction, TimeLimit
 from gymnasium.wrappers.utils import rescale_box
 
-from gym_suite._quiet import import_gym_quietly
+from gym_suite.quiet import import_gym_quietly
 
 import_gym_quietly()  # Stable-Baselines3 imports gym when it is installed: without its banner
 

@@ -1,11 +1,14 @@
 """Progress of long commands: a tqdm bar on a terminal, a log line every few seconds elsewhere.
 
-One helper for the command line, the training scripts, the benchmarks and Stable-Baselines3
-training (:func:`sb3_callback`)::
+One helper for the command line, the repository's scripts (``gym-suite/``), the benchmarks and
+Stable-Baselines3 training (:func:`sb3_callback`)::
+
+    from gym_suite.progress import Progress
 
     with Progress(total=10_000, desc="train heartpole-v1", unit="step") as progress:
         for ...:
             progress.update(64)
+            progress.write("a message")  # above the bar on a terminal, a plain line elsewhere
 
 When the stream (standard error by default) is a terminal, a tqdm bar is drawn there. When it
 is not (the output goes to a file, a pipe, a CI log), a plain line is written every
@@ -114,6 +117,19 @@ class Progress:
         if now - self._last >= self.interval:
             self._last = now
             self._write(self.line(now))
+
+    def write(self, text: str) -> None:
+        """Print ``text`` as a line of its own on the stream: above the bar on a terminal (the bar
+        is redrawn below it), as it is elsewhere; nothing when the progress is disabled."""
+        if self.disable:
+            return
+        if self._bar is not None and not self._closed:
+            self._bar.write(text, file=self.file)
+            return
+        try:
+            print(text, file=self.file, flush=True)
+        except (OSError, ValueError):  # the log went away: stop logging, keep working
+            self.disable = True
 
     def close(self) -> None:
         """The work is over: the bar goes, or a last line is logged (if any line was)."""
