@@ -17,7 +17,7 @@ import pytest
 from test_definitions import Coin, CoinParams, CoinState
 
 import gym_suite
-from gym_suite.envs import _checks, _definition, check_definition
+from gym_suite.envs import check_definition, checks, definition
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE = (ROOT / "docs" / "contributing.md").read_text(encoding="utf-8")
@@ -48,30 +48,22 @@ def public_methods(cls: type) -> set[str]:
 
 
 def test_the_hooks_are_the_definitions_methods():
-    assert first_column_names("The hooks") == public_methods(_definition.Definition)
+    assert first_column_names("The hooks") == public_methods(definition.Definition)
 
 
 def test_the_ops_functions_are_the_ops_namespace():
-    ops_class = getattr(_definition, "Ops", None)
-    if isinstance(ops_class, type):
-        expected = {name for name, _ in inspect.getmembers(ops_class, callable) if not name.startswith("_")}
-    else:
-        expected = set(vars(_definition.NUMPY)) - {"name"}
-        assert expected == set(vars(_definition.SCALAR)) - {"name"}
+    expected = {name for name, _ in inspect.getmembers(definition.Ops, callable) if not name.startswith("_")}
     assert first_column_names("The ops functions") == expected
 
 
 def test_the_argument_checkers_are_the_checks_module():
-    if hasattr(_checks, "__all__"):
-        expected = set(_checks.__all__)
-    else:  # the public functions and classes the module defines
-        expected = {
-            name
-            for name, value in vars(_checks).items()
-            if not name.startswith("_")
-            and (inspect.isfunction(value) or inspect.isclass(value))
-            and value.__module__ == _checks.__name__
-        }
+    expected = {  # the public functions and classes the module defines
+        name
+        for name, value in vars(checks).items()
+        if not name.startswith("_")
+        and (inspect.isfunction(value) or inspect.isclass(value))
+        and value.__module__ == checks.__name__
+    }
     assert first_column_names("The argument checkers") == expected
 
 
@@ -146,19 +138,15 @@ def test_the_registry_rows_have_the_fields_the_guide_shows():
     spec_fields = set(inspect.signature(registry.Spec).parameters)
     assert fields <= spec_fields, fields - spec_fields
 
-    def load(text: str):
-        module, _, name = text.partition(":")
-        return getattr(importlib.import_module(module), name)
-
     versions: dict[str, list[str]] = {}
     for spec in registry.SPECS:
-        definition, params = load(spec.definition), load(spec.params)
-        assert isinstance(definition, _definition.Definition), spec.id
+        rules, params = registry.load(spec.definition), registry.load(spec.params)
+        assert isinstance(rules, definition.Definition), spec.id
         assert dataclasses.is_dataclass(params) and not isinstance(params, type), (spec.id, "a parameter set")
         versions.setdefault(spec.definition, []).append(spec.params)
     # a second version is a parameter set of its own and a row, on the same definition
-    for definition, params in versions.items():
-        assert len(set(params)) == len(params), f"two rows of {definition} share a parameter set"
+    for rules_name, params_names in versions.items():
+        assert len(set(params_names)) == len(params_names), f"two rows of {rules_name} share a parameter set"
 
 
 # --------------------------------------------------------------------------------------------
@@ -180,7 +168,7 @@ class NumpyScalarHeads(Coin):
         import numpy as np
 
         state = super().initial(u, params, ops)
-        return state._replace(heads=np.int64(state.heads)) if ops is _definition.SCALAR else state
+        return state._replace(heads=np.int64(state.heads)) if ops is definition.SCALAR else state
 
 
 class ListQuantity(Coin):
