@@ -66,7 +66,7 @@ from _machine import cpu_name, versions  # this folder's helper (the script's fo
 import gym_suite
 from gym_suite.cli import jobs_int, positive_int
 from gym_suite.evaluate import evaluate
-from gym_suite.training.recipes import recipe_budget, recipe_for
+from gym_suite.training.recipes import TUNABLE_AGENTS, recipe_budget, recipe_for, tuned_since
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository
 ANALYSES = ROOT / "gym-suite" / "analyses"
@@ -248,8 +248,12 @@ def available(env_id: str, policy: str) -> bool:
 
 
 def current(run: dict[str, str]) -> bool:
-    """Whether a run trained with its row's current recipe (:data:`RECIPE_SINCE`)."""
-    since, made = RECIPE_SINCE.get((run["env_id"], run["policy"])), run.get("date")
+    """Whether a run trained with its row's current recipe (:data:`RECIPE_SINCE`, or the date of the
+    row's tuned settings: ``gym-suite/analyses/tune_recipe.py``, ``recipes.read_tuned_recipes``)."""
+    dates = [RECIPE_SINCE.get((run["env_id"], run["policy"]))]
+    if run["policy"] in TUNABLE_AGENTS:
+        dates.append(tuned_since(run["env_id"], run["policy"]))
+    since, made = max((d for d in dates if d), default=None), run.get("date")
     return since is None or not made or made >= since
 
 
