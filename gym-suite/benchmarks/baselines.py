@@ -745,6 +745,26 @@ def to_markdown(rows: list[Summary], machine: dict[str, Any], notes: list[str]) 
         "(it runs only what `docs/baselines_runs.csv` does not hold yet; each row's own command is in "
         "`docs/baselines.csv`).",
         "",
+        "**Running the grid on Ray.** Every run (an id, a policy, a training seed; JAX PPO's seeds of an id "
+        "together, one vmapped run) is a [Ray](https://docs.ray.io) task asking for `--cpus` CPUs (1 by "
+        "default; its evaluation runs on that many processes). Without an address the script starts a new "
+        "Ray on this machine, using every core. On a cluster, start Ray on each machine (the head: "
+        "`ray start --head --port=6379`; every other one: `ray start --address=HEAD_IP:6379`), with "
+        "gym-suite and the same extras installed and this repository at the same path on every machine "
+        "(the reference policies come from `gym-suite/analyses/`), then run the driver on any of them:",
+        "",
+        "```bash",
+        f"RAY_ADDRESS=HEAD_IP:6379 {COMMAND} --ids heartpole-v1 --policies sb3-ppo --seeds 0-9",
+        "```",
+        "",
+        "(or `--address HEAD_IP:6379`). `--resources POLICY:NAME=AMOUNT` makes a policy's tasks ask for a "
+        "custom resource, so that they run only on the nodes started with it (`ray start ... "
+        "--resources='{\"big_node\": 1}'`). The driver gathers the results and appends each run to "
+        "`docs/baselines_runs.csv` as its task finishes, so an interrupted grid (the driver stopped, a "
+        "machine lost) loses only the tasks that were running: the same command runs what is missing and "
+        "nothing else (`--force` runs everything again). The table is made from the file: "
+        f"`{COMMAND} --summarize`.",
+        "",
         f"Runs on {', '.join(machine['cpus'])}; {machine['versions']} (`docs/baselines_machine.json`). "
         "Training times depend on the CPU and on what else the machine did; a seed's return may differ on "
         "another CPU (torch's kernels differ), which is why every trained row is several seeds.",
@@ -778,6 +798,22 @@ def to_markdown(rows: list[Summary], machine: dict[str, Any], notes: list[str]) 
         "set before this protocol were compared on evaluation episodes: on example-v0, heartpole-v0 and "
         "target-v0 their agents score the optimum, which no choice can inflate; push-v0's JAX PPO learning "
         "rate (1e-4 against 3e-4) was chosen on its test log's evaluation episodes and is not re-checked.",
+        "",
+        "**Tuning a recipe.** `gym-suite/analyses/tune_recipe.py` searches an agent's settings for one id "
+        "with [Ray Tune](https://docs.ray.io/en/latest/tune/) (SB3 PPO or JAX PPO; local Ray or "
+        "`RAY_ADDRESS`, as above). Each trial trains on training seeds 100,000 onwards (the table's are "
+        "0, 1, ...) and is scored by its greedy mean return on tuning episodes seeded 100,000 onwards, on "
+        "the training log where an id replays data (never the held-out test log); the first trial is the "
+        "recipe's own settings. The best trial's settings, with how they were chosen (date, scores of the "
+        "best trial and of the recipe, trials, seeds, episodes, command), go to "
+        "`gym_suite/training/tuned_recipes.json` (or the file of `GYM_SUITE_TUNED_RECIPES`), which the "
+        "recipes read over their own; runs of that id and agent made before that date are left out of the "
+        "table and run again with the tuned recipe:",
+        "",
+        "```bash",
+        "python gym-suite/analyses/tune_recipe.py --id push-v1 --agent sb3-ppo --trials 16 --seeds 3",
+        f"{COMMAND} --ids push-v1 --policies sb3-ppo",
+        "```",
         "",
         "| environment | policy | seeds | return: IQM [95 % CI] | worst seed | diverged | normalized [95 % CI] "
         "| on training data | budget (steps) | train (s) |",
