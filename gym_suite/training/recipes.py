@@ -5,7 +5,9 @@ An id without a recipe gets ``Recipe()``, so a new environment trains as soon as
 Protocol: recipes are compared on tuning episodes seeded 100,000 onwards, never on the evaluation
 episodes 0 .. 999 that the baselines table reports (``docs/baselines.md`` states it, and which
 earlier choices predate it); heartpole-v1's are re-checked by
-``gym-suite/analyses/heartpole_v1_tuning.py``.
+``gym-suite/analyses/heartpole_v1_tuning.py``. ``gym-suite/analyses/tune_recipe.py`` searches an
+id's settings with Ray Tune under that protocol and writes the best to :data:`TUNED_RECIPES_FILE`,
+whose settings :func:`recipe_for` takes over the recipes below (:func:`read_tuned_recipes`).
 """
 
 from __future__ import annotations
