@@ -206,7 +206,7 @@ def test_trained_seeds_score_on_the_same_episodes_and_give_an_interval(tmp_path)
     assert done.returncode == 0, done.stderr
     with open(runs, newline="") as f:
         recorded = [r for r in csv.DictReader(f) if r["policy"] == "sb3-ppo"]
-    assert [r["train_seed"] for r in recorded] == ["0", "1", "2"]
+    assert sorted(r["train_seed"] for r in recorded) == ["0", "1", "2"]  # in the order the tasks finished
     assert {r["eval_seed"] for r in recorded} == {"0"} and {r["train_steps"] for r in recorded} == {"2048"}
     with open(table, newline="") as f:
         ppo = next(r for r in csv.DictReader(f) if r["policy"] == "sb3-ppo")
