@@ -292,3 +292,27 @@ def test_bad_ray_arguments_are_usage_errors():
         done = run_script(*bad, "--out-md", "", "--out-csv", "")
         assert done.returncode == 2, done.stderr
         assert "usage:" in done.stderr and bad[0] in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_failed_task_leaves_the_others_runs_recorded_and_the_rerun_runs_only_it(tmp_path):
+    """JAX PPO with 4,097 seeds (more than one vmapped run trains) fails in its task before training."""
+    runs = tmp_path / "runs.csv"
+    args = (
+        "--ids",
+        "example-v0",
+        "--policies",
+        "random,jax-ppo",
+        "--seeds",
+        "0-999,1000-1999,2000-2999,3000-3999,4000-4096",
+        "--episodes",
+        "20",
+    )
+    outs = ("--runs-csv", runs, "--out-md", "", "--out-csv", "", "--out-png", "", "--out-machine", "", "--readme", "")
+    done = run_script(*args, *outs, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr[-3000:]
+    assert "2 tasks on Ray" in done.stderr and "1 of 2 tasks failed" in done.stderr and "num_seeds" in done.stderr
+    with open(runs, newline="") as f:
+        assert [(r["policy"], r["train_seed"]) for r in csv.DictReader(f)] == [("random", "")]
+    again = run_script(*args, *outs, cwd=tmp_path)
+    assert again.returncode == 1 and "1 tasks on Ray" in again.stderr and "1 of 1 tasks failed" in again.stderr
+    assert runs.read_text().count("\n") == 2  # the header and the random policy's run, once
