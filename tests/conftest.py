@@ -1,4 +1,4 @@
-"""Shared fixtures: the registry, and how to drive any suite environment generically."""
+"""Shared fixtures: the registry, how to drive any suite environment generically, a two-node Ray cluster."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # human render modes open no 
 
 import numpy as np
 import pytest
+from ray_cluster import two_node_cluster  # noqa: F401  (a fixture: a two-node Ray cluster on this machine)
 
 import gym_suite
 

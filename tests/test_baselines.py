@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -205,7 +206,7 @@ def test_trained_seeds_score_on_the_same_episodes_and_give_an_interval(tmp_path)
     assert done.returncode == 0, done.stderr
     with open(runs, newline="") as f:
         recorded = [r for r in csv.DictReader(f) if r["policy"] == "sb3-ppo"]
-    assert [r["train_seed"] for r in recorded] == ["0", "1", "2"]
+    assert sorted(r["train_seed"] for r in recorded) == ["0", "1", "2"]  # in the order the tasks finished
     assert {r["eval_seed"] for r in recorded} == {"0"} and {r["train_steps"] for r in recorded} == {"2048"}
     with open(table, newline="") as f:
         ppo = next(r for r in csv.DictReader(f) if r["policy"] == "sb3-ppo")
@@ -240,3 +241,78 @@ def test_update_readme_rewrites_only_between_the_markers(baselines, tmp_path):
     plain = tmp_path / "plain.md"
     plain.write_text("no markers\n")
     assert not baselines.update_readme(plain, table) and plain.read_text() == "no markers\n"
+
+
+def test_the_grid_plans_only_what_the_runs_file_lacks(baselines):
+    runs = [
+        run("example-v0", "random", None, -5.0),
+        run("example-v0", "sb3-ppo", 1, 8.0),
+        run("example-v0", "jax-ppo", 0, 8.0),
+        run("example-v0", "sb3-dqn", 0, 8.0, episodes=50),  # other evaluation episodes: not this grid's
+    ]
+    tasks = baselines.plan(
+        ["example-v0"], ["random", "heuristic", "sb3-ppo", "sb3-dqn", "jax-ppo"], runs, seeds=[0, 1, 2], episodes=100
+    )
+    Task = baselines.Task
+    steps = baselines.recipe_budget("example-v0", "sb3-ppo")
+    assert tasks == [
+        Task("example-v0", "heuristic"),
+        Task("example-v0", "sb3-ppo", (0,), steps),
+        Task("example-v0", "sb3-ppo", (2,), steps),
+        *(
+            Task("example-v0", "sb3-dqn", (seed,), baselines.recipe_budget("example-v0", "sb3-dqn"))
+            for seed in (0, 1, 2)
+        ),
+        Task("example-v0", "jax-ppo", (0, 1, 2), None),  # vmapped seeds are consecutive: all of them again
+    ]
+    forced = baselines.plan(["example-v0"], ["random", "sb3-ppo"], runs, seeds=[1], episodes=100, force=True)
+    assert forced == [Task("example-v0", "random"), Task("example-v0", "sb3-ppo", (1,), steps)]
+
+
+def test_runs_made_before_a_rows_tuned_settings_are_left_out(baselines, tmp_path, monkeypatch):
+    tuned = tmp_path / "tuned.json"
+    tuned.write_text(
+        json.dumps({"example-v0": {"sb3-ppo": {"settings": {"gamma": 0.95}, "tuned": {"date": "2026-11-26"}}}})
+    )
+    monkeypatch.setenv("GYM_SUITE_TUNED_RECIPES", str(tuned))
+    runs = [
+        run("example-v0", "random", None, -5.0),
+        {**run("example-v0", "sb3-ppo", 0, 1.0), "date": "2026-11-25"},
+        {**run("example-v0", "sb3-ppo", 1, 8.0), "date": "2026-11-26"},
+        {**run("example-v0", "sb3-dqn", 0, 7.0), "date": "2026-11-25"},  # DQN's recipe was not tuned
+    ]
+    rows = {r.policy: r for r in baselines.summarize(runs, episodes=100, reps=1000)}
+    assert rows["sb3-ppo"].seeds == 1 and rows["sb3-ppo"].iqm == 8.0 and rows["sb3-dqn"].seeds == 1
+    tasks = baselines.plan(["example-v0"], ["sb3-ppo"], runs, seeds=[0, 1], episodes=100)
+    assert [t.seeds for t in tasks] == [(0,)]  # the earlier recipe's seed 0 runs again
+
+
+def test_bad_ray_arguments_are_usage_errors():
+    for bad in (["--cpus", "0"], ["--resources", "big_node"], ["--resources", "dqn:big_node=1"]):
+        done = run_script(*bad, "--out-md", "", "--out-csv", "")
+        assert done.returncode == 2, done.stderr
+        assert "usage:" in done.stderr and bad[0] in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_failed_task_leaves_the_others_runs_recorded_and_the_rerun_runs_only_it(tmp_path):
+    """JAX PPO with 4,097 seeds (more than one vmapped run trains) fails in its task before training."""
+    runs = tmp_path / "runs.csv"
+    args = (
+        "--ids",
+        "example-v0",
+        "--policies",
+        "random,jax-ppo",
+        "--seeds",
+        "0-999,1000-1999,2000-2999,3000-3999,4000-4096",
+        "--episodes",
+        "20",
+    )
+    outs = ("--runs-csv", runs, "--out-md", "", "--out-csv", "", "--out-png", "", "--out-machine", "", "--readme", "")
+    done = run_script(*args, *outs, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr[-3000:]
+    assert "2 tasks on Ray" in done.stderr and "1 of 2 tasks failed" in done.stderr and "num_seeds" in done.stderr
+    with open(runs, newline="") as f:
+        assert [(r["policy"], r["train_seed"]) for r in csv.DictReader(f)] == [("random", "")]
+    again = run_script(*args, *outs, cwd=tmp_path)
+    assert again.returncode == 1 and "1 tasks on Ray" in again.stderr and "1 of 1 tasks failed" in again.stderr
+    assert runs.read_text().count("\n") == 2  # the header and the random policy's run, once

@@ -4,16 +4,20 @@
     python gym-suite/benchmarks/baselines.py --ids heartpole-v1 --policies sb3-ppo --seeds 0-4
     python gym-suite/benchmarks/baselines.py --summarize           # the table from the runs recorded so far
     python gym-suite/benchmarks/baselines.py --quick --runs-csv /tmp/runs.csv --out-md '' --out-csv '' --out-png ''
+    RAY_ADDRESS=10.0.0.5:6379 python gym-suite/benchmarks/baselines.py   # on a Ray cluster (or --address)
 
 Two steps. **Runs**: for every id, every policy and every training seed asked for (default: 5
 seeds for Stable-Baselines3 and Ray RLlib, 10 for JAX PPO, which trains them in one vmapped run),
 train the agent with the id's recipe (``gym_suite.training``) and score it greedily with
 ``gym_suite.evaluate`` on the same seeded evaluation episodes (episode *i* reset with seed *i*),
 whatever the training seed; the references (random, the heuristic, the best known policy, the
-optimum where it is known, push-v0's supervised baseline) are scored on the same episodes. Each
-run is one line of ``--runs-csv`` (default ``docs/baselines_runs.csv``), appended as soon as it is
-done; a run already there is not run again (``--force`` reruns it), so the work can be split
-between processes (``--seeds 0,2,4`` in one, ``--seeds 1,3`` in another) or resumed.
+optimum where it is known, push-v0's supervised baseline) are scored on the same episodes. Every
+run is a Ray task (JAX PPO's seeds: one task), on a new local Ray by default or on the cluster of
+``--address`` (or ``RAY_ADDRESS``); each asks for ``--cpus`` CPUs (1 by default) and the custom
+resources of ``--resources``. The script is the driver: it gathers the tasks' results and appends
+each run to ``--runs-csv`` (default ``docs/baselines_runs.csv``) as its task finishes; a run
+already there is not run again (``--force`` reruns it), so an interrupted grid resumes with the
+same command, losing only the tasks that were running.
 
 **Summary**: per id and policy, over the training seeds, the interquartile mean (IQM) of the
 seeds' mean returns and its 95 % stratified-bootstrap interval (rliable's
@@ -42,7 +46,7 @@ from __future__ import annotations
 
 import argparse
 import csv
-import fcntl
+import io
 import json
 import math
 import os
@@ -62,7 +66,7 @@ from _machine import cpu_name, versions  # this folder's helper (the script's fo
 import gym_suite
 from gym_suite.cli import jobs_int, positive_int
 from gym_suite.evaluate import evaluate
-from gym_suite.training.recipes import recipe_budget, recipe_for
+from gym_suite.training.recipes import TUNABLE_AGENTS, recipe_budget, recipe_for, tuned_since
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository
 ANALYSES = ROOT / "gym-suite" / "analyses"
@@ -244,8 +248,12 @@ def available(env_id: str, policy: str) -> bool:
 
 
 def current(run: dict[str, str]) -> bool:
-    """Whether a run trained with its row's current recipe (:data:`RECIPE_SINCE`)."""
-    since, made = RECIPE_SINCE.get((run["env_id"], run["policy"])), run.get("date")
+    """Whether a run trained with its row's current recipe (:data:`RECIPE_SINCE`, or the date of the
+    row's tuned settings: ``gym-suite/analyses/tune_recipe.py``, ``recipes.read_tuned_recipes``)."""
+    dates = [RECIPE_SINCE.get((run["env_id"], run["policy"]))]
+    if run["policy"] in TUNABLE_AGENTS:
+        dates.append(tuned_since(run["env_id"], run["policy"]))
+    since, made = max((d for d in dates if d), default=None), run.get("date")
     return since is None or not made or made >= since
 
 
@@ -258,19 +266,22 @@ def read_runs(path: str | os.PathLike) -> list[dict[str, str]]:
 
 
 def append_run(path: str | os.PathLike, run: dict[str, Any]) -> None:
-    """Append one run, under a lock, so that several processes can share the file."""
+    """Append one run to the runs file (the header first where the file is new or empty).
+
+    Only the driver writes the file, one run at a time as its results arrive; the line is
+    written in one call, so that an interrupted driver leaves whole lines.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+", newline="", encoding="utf-8") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            f.seek(0, os.SEEK_END)
-            writer = csv.DictWriter(f, RUN_FIELDS)
-            if f.tell() == 0:
-                writer.writeheader()
-            writer.writerow({k: _cell(run.get(k)) for k in RUN_FIELDS})
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, RUN_FIELDS)
+    if not path.exists() or path.stat().st_size == 0:
+        writer.writeheader()
+    writer.writerow({k: _cell(run.get(k)) for k in RUN_FIELDS})
+    with open(path, "a", newline="", encoding="utf-8") as f:
+        f.write(buffer.getvalue())
+        f.flush()
+        os.fsync(f.fileno())
 
 
 def _cell(value: Any) -> str:
@@ -379,6 +390,96 @@ def run_trained(
         }
 
 
+@dataclass(frozen=True)
+class Task:
+    """One Ray task of the grid: a reference policy (``seeds`` empty), one training seed of an
+    agent, or JAX PPO's consecutive seeds (one vmapped run)."""
+
+    env_id: str
+    policy: str
+    seeds: tuple[int, ...] = ()
+    steps: int | None = None
+
+    def __str__(self) -> str:
+        seeds = f" seeds {','.join(map(str, self.seeds))}" if self.seeds else ""
+        return f"{self.env_id} {self.policy}{seeds}"
+
+
+def plan(
+    ids: list[str],
+    policies: list[str],
+    runs: list[dict[str, str]],
+    seeds: list[int] | None = None,
+    episodes: int = 1000,
+    budgets: dict | None = None,
+    quick: bool = False,
+    force: bool = False,
+) -> list[Task]:
+    """The tasks of the grid that ``runs`` (the runs file's lines) does not hold yet (all with ``force``).
+
+    A run is held when the file has its (id, policy, training seed) scored on ``episodes``
+    evaluation episodes with the row's current recipe (:data:`RECIPE_SINCE`).
+    """
+    budgets = budgets or {}
+    tasks: list[Task] = []
+    for env_id in ids:
+        for policy in policies:
+            if not available(env_id, policy):
+                continue
+            done = {
+                r["train_seed"]
+                for r in runs
+                if r["env_id"] == env_id and r["policy"] == policy and int(r["episodes"]) == episodes and current(r)
+            }
+            if policy in REFERENCES:
+                if force or "" not in done:
+                    tasks.append(Task(env_id, policy))
+                continue
+            wanted = seeds if seeds is not None else list(range(TRAINED[policy]))
+            todo = wanted if force else [s for s in wanted if str(s) not in done]
+            if not todo:
+                continue
+            steps = _budget(env_id, policy, budgets, quick)
+            if policy == "jax-ppo":  # vmapped seeds are consecutive: one task runs them all
+                tasks.append(Task(env_id, policy, tuple(wanted), steps))
+            else:
+                tasks.extend(Task(env_id, policy, (seed,), steps) for seed in todo)
+    return tasks
+
+
+def run_task(task: Task, episodes: int, n_jobs: int, vec_env: str) -> tuple[str, list[dict[str, Any]]]:
+    """What a Ray task does: run ``task``; returns the node it ran on (Ray's node id) and its runs."""
+    import ray
+
+    node = ray.get_runtime_context().get_node_id()
+    if task.policy in REFERENCES:
+        runs = [run_reference(task.env_id, task.policy, episodes, n_jobs)]
+    else:
+        runs = list(run_trained(task.env_id, task.policy, list(task.seeds), episodes, n_jobs, task.steps, vec_env))
+    cpu, today = cpu_name(), date.today().isoformat()
+    for one in runs:
+        one.update(date=today, cpu=cpu)
+    return node, runs
+
+
+class GridError(RuntimeError):
+    """Tasks of the grid failed (the others' runs are recorded)."""
+
+
+def connect(address: str | None) -> str:
+    """Join the Ray cluster at ``address`` (``RAY_ADDRESS`` when None), or start a local Ray when
+    neither is given; the address joined ("local" for a new local Ray)."""
+    import ray
+
+    address = address or os.environ.get("RAY_ADDRESS") or "local"
+    if not ray.is_initialized():
+        if address == "local":
+            ray.init(address="local", include_dashboard=False, configure_logging=False)
+        else:
+            ray.init(address=address, configure_logging=False)
+    return address
+
+
 def run(
     ids: list[str],
     policies: list[str],
@@ -390,44 +491,62 @@ def run(
     quick: bool = False,
     vec_env: str = "native",
     force: bool = False,
+    address: str | None = None,
+    cpus: float = 1,
+    resources: dict[str | None, dict[str, float]] | None = None,
 ) -> int:
-    """Run what ``runs_csv`` does not hold yet (everything with ``force``); the number of runs added."""
-    budgets = budgets or {}
-    today, cpu = date.today().isoformat(), cpu_name()
-    added = 0
-    for env_id in ids:
-        for policy in policies:
-            if not available(env_id, policy):
-                continue
-            done = {
-                r["train_seed"]
-                for r in read_runs(runs_csv)
-                if r["env_id"] == env_id and r["policy"] == policy and int(r["episodes"]) == episodes and current(r)
-            }
-            if policy in REFERENCES:
-                if "" in done and not force:
-                    continue
-                runs: Iterable[dict[str, Any]] = [run_reference(env_id, policy, episodes, n_jobs)]
-            else:
-                wanted = seeds if seeds is not None else list(range(TRAINED[policy]))
-                todo = wanted if force else [s for s in wanted if str(s) not in done]
-                if not todo:
-                    continue
-                if policy == "jax-ppo" and todo != wanted:  # vmapped seeds are consecutive: run them all
-                    todo = wanted
-                steps = _budget(env_id, policy, budgets, quick)
-                runs = run_trained(env_id, policy, todo, episodes, n_jobs, steps, vec_env)
-            for one in runs:
-                one.update(date=today, cpu=cpu)
-                append_run(runs_csv, one)
-                added += 1
-                print(
-                    f"{env_id:<13} {LABELS[policy]:<18} seed {one['train_seed'] if one['train_seed'] != '' else '-':>3}"
-                    f"  return {one['mean_return']:10.3f}  train {one.get('train_seconds') or 0:6.1f} s"
-                    f"  eval {one['eval_seconds']:5.1f} s",
-                    file=sys.stderr,
-                    flush=True,
-                )
+    """Run what ``runs_csv`` does not hold yet (everything with ``force``) as Ray tasks; the number of runs added.
+
+    Every task asks Ray for ``cpus`` CPUs (its evaluation runs on that many processes unless
+    ``n_jobs`` is positive) and for the custom ``resources`` of its policy (``resources[policy]``,
+    then ``resources[None]`` for every policy), on the cluster at ``address`` (:func:`connect`).
+    The driver appends each task's runs to ``runs_csv`` as the task finishes: an interrupted grid
+    loses only the tasks that were running, and the same command resumes it. Raises
+    :class:`GridError` after the other tasks' runs are recorded if some tasks failed.
+    """
+    tasks = plan(ids, policies, read_runs(runs_csv), seeds, episodes, budgets, quick, force)
+    if not tasks:
+        return 0
+    import ray
+
+    joined = connect(address)
+    # the tasks' code travels with them: this script (and its folder's helper) are not installed
+    # on the cluster's nodes, the gym_suite package is
+    for name in {__name__, cpu_name.__module__}:
+        if name != "__main__":
+            ray.cloudpickle.register_pickle_by_value(sys.modules[name])
+    resources = resources or {}
+    jobs = n_jobs if n_jobs > 0 else max(1, int(cpus))
+    remote = ray.remote(run_task)
+    pending = {
+        remote.options(num_cpus=cpus, resources={**resources.get(None, {}), **resources.get(t.policy, {})}).remote(
+            t, episodes, jobs, vec_env
+        ): t
+        for t in tasks
+    }
+    print(f"{len(tasks)} tasks on Ray ({joined})", file=sys.stderr, flush=True)
+    added, failed = 0, []
+    while pending:
+        ready, _ = ray.wait(list(pending), num_returns=1)
+        task = pending.pop(ready[0])
+        try:
+            node, runs = ray.get(ready[0])
+        except Exception as exc:  # the task's error, raised again in the driver by Ray
+            failed.append(f"{task}: {exc}")
+            print(f"{task} failed: {exc}", file=sys.stderr, flush=True)
+            continue
+        for one in runs:
+            append_run(runs_csv, one)
+            added += 1
+            print(
+                f"{one['env_id']:<13} {LABELS[one['policy']]:<18} seed {one['train_seed'] if one['train_seed'] != '' else '-':>3}"
+                f"  return {one['mean_return']:10.3f}  train {one.get('train_seconds') or 0:6.1f} s"
+                f"  eval {one['eval_seconds']:5.1f} s  node {node[:12]}",
+                file=sys.stderr,
+                flush=True,
+            )
+    if failed:
+        raise GridError(f"{len(failed)} of {len(tasks)} tasks failed:\n" + "\n".join(failed))
     return added
 
 
@@ -626,6 +745,26 @@ def to_markdown(rows: list[Summary], machine: dict[str, Any], notes: list[str]) 
         "(it runs only what `docs/baselines_runs.csv` does not hold yet; each row's own command is in "
         "`docs/baselines.csv`).",
         "",
+        "**Running the grid on Ray.** Every run (an id, a policy, a training seed; JAX PPO's seeds of an id "
+        "together, one vmapped run) is a [Ray](https://docs.ray.io) task asking for `--cpus` CPUs (1 by "
+        "default; its evaluation runs on that many processes). Without an address the script starts a new "
+        "Ray on this machine, using every core. On a cluster, start Ray on each machine (the head: "
+        "`ray start --head --port=6379`; every other one: `ray start --address=HEAD_IP:6379`), with "
+        "gym-suite and the same extras installed and this repository at the same path on every machine "
+        "(the reference policies come from `gym-suite/analyses/`), then run the driver on any of them:",
+        "",
+        "```bash",
+        f"RAY_ADDRESS=HEAD_IP:6379 {COMMAND} --ids heartpole-v1 --policies sb3-ppo --seeds 0-9",
+        "```",
+        "",
+        "(or `--address HEAD_IP:6379`). `--resources POLICY:NAME=AMOUNT` makes a policy's tasks ask for a "
+        "custom resource, so that they run only on the nodes started with it (`ray start ... "
+        "--resources='{\"big_node\": 1}'`). The driver gathers the results and appends each run to "
+        "`docs/baselines_runs.csv` as its task finishes, so an interrupted grid (the driver stopped, a "
+        "machine lost) loses only the tasks that were running: the same command runs what is missing and "
+        "nothing else (`--force` runs everything again). The table is made from the file: "
+        f"`{COMMAND} --summarize`.",
+        "",
         f"Runs on {', '.join(machine['cpus'])}; {machine['versions']} (`docs/baselines_machine.json`). "
         "Training times depend on the CPU and on what else the machine did; a seed's return may differ on "
         "another CPU (torch's kernels differ), which is why every trained row is several seeds.",
@@ -659,6 +798,22 @@ def to_markdown(rows: list[Summary], machine: dict[str, Any], notes: list[str]) 
         "set before this protocol were compared on evaluation episodes: on example-v0, heartpole-v0 and "
         "target-v0 their agents score the optimum, which no choice can inflate; push-v0's JAX PPO learning "
         "rate (1e-4 against 3e-4) was chosen on its test log's evaluation episodes and is not re-checked.",
+        "",
+        "**Tuning a recipe.** `gym-suite/analyses/tune_recipe.py` searches an agent's settings for one id "
+        "with [Ray Tune](https://docs.ray.io/en/latest/tune/) (SB3 PPO or JAX PPO; local Ray or "
+        "`RAY_ADDRESS`, as above). Each trial trains on training seeds 100,000 onwards (the table's are "
+        "0, 1, ...) and is scored by its greedy mean return on tuning episodes seeded 100,000 onwards, on "
+        "the training log where an id replays data (never the held-out test log); the first trial is the "
+        "recipe's own settings. The best trial's settings, with how they were chosen (date, scores of the "
+        "best trial and of the recipe, trials, seeds, episodes, command), go to "
+        "`gym_suite/training/tuned_recipes.json` (or the file of `GYM_SUITE_TUNED_RECIPES`), which the "
+        "recipes read over their own; runs of that id and agent made before that date are left out of the "
+        "table and run again with the tuned recipe:",
+        "",
+        "```bash",
+        "python gym-suite/analyses/tune_recipe.py --id push-v1 --agent sb3-ppo --trials 16 --seeds 3",
+        f"{COMMAND} --ids push-v1 --policies sb3-ppo",
+        "```",
         "",
         "| environment | policy | seeds | return: IQM [95 % CI] | worst seed | diverged | normalized [95 % CI] "
         "| on training data | budget (steps) | train (s) |",
@@ -906,6 +1061,33 @@ def _parse_budget(text: str) -> tuple[tuple[str | None, str], int]:
     return (env_id or None, policy), steps
 
 
+def _cpus(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--cpus {text!r}: expected a positive number of CPUs") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"--cpus {text!r}: expected a positive number of CPUs")
+    return value
+
+
+def _parse_resource(text: str) -> tuple[str | None, str, float]:
+    """``[POLICY:]NAME=AMOUNT`` -> ``(policy or None, name, amount)``."""
+    scope, _, item = text.rpartition(":")
+    name, sep, amount = item.partition("=")
+    try:
+        value = float(amount)
+    except ValueError:
+        value = math.nan
+    if not sep or not name or not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(
+            f"--resources {text!r}: expected [POLICY:]NAME=AMOUNT with a positive amount, e.g. sb3-ppo:big_node=1"
+        )
+    if scope and scope not in POLICIES:
+        raise argparse.ArgumentTypeError(f"--resources {text!r}: policy must be one of {list(POLICIES)}")
+    return scope or None, name, value
+
+
 def _csv_list(choices):
     def parse(text: str) -> list[str]:
         items = [t for t in text.split(",") if t]
@@ -962,7 +1144,24 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help=f"evaluation episodes (default 1000; {QUICK_EPISODES} with --quick)",
     )
-    parser.add_argument("--jobs", type=jobs_int, default=-1, help="evaluation processes (-1: every core)")
+    parser.add_argument(
+        "--jobs", type=jobs_int, default=-1, help="evaluation processes of a task (-1: as many as its --cpus)"
+    )
+    parser.add_argument(
+        "--address",
+        default=None,
+        help="the Ray cluster to run the tasks on, e.g. 10.0.0.5:6379 (default: RAY_ADDRESS, "
+        "else a new local Ray on this machine)",
+    )
+    parser.add_argument("--cpus", type=_cpus, default=1.0, help="CPUs each task asks Ray for (default: %(default)s)")
+    parser.add_argument(
+        "--resources",
+        type=_parse_resource,
+        action="append",
+        default=[],
+        metavar="[POLICY:]NAME=AMOUNT",
+        help="a custom Ray resource the tasks (of POLICY) ask for, repeatable, e.g. sb3-ppo:big_node=1",
+    )
     parser.add_argument(
         "--budget",
         type=_parse_budget,
@@ -1002,18 +1201,31 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     episodes = args.episodes or (QUICK_EPISODES if args.quick else 1000)
     if not args.summarize:
-        run(
-            args.ids,
-            args.policies,
-            args.runs_csv,
-            seeds=args.seeds,
-            episodes=episodes,
-            n_jobs=args.jobs,
-            budgets=dict(args.budget),
-            quick=args.quick,
-            vec_env=args.vec_env,
-            force=args.force,
-        )
+        resources: dict[str | None, dict[str, float]] = {}
+        for scope, name, amount in args.resources:
+            resources.setdefault(scope, {})[name] = amount
+        try:
+            run(
+                args.ids,
+                args.policies,
+                args.runs_csv,
+                seeds=args.seeds,
+                episodes=episodes,
+                n_jobs=args.jobs,
+                budgets=dict(args.budget),
+                quick=args.quick,
+                vec_env=args.vec_env,
+                force=args.force,
+                address=args.address,
+                cpus=args.cpus,
+                resources=resources,
+            )
+        except GridError as exc:
+            print(
+                f"{exc}\nThe runs of the other tasks are in {args.runs_csv}; the same command runs what is missing.",
+                file=sys.stderr,
+            )
+            return 1
     runs = read_runs(args.runs_csv)
     rows = summarize(runs, episodes, reps=args.reps)
     notes = []

@@ -51,7 +51,13 @@ if TYPE_CHECKING:
 
 from gym_suite._registry import ENV_IDS
 from gym_suite.envs.checks import check_env_kwargs, shown
-from gym_suite.training.recipes import recipe_budget, recipe_for, training_env_kwargs
+from gym_suite.training.recipes import (
+    recipe_budget,
+    recipe_for,
+    training_env_kwargs,
+    tuned_recipes_path,
+    tuned_settings,
+)
 from gym_suite.training.wrappers import acts_in_unit_box, from_unit_box
 
 __all__ = [
@@ -181,7 +187,14 @@ def ppo_settings(env_id: str, **overrides: Any) -> dict[str, Any]:
     if unknown:
         raise TypeError(f"train_ppo: unknown setting(s) {shown(unknown)}; the settings are {sorted(SETTING_RULES)}")
     recipe = recipe_for(env_id)
-    own = PPO_RECIPES.get(env_id, {})
+    tuned = tuned_settings(env_id, "jax-ppo")  # gym-suite/analyses/tune_recipe.py's choice, over the recipe
+    unknown = sorted((key for key in tuned if key not in SETTING_RULES), key=str)
+    if unknown:
+        raise TypeError(
+            f"train_ppo: unknown setting(s) {shown(unknown)} for {env_id} in the tuned recipes "
+            f"{str(tuned_recipes_path())!r}; the settings are {sorted(SETTING_RULES)}"
+        )
+    own = {**PPO_RECIPES.get(env_id, {}), **tuned}
     settings: dict[str, Any] = {
         **PPO_DEFAULTS,
         **REJAX_DEFAULTS,

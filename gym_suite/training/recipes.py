@@ -5,14 +5,19 @@ An id without a recipe gets ``Recipe()``, so a new environment trains as soon as
 Protocol: recipes are compared on tuning episodes seeded 100,000 onwards, never on the evaluation
 episodes 0 .. 999 that the baselines table reports (``docs/baselines.md`` states it, and which
 earlier choices predate it); heartpole-v1's are re-checked by
-``gym-suite/analyses/heartpole_v1_tuning.py``.
+``gym-suite/analyses/heartpole_v1_tuning.py``. ``gym-suite/analyses/tune_recipe.py`` searches an
+id's settings with Ray Tune under that protocol and writes the best to :data:`TUNED_RECIPES_FILE`,
+whose settings :func:`recipe_for` takes over the recipes below (:func:`read_tuned_recipes`).
 """
 
 from __future__ import annotations
 
+import json
 import math
+import os
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from gym_suite.envs.heartpole_env import (
@@ -244,9 +249,71 @@ RECIPES: dict[str, Recipe] = {
 }
 
 
+#: The settings chosen by ``gym-suite/analyses/tune_recipe.py`` (a Ray Tune search scored on tuning
+#: episodes), which the recipes take over their own: this package's ``tuned_recipes.json``, or the
+#: file named by the environment variable ``GYM_SUITE_TUNED_RECIPES`` when it is set.
+TUNED_RECIPES_FILE = Path(__file__).with_name("tuned_recipes.json")
+TUNED_RECIPES_VARIABLE = "GYM_SUITE_TUNED_RECIPES"
+#: The agents whose settings a tuned-recipes file may hold, and the Recipe field each updates
+#: (``jax-ppo``: :func:`gym_suite.training.jax.ppo_settings` reads it).
+TUNABLE_AGENTS = {"sb3-ppo": "sb3_ppo", "sb3-dqn": "sb3_dqn", "rllib-ppo": "rllib_ppo", "jax-ppo": None}
+
+
+def tuned_recipes_path() -> Path:
+    """The tuned-recipes file the recipes read (:data:`TUNED_RECIPES_FILE`, or the variable's file)."""
+    named = os.environ.get(TUNED_RECIPES_VARIABLE)
+    return Path(named) if named else TUNED_RECIPES_FILE
+
+
+def read_tuned_recipes(path: str | os.PathLike[str] | None = None) -> dict[str, dict[str, dict[str, Any]]]:
+    """A tuned-recipes file: ``{id: {agent: {"settings": {...}, "tuned": {how they were chosen}}}}``.
+
+    A missing file holds nothing. Raises ``ValueError`` naming the file for one that is not of that form.
+    """
+    path = tuned_recipes_path() if path is None else Path(path)
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"tuned recipes {str(path)!r}: not a readable JSON file ({exc})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"tuned recipes {str(path)!r}: expected an object of ids, got {type(data).__name__}")
+    for env_id, agents in data.items():
+        if not isinstance(agents, dict) or not all(
+            agent in TUNABLE_AGENTS and isinstance(entry, dict) and isinstance(entry.get("settings"), dict)
+            for agent, entry in agents.items()
+        ):
+            raise ValueError(
+                f"tuned recipes {str(path)!r}: {env_id!r} must map agents among {list(TUNABLE_AGENTS)} "
+                'to {"settings": {...}, "tuned": {...}}'
+            )
+    return data
+
+
+def tuned_settings(env_id: str, agent: str) -> dict[str, Any]:
+    """The tuned settings of ``agent`` on ``env_id`` (:func:`read_tuned_recipes`; ``{}`` where none)."""
+    return dict(read_tuned_recipes().get(env_id, {}).get(agent, {}).get("settings", {}))
+
+
+def tuned_since(env_id: str, agent: str) -> str | None:
+    """The date (``YYYY-MM-DD``) the tuned settings of ``agent`` on ``env_id`` were chosen, or None."""
+    tuned = read_tuned_recipes().get(env_id, {}).get(agent, {}).get("tuned", {})
+    date = tuned.get("date") if isinstance(tuned, dict) else None
+    return date if isinstance(date, str) else None
+
+
 def recipe_for(env_id: str) -> Recipe:
-    """The recipe of ``env_id`` (``Recipe()`` for an id without one)."""
-    return RECIPES.get(env_id, Recipe())
+    """The recipe of ``env_id`` (``Recipe()`` for an id without one), with its tuned settings
+    (:func:`read_tuned_recipes`) over the recipe's own."""
+    recipe = RECIPES.get(env_id, Recipe())
+    tuned = read_tuned_recipes().get(env_id, {})
+    updates = {
+        name: {**getattr(recipe, name), **entry["settings"]}
+        for agent, entry in tuned.items()
+        if (name := TUNABLE_AGENTS[agent]) is not None
+    }
+    return replace(recipe, **updates) if updates else recipe
 
 
 def recipe_budget(env_id: str, agent: str) -> int:

@@ -1,0 +1,179 @@
+"""A real two-node Ray cluster on this machine, for the tests that run across one (``two_node_cluster``).
+
+Both nodes run on this machine, each started with ``ray start`` as a separate process with its
+own temporary directory, port and resources: the head (``--num-cpus=1`` and a custom resource
+``head_node``) and a second node (``--num-cpus=1`` and a custom resource ``second_node``), so that
+a task or actor asking for one of them can only be placed on that node. A driver program joins
+the cluster (``ray.init(address=...)`` of the head) as a process of its own, as a user's script
+does: it starts with the cluster's authentication token in its environment (Ray reads it when it
+is imported).
+
+The nodes are stopped in the fixture's teardown whatever the test did. Not with ``ray stop
+--force``: that stops every Ray process of the user on the machine, other clusters included.
+Each node is started in a session of its own, and every process in those two sessions (the
+raylets, the GCS, the workers) is ended by its process id. The fixture keeps track of its own
+processes only: the cluster's are those of its two sessions and those whose command line names
+one of its two temporary directories (every Ray process of a node names its session directory);
+other people's Ray on the machine, started or stopped meanwhile, is none of its business.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+RAY = Path(sys.executable).parent / "ray"
+
+#: A driver that waits until both nodes are up and prints their node ids as JSON.
+WAIT_FOR_NODES = r"""
+import json, sys, time
+import ray
+
+address, deadline, problem = sys.argv[1], time.monotonic() + 120, None
+while True:
+    try:
+        if not ray.is_initialized():
+            ray.init(address=address, log_to_driver=False)
+        nodes = [n for n in ray.nodes() if n["Alive"]]
+        head = [n["NodeID"] for n in nodes if n["Resources"].get("head_node")]
+        second = [n["NodeID"] for n in nodes if n["Resources"].get("second_node")]
+        if len(nodes) == 2 and head and second:
+            break
+    except Exception as exc:
+        problem = exc
+    if time.monotonic() > deadline:
+        raise SystemExit(f"the cluster did not come up: {problem!r}")
+    time.sleep(0.5)
+print(json.dumps({"head": head[0], "second": second[0]}))
+ray.shutdown()
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def cluster_pids(dirs: list[Path]) -> set[int]:
+    """Live processes whose command line names one of ``dirs`` (the cluster's temporary directories)."""
+    marks = [str(d) for d in dirs]
+    pids = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            line = _cmdline(int(entry.name))
+            if any(mark in line for mark in marks) and _state(int(entry.name)) not in (None, "Z"):
+                pids.add(int(entry.name))
+    return pids
+
+
+def cluster_raylets(dirs: list[Path]) -> set[int]:
+    """The raylets of the cluster whose temporary directories are ``dirs``."""
+    return {pid for pid in cluster_pids(dirs) if "/raylet/raylet " in _cmdline(pid) + " "}
+
+
+def _stat(pid: int) -> list[str] | None:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text[text.rindex(")") + 2 :].split()  # after "pid (name) ": state, ppid, pgrp, session, ...
+
+
+def _state(pid: int) -> str | None:
+    stat = _stat(pid)
+    return stat[0] if stat else None
+
+
+def session_pids(session: int) -> set[int]:
+    """Live processes of a session (the session of a ``ray start`` started with ``start_new_session``)."""
+    pids = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            stat = _stat(int(entry.name))
+            if stat is not None and stat[0] != "Z" and int(stat[3]) == session:
+                pids.add(int(entry.name))
+    return pids
+
+
+def end_sessions(starters: list[subprocess.Popen], grace: float = 5.0) -> None:
+    """End every process of the starters' sessions: SIGTERM, then SIGKILL what is left after ``grace``."""
+    sessions = [p.pid for p in starters]
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for session in sessions:
+            for pid in session_pids(session):
+                try:
+                    os.kill(pid, sig)
+                except ProcessLookupError:
+                    pass
+        deadline = time.monotonic() + (grace if sig == signal.SIGTERM else 10.0)
+        while time.monotonic() < deadline and any(session_pids(s) for s in sessions):
+            time.sleep(0.2)
+        for p in starters:
+            try:
+                p.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                pass
+        if not any(session_pids(s) for s in sessions):
+            return
+
+
+@pytest.fixture
+def two_node_cluster():
+    """``(address, env, dirs)`` of a running two-node cluster; ``env``: a driver's environment,
+    ``dirs``: the nodes' temporary directories (which name the cluster's processes)."""
+    port = free_port()
+    address = f"127.0.0.1:{port}"
+    dirs = [Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp")) for prefix in ("rh", "rn")]  # short: socket paths
+    # a token of this cluster's own, for its nodes and its driver
+    env = {
+        **os.environ,
+        "RAY_AUTH_MODE": "token",
+        "RAY_AUTH_TOKEN": secrets.token_hex(32),
+        "RAY_USAGE_STATS_ENABLED": "0",
+        "OMP_NUM_THREADS": "1",
+    }
+    common = ["--num-cpus=1", "--node-ip-address=127.0.0.1", "--disable-usage-stats", "--block"]
+    commands = [
+        [
+            str(RAY), "start", "--head", f"--port={port}", f"--temp-dir={dirs[0]}", "--include-dashboard=false",
+            '--resources={"head_node": 1}', *common,
+        ],
+        [str(RAY), "start", f"--address={address}", f"--temp-dir={dirs[1]}", '--resources={"second_node": 1}', *common],
+    ]  # fmt: skip
+    starters: list[subprocess.Popen] = []
+    try:
+        for command, directory in zip(commands, dirs):
+            with open(directory / "ray-start.log", "w") as log:
+                starters.append(
+                    subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+                )
+        yield address, env, dirs
+    finally:
+        end_sessions(starters)
+        deadline = time.monotonic() + 10
+        while cluster_pids(dirs) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        left = cluster_pids(dirs)
+        for directory in dirs:
+            shutil.rmtree(directory, ignore_errors=True)
+    # nothing of the cluster is left; nothing else on the machine was looked at
+    assert not left, {pid: _cmdline(pid)[:200] for pid in left}
+    assert not any(session_pids(p.pid) for p in starters)
