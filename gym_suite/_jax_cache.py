@@ -1,0 +1,96 @@
+"""JAX's persistent compilation cache, on by default for the suite's compiled code.
+
+JAX compiles a function again in every new process unless its persistent compilation cache is
+on (``jax_compilation_cache_dir``), which JAX leaves off by default. Importing
+:mod:`gym_suite.jax` (and so :func:`gym_suite.training.jax.train_ppo`) turns it on:
+
+- ``GYM_SUITE_JAX_CACHE`` unset or empty: the user's cache directory, ``$XDG_CACHE_HOME/gym_suite/jax``
+  (``~/.cache/gym_suite/jax`` without ``XDG_CACHE_HOME``; ``~/Library/Caches/gym_suite/jax`` on
+  macOS, ``%LOCALAPPDATA%\\gym_suite\\jax`` on Windows);
+- ``GYM_SUITE_JAX_CACHE=/some/dir``: that directory (``~`` expanded);
+- ``GYM_SUITE_JAX_CACHE=off`` (or ``0``, ``false``, ``no``, ``none``): no cache, nothing written.
+
+A cache directory the user gave JAX (``JAX_COMPILATION_CACHE_DIR`` or
+``jax.config.update("jax_compilation_cache_dir", ...)`` before the import) is kept, with the user's
+thresholds. Otherwise the suite sets the directory and, if it is at JAX's default of 1 s, lowers
+``jax_persistent_cache_min_compile_time_secs`` to 0 so that every compiled program is written
+(the suite's smaller ones compile in less than a second, and a program compiled faster on a quiet
+machine is written all the same). These are JAX's process-wide settings: other programs compiled
+in the same process use the cache too.
+
+The cache is JAX's own: the entries are named by a hash of the program, the compile options and
+the JAX, jaxlib and XLA versions, so another version or setting compiles afresh; nothing is ever
+removed (delete the directory to empty it). JAX trusts what it reads there: keep it private.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+#: The environment variable that moves the cache or turns it off.
+ENV_VAR = "GYM_SUITE_JAX_CACHE"
+#: Values of :data:`ENV_VAR` that turn the cache off (any case).
+OFF = ("off", "0", "false", "no", "none")
+#: JAX's default ``jax_persistent_cache_min_compile_time_secs``.
+_JAX_MIN_COMPILE_TIME = 1.0
+
+
+def default_cache_dir() -> Path:
+    """``<user cache directory>/gym_suite/jax``: ``$XDG_CACHE_HOME`` (an absolute path), else
+    ``%LOCALAPPDATA%`` on Windows, ``~/Library/Caches`` on macOS, ``~/.cache`` elsewhere."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    if xdg and os.path.isabs(xdg):
+        base = Path(xdg)
+    elif sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        base = Path(os.environ["LOCALAPPDATA"])
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Caches"
+    else:
+        base = Path.home() / ".cache"
+    return base / "gym_suite" / "jax"
+
+
+def requested_cache_dir() -> Path | None:
+    """The directory :data:`ENV_VAR` asks for (:func:`default_cache_dir` when unset or empty), or
+    ``None`` when it turns the cache off."""
+    value = os.environ.get(ENV_VAR, "").strip()
+    if not value:
+        return default_cache_dir()
+    if value.lower() in OFF:
+        return None
+    return Path(value).expanduser()
+
+
+def _read(name: str) -> Any:
+    import jax
+
+    return jax.config.read(name)  # type: ignore[no-untyped-call]  # jax leaves Config.read unannotated
+
+
+def _update(name: str, value: Any) -> None:
+    import jax
+
+    jax.config.update(name, value)  # type: ignore[no-untyped-call]  # jax leaves Config.update unannotated
+
+
+def cache_dir_in_use() -> str | None:
+    """The directory of JAX's persistent compilation cache, or ``None`` when it is off."""
+    path = _read("jax_compilation_cache_dir")
+    return str(path) if path and _read("jax_enable_compilation_cache") else None
+
+
+def use_compilation_cache() -> str | None:
+    """Turn JAX's persistent compilation cache on (see the module's description); the directory
+    in use, or ``None`` when it is off. Leaves a directory the user configured in JAX as it is."""
+    if _read("jax_compilation_cache_dir"):  # the user's own (or set by an earlier call)
+        return cache_dir_in_use()
+    path = requested_cache_dir()
+    if path is None:
+        return None
+    _update("jax_compilation_cache_dir", str(path))
+    if _read("jax_persistent_cache_min_compile_time_secs") == _JAX_MIN_COMPILE_TIME:
+        _update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    return cache_dir_in_use()
