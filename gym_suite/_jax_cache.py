@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -64,10 +65,21 @@ def requested_cache_dir() -> Path | None:
     return Path(value).expanduser()
 
 
+def unusable(path: Path) -> str | None:
+    """Why ``path`` cannot hold the cache (it cannot be made, or is not a writable directory), or ``None``."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        return f"cannot make the directory {str(path)!r} ({error.strerror or error})"
+    if not os.access(path, os.W_OK | os.X_OK):
+        return f"the directory {str(path)!r} is not writable"
+    return None
+
+
 def _read(name: str) -> Any:
     import jax
 
-    return jax.config.read(name)  # type: ignore[no-untyped-call]  # jax leaves Config.read unannotated
+    return getattr(jax.config, name)  # the flag's value (Config.read refuses the flags that have a context manager)
 
 
 def _update(name: str, value: Any) -> None:
@@ -89,6 +101,15 @@ def use_compilation_cache() -> str | None:
         return cache_dir_in_use()
     path = requested_cache_dir()
     if path is None:
+        return None
+    problem = unusable(path)
+    if problem:
+        warnings.warn(
+            f"gym_suite.jax: JAX's compilation cache is off: {problem} (set {ENV_VAR} to another directory, "
+            f"or to 'off' to say so)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
         return None
     _update("jax_compilation_cache_dir", str(path))
     if _read("jax_persistent_cache_min_compile_time_secs") == _JAX_MIN_COMPILE_TIME:

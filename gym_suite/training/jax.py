@@ -719,15 +719,17 @@ def train_ppo(
     activation = settings["agent_kwargs"]["activation"]
 
     def policy(actor_params, rms, index) -> JaxPPOPolicy:
-        actor = jax.tree.map(lambda x: np.asarray(x[index]), actor_params)["params"]
+        actor = jax.tree.map(lambda x: np.array(x[index]), actor_params)["params"]
         features = actor["features"]
         layers = [(features[f"Dense_{k}"]["kernel"], features[f"Dense_{k}"]["bias"]) for k in range(len(features))]
         head = actor["action_logits"] if "action_logits" in actor else actor["action_mean"]
         mean, var = (np.asarray(rms[0][index]), np.asarray(rms[1][index])) if rms else (None, None)
         return JaxPPOPolicy(obs_space, act_space, layers, (head["kernel"], head["bias"]), activation, mean, var)
 
+    # to numpy once (indexing a JAX array is a JAX operation, compiled for each shape)
     final_rms = (ts.obs_rms_state.mean, ts.obs_rms_state.var) if algo.normalize_observations else ()
-    policies = [policy(ts.actor_ts.params, final_rms, i) for i in range(num_seeds)]
+    final_params, final_rms, curve = jax.device_get((ts.actor_ts.params, final_rms, curve))
+    policies = [policy(final_params, final_rms, i) for i in range(num_seeds)]
     checkpoints = None
     if keep_checkpoints:
         curve, actor_params, rms = curve
