@@ -688,14 +688,16 @@ def train_ppo(
 
     start = time.perf_counter()
     init = compile_(algo.init_state, keys)
-    state_shape = init.out_info  # the state's pytree (its class is made anew each time init_state is traced)
-    train = compile_(train_chunk, state_shape)
-    measure = compile_(evaluate, state_shape)
+    # the start's state: the other two programs take it (its pytree class is made anew each time
+    # init_state is traced, so they are lowered on this one)
+    first = init(keys)
+    train = compile_(train_chunk, first)
+    measure = compile_(evaluate, first)
     compile_seconds = time.perf_counter() - start
     bar = Progress(timesteps, label, "step", file=stream, disable=not progress)
     try:
         start = time.perf_counter()
-        ts = init(keys)
+        ts = first
         points = [measure(ts)]
         reached = [time.perf_counter()]
         for _ in range(evaluations):
