@@ -8,6 +8,8 @@ on (``jax_compilation_cache_dir``), which JAX leaves off by default. Importing
   (``~/.cache/gym_suite/jax`` without ``XDG_CACHE_HOME``; ``~/Library/Caches/gym_suite/jax`` on
   macOS, ``%LOCALAPPDATA%\\gym_suite\\jax`` on Windows);
 - ``GYM_SUITE_JAX_CACHE=/some/dir``: that directory (``~`` expanded);
+- in either, a subdirectory per kind of CPU (:func:`machine_tag`, say ``x86_64-1a2b3c4d5e6f``):
+  the entries are native code for the CPU that compiled them;
 - ``GYM_SUITE_JAX_CACHE=off`` (or ``0``, ``false``, ``no``, ``none``): no cache, nothing written.
 
 A cache directory the user gave JAX (``JAX_COMPILATION_CACHE_DIR`` or
@@ -25,7 +27,9 @@ removed (delete the directory to empty it). JAX trusts what it reads there: keep
 
 from __future__ import annotations
 
+import hashlib
 import os
+import platform
 import sys
 import warnings
 from pathlib import Path
@@ -54,15 +58,32 @@ def default_cache_dir() -> Path:
     return base / "gym_suite" / "jax"
 
 
+def machine_tag() -> str:
+    """The subdirectory of this machine's entries: the CPU's architecture and a hash of its feature
+    flags (``/proc/cpuinfo``'s on Linux, ``platform.processor()`` elsewhere). XLA compiles native
+    code for the CPU it runs on; machines that share a home directory never load each other's."""
+    features = platform.processor()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
+            for line in cpuinfo:
+                if line.split(":")[0].strip() in ("flags", "Features"):
+                    features = " ".join(sorted(line.split(":", 1)[1].split()))
+                    break
+    except OSError:
+        pass
+    digest = hashlib.sha256(features.encode()).hexdigest()[:12]
+    return f"{platform.machine() or 'cpu'}-{digest}"
+
+
 def requested_cache_dir() -> Path | None:
     """The directory :data:`ENV_VAR` asks for (:func:`default_cache_dir` when unset or empty), or
-    ``None`` when it turns the cache off."""
+    ``None`` when it turns the cache off; the entries go into its :func:`machine_tag` subdirectory."""
     value = os.environ.get(ENV_VAR, "").strip()
     if not value:
-        return default_cache_dir()
+        return default_cache_dir() / machine_tag()
     if value.lower() in OFF:
         return None
-    return Path(value).expanduser()
+    return Path(value).expanduser() / machine_tag()
 
 
 def unusable(path: Path) -> str | None:
@@ -91,7 +112,11 @@ def _update(name: str, value: Any) -> None:
 def cache_dir_in_use() -> str | None:
     """The directory of JAX's persistent compilation cache, or ``None`` when it is off."""
     path = _read("jax_compilation_cache_dir")
-    return str(path) if path and _read("jax_enable_compilation_cache") else None
+    try:
+        enabled = _read("jax_enable_compilation_cache")
+    except AttributeError:  # a JAX without the switch
+        enabled = True
+    return str(path) if path and enabled else None
 
 
 def use_compilation_cache() -> str | None:

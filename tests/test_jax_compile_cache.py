@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gym_suite._jax_cache import ENV_VAR, default_cache_dir, requested_cache_dir
+from gym_suite._jax_cache import ENV_VAR, default_cache_dir, machine_tag, requested_cache_dir
 
 # a child process: train_ppo (or, with "rollout", a compiled rollout of gym_suite.jax) under the
 # environment the test gives; it prints what JAX did with its cache
@@ -68,7 +68,7 @@ def _files(path: Path) -> list[Path]:
 def test_a_second_process_loads_train_ppo_from_the_cache_with_the_same_results(tmp_path):
     cache = tmp_path / "cache"
     first = _child(tmp_path, GYM_SUITE_JAX_CACHE=str(cache))
-    assert first["dir"] == first["jax_dir"] == str(cache)
+    assert first["dir"] == first["jax_dir"] == str(cache / machine_tag())
     assert first["cached"] == 0 and first["hits"] == 0 and first["writes"] >= 3
     written = _files(cache)
     assert len(written) >= 3  # the training's three programs, at least
@@ -83,7 +83,7 @@ def test_a_second_process_loads_train_ppo_from_the_cache_with_the_same_results(t
 def test_the_default_cache_is_in_the_users_cache_directory(tmp_path):
     out = _child(tmp_path, "rollout")
     default = tmp_path / "xdg" / "gym_suite" / "jax"
-    assert out["dir"] == str(default) and out["writes"] >= 1
+    assert out["dir"] == str(default / machine_tag()) and out["writes"] >= 1
     assert _files(default) and not _files(tmp_path / "home")
 
 
@@ -109,15 +109,16 @@ def test_a_cache_directory_the_user_gave_jax_is_kept(tmp_path):
 def test_the_requested_directory(monkeypatch, tmp_path):
     monkeypatch.delenv(ENV_VAR, raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert requested_cache_dir() == default_cache_dir() == tmp_path / "gym_suite" / "jax"
+    assert default_cache_dir() == tmp_path / "gym_suite" / "jax"
+    assert requested_cache_dir() == tmp_path / "gym_suite" / "jax" / machine_tag()
     monkeypatch.setenv("XDG_CACHE_HOME", "relative/path")  # not absolute: ignored, as XDG says
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     if sys.platform.startswith("linux"):
         assert default_cache_dir() == tmp_path / "home" / ".cache" / "gym_suite" / "jax"
     monkeypatch.setenv(ENV_VAR, "  ")
-    assert requested_cache_dir() == default_cache_dir()
+    assert requested_cache_dir() == default_cache_dir() / machine_tag()
     monkeypatch.setenv(ENV_VAR, "~/elsewhere")
-    assert requested_cache_dir() == tmp_path / "home" / "elsewhere"
+    assert requested_cache_dir() == tmp_path / "home" / "elsewhere" / machine_tag()
     for off in ("off", "OFF", "0", "false", "No", " none "):
         monkeypatch.setenv(ENV_VAR, off)
         assert requested_cache_dir() is None
@@ -140,3 +141,11 @@ def test_a_directory_that_cannot_hold_the_cache_is_named(tmp_path):
     a_file.write_text("")
     assert "cannot make the directory" in unusable(a_file) and str(a_file) in unusable(a_file)
     assert "cannot make the directory" in unusable(a_file / "below")
+
+
+def test_the_machine_tag_names_the_architecture_and_is_a_directory_name():
+    import platform
+
+    tag = machine_tag()
+    assert tag == machine_tag() and tag.startswith(f"{platform.machine() or 'cpu'}-") and len(tag.split("-")[-1]) == 12
+    assert "/" not in tag and "\\" not in tag
