@@ -456,8 +456,9 @@ class JaxTrainingResult:
     persistent compilation cache) and of running the compiled training; ``seconds`` both.
     ``cached_programs``: how many of the three programs were loaded from the cache (0: all
     compiled). ``curve_seconds``: the wall time of the compiled run when each evaluation of the
-    curve was reached (compiling left out, the evaluations before it included). ``checkpoints`` (with ``keep_checkpoints=True``): the greedy
-    policies at each evaluation, ``checkpoints[evaluation][seed]``. ``timesteps``: the env steps
+    curve was reached (compiling left out, the evaluations before it included). ``checkpoints``
+    (with ``keep_checkpoints=True``): the greedy policies at each evaluation,
+    ``checkpoints[evaluation][seed]``. ``timesteps``: the env steps
     each seed trained (the budget rounded up to whole updates). ``settings``: what
     :func:`ppo_settings` gave.
     """
@@ -708,7 +709,7 @@ def train_ppo(
         train_seconds = time.perf_counter() - start
     finally:
         bar.close()
-    curve = jax.tree.map(lambda *xs: jnp.stack(xs, axis=1), *points)  # seeds x evaluations
+    curve = jax.tree.map(lambda *xs: np.stack(xs, axis=1), *jax.device_get(points))  # seeds x evaluations
     if progress:
         loaded = f", {cached_programs} of 3 programs from the compilation cache" if cached_programs else ""
         print(
@@ -730,7 +731,7 @@ def train_ppo(
 
     # to numpy once (indexing a JAX array is a JAX operation, compiled for each shape)
     final_rms = (ts.obs_rms_state.mean, ts.obs_rms_state.var) if algo.normalize_observations else ()
-    final_params, final_rms, curve = jax.device_get((ts.actor_ts.params, final_rms, curve))
+    final_params, final_rms = jax.device_get((ts.actor_ts.params, final_rms))
     policies = [policy(final_params, final_rms, i) for i in range(num_seeds)]
     checkpoints = None
     if keep_checkpoints:
