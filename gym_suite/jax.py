@@ -56,6 +56,14 @@ the same seed gives other episodes than the numpy env (the same distributions). 
 quantities (example-v0's positions, the step count) are ``int32``, or ``int64`` in 64-bit mode;
 without it, :func:`make` refuses an integer argument of ``2**30`` or more in magnitude (the
 rules add two of them).
+
+**Compilation cache**: importing this module turns on JAX's persistent compilation cache, so that
+a program compiled once (a rollout, :func:`gym_suite.training.jax.train_ppo`'s training) is
+loaded from disk in the next process instead of compiled again: in ``$XDG_CACHE_HOME/gym_suite/jax``
+(``~/.cache/gym_suite/jax``), elsewhere with the environment variable ``GYM_SUITE_JAX_CACHE=/some/dir``,
+off with ``GYM_SUITE_JAX_CACHE=off``. A cache directory already given to JAX
+(``JAX_COMPILATION_CACHE_DIR``, ``jax_compilation_cache_dir``) is left as it is.
+:func:`compilation_cache_dir` tells the directory in use.
 """
 
 from __future__ import annotations
@@ -77,6 +85,7 @@ from gymnax.environments import environment
 from gymnax.environments import spaces as gymnax_spaces
 from jax.experimental import checkify
 
+from gym_suite._jax_cache import cache_dir_in_use, use_compilation_cache
 from gym_suite._registry import ENV_IDS, JAX_NAMESPACE, SPECS, Spec, load
 from gym_suite.envs.checks import (
     ArgumentTypeError,
@@ -98,6 +107,7 @@ __all__ = [
     "JaxEnv",
     "JaxVectorEnv",
     "SuiteJaxEnv",
+    "compilation_cache_dir",
     "jax_ids",
     "make",
 ]
@@ -115,6 +125,14 @@ INT32_PARAMETER_LIMIT = 2**30
 #: gymnax 1.0 and later split ``terminated`` and ``truncated`` (``Environment.is_truncated``);
 #: before, ``step_env`` returned one ``done``.
 _SPLIT_STEP = hasattr(environment.Environment, "is_truncated")
+
+use_compilation_cache()
+
+
+def compilation_cache_dir() -> str | None:
+    """The directory of JAX's persistent compilation cache in use (the suite's default, the one of
+    ``GYM_SUITE_JAX_CACHE`` or the user's own), or ``None`` when it is off."""
+    return cache_dir_in_use()
 
 
 @struct.dataclass

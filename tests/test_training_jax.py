@@ -334,3 +334,15 @@ def test_the_jax_vs_sb3_benchmark_reports_the_ratios_and_draws_the_curves(tmp_pa
     png = tmp_path / "curve.png"
     bench.plot(out, str(png))
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_progress_is_reported_at_each_evaluation_between_the_compiled_programs(monkeypatch, capsys):
+    pytest.importorskip("rejax")
+    monkeypatch.setenv("GYM_SUITE_PROGRESS_INTERVAL", "0")  # off a terminal: a line at every update
+    result = train_ppo("example-v0", total_timesteps=2048, eval_points=2, eval_episodes=0, progress=True)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "JAX PPO example-v0: compiling 1 seed(s) x 2,048 steps ..."
+    counts = [line.split(": ")[1].split(" ")[0] for line in lines[1:-1] if " steps (" in line]
+    # a line at each evaluation (the last one again as the bar closes)
+    assert list(dict.fromkeys(counts)) == [f"{s:,}/2,048" for s in result.steps[1:]], lines
+    assert lines[-1].startswith("JAX PPO example-v0: 1 seed(s) x 2,048 steps in ") and "s compiling" in lines[-1]

@@ -14,8 +14,15 @@ module imports none of them; :func:`train_ppo` does.
     result.steps, result.returns                         # the training curve, seeds x evaluations
 
 The whole training of every seed (environment steps on :func:`gym_suite.jax.make`'s gymnax env,
-rollouts, advantages, the networks' updates and the evaluations of the curve) is one compiled
-call: ``num_seeds`` seeds are vectorised with ``jax.vmap`` in the same run.
+rollouts, advantages, the networks' updates and the evaluations of the curve) runs compiled:
+three programs (the start, the updates between two evaluations, an evaluation) that a Python loop
+calls in turn, reporting the progress between them; ``num_seeds`` seeds are vectorised with
+``jax.vmap`` in the same run. None of the programs calls back into Python, so JAX's persistent
+compilation cache keeps them (on by default, in ``~/.cache/gym_suite/jax``: see
+:mod:`gym_suite.jax`; ``GYM_SUITE_JAX_CACHE=/some/dir`` moves it, ``GYM_SUITE_JAX_CACHE=off``
+turns it off), and a later ``train_ppo`` with the same settings, in a new process too, loads
+them instead of compiling them again (another ``seed`` too: the seeds are the programs' input;
+another ``num_seeds``, setting, or budget with other updates between evaluations compiles anew).
 
 The settings of an id (:data:`PPO_RECIPES`) start from its Stable-Baselines3 recipe
 (:mod:`gym_suite.training.recipes`): the same budget, rollout size, minibatches, epochs, network
@@ -459,10 +466,13 @@ class JaxTrainingResult:
     ``returns`` (``num_seeds x len(steps)``: the mean return of ``eval_episodes`` greedy episodes
     on the JAX env, the env's own rewards; push-v0 on its evaluation log; NaN with
     ``eval_episodes=0``). ``compile_seconds`` and ``train_seconds``: the wall time of compiling
-    and of running the compiled training; ``seconds`` both. ``curve_seconds``: the wall time of
-    the compiled run when each evaluation of the curve was reached (compiling left out, the
-    evaluations before it included). ``checkpoints`` (with ``keep_checkpoints=True``): the greedy
-    policies at each evaluation, ``checkpoints[evaluation][seed]``. ``timesteps``: the env steps
+    (tracing and lowering the three programs and compiling them, or loading them from JAX's
+    persistent compilation cache) and of running the compiled training; ``seconds`` both.
+    ``cached_programs``: how many of the three programs were loaded from the cache (0: all
+    compiled). ``curve_seconds``: the wall time of the compiled run when each evaluation of the
+    curve was reached (compiling left out, the evaluations before it included). ``checkpoints``
+    (with ``keep_checkpoints=True``): the greedy policies at each evaluation,
+    ``checkpoints[evaluation][seed]``. ``timesteps``: the env steps
     each seed trained (the budget rounded up to whole updates). ``settings``: what
     :func:`ppo_settings` gave.
     """
@@ -478,6 +488,7 @@ class JaxTrainingResult:
     settings: dict[str, Any] = field(repr=False, default_factory=dict)
     curve_seconds: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
     checkpoints: list[list[JaxPPOPolicy]] | None = field(repr=False, default=None)
+    cached_programs: int = 0
 
     @property
     def seconds(self) -> float:
@@ -535,20 +546,23 @@ def _make_adapters(env_id: str, settings: dict[str, Any]):
     return train_env, params, adapt(eval_base), eval_params
 
 
-# the Progress of the training under way and the times its evaluations were reached (the
-# compiled callback reports to them)
-_PROGRESS: list = []
-_REACHED: list[dict[int, float]] = []
+def _cache_hit_counter():
+    """A list whose length counts the programs JAX loaded from its persistent compilation cache
+    (a listener of JAX's ``/jax/compilation_cache/cache_hits`` event, registered once)."""
+    if not _CACHE_HITS:
+        import jax.monitoring
+
+        def listen(event: str, **kwargs: Any) -> None:
+            if event == "/jax/compilation_cache/cache_hits":
+                _CACHE_HITS[0].append(event)
+
+        _CACHE_HITS.append([])
+        jax.monitoring.register_event_listener(listen)
+    return _CACHE_HITS[0]
 
 
-def _report(step) -> None:
-    done = int(np.max(np.asarray(step)))
-    if _REACHED:
-        _REACHED[-1].setdefault(done, time.perf_counter())
-    if _PROGRESS:
-        progress = _PROGRESS[-1]
-        if done > progress.n:
-            progress.update(done - progress.n)
+# [the list of cache hits] once a listener is registered
+_CACHE_HITS: list[list[str]] = []
 
 
 def train_ppo(
@@ -561,7 +575,7 @@ def train_ppo(
     keep_checkpoints: bool = False,
     **overrides: Any,
 ) -> JaxTrainingResult:
-    """Train rejax's PPO on ``env_id``'s JAX env for ``num_seeds`` seeds in one compiled, vmapped run.
+    """Train rejax's PPO on ``env_id``'s JAX env for ``num_seeds`` seeds, compiled and vmapped.
 
     ``total_timesteps``: environment steps per seed (default: :func:`ppo_budget`, the id's SB3
     PPO budget unless :data:`PPO_BUDGETS` has one), rounded up to whole updates of
@@ -575,7 +589,9 @@ def train_ppo(
     (on the numpy env, say).
 
     Progress shows on standard error when ``progress`` is true: a bar on a terminal, a line every
-    few seconds elsewhere, with a line when compiling starts and one with the times at the end.
+    few seconds elsewhere (updated at each evaluation of the curve), with a line when compiling
+    starts and one with the times at the end. The compiled programs are kept in JAX's persistent
+    compilation cache (the module's description): the same call in a new process loads them.
     Returns a :class:`JaxTrainingResult` (``.policies``, one per seed, and the curve).
 
     ``seed``: any non-negative integer, as the numpy envs take; seed ``seed + i`` trains the
@@ -644,11 +660,11 @@ def train_ppo(
 
         return act
 
-    def eval_callback(algo, ts, rng):
-        jax.debug.callback(_report, ts.global_step)
+    def evaluate(ts):
+        """The curve's point at ``ts`` (and the checkpoint): rejax's evaluation, on ``ts.rng``."""
         if episodes:
             lengths, returns = rejax_evaluate(
-                greedy_act(algo, ts), rng, eval_env, eval_params, episodes, eval_params.max_steps_in_episode
+                greedy_act(algo, ts), ts.rng, eval_env, eval_params, episodes, eval_params.max_steps_in_episode
             )
             mean = returns.mean()
         else:
@@ -658,32 +674,59 @@ def train_ppo(
         rms = (ts.obs_rms_state.mean, ts.obs_rms_state.var) if algo.normalize_observations else ()
         return mean, ts.actor_ts.params, rms
 
-    algo = algo.replace(eval_callback=eval_callback)
+    per_eval = eval_freq // iteration
+
+    def train_chunk(ts):
+        """``eval_freq`` steps: the updates between two evaluations, as rejax's ``train`` runs them."""
+        return jax.lax.fori_loop(0, per_eval, lambda _, ts: algo.train_iteration(ts), ts)
+
+    # rejax's train (init_state, evaluate, then evaluations x (train eval_freq steps, evaluate)) in
+    # three compiled programs that the loop below calls in turn: the progress is reported between
+    # them, and no program calls back into Python, so that JAX's persistent compilation cache
+    # keeps them (gym_suite._jax_cache) and a new process loads them instead of compiling again.
     keys = jnp.asarray(_seed_keys(seed, num_seeds))
     label = f"JAX PPO {env_id}"
     stream = sys.stderr
     if progress:
         print(f"{label}: compiling {num_seeds} seed(s) x {timesteps:,} steps ...", file=stream, flush=True)
+    hits = _cache_hit_counter()
+    cached_programs = 0
+
+    def compile_(function, *args):
+        nonlocal cached_programs
+        before = len(hits)
+        compiled = jax.jit(jax.vmap(function)).lower(*args).compile()
+        cached_programs += len(hits) > before
+        return compiled
+
     start = time.perf_counter()
-    compiled = jax.jit(jax.vmap(algo.train)).lower(keys).compile()
+    init = compile_(algo.init_state, keys)
+    # the start's state: the other two programs take it (its pytree class is made anew each time
+    # init_state is traced, so they are lowered on this one)
+    first = init(keys)
+    train = compile_(train_chunk, first)
+    measure = compile_(evaluate, first)
     compile_seconds = time.perf_counter() - start
     bar = Progress(timesteps, label, "step", file=stream, disable=not progress)
-    reached: dict[int, float] = {}
-    _PROGRESS.append(bar)
-    _REACHED.append(reached)
     try:
         start = time.perf_counter()
-        ts, curve = compiled(keys)
-        curve = jax.block_until_ready(curve)
+        ts = first
+        points = [measure(ts)]
+        reached = [time.perf_counter()]
+        for _ in range(evaluations):
+            ts = train(ts)
+            points.append(jax.block_until_ready(measure(ts)))
+            reached.append(time.perf_counter())
+            bar.update(eval_freq)
         train_seconds = time.perf_counter() - start
     finally:
-        _PROGRESS.remove(bar)
-        _REACHED.remove(reached)
         bar.close()
+    curve = jax.tree.map(lambda *xs: np.stack(xs, axis=1), *jax.device_get(points))  # seeds x evaluations
     if progress:
+        loaded = f", {cached_programs} of 3 programs from the compilation cache" if cached_programs else ""
         print(
             f"{label}: {num_seeds} seed(s) x {timesteps:,} steps in {duration(compile_seconds + train_seconds)} "
-            f"({compile_seconds:.1f} s compiling, {train_seconds:.1f} s training)",
+            f"({compile_seconds:.1f} s compiling{loaded}, {train_seconds:.1f} s training)",
             file=stream,
             flush=True,
         )
@@ -691,22 +734,24 @@ def train_ppo(
     activation = settings["agent_kwargs"]["activation"]
 
     def policy(actor_params, rms, index) -> JaxPPOPolicy:
-        actor = jax.tree.map(lambda x: np.asarray(x[index]), actor_params)["params"]
+        actor = jax.tree.map(lambda x: np.array(x[index]), actor_params)["params"]
         features = actor["features"]
         layers = [(features[f"Dense_{k}"]["kernel"], features[f"Dense_{k}"]["bias"]) for k in range(len(features))]
         head = actor["action_logits"] if "action_logits" in actor else actor["action_mean"]
         mean, var = (np.asarray(rms[0][index]), np.asarray(rms[1][index])) if rms else (None, None)
         return JaxPPOPolicy(obs_space, act_space, layers, (head["kernel"], head["bias"]), activation, mean, var)
 
+    # to numpy once (indexing a JAX array is a JAX operation, compiled for each shape)
     final_rms = (ts.obs_rms_state.mean, ts.obs_rms_state.var) if algo.normalize_observations else ()
-    policies = [policy(ts.actor_ts.params, final_rms, i) for i in range(num_seeds)]
+    final_params, final_rms = jax.device_get((ts.actor_ts.params, final_rms))
+    policies = [policy(final_params, final_rms, i) for i in range(num_seeds)]
     checkpoints = None
     if keep_checkpoints:
         curve, actor_params, rms = curve
         checkpoints = [[policy(actor_params, rms, (i, e)) for i in range(num_seeds)] for e in range(np.shape(curve)[1])]
     returns = np.asarray(curve, dtype=float).reshape(num_seeds, -1)
     steps = np.arange(returns.shape[1]) * eval_freq
-    curve_seconds = np.array([reached.get(int(step), start + math.nan) - start for step in steps])
+    curve_seconds = np.array(reached) - start
     return JaxTrainingResult(
         env_id,
         [seed + i for i in range(num_seeds)],
@@ -719,4 +764,5 @@ def train_ppo(
         settings,
         curve_seconds,
         checkpoints,
+        cached_programs,
     )

@@ -1,0 +1,147 @@
+"""``train_ppo`` in a new process, compiling afresh against loading from JAX's persistent compilation cache.
+
+::
+
+    OMP_NUM_THREADS=1 python gym-suite/benchmarks/jax_compile_cache.py heartpole-v1 --rounds 3
+    OMP_NUM_THREADS=1 python gym-suite/benchmarks/jax_compile_cache.py example-v0 --timesteps 4096 --rounds 3
+    # against another checkout (a directory holding gym_suite/, say ``git archive <commit> gym_suite | tar -x -C /tmp/old``)
+    OMP_NUM_THREADS=1 python gym-suite/benchmarks/jax_compile_cache.py heartpole-v1 --against /tmp/old
+
+A round starts with an empty cache directory (``GYM_SUITE_JAX_CACHE`` pointing to a new temporary
+directory) and runs ``train_ppo(id, seed=0, progress=False)`` in two new Python processes one
+after the other: the first compiles and writes the cache, the second finds it. Each process
+reports the seconds to import ``gym_suite.training.jax`` and JAX, ``train_ppo``'s
+``compile_seconds`` (tracing, lowering and compiling, or loading, its programs) and
+``train_seconds``, and how many programs JAX loaded from the cache (its
+``/jax/compilation_cache/cache_hits`` events); the parent times the whole process. With
+``--against``, each round runs the other tree's two processes too, the trees alternating, so that a
+change of load touches both. Prints one row per process and the medians; ``--json`` keeps them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+CHILD = r"""
+import json, sys, time, warnings
+start = time.perf_counter()
+src, env_id, timesteps = sys.argv[1], sys.argv[2], sys.argv[3]
+sys.path.insert(0, src)
+warnings.simplefilter("ignore")
+import jax, jax.monitoring
+hits = []
+jax.monitoring.register_event_listener(lambda event, **kw: hits.append(event) if event.endswith("/cache_hits") else None)
+import gym_suite.training.jax as training
+if not training.__file__.startswith(src):
+    sys.exit(f"gym_suite was imported from {training.__file__}, not from {src}")
+imported = time.perf_counter() - start
+result = training.train_ppo(env_id, seed=0, progress=False, total_timesteps=int(timesteps) if timesteps != "-" else None)
+print(json.dumps({
+    "import": imported, "compile": result.compile_seconds, "train": result.train_seconds, "hits": len(hits),
+    "steps": result.timesteps, "final": float(result.returns[0, -1]),
+    "cache_dir": jax.config.jax_compilation_cache_dir,
+}))
+"""
+
+
+def _load() -> str:
+    try:
+        return "/".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "n/a"
+
+
+def _child(src: Path, args: argparse.Namespace, cache: str) -> dict:
+    env = {**os.environ, "GYM_SUITE_JAX_CACHE": cache, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
+    env.pop("JAX_COMPILATION_CACHE_DIR", None)
+    timesteps = "-" if args.timesteps is None else str(args.timesteps)
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(src), args.id, timesteps],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+    wall = time.perf_counter() - start
+    if done.returncode != 0:
+        sys.exit(f"{src}: {done.stderr[-3000:]}")
+    row: dict = json.loads(done.stdout.strip().splitlines()[-1])
+    row["process"] = wall
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("id", help="the env id (its JAX PPO recipe)")
+    parser.add_argument("--timesteps", type=int, default=None, help="env steps (default: the recipe's budget)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of (first process, second process)")
+    parser.add_argument("--against", type=Path, default=None, help="another checkout (a directory holding gym_suite/)")
+    parser.add_argument("--json", default=None, help="write every row to this file")
+    args = parser.parse_args(argv)
+    if args.against is not None and not (args.against / "gym_suite").is_dir():
+        parser.error(f"--against: {args.against} holds no gym_suite/ directory")
+    trees = [("this", REPO)] + ([("against", args.against.resolve())] if args.against is not None else [])
+    rows = []
+    load_start = _load()
+    started = time.perf_counter()
+    for round_ in range(args.rounds):
+        order = trees if round_ % 2 == 0 else trees[::-1]
+        for name, src in order:
+            with tempfile.TemporaryDirectory(prefix="gym_suite_jax_cache_") as cache:
+                for which in ("first", "second"):
+                    row = _child(src, args, cache)
+                    row.update(tree=name, round=round_, run=which, entries=len(os.listdir(cache)))
+                    rows.append(row)
+                    print(
+                        f"round {round_} {name:7s} {which:6s}: process {row['process']:6.1f} s, import "
+                        f"{row['import']:5.1f} s, compile {row['compile']:6.2f} s ({row['hits']} from the cache), "
+                        f"train {row['train']:6.2f} s, final return {row['final']:.2f}",
+                        flush=True,
+                    )
+    load_end = _load()
+    print()
+    print(
+        f"{args.id}, {rows[0]['steps']:,} steps, seed 0; {args.rounds} rounds; load average {load_start} at the start,"
+    )
+    print(f"{load_end} at the end ({(time.perf_counter() - started) / 60:.1f} min); Python {platform.python_version()}")
+    print()
+    print("| tree | process | compile (s), median [min, max] | from the cache | train (s) | whole process (s) |")
+    print("|---|---|---:|---:|---:|---:|")
+    for name, _ in trees:
+        for which in ("first", "second"):
+            group = [r for r in rows if r["tree"] == name and r["run"] == which]
+            compile_ = [r["compile"] for r in group]
+            print(
+                f"| {name} | {which} | {statistics.median(compile_):.2f} [{min(compile_):.2f}, {max(compile_):.2f}] | "
+                f"{statistics.median(r['hits'] for r in group):.0f} | {statistics.median(r['train'] for r in group):.2f} | "
+                f"{statistics.median(r['process'] for r in group):.1f} |"
+            )
+    for name, _ in trees:
+        pairs = [
+            (a["compile"], b["compile"])
+            for a, b in zip(
+                [r for r in rows if r["tree"] == name and r["run"] == "first"],
+                [r for r in rows if r["tree"] == name and r["run"] == "second"],
+            )
+        ]
+        shares = ", ".join(f"{b / a:.2f}" for a, b in pairs)
+        print(f"\n{name}: second process's compile time / first's, round by round: {shares}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"id": args.id, "load": [load_start, load_end], "rows": rows}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
