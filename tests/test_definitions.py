@@ -19,7 +19,7 @@ import gym_suite
 from gym_suite._registry import Spec
 from gym_suite.envs._shells import env_classes
 from gym_suite.envs.checks import check_int
-from gym_suite.envs.definition import NUMPY, SCALAR, Definition
+from gym_suite.envs.definition import NUMPY, SCALAR, Definition, state_maker
 
 
 @dataclasses.dataclass(frozen=True)
@@ -450,3 +450,14 @@ def test_rows_started_one_at_a_time_or_together_start_alike(env_id):
     for name, a, b in zip(together.state._fields, together.state, apart.state):
         assert np.asarray(a).dtype == np.asarray(b).dtype, name
         np.testing.assert_array_equal(a, b, err_msg=f"{env_id}: {name}")
+
+
+def test_state_maker_builds_the_named_tuple_from_one_tuple_of_its_quantities():
+    make = state_maker(CoinState)
+    state = make((3, 1.5))
+    assert type(state) is CoinState
+    assert state == CoinState(3, 1.5)
+    assert state._fields == CoinState._fields
+    for not_a_state in (tuple, CoinParams, CoinState(3, 1.5), "CoinState"):
+        with pytest.raises(TypeError, match="state_maker: state_class must be a NamedTuple class"):
+            state_maker(not_a_state)  # type: ignore[arg-type]
