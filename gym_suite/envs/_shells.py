@@ -375,6 +375,7 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         self.state: Any = type(start)(*(np.array(np.broadcast_to(q, (self.num_envs,))) for q in start))
         self._steps = np.zeros(self.num_envs, dtype=np.int64)
         self._prev_done = np.zeros(self.num_envs, dtype=bool)
+        self._row_index = np.arange(self.num_envs)
         self._truncates = d.may_truncate(self.params)
         self._started = False
         self._single_env: SuiteEnv | None = None
@@ -448,9 +449,14 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         if draws:
             if rows is None:
                 u = self._uniforms(n, draws).T
+            elif rows.size < n:
+                # row i that steps takes the draws of the (i - restarts before it)-th stepping row; a
+                # restarting row takes some row's (its results are replaced): one gather, where a
+                # masked assignment costs several times as much
+                index = self._row_index - self._prev_done.cumsum()
+                u = self._uniforms(n - rows.size, draws).take(index, axis=0, mode="clip").T
             else:
                 u = np.full((draws, n), 0.5)
-                u[:, ~self._prev_done] = self._uniforms(n - rows.size, draws).T
         next_state = d.transition(state, actions, u, params, NUMPY)
         taken = set(map(id, next_state))
         reward = _own(d.reward(state, actions, next_state, params, NUMPY), n, np.float64, taken)
