@@ -213,6 +213,26 @@ def test_native_vector_step_returns_arrays_of_the_callers_own(env_id):
             np.testing.assert_array_equal(a, b)  # the twin's arrays were not touched either
 
 
+@pytest.mark.parametrize("env_id", [COIN_ID, *gym_suite.ENV_IDS])
+def test_native_vector_step_leaves_a_held_state_as_it_was(env_id):
+    """A state read before a step (``env.state``) is not changed by the step, also when rows
+    start afresh in it and the rules pass a quantity on unchanged (the starts are written into
+    arrays of the env's own)."""
+    kwargs = {"episode_length": 3} if env_id == "push-v0" else {}
+    env = gymnasium.make_vec(env_id, num_envs=5, vectorization_mode="vector_entry_point", max_episode_steps=2, **kwargs)
+    env.reset(seed=5)
+    env.action_space.seed(5)
+    restarts = 0
+    for _ in range(8):
+        held = env.unwrapped.state
+        copies = [np.array(q) for q in held]
+        restarts += int(env.unwrapped._prev_done.sum())
+        env.step(env.action_space.sample())
+        for quantity, copy in zip(held, copies):
+            np.testing.assert_array_equal(quantity, copy)
+    assert restarts
+
+
 def test_one_row_follows_the_scalar_env():
     env, envs = CoinEnv(), CoinVectorEnv(1)
     o1, _ = env.reset(seed=9)

@@ -428,7 +428,7 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         self.state = next_state
         self._steps += 1
         if rows is not None:
-            self._autoreset(rows, reward, terminated, truncated, info)
+            self._autoreset(rows, reward, terminated, truncated, info, state)
         self._prev_done = terminated | truncated
         return d.observation(self.state, params, NUMPY), reward, terminated, truncated, info
 
@@ -499,11 +499,18 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         return info
 
     def _autoreset(
-        self, rows: np.ndarray, reward: np.ndarray, terminated: np.ndarray, truncated: np.ndarray, info: dict[str, Any]
+        self,
+        rows: np.ndarray,
+        reward: np.ndarray,
+        terminated: np.ndarray,
+        truncated: np.ndarray,
+        info: dict[str, Any],
+        previous: Any,
     ) -> None:
         """Start the rows ``rows`` afresh: reward 0, neither terminated nor truncated, and the
-        info of their new start (the step's keys that a start lacks hold 0 / False / None there)."""
-        self._start(rows)
+        info of their new start (the step's keys that a start lacks hold 0 / False / None there).
+        ``previous`` is the state before the step."""
+        self._start(rows, previous)
         self._steps[rows] = 0
         reward[rows] = 0.0
         terminated[rows] = False
@@ -566,11 +573,33 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
     #: every id), so which way a row starts changes nothing.
     SCALAR_START_ROWS = 4
 
-    def _start(self, rows: np.ndarray) -> None:
+    def _start(self, rows: np.ndarray, previous: Any = None) -> None:
         """Draw fresh starts for the rows of the ascending indices ``rows`` (in row order) and put
-        them in the state."""
+        them in the state.
+
+        The starts are written into arrays of the shell's own: a copy of each quantity, except,
+        when the state has just come from ``previous`` by a step, the arrays the rules have just
+        made (not one of ``previous``'s quantities, nor a view, a read-only array or one given
+        under another quantity: nothing outside holds them, and the step hands out copies)."""
         d, params, draws, count = self.definition, self.params, self._start_draws, rows.size
-        state = [np.array(q) for q in self.state]  # own arrays: the rules may return shared ones
+        if previous is None:
+            state = [np.array(q) for q in self.state]  # own arrays: a caller may hold the state's
+        else:
+            shape = (self.num_envs,)
+            seen = set(map(id, previous))
+            state = []
+            for q in self.state:
+                key = id(q)
+                if (
+                    key in seen
+                    or q.__class__ is not np.ndarray
+                    or q.base is not None
+                    or q.shape != shape
+                    or not q.flags.writeable
+                ):
+                    q = np.array(q)
+                seen.add(key)
+                state.append(q)
         if count > self.SCALAR_START_ROWS:
             u_all: Any = self._uniforms(count, draws).T if draws else ()
             start: Any = d.initial(u_all, params, NUMPY)
