@@ -201,7 +201,7 @@ def check_discrete_actions(actions: object, num_envs: int, n: int, copy: bool = 
         # the common case (what the batched space samples) in one pass, without as_batch's steps:
         # a negative value read as unsigned is 2**63 or more
         if _maximum(actions.view(_UINT64)) < n:
-            return actions.copy() if copy else actions  # type: ignore[return-value]
+            return actions.copy() if copy else actions
     arr = as_batch(actions, num_envs, (), "iu", f"an integer array with values in 0..{n - 1}")
     if arr.dtype == np.int64:  # one pass: a negative value read as unsigned is 2**63 or more
         outside = num_envs and arr.view(np.uint64).max() >= n
