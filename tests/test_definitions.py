@@ -213,13 +213,17 @@ def test_native_vector_step_returns_arrays_of_the_callers_own(env_id):
             np.testing.assert_array_equal(a, b)  # the twin's arrays were not touched either
 
 
+@pytest.mark.parametrize("reuse_rows", [1, None])
 @pytest.mark.parametrize("env_id", [COIN_ID, *gym_suite.ENV_IDS])
-def test_native_vector_step_leaves_a_held_state_as_it_was(env_id):
+def test_native_vector_step_leaves_a_held_state_as_it_was(env_id, reuse_rows):
     """A state read before a step (``env.state``) is not changed by the step, also when rows
     start afresh in it and the rules pass a quantity on unchanged (the starts are written into
-    arrays of the env's own)."""
+    arrays of the env's own), whether the batch copies every quantity for an autoreset or reuses
+    the arrays the step has just made (``REUSE_ROWS``: a big batch's way, here on a small one)."""
     kwargs = {"episode_length": 3} if env_id == "push-v0" else {}
     env = gymnasium.make_vec(env_id, num_envs=5, vectorization_mode="vector_entry_point", max_episode_steps=2, **kwargs)
+    if reuse_rows is not None:
+        env.unwrapped.REUSE_ROWS = reuse_rows
     env.reset(seed=5)
     env.action_space.seed(5)
     restarts = 0

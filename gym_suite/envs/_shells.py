@@ -573,16 +573,21 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
     #: every id), so which way a row starts changes nothing.
     SCALAR_START_ROWS = 4
 
+    #: Batches of this many rows or more reuse the arrays a step has just made for its
+    #: autoreset (below, copying a quantity costs less than the checks that would spare it).
+    REUSE_ROWS = 1024
+
     def _start(self, rows: np.ndarray, previous: Any = None) -> None:
         """Draw fresh starts for the rows of the ascending indices ``rows`` (in row order) and put
         them in the state.
 
         The starts are written into arrays of the shell's own: a copy of each quantity, except,
-        when the state has just come from ``previous`` by a step, the arrays the rules have just
-        made (not one of ``previous``'s quantities, nor a view, a read-only array or one given
-        under another quantity: nothing outside holds them, and the step hands out copies)."""
+        when the state has just come from ``previous`` by a step of a batch of ``REUSE_ROWS`` rows
+        or more, the arrays the rules have just made (not one of ``previous``'s quantities, nor a
+        view, a read-only array or one given under another quantity: nothing outside holds them,
+        and the step hands out copies)."""
         d, params, draws, count = self.definition, self.params, self._start_draws, rows.size
-        if previous is None:
+        if previous is None or self.num_envs < self.REUSE_ROWS:
             state = [np.array(q) for q in self.state]  # own arrays: a caller may hold the state's
         else:
             shape = (self.num_envs,)
