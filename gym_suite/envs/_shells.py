@@ -492,7 +492,7 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         if rows is None:
             masks.fill(True)
         else:
-            masks[...] = ~done
+            np.logical_not(done, out=masks)  # (one call: the rows broadcast)
         for mask, (key, values) in zip(masks, step_info.items()):
             info[key] = _own(values, n, None, taken)
             info[f"_{key}"] = mask
