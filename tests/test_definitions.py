@@ -19,7 +19,7 @@ import gym_suite
 from gym_suite._registry import Spec
 from gym_suite.envs._shells import env_classes
 from gym_suite.envs.checks import check_int
-from gym_suite.envs.definition import NUMPY, SCALAR, Definition
+from gym_suite.envs.definition import NUMPY, SCALAR, Definition, state_maker
 
 
 @dataclasses.dataclass(frozen=True)
@@ -211,6 +211,30 @@ def test_native_vector_step_returns_arrays_of_the_callers_own(env_id):
             _scribble(a)
         for a, b in zip(_returned_arrays(*kept), expected):
             np.testing.assert_array_equal(a, b)  # the twin's arrays were not touched either
+
+
+@pytest.mark.parametrize("reuse_rows", [1, None])
+@pytest.mark.parametrize("env_id", [COIN_ID, *gym_suite.ENV_IDS])
+def test_native_vector_step_leaves_a_held_state_as_it_was(env_id, reuse_rows):
+    """A state read before a step (``env.state``) is not changed by the step, also when rows
+    start afresh in it and the rules pass a quantity on unchanged (the starts are written into
+    arrays of the env's own), whether the batch copies every quantity for an autoreset or reuses
+    the arrays the step has just made (``REUSE_ROWS``: a big batch's way, here on a small one)."""
+    kwargs = {"episode_length": 3} if env_id == "push-v0" else {}
+    env = gymnasium.make_vec(env_id, num_envs=5, vectorization_mode="vector_entry_point", max_episode_steps=2, **kwargs)
+    if reuse_rows is not None:
+        env.unwrapped.REUSE_ROWS = reuse_rows
+    env.reset(seed=5)
+    env.action_space.seed(5)
+    restarts = 0
+    for _ in range(8):
+        held = env.unwrapped.state
+        copies = [np.array(q) for q in held]
+        restarts += int(env.unwrapped._prev_done.sum())
+        env.step(env.action_space.sample())
+        for quantity, copy in zip(held, copies):
+            np.testing.assert_array_equal(quantity, copy)
+    assert restarts
 
 
 def test_one_row_follows_the_scalar_env():
@@ -450,3 +474,14 @@ def test_rows_started_one_at_a_time_or_together_start_alike(env_id):
     for name, a, b in zip(together.state._fields, together.state, apart.state):
         assert np.asarray(a).dtype == np.asarray(b).dtype, name
         np.testing.assert_array_equal(a, b, err_msg=f"{env_id}: {name}")
+
+
+def test_state_maker_builds_the_named_tuple_from_one_tuple_of_its_quantities():
+    make = state_maker(CoinState)
+    state = make((3, 1.5))
+    assert type(state) is CoinState
+    assert state == CoinState(3, 1.5)
+    assert state._fields == CoinState._fields
+    for not_a_state in (tuple, CoinParams, CoinState(3, 1.5), "CoinState"):
+        with pytest.raises(TypeError, match="state_maker: state_class must be a NamedTuple class"):
+            state_maker(not_a_state)  # type: ignore[arg-type]

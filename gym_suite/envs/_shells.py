@@ -375,6 +375,7 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         self.state: Any = type(start)(*(np.array(np.broadcast_to(q, (self.num_envs,))) for q in start))
         self._steps = np.zeros(self.num_envs, dtype=np.int64)
         self._prev_done = np.zeros(self.num_envs, dtype=bool)
+        self._row_index = np.arange(self.num_envs)
         self._truncates = d.may_truncate(self.params)
         self._started = False
         self._single_env: SuiteEnv | None = None
@@ -427,7 +428,7 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         self.state = next_state
         self._steps += 1
         if rows is not None:
-            self._autoreset(rows, reward, terminated, truncated, info)
+            self._autoreset(rows, reward, terminated, truncated, info, state)
         self._prev_done = terminated | truncated
         return d.observation(self.state, params, NUMPY), reward, terminated, truncated, info
 
@@ -448,9 +449,14 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         if draws:
             if rows is None:
                 u = self._uniforms(n, draws).T
+            elif rows.size < n:
+                # row i that steps takes the draws of the (i - restarts before it)-th stepping row; a
+                # restarting row takes some row's (its results are replaced): one gather, where a
+                # masked assignment costs several times as much
+                index = self._row_index - self._prev_done.cumsum()
+                u = self._uniforms(n - rows.size, draws).take(index, axis=0, mode="clip").T
             else:
                 u = np.full((draws, n), 0.5)
-                u[:, ~self._prev_done] = self._uniforms(n - rows.size, draws).T
         next_state = d.transition(state, actions, u, params, NUMPY)
         taken = set(map(id, next_state))
         reward = _own(d.reward(state, actions, next_state, params, NUMPY), n, np.float64, taken)
@@ -486,18 +492,25 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         if rows is None:
             masks.fill(True)
         else:
-            masks[...] = ~done
+            np.logical_not(done, out=masks)  # (one call: the rows broadcast)
         for mask, (key, values) in zip(masks, step_info.items()):
             info[key] = _own(values, n, None, taken)
             info[f"_{key}"] = mask
         return info
 
     def _autoreset(
-        self, rows: np.ndarray, reward: np.ndarray, terminated: np.ndarray, truncated: np.ndarray, info: dict[str, Any]
+        self,
+        rows: np.ndarray,
+        reward: np.ndarray,
+        terminated: np.ndarray,
+        truncated: np.ndarray,
+        info: dict[str, Any],
+        previous: Any,
     ) -> None:
         """Start the rows ``rows`` afresh: reward 0, neither terminated nor truncated, and the
-        info of their new start (the step's keys that a start lacks hold 0 / False / None there)."""
-        self._start(rows)
+        info of their new start (the step's keys that a start lacks hold 0 / False / None there).
+        ``previous`` is the state before the step."""
+        self._start(rows, previous)
         self._steps[rows] = 0
         reward[rows] = 0.0
         terminated[rows] = False
@@ -560,11 +573,38 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
     #: every id), so which way a row starts changes nothing.
     SCALAR_START_ROWS = 4
 
-    def _start(self, rows: np.ndarray) -> None:
+    #: Batches of this many rows or more reuse the arrays a step has just made for its
+    #: autoreset (below, copying a quantity costs less than the checks that would spare it).
+    REUSE_ROWS = 1024
+
+    def _start(self, rows: np.ndarray, previous: Any = None) -> None:
         """Draw fresh starts for the rows of the ascending indices ``rows`` (in row order) and put
-        them in the state."""
+        them in the state.
+
+        The starts are written into arrays of the shell's own: a copy of each quantity, except,
+        when the state has just come from ``previous`` by a step of a batch of ``REUSE_ROWS`` rows
+        or more, the arrays the rules have just made (not one of ``previous``'s quantities, nor a
+        view, a read-only array or one given under another quantity: nothing outside holds them,
+        and the step hands out copies)."""
         d, params, draws, count = self.definition, self.params, self._start_draws, rows.size
-        state = [np.array(q) for q in self.state]  # own arrays: the rules may return shared ones
+        if previous is None or self.num_envs < self.REUSE_ROWS:
+            state = [np.array(q) for q in self.state]  # own arrays: a caller may hold the state's
+        else:
+            shape = (self.num_envs,)
+            seen = set(map(id, previous))
+            state = []
+            for q in self.state:
+                key = id(q)
+                if (
+                    key in seen
+                    or q.__class__ is not np.ndarray
+                    or q.base is not None
+                    or q.shape != shape
+                    or not q.flags.writeable
+                ):
+                    q = np.array(q)
+                seen.add(key)
+                state.append(q)
         if count > self.SCALAR_START_ROWS:
             u_all: Any = self._uniforms(count, draws).T if draws else ()
             start: Any = d.initial(u_all, params, NUMPY)

@@ -190,8 +190,18 @@ def as_batch(actions: object, num_envs: int, shape: tuple[int, ...], kinds: str,
     return arr
 
 
+_INT64 = np.dtype(np.int64)
+_UINT64 = np.dtype(np.uint64)
+_maximum: Any = np.maximum.reduce
+
+
 def check_discrete_actions(actions: object, num_envs: int, n: int, copy: bool = False) -> npt.NDArray[np.int64]:
     """A batch of ``num_envs`` actions from ``Discrete(n)``, as an int64 array (a new one if ``copy``)."""
+    if actions.__class__ is np.ndarray and actions.dtype == _INT64 and actions.shape == (num_envs,) and num_envs:
+        # the common case (what the batched space samples) in one pass, without as_batch's steps:
+        # a negative value read as unsigned is 2**63 or more
+        if _maximum(actions.view(_UINT64)) < n:
+            return actions.copy() if copy else actions
     arr = as_batch(actions, num_envs, (), "iu", f"an integer array with values in 0..{n - 1}")
     if arr.dtype == np.int64:  # one pass: a negative value read as unsigned is 2**63 or more
         outside = num_envs and arr.view(np.uint64).max() >= n

@@ -95,7 +95,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gym_suite.envs.checks import check_int, shown
-from gym_suite.envs.definition import Array, Definition, Ops
+from gym_suite.envs.definition import Array, Definition, Ops, state_maker
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -156,6 +156,10 @@ class ExampleState(NamedTuple):
     last_reward: Any
 
 
+#: ``ExampleState`` from a tuple of its two quantities (the step's fast constructor)
+_new_state = state_maker(ExampleState)
+
+
 # --------------------------------------------------------------------------------------------
 # The rules
 # --------------------------------------------------------------------------------------------
@@ -214,7 +218,7 @@ class Example(Definition[ExampleState, ExampleParams]):
 
     def transition(self, state: ExampleState, action: Any, u: Any, params: ExampleParams, ops: Ops) -> ExampleState:
         position, reward, _ = walk_rules(state.position, action, params.goal, params.lf_min, params.rt_max, ops)
-        return ExampleState._make((position, reward))
+        return _new_state((position, reward))
 
     def observation(self, state: ExampleState, params: ExampleParams, ops: Ops) -> Any:
         return ops.copy(state.position)

@@ -125,7 +125,7 @@ from gymnasium import spaces
 
 from gym_suite.envs._draw import GLYPH_HEIGHT, LINE_HEIGHT, draw_text, draw_text_centred, draw_text_right
 from gym_suite.envs.checks import ArgumentTypeError, check_number, shown
-from gym_suite.envs.definition import Definition, Ops
+from gym_suite.envs.definition import Definition, Ops, state_maker
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -285,6 +285,10 @@ class HeartPoleState(NamedTuple):
     productivity: Any
 
 
+#: ``HeartPoleState`` from a tuple of its ten quantities (the step's fast constructor)
+_new_state = state_maker(HeartPoleState)
+
+
 # --------------------------------------------------------------------------------------------
 # The rules
 # --------------------------------------------------------------------------------------------
@@ -399,8 +403,8 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
         heart_attack = u_heart < probability
         if params.attack_resets_hypertension:  # to AFTER_HEART_ATTACK, 0 (hypertension is finite, >= 0)
             hypertension = hypertension * (u_heart >= probability)
-        return HeartPoleState._make(
-            (  # a tuple to _make: faster than HeartPoleState(...)'s argument parsing
+        return _new_state(
+            (
                 alertness,
                 hypertension,
                 intoxication,

@@ -194,7 +194,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gym_suite.envs.checks import check_int
-from gym_suite.envs.definition import SCALAR, Array, Definition, Ops
+from gym_suite.envs.definition import SCALAR, Array, Definition, Ops, state_maker
 from gym_suite.envs.push_log import (
     ACTION_VALUES,
     BATTERY_FULL,
@@ -334,6 +334,10 @@ class PushState(NamedTuple):
     truth: Any  # the scored row's label (1 opened, 0 dismissed); -1 after a start
 
 
+#: ``PushState`` from a tuple of its quantities (the step's fast constructor)
+_new_state = state_maker(PushState)
+
+
 # --------------------------------------------------------------------------------------------
 # The rules
 # --------------------------------------------------------------------------------------------
@@ -428,17 +432,19 @@ class Push(Definition[PushState, PushParams]):
         truth = ops.take(params.labels, row)
         held, dismissed = 1 - action, 1 - truth
         position = ops.minimum(position + 1, last)
-        return PushState(
-            position,
-            ops.take(params.order, position),
-            last,
-            tp + action * truth,
-            fp + action * dismissed,
-            fn + held * truth,
-            tn + held * dismissed,
-            row,
-            action,
-            truth,
+        return _new_state(
+            (
+                position,
+                ops.take(params.order, position),
+                last,
+                tp + action * truth,
+                fp + action * dismissed,
+                fn + held * truth,
+                tn + held * dismissed,
+                row,
+                action,
+                truth,
+            )
         )
 
     def observation(self, state: PushState, params: PushParams, ops: Ops) -> dict[str, Any]:

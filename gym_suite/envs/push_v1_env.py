@@ -173,7 +173,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gym_suite.envs.checks import ArgumentTypeError, check_int, shown
-from gym_suite.envs.definition import Definition, Ops
+from gym_suite.envs.definition import Definition, Ops, state_maker
 from gym_suite.envs.push_env import (
     ACTION_NAMES,
     DELIVER,
@@ -333,6 +333,10 @@ class PushV1State(NamedTuple):
     opened: Any  # the last step's open (1 delivered and opened, else 0); -1 after a start
 
 
+#: ``PushV1State`` from a tuple of its quantities (the step's fast constructor)
+_new_state = state_maker(PushV1State)
+
+
 # --------------------------------------------------------------------------------------------
 # The rules
 # --------------------------------------------------------------------------------------------
@@ -417,17 +421,19 @@ class PushV1(Definition[PushV1State, PushV1Params]):
         delivered = ops.minimum(action, budget)  # the action, or 0 once the budget is spent
         opened = delivered * (u_open < ops.take(params.p_open, row))
         position = ops.minimum(position + 1, last)
-        return PushV1State(
-            position,
-            ops.take(params.order, position),
-            last,
-            ops.maximum(left - 1, 0),
-            budget - delivered,
-            opens + opened,
-            deliveries + delivered,
-            row,
-            delivered,
-            opened,
+        return _new_state(
+            (
+                position,
+                ops.take(params.order, position),
+                last,
+                ops.maximum(left - 1, 0),
+                budget - delivered,
+                opens + opened,
+                deliveries + delivered,
+                row,
+                delivered,
+                opened,
+            )
         )
 
     def observation(self, state: PushV1State, params: PushV1Params, ops: Ops) -> dict[str, Any]:
