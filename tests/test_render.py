@@ -460,3 +460,26 @@ def test_human_text_render_prints_each_frame_once(text_id, capsys):
         f"{''.join(expected).count(chr(10))} lines when render() was called after reset() and every step; "
         "expected each frame once"
     )
+
+
+STEP_COST = ROOT / "gym-suite" / "benchmarks" / "step_cost.py"
+
+
+def test_step_cost_compares_several_checkouts_in_one_table():
+    """step_cost.py with two ``--against``: a column of µs and a speed ratio per checkout, and the
+    ratio to CartPole; an id a checkout does not have is nan, and a folder without the package is
+    refused by name."""
+    done = run_script(
+        STEP_COST, "--against", ROOT, "--against", ROOT, "--ids", "example-v0", "--num-envs", "8",
+        "--rounds", "1", "--steps", "50", timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if line.startswith("|")]
+    header = [cell.strip() for cell in lines[0].strip("|").split("|")]
+    assert header[:4] == ["id", "interface", "N", "this (µs)"]
+    assert sum(cell.startswith("speed vs ") for cell in header) == 2 and header[-1] == "vs CartPole"
+    rows = {tuple(cell.strip() for cell in line.strip("|").split("|"))[:3] for line in lines[2:]}
+    assert rows == {("example-v0", "make", "1"), ("example-v0", "native", "8"), ("CartPole-v1", "make", "1"),
+                    ("CartPole-v1", "native", "8")}  # fmt: skip
+    refused = run_script(STEP_COST, "--against", ROOT / "docs", "--rounds", "1")
+    assert refused.returncode == 2 and "no gym_suite package there" in refused.stderr

@@ -1,9 +1,9 @@
-"""CPU time per step of every id, this checkout against another one (a commit's worktree), paired.
+"""CPU time per step of every id, this checkout against others (a commit's worktree each), paired.
 
     git worktree add /tmp/before <commit>
-    python gym-suite/benchmarks/step_cost.py --against /tmp/before
+    python gym-suite/benchmarks/step_cost.py --against /tmp/before [--against /tmp/older ...]
 
-Each source tree runs in a subprocess of its own (its ``gym_suite`` first on ``sys.path``), the
+Each source tree (this one and every ``--against``) runs in a subprocess of its own (its ``gym_suite`` first on ``sys.path``), the
 two alternating round by round so that a change of load touches both; a round times the scalar
 env through ``gymnasium.make`` and the native vector env at each ``--num-envs``, with
 ``time.process_time`` (CPU time of the process: less sensitive to other jobs than wall time), and
@@ -96,9 +96,15 @@ def _round(src: Path, ids: list[str], sizes: list[int], steps: int, numpy_action
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python gym-suite/benchmarks/step_cost.py",
-        description="CPU time per step of every id, this checkout against another (paired, interleaved rounds).",
+        description="CPU time per step of every id, this checkout against others (paired, interleaved rounds).",
     )
-    parser.add_argument("--against", type=Path, help="the other checkout (a git worktree); without it, this one alone")
+    parser.add_argument(
+        "--against",
+        type=Path,
+        action="append",
+        default=[],
+        help="another checkout (a git worktree); repeat for several; without it, this one alone",
+    )
     parser.add_argument(
         "--ids", default="example-v0,push-v0,heartpole-v0,heartpole-v1,target-v0", help="comma-separated ids"
     )
@@ -121,34 +127,46 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--num-envs must be integers separated by commas, got {args.num_envs!r}")
     if any(n < 1 for n in sizes):
         parser.error("--num-envs must be positive")
-    if args.against is not None and not (args.against / "gym_suite" / "__init__.py").is_file():
-        parser.error(f"--against {args.against}: no gym_suite package there")
+    for other in args.against:
+        if not (other / "gym_suite" / "__init__.py").is_file():
+            parser.error(f"--against {other}: no gym_suite package there")
     ids = [i for i in args.ids.split(",") if i] + [CARTPOLE]
-    trees = [REPO] + ([args.against.resolve()] if args.against is not None else [])
+    trees = [REPO] + [other.resolve() for other in args.against]
     best: list[dict[str, float]] = [{} for _ in trees]
     for r in range(args.rounds):
         for t, tree in enumerate(trees):
             for key, seconds in _round(tree, ids, sizes, args.steps, args.numpy_actions).items():
                 best[t][key] = min(seconds, best[t].get(key, seconds))
         print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
-    head = f"{'id':14s} {'interface':8s} {'N':>6s} {'this (us/step)':>15s}"
-    if len(trees) == 2:
-        head += f" {'against (us/step)':>18s} {'speed ratio':>12s}"
-    print(head)
+    print(_table(trees, best))
+    if len(trees) > 1:
+        print("speed ratio: the other checkout's time over this one's (above 1: this one is faster)")
+    print(
+        "vs CartPole: CartPole-v1's time over the id's, same checkout and interface, same rounds; nan: not in that checkout"
+    )
+    return 0
+
+
+def _table(trees: list[Path], best: list[dict[str, float]]) -> str:
+    """The Markdown table: µs a step of each checkout, the ratios to this one, and to CartPole."""
+    import pandas as pd
+
+    names = ["this"] + [str(tree) if tree not in trees[:t] else f"{tree} #{t}" for t, tree in enumerate(trees)][1:]
+    rows = []
     for key in best[0]:
         env_id, how, n = key.split("|")
-        line = f"{env_id:14s} {how:8s} {int(n):6d} {best[0][key] * 1e6:15.2f}"
-        if len(trees) == 2:
-            if key in best[1]:
-                line += f" {best[1][key] * 1e6:18.2f} {best[1][key] / best[0][key]:11.2f}x"
-            else:
-                line += f" {'(not there)':>18s}"
-        print(line)
-    if len(trees) == 2:
-        print(
-            f"speed ratio: the other checkout's time over this one's (above 1: this one is faster); against {trees[1]}"
-        )
-    return 0
+        row: dict[str, object] = {"id": env_id, "interface": how, "N": int(n)}
+        for t in range(len(trees)):
+            seconds = best[t].get(key)
+            row[f"{names[t]} (µs)"] = round(seconds * 1e6, 2) if seconds is not None else None
+            if t > 0:
+                row[f"speed vs {Path(names[t]).name}"] = (
+                    round(seconds / best[0][key], 2) if seconds is not None else None
+                )
+        cartpole = best[0].get(f"{CARTPOLE}|{how}|{n}")
+        row["vs CartPole"] = round(cartpole / best[0][key], 2) if cartpole else None
+        rows.append(row)
+    return pd.DataFrame(rows).to_markdown(index=False)
 
 
 if __name__ == "__main__":
