@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 import gym_suite
+from gym_suite.training import connect_ray
 from gym_suite.training.recipes import read_tuned_recipes, tuned_recipes_path
 
 TUNING_SEED = 100_000  # the first training seed and the first tuning episode's seed; the table: 0 .. 999
@@ -162,12 +163,7 @@ def tune_recipe(
             steps = ppo_budget(env_id)
     param_space = search_space(spec)
     own = recipe_settings(env_id, agent, list(spec))
-    address = address or os.environ.get("RAY_ADDRESS") or "local"
-    if not ray.is_initialized():
-        if address == "local":
-            ray.init(address="local", include_dashboard=False, configure_logging=False)
-        else:
-            ray.init(address=address, configure_logging=False)
+    connect_ray(address)
     if __name__ != "__main__":  # the trials' code travels with them (this script is not installed)
         ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     trainable = tune.with_resources(

@@ -469,15 +469,9 @@ class GridError(RuntimeError):
 def connect(address: str | None) -> str:
     """Join the Ray cluster at ``address`` (``RAY_ADDRESS`` when None), or start a local Ray when
     neither is given; the address joined ("local" for a new local Ray)."""
-    import ray
+    from gym_suite.training import connect_ray
 
-    address = address or os.environ.get("RAY_ADDRESS") or "local"
-    if not ray.is_initialized():
-        if address == "local":
-            ray.init(address="local", include_dashboard=False, configure_logging=False)
-        else:
-            ray.init(address=address, configure_logging=False)
-    return address
+    return connect_ray(address)
 
 
 def run(

@@ -21,3 +21,21 @@ def single_thread_torch() -> None:
     import torch
 
     torch.set_num_threads(1)
+
+
+def connect_ray(address: str | None = None) -> str:
+    """Join the Ray cluster at ``address`` (``RAY_ADDRESS`` when None), or start a new local Ray
+    when neither is given (not ``ray.init()``'s default, which joins the last cluster started on
+    the machine, whoever's it is); the address joined, ``"local"`` for a new local Ray. A Ray
+    already initialized in this process is kept as it is."""
+    import os
+
+    import ray
+
+    address = address or os.environ.get("RAY_ADDRESS") or "local"
+    if not ray.is_initialized():
+        if address == "local":
+            ray.init(address="local", include_dashboard=False, configure_logging=False)
+        else:
+            ray.init(address=address, configure_logging=False)
+    return address
