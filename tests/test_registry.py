@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import inspect
 import pickle
 import subprocess
 import sys
@@ -121,6 +122,16 @@ def test_the_classes_of_a_row_are_published_by_gym_suite_envs(spec):
     assert pickle.loads(pickle.dumps(type(made.unwrapped))) is scalar
     assert getattr(gym_suite.envs, spec.class_name) is scalar
     made.close()
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.id)
+def test_the_constructor_annotates_each_argument_as_its_parameter_field(spec):
+    # (push-v0's and push-v1's log arguments are fields of the class their parameters extend)
+    types = {f.name: f.type for f in dataclasses.fields(load(spec.params))}
+    for cls in (getattr(gym_suite.envs, spec.class_name), getattr(gym_suite.envs, spec.vector_class_name)):
+        parameters = inspect.signature(cls).parameters
+        for name in load(spec.definition).arguments:
+            assert parameters[name].annotation == types[name], (cls.__name__, name)
 
 
 def test_two_versions_of_one_definition_are_two_rows_of_one_definition():

@@ -644,7 +644,9 @@ def _signature(
     definition: Definition[Any, Any], base_params: Any, arguments: tuple[str, ...], vector: bool
 ) -> inspect.Signature:
     """The typed constructor users and IDEs see: the row's arguments with their defaults."""
-    hints = getattr(type(base_params), "__annotations__", {})
+    hints: dict[str, Any] = {}  # the annotations of the parameters' class and of those it extends
+    for klass in reversed(type(base_params).__mro__):
+        hints.update(vars(klass).get("__annotations__", {}))
     params = [
         inspect.Parameter(
             "env_config", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None, annotation="Mapping[str, Any] | None"

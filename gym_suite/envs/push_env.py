@@ -237,8 +237,12 @@ UNWANTED_CATEGORIES = ("promo", "recommendation", "status")
 HEURISTIC_MIN_PRIORITY = 1  # deliver personal notifications from this priority up
 NO_SILENT = -1  # the ringer code of "silent" when the vocabulary has none (never observed)
 
+#: The arguments that name the log, the last of both push envs' signatures (in this order).
+LOG_ARGUMENTS = ("csv_path", "data", "split", "test_fraction", "vocabularies")
 #: The constructor's arguments, in the order of the signature.
-ARGUMENTS = ("episode_length", "csv_path", "data", "split", "test_fraction", "vocabularies")
+ARGUMENTS = ("episode_length", *LOG_ARGUMENTS)
+
+_ParamsT = TypeVar("_ParamsT", bound="LogParams")
 
 
 def _frozen(array: _ArrayT) -> _ArrayT:
@@ -251,21 +255,19 @@ def _frozen(array: _ArrayT) -> _ArrayT:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, eq=False)
-class PushParams:
-    """The arguments of a push-v0 environment and what ``make_params`` derives from them.
+@dataclass(frozen=True, eq=False, kw_only=True)
+class LogParams:
+    """What the parameters of push-v0 and push-v1 share: the arguments that name the log, the
+    log, and what ``make_params`` derives from any log.
 
-    The arrays are the log's, read-only: ``order`` (the log's rows in replay order), ``starts``
-    (the positions in ``order`` where a window may start), ``codes`` / ``numbers`` / ``labels``
-    (the encoded log: ``codes[j, row]`` is ``CATEGORICAL_FIELDS[j]``, ``numbers[j, row]``
-    ``NUMERIC_FIELDS[j]``), and for the heuristic ``personal`` / ``unwanted`` (by category code)
-    and ``silent`` (the ringer code of silent). A pickle holds the arguments and the log (which
-    pickles by its content key); the arrays are derived again when it is loaded.
+    The arrays are the log's, read-only: ``order`` (the log's rows in the env's order), ``codes``
+    / ``numbers`` (the encoded log: ``codes[j, row]`` is ``CATEGORICAL_FIELDS[j]``,
+    ``numbers[j, row]`` ``NUMERIC_FIELDS[j]``), and for the hand rule ``personal`` / ``unwanted``
+    (by category code) and ``silent`` (the ringer code of silent). A pickle holds the arguments
+    and the log (which pickles by its content key); the arrays are derived again when it is loaded.
     """
 
-    #: notifications per episode; None for the whole log
-    episode_length: int | None = DEFAULT_EPISODE_LENGTH
-    #: a notification log to replay instead of the bundled one
+    #: a notification log instead of the bundled one (push-v1's needs a p_open column)
     csv_path: str | os.PathLike[str] | None = None
     #: a pandas DataFrame with the same columns, instead of a file
     data: Any = None
@@ -278,37 +280,75 @@ class PushParams:
     # Filled by make_params (the registry's defaults, DEFAULTS, have none):
     log: NotificationLog = None  # type: ignore[assignment]
     order: Any = None
-    starts: Any = None
     codes: Any = None
     numbers: Any = None
-    labels: Any = None
-    window_length: int = 0
     personal: Any = None
     unwanted: Any = None
     silent: int = NO_SILENT
 
-    def __reduce__(self) -> tuple[Callable[[NotificationLog, dict[str, Any]], PushParams], tuple[Any, ...]]:
-        return _derive_params, (self.log, {name: getattr(self, name) for name in ARGUMENTS})
+    #: The env's constructor arguments (what a pickle holds), in the order of the signature.
+    _arguments: ClassVar[tuple[str, ...]] = LOG_ARGUMENTS
+
+    def __reduce__(self) -> tuple[Callable[[NotificationLog, dict[str, Any]], LogParams], tuple[Any, ...]]:
+        return type(self)._derive, (self.log, {name: getattr(self, name) for name in self._arguments})
+
+    @classmethod
+    def _derive(cls: type[_ParamsT], log: NotificationLog, arguments: dict[str, Any]) -> _ParamsT:
+        """The parameters of ``arguments`` (checked) on ``log``."""
+        category, ringer = log.vocabularies["category"], log.vocabularies["ringer_mode"]
+        return cls(
+            **arguments,
+            log=log,
+            codes=log.codes,
+            numbers=log.numbers,
+            personal=_frozen(np.array([c in PERSONAL_CATEGORIES for c in category], dtype=bool)),
+            unwanted=_frozen(np.array([c in UNWANTED_CATEGORIES for c in category], dtype=bool)),
+            silent=ringer.index("silent") if "silent" in ringer else NO_SILENT,
+            **cls._derive_own(log, arguments),
+        )
+
+    @classmethod
+    def _derive_own(cls, log: NotificationLog, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The fields an env's parameters derive beyond these (``order`` among them)."""
+        return {}
 
 
-def _derive_params(log: NotificationLog, arguments: dict[str, Any]) -> PushParams:
-    """The parameters of ``arguments`` (checked) replaying ``log``."""
-    episode_length = arguments["episode_length"]
-    order, starts = log.windows(episode_length)
-    category, ringer = log.vocabularies["category"], log.vocabularies["ringer_mode"]
-    return PushParams(
-        **arguments,
-        log=log,
-        order=order,
-        starts=starts,
-        codes=log.codes,
-        numbers=log.numbers,
-        labels=log.labels,
-        window_length=log.n_rows if episode_length is None else episode_length,
-        personal=_frozen(np.array([c in PERSONAL_CATEGORIES for c in category], dtype=bool)),
-        unwanted=_frozen(np.array([c in UNWANTED_CATEGORIES for c in category], dtype=bool)),
-        silent=ringer.index("silent") if "silent" in ringer else NO_SILENT,
-    )
+def load_arguments_log(arguments: Mapping[str, Any], owner: str) -> NotificationLog:
+    """The log that the checked ``arguments`` (``LOG_ARGUMENTS`` among them) name."""
+    return load_log(**{name: arguments[name] for name in LOG_ARGUMENTS}, owner=owner)
+
+
+@dataclass(frozen=True, eq=False)
+class PushParams(LogParams):
+    """The arguments of a push-v0 environment and what ``make_params`` derives from them.
+
+    As :class:`LogParams`, with ``order`` the log's rows in replay order, ``starts`` the positions
+    in ``order`` where a window may start and ``labels`` the log's (1 opened, 0 dismissed).
+    """
+
+    #: notifications per episode; None for the whole log
+    episode_length: int | None = DEFAULT_EPISODE_LENGTH
+    # Filled by make_params:
+    starts: Any = None
+    labels: Any = None
+    window_length: int = 0
+
+    _arguments: ClassVar[tuple[str, ...]] = ARGUMENTS
+
+    @classmethod
+    def _derive_own(cls, log: NotificationLog, arguments: dict[str, Any]) -> dict[str, Any]:
+        episode_length = arguments["episode_length"]
+        order, starts = log.windows(episode_length)
+        return {
+            "order": order,
+            "starts": starts,
+            "labels": log.labels,
+            "window_length": log.n_rows if episode_length is None else episode_length,
+        }
+
+
+#: The parameters of ``arguments`` (checked) replaying ``log``.
+_derive_params = PushParams._derive
 
 
 DEFAULTS = PushParams()
@@ -391,15 +431,7 @@ class Push(Definition[PushState, PushParams]):
                 f"got {episode_length if episode_length < 10**20 else f'about 2**{episode_length.bit_length() - 1}'}"
             )
         merged["episode_length"] = episode_length
-        log = load_log(
-            merged["csv_path"],
-            merged["data"],
-            split=merged["split"],
-            test_fraction=merged["test_fraction"],
-            vocabularies=merged["vocabularies"],
-            owner=owner,
-        )
-        return _derive_params(log, merged)
+        return _derive_params(load_arguments_log(merged, owner), merged)
 
     def action_space(self, params: PushParams) -> spaces.Discrete[np.int64]:
         return spaces.Discrete(len(ACTION_NAMES))

@@ -164,10 +164,8 @@ the training log).
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 from gymnasium import spaces
@@ -178,17 +176,17 @@ from gym_suite.envs.push_env import (
     ACTION_NAMES,
     DELIVER,
     HOLD,
+    LOG_ARGUMENTS,
     NO_ACTION,
-    NO_SILENT,
-    PERSONAL_CATEGORIES,
     PUSH,
-    UNWANTED_CATEGORIES,
+    LogParams,
     Push,
     _frozen,
     card,
     describe,
+    load_arguments_log,
 )
-from gym_suite.envs.push_log import CATEGORICAL_FIELDS, TRUTH, NotificationLog, load_log, observation_space
+from gym_suite.envs.push_log import CATEGORICAL_FIELDS, TRUTH, NotificationLog, observation_space
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -215,8 +213,7 @@ SECONDS_PER_DAY = 24 * 3600
 NO_OPEN = -1  # info/state: nothing decided yet
 
 #: The constructor's arguments, in the order of the signature.
-ARGUMENTS = ("daily_budget", "expected_opens", "csv_path", "data", "split", "test_fraction", "vocabularies")
-_LOG_ARGUMENTS = ("csv_path", "data", "split", "test_fraction", "vocabularies")
+ARGUMENTS = ("daily_budget", "expected_opens", *LOG_ARGUMENTS)
 
 
 # --------------------------------------------------------------------------------------------
@@ -247,62 +244,33 @@ def user_days(log: NotificationLog) -> tuple[npt.NDArray[np.int64], npt.NDArray[
 
 
 @dataclass(frozen=True, eq=False)
-class PushV1Params:
+class PushV1Params(LogParams):
     """The arguments of a push-v1 environment and what ``make_params`` derives from them.
 
-    The arrays are read-only: ``order``, ``day_starts``, ``day_lengths`` (the user-days, see
-    :func:`user_days`), ``codes`` / ``numbers`` (the encoded log, as push-v0's), ``p_open`` (the
-    generator's open probabilities), and for the hand rule ``personal`` / ``unwanted`` /
-    ``silent`` (as push-v0's). A pickle holds the arguments and the log.
+    As :class:`~gym_suite.envs.push_env.LogParams` (push-v0's), with ``order``, ``day_starts``,
+    ``day_lengths`` the user-days (see :func:`user_days`) and ``p_open`` the generator's open
+    probabilities, read-only.
     """
 
     #: deliveries allowed a user-day
     daily_budget: int = DEFAULT_DAILY_BUDGET
     #: reward a delivery with its open probability (False: 1 per drawn open)
     expected_opens: bool = True
-    #: a notification log (with p_open) instead of the bundled one
-    csv_path: str | os.PathLike[str] | None = None
-    #: a pandas DataFrame with the same columns, instead of a file
-    data: Any = None
-    #: "train" or "test"
-    split: str = "train"
-    #: with a log of your own: the last fraction of it in time is the test part
-    test_fraction: float | None = None
-    #: vocabularies of some open-ended fields replacing the fixed ones
-    vocabularies: Mapping[str, Sequence[str]] | None = None
     # Filled by make_params:
-    log: NotificationLog = None  # type: ignore[assignment]
-    order: Any = None
     day_starts: Any = None
     day_lengths: Any = None
-    codes: Any = None
-    numbers: Any = None
     p_open: Any = None
-    personal: Any = None
-    unwanted: Any = None
-    silent: int = NO_SILENT
 
-    def __reduce__(self) -> tuple[Callable[[NotificationLog, dict[str, Any]], PushV1Params], tuple[Any, ...]]:
-        return _derive_params, (self.log, {name: getattr(self, name) for name in ARGUMENTS})
+    _arguments: ClassVar[tuple[str, ...]] = ARGUMENTS
+
+    @classmethod
+    def _derive_own(cls, log: NotificationLog, arguments: dict[str, Any]) -> dict[str, Any]:
+        order, starts, lengths = user_days(log)
+        return {"order": order, "day_starts": starts, "day_lengths": lengths, "p_open": log.p_open}
 
 
-def _derive_params(log: NotificationLog, arguments: dict[str, Any]) -> PushV1Params:
-    """The parameters of ``arguments`` (checked) playing ``log`` (which has ``p_open``)."""
-    order, starts, lengths = user_days(log)
-    category, ringer = log.vocabularies["category"], log.vocabularies["ringer_mode"]
-    return PushV1Params(
-        **arguments,
-        log=log,
-        order=order,
-        day_starts=starts,
-        day_lengths=lengths,
-        codes=log.codes,
-        numbers=log.numbers,
-        p_open=log.p_open,
-        personal=_frozen(np.array([c in PERSONAL_CATEGORIES for c in category], dtype=bool)),
-        unwanted=_frozen(np.array([c in UNWANTED_CATEGORIES for c in category], dtype=bool)),
-        silent=ringer.index("silent") if "silent" in ringer else NO_SILENT,
-    )
+#: The parameters of ``arguments`` (checked) playing ``log`` (which has ``p_open``).
+_derive_params = PushV1Params._derive
 
 
 DEFAULTS = PushV1Params()
@@ -364,7 +332,7 @@ class PushV1(Definition[PushV1State, PushV1Params]):
                 f"{owner}: expected_opens must be True or False, got {shown(merged['expected_opens'])}"
             )
         merged["expected_opens"] = bool(merged["expected_opens"])
-        log = load_log(**{name: merged[name] for name in _LOG_ARGUMENTS}, owner=owner)
+        log = load_arguments_log(merged, owner)
         if log.p_open is None:
             raise ValueError(
                 f"{owner}: {log.source} has no {TRUTH!r} column; push-v1 simulates the opens from the true "
