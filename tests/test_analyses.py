@@ -92,7 +92,7 @@ def test_push_supervised_rejects_unknown_kinds():
         push_supervised.bayes_policy("validation")
 
 
-# heartpole-v1's best known policy (gym-suite/analyses/heartpole_v1_reference.py)
+# heartpole-v1's best known policy (gym_suite/references/heartpole_v1_reference.py)
 
 
 def test_time_aware_policy_plays_the_envs_episodes():

@@ -1,5 +1,5 @@
 """push-v1: a user-day of notifications, a daily budget of deliveries, opens drawn with the generator's
-probabilities; its online optimum (gym-suite/analyses/push_v1_optimum.py)."""
+probabilities; its online optimum (gym_suite/references/push_v1_optimum.py)."""
 
 from __future__ import annotations
 

@@ -45,17 +45,20 @@ push-v0 baseline): ``pip install -e ".[baselines]"``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
+import importlib
 import io
 import json
 import math
 import os
 import platform
 import sys
+import tempfile
 import time
 import warnings
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -66,10 +69,16 @@ from _machine import cpu_name, versions  # this folder's helper (the script's fo
 import gym_suite
 from gym_suite.cli import jobs_int, positive_int
 from gym_suite.evaluate import evaluate
-from gym_suite.training.recipes import TUNABLE_AGENTS, recipe_budget, recipe_for, tuned_since
+from gym_suite.references import references
+from gym_suite.training.recipes import (
+    given_tuned_recipes,
+    recipe_for,
+    resolved_training,
+    settings_digest,
+    tuned_entry,
+)
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository
-ANALYSES = ROOT / "gym-suite" / "analyses"
 DEFAULT_MD = ROOT / "docs" / "baselines.md"
 DEFAULT_CSV = ROOT / "docs" / "baselines.csv"
 DEFAULT_RUNS = ROOT / "docs" / "baselines_runs.csv"
@@ -95,11 +104,6 @@ LABELS = {
     "rllib-ppo": "RLlib PPO",
     "jax-ppo": "JAX PPO (rejax)",
 }
-#: The date from which a trained row's recipe holds: runs made before it trained with an earlier
-#: recipe, stay in the runs file and are left out of the table (and run again when asked for).
-#: heartpole-v1's SB3 PPO: gamma 1 with the two weeks' end terminal, 1.2M steps (was gamma 0.999,
-#: bootstrapping at the end, 1.5M steps).
-RECIPE_SINCE = {("heartpole-v1", "sb3-ppo"): "2026-11-26"}
 QUICK_EPISODES = 100
 QUICK_BUDGET = 5_000
 BOOTSTRAP_REPS = 50_000
@@ -121,6 +125,7 @@ RUN_FIELDS = (
     "note",
     "date",
     "cpu",
+    "digest",
 )
 SUMMARY_FIELDS = (
     "env_id",
@@ -148,81 +153,9 @@ SUMMARY_FIELDS = (
 # --------------------------------------------------------------------------------------------
 
 
-def _analysis(name: str):
-    """A module of ``gym-suite/analyses`` (the repository's analysis scripts)."""
-    if str(ANALYSES) not in sys.path:
-        sys.path.insert(0, str(ANALYSES))
-    return __import__(name)
-
-
-@dataclass(frozen=True)
-class Reference:
-    """A policy that needs no training: how to build it, and the command that reproduces it.
-
-    ``build_on_training``: the same policy for the training data, where it differs (push-v0's
-    Bayes-optimal policy reads the generator's probabilities of the log it plays).
-    """
-
-    build: Callable[[], Any]
-    command: str
-    name: str = ""  # what the row is, beside its label
-    build_on_training: Callable[[], Any] | None = None
-
-
-def references(env_id: str) -> dict[str, Reference]:
-    """The reference policies of ``env_id`` beyond random and the heuristic."""
-    found: dict[str, Reference] = {}
-    if env_id in ("heartpole-v0", "heartpole-v1"):
-        grid = "0.1" if env_id == "heartpole-v1" else "0.2"
-        if env_id == "heartpole-v1":
-            found["best-known"] = Reference(
-                lambda: _analysis("heartpole_v1_reference").best_known_policy(),
-                "python gym-suite/analyses/heartpole_v1_reference.py",
-                "the best time-aware threshold policy found (searched on seeds 10,000-10,999)",
-            )
-        found["optimum"] = Reference(
-            lambda: _analysis("heartpole_optimum").optimal_policy(env_id),
-            f"python gym-suite/analyses/heartpole_optimum.py --ids {env_id}",
-            f"dynamic programming on a {grid} grid, without beer: optimal to the grid",
-        )
-    elif env_id in ("example-v0", "target-v0"):
-        expected = {"example-v0": "8.5", "target-v0": "1"}[env_id]
-        found["optimum"] = Reference(
-            lambda: "heuristic",
-            "python gym-suite/analyses/optima.py",
-            f"the heuristic, optimal: {expected} expected (optima.py)",
-        )
-    elif env_id == "target-v1":
-        found["optimum"] = Reference(
-            lambda: _analysis("target_optimum").OptimalPolicy(),
-            "python gym-suite/analyses/target_optimum.py",
-            "the earliest intercept, exact (target_optimum.py)",
-        )
-    elif env_id == "push-v0":
-        found["optimum"] = Reference(
-            lambda: _analysis("push_supervised").bayes_policy("test"),
-            "python gym-suite/analyses/push_supervised.py",
-            "Bayes-optimal: the generator's open probabilities",
-            lambda: _analysis("push_supervised").bayes_policy("train"),
-        )
-        found["supervised"] = Reference(
-            lambda: _analysis("push_supervised").supervised_policy("logistic"),
-            "python gym-suite/analyses/push_supervised.py",
-            "fit on the training log",
-        )
-    elif env_id == "push-v1":
-        found["optimum"] = Reference(
-            lambda: _analysis("push_v1_optimum").optimal_policy("test"),
-            "python gym-suite/analyses/push_v1_optimum.py",
-            "online dynamic program over budget and notifications left, with the generator's open probabilities",
-            lambda: _analysis("push_v1_optimum").optimal_policy("train"),
-        )
-        found["supervised"] = Reference(
-            lambda: _analysis("push_v1_optimum").supervised_policy(),
-            "python gym-suite/analyses/push_v1_optimum.py",
-            "fit on the training log, with the optimum's thresholds",
-        )
-    return found
+def _reference_module(name: str) -> Any:
+    """A module of :mod:`gym_suite.references` (the reference policies, installed with the package)."""
+    return importlib.import_module(f"gym_suite.references.{name}")
 
 
 def available(env_id: str, policy: str) -> bool:
@@ -247,29 +180,108 @@ def available(env_id: str, policy: str) -> bool:
 # --------------------------------------------------------------------------------------------
 
 
-def current(run: dict[str, str]) -> bool:
-    """Whether a run trained with its row's current recipe (:data:`RECIPE_SINCE`, or the date of the
-    row's tuned settings: ``gym-suite/analyses/tune_recipe.py``, ``recipes.read_tuned_recipes``)."""
-    dates = [RECIPE_SINCE.get((run["env_id"], run["policy"]))]
-    if run["policy"] in TUNABLE_AGENTS:
-        dates.append(tuned_since(run["env_id"], run["policy"]))
-    since, made = max((d for d in dates if d), default=None), run.get("date")
-    return since is None or not made or made >= since
+def resolved_settings(env_id: str, policy: str, steps: int | None = None, vec_env: str = "native") -> dict[str, Any]:
+    """Everything a run of ``policy`` on ``env_id`` depends on, resolved on the driver: a trained
+    agent's settings, budget and tuned settings (:func:`gym_suite.training.recipes.resolved_training`),
+    a reference's evaluation arguments. A run is keyed by its digest (:func:`settings_digest`)."""
+    if policy in REFERENCES:
+        return {"env_id": env_id, "agent": policy, "eval_env_kwargs": recipe_for(env_id).eval_env_kwargs}
+    return resolved_training(env_id, policy, steps, vec_env)
 
 
-def read_runs(path: str | os.PathLike) -> list[dict[str, str]]:
+def expected_digests(
+    ids: Iterable[str],
+    policies: Iterable[str],
+    budgets: dict | None = None,
+    quick: bool = False,
+    vec_env: str = "native",
+) -> dict[tuple[str, str], str]:
+    """The digest of every (id, policy) as the recipes resolve it now: a run is *current* when its
+    ``digest`` is its row's (the same settings, budget and tuned settings), whatever its date."""
+    budgets = budgets or {}
+    found = {}
+    for env_id in ids:
+        for policy in policies:
+            if available(env_id, policy):
+                steps = None if policy in REFERENCES else _budget(env_id, policy, budgets, quick)
+                found[env_id, policy] = settings_digest(resolved_settings(env_id, policy, steps, vec_env))
+    return found
+
+
+def current(run: dict[str, str], digests: dict[tuple[str, str], str]) -> bool:
+    """Whether ``run`` trained (or played) with its row's settings as they are now (``digests``:
+    :func:`expected_digests`). A run of other settings stays in the runs file, left out of the table."""
+    wanted = digests.get((run["env_id"], run["policy"]))
+    return wanted is not None and run.get("digest") == wanted
+
+
+class RunsFileError(ValueError):
+    """A runs file that cannot be read or written as one (named in the message)."""
+
+
+def read_runs(path: str | os.PathLike, missing_ok: bool = True) -> list[dict[str, str]]:
+    """The runs of the runs file ``path`` (``[]`` for a missing one with ``missing_ok``).
+
+    Raises :class:`RunsFileError` naming the file when it is not a runs file: missing (unless
+    ``missing_ok``), unreadable, not text, without the header of :data:`RUN_FIELDS`, or with a line
+    whose id, episodes or return is not one.
+    """
     path = Path(path)
     if not path.exists():
-        return []
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+        if missing_ok:
+            return []
+        raise RunsFileError(f"runs file {str(path)!r}: no such file")
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            header = reader.fieldnames or []
+            runs = list(reader)
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise RunsFileError(f"runs file {str(path)!r}: not a readable CSV file ({str(exc)[:200]})") from None
+    absent = [name for name in ("env_id", "policy", "train_seed", "episodes", "mean_return") if name not in header]
+    if absent:
+        raise RunsFileError(f"runs file {str(path)!r}: no header of runs (the columns {absent} are missing)")
+    for number, run in enumerate(runs, start=2):
+        try:
+            if None in run or int(run["episodes"]) < 1 or not math.isfinite(float(run["mean_return"])):
+                raise ValueError
+        except (TypeError, ValueError):
+            raise RunsFileError(
+                f"runs file {str(path)!r}, line {number}: not a run (episodes {str(run.get('episodes'))[:20]!r}, "
+                f"mean_return {str(run.get('mean_return'))[:20]!r})"
+            ) from None
+    return runs
+
+
+@contextlib.contextmanager
+def runs_file_lock(path: str | os.PathLike) -> Iterator[None]:
+    """Hold the runs file ``path`` for one driver: a second driver on the same file is refused at
+    once (:class:`RunsFileError`) instead of doing the same work again and interleaving its lines.
+    The lock (``fcntl.flock`` on ``PATH.lock``) is released when the driver ends, however it ends."""
+    import fcntl
+
+    lock_path = Path(str(path) + ".lock")
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "a+") as lock:
+        try:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RunsFileError(
+                f"runs file {str(path)!r}: another driver is running on it (it holds {str(lock_path)!r}); "
+                "wait for it, or give this one another --runs-csv"
+            ) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
 
 
 def append_run(path: str | os.PathLike, run: dict[str, Any]) -> None:
     """Append one run to the runs file (the header first where the file is new or empty).
 
-    Only the driver writes the file, one run at a time as its results arrive; the line is
-    written in one call, so that an interrupted driver leaves whole lines.
+    Only the driver writes the file (holding :func:`runs_file_lock`), one run at a time as its
+    results arrive; the line is written in one call, so that an interrupted driver leaves whole
+    lines. A file whose header is not :data:`RUN_FIELDS` is refused (:class:`RunsFileError`).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -277,6 +289,14 @@ def append_run(path: str | os.PathLike, run: dict[str, Any]) -> None:
     writer = csv.DictWriter(buffer, RUN_FIELDS)
     if not path.exists() or path.stat().st_size == 0:
         writer.writeheader()
+    else:
+        with open(path, newline="", encoding="utf-8", errors="replace") as f:
+            header = f.readline().strip()
+        if header != ",".join(RUN_FIELDS):
+            raise RunsFileError(
+                f"runs file {str(path)!r}: its header is not this script's ({','.join(RUN_FIELDS)}); "
+                "runs are appended only to a runs file of this version"
+            )
     writer.writerow({k: _cell(run.get(k)) for k in RUN_FIELDS})
     with open(path, "a", newline="", encoding="utf-8") as f:
         f.write(buffer.getvalue())
@@ -292,9 +312,11 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def _score(env_id: str, policy: Any, episodes: int, n_jobs: int, on_training: Any = None) -> dict[str, Any]:
-    """The evaluation part of a run: on the held-out data where the id has some, and on the training data."""
-    held_out = recipe_for(env_id).eval_env_kwargs
+def _score(
+    env_id: str, policy: Any, episodes: int, n_jobs: int, held_out: dict[str, Any], on_training: Any = None
+) -> dict[str, Any]:
+    """The evaluation part of a run: on the held-out data where the id has some (``held_out``: the
+    env arguments that select it), and on the training data."""
     start = time.perf_counter()
     result = evaluate(env_id, policy, episodes=episodes, seed=0, n_jobs=n_jobs, env_kwargs=held_out or None)
     out: dict[str, Any] = {
@@ -314,31 +336,38 @@ def _score(env_id: str, policy: Any, episodes: int, n_jobs: int, on_training: An
 
 
 def _budget(env_id: str, policy: str, overrides: dict, quick: bool) -> int | None:
-    """Training steps per seed: an override, the quick budget, or the recipe's (None: ``train_ppo``'s own)."""
+    """Training steps per seed: an override, the quick budget, or None (the recipe's, resolved by
+    :func:`resolved_settings`)."""
     for key in ((env_id, policy), (None, policy)):
         if key in overrides:
             return overrides[key]
-    if quick:
-        return QUICK_BUDGET
-    return None if policy == "jax-ppo" else recipe_budget(env_id, policy)
+    return QUICK_BUDGET if quick else None
 
 
-def run_reference(env_id: str, policy: str, episodes: int, n_jobs: int) -> dict[str, Any]:
+def run_reference(env_id: str, policy: str, episodes: int, n_jobs: int, held_out: dict[str, Any]) -> dict[str, Any]:
+    """Play the reference ``policy`` of ``env_id`` (:mod:`gym_suite.references`) on the evaluation episodes."""
     on_training = None
     if policy in ("random", "heuristic"):
         act: Any = policy
         note = ""
     else:
         ref = references(env_id)[policy]
-        act, note = ref.build(), ref.name
-        if ref.build_on_training is not None and recipe_for(env_id).eval_env_kwargs:
-            on_training = ref.build_on_training()
-    scores = _score(env_id, act, episodes, n_jobs, on_training)
+        act, note = ref.policy(), ref.note
+        if ref.on_training is not None and held_out:
+            on_training = ref.policy(on_training_data=True)
+    scores = _score(env_id, act, episodes, n_jobs, held_out, on_training)
     return {"env_id": env_id, "policy": policy, "train_seed": "", "note": note, **scores}
 
 
 def run_trained(
-    env_id: str, policy: str, seeds: list[int], episodes: int, n_jobs: int, steps: int | None, vec_env: str
+    env_id: str,
+    policy: str,
+    seeds: list[int],
+    episodes: int,
+    n_jobs: int,
+    steps: int,
+    vec_env: str,
+    held_out: dict[str, Any],
 ) -> Iterable[dict[str, Any]]:
     """Train ``policy`` on ``env_id`` with each seed and score it: one run per seed, as each is done."""
     if policy == "jax-ppo":  # every seed in one vmapped run
@@ -357,7 +386,7 @@ def run_trained(
                 "train_steps": result.timesteps,
                 "train_seconds": round(seconds, 1),
                 "note": f"{len(seeds)} seeds in one vmapped run",
-                **_score(env_id, act, episodes, n_jobs),
+                **_score(env_id, act, episodes, n_jobs, held_out),
             }
         return
     for seed in seeds:
@@ -369,7 +398,6 @@ def run_trained(
             act, trained_steps = SB3Policy(model, name=policy), int(model.num_timesteps)
         else:
             import shutil
-            import tempfile
 
             from gym_suite.training.rllib import RLlibPolicy, train_rllib
 
@@ -386,23 +414,47 @@ def run_trained(
             "train_seed": seed,
             "train_steps": trained_steps,
             "train_seconds": round(seconds, 1),
-            **_score(env_id, act, episodes, n_jobs),
+            **_score(env_id, act, episodes, n_jobs, held_out),
         }
 
 
 @dataclass(frozen=True)
 class Task:
-    """One Ray task of the grid: a reference policy (``seeds`` empty), one training seed of an
-    agent, or JAX PPO's consecutive seeds (one vmapped run)."""
+    """One Ray task of the grid, with everything it depends on: a reference policy (``seeds``
+    empty), one training seed of an agent, or JAX PPO's consecutive seeds (one vmapped run).
+
+    ``resolved``: what the driver resolved for the run (:func:`resolved_settings`: the budget, the
+    settings, the evaluation's env arguments), ``digest`` its digest, and ``tuned`` the tuned
+    settings it trains with (the driver's tuned-recipes file's part for this id and agent): the
+    task reads no file or environment variable of the node it runs on.
+    """
 
     env_id: str
     policy: str
     seeds: tuple[int, ...] = ()
-    steps: int | None = None
+    resolved: dict[str, Any] = field(default_factory=dict, compare=False)
+    digest: str = ""
+    tuned: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def steps(self) -> int | None:
+        """Training steps per seed (None for a reference)."""
+        return self.resolved.get("steps")
 
     def __str__(self) -> str:
         seeds = f" seeds {','.join(map(str, self.seeds))}" if self.seeds else ""
         return f"{self.env_id} {self.policy}{seeds}"
+
+
+def _consecutive(seeds: list[int]) -> list[tuple[int, ...]]:
+    """``seeds`` (sorted) in runs of consecutive seeds: JAX PPO vmaps ``seed, seed + 1, ...`` in one run."""
+    groups: list[list[int]] = []
+    for seed in sorted(seeds):
+        if groups and seed == groups[-1][-1] + 1:
+            groups[-1].append(seed)
+        else:
+            groups.append([seed])
+    return [tuple(group) for group in groups]
 
 
 def plan(
@@ -414,11 +466,13 @@ def plan(
     budgets: dict | None = None,
     quick: bool = False,
     force: bool = False,
+    vec_env: str = "native",
 ) -> list[Task]:
     """The tasks of the grid that ``runs`` (the runs file's lines) does not hold yet (all with ``force``).
 
     A run is held when the file has its (id, policy, training seed) scored on ``episodes``
-    evaluation episodes with the row's current recipe (:data:`RECIPE_SINCE`).
+    evaluation episodes with the settings its row has now (its digest: :func:`current`). JAX PPO
+    trains the missing seeds only, consecutive ones in one vmapped run.
     """
     budgets = budgets or {}
     tasks: list[Task] = []
@@ -426,39 +480,79 @@ def plan(
         for policy in policies:
             if not available(env_id, policy):
                 continue
+            steps = None if policy in REFERENCES else _budget(env_id, policy, budgets, quick)
+            resolved = resolved_settings(env_id, policy, steps, vec_env)
+            digest = settings_digest(resolved)
+            tuned = {} if policy in REFERENCES else tuned_entry(env_id, policy)
             done = {
                 r["train_seed"]
                 for r in runs
-                if r["env_id"] == env_id and r["policy"] == policy and int(r["episodes"]) == episodes and current(r)
+                if r["env_id"] == env_id
+                and r["policy"] == policy
+                and int(r["episodes"]) == episodes
+                and r.get("digest") == digest
             }
             if policy in REFERENCES:
                 if force or "" not in done:
-                    tasks.append(Task(env_id, policy))
+                    tasks.append(Task(env_id, policy, (), resolved, digest, tuned))
                 continue
             wanted = seeds if seeds is not None else list(range(TRAINED[policy]))
             todo = wanted if force else [s for s in wanted if str(s) not in done]
             if not todo:
                 continue
-            steps = _budget(env_id, policy, budgets, quick)
-            if policy == "jax-ppo":  # vmapped seeds are consecutive: one task runs them all
-                tasks.append(Task(env_id, policy, tuple(wanted), steps))
+            if policy == "jax-ppo":  # vmapped seeds are consecutive: one task a run of them
+                tasks.extend(Task(env_id, policy, group, resolved, digest, tuned) for group in _consecutive(todo))
             else:
-                tasks.extend(Task(env_id, policy, (seed,), steps) for seed in todo)
+                tasks.extend(Task(env_id, policy, (seed,), resolved, digest, tuned) for seed in todo)
     return tasks
 
 
-def run_task(task: Task, episodes: int, n_jobs: int, vec_env: str) -> tuple[str, list[dict[str, Any]]]:
-    """What a Ray task does: run ``task``; returns the node it ran on (Ray's node id) and its runs."""
+class NodeMismatchError(RuntimeError):
+    """The node's gym-suite resolves a task's settings otherwise than the driver did."""
+
+
+def run_task(task: Task, episodes: int, n_jobs: int) -> tuple[str, list[dict[str, Any]]]:
+    """What a Ray task does: run ``task`` with what its driver resolved; returns the node it ran on
+    (Ray's node id) and its runs.
+
+    It reads nothing of its node but the installed package: the tuned settings come with the task
+    (:func:`gym_suite.training.recipes.given_tuned_recipes`), the reference policies from
+    :mod:`gym_suite.references`. The node's package must resolve the task's settings as the
+    driver did (the same digest), else the task fails saying so (another gym-suite on the node).
+    """
     import ray
 
     node = ray.get_runtime_context().get_node_id()
-    if task.policy in REFERENCES:
-        runs = [run_reference(task.env_id, task.policy, episodes, n_jobs)]
-    else:
-        runs = list(run_trained(task.env_id, task.policy, list(task.seeds), episodes, n_jobs, task.steps, vec_env))
+    resolved = task.resolved
+    with given_tuned_recipes(task.tuned):
+        here = resolved_settings(task.env_id, task.policy, resolved.get("steps"), resolved.get("vec_env", "native"))
+        if settings_digest(here) != task.digest:
+            import gym_suite as installed
+
+            raise NodeMismatchError(
+                f"{task}: the gym-suite {installed.__version__} installed on node {node[:12]} resolves the run's "
+                f"settings otherwise than the driver did (digest {settings_digest(here)} against {task.digest}): "
+                "install the driver's version on every node, or ship it with --runtime-env"
+            )
+        held_out = resolved["eval_env_kwargs"]
+        if task.policy in REFERENCES:
+            runs = [run_reference(task.env_id, task.policy, episodes, n_jobs, held_out)]
+        else:
+            runs = list(
+                run_trained(
+                    task.env_id,
+                    task.policy,
+                    list(task.seeds),
+                    episodes,
+                    n_jobs,
+                    resolved["steps"],
+                    resolved.get("vec_env", "native"),
+                    held_out,
+                )
+            )
     cpu, today = cpu_name(), date.today().isoformat()
     for one in runs:
-        one.update(date=today, cpu=cpu)
+        one.update(date=today, cpu=cpu, digest=task.digest)
     return node, runs
 
 
@@ -466,12 +560,46 @@ class GridError(RuntimeError):
     """Tasks of the grid failed (the others' runs are recorded)."""
 
 
-def connect(address: str | None) -> str:
+class ClusterError(RuntimeError):
+    """The cluster cannot run the grid's tasks (a request no node satisfies); nothing was started."""
+
+
+def connect(address: str | None, runtime_env: dict[str, Any] | None = None) -> str:
     """Join the Ray cluster at ``address`` (``RAY_ADDRESS`` when None), or start a local Ray when
-    neither is given; the address joined ("local" for a new local Ray)."""
+    neither is given; the address joined ("local" for a new local Ray). ``runtime_env``: Ray's
+    runtime environment of the job (``working_dir``, ``py_modules``, ``pip``, ``env_vars``)."""
     from gym_suite.training import connect_ray
 
-    return connect_ray(address)
+    return connect_ray(address, runtime_env=runtime_env)
+
+
+def check_placeable(requests: dict[str, dict[str, float]]) -> None:
+    """Raise :class:`ClusterError` at once for a task's request that no live node of the cluster
+    can satisfy (``requests``: policy -> Ray resources, ``CPU`` included), instead of waiting for a
+    node that never comes. Ray's autoscaler, where one runs, may add nodes later: it is named in
+    the message as the way to run such a request."""
+    import ray
+
+    nodes = [node["Resources"] for node in ray.nodes() if node.get("Alive")]
+    problems = []
+    for policy, wanted in requests.items():
+        if not any(all(resources.get(name, 0.0) >= amount for name, amount in wanted.items()) for resources in nodes):
+            have = sorted({name for resources in nodes for name in resources if not name.startswith("node:")})
+            problems.append(
+                f"{policy} tasks ask for {wanted}, which no node has: the {len(nodes)} node(s) have at most "
+                + ", ".join(
+                    f"{name}={max(resources.get(name, 0.0) for resources in nodes):g}"
+                    for name in sorted(wanted)
+                    if name in have
+                )
+                + (f" (and none has {sorted(set(wanted) - set(have))})" if set(wanted) - set(have) else "")
+            )
+    if problems:
+        raise ClusterError(
+            "the cluster cannot place these tasks:\n"
+            + "\n".join(problems)
+            + "\n(ask for less with --cpus/--resources, or start a node that has it)"
+        )
 
 
 def run(
@@ -488,57 +616,63 @@ def run(
     address: str | None = None,
     cpus: float = 1,
     resources: dict[str | None, dict[str, float]] | None = None,
+    runtime_env: dict[str, Any] | None = None,
 ) -> int:
     """Run what ``runs_csv`` does not hold yet (everything with ``force``) as Ray tasks; the number of runs added.
 
     Every task asks Ray for ``cpus`` CPUs (its evaluation runs on that many processes unless
     ``n_jobs`` is positive) and for the custom ``resources`` of its policy (``resources[policy]``,
     then ``resources[None]`` for every policy), on the cluster at ``address`` (:func:`connect`).
-    The driver appends each task's runs to ``runs_csv`` as the task finishes: an interrupted grid
-    loses only the tasks that were running, and the same command resumes it. Raises
+    The driver resolves everything a task depends on (:class:`Task`), holds the runs file for
+    itself (:func:`runs_file_lock`) and appends each task's runs to it as the task finishes: an
+    interrupted grid loses only the tasks that were running, and the same command resumes it.
+    Raises :class:`ClusterError` before any task starts if the cluster cannot place one, and
     :class:`GridError` after the other tasks' runs are recorded if some tasks failed.
     """
-    tasks = plan(ids, policies, read_runs(runs_csv), seeds, episodes, budgets, quick, force)
-    if not tasks:
-        return 0
-    import ray
+    with runs_file_lock(runs_csv):
+        tasks = plan(ids, policies, read_runs(runs_csv), seeds, episodes, budgets, quick, force, vec_env)
+        if not tasks:
+            return 0
+        import ray
 
-    joined = connect(address)
-    # the tasks' code travels with them: this script (and its folder's helper) are not installed
-    # on the cluster's nodes, the gym_suite package is
-    for name in {__name__, cpu_name.__module__}:
-        if name != "__main__":
-            ray.cloudpickle.register_pickle_by_value(sys.modules[name])
-    resources = resources or {}
-    jobs = n_jobs if n_jobs > 0 else max(1, int(cpus))
-    remote = ray.remote(run_task)
-    pending = {
-        remote.options(num_cpus=cpus, resources={**resources.get(None, {}), **resources.get(t.policy, {})}).remote(
-            t, episodes, jobs, vec_env
-        ): t
-        for t in tasks
-    }
-    print(f"{len(tasks)} tasks on Ray ({joined})", file=sys.stderr, flush=True)
-    added, failed = 0, []
-    while pending:
-        ready, _ = ray.wait(list(pending), num_returns=1)
-        task = pending.pop(ready[0])
-        try:
-            node, runs = ray.get(ready[0])
-        except Exception as exc:  # the task's error, raised again in the driver by Ray
-            failed.append(f"{task}: {exc}")
-            print(f"{task} failed: {exc}", file=sys.stderr, flush=True)
-            continue
-        for one in runs:
-            append_run(runs_csv, one)
-            added += 1
-            print(
-                f"{one['env_id']:<13} {LABELS[one['policy']]:<18} seed {one['train_seed'] if one['train_seed'] != '' else '-':>3}"
-                f"  return {one['mean_return']:10.3f}  train {one.get('train_seconds') or 0:6.1f} s"
-                f"  eval {one['eval_seconds']:5.1f} s  node {node[:12]}",
-                file=sys.stderr,
-                flush=True,
-            )
+        joined = connect(address, runtime_env)
+        # the tasks' code travels with them: this script (and its folder's helper) are not installed
+        # on the cluster's nodes, the gym_suite package is
+        for name in {__name__, cpu_name.__module__}:
+            if name != "__main__":
+                ray.cloudpickle.register_pickle_by_value(sys.modules[name])
+        resources = resources or {}
+        requests = {t.policy: {"CPU": cpus, **resources.get(None, {}), **resources.get(t.policy, {})} for t in tasks}
+        check_placeable(requests)
+        jobs = n_jobs if n_jobs > 0 else max(1, int(cpus))
+        remote = ray.remote(run_task)
+        pending = {
+            remote.options(num_cpus=cpus, resources={**resources.get(None, {}), **resources.get(t.policy, {})}).remote(
+                t, episodes, jobs
+            ): t
+            for t in tasks
+        }
+        print(f"{len(tasks)} tasks on Ray ({joined})", file=sys.stderr, flush=True)
+        added, failed = 0, []
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            task = pending.pop(ready[0])
+            try:
+                node, runs = ray.get(ready[0])
+            except Exception as exc:  # the task's error, raised again in the driver by Ray
+                failed.append(f"{task}: {exc}")
+                print(f"{task} failed: {exc}", file=sys.stderr, flush=True)
+                continue
+            for one in runs:
+                append_run(runs_csv, one)
+                added += 1
+                print(
+                    f"{one['env_id']:<13} {LABELS[one['policy']]:<18} seed {one['train_seed'] if one['train_seed'] != '' else '-':>3}"
+                    f"  return {one['mean_return']:10.3f}  train {one.get('train_seconds') or 0:6.1f} s"
+                    f"  eval {one['eval_seconds']:5.1f} s  node {node[:12]}",
+                    file=sys.stderr,
+                    flush=True,
+                )
     if failed:
         raise GridError(f"{len(failed)} of {len(tasks)} tasks failed:\n" + "\n".join(failed))
     return added
@@ -598,11 +732,20 @@ def iqm_interval(seed_scores: np.ndarray, reps: int = BOOTSTRAP_REPS, seed: int 
     return float(point["policy"][0]), float(interval["policy"][0, 0]), float(interval["policy"][1, 0])
 
 
-def summarize(runs: list[dict[str, str]], episodes: int, reps: int = BOOTSTRAP_REPS) -> list[Summary]:
-    """The table's rows, from the runs that played ``episodes`` evaluation episodes."""
+def summarize(
+    runs: list[dict[str, str]],
+    episodes: int,
+    reps: int = BOOTSTRAP_REPS,
+    digests: dict[tuple[str, str], str] | None = None,
+) -> list[Summary]:
+    """The table's rows, from the runs that played ``episodes`` evaluation episodes with their
+    row's settings as they are now (``digests``, :func:`expected_digests`; default: every id and
+    policy with the recipes' budgets)."""
+    if digests is None:
+        digests = expected_digests(gym_suite.ENV_IDS, POLICIES)
     groups: dict[tuple[str, str], list[dict[str, str]]] = {}
     for r in runs:
-        if int(r["episodes"]) == episodes and current(r):
+        if int(r["episodes"]) == episodes and current(r, digests):
             groups.setdefault((r["env_id"], r["policy"]), []).append(r)
     rows: list[Summary] = []
     for env_id in gym_suite.ENV_IDS:
@@ -686,34 +829,52 @@ def _normalize(rows: list[Summary]) -> None:
         row.normalized_ci_high = (row.ci_high - random_row.iqm) / span
 
 
-def write_csv(rows: list[Summary], path: str | os.PathLike) -> None:
+def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
+    """Replace ``path`` by ``data`` whole: written to a temporary file beside it, then renamed over it,
+    so that a reader sees the old file or the new one, never a part."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, SUMMARY_FIELDS)
-        writer.writeheader()
-        for r in rows:
-            writer.writerow(
-                {
-                    "env_id": r.env_id,
-                    "policy": r.policy,
-                    "seeds": r.seeds,
-                    "iqm": _cell(r.iqm),
-                    "ci_low": _cell(r.ci_low),
-                    "ci_high": _cell(r.ci_high),
-                    "worst_seed": _cell(r.worst_seed),
-                    "diverged": _cell(r.diverged),
-                    "normalized": _cell(r.normalized),
-                    "normalized_ci_low": _cell(r.normalized_ci_low),
-                    "normalized_ci_high": _cell(r.normalized_ci_high),
-                    "reference": r.reference,
-                    "eval_episodes": r.eval_episodes,
-                    "on_training_data": _cell(r.on_training_data),
-                    "train_steps": _cell(r.train_steps),
-                    "train_seconds": _cell(r.train_seconds),
-                    "command": r.command,
-                }
-            )
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as f:
+            f.write(raw)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def write_csv(rows: list[Summary], path: str | os.PathLike) -> None:
+    """The table as CSV, the file replaced whole."""
+    f = io.StringIO(newline="")
+    writer = csv.DictWriter(f, SUMMARY_FIELDS)
+    writer.writeheader()
+    for r in rows:
+        writer.writerow(
+            {
+                "env_id": r.env_id,
+                "policy": r.policy,
+                "seeds": r.seeds,
+                "iqm": _cell(r.iqm),
+                "ci_low": _cell(r.ci_low),
+                "ci_high": _cell(r.ci_high),
+                "worst_seed": _cell(r.worst_seed),
+                "diverged": _cell(r.diverged),
+                "normalized": _cell(r.normalized),
+                "normalized_ci_low": _cell(r.normalized_ci_low),
+                "normalized_ci_high": _cell(r.normalized_ci_high),
+                "reference": r.reference,
+                "eval_episodes": r.eval_episodes,
+                "on_training_data": _cell(r.on_training_data),
+                "train_steps": _cell(r.train_steps),
+                "train_seconds": _cell(r.train_seconds),
+                "command": r.command,
+            }
+        )
+    write_atomic(path, f.getvalue())
 
 
 def _num(x: float | None, digits: int = 2) -> str:
@@ -782,7 +943,7 @@ def to_markdown(rows: list[Summary], machine: dict[str, Any], notes: list[str]) 
         "**Protocol: tuning and evaluation episodes are disjoint.** The table reports evaluation episodes "
         "0-999 only, and nothing in it is chosen by its score there: a policy found by a search is searched "
         "on other episodes (heartpole-v1's best known policy on episodes seeded 10,000-10,999, "
-        "`gym-suite/analyses/heartpole_v1_reference.py`), and a recipe's settings are compared on tuning "
+        "`gym_suite/references/heartpole_v1_reference.py`), and a recipe's settings are compared on tuning "
         "episodes seeded 100,000 onwards (heartpole-v1's JAX PPO recipe, first chosen by its scores on "
         "episodes 0-999, is re-checked there by `gym-suite/analyses/heartpole_v1_tuning.py`, and no "
         "variant does better: no discounting with the two weeks' end terminal, which SB3 PPO shares, 452.4 against 442.3 with "
@@ -883,7 +1044,7 @@ def update_readme(path: str | os.PathLike, table: list[dict[str, str]]) -> bool:
         return False
     head, rest = text.split(README_START, 1)
     _, tail = rest.split(README_END, 1)
-    path.write_text(head + README_START + "\n" + headline_markdown(table) + README_END + tail, encoding="utf-8")
+    write_atomic(path, head + README_START + "\n" + headline_markdown(table) + README_END + tail)
     return True
 
 
@@ -929,13 +1090,13 @@ def push_note() -> str:
 
 def push_v1_note() -> str:
     """push-v1's return, and its hindsight bound on the test log (for context, above the optimum)."""
-    table = _analysis("push_v1_optimum").exact_table("test", 2)
+    table = _reference_module("push_v1_optimum").exact_table("test", 2)
     return (
         "`push-v1`: the return is the expected opens of a user-day (2 deliveries a day). The optimum is the "
         "online dynamic program that knows the open probability of the notification at hand (no agent does), "
         f"{table['optimum']:.3f} over every user-day of the test log; the hindsight bound (the day's two likeliest "
         f"notifications, known in advance), {table['hindsight']:.3f}, is above what any policy deciding in order "
-        "can reach (`python gym-suite/analyses/push_v1_optimum.py`). On the training log an agent can recognise "
+        "can reach (`python -m gym_suite.references.push_v1_optimum`). On the training log an agent can recognise "
         "a day it trained on from its first notification and so know the rest of it: a score above the optimum "
         "there (up to the hindsight bound) is memorisation, which the test log does not reward."
     )
@@ -944,7 +1105,7 @@ def push_v1_note() -> str:
 def heartpole_v1_note(sb3_seeds: int) -> str:
     """heartpole-v1: the recipe both PPOs share (``sb3_seeds``: the SB3 PPO row's seeds), and the best
     known policy paired against the previous one."""
-    reference = _analysis("heartpole_v1_reference")
+    reference = _reference_module("heartpole_v1_reference")
     seeds = np.arange(1000)
     uniforms = reference.episode_uniforms(seeds)
     new = reference.play(reference.time_aware_policy(*reference.BEST_TIME_AWARE), seeds, uniforms)["return"]
@@ -1028,9 +1189,10 @@ def plot_normalized(rows: list[Summary], path: str | os.PathLike) -> None:
         ax.grid(axis="x", alpha=0.3)
     fig.suptitle("Normalized score over training seeds: IQM (line) and 95 % bootstrap interval (bar)", fontsize=10)
     fig.tight_layout()
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    picture = io.BytesIO()
+    fig.savefig(picture, dpi=110, format="png")
     plt.close(fig)
+    write_atomic(path, picture.getvalue())
 
 
 # --------------------------------------------------------------------------------------------
@@ -1080,6 +1242,28 @@ def _parse_resource(text: str) -> tuple[str | None, str, float]:
     if scope and scope not in POLICIES:
         raise argparse.ArgumentTypeError(f"--resources {text!r}: policy must be one of {list(POLICIES)}")
     return scope or None, name, value
+
+
+#: The keys of Ray's runtime environment that ``--runtime-env`` passes on (Ray checks their values).
+RUNTIME_ENV_KEYS = ("working_dir", "py_modules", "pip", "uv", "conda", "env_vars", "excludes", "config")
+
+
+def runtime_env_json(text: str) -> dict[str, Any]:
+    """``--runtime-env``: a JSON object of Ray runtime-environment keys (:data:`RUNTIME_ENV_KEYS`)."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        value = None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(
+            f'--runtime-env {text[:80]!r}: expected a JSON object, e.g. \'{{"pip": ["gym-suite[sb3]"]}}\''
+        )
+    unknown = sorted(str(key) for key in value if key not in RUNTIME_ENV_KEYS)
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"--runtime-env: unknown key(s) {unknown}; the keys are {list(RUNTIME_ENV_KEYS)}"
+        )
+    return value
 
 
 def _csv_list(choices):
@@ -1147,6 +1331,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="the Ray cluster to run the tasks on, e.g. 10.0.0.5:6379 (default: RAY_ADDRESS, "
         "else a new local Ray on this machine)",
     )
+    parser.add_argument(
+        "--runtime-env",
+        type=runtime_env_json,
+        default=None,
+        metavar="JSON",
+        help="Ray's runtime environment for the tasks, as JSON, e.g. "
+        '\'{"pip": ["gym-suite[sb3,jax,baselines]"]}\' or \'{"py_modules": ["gym_suite"]}\' '
+        "(keys: " + ", ".join(RUNTIME_ENV_KEYS) + "; default: none, the nodes' installed packages)",
+    )
     parser.add_argument("--cpus", type=_cpus, default=1.0, help="CPUs each task asks Ray for (default: %(default)s)")
     parser.add_argument(
         "--resources",
@@ -1213,6 +1406,7 @@ def main(argv: list[str] | None = None) -> int:
                 address=args.address,
                 cpus=args.cpus,
                 resources=resources,
+                runtime_env=args.runtime_env,
             )
         except GridError as exc:
             print(
@@ -1220,8 +1414,26 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return 1
-    runs = read_runs(args.runs_csv)
-    rows = summarize(runs, episodes, reps=args.reps)
+        except (RunsFileError, ClusterError, ConnectionError) as exc:
+            print(f"{COMMAND}: {exc}", file=sys.stderr)
+            return 1
+    # the table is made only from a readable runs file with runs of the settings as they are now:
+    # never from nothing, which would overwrite the published table with an empty one
+    try:
+        runs = read_runs(args.runs_csv, missing_ok=False)
+    except RunsFileError as exc:
+        print(f"{COMMAND}: {exc}; nothing was written", file=sys.stderr)
+        return 1
+    budgets = dict(args.budget)
+    digests = expected_digests(gym_suite.ENV_IDS, POLICIES, budgets, args.quick, args.vec_env)
+    rows = summarize(runs, episodes, reps=args.reps, digests=digests)
+    if not rows:
+        print(
+            f"{COMMAND}: runs file {args.runs_csv!r} has no run of {episodes} evaluation episodes with the settings "
+            f"the recipes give now ({len(runs)} runs in all); nothing was written",
+            file=sys.stderr,
+        )
+        return 1
     notes = []
     if any(r.env_id == "push-v0" for r in rows):
         notes.append(push_note())
@@ -1250,15 +1462,14 @@ def main(argv: list[str] | None = None) -> int:
     markdown = to_markdown(rows, machine, notes)
     print(markdown)
     if args.out_md:
-        Path(args.out_md).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out_md).write_text(markdown, encoding="utf-8")
+        write_atomic(args.out_md, markdown)
     if args.out_csv:
         write_csv(rows, args.out_csv)
         if args.readme and Path(args.readme).exists():
             with open(args.out_csv, newline="", encoding="utf-8") as f:
                 update_readme(args.readme, list(csv.DictReader(f)))
     if args.out_machine:
-        Path(args.out_machine).write_text(json.dumps(machine, indent=2) + "\n", encoding="utf-8")
+        write_atomic(args.out_machine, json.dumps(machine, indent=2) + "\n")
     if args.out_png and any(r.seeds for r in rows):
         plot_normalized(rows, args.out_png)
     return 0

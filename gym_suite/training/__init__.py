@@ -23,19 +23,53 @@ def single_thread_torch() -> None:
     torch.set_num_threads(1)
 
 
-def connect_ray(address: str | None = None) -> str:
+def _reachable(address: str, timeout: float) -> None:
+    """Raise ``ConnectionError`` naming ``address`` (``HOST:PORT`` or ``ray://HOST:PORT``) when
+    nothing answers a TCP connection on it within ``timeout`` seconds: Ray itself would retry for
+    minutes without a word."""
+    import socket
+
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(
+            f"connect_ray: address must be HOST:PORT (e.g. 10.0.0.5:6379), ray://HOST:PORT, 'auto' or 'local', "
+            f"got {address[:80]!r}"
+        )
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise ConnectionError(
+            f"connect_ray: no Ray cluster answers at {address[:80]!r} ({exc.strerror or exc}); "
+            "start one there (ray start --head --port=PORT) or give the address of a running one"
+        ) from None
+
+
+def connect_ray(address: str | None = None, *, runtime_env: dict | None = None, timeout: float = 10.0) -> str:
     """Join the Ray cluster at ``address`` (``RAY_ADDRESS`` when None), or start a new local Ray
     when neither is given (not ``ray.init()``'s default, which joins the last cluster started on
     the machine, whoever's it is); the address joined, ``"local"`` for a new local Ray. A Ray
-    already initialized in this process is kept as it is."""
+    already initialized in this process is kept as it is.
+
+    ``runtime_env``: Ray's runtime environment of the job (``working_dir``, ``py_modules``,
+    ``pip``, ``env_vars``, ...), how code and packages reach nodes that do not have them installed.
+    An address where nothing answers within ``timeout`` seconds raises ``ConnectionError`` naming
+    it; an address that is not a string, ``TypeError``.
+    """
     import os
 
+    if address is not None and not isinstance(address, str):
+        raise TypeError(f"connect_ray: address must be a string such as '10.0.0.5:6379', got {type(address).__name__}")
+    if runtime_env is not None and not isinstance(runtime_env, dict):
+        raise TypeError(f"connect_ray: runtime_env must be a dict, got {type(runtime_env).__name__}")
     import ray
 
     address = address or os.environ.get("RAY_ADDRESS") or "local"
     if not ray.is_initialized():
         if address == "local":
-            ray.init(address="local", include_dashboard=False, configure_logging=False)
+            ray.init(address="local", include_dashboard=False, configure_logging=False, runtime_env=runtime_env)
         else:
-            ray.init(address=address, configure_logging=False)
+            if address != "auto":
+                _reachable(address, timeout)
+            ray.init(address=address, configure_logging=False, runtime_env=runtime_env)
     return address

@@ -12,10 +12,15 @@ whose settings :func:`recipe_for` takes over the recipes below (:func:`read_tune
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import copy
+import hashlib
 import json
 import math
 import os
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -251,12 +256,223 @@ RECIPES: dict[str, Recipe] = {
 
 #: The settings chosen by ``gym-suite/analyses/tune_recipe.py`` (a Ray Tune search scored on tuning
 #: episodes), which the recipes take over their own: this package's ``tuned_recipes.json``, or the
-#: file named by the environment variable ``GYM_SUITE_TUNED_RECIPES`` when it is set.
+#: file named by the environment variable ``GYM_SUITE_TUNED_RECIPES`` when it is set, unless a
+#: caller hands the settings over itself (:func:`given_tuned_recipes`, as a Ray task does).
 TUNED_RECIPES_FILE = Path(__file__).with_name("tuned_recipes.json")
 TUNED_RECIPES_VARIABLE = "GYM_SUITE_TUNED_RECIPES"
 #: The agents whose settings a tuned-recipes file may hold, and the Recipe field each updates
 #: (``jax-ppo``: :func:`gym_suite.training.jax.ppo_settings` reads it).
 TUNABLE_AGENTS = {"sb3-ppo": "sb3_ppo", "sb3-dqn": "sb3_dqn", "rllib-ppo": "rllib_ppo", "jax-ppo": None}
+#: Environment arguments that choose the data an env replays (push-v0's and push-v1's
+#: ``gym_suite.envs.push_env.LOG_ARGUMENTS``): a recipe never sets them, since the table scores
+#: on the held-out data and a recipe that picked it would train on what it is scored on.
+DATA_ARGUMENTS = ("csv_path", "data", "split", "test_fraction", "vocabularies")
+#: How deeply a tuned-recipes file may nest (``{id: {agent: {"settings": {...: {...}}}}}``).
+MAX_NESTING = 32
+
+
+def _real(low: float, high: float, *, open_low: bool = False, none: bool = False) -> Any:
+    """A check: a real number in ``[low, high]`` (``(low, high]`` with ``open_low``; ``None`` too with ``none``)."""
+
+    def check(value: Any) -> str | None:
+        if value is None and none:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return "a number"
+        if not (math.isfinite(value) and (value > low if open_low else value >= low) and value <= high):
+            return f"a number in {'(' if open_low else '['}{low}, {high}]"
+        return None
+
+    return check
+
+
+def _whole(low: int, *, none: bool = False) -> Any:
+    """A check: an integer of at least ``low`` (``None`` too with ``none``)."""
+
+    def check(value: Any) -> str | None:
+        if value is None and none:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= 2**31 - 1:
+            return f"an integer from {low} to {2**31 - 1:,}"
+        return None
+
+    return check
+
+
+def _flag(value: Any) -> str | None:
+    return None if isinstance(value, bool) else "true or false"
+
+
+def _network(value: Any) -> str | None:
+    """``policy_kwargs``: an object whose ``net_arch``, if any, lists positive layer sizes."""
+    if not isinstance(value, dict):
+        return 'an object such as {"net_arch": [64, 64]}'
+    arch = value.get("net_arch", [1])
+    if not isinstance(arch, list) or not all(_whole(1)(size) is None for size in arch):
+        return "an object whose net_arch is a list of positive layer sizes, e.g. [64, 64]"
+    return None
+
+
+INF = math.inf
+#: The settings a tuned-recipes file may give each agent other than JAX PPO (whose settings
+#: :data:`gym_suite.training.jax.SETTING_RULES` checks), and what each must be: checked by name
+#: when the file is read, before anything trains.
+SETTING_CHECKS: dict[str, dict[str, Any]] = {
+    "sb3-ppo": {
+        "learning_rate": _real(0.0, INF, open_low=True),
+        "n_steps": _whole(2),
+        "batch_size": _whole(2),
+        "n_epochs": _whole(1),
+        "gamma": _real(0.0, 1.0),
+        "gae_lambda": _real(0.0, 1.0),
+        "clip_range": _real(0.0, INF, open_low=True),
+        "clip_range_vf": _real(0.0, INF, open_low=True, none=True),
+        "normalize_advantage": _flag,
+        "ent_coef": _real(0.0, INF),
+        "vf_coef": _real(0.0, INF),
+        "max_grad_norm": _real(0.0, INF, open_low=True),
+        "target_kl": _real(0.0, INF, open_low=True, none=True),
+        "policy_kwargs": _network,
+    },
+    "sb3-dqn": {
+        "learning_rate": _real(0.0, INF, open_low=True),
+        "buffer_size": _whole(1),
+        "learning_starts": _whole(0),
+        "batch_size": _whole(1),
+        "tau": _real(0.0, 1.0, open_low=True),
+        "gamma": _real(0.0, 1.0),
+        "train_freq": _whole(1),
+        "gradient_steps": _whole(1),
+        "target_update_interval": _whole(1),
+        "exploration_fraction": _real(0.0, 1.0),
+        "exploration_initial_eps": _real(0.0, 1.0),
+        "exploration_final_eps": _real(0.0, 1.0),
+        "max_grad_norm": _real(0.0, INF, open_low=True),
+        "policy_kwargs": _network,
+    },
+    "rllib-ppo": {
+        "lr": _real(0.0, INF, open_low=True),
+        "gamma": _real(0.0, 1.0),
+        "lambda_": _real(0.0, 1.0),
+        "train_batch_size_per_learner": _whole(1),
+        "minibatch_size": _whole(1),
+        "num_epochs": _whole(1),
+        "clip_param": _real(0.0, INF, open_low=True),
+        "vf_clip_param": _real(0.0, INF, open_low=True),
+        "vf_loss_coeff": _real(0.0, INF),
+        "entropy_coeff": _real(0.0, INF),
+        "kl_coeff": _real(0.0, INF),
+        "kl_target": _real(0.0, INF, open_low=True),
+        "grad_clip": _real(0.0, INF, open_low=True, none=True),
+        "use_kl_loss": _flag,
+    },
+}
+
+
+def _depth(value: Any, limit: int) -> int:
+    """How deeply ``value`` nests lists and objects, counted up to ``limit`` + 1 (no recursion)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            if deepest > limit:
+                return deepest
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def check_recipe_settings(env_id: str, agent: str, settings: Any, source: str) -> dict[str, Any]:
+    """``settings`` of ``agent`` on ``env_id`` checked by name, as a recipe may hold them (from ``source``,
+    named in the errors): every key a setting of that agent, every value of its kind and range, and
+    no environment argument that chooses the data (:data:`DATA_ARGUMENTS`). Raises ``ValueError``.
+    JAX PPO's settings are checked by :func:`gym_suite.training.jax.ppo_settings` when it trains;
+    here their names, and their ``env_kwargs``."""
+    where = f"{source}: {env_id} {agent}"
+    if not isinstance(settings, dict):
+        raise ValueError(f"{where}: settings must be an object of settings, got {type(settings).__name__}")
+    if agent == "jax-ppo":
+        from gym_suite.training.jax import SETTING_RULES
+
+        known: Any = SETTING_RULES
+    else:
+        known = SETTING_CHECKS[agent]
+    unknown = sorted(str(key) for key in settings if key not in known)
+    if unknown:
+        raise ValueError(f"{where}: unknown setting(s) {_short(unknown)}; the settings are {sorted(known)}")
+    if agent != "jax-ppo":
+        for key, value in settings.items():
+            wanted = known[key](value)
+            if wanted is not None:
+                raise ValueError(f"{where}: {key} must be {wanted}, got {_short(value)}")
+    env_kwargs = settings.get("env_kwargs", {})
+    if not isinstance(env_kwargs, dict):
+        raise ValueError(f"{where}: env_kwargs must be an object of env arguments, got {_short(env_kwargs)}")
+    chosen = sorted(str(key) for key in env_kwargs if key in DATA_ARGUMENTS)
+    if chosen:
+        raise ValueError(
+            f"{where}: env_kwargs may not set {chosen}: they choose the data the env replays, and a recipe "
+            "trains on the training data only (the table scores the held-out data)"
+        )
+    return dict(settings)
+
+
+def check_tuned_recipes(data: Any, source: str) -> dict[str, dict[str, dict[str, Any]]]:
+    """``data`` in the form of a tuned-recipes file, checked (``source`` names it in the errors):
+    ``{id: {agent: {"settings": {...}, "tuned": {...}}}}``, every setting by name
+    (:func:`check_recipe_settings`). Raises ``ValueError``."""
+    if _depth(data, MAX_NESTING) > MAX_NESTING:
+        raise ValueError(f"{source}: nested more than {MAX_NESTING} levels deep; a tuned-recipes file is not")
+    if not isinstance(data, dict):
+        raise ValueError(f"{source}: expected an object of ids, got {type(data).__name__}")
+    checked: dict[str, dict[str, dict[str, Any]]] = {}
+    for env_id, agents in data.items():
+        if not isinstance(agents, dict) or not all(
+            agent in TUNABLE_AGENTS and isinstance(entry, dict) and isinstance(entry.get("settings"), dict)
+            for agent, entry in agents.items()
+        ):
+            raise ValueError(
+                f"{source}: {_short(env_id)} must map agents among {list(TUNABLE_AGENTS)} "
+                'to {"settings": {...}, "tuned": {...}}'
+            )
+        checked[env_id] = {
+            agent: {**entry, "settings": check_recipe_settings(env_id, agent, entry["settings"], source)}
+            for agent, entry in agents.items()
+        }
+    return checked
+
+
+#: The tuned recipes a caller handed over (:func:`given_tuned_recipes`), or None: read the file.
+_GIVEN: contextvars.ContextVar[dict[str, dict[str, dict[str, Any]]] | None] = contextvars.ContextVar(
+    "gym_suite_given_tuned_recipes", default=None
+)
+
+
+@contextlib.contextmanager
+def given_tuned_recipes(data: Any) -> Iterator[dict[str, dict[str, dict[str, Any]]]]:
+    """Within the block, the recipes take ``data`` (the form of a tuned-recipes file; ``{}`` for
+    none) as their tuned settings, and read no file or environment variable.
+
+    How a task that runs on another machine (a Ray task of ``gym-suite/benchmarks/baselines.py`` or
+    a Tune trial of ``tune_recipe.py``) trains with what its driver resolved: the driver reads the
+    file (:func:`read_tuned_recipes`) and hands the task what it read, as an argument.
+
+    >>> from gym_suite.training.recipes import given_tuned_recipes, sb3_settings
+    >>> tuned = {"push-v1": {"sb3-ppo": {"settings": {"n_steps": 128}, "tuned": {}}}}
+    >>> with given_tuned_recipes(tuned):
+    ...     sb3_settings("push-v1", "ppo")["n_steps"]
+    128
+    """
+    token = _GIVEN.set(check_tuned_recipes(copy.deepcopy(data), "the given tuned recipes"))
+    try:
+        yield copy.deepcopy(_GIVEN.get() or {})
+    finally:
+        _GIVEN.reset(token)
 
 
 def tuned_recipes_path() -> Path:
@@ -268,27 +484,23 @@ def tuned_recipes_path() -> Path:
 def read_tuned_recipes(path: str | os.PathLike[str] | None = None) -> dict[str, dict[str, dict[str, Any]]]:
     """A tuned-recipes file: ``{id: {agent: {"settings": {...}, "tuned": {how they were chosen}}}}``.
 
-    A missing file holds nothing. Raises ``ValueError`` naming the file for one that is not of that form.
+    Without ``path``: the tuned recipes handed over by :func:`given_tuned_recipes` inside its block,
+    else the file of :func:`tuned_recipes_path`. A missing file holds nothing. Raises
+    ``ValueError`` naming the file for one that is not of that form, or that holds a setting that is
+    not its agent's or is out of its range (:func:`check_recipe_settings`).
     """
+    if path is None and (given := _GIVEN.get()) is not None:
+        return copy.deepcopy(given)
     path = tuned_recipes_path() if path is None else Path(path)
     if not path.exists():
         return {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+    except RecursionError:
+        raise ValueError(f"tuned recipes {str(path)!r}: nested too deeply to be a tuned-recipes file") from None
     except (OSError, ValueError) as exc:
-        raise ValueError(f"tuned recipes {str(path)!r}: not a readable JSON file ({exc})") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"tuned recipes {str(path)!r}: expected an object of ids, got {type(data).__name__}")
-    for env_id, agents in data.items():
-        if not isinstance(agents, dict) or not all(
-            agent in TUNABLE_AGENTS and isinstance(entry, dict) and isinstance(entry.get("settings"), dict)
-            for agent, entry in agents.items()
-        ):
-            raise ValueError(
-                f"tuned recipes {str(path)!r}: {env_id!r} must map agents among {list(TUNABLE_AGENTS)} "
-                'to {"settings": {...}, "tuned": {...}}'
-            )
-    return data
+        raise ValueError(f"tuned recipes {str(path)!r}: not a readable JSON file ({_short(str(exc), 200)})") from None
+    return check_tuned_recipes(data, f"tuned recipes {str(path)!r}")
 
 
 def tuned_settings(env_id: str, agent: str) -> dict[str, Any]:
@@ -296,11 +508,11 @@ def tuned_settings(env_id: str, agent: str) -> dict[str, Any]:
     return dict(read_tuned_recipes().get(env_id, {}).get(agent, {}).get("settings", {}))
 
 
-def tuned_since(env_id: str, agent: str) -> str | None:
-    """The date (``YYYY-MM-DD``) the tuned settings of ``agent`` on ``env_id`` were chosen, or None."""
-    tuned = read_tuned_recipes().get(env_id, {}).get(agent, {}).get("tuned", {})
-    date = tuned.get("date") if isinstance(tuned, dict) else None
-    return date if isinstance(date, str) else None
+def tuned_entry(env_id: str, agent: str) -> dict[str, dict[str, dict[str, Any]]]:
+    """The part of the tuned recipes (:func:`read_tuned_recipes`) that ``agent`` trains with on
+    ``env_id``, in the file's form (``{}`` where there is none): what a driver hands a task."""
+    entry = read_tuned_recipes().get(env_id, {}).get(agent)
+    return {env_id: {agent: entry}} if entry is not None else {}
 
 
 def recipe_for(env_id: str) -> Recipe:
@@ -342,3 +554,46 @@ def sb3_settings(env_id: str, algo: str) -> dict[str, Any]:
 def rllib_ppo_settings(env_id: str, **overrides: Any) -> dict[str, Any]:
     """The ``PPOConfig.training`` keywords of ``env_id``: defaults, the recipe, then ``overrides``."""
     return {**RLLIB_PPO_DEFAULTS, **recipe_for(env_id).rllib_ppo, **overrides}
+
+
+def resolved_training(env_id: str, agent: str, steps: int | None = None, vec_env: str = "native") -> dict[str, Any]:
+    """Everything ``agent`` (``"sb3-ppo"``, ``"sb3-dqn"``, ``"rllib-ppo"``, ``"jax-ppo"``) trains
+    ``env_id`` with, resolved now: the model's settings (defaults, the recipe, the tuned settings of
+    :func:`read_tuned_recipes`), the budget (``steps``, or the recipe's), the training env's
+    arguments and wrappers, and the env arguments of the evaluation. Plain JSON values; its
+    :func:`settings_digest` keys the runs trained with it (``gym-suite/benchmarks/baselines.py``)."""
+    recipe = recipe_for(env_id)
+    resolved: dict[str, Any] = {"env_id": env_id, "agent": agent, "eval_env_kwargs": recipe.eval_env_kwargs}
+    if agent in ("sb3-ppo", "sb3-dqn"):
+        algo = agent.split("-")[1]
+        resolved.update(
+            steps=recipe_budget(env_id, agent) if steps is None else steps,
+            settings=sb3_settings(env_id, algo),
+            n_envs=recipe.n_envs if algo == "ppo" else 1,
+            vec_env=vec_env,
+            vec_normalize=recipe.vec_normalize.get(algo),
+            reward_scale=recipe.reward_scale.get(algo, 1.0),
+            reward_offset=recipe.reward_offset.get(algo, 0.0),
+            train_env_kwargs=training_env_kwargs(env_id, algo),
+            truncation_is_terminal=recipe.truncation_is_terminal.get(algo, False),
+        )
+    elif agent == "rllib-ppo":
+        resolved.update(
+            steps=recipe_budget(env_id, agent) if steps is None else steps,
+            settings=rllib_ppo_settings(env_id),
+            hiddens=RLLIB_HIDDENS,
+        )
+    elif agent == "jax-ppo":
+        from gym_suite.training.jax import ppo_budget, ppo_settings
+
+        resolved.update(steps=ppo_budget(env_id) if steps is None else steps, settings=ppo_settings(env_id))
+    else:
+        raise ValueError(f"resolved_training: agent must be one of {list(TUNABLE_AGENTS)}, got {_short(agent)}")
+    return json.loads(json.dumps(resolved, default=repr))
+
+
+def settings_digest(resolved: Any) -> str:
+    """A short digest (16 hex digits of SHA-256) of ``resolved`` (plain JSON values, as
+    :func:`resolved_training` gives): equal for equal settings, whatever their keys' order."""
+    text = json.dumps(resolved, sort_keys=True, separators=(",", ":"), default=repr)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]

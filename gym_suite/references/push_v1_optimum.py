@@ -1,6 +1,6 @@
 """The optimum of ``push-v1``: the online dynamic program over (budget left, notifications left).
 
-    python gym-suite/analyses/push_v1_optimum.py [--budgets 1,2,3,5] [--episodes 1000]
+    python -m gym_suite.references.push_v1_optimum [--budgets 1,2,3,5] [--episodes 1000]
 
 push-v1 plays one user-day of notifications; the agent may deliver ``daily_budget`` of them,
 and a delivered one earns its open probability ``p_open`` (the generator's, a hidden column of
@@ -33,8 +33,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import sys
-from pathlib import Path
 
 import numpy as np
 
@@ -42,9 +40,7 @@ import gym_suite  # noqa: F401  (registers the ids)
 from gym_suite.envs.definition import NUMPY
 from gym_suite.envs.push_log import CATEGORICAL_FIELDS, NUMERIC_FIELDS, load_log
 from gym_suite.envs.push_v1_env import DEFAULT_DAILY_BUDGET, PUSH_V1, _derive_params, user_days
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import push_supervised  # noqa: E402  (this folder's module)
+from gym_suite.references import push_supervised
 
 ENV_ID = "push-v1"
 EVAL_KWARGS = {"split": "test"}  # push-v1's recipe: scored on the held-out test log

@@ -1,6 +1,6 @@
 """Dynamic-programming policies of ``heartpole-v1`` and ``heartpole-v0`` from the env's own rules.
 
-    python gym-suite/analyses/heartpole_optimum.py [--ids heartpole-v1,heartpole-v0] [--episodes 1000]
+    python -m gym_suite.references.heartpole_optimum [--ids heartpole-v1,heartpole-v0] [--episodes 1000]
         [--grid STEP] [--finer STEP]
 
 What is solved
@@ -77,7 +77,6 @@ import dataclasses
 import math
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 from scipy import sparse
@@ -383,8 +382,7 @@ def optimal_policy(env_id: str = "heartpole-v1", grid_step: float | None = None,
 
 def _best_threshold_policy():
     """The best threshold policy of ``heartpole_v1_reference`` as an ``observation -> action``."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import heartpole_v1_reference as reference
+    from gym_suite.references import heartpole_v1_reference as reference
 
     rule = reference.threshold_policy(*reference.BEST_THRESHOLDS)
     return lambda obs: int(rule(np.asarray(obs, dtype=np.float32).reshape(1, -1), 0, None)[0])

@@ -1,6 +1,6 @@
 """Supervised baselines of ``push-v0``: classifiers fit on the training log, played on the test log.
 
-    python gym-suite/analyses/push_supervised.py [--episodes 1000] [--seed 0] [--kinds logistic,boosting]
+    python -m gym_suite.references.push_supervised [--episodes 1000] [--seed 0] [--kinds logistic,boosting]
 
 The reward is +1 when the action matches the person's reaction and -1 otherwise, so the
 expected reward of delivering a notification with open probability ``p`` is ``2p - 1`` and of

@@ -1,6 +1,6 @@
 """Reference behaviour of ``heartpole-v1``: simple policies on the same seeded episodes.
 
-    python gym-suite/analyses/heartpole_v1_reference.py [--episodes 1000] [--search] [--search-episodes 1000]
+    python -m gym_suite.references.heartpole_v1_reference [--episodes 1000] [--search] [--search-episodes 1000]
 
 Every policy plays episodes ``0 .. episodes-1``, episode ``i`` exactly as
 ``gymnasium.make("heartpole-v1").reset(seed=i)`` would play it (checked against the scalar env on

@@ -1,7 +1,7 @@
 """target-v1's optimum (the earliest intercept), the lead policy, and the simulations that chose its parameters.
 
-    python gym-suite/analyses/target_optimum.py [--episodes 2000] [--seed 100000]
-    python gym-suite/analyses/target_optimum.py --sweep [--episodes 2000] [--seed 100000]
+    python -m gym_suite.references.target_optimum [--episodes 2000] [--seed 100000]
+    python -m gym_suite.references.target_optimum --sweep [--episodes 2000] [--seed 100000]
 
 **The optimum.** After the start the target's path is fixed: it moves at constant speed and
 bounces off the walls, whatever the worker does. The worker moves at most ``WORKER_SPEED`` (1) a

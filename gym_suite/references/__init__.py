@@ -1,0 +1,153 @@
+"""The reference policies the baselines table is normalized by, installed with the package.
+
+A reference policy needs no training: the optimum where one is known (or computed to a grid), the
+best known policy where none is, and the supervised baselines of the push ids. They ship with the
+package, not with the repository's scripts, so that a node of a Ray cluster that has only
+``pip install "gym-suite[baselines]"`` plays them: nothing is read from the node but the package.
+
+>>> from gym_suite.references import references
+>>> sorted(references("target-v1"))
+['optimum']
+>>> references("heartpole-v1")["optimum"].command
+'python -m gym_suite.references.heartpole_optimum --ids heartpole-v1'
+
+Each module runs as a script too (``python -m gym_suite.references.target_optimum --help``):
+
+- :mod:`gym_suite.references.heartpole_optimum`: dynamic programming over heartpole's rules, on a grid;
+- :mod:`gym_suite.references.heartpole_v1_reference`: heartpole-v1's threshold and time-aware policies;
+- :mod:`gym_suite.references.target_optimum`: target-v1's earliest intercept (an exact optimum);
+- :mod:`gym_suite.references.push_supervised`: push-v0's Bayes-optimal policy and supervised fits;
+- :mod:`gym_suite.references.push_v1_optimum`: push-v1's online dynamic program and supervised fit.
+
+They need the ``baselines`` extra (SciPy, scikit-learn); this module imports none of them until a
+policy is built.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Reference", "reference_policy", "references"]
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A reference policy of one id: how to build it, what it is, and the command that reproduces it.
+
+    ``build`` is ``"module:function"`` of this package with its positional arguments ``args``;
+    ``on_training`` the arguments of the same policy for the training data, where it differs (an
+    oracle that reads the generator's probabilities of the log it plays), ``None`` where it does not.
+    A ``build`` of ``"heuristic"`` is the id's own heuristic (where the heuristic is optimal).
+    """
+
+    name: str
+    build: str
+    args: tuple[Any, ...] = ()
+    note: str = ""
+    command: str = ""
+    on_training: tuple[Any, ...] | None = None
+
+    def policy(self, on_training_data: bool = False) -> Any:
+        """The policy (a callable ``observation -> action``, or ``"heuristic"``), for the evaluation
+        data or, with ``on_training_data``, for the training data."""
+        if self.build == "heuristic":
+            return "heuristic"
+        args = self.on_training if on_training_data and self.on_training is not None else self.args
+        module, _, function = self.build.partition(":")
+        return getattr(importlib.import_module(f"{__name__}.{module}"), function)(*args)
+
+
+_PYTHON = "python -m gym_suite.references."
+
+
+def _table() -> dict[str, dict[str, Reference]]:
+    table: dict[str, dict[str, Reference]] = {}
+    for env_id, grid in (("heartpole-v0", "0.2"), ("heartpole-v1", "0.1")):
+        rows = table.setdefault(env_id, {})
+        if env_id == "heartpole-v1":
+            rows["best-known"] = Reference(
+                "best-known",
+                "heartpole_v1_reference:best_known_policy",
+                note="the best time-aware threshold policy found (searched on seeds 10,000-10,999)",
+                command=_PYTHON + "heartpole_v1_reference",
+            )
+        rows["optimum"] = Reference(
+            "optimum",
+            "heartpole_optimum:optimal_policy",
+            (env_id,),
+            note=f"dynamic programming on a {grid} grid, without beer: optimal to the grid",
+            command=f"{_PYTHON}heartpole_optimum --ids {env_id}",
+        )
+    for env_id, expected in (("example-v0", "8.5"), ("target-v0", "1")):
+        table[env_id] = {
+            "optimum": Reference(
+                "optimum",
+                "heuristic",
+                note=f"the heuristic, optimal: {expected} expected (optima.py)",
+                command="python gym-suite/analyses/optima.py",
+            )
+        }
+    table["target-v1"] = {
+        "optimum": Reference(
+            "optimum",
+            "target_optimum:OptimalPolicy",
+            note="the earliest intercept, exact (target_optimum.py)",
+            command=_PYTHON + "target_optimum",
+        )
+    }
+    table["push-v0"] = {
+        "optimum": Reference(
+            "optimum",
+            "push_supervised:bayes_policy",
+            ("test",),
+            note="Bayes-optimal: the generator's open probabilities",
+            command=_PYTHON + "push_supervised",
+            on_training=("train",),
+        ),
+        "supervised": Reference(
+            "supervised",
+            "push_supervised:supervised_policy",
+            ("logistic",),
+            note="fit on the training log",
+            command=_PYTHON + "push_supervised",
+        ),
+    }
+    table["push-v1"] = {
+        "optimum": Reference(
+            "optimum",
+            "push_v1_optimum:optimal_policy",
+            ("test",),
+            note="online dynamic program over budget and notifications left, with the generator's open probabilities",
+            command=_PYTHON + "push_v1_optimum",
+            on_training=("train",),
+        ),
+        "supervised": Reference(
+            "supervised",
+            "push_v1_optimum:supervised_policy",
+            note="fit on the training log, with the optimum's thresholds",
+            command=_PYTHON + "push_v1_optimum",
+        ),
+    }
+    return table
+
+
+_TABLE = _table()
+
+
+def references(env_id: str) -> dict[str, Reference]:
+    """The reference policies of ``env_id`` beyond random and the heuristic, by row name
+    (``"optimum"``, ``"best-known"``, ``"supervised"``); ``{}`` for an id without any."""
+    if not isinstance(env_id, str):
+        raise TypeError(f"references: env_id must be a string, got {type(env_id).__name__}")
+    return dict(_TABLE.get(env_id.removeprefix("gym_suite:"), {}))
+
+
+def reference_policy(env_id: str, name: str, on_training_data: bool = False) -> Any:
+    """The reference policy ``name`` of ``env_id`` (:func:`references`), ready for
+    :func:`gym_suite.evaluate`; ``on_training_data``: the version for the training data."""
+    found = references(env_id)
+    if name not in found:
+        raise ValueError(f"reference_policy: {env_id!r} has no reference {name!r}; it has {sorted(found)}")
+    return found[name].policy(on_training_data)
