@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -45,7 +46,10 @@ def baselines():
         sys.path.remove(str(SCRIPT.parent))
 
 
-def run(env_id, policy, seed, mean, episodes=100, training=""):
+def run(env_id, policy, seed, mean, episodes=100, training="", digest=None):
+    """A line of the runs file; ``digest``: its settings' (default: its row's as the recipes give them now)."""
+    if digest is None:
+        digest = _digests()[env_id, policy]
     return {
         "env_id": env_id,
         "policy": policy,
@@ -57,7 +61,27 @@ def run(env_id, policy, seed, mean, episodes=100, training=""):
         "train_steps": "" if seed is None else "1000",
         "train_seconds": "" if seed is None else "2.0",
         "note": "",
+        "digest": digest,
     }
+
+
+_DIGESTS: dict = {}
+
+
+def _digests() -> dict:
+    """Every row's digest as the recipes give it now (the script's ``expected_digests``)."""
+    if not _DIGESTS:
+        sys.path.insert(0, str(SCRIPT.parent))
+        try:
+            spec = importlib.util.spec_from_file_location("baselines_digests", SCRIPT)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[spec.name] = module
+            spec.loader.exec_module(module)
+            _DIGESTS.update(module.expected_digests(gym_suite.ENV_IDS, module.POLICIES))
+        finally:
+            sys.modules.pop("baselines_digests", None)
+            sys.path.remove(str(SCRIPT.parent))
+    return _DIGESTS
 
 
 def test_iqm_and_its_interval_are_rliables(baselines):
@@ -89,7 +113,7 @@ def test_summary_keeps_a_diverged_seed_and_normalizes_by_the_optimum(baselines):
     assert rows["optimum"].seeds == 0 and rows["optimum"].worst_seed is None
     half = 1.959964 * 1.0 / np.sqrt(100)
     assert (rows["heuristic"].ci_low, rows["heuristic"].ci_high) == pytest.approx((130.0 - half, 130.0 + half))
-    assert "--seeds 0-4" in dqn.command and "heartpole_optimum.py" in rows["optimum"].command
+    assert "--seeds 0-4" in dqn.command and "gym_suite.references.heartpole_optimum" in rows["optimum"].command
 
 
 def test_a_rerun_seed_replaces_the_earlier_one(baselines):
@@ -102,17 +126,31 @@ def test_a_rerun_seed_replaces_the_earlier_one(baselines):
     assert ppo.seeds == 1 and ppo.iqm == 8.0
 
 
-def test_runs_of_an_earlier_recipe_are_left_out(baselines):
-    since = baselines.RECIPE_SINCE[("heartpole-v1", "sb3-ppo")]
+def test_runs_of_other_settings_are_left_out_whatever_their_date(baselines):
+    digests = baselines.expected_digests(["heartpole-v1"], ["random", "sb3-ppo"])
     runs = [
         run("heartpole-v1", "random", None, -60.0),
-        {**run("heartpole-v1", "sb3-ppo", 0, 435.0), "date": "2026-11-24"},
-        {**run("heartpole-v1", "sb3-ppo", 1, 441.0), "date": "2026-11-24"},
-        {**run("heartpole-v1", "sb3-ppo", 0, 452.0), "date": since},
+        {**run("heartpole-v1", "sb3-ppo", 0, 435.0, digest="0123456789abcdef"), "date": "2099-01-01"},
+        {**run("heartpole-v1", "sb3-ppo", 1, 441.0, digest=""), "date": "2099-01-01"},  # no digest: superseded
+        {**run("heartpole-v1", "sb3-ppo", 0, 452.0), "date": "2000-01-01"},
     ]
-    ppo = baselines.summarize(runs, episodes=100, reps=1000)[1]
+    ppo = baselines.summarize(runs, episodes=100, reps=1000, digests=digests)[1]
     assert ppo.seeds == 1 and ppo.iqm == 452.0
-    assert not baselines.current(runs[1]) and baselines.current(runs[3])
+    assert [baselines.current(r, digests) for r in runs] == [True, False, False, True]
+
+
+def test_a_digest_changes_with_every_setting_a_run_depends_on(baselines):
+    base = baselines.resolved_settings("example-v0", "sb3-ppo")
+    digest = baselines.settings_digest(base)
+    assert digest == baselines.settings_digest(dict(reversed(base.items())))  # whatever the keys' order
+    assert base["steps"] == baselines.recipe_for("example-v0").budgets["sb3-ppo"]
+    for other in (
+        baselines.resolved_settings("example-v0", "sb3-ppo", steps=1234),
+        baselines.resolved_settings("example-v0", "sb3-ppo", vec_env="dummy"),
+        {**base, "settings": {**base["settings"], "gamma": 0.98}},
+        {**base, "eval_env_kwargs": {"split": "test"}},
+    ):
+        assert baselines.settings_digest(other) != digest
 
 
 def test_csv_has_the_documented_columns(baselines, tmp_path):
@@ -248,28 +286,36 @@ def test_the_grid_plans_only_what_the_runs_file_lacks(baselines):
         run("example-v0", "random", None, -5.0),
         run("example-v0", "sb3-ppo", 1, 8.0),
         run("example-v0", "jax-ppo", 0, 8.0),
+        run("example-v0", "jax-ppo", 3, 8.0),
         run("example-v0", "sb3-dqn", 0, 8.0, episodes=50),  # other evaluation episodes: not this grid's
     ]
     tasks = baselines.plan(
-        ["example-v0"], ["random", "heuristic", "sb3-ppo", "sb3-dqn", "jax-ppo"], runs, seeds=[0, 1, 2], episodes=100
-    )
-    Task = baselines.Task
-    steps = baselines.recipe_budget("example-v0", "sb3-ppo")
-    assert tasks == [
-        Task("example-v0", "heuristic"),
-        Task("example-v0", "sb3-ppo", (0,), steps),
-        Task("example-v0", "sb3-ppo", (2,), steps),
-        *(
-            Task("example-v0", "sb3-dqn", (seed,), baselines.recipe_budget("example-v0", "sb3-dqn"))
-            for seed in (0, 1, 2)
-        ),
-        Task("example-v0", "jax-ppo", (0, 1, 2), None),  # vmapped seeds are consecutive: all of them again
+        ["example-v0"], ["random", "heuristic", "sb3-ppo", "sb3-dqn", "jax-ppo"], runs, seeds=[0, 1, 2, 3, 4, 5],
+        episodes=100,
+    )  # fmt: skip
+    ppo_steps = baselines.recipe_for("example-v0").budgets["sb3-ppo"]
+    dqn_steps = baselines.recipe_for("example-v0").budgets["sb3-dqn"]
+    from gym_suite.training.jax import ppo_budget
+
+    assert [(t.policy, t.seeds, t.steps) for t in tasks] == [
+        ("heuristic", (), None),
+        *(("sb3-ppo", (seed,), ppo_steps) for seed in (0, 2, 3, 4, 5)),
+        *(("sb3-dqn", (seed,), dqn_steps) for seed in range(6)),
+        # JAX PPO trains the missing seeds only, consecutive ones in one vmapped run
+        ("jax-ppo", (1, 2), ppo_budget("example-v0")),
+        ("jax-ppo", (4, 5), ppo_budget("example-v0")),
     ]
+    digests = baselines.expected_digests(["example-v0"], baselines.POLICIES)
+    assert all(t.digest == digests["example-v0", t.policy] for t in tasks)
+    assert all(t.resolved["eval_env_kwargs"] == {} and t.tuned == {} for t in tasks)
     forced = baselines.plan(["example-v0"], ["random", "sb3-ppo"], runs, seeds=[1], episodes=100, force=True)
-    assert forced == [Task("example-v0", "random"), Task("example-v0", "sb3-ppo", (1,), steps)]
+    assert [(t.policy, t.seeds) for t in forced] == [("random", ()), ("sb3-ppo", (1,))]
+    again = baselines.plan(["example-v0"], ["jax-ppo"], runs, seeds=[0, 3], episodes=100)
+    assert again == []  # recorded seeds are not trained again
 
 
-def test_runs_made_before_a_rows_tuned_settings_are_left_out(baselines, tmp_path, monkeypatch):
+def test_runs_of_a_rows_earlier_settings_run_again_with_the_tuned_ones(baselines, tmp_path, monkeypatch):
+    before = baselines.expected_digests(["example-v0"], ["sb3-ppo"])["example-v0", "sb3-ppo"]
     tuned = tmp_path / "tuned.json"
     tuned.write_text(
         json.dumps({"example-v0": {"sb3-ppo": {"settings": {"gamma": 0.95}, "tuned": {"date": "2026-11-26"}}}})
@@ -277,14 +323,20 @@ def test_runs_made_before_a_rows_tuned_settings_are_left_out(baselines, tmp_path
     monkeypatch.setenv("GYM_SUITE_TUNED_RECIPES", str(tuned))
     runs = [
         run("example-v0", "random", None, -5.0),
-        {**run("example-v0", "sb3-ppo", 0, 1.0), "date": "2026-11-25"},
-        {**run("example-v0", "sb3-ppo", 1, 8.0), "date": "2026-11-26"},
-        {**run("example-v0", "sb3-dqn", 0, 7.0), "date": "2026-11-25"},  # DQN's recipe was not tuned
+        run("example-v0", "sb3-ppo", 0, 1.0, digest=before),  # trained before the tuning, even on the same day
+        run("example-v0", "sb3-ppo", 1, 8.0),
+        run("example-v0", "sb3-dqn", 0, 7.0),  # DQN's recipe was not tuned
     ]
-    rows = {r.policy: r for r in baselines.summarize(runs, episodes=100, reps=1000)}
+    digests = baselines.expected_digests(["example-v0"], baselines.POLICIES)
+    assert digests["example-v0", "sb3-ppo"] != before
+    runs[2]["digest"] = digests["example-v0", "sb3-ppo"]
+    rows = {r.policy: r for r in baselines.summarize(runs, episodes=100, reps=1000, digests=digests)}
     assert rows["sb3-ppo"].seeds == 1 and rows["sb3-ppo"].iqm == 8.0 and rows["sb3-dqn"].seeds == 1
     tasks = baselines.plan(["example-v0"], ["sb3-ppo"], runs, seeds=[0, 1], episodes=100)
-    assert [t.seeds for t in tasks] == [(0,)]  # the earlier recipe's seed 0 runs again
+    assert [t.seeds for t in tasks] == [(0,)]  # the earlier settings' seed 0 runs again
+    # the task carries the driver's tuned settings: it reads no file of the node it lands on
+    assert tasks[0].tuned == {"example-v0": {"sb3-ppo": json.loads(tuned.read_text())["example-v0"]["sb3-ppo"]}}
+    assert tasks[0].resolved["settings"]["gamma"] == 0.95
 
 
 def test_bad_ray_arguments_are_usage_errors():
@@ -316,3 +368,134 @@ def test_a_failed_task_leaves_the_others_runs_recorded_and_the_rerun_runs_only_i
     again = run_script(*args, *outs, cwd=tmp_path)
     assert again.returncode == 1 and "1 tasks on Ray" in again.stderr and "1 of 1 tasks failed" in again.stderr
     assert runs.read_text().count("\n") == 2  # the header and the random policy's run, once
+
+
+OUTS_NONE = ("--out-md", "", "--out-csv", "", "--out-png", "", "--out-machine", "", "--readme", "")
+
+
+def test_tasks_train_with_the_drivers_tuned_settings_not_the_nodes(tmp_path):
+    """The driver's tuned file gives example-v0's SB3 PPO n_steps=100 (4 copies: 2,400 steps for a budget
+    of 2,048); the Ray workers' environment names another file (n_steps=64: 2,048 steps), as a node started
+    with its own environment would. The run trains with the driver's."""
+    driver, node = tmp_path / "driver.json", tmp_path / "node.json"
+    for path, n_steps in ((driver, 100), (node, 64)):
+        entry = {"settings": {"n_steps": n_steps, "batch_size": 64}, "tuned": {"date": "2026-11-27"}}
+        path.write_text(json.dumps({"example-v0": {"sb3-ppo": entry}}))
+    runs = tmp_path / "runs.csv"
+    runtime_env = json.dumps({"env_vars": {"GYM_SUITE_TUNED_RECIPES": str(node)}})
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--ids", "example-v0", "--policies", "sb3-ppo", "--seeds", "0",
+         "--budget", "sb3-ppo=2048", "--episodes", "10", "--jobs", "1", "--runtime-env", runtime_env,
+         "--runs-csv", str(runs), *OUTS_NONE],
+        capture_output=True, text=True, timeout=900, cwd=tmp_path,
+        env={**os.environ, "GYM_SUITE_TUNED_RECIPES": str(driver)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    with open(runs, newline="") as f:
+        (recorded,) = list(csv.DictReader(f))
+    assert recorded["train_steps"] == "2400"
+    assert recorded["digest"] and recorded["digest"] != _digests()["example-v0", "sb3-ppo"]
+
+
+def published(tmp_path):
+    """Outputs as the repository publishes them, each with a content to compare after a run."""
+    files = {
+        name: tmp_path / name for name in ("b.md", "b.csv", "machine.json", "README.md")
+    }  # fmt: skip
+    for name, path in files.items():
+        path.write_text(
+            f"published {name}\n"
+            if name != "README.md"
+            else "# r\n<!-- baselines-headline:start -->\nold\n<!-- baselines-headline:end -->\n"
+        )
+    return files
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        None,
+        b"",
+        ",".join(["env_id", "policy"]).encode() + b"\n",
+        b"\x00\xff\xfe binary",
+        b"env_id,policy,train_seed,episodes,mean_return\nexample-v0,random,,x,1\n",
+    ],
+)
+def test_summarize_never_publishes_from_nothing(tmp_path, content):
+    runs = tmp_path / "runs.csv"
+    if content is not None:
+        runs.write_bytes(content)
+    files = published(tmp_path)
+    before = {name: path.read_bytes() for name, path in files.items()}
+    done = run_script(
+        "--summarize", "--runs-csv", runs, "--out-md", files["b.md"], "--out-csv", files["b.csv"], "--out-png", "",
+        "--out-machine", files["machine.json"], "--readme", files["README.md"], cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert str(runs) in done.stderr and "nothing was written" in done.stderr and "Traceback" not in done.stderr
+    assert {name: path.read_bytes() for name, path in files.items()} == before
+
+
+def test_summarize_without_current_runs_publishes_nothing(tmp_path):
+    runs = tmp_path / "runs.csv"
+    header = "env_id,policy,train_seed,eval_seed,episodes,mean_return,std_return,digest\n"
+    runs.write_text(header + "example-v0,random,,0,1000,-5.0,1.0,0123456789abcdef\n")  # another version's settings
+    files = published(tmp_path)
+    before = {name: path.read_bytes() for name, path in files.items()}
+    done = run_script(
+        "--summarize", "--runs-csv", runs, "--out-md", files["b.md"], "--out-csv", files["b.csv"], "--out-png", "",
+        "--out-machine", files["machine.json"], "--readme", files["README.md"], cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 1 and "no run of 1000 evaluation episodes" in done.stderr, done.stderr[-2000:]
+    assert {name: path.read_bytes() for name, path in files.items()} == before
+
+
+def test_a_second_driver_on_the_same_runs_file_is_refused(baselines, tmp_path):
+    import fcntl
+
+    runs = tmp_path / "runs.csv"
+    with baselines.runs_file_lock(runs):  # a first driver holds the file
+        with open(str(runs) + ".lock") as lock, pytest.raises(BlockingIOError):
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        done = run_script("--ids", "example-v0", "--policies", "random", "--episodes", "5", "--runs-csv", runs,
+                          *OUTS_NONE, cwd=tmp_path)  # fmt: skip
+        assert done.returncode == 1, done.stderr[-2000:]
+        assert "another driver is running on it" in done.stderr and "Traceback" not in done.stderr
+        assert not runs.exists()
+    with baselines.runs_file_lock(runs):  # released when its driver ends
+        pass
+
+
+def test_appends_of_one_driver_after_another_leave_one_header(baselines, tmp_path):
+    runs = tmp_path / "runs.csv"
+    one = {**run("example-v0", "random", None, -5.0), "eval_seed": 0}
+    for _ in range(3):
+        with baselines.runs_file_lock(runs):
+            baselines.append_run(runs, one)
+    assert runs.read_text().count("env_id,policy") == 1 and len(baselines.read_runs(runs)) == 3
+    old = tmp_path / "old.csv"
+    old.write_text("env_id,policy,train_seed,episodes,mean_return\n")
+    with pytest.raises(baselines.RunsFileError, match="header"):
+        baselines.append_run(old, one)
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("--cpus", "64"), "no node has"),
+        (("--resources", "no_such_node=1"), "none has ['no_such_node']"),
+        (("--address", "127.0.0.1:1"), "no Ray cluster answers at '127.0.0.1:1'"),
+    ],
+)
+def test_what_no_node_can_run_is_an_error_at_once(tmp_path, args, said):
+    runs = tmp_path / "runs.csv"
+    done = run_script("--ids", "example-v0", "--policies", "random", "--episodes", "5", *args, "--runs-csv", runs,
+                      *OUTS_NONE, cwd=tmp_path, timeout=300)  # fmt: skip
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert said in done.stderr and "Traceback" not in done.stderr
+    assert not runs.exists() or baselines_runs(runs) == []
+
+
+def baselines_runs(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))

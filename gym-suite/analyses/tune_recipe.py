@@ -34,6 +34,7 @@ import json
 import math
 import os
 import sys
+import tempfile
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,13 @@ import numpy as np
 
 import gym_suite
 from gym_suite.training import connect_ray
-from gym_suite.training.recipes import read_tuned_recipes, tuned_recipes_path
+from gym_suite.training.recipes import (
+    check_recipe_settings,
+    given_tuned_recipes,
+    read_tuned_recipes,
+    tuned_entry,
+    tuned_recipes_path,
+)
 
 TUNING_SEED = 100_000  # the first training seed and the first tuning episode's seed; the table: 0 .. 999
 AGENTS = ("sb3-ppo", "jax-ppo")
@@ -106,12 +113,52 @@ def score(
     return [float(gym_suite.evaluate(env_id, p, episodes=episodes, seed=TUNING_SEED, n_jobs=1).mean) for p in policies]
 
 
-def trial(config: dict[str, Any], env_id: str, agent: str, steps: int | None, seeds: int, episodes: int) -> None:
-    """One Tune trial: train and score ``config``, and report its score to Tune."""
+def trial(
+    config: dict[str, Any],
+    env_id: str,
+    agent: str,
+    steps: int | None,
+    seeds: int,
+    episodes: int,
+    tuned: dict[str, Any] | None = None,
+) -> None:
+    """One Tune trial: train and score ``config`` over the recipe with the driver's tuned settings
+    (``tuned``, handed over: the trial reads no file of the node it runs on), and report its score."""
     from ray import tune
 
-    returns = score(env_id, agent, config, steps, seeds, episodes)
+    with given_tuned_recipes(tuned or {}):
+        returns = score(env_id, agent, config, steps, seeds, episodes)
     tune.report({"score": float(np.mean(returns)), "returns": returns})
+
+
+def check_space(env_id: str, agent: str, spec: dict[str, Any]) -> None:
+    """``ValueError`` for a search space (:data:`SPACES`' form) that names a setting ``agent`` does not
+    have, or chooses the data an env replays (``gym_suite.training.recipes.check_recipe_settings``)."""
+    first = {}
+    for key, value in spec.items():
+        if isinstance(value, list) and value:
+            first[key] = value[0]
+        elif isinstance(value, dict) and len(value) == 1 and next(iter(value)) in ("loguniform", "uniform"):
+            kind, bounds = next(iter(value.items()))
+            numbers = isinstance(bounds, list) and len(bounds) == 2
+            numbers = numbers and all(
+                isinstance(b, (int, float)) and not isinstance(b, bool) and math.isfinite(b) for b in bounds
+            )
+            if not numbers or not (0 if kind == "loguniform" else -math.inf) < bounds[0] < bounds[1]:
+                raise ValueError(
+                    f"--space: {key!r}: {kind} needs [low, high] with low < high"
+                    + (" and low > 0" if kind == "loguniform" else "")
+                    + f", got {str(bounds)[:80]}"
+                )
+            first[key] = bounds[0]
+        else:
+            raise ValueError(
+                f"--space: {key!r} must be a list of values or {{'loguniform': [low, high]}} or "
+                f"{{'uniform': [low, high]}}, got {str(value)[:80]}"
+            )
+        values = value if isinstance(value, list) else [first[key]]
+        for one in values:
+            check_recipe_settings(env_id, agent, {key: one}, "--space")
 
 
 def search_space(spec: dict[str, Any]) -> dict[str, Any]:
@@ -145,6 +192,7 @@ def tune_recipe(
     cpus: float = 1,
     search_seed: int = 0,
     storage: str | os.PathLike | None = None,
+    runtime_env: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Search ``agent``'s settings on ``env_id`` with Ray Tune; the best trial as a tuned-recipes entry."""
     import ray
@@ -152,6 +200,8 @@ def tune_recipe(
     from ray.tune.search.basic_variant import BasicVariantGenerator
 
     spec = space if space is not None else SPACES[agent]
+    check_space(env_id, agent, spec)
+    tuned = tuned_entry(env_id, agent)  # the driver's tuned settings, handed to every trial
     if steps is None:  # the recipe's budget
         if agent == "sb3-ppo":
             from gym_suite.training.recipes import recipe_budget
@@ -163,11 +213,13 @@ def tune_recipe(
             steps = ppo_budget(env_id)
     param_space = search_space(spec)
     own = recipe_settings(env_id, agent, list(spec))
-    connect_ray(address)
+    connect_ray(address, runtime_env=runtime_env)
     if __name__ != "__main__":  # the trials' code travels with them (this script is not installed)
         ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     trainable = tune.with_resources(
-        tune.with_parameters(trial, env_id=env_id, agent=agent, steps=steps, seeds=seeds, episodes=episodes),
+        tune.with_parameters(
+            trial, env_id=env_id, agent=agent, steps=steps, seeds=seeds, episodes=episodes, tuned=tuned
+        ),
         {"cpu": cpus},
     )
     tuner = tune.Tuner(
@@ -218,7 +270,10 @@ def write_entry(path: str | os.PathLike, env_id: str, agent: str, entry: dict[st
     data = read_tuned_recipes(path)
     data.setdefault(env_id, {})[agent] = entry
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(handle, "w", encoding="utf-8") as f:  # written whole, then renamed over the file
+        f.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    os.replace(temporary, path)
 
 
 def _positive_int(text: str) -> int:
@@ -241,14 +296,24 @@ def _cpus(text: str) -> float:
     return value
 
 
+def _runtime_env(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        value = None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"expected a JSON object of Ray runtime-environment keys, got {text[:80]!r}")
+    return value
+
+
 def _space(text: str) -> dict[str, Any]:
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         value = None
     if not isinstance(value, dict) or not value:
         raise argparse.ArgumentTypeError(
-            f"expected a JSON object of settings, e.g. '{{\"gamma\": [0.99, 1.0]}}', got {text!r}"
+            f"expected a JSON object of settings, e.g. '{{\"gamma\": [0.99, 1.0]}}', got {text[:80]!r}"
         )
     return value
 
@@ -271,6 +336,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--search-seed", type=int, default=0, help="the random search's seed (default: 0)")
     parser.add_argument("--address", default=None, help="a Ray cluster (default: RAY_ADDRESS, else a new local Ray)")
     parser.add_argument("--cpus", type=_cpus, default=1.0, help="CPUs a trial asks for (default: 1)")
+    parser.add_argument(
+        "--runtime-env",
+        type=_runtime_env,
+        default=None,
+        metavar="JSON",
+        help='Ray\'s runtime environment for the trials, as JSON (e.g. \'{"pip": ["gym-suite[sb3]"]}\')',
+    )
     parser.add_argument("--storage", default=None, help="Tune's results folder (default: Tune's, ~/ray_results)")
     parser.add_argument(
         "--out", default=None, help=f"the tuned-recipes file to update (default: {tuned_recipes_path()})"
@@ -289,9 +361,13 @@ def main(argv: list[str] | None = None) -> int:
             cpus=args.cpus,
             search_seed=args.search_seed,
             storage=args.storage,
+            runtime_env=args.runtime_env,
         )
     except ValueError as exc:
         parser.error(str(exc))
+    except ConnectionError as exc:
+        print(f"tune_recipe.py: {exc}", file=sys.stderr)
+        return 1
     entry["tuned"]["command"] = " ".join(["python gym-suite/analyses/tune_recipe.py", *sys.argv[1:]])
     out = Path(args.out) if args.out else tuned_recipes_path()
     write_entry(out, args.id, args.agent, entry)

@@ -900,25 +900,52 @@ def to_markdown(rows: list[Summary], machine: dict[str, Any], notes: list[str]) 
         "(it runs only what `docs/baselines_runs.csv` does not hold yet; each row's own command is in "
         "`docs/baselines.csv`).",
         "",
-        "**Running the grid on Ray.** Every run (an id, a policy, a training seed; JAX PPO's seeds of an id "
-        "together, one vmapped run) is a [Ray](https://docs.ray.io) task asking for `--cpus` CPUs (1 by "
-        "default; its evaluation runs on that many processes). Without an address the script starts a new "
-        "Ray on this machine, using every core. On a cluster, start Ray on each machine (the head: "
-        "`ray start --head --port=6379`; every other one: `ray start --address=HEAD_IP:6379`), with "
-        "gym-suite and the same extras installed and this repository at the same path on every machine "
-        "(the reference policies come from `gym-suite/analyses/`), then run the driver on any of them:",
+        "**Running the grid on Ray.** Every run (an id, a policy, a training seed; JAX PPO's consecutive "
+        "missing seeds of an id together, one vmapped run) is a [Ray](https://docs.ray.io) task asking for "
+        "`--cpus` CPUs (1 by default; its evaluation runs on that many processes). Without an address the "
+        "script starts a new Ray on this machine, using every core. The driver resolves everything a run "
+        "depends on (the recipe with its tuned settings, the budget, the env arguments, the evaluation "
+        "episodes) and hands it to the task as arguments: a task reads no file and no environment variable "
+        "of the node it lands on, and the reference policies ship with the package "
+        "(`gym_suite.references`). On a cluster, start Ray on each machine (the head: "
+        "`ray start --head --port=6379`; every other one: `ray start --address=HEAD_IP:6379`), then run "
+        "the driver on a machine with this repository. Its nodes get gym-suite one of two ways:",
         "",
-        "```bash",
-        f"RAY_ADDRESS=HEAD_IP:6379 {COMMAND} --ids heartpole-v1 --policies sb3-ppo --seeds 0-9",
-        "```",
+        '- **installed on every node**: `pip install "gym-suite[sb3,jax,baselines]"` (the version of the '
+        "driver) on each machine, then",
         "",
-        "(or `--address HEAD_IP:6379`). `--resources POLICY:NAME=AMOUNT` makes a policy's tasks ask for a "
-        "custom resource, so that they run only on the nodes started with it (`ray start ... "
-        "--resources='{\"big_node\": 1}'`). The driver gathers the results and appends each run to "
-        "`docs/baselines_runs.csv` as its task finishes, so an interrupted grid (the driver stopped, a "
-        "machine lost) loses only the tasks that were running: the same command runs what is missing and "
-        "nothing else (`--force` runs everything again). The table is made from the file: "
-        f"`{COMMAND} --summarize`.",
+        "  ```bash",
+        f"  RAY_ADDRESS=HEAD_IP:6379 {COMMAND} --ids heartpole-v1 --policies sb3-ppo --seeds 0-9",
+        "  ```",
+        "",
+        "- **shipped by Ray** with the job's [runtime environment](https://docs.ray.io/en/latest/ray-core/"
+        "handling-dependencies.html) (`--runtime-env`, JSON), to nodes that have Ray and nothing of ours:",
+        "",
+        "  ```bash",
+        f'  {COMMAND} --address HEAD_IP:6379 --runtime-env \'{{"pip": ["gym-suite[sb3,jax,baselines]"]}}\'',
+        f'  {COMMAND} --address HEAD_IP:6379 --runtime-env \'{{"py_modules": ["gym_suite"]}}\'  # this checkout\'s package',
+        "  ```",
+        "",
+        "A node whose gym-suite resolves a run's settings otherwise than the driver's (another version) "
+        "fails that task, saying so, instead of recording a run of other settings. With `ray job submit` "
+        "the driver runs on the head node: `ray job submit --address http://HEAD_IP:8265 --working-dir . -- "
+        f"{COMMAND}` writes the runs file and the table into the job's copy of the repository on the head "
+        "node, so give `--runs-csv` and the outputs a path of the head's that you keep. "
+        "`--resources POLICY:NAME=AMOUNT` makes a policy's tasks ask for a custom resource, so that they "
+        "run only on the nodes started with it (`ray start ... --resources='{\"big_node\": 1}'`); a request "
+        "that no node of the cluster can satisfy, or an address where no cluster answers, is an error at "
+        "once, before any task starts.",
+        "",
+        "**Runs and resuming.** The driver alone writes `docs/baselines_runs.csv` and holds it while it "
+        "runs (a second driver on the same file is refused). Each run records a digest of the settings it "
+        "was trained with (`digest`); a run counts for the table when its digest is its row's now, so a "
+        "recipe or a tuned setting that changes makes its row's runs stale (they stay in the file, left "
+        "out of the table, and run again) whatever their date. An interrupted grid (the driver stopped, a "
+        "machine lost) loses only the tasks that were running: the same command runs the missing runs "
+        "and nothing else (`--force` runs everything again). The table is made from the file, "
+        f"`{COMMAND} --summarize`, and its outputs are replaced whole, and never from a runs file that is "
+        "missing, unreadable or without current runs (an error, nothing written). Superseded runs (an "
+        "earlier recipe's) stay in the file, their note saying so.",
         "",
         f"Runs on {', '.join(machine['cpus'])}; {machine['versions']} (`docs/baselines_machine.json`). "
         "Training times depend on the CPU and on what else the machine did; a seed's return may differ on "
@@ -949,7 +976,9 @@ def to_markdown(rows: list[Summary], machine: dict[str, Any], notes: list[str]) 
         "variant does better: no discounting with the two weeks' end terminal, which SB3 PPO shares, 452.4 against 442.3 with "
         "gamma 0.999, the 32 x 32 network against 64 x 64's 448.2, rewards x 0.01 against x 0.1's 447.9; 3 "
         "training seeds each). "
-        "Every training seed run is reported (0, 1, ...), none left out or rerun for a better score. Recipes "
+        "Every training seed run with a row's settings is reported (0, 1, ...), none left out or rerun for a better "
+        "score; the runs of a row's earlier recipes stay in `docs/baselines_runs.csv`, their note saying "
+        "*superseded*, scored on the same evaluation episodes and out of the table. Recipes "
         "set before this protocol were compared on evaluation episodes: on example-v0, heartpole-v0 and "
         "target-v0 their agents score the optimum, which no choice can inflate; push-v0's JAX PPO learning "
         "rate (1e-4 against 3e-4) was chosen on its test log's evaluation episodes and is not re-checked.",
@@ -962,8 +991,9 @@ def to_markdown(rows: list[Summary], machine: dict[str, Any], notes: list[str]) 
         "recipe's own settings. The best trial's settings, with how they were chosen (date, scores of the "
         "best trial and of the recipe, trials, seeds, episodes, command), go to "
         "`gym_suite/training/tuned_recipes.json` (or the file of `GYM_SUITE_TUNED_RECIPES`), which the "
-        "recipes read over their own; runs of that id and agent made before that date are left out of the "
-        "table and run again with the tuned recipe:",
+        "recipes read over their own (on the driver, which hands them to its tasks: the trials, too, get the "
+        "driver's tuned settings as arguments); the runs of that id and agent made with the earlier settings "
+        "have another digest, are left out of the table and run again with the tuned recipe:",
         "",
         "```bash",
         "python gym-suite/analyses/tune_recipe.py --id push-v1 --agent sb3-ppo --trials 16 --seeds 3",

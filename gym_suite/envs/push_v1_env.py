@@ -91,8 +91,8 @@ describes the notification just decided: ``row`` (its index in the log), ``deliv
 | `vocabularies` | None | as push-v0's (changes the observation space) |
 | `render_mode` | None | `"ansi"`, `"human"` (text) or `"rgb_array"` (push-v0's card, 96x192) |
 
-**Why a budget of 2.** Computed exactly on every user-day of the bundled logs (``python
-gym-suite/analyses/push_v1_optimum.py``: expected opens per user-day on the test log; random
+**Why a budget of 2.** Computed exactly on every user-day of the bundled logs (``python -m
+gym_suite.references.push_v1_optimum``: expected opens per user-day on the test log; random
 delivers with probability 1/2, the optimum is defined below, the heuristic normalized is
 ``(heuristic - random) / (optimum - random)``):
 

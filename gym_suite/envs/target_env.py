@@ -164,8 +164,8 @@ The state is kept in float64 and observed rounded to float32.
 ## Rewards
 
 -1 a step, the step that catches the target included: the return is minus the episode's length.
-Measured over 1,000 seeded episodes (seeds 0 .. 999, ``python
-gym-suite/analyses/target_optimum.py --episodes 1000 --seed 0``), mean return ± standard error,
+Measured over 1,000 seeded episodes (seeds 0 .. 999, ``python -m
+gym_suite.references.target_optimum --episodes 1000 --seed 0``), mean return ± standard error,
 and normalized, ``(return - random) / (optimum - random)``:
 
 | Policy | Return | Normalized |
@@ -190,10 +190,10 @@ moves at most 1 a step, so it can touch the target at step ``t`` only if the tar
 is within ``t + 2 * radius`` of the worker's start; the earliest such ``t`` is a lower bound on the
 episode's length, and heading straight for that point at full speed attains it (the segment stays
 in the convex field). The optimal return of an episode is ``-min(t, 300)``.
-``gym-suite/analyses/target_optimum.py`` computes the bound and ships the policy
+``gym_suite/references/target_optimum.py`` computes the bound and ships the policy
 (``OptimalPolicy``, on the observation), whose return equals the bound on every tested episode.
 
-**Why these parameters** (``python gym-suite/analyses/target_optimum.py --sweep``: 2,000 starts
+**Why these parameters** (``python -m gym_suite.references.target_optimum --sweep``: 2,000 starts
 from seed 100,000 on the rules, normalized pursuit / lead): with the target slower than the
 worker pursuit is nearly optimal (0.97 / 0.98 at 0.9 times the worker's speed), so there is little
 to learn; at 1.1 it is 0.90 / 0.95, at 1.2 0.82 / 0.92, at 1.3 0.78 / 0.90 and at 1.5 0.73 / 0.87.

@@ -391,8 +391,8 @@ def check_recipe_settings(env_id: str, agent: str, settings: Any, source: str) -
     """``settings`` of ``agent`` on ``env_id`` checked by name, as a recipe may hold them (from ``source``,
     named in the errors): every key a setting of that agent, every value of its kind and range, and
     no environment argument that chooses the data (:data:`DATA_ARGUMENTS`). Raises ``ValueError``.
-    JAX PPO's settings are checked by :func:`gym_suite.training.jax.ppo_settings` when it trains;
-    here their names, and their ``env_kwargs``."""
+    JAX PPO's settings are checked by :data:`gym_suite.training.jax.SETTING_RULES`, as
+    :func:`gym_suite.training.jax.train_ppo` checks them."""
     where = f"{source}: {env_id} {agent}"
     if not isinstance(settings, dict):
         raise ValueError(f"{where}: settings must be an object of settings, got {type(settings).__name__}")
@@ -405,11 +405,16 @@ def check_recipe_settings(env_id: str, agent: str, settings: Any, source: str) -
     unknown = sorted(str(key) for key in settings if key not in known)
     if unknown:
         raise ValueError(f"{where}: unknown setting(s) {_short(unknown)}; the settings are {sorted(known)}")
-    if agent != "jax-ppo":
-        for key, value in settings.items():
-            wanted = known[key](value)
-            if wanted is not None:
-                raise ValueError(f"{where}: {key} must be {wanted}, got {_short(value)}")
+    for key, value in settings.items():
+        if agent == "jax-ppo":  # train_ppo's own checks, by name
+            try:
+                known[key](key, value)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{where}: {str(exc)[:300]}") from None
+            continue
+        wanted = known[key](value)
+        if wanted is not None:
+            raise ValueError(f"{where}: {key} must be {wanted}, got {_short(value)}")
     env_kwargs = settings.get("env_kwargs", {})
     if not isinstance(env_kwargs, dict):
         raise ValueError(f"{where}: env_kwargs must be an object of env arguments, got {_short(env_kwargs)}")
