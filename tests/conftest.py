@@ -8,7 +8,7 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # human render modes open no 
 
 import numpy as np
 import pytest
-from ray_cluster import two_node_cluster  # noqa: F401  (a fixture: a two-node Ray cluster on this machine)
+from ray_cluster import isolated_cluster, two_node_cluster  # noqa: F401  (fixtures: two-node Ray clusters on this machine)
 
 import gym_suite
 

@@ -135,10 +135,42 @@ def end_sessions(starters: list[subprocess.Popen], grace: float = 5.0) -> None:
             return
 
 
+def can_isolate() -> bool:
+    """Whether this machine lets a process have a mount namespace of its own (root, ``unshare``)."""
+    if shutil.which("unshare") is None or shutil.which("mount") is None:
+        return False
+    probe = subprocess.run(
+        ["unshare", "-m", "--propagation", "private", "sh", "-c", "mount -t tmpfs tmpfs /mnt"],
+        capture_output=True,
+        timeout=30,
+    )
+    return probe.returncode == 0
+
+
+def isolated(command: list[str], hidden: list[Path]) -> list[str]:
+    """``command`` run in a mount namespace of its own where each of ``hidden`` is an empty folder: a
+    node of another machine, as far as those files go (it sees the installed packages, not them)."""
+    mounts = " && ".join(f"mount -t tmpfs tmpfs '{path}'" for path in hidden)
+    return ["unshare", "-m", "--propagation", "private", "sh", "-c", f'{mounts} && exec "$@"', "sh", *command]
+
+
 @pytest.fixture
 def two_node_cluster():
     """``(address, env, dirs)`` of a running two-node cluster; ``env``: a driver's environment,
     ``dirs``: the nodes' temporary directories (which name the cluster's processes)."""
+    yield from _cluster()
+
+
+@pytest.fixture
+def isolated_cluster(request):
+    """A two-node cluster whose nodes share no files and no environment with the driver: both nodes
+    start with an environment of their own (``request.param["node_env"]``, over the cluster's token,
+    without the driver's variables), and the second node runs in a mount namespace where each of
+    ``request.param["hidden"]`` (the repository's scripts, the driver's files) is an empty folder."""
+    yield from _cluster(hidden=request.param["hidden"], node_env=request.param["node_env"])
+
+
+def _cluster(hidden: list[Path] | None = None, node_env: dict[str, str] | None = None):
     port = free_port()
     address = f"127.0.0.1:{port}"
     dirs = [Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp")) for prefix in ("rh", "rn")]  # short: socket paths
@@ -150,6 +182,10 @@ def two_node_cluster():
         "RAY_USAGE_STATS_ENABLED": "0",
         "OMP_NUM_THREADS": "1",
     }
+    nodes_env = env
+    if node_env is not None:  # the nodes: only what a node of its own has, and the cluster's token
+        keep = ("PATH", "HOME", "LANG", "RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_USAGE_STATS_ENABLED", "OMP_NUM_THREADS")
+        nodes_env = {**{k: env[k] for k in keep if k in env}, **node_env}
     common = ["--num-cpus=1", "--node-ip-address=127.0.0.1", "--disable-usage-stats", "--block"]
     commands = [
         [
@@ -158,12 +194,16 @@ def two_node_cluster():
         ],
         [str(RAY), "start", f"--address={address}", f"--temp-dir={dirs[1]}", '--resources={"second_node": 1}', *common],
     ]  # fmt: skip
+    if hidden:
+        commands[1] = isolated(commands[1], hidden)
     starters: list[subprocess.Popen] = []
     try:
         for command, directory in zip(commands, dirs):
             with open(directory / "ray-start.log", "w") as log:
                 starters.append(
-                    subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+                    subprocess.Popen(
+                        command, stdout=log, stderr=subprocess.STDOUT, env=nodes_env, start_new_session=True
+                    )
                 )
         yield address, env, dirs
     finally:

@@ -12,11 +12,13 @@ only what the runs file does not hold.
 from __future__ import annotations
 
 import csv
+import getpass
 import json
 import re
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -30,7 +32,7 @@ pytestmark = [
     pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds the cluster's processes through /proc (Linux)"),
 ]
 
-from ray_cluster import WAIT_FOR_NODES  # noqa: E402  (tests/ray_cluster.py)
+from ray_cluster import WAIT_FOR_NODES, can_isolate  # noqa: E402  (tests/ray_cluster.py)
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "gym-suite" / "benchmarks" / "baselines.py"
@@ -114,3 +116,129 @@ def test_grid_runs_on_both_nodes_and_resumes_after_the_driver_is_killed(two_node
         by_run = {(r["env_id"], r["policy"], r["train_seed"]): r for r in csv.DictReader(f)}
     assert {by_run[run]["train_steps"] for run in GRID if run[1] == "sb3-ppo"} == {"2048"}
     assert {by_run[run]["episodes"] for run in GRID} == {"20"}
+
+
+# ---- a cluster whose nodes share no files and no environment with the driver ----------------------
+
+#: What the second node cannot see: the repository's scripts, docs and tests, and the driver's files
+#: (every pytest temporary folder); it sees the installed packages, gym_suite among them.
+HIDDEN = [
+    ROOT / "gym-suite",
+    ROOT / "docs",
+    ROOT / "tests",
+    Path(tempfile.gettempdir()) / f"pytest-of-{getpass.getuser()}",
+]
+#: A tuned-recipes file that the nodes' own environment names: a task that read its node would train with it.
+DECOY = Path(tempfile.gettempdir()) / "gym_suite_node_tuned" / "tuned.json"
+NODE_ENV = {"GYM_SUITE_TUNED_RECIPES": str(DECOY)}
+
+#: A task on the second node: what it sees of the driver's files and environment.
+PROBE = r"""
+import json, os, sys
+import ray
+
+ray.init(address=sys.argv[1], log_to_driver=False)
+
+@ray.remote(resources={"second_node": 1}, num_cpus=0)
+def probe(paths):
+    return {"seen": [p for p in paths if os.path.exists(p)], "tuned": os.environ.get("GYM_SUITE_TUNED_RECIPES")}
+
+print(json.dumps(ray.get(probe.remote(sys.argv[2:]))))
+"""
+
+
+def tuned_file(path: Path, n_steps: int) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    entry = {"settings": {"n_steps": n_steps, "batch_size": 64}, "tuned": {"date": "2026-11-27"}}
+    path.write_text(json.dumps({"example-v0": {"sb3-ppo": entry}}))
+    return path
+
+
+def grid_command(runs: Path, *extra: str) -> list[str]:
+    return [
+        sys.executable, str(SCRIPT), "--ids", "example-v0,target-v1", "--policies", "optimum,sb3-ppo", "--seeds", "0",
+        "--budget", "sb3-ppo=2048", "--episodes", "10", "--jobs", "1", "--reps", "1000", *extra,
+        "--runs-csv", str(runs), "--out-md", "", "--out-csv", "", "--out-png", "", "--out-machine", "", "--readme", "",
+    ]  # fmt: skip
+
+
+def by_run(path: Path) -> dict[tuple[str, str, str], dict[str, str]]:
+    with open(path, newline="", encoding="utf-8") as f:
+        return {(r["env_id"], r["policy"], r["train_seed"]): r for r in csv.DictReader(f)}
+
+
+@pytest.mark.skipif(not can_isolate(), reason="needs a mount namespace of its own (root and unshare)")
+@pytest.mark.parametrize("isolated_cluster", [{"hidden": HIDDEN, "node_env": NODE_ENV}], indirect=True)
+def test_a_node_that_shares_nothing_with_the_driver_gives_the_runs_of_a_local_run(isolated_cluster, tmp_path):
+    """The reference policies come from the installed package, the tuned settings from the driver: the
+    second node sees neither the repository's scripts nor the driver's tuned file, and its environment
+    names another tuned file (n_steps 64: 2,048 steps for the budget of 2,048; the driver's n_steps 100
+    trains 2,400). Its runs equal those of a local Ray with the same tuned file."""
+    address, env, _ = isolated_cluster
+    tuned_file(DECOY, 64)
+    driver_tuned = tuned_file(tmp_path / "tuned.json", 100)
+    nodes = subprocess.run(
+        [sys.executable, "-c", WAIT_FOR_NODES, address], capture_output=True, text=True, env=env, timeout=180
+    )
+    assert nodes.returncode == 0, nodes.stderr[-3000:]
+    second = json.loads(nodes.stdout.splitlines()[-1])["second"][:12]
+    # the premise: the second node sees none of the driver's files, and its environment is its own
+    seen = subprocess.run(
+        [sys.executable, "-c", PROBE, address, str(SCRIPT), str(ROOT / "gym-suite" / "analyses"), str(driver_tuned)],
+        capture_output=True, text=True, env=env, timeout=180,
+    )  # fmt: skip
+    assert seen.returncode == 0, seen.stderr[-3000:]
+    assert json.loads(seen.stdout.splitlines()[-1]) == {"seen": [], "tuned": str(DECOY)}
+
+    driver_env = {**env, "RAY_ADDRESS": address, "GYM_SUITE_TUNED_RECIPES": str(driver_tuned)}
+    on_cluster = tmp_path / "cluster.csv"
+    done = subprocess.run(
+        grid_command(on_cluster, "--resources", "second_node=1"),
+        capture_output=True, text=True, env=driver_env, cwd=tmp_path, timeout=1500,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-4000:]
+    ran_on = {node for line in done.stderr.splitlines() if (found := progress_any(line)) for node in [found]}
+    assert ran_on == {second}, done.stderr[-3000:]
+
+    local_env = {k: v for k, v in driver_env.items() if k != "RAY_ADDRESS"}
+    local = tmp_path / "local.csv"
+    done = subprocess.run(
+        grid_command(local), capture_output=True, text=True, env=local_env, cwd=tmp_path, timeout=1500
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+
+    cluster_runs, local_runs = by_run(on_cluster), by_run(local)
+    assert set(cluster_runs) == set(local_runs) == {
+        ("example-v0", "optimum", ""), ("target-v1", "optimum", ""), ("example-v0", "sb3-ppo", "0"),
+        ("target-v1", "sb3-ppo", "0"),
+    }  # fmt: skip
+    assert cluster_runs["example-v0", "sb3-ppo", "0"]["train_steps"] == "2400"  # the driver's n_steps
+    for run, row in cluster_runs.items():
+        mine = local_runs[run]
+        assert (row["digest"], row["train_steps"], row["episodes"]) == (
+            mine["digest"],
+            mine["train_steps"],
+            mine["episodes"],
+        )
+        assert float(row["mean_return"]) == pytest.approx(float(mine["mean_return"]), abs=1e-6), run
+
+    # Ray Tune on the same cluster: the trial gets the driver's tuned settings too (a search of one
+    # trial, the recipe's own settings: its score is what those settings train to)
+    scores = []
+    for run_env in (driver_env, local_env):
+        out = tmp_path / f"tuned-{len(scores)}.json"
+        tuned = subprocess.run(
+            [sys.executable, str(ROOT / "gym-suite" / "analyses" / "tune_recipe.py"), "--id", "example-v0",
+             "--agent", "sb3-ppo", "--trials", "1", "--seeds", "1", "--episodes", "10", "--steps", "800",
+             "--space", '{"gamma": [0.99]}', "--storage", str(tmp_path / "tune"), "--out", str(out)],
+            capture_output=True, text=True, env=run_env, cwd=tmp_path, timeout=900,
+        )  # fmt: skip
+        assert tuned.returncode == 0, tuned.stderr[-4000:]
+        scores.append(json.loads(out.read_text())["example-v0"]["sb3-ppo"]["tuned"]["score"])
+    assert scores[0] == pytest.approx(scores[1], abs=1e-6)
+
+
+def progress_any(line: str) -> str | None:
+    """The node (12 hex digits) of a driver's line that reports a recorded run."""
+    found = re.match(r"^\S+-v\d+\s+.*\s+seed\s+\S+\s+return .* node ([0-9a-f]{12})$", line.strip())
+    return found.group(1) if found else None
