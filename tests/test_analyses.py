@@ -10,12 +10,10 @@ import numpy as np
 import pytest
 
 from gym_suite.evaluate import evaluate
+from gym_suite.references import heartpole_optimum, push_supervised
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "gym-suite" / "analyses"))
-
-import heartpole_optimum  # noqa: E402
-import optima  # noqa: E402
-import push_supervised  # noqa: E402
+import optima  # noqa: E402  (the repository's script)
 
 COARSE = 0.5  # a coarse grid: a solve of a few seconds
 
@@ -96,14 +94,14 @@ def test_push_supervised_rejects_unknown_kinds():
 
 
 def test_time_aware_policy_plays_the_envs_episodes():
-    import heartpole_v1_reference as reference
+    from gym_suite.references import heartpole_v1_reference as reference
 
     seeds = np.arange(3)
     reference.check_against_the_env(reference.time_aware_policy(*reference.BEST_TIME_AWARE), seeds)
 
 
 def test_best_known_policy_acts_on_one_observation_as_on_a_batch():
-    import heartpole_v1_reference as reference
+    from gym_suite.references import heartpole_v1_reference as reference
 
     rule = reference.time_aware_policy(*reference.BEST_TIME_AWARE)
     act = reference.best_known_policy()
@@ -124,7 +122,7 @@ def test_best_known_policy_acts_on_one_observation_as_on_a_batch():
 
 def test_best_known_policy_beats_the_previous_one_on_evaluation_episodes():
     # searched on seeds 10,000 ..: scored here on evaluation seeds it never saw, paired
-    import heartpole_v1_reference as reference
+    from gym_suite.references import heartpole_v1_reference as reference
 
     seeds = np.arange(200)
     uniforms = reference.episode_uniforms(seeds)
@@ -137,7 +135,7 @@ def test_best_known_policy_beats_the_previous_one_on_evaluation_episodes():
 
 
 def test_search_family_finds_a_better_policy_on_its_own_seeds():
-    import heartpole_v1_reference as reference
+    from gym_suite.references import heartpole_v1_reference as reference
 
     seeds = np.arange(reference.SEARCH_SEED, reference.SEARCH_SEED + 20)
     start = reference.TIME_AWARE_START

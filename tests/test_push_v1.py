@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import itertools
-import sys
 from importlib import resources
 from pathlib import Path
 
@@ -20,11 +19,10 @@ from gym_suite.envs import PushV1Env, PushV1VectorEnv
 from gym_suite.envs.definition import NUMPY, SCALAR
 from gym_suite.envs.push_v1_env import PUSH_V1, user_days
 from gym_suite.evaluate import evaluate
+from gym_suite.references import push_v1_optimum
 from gym_suite.training.recipes import recipe_for
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "gym-suite" / "analyses"))
-import push_v1_optimum  # noqa: E402
 
 ENV_ID = "gym_suite:push-v1"
 

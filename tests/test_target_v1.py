@@ -4,8 +4,6 @@ heuristic against it, and one long episode on Python floats, numpy and JAX."""
 from __future__ import annotations
 
 import math
-import sys
-from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -16,9 +14,7 @@ from gym_suite.envs import TargetV1Env
 from gym_suite.envs.definition import NUMPY, SCALAR
 from gym_suite.envs.target_env import TARGET_V1, V1, TargetV1State, bounce
 from gym_suite.evaluate import evaluate
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "gym-suite" / "analyses"))
-import target_optimum  # noqa: E402
+from gym_suite.references import target_optimum
 
 ENV_ID = "target-v1"
 LOW, HIGH = V1.radius, V1.side - V1.radius  # the walls of the target's centre

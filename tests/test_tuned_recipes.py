@@ -49,8 +49,10 @@ def test_tuned_settings_go_over_the_recipes_own(tuned_file):
     assert jax["num_epochs"] == 5 and jax["gamma"] == 1.0
     assert ppo_settings("push-v1", num_epochs=3)["num_epochs"] == 3  # the caller's overrides still win
     assert recipes.sb3_settings("push-v0", "ppo") == recipes.SB3_PPO_DEFAULTS  # other ids untouched
-    assert recipes.tuned_since("push-v1", "sb3-ppo") == "2026-11-26"
-    assert recipes.tuned_since("push-v1", "rllib-ppo") is None and recipes.tuned_since("push-v0", "sb3-ppo") is None
+    assert recipes.tuned_entry("push-v1", "sb3-ppo") == {
+        "push-v1": {"sb3-ppo": json.loads(tuned_file.read_text())["push-v1"]["sb3-ppo"]}
+    }
+    assert recipes.tuned_entry("push-v0", "sb3-ppo") == {}
 
 
 @pytest.mark.parametrize(
@@ -70,7 +72,72 @@ def test_a_file_that_is_not_json_is_a_value_error(tuned_file):
         recipes.read_tuned_recipes()
 
 
-def test_an_unknown_jax_setting_is_a_type_error(tuned_file):
+def test_an_unknown_jax_setting_is_a_value_error_naming_the_file(tuned_file):
     write(tuned_file, {"example-v0": {"jax-ppo": {"settings": {"learning_rat": 1e-4}}}})
-    with pytest.raises(TypeError, match="learning_rat.*tuned recipes"):
+    with pytest.raises(ValueError, match="tuned recipes .*tuned.json.*learning_rat"):
         ppo_settings("example-v0")
+
+
+@pytest.mark.parametrize(
+    ("agent", "settings", "said"),
+    [
+        ("sb3-ppo", {"gamma": 2.0}, "gamma must be a number in"),
+        ("sb3-ppo", {"n_steps": "64"}, "n_steps must be an integer"),
+        ("sb3-ppo", {"n_steps": True}, "n_steps must be an integer"),
+        ("sb3-ppo", {"learning_rate": float("nan")}, "learning_rate must be a number"),
+        ("sb3-ppo", {"policy_kwargs": {"net_arch": [64, -1]}}, "policy_kwargs must be"),
+        ("sb3-ppo", {"bogus": 1}, "unknown setting"),
+        ("sb3-dqn", {"exploration_fraction": 1.5}, "exploration_fraction must be"),
+        ("rllib-ppo", {"lambda_": -0.1}, "lambda_ must be"),
+        ("jax-ppo", {"gamma": 2.0}, "gamma"),
+        ("jax-ppo", {"num_envs": "8"}, "num_envs"),
+        ("jax-ppo", {"env_kwargs": {"split": "test"}}, "may not set \\['split'\\]"),
+    ],
+)
+def test_every_setting_of_the_file_is_checked_by_name_naming_the_file(tuned_file, agent, settings, said):
+    write(tuned_file, {"push-v0": {agent: {"settings": settings, "tuned": {}}}})
+    with pytest.raises(ValueError, match=f"tuned recipes .*tuned.json.*push-v0 {agent}.*{said}"):
+        recipes.read_tuned_recipes()
+
+
+def test_a_deeply_nested_file_is_a_value_error_not_a_recursion_error(tuned_file):
+    tuned_file.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    with pytest.raises(ValueError, match="tuned recipes .*tuned.json.*nested"):
+        recipes.read_tuned_recipes()
+    write(tuned_file, {"push-v0": {"sb3-ppo": {"settings": {"policy_kwargs": {"a": {"b": {"c": [[[[1]]]] * 1}}}}}}})
+    recipes.read_tuned_recipes()  # a few levels are fine
+    nested: dict = {}
+    for _ in range(40):
+        nested = {"x": nested}
+    write(tuned_file, {"push-v0": {"sb3-ppo": {"settings": {"policy_kwargs": nested}}}})
+    with pytest.raises(ValueError, match="nested more than"):
+        recipes.read_tuned_recipes()
+
+
+def test_given_tuned_recipes_replace_the_file_and_the_variable(tuned_file):
+    write(tuned_file, {"push-v1": {"sb3-ppo": {"settings": {"n_steps": 64}, "tuned": {}}}})
+    given = {"push-v1": {"sb3-ppo": {"settings": {"n_steps": 128}, "tuned": {}}}}
+    with recipes.given_tuned_recipes(given):
+        assert recipes.sb3_settings("push-v1", "ppo")["n_steps"] == 128
+        with recipes.given_tuned_recipes({}):  # none at all: the recipe's own
+            assert recipes.sb3_settings("push-v1", "ppo")["n_steps"] == recipes.SB3_PPO_DEFAULTS["n_steps"]
+        assert recipes.read_tuned_recipes(tuned_file)["push-v1"]["sb3-ppo"]["settings"] == {"n_steps": 64}
+    assert recipes.sb3_settings("push-v1", "ppo")["n_steps"] == 64  # the file again after the block
+    with pytest.raises(ValueError, match="the given tuned recipes"), recipes.given_tuned_recipes({"push-v1": 5}):
+        pass
+
+
+@pytest.mark.parametrize(
+    ("address", "error", "said"),
+    [
+        (5, TypeError, "address must be a string"),
+        ("nonsense", ValueError, "HOST:PORT"),
+        ("127.0.0.1:1", ConnectionError, "no Ray cluster answers at '127.0.0.1:1'"),
+    ],
+)
+def test_connect_ray_names_an_address_it_cannot_join(address, error, said):
+    pytest.importorskip("ray")
+    from gym_suite.training import connect_ray
+
+    with pytest.raises(error, match=said):
+        connect_ray(address, timeout=5)
