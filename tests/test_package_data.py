@@ -1,5 +1,5 @@
 """What the package ships besides its modules, checked without building it (tests/test_packaging.py
-builds the wheel and looks there): the PEP 561 marker and
+builds the wheel and looks there): the PEP 561 marker, the data files pyproject.toml declares, and
 the render extra's packages for Gymnasium's RecordVideo."""
 
 from __future__ import annotations
@@ -27,6 +27,12 @@ def test_py_typed_marks_the_package_as_typed():
     """Downstream type checkers read the package's hints only with ``py.typed`` in the package."""
     assert (ROOT / "gym_suite" / "py.typed").is_file()
     assert "py.typed" in pyproject()["tool"]["setuptools"]["package-data"]["gym_suite"]
+
+
+def test_the_score_table_is_package_data():
+    patterns = pyproject()["tool"]["setuptools"]["package-data"]["gym_suite"]
+    assert any(Path("data/baselines.csv").match(p) for p in patterns), patterns
+    assert (ROOT / "gym_suite" / "data" / "baselines.csv").is_file()
 
 
 def test_the_render_extra_brings_what_record_video_needs():

@@ -66,6 +66,7 @@ from _machine import cpu_name, versions  # this folder's helper (the script's fo
 import gym_suite
 from gym_suite.cli import jobs_int, positive_int
 from gym_suite.evaluate import evaluate
+from gym_suite.score import reference_table_text
 from gym_suite.training.recipes import TUNABLE_AGENTS, recipe_budget, recipe_for, tuned_since
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository
@@ -75,6 +76,8 @@ DEFAULT_CSV = ROOT / "docs" / "baselines.csv"
 DEFAULT_RUNS = ROOT / "docs" / "baselines_runs.csv"
 DEFAULT_PNG = ROOT / "docs" / "img" / "baselines_normalized.png"
 DEFAULT_MACHINE = ROOT / "docs" / "baselines_machine.json"
+#: The table's reference numbers as package data, for gym_suite.score (written with DEFAULT_CSV).
+PACKAGE_TABLE = ROOT / "gym_suite" / "data" / "baselines.csv"
 COMMAND = "python gym-suite/benchmarks/baselines.py"
 
 #: Policies with no training, in the table's order. ``optimum``: the optimal policy where it is
@@ -1254,6 +1257,9 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.out_md).write_text(markdown, encoding="utf-8")
     if args.out_csv:
         write_csv(rows, args.out_csv)
+        if Path(args.out_csv).resolve() == DEFAULT_CSV.resolve():  # the package's copy for gym_suite.score
+            summary = Path(args.out_csv).read_text(encoding="utf-8")
+            PACKAGE_TABLE.write_text(reference_table_text(summary), encoding="utf-8")
         if args.readme and Path(args.readme).exists():
             with open(args.out_csv, newline="", encoding="utf-8") as f:
                 update_readme(args.readme, list(csv.DictReader(f)))
