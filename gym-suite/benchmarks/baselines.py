@@ -732,6 +732,10 @@ def to_markdown(rows: list[Summary], machine: dict[str, Any], notes: list[str]) 
     lines = [
         "# Baselines",
         "",
+        "Your own agent on this table, on the same evaluation episodes: `gym_suite.score(env_id, policy)` "
+        "or `gym-suite evaluate ID --against-table` ([How to report your agent]"
+        "(training/evaluate.md#how-to-report-your-agent)).",
+        "",
         "Reproduce with",
         "",
         "```bash",
