@@ -63,6 +63,7 @@ if "gym" in sys.modules:  # gym was imported first: give it the ids now
     register_gym()
 
 from gym_suite.evaluate import action_seed, evaluate  # noqa: E402  (light: joblib and tqdm load on use)
+from gym_suite.score import score  # noqa: E402
 
 __all__ = [
     "ENV_IDS",
@@ -74,4 +75,5 @@ __all__ = [
     "action_seed",
     "evaluate",
     "register_gymnasium",
+    "score",
 ]

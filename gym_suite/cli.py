@@ -72,6 +72,11 @@ def _env_error_message(env_id: str, exc: Exception) -> str:
 def _evaluate(args: argparse.Namespace) -> int:
     from gym_suite.evaluate import _plus_minus, evaluate
 
+    if args.against_table:
+        from gym_suite.score import against_table_command
+
+        return against_table_command(args)
+
     env_kwargs = dict(args.env_kwargs)
     try:  # bad environment arguments are a usage error, with the env's one-line message
         env = make(args.id, **env_kwargs)
@@ -281,6 +286,12 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--jobs", type=jobs_int, default=1, help="parallel processes (-1: every core)")
     ev.add_argument(
         "--env-kwargs", nargs="*", type=key_value, default=[], metavar="KEY=VALUE", help="arguments of the environment"
+    )
+    ev.add_argument(
+        "--against-table",
+        action="store_true",
+        help="score the policy on the baselines table's evaluation episodes (seeds 0..N-1, its env arguments) "
+        "and place it among the table's rows: normalized score, interval, paired difference with the heuristic",
     )
     ev.set_defaults(func=_evaluate, parser=ev)
     pl = sub.add_parser(

@@ -89,6 +89,9 @@ def test_every_data_file_ships_in_sdist_and_wheel(dist):
         assert name in sdist_names, f"{name} missing from the sdist"
     for module in ("gym_suite/__init__.py", "gym_suite/_gym.py", "gym_suite/envs/example_env.py"):
         assert module in wheel_names
+    for name in ("gym_suite/py.typed", "gym_suite/data/baselines.csv"):  # type hints; gym_suite.score's table
+        assert name in wheel_names, f"{name} missing from the wheel"
+        assert name in sdist_names, f"{name} missing from the sdist"
     entry_points = zipfile.ZipFile(wheel).read(f"gym_suite-{VERSION}.dist-info/entry_points.txt").decode()
     assert "gym-suite = gym_suite.cli:main" in entry_points
     assert "[gym.envs]" in entry_points

@@ -319,9 +319,12 @@ def test_recipes_cover_every_trained_agent():
 # --------------------------------------------------------------------------------------------
 
 
-def readme_block(marker: str) -> str:
-    """The Python code block that follows ``<!-- marker -->`` in the README."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+SB3_PAGE = ROOT / "docs" / "training" / "sb3.md"
+
+
+def page_block(marker: str) -> str:
+    """The Python code block that follows ``<!-- marker -->`` on the Stable-Baselines3 page."""
+    text = SB3_PAGE.read_text(encoding="utf-8")
     start = text.index(f"<!-- {marker} -->")
     start = text.index("```python\n", start) + len("```python\n")
     return text[start : text.index("```", start)]
@@ -329,17 +332,17 @@ def readme_block(marker: str) -> str:
 
 @pytest.mark.parametrize("api", ["gym", "gymnasium"])
 def test_heartpole_tutorial_dqn_runs_as_written(api, gym_np_bool8):
-    """The README's HeartPole DQN (the tutorial's code: ``import gym``, SB3 through shimmy), with a
+    """The Stable-Baselines3 page's HeartPole DQN (the tutorial's code: ``import gym``, SB3 through shimmy), with a
     few hundred steps instead of its budget; and the same code after ``import gymnasium as gym``."""
     if api == "gym":
         pytest.importorskip("gym")
-    code = readme_block("heartpole-gym-dqn")
+    code = page_block("heartpole-gym-dqn")
     assert code.startswith("import gym\n") and code.count("total_timesteps=10_000") == 1
     code = code.replace("total_timesteps=10_000", "total_timesteps=300").replace("verbose=1", "verbose=0")
     if api == "gymnasium":
         code = code.replace("import gym\n", "import gymnasium as gym\n", 1)
     namespace: dict = {}
-    exec(compile(code, "README.md", "exec"), namespace)
+    exec(compile(code, "docs/training/sb3.md", "exec"), namespace)
     model, env, action = namespace["model"], namespace["env"], namespace["action"]
     assert model.num_timesteps == 300
     assert type(env).__module__.split(".")[0] == api  # the env the tutorial made: gym's, or gymnasium's

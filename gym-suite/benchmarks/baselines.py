@@ -70,6 +70,7 @@ import gym_suite
 from gym_suite.cli import jobs_int, positive_int
 from gym_suite.evaluate import evaluate
 from gym_suite.references import references
+from gym_suite.score import reference_table_text
 from gym_suite.training.recipes import (
     given_tuned_recipes,
     recipe_for,
@@ -84,6 +85,8 @@ DEFAULT_CSV = ROOT / "docs" / "baselines.csv"
 DEFAULT_RUNS = ROOT / "docs" / "baselines_runs.csv"
 DEFAULT_PNG = ROOT / "docs" / "img" / "baselines_normalized.png"
 DEFAULT_MACHINE = ROOT / "docs" / "baselines_machine.json"
+#: The table's reference numbers as package data, for gym_suite.score (written with DEFAULT_CSV).
+PACKAGE_TABLE = ROOT / "gym_suite" / "data" / "baselines.csv"
 COMMAND = "python gym-suite/benchmarks/baselines.py"
 
 #: Policies with no training, in the table's order. ``optimum``: the optimal policy where it is
@@ -890,6 +893,10 @@ def to_markdown(rows: list[Summary], machine: dict[str, Any], notes: list[str]) 
     lines = [
         "# Baselines",
         "",
+        "Your own agent on this table, on the same evaluation episodes: `gym_suite.score(env_id, policy)` "
+        "or `gym-suite evaluate ID --against-table` ([How to report your agent]"
+        "(training/evaluate.md#how-to-report-your-agent)).",
+        "",
         "Reproduce with",
         "",
         "```bash",
@@ -1495,6 +1502,9 @@ def main(argv: list[str] | None = None) -> int:
         write_atomic(args.out_md, markdown)
     if args.out_csv:
         write_csv(rows, args.out_csv)
+        if Path(args.out_csv).resolve() == DEFAULT_CSV.resolve():  # the package's copy for gym_suite.score
+            summary = Path(args.out_csv).read_text(encoding="utf-8")
+            write_atomic(PACKAGE_TABLE, reference_table_text(summary))
         if args.readme and Path(args.readme).exists():
             with open(args.out_csv, newline="", encoding="utf-8") as f:
                 update_readme(args.readme, list(csv.DictReader(f)))

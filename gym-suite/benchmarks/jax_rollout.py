@@ -1,10 +1,10 @@
-"""CPU time of README's compiled JAX rollout, this checkout against another one, paired; and the
-compiled programs compared instruction by instruction.
+"""CPU time of the JAX page's compiled rollout (docs/training/jax.md), this checkout against
+another one, paired; and the compiled programs compared instruction by instruction.
 
     git worktree add /tmp/before <commit>
     python gym-suite/benchmarks/jax_rollout.py --against /tmp/before
 
-The rollout is README's: ``num_envs`` gymnax envs of ``gym_suite.jax.make(id)`` reset under
+The rollout is the JAX page's: ``num_envs`` gymnax envs of ``gym_suite.jax.make(id)`` reset under
 ``vmap`` and stepped ``steps`` times under ``lax.scan``, random actions, all in one ``jax.jit``.
 Each source tree runs in a subprocess of its own (its ``gym_suite`` first on ``sys.path``), the
 two alternating round by round so that a change of load touches both; a round compiles the

@@ -1,8 +1,7 @@
+# The file reads top to bottom: this manual, the constants, the parameters, the state, the rules
+# (:class:`Example`), the pictures, then the definition the registry names (its classes are
+# ``gym_suite.envs.ExampleEnv`` and ``ExampleVectorEnv``).
 """``example-v0``: the one-dimensional hot/cold walk.
-
-The file reads top to bottom: this manual, the constants, the parameters, the state, the rules
-(:class:`Example`), the pictures, then the definition the registry names (its classes are
-``gym_suite.envs.ExampleEnv`` and ``ExampleVectorEnv``).
 
 ## Description
 

@@ -1,9 +1,8 @@
+# The file reads top to bottom: this manual (heartpole-v0's; ``V1_MANUAL`` says what differs in
+# v1), the parameters (v0 and v1 are two parameter sets), the rules as pure functions, the
+# heuristic, the pictures, then the definition the registry names (the classes are
+# ``gym_suite.envs.HeartPoleEnv``, ``HeartPoleV1Env`` and their ``...VectorEnv``).
 """``heartpole-v0`` and ``heartpole-v1``: balance productivity against health, one half-hour of work per step.
-
-The file reads top to bottom: this manual (heartpole-v0's; ``V1_MANUAL`` says what differs in
-v1), the parameters (v0 and v1 are two parameter sets), the rules as pure functions, the
-heuristic, the pictures, then the definition the registry names (the classes are
-``gym_suite.envs.HeartPoleEnv``, ``HeartPoleV1Env`` and their ``...VectorEnv``).
 
 ## Description
 

@@ -1,9 +1,8 @@
+# The file reads top to bottom: this manual, the constants, the parameters (the arguments, the
+# log and the arrays the rules index), the state, the rules (:class:`Push`), the pictures, then
+# the definition the registry names. The log itself (schema, reading, checking, caching, splits) is
+# ``gym_suite.envs.push_log``.
 """``push-v0``: deliver or hold back push notifications, replayed from a log of real reactions.
-
-The file reads top to bottom: this manual, the constants, the parameters (the arguments, the
-log and the arrays the rules index), the state, the rules (:class:`Push`), the pictures, then
-the definition the registry names. The log itself (schema, reading, checking, caching, splits) is
-``gym_suite.envs.push_log``.
 
 ## Description
 

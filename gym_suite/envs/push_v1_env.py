@@ -1,10 +1,9 @@
+# The file reads top to bottom: this manual, the constants, the parameters, the state, the rules
+# (:class:`PushV1`: push-v0's log, features and pictures with a budget and simulated opens), then
+# the definition the registry names. The log (schema, reading, checking, splits) is
+# ``gym_suite.envs.push_log``; the features, the hand rule and the card are push-v0's
+# (``gym_suite.envs.push_env``).
 """``push-v1``: decide *when* to deliver push notifications, under a daily budget, in a simulator.
-
-The file reads top to bottom: this manual, the constants, the parameters, the state, the rules
-(:class:`PushV1`: push-v0's log, features and pictures with a budget and simulated opens), then
-the definition the registry names. The log (schema, reading, checking, splits) is
-``gym_suite.envs.push_log``; the features, the hand rule and the card are push-v0's
-(``gym_suite.envs.push_env``).
 
 ## Description
 

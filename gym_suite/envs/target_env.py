@@ -1,7 +1,6 @@
+# The file reads top to bottom: this manual, the constants, the parameters, the state, the rules
+# (:class:`Target`), the action checks, the pictures, then the definitions the registry names.
 """``target-v0``: move a worker point onto a target point in a square field.
-
-The file reads top to bottom: this manual, the constants, the parameters, the state, the rules
-(:class:`Target`), the action checks, the pictures, then the definitions the registry names.
 
 ## Description
 

@@ -165,28 +165,31 @@ def test_train_rllib_needs_a_checkpoint_directory():
 
 
 # --------------------------------------------------------------------------------------------
-# rllib_config out of the box, and the README's code
+# rllib_config out of the box, and the RLlib page's code
 # --------------------------------------------------------------------------------------------
 
-README = ROOT / "README.md"
+RLLIB_PAGE = ROOT / "docs" / "training" / "rllib.md"
 
 
-def readme_block(marker: str) -> str:
-    """The Python code block that follows ``<!-- marker -->`` in the README."""
-    text = README.read_text(encoding="utf-8")
+def page_block(marker: str) -> str:
+    """The Python code block that follows ``<!-- marker -->`` on the RLlib page."""
+    text = RLLIB_PAGE.read_text(encoding="utf-8")
     start = text.index(f"<!-- {marker} -->")
     start = text.index("```python\n", start) + len("```python\n")
     return text[start : text.index("```", start)]
 
 
 @pytest.mark.parametrize("env_id", ALL_IDS)
-def test_readme_snippet_trains_and_acts_on_every_id(ray_session, env_id):
-    """The README's RLlib code as it is written, with only its id changed: build, one
+def test_page_snippet_trains_and_acts_on_every_id(ray_session, env_id):
+    """The RLlib page's code as it is written, with only its id changed: build, one
     iteration, then a greedy action from the trained module."""
-    code = readme_block("rllib-snippet")
+    code = page_block("rllib-snippet")
     assert code.count('env_id = "push-v0"\n') == 1
     namespace: dict = {}
-    exec(compile(code.replace('env_id = "push-v0"\n', f'env_id = "{env_id}"\n'), "README.md", "exec"), namespace)
+    exec(
+        compile(code.replace('env_id = "push-v0"\n', f'env_id = "{env_id}"\n'), "docs/training/rllib.md", "exec"),
+        namespace,
+    )
     env, action = namespace["env"], namespace["action"]
     assert env.spec.id == env_id
     assert env.action_space.contains(action), (env_id, action)
@@ -199,10 +202,10 @@ def test_readme_snippet_trains_and_acts_on_every_id(ray_session, env_id):
     assert flattened == (not (isinstance(env.observation_space, spaces.Box) and len(env.observation_space.shape) == 1))
 
 
-def test_readme_hand_written_config_trains(ray_session):
-    """The README's PPOConfig written by hand (the connector RLlib needs for Discrete and Dict observations)."""
+def test_page_hand_written_config_trains(ray_session):
+    """The RLlib page's PPOConfig written by hand (the connector RLlib needs for Discrete and Dict observations)."""
     namespace: dict = {}
-    exec(compile(readme_block("rllib-by-hand"), "README.md", "exec"), namespace)
+    exec(compile(page_block("rllib-by-hand"), "docs/training/rllib.md", "exec"), namespace)
     config = (
         namespace["config"]
         .env_runners(num_env_runners=0)

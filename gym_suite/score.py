@@ -1,0 +1,352 @@
+"""Your agent on the baselines table: its normalized score, interval and paired differences.
+
+The baselines table (the documentation's Baselines page, ``docs/baselines.csv``) scores every
+policy on the same evaluation episodes: episode ``i`` reset with seed ``i``, ``i = 0 .. N - 1``
+(``N = 1000``), on the held-out test log where an id replays data. :func:`score` scores an agent
+the same way and places it among the table's rows::
+
+    import gym_suite
+
+    print(gym_suite.score("heartpole-v1", policy))  # a callable obs -> action, or per-episode returns
+
+The table's reference numbers ship with the package (``gym_suite/data/baselines.csv``, written
+from ``docs/baselines.csv`` by ``gym-suite/benchmarks/baselines.py``): no checkout is needed.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from gym_suite.evaluate import BUILTIN_POLICIES, EvalResult, evaluate, find_spec
+
+#: The two-sided 95 % normal quantile: the table's intervals of a mean over episodes.
+Z95 = 1.959964
+
+#: The columns of ``docs/baselines.csv`` the package keeps (:func:`reference_table_text`).
+TABLE_FIELDS = (
+    "env_id",
+    "policy",
+    "seeds",
+    "iqm",
+    "ci_low",
+    "ci_high",
+    "normalized",
+    "normalized_ci_low",
+    "normalized_ci_high",
+    "eval_episodes",
+    "reference",
+)
+
+#: The table's rows that define the scale (0 and 1) rather than place an agent.
+SCALE_POLICIES = ("random", "optimum")
+
+
+def reference_table_text(summary_csv: str) -> str:
+    """The package's reference table (``gym_suite/data/baselines.csv``) from the text of
+    ``docs/baselines.csv``: its rows, the columns of :data:`TABLE_FIELDS`."""
+    rows = list(csv.DictReader(io.StringIO(summary_csv)))
+    out = io.StringIO()
+    writer = csv.DictWriter(out, TABLE_FIELDS, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """A row of the baselines table: a policy's return (a trained agent's IQM over training
+    seeds, a reference's mean over episodes) with its 95 % interval, and the same normalized."""
+
+    policy: str
+    seeds: int
+    value: float
+    ci_low: float
+    ci_high: float
+    normalized: float
+    normalized_ci_low: float
+    normalized_ci_high: float
+
+
+@dataclass(frozen=True)
+class Difference:
+    """Your agent's mean return minus a table row's, with a 95 % interval. ``paired``: computed
+    episode by episode on the same episodes (the row's per-episode returns are available);
+    otherwise from the two intervals, unpaired."""
+
+    policy: str
+    difference: float
+    ci_low: float
+    ci_high: float
+    paired: bool
+
+    def describe(self) -> str:
+        how = "paired, episode by episode" if self.paired else "unpaired: the table keeps no per-episode returns"
+        return f"minus {self.policy}: {self.difference:+.4g} [{self.ci_low:+.4g}, {self.ci_high:+.4g}] ({how})"
+
+
+@dataclass(frozen=True)
+class Score:
+    """An agent placed in the baselines table of ``env_id`` (:func:`score`)."""
+
+    env_id: str
+    returns: np.ndarray
+    mean: float
+    ci_low: float
+    ci_high: float
+    random: float
+    top: float
+    top_policy: str
+    normalized: float
+    normalized_ci_low: float
+    normalized_ci_high: float
+    rows: tuple[TableRow, ...]
+    differences: tuple[Difference, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def episodes(self) -> int:
+        return len(self.returns)
+
+    def placement(self) -> str:
+        """Where the agent's normalized score falls among the table's rows (the scale's ends left
+        out): the rows inside its 95 % interval are level with it, the nearest rows outside below and above."""
+        ranked = sorted((r for r in self.rows if r.policy not in SCALE_POLICIES), key=lambda r: r.normalized)
+        below = [r for r in ranked if r.normalized < self.normalized_ci_low]
+        level = [r for r in ranked if self.normalized_ci_low <= r.normalized <= self.normalized_ci_high]
+        above = [r for r in ranked if r.normalized > self.normalized_ci_high]
+        parts = []
+        if level:
+            parts.append("level with " + ", ".join(f"{r.policy} ({r.normalized:.3f})" for r in level))
+        parts.append(f"above {below[-1].policy} ({below[-1].normalized:.3f})" if below else "above no row")
+        parts.append(f"below {above[0].policy} ({above[0].normalized:.3f})" if above else "below no row")
+        return "; ".join(parts)
+
+    def describe(self) -> str:
+        lines = [
+            f"{self.env_id}: return {self.mean:.4g} [{self.ci_low:.4g}, {self.ci_high:.4g}] over the table's "
+            f"{self.episodes:,} evaluation episodes (95 % interval of the mean)",
+            f"normalized: {self.normalized:.3f} [{self.normalized_ci_low:.3f}, {self.normalized_ci_high:.3f}] "
+            f"(0: random {self.random:.4g}, 1: {self.top_policy} {self.top:.4g})",
+            f"in the table: {self.placement()}",
+        ]
+        lines += [d.describe() for d in self.differences]
+        lines += [f"note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+def table(env_id: str) -> list[TableRow]:
+    """The baselines table's rows of ``env_id``, from the package's reference table."""
+    spec_id = find_spec(env_id).id
+    text = (resources.files("gym_suite") / "data" / "baselines.csv").read_text(encoding="utf-8")
+    rows = [r for r in csv.DictReader(io.StringIO(text)) if r["env_id"] == spec_id]
+    if not rows:
+        raise ValueError(f"the baselines table has no rows for {spec_id}")
+    return [
+        TableRow(
+            r["policy"],
+            int(r["seeds"]),
+            float(r["iqm"]),
+            float(r["ci_low"]),
+            float(r["ci_high"]),
+            float(r["normalized"]),
+            float(r["normalized_ci_low"]),
+            float(r["normalized_ci_high"]),
+        )
+        for r in rows
+    ]
+
+
+def table_episodes(env_id: str) -> int:
+    """How many evaluation episodes the table's rows of ``env_id`` played (seeds ``0 .. N - 1``)."""
+    spec_id = find_spec(env_id).id
+    text = (resources.files("gym_suite") / "data" / "baselines.csv").read_text(encoding="utf-8")
+    found = {int(r["eval_episodes"]) for r in csv.DictReader(io.StringIO(text)) if r["env_id"] == spec_id}
+    if len(found) != 1:
+        raise ValueError(f"the baselines table's rows of {spec_id} played {sorted(found)} episodes, not one number")
+    return found.pop()
+
+
+def eval_env_kwargs(env_id: str) -> dict[str, Any]:
+    """The environment arguments of the table's evaluation episodes (push-v0 and push-v1: the
+    held-out test log), the training recipes' ``eval_env_kwargs``."""
+    from gym_suite.training.recipes import recipe_for
+
+    return dict(recipe_for(find_spec(env_id).id).eval_env_kwargs)
+
+
+def _returns(env_id: str, agent: object, episodes: int, n_jobs: int, progress: bool | None) -> np.ndarray:
+    """The agent's per-episode returns on the table's episodes, evaluating it if it is a policy."""
+    if isinstance(agent, EvalResult):
+        spec_id = find_spec(env_id).id
+        if agent.env_id != spec_id or agent.seed != 0:
+            raise ValueError(
+                f"agent is an evaluation of {agent.env_id} from seed {agent.seed}: the table's episodes of "
+                f"{spec_id} are seeds 0 .. {episodes - 1} (gym_suite.evaluate(..., seed=0, "
+                f"env_kwargs={eval_env_kwargs(env_id)}))"
+            )
+        values: Any = agent.returns
+    elif isinstance(agent, str) or callable(agent):
+        if isinstance(agent, str) and agent not in BUILTIN_POLICIES:
+            raise ValueError(
+                f"agent {agent!r} is not a policy: use a callable obs -> action, one of {list(BUILTIN_POLICIES)}, "
+                "or per-episode returns"
+            )
+        policy: str | Callable[[Any], Any] = agent
+        result = evaluate(
+            env_id,
+            policy,
+            episodes=episodes,
+            seed=0,
+            n_jobs=n_jobs,
+            env_kwargs=eval_env_kwargs(env_id) or None,
+            progress=progress,
+        )
+        values = result.returns
+    elif isinstance(agent, (Sequence, np.ndarray)) and not isinstance(agent, (bytes, bytearray)):
+        values = agent
+    else:
+        raise TypeError(
+            "agent must be per-episode returns (a sequence or 1-D array of numbers), a gym_suite.evaluate "
+            f"result, a callable obs -> action or one of {list(BUILTIN_POLICIES)}, got {type(agent).__name__}"
+        )
+    try:
+        returns = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"agent's returns must be numbers, got {values!r:.80}") from exc
+    if returns.ndim != 1 or len(returns) != episodes:
+        raise ValueError(
+            f"agent's returns must be one per evaluation episode of the table: {episodes:,} (episode i reset "
+            f"with seed i), got shape {returns.shape}"
+        )
+    if not np.all(np.isfinite(returns)):
+        raise ValueError("agent's returns must be finite numbers (a NaN or an infinity is not a return)")
+    return returns
+
+
+def _half_width(returns: np.ndarray) -> float:
+    return Z95 * float(returns.std(ddof=1)) / math.sqrt(len(returns)) if len(returns) > 1 else 0.0
+
+
+def score(
+    env_id: str,
+    agent: object,
+    *,
+    n_jobs: int = 1,
+    progress: bool | None = None,
+    paired: bool = True,
+) -> Score:
+    """Place an agent in the baselines table of ``env_id``.
+
+    ``agent`` is the agent's per-episode returns on the table's evaluation episodes (a sequence
+    or 1-D array, one per episode: episode ``i`` reset with seed ``i``, as many as the table
+    played, 1,000; push-v0 and push-v1 on the held-out test log, ``env_kwargs={"split":
+    "test"}``), a :func:`gym_suite.evaluate` result of those episodes, or a policy (a callable
+    ``observation -> action``, ``"random"`` or ``"heuristic"``), which is then evaluated on them
+    (``n_jobs`` processes, ``progress`` as :func:`gym_suite.evaluate`'s).
+
+    Returns a :class:`Score`: the mean return and its 95 % interval; the normalized score
+    (return − random) / (optimum − random) with the table's published random and optimum (or
+    best known policy) returns, and its interval; where it falls among the table's rows; and the
+    differences with the heuristic (paired: the heuristic is played on the same episodes, unless
+    ``paired`` is false) and with the table's best row other than the optimum (paired if it is
+    the heuristic; otherwise unpaired, the table keeping each row's interval but not its
+    per-episode returns). ``print`` shows it all.
+
+    Raises ``ValueError`` for returns that are not one finite number per evaluation episode, or
+    an evaluation of other episodes; ``TypeError`` for an agent of another kind.
+    """
+    if not isinstance(paired, bool):
+        raise TypeError(f"paired must be True or False, got {paired!r}")
+    rows = table(env_id)
+    episodes = table_episodes(env_id)
+    returns = _returns(env_id, agent, episodes, n_jobs, progress)
+    by_policy = {r.policy: r for r in rows}
+    top_policy = "optimum" if "optimum" in by_policy else "best-known"
+    if "random" not in by_policy or top_policy not in by_policy:
+        raise ValueError(f"the baselines table of {env_id} has no random or optimum row to normalize with")
+    random, top = by_policy["random"].value, by_policy[top_policy].value
+    span = top - random
+    mean = float(returns.mean())
+    half = _half_width(returns)
+    low, high = sorted(((mean - half - random) / span, (mean + half - random) / span))
+    notes: list[str] = []
+    differences: list[Difference] = []
+    heuristic = by_policy.get("heuristic")
+    heuristic_returns = None
+    if heuristic is not None and paired:
+        heuristic_returns = evaluate(
+            env_id, "heuristic", episodes=episodes, seed=0, n_jobs=n_jobs, env_kwargs=eval_env_kwargs(env_id) or None
+        ).returns
+        here = float(heuristic_returns.mean())
+        if not math.isclose(here, heuristic.value, rel_tol=1e-4, abs_tol=1e-3):
+            notes.append(
+                f"the heuristic returns {here:.6g} here against the table's {heuristic.value:.6g}: this installation "
+                "plays other episodes than the table's (other versions of its dependencies?)"
+            )
+        d = returns - heuristic_returns
+        d_half = _half_width(d)
+        differences.append(
+            Difference("heuristic", float(d.mean()), float(d.mean()) - d_half, float(d.mean()) + d_half, True)
+        )
+    candidates = [r for r in rows if r.policy not in SCALE_POLICIES]
+    best = max(candidates, key=lambda r: r.normalized) if candidates else None
+    if best is not None and not (best.policy == "heuristic" and heuristic_returns is not None):
+        diff = mean - best.value
+        differences.append(
+            Difference(
+                best.policy,
+                diff,
+                diff - math.hypot(half, best.ci_high - best.value),
+                diff + math.hypot(half, best.value - best.ci_low),
+                False,
+            )
+        )
+    return Score(
+        find_spec(env_id).id,
+        returns,
+        mean,
+        mean - half,
+        mean + half,
+        random,
+        top,
+        top_policy,
+        (mean - random) / span,
+        low,
+        high,
+        tuple(rows),
+        tuple(differences),
+        tuple(notes),
+    )
+
+
+def against_table_command(args: Any) -> int:
+    """``gym-suite evaluate ID --policy P --against-table``: :func:`score` of the policy, printed.
+    The table's episodes are fixed: ``--seed`` other than 0, ``--episodes`` other than the
+    table's, or ``--env-kwargs`` are usage errors."""
+    episodes = table_episodes(args.id)
+    if args.seed != 0:
+        args.parser.error(
+            f"argument --against-table: the table's episodes are seeds 0..{episodes - 1}: leave --seed at 0"
+        )
+    if args.episodes != episodes:
+        args.parser.error(
+            f"argument --against-table: the table plays {episodes:,} episodes, not --episodes {args.episodes}"
+        )
+    if args.env_kwargs:
+        args.parser.error(
+            f"argument --against-table: the table's episodes use their own environment arguments "
+            f"({eval_env_kwargs(args.id) or 'the defaults'}): leave --env-kwargs out"
+        )
+    print(score(args.id, args.policy, n_jobs=args.jobs, progress=True))
+    return 0

@@ -1,0 +1,91 @@
+"""The documentation's tables that list ids are made from the code (docs/_scripts/doc_tables.py):
+the copies in docs/ are what the code makes today, and they name every id; the environment
+pages open with what the user needs."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+import sys
+from pathlib import Path
+
+import gymnasium
+import pytest
+
+import gym_suite
+from gym_suite.play import KEYS, controls_help
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "docs" / "_scripts"))
+import doc_tables  # noqa: E402
+
+
+@pytest.mark.parametrize("page", doc_tables.pages())
+def test_the_pages_copies_are_what_the_code_makes(page):
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    assert doc_tables.fill(text, page) == text, (
+        f"docs/{page}'s generated tables are out of date: run python docs/_scripts/doc_tables.py"
+    )
+
+
+def test_fill_replaces_a_stale_table_and_names_a_missing_block():
+    stale = "# JAX\n\n<!-- generated:jax-ids -->\n| old |\n<!-- end:jax-ids -->\n\n<!-- generated:ppo-measured -->\n<!-- end:ppo-measured -->\n"
+    filled = doc_tables.fill(stale, "training/jax.md")
+    assert "| old |" not in filled and "`gym_suite_jax/target-v1`" in filled
+    with pytest.raises(ValueError, match="generated:ppo-measured"):
+        doc_tables.fill("# JAX\n\n<!-- generated:jax-ids -->\n<!-- end:jax-ids -->\n", "training/jax.md")
+
+
+def table_rows(page: str, name: str) -> list[str]:
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    block = doc_tables.block_pattern(name).search(text)
+    assert block, f"docs/{page} has no {name} block"
+    return [line for line in block.group(2).splitlines() if line.startswith("| ")][1:]
+
+
+def test_the_jax_page_lists_every_registered_gym_suite_jax_id():
+    registered = sorted(env_id for env_id in gymnasium.registry if env_id.startswith("gym_suite_jax/"))
+    listed = sorted(
+        re.match(r"\| `(gym_suite_jax/[^`]+)`", row).group(1) for row in table_rows("training/jax.md", "jax-ids")
+    )
+    assert listed == registered == sorted(f"gym_suite_jax/{env_id}" for env_id in gym_suite.ENV_IDS)
+
+
+def test_the_jax_page_says_which_ids_sac_and_td3_fit():
+    continuous = [row for row in table_rows("training/jax.md", "jax-ids") if "SAC" in row]
+    ids = [re.search(r"\| `([a-z0-9-]+)` \|", row).group(1) for row in continuous]
+    assert ids == [
+        i for i in gym_suite.ENV_IDS if isinstance(gymnasium.spec(i).make().action_space, gymnasium.spaces.Box)
+    ]
+    page = (ROOT / "docs" / "training" / "jax.md").read_text(encoding="utf-8")
+    sentence = re.search(r"SAC and TD3 continuous ones \(([^)]*)\)", page).group(1)
+    assert all(env_id in sentence for env_id in ids), sentence
+
+
+def test_the_measured_table_has_every_id():
+    rows = table_rows("training/jax.md", "ppo-measured")
+    assert [re.match(r"\| `([^`]+)`", row).group(1) for row in rows] == list(gym_suite.ENV_IDS)
+
+
+def test_the_quick_starts_controls_are_play_helps():
+    rows = table_rows("quickstart.md", "play-controls")
+    named = [env_id for row in rows for env_id in re.findall(r"`([a-z0-9-]+)`", row.split(" | ")[0])]
+    assert sorted(named) == sorted(gym_suite.ENV_IDS)
+    text = "\n".join(rows)
+    for env_id, keys in KEYS.items():
+        row = next(r for r in rows if f"`{env_id}`" in r)
+        assert all(f"{key.shown} {key.label}" in row for key in keys), (env_id, row)
+    assert "Esc" in text
+    assert len(rows) < len(controls_help(gym_suite.ENV_IDS).splitlines())  # ids with the same keys share a row
+
+
+@pytest.mark.parametrize("env_id", gym_suite.ENV_IDS)
+def test_every_environment_page_opens_with_its_description(env_id):
+    """The generated page shows the class's docstring: after its one-line title (or at once, for a
+    v1 manual) comes ``## Description``, no note about how the source file is laid out."""
+    module, _, name = gymnasium.spec(env_id).entry_point.partition(":")
+    doc = inspect.cleandoc(getattr(importlib.import_module(module), name).__doc__)
+    blocks = doc.split("\n\n")
+    assert "## Description" in blocks[:2], blocks[:2]
+    assert "The file reads" not in doc

@@ -1,0 +1,109 @@
+"""README's figures come from their sources, so that a commit cannot leave one behind.
+
+README states few numbers, and each is checked here against the file or the code it comes from
+(``docs/baselines.csv``, the registry). A number written anywhere in README's prose that this
+test does not know fails it: a new figure comes with its source and its check, or goes to the
+documentation's pages. Code blocks, inline code (commands, ids), links and the headline table
+(rewritten by ``gym-suite/benchmarks/baselines.py`` and checked by ``tests/test_baselines.py``)
+are not prose.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+import gymnasium
+
+import gym_suite
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+BASELINES_CSV = ROOT / "docs" / "baselines.csv"
+NUMBER = r"(?<![\w-])(\d[\d,.]*\d|\d)(?![\w-])"  # a number, not part of a name (Stable-Baselines3, v0)
+NUMBER_WORDS = {5: "Five", 6: "Six", 7: "Seven", 8: "Eight", 9: "Nine", 10: "Ten"}
+
+
+def baselines_row(env_id: str, policy: str) -> dict[str, str]:
+    with BASELINES_CSV.open(encoding="utf-8", newline="") as f:
+        rows = [row for row in csv.DictReader(f) if row["env_id"] == env_id and row["policy"] == policy]
+    assert len(rows) == 1, f"docs/baselines.csv has {len(rows)} rows for {env_id} {policy}"
+    return rows[0]
+
+
+def prose(text: str) -> str:
+    """README without its code blocks, inline code, HTML comments, link targets and headline table."""
+    text = re.sub(r"<!-- baselines-headline:start -->.*?<!-- baselines-headline:end -->", "", text, flags=re.S)
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    text = re.sub(r"`[^`]*`", "", text)
+    text = re.sub(r"\]\([^)]*\)", "]", text)  # link targets
+    return re.sub(r"https?://\S+", "", text)
+
+
+def prose_figures() -> dict[str, str]:
+    """Every number in README's prose, and the context it appears in (for the failure message)."""
+    text = prose(README.read_text(encoding="utf-8"))
+    return {m.group(0): text[max(0, m.start() - 40) : m.end() + 40] for m in re.finditer(NUMBER, text)}
+
+
+def checked_figures() -> set[str]:
+    """The numbers README's prose may state, each from its source."""
+    eval_episodes = {baselines_row(env_id, "random")["eval_episodes"] for env_id in gym_suite.ENV_IDS}
+    assert len(eval_episodes) == 1, f"the table's ids are scored on different numbers of episodes: {eval_episodes}"
+    target = gymnasium.make("gym_suite:target-v0")
+    field = float(target.action_space.high[0])
+    target.close()
+    return {
+        f"{field:g}",  # target-v0's "50 x 50 field": its action space, the field's points
+        f"{int(eval_episodes.pop()):,}",  # "the same 1,000 seeded evaluation episodes"
+        "0",  # the normalized score's definition: 0 is the random policy ...
+        "1",  # ... and 1 the optimum
+        "95",  # the intervals' level: the baselines table's CONFIDENCE (checked below)
+    }
+
+
+def test_every_figure_in_readmes_prose_is_checked():
+    unchecked = {figure: context for figure, context in prose_figures().items() if figure not in checked_figures()}
+    assert not unchecked, (
+        "README.md states figures no test checks (give each a source in tests/test_readme_figures.py, "
+        f"or move it to the documentation): {unchecked}"
+    )
+
+
+def test_the_prose_check_sees_a_figure_and_ignores_code():
+    sample = (
+        "Stable-Baselines3 took 5 min 26 s.\n\n```bash\npytest -n 2\n```\n\nRun `gym-suite evaluate --episodes 1000`.\n"
+    )
+    figures = re.findall(NUMBER, prose(sample))
+    assert figures == ["5", "26"]
+
+
+def test_readme_counts_the_registered_ids():
+    text = README.read_text(encoding="utf-8")
+    count = len(gym_suite.ENV_IDS)
+    assert text.split("\n", 3)[2].startswith(f"{NUMBER_WORDS[count]} custom reinforcement-learning environments")
+    rows = re.findall(r"^\| `([a-z0-9-]+)` \| (?!\d)", text.split("## On a fresh machine")[0], re.M)
+    assert sorted(rows) == sorted(gym_suite.ENV_IDS)
+
+
+def test_the_confidence_level_is_the_tables():
+    page = (ROOT / "docs" / "baselines.md").read_text(encoding="utf-8")
+    assert "95 % stratified-bootstrap interval" in page
+    assert "95 % interval" in prose(README.read_text(encoding="utf-8"))
+
+
+def test_train_ppo_comment_is_the_tables_jax_ppo_row():
+    """The train_ppo example's comment quotes the baselines table's JAX PPO row for heartpole-v1."""
+    text = README.read_text(encoding="utf-8")
+    block = re.search(r"<!-- train-ppo-snippet -->\n```python\n(.*?)```", text, re.S)
+    assert block, "README.md has no train-ppo-snippet block"
+    code = block.group(1)
+    env_id = re.search(r'train_ppo\("([a-z0-9-]+)"', code).group(1)
+    match = re.search(r"JAX PPO: IQM (-?\d+\.\d+) over (\d+) seeds", code)
+    assert match, "the train_ppo example no longer quotes the table's JAX PPO row"
+    row = baselines_row(env_id, "jax-ppo")
+    digits = len(match.group(1).split(".")[1])
+    assert match.group(1) == f"{float(row['iqm']):.{digits}f}", (match.group(1), row["iqm"])
+    assert int(match.group(2)) == int(row["seeds"])

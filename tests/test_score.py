@@ -1,0 +1,140 @@
+"""gym_suite.score: an agent placed in the baselines table, on the table's own evaluation episodes."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+import pytest
+from conftest import ALL_IDS
+
+import gym_suite
+from gym_suite.cli import main
+from gym_suite.score import Score, eval_env_kwargs, reference_table_text, table, table_episodes
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def table_row(env_id: str, policy: str) -> dict[str, str]:
+    with (ROOT / "docs" / "baselines.csv").open(encoding="utf-8", newline="") as f:
+        return next(r for r in csv.DictReader(f) if (r["env_id"], r["policy"]) == (env_id, policy))
+
+
+def heuristic_returns(env_id: str) -> np.ndarray:
+    return gym_suite.evaluate(
+        env_id, "heuristic", episodes=table_episodes(env_id), seed=0, env_kwargs=eval_env_kwargs(env_id) or None
+    ).returns
+
+
+def test_the_packaged_table_is_docs_baselines_csv():
+    """gym_suite/data/baselines.csv (package data: a node scores without the repository) holds
+    docs/baselines.csv's numbers; gym-suite/benchmarks/baselines.py writes both."""
+    packaged = (ROOT / "gym_suite" / "data" / "baselines.csv").read_text(encoding="utf-8")
+    assert packaged == reference_table_text((ROOT / "docs" / "baselines.csv").read_text(encoding="utf-8")), (
+        "gym_suite/data/baselines.csv is out of date: python gym-suite/benchmarks/baselines.py --summarize writes it"
+    )
+    assert {r.policy for r in table("heartpole-v1")} >= {"random", "heuristic", "optimum", "jax-ppo"}
+
+
+@pytest.mark.parametrize("env_id", ALL_IDS)
+def test_the_heuristics_returns_land_on_the_tables_heuristic_row(env_id):
+    result = gym_suite.score(env_id, heuristic_returns(env_id), paired=False)
+    row = table_row(env_id, "heuristic")
+    assert result.normalized == pytest.approx(float(row["normalized"]), abs=1e-4)
+    assert result.mean == pytest.approx(float(row["iqm"]), rel=1e-5, abs=1e-3)
+    assert result.normalized_ci_low <= float(row["normalized"]) <= result.normalized_ci_high
+    assert "heuristic" in result.placement()
+    assert all(not d.paired for d in result.differences)
+
+
+def test_a_policy_is_played_on_the_tables_episodes_and_paired_with_the_heuristic():
+    """push-v1's table plays the held-out test log: the policy is evaluated there, and the
+    heuristic on the same episodes, so its paired difference with itself is exactly 0."""
+    result = gym_suite.score("push-v1", "heuristic")
+    assert isinstance(result, Score) and result.episodes == 1000
+    assert result.normalized == pytest.approx(float(table_row("push-v1", "heuristic")["normalized"]), abs=1e-4)
+    (paired,) = [d for d in result.differences if d.paired]
+    assert (paired.policy, paired.difference, paired.ci_low, paired.ci_high) == ("heuristic", 0.0, 0.0, 0.0)
+    (unpaired,) = [d for d in result.differences if not d.paired]
+    assert unpaired.policy == "supervised"  # the best row but the optimum
+    assert unpaired.ci_low < unpaired.difference < unpaired.ci_high < 0
+    assert not result.notes
+    text = str(result)
+    assert "normalized: 0.741" in text and "paired, episode by episode" in text and "unpaired" in text
+
+
+def test_random_returns_score_zero_and_fall_below_the_heuristic():
+    returns = gym_suite.evaluate("example-v0", "random", episodes=1000).returns
+    result = gym_suite.score("example-v0", returns)
+    assert result.normalized == pytest.approx(0.0, abs=1e-4)
+    heuristic = next(d for d in result.differences if d.policy == "heuristic")
+    assert heuristic.paired and heuristic.ci_high < 0
+    assert "below heuristic" in result.placement()
+
+
+def test_returns_at_the_optimum_score_one():
+    top = float(table_row("heartpole-v1", "optimum")["iqm"])
+    result = gym_suite.score("heartpole-v1", np.full(1000, top), paired=False)
+    assert result.normalized == pytest.approx(1.0)
+    assert result.placement().endswith("below no row")
+
+
+@pytest.mark.parametrize(
+    ("agent", "error", "match"),
+    [
+        (np.zeros(999), ValueError, "1,000"),
+        (np.zeros((1000, 1)), ValueError, "one per evaluation episode"),
+        (np.r_[np.zeros(999), np.nan], ValueError, "finite"),
+        (["a"] * 1000, TypeError, "numbers"),
+        ({"returns": 1}, TypeError, "per-episode returns"),
+        (3.5, TypeError, "per-episode returns"),
+        ("best", ValueError, "not a policy"),
+    ],
+)
+def test_bad_agents_are_refused_naming_what_is_allowed(agent, error, match):
+    with pytest.raises(error, match=match):
+        gym_suite.score("example-v0", agent, paired=False)
+
+
+def test_an_evaluation_of_other_episodes_is_refused():
+    other = gym_suite.evaluate("example-v0", "heuristic", episodes=1000, seed=5)
+    with pytest.raises(ValueError, match="seeds 0 .. 999"):
+        gym_suite.score("example-v0", other)
+    with pytest.raises(TypeError, match="paired"):
+        gym_suite.score("example-v0", np.zeros(1000), paired="yes")
+    with pytest.raises(gymnasium.error.Error, match="nothing"):
+        gym_suite.score("nothing-v0", np.zeros(1000))
+
+
+def test_cli_against_table_prints_the_placement(capsys):
+    assert main(["evaluate", "example-v0", "--policy", "heuristic", "--against-table"]) == 0
+    out = capsys.readouterr().out
+    assert "normalized: 1.000" in out and "minus heuristic: +0" in out
+
+
+@pytest.mark.parametrize(
+    ("extra", "match"),
+    [
+        (["--seed", "1"], "leave --seed at 0"),
+        (["--episodes", "10"], "1,000 episodes"),
+        (["--env-kwargs", "a=1"], "leave --env-kwargs out"),
+    ],
+)
+def test_cli_against_table_refuses_other_episodes(extra, match, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["evaluate", "push-v0", "--policy", "heuristic", "--against-table", *extra])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "--against-table" in err and match in err
+
+
+def test_the_evaluate_pages_example_prints_what_the_page_shows(capsys):
+    """docs/training/evaluate.md's "How to report your agent": its code, run, prints its text block."""
+    page = (ROOT / "docs" / "training" / "evaluate.md").read_text(encoding="utf-8")
+    section = page[page.index("<!-- score-snippet -->") :]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    shown = section.split("```text\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "docs/training/evaluate.md", "exec"), {})
+    assert capsys.readouterr().out == shown
