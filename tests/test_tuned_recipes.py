@@ -89,15 +89,33 @@ def test_an_unknown_jax_setting_is_a_value_error_naming_the_file(tuned_file):
         ("sb3-ppo", {"bogus": 1}, "unknown setting"),
         ("sb3-dqn", {"exploration_fraction": 1.5}, "exploration_fraction must be"),
         ("rllib-ppo", {"lambda_": -0.1}, "lambda_ must be"),
-        ("jax-ppo", {"gamma": 2.0}, "gamma"),
-        ("jax-ppo", {"num_envs": "8"}, "num_envs"),
         ("jax-ppo", {"env_kwargs": {"split": "test"}}, "may not set \\['split'\\]"),
+        ("jax-ppo", {"n_steps": 8}, "unknown setting"),
     ],
 )
 def test_every_setting_of_the_file_is_checked_by_name_naming_the_file(tuned_file, agent, settings, said):
     write(tuned_file, {"push-v0": {agent: {"settings": settings, "tuned": {}}}})
     with pytest.raises(ValueError, match=f"tuned recipes .*tuned.json.*push-v0 {agent}.*{said}"):
         recipes.read_tuned_recipes()
+
+
+@pytest.mark.parametrize(("settings", "said"), [({"gamma": 2.0}, "gamma"), ({"num_envs": "8"}, "num_envs")])
+def test_jax_settings_of_the_file_are_checked_by_value_before_training(tuned_file, settings, said):
+    write(tuned_file, {"push-v0": {"jax-ppo": {"settings": settings, "tuned": {}}}})
+    with pytest.raises((TypeError, ValueError), match=said):
+        ppo_settings("push-v0")
+
+
+def test_the_recipes_know_jax_ppos_settings_by_name():
+    from gym_suite.training.jax import SETTING_RULES
+
+    assert set(recipes.JAX_PPO_SETTINGS) == set(SETTING_RULES)
+
+
+def test_the_data_arguments_are_the_push_logs():
+    from gym_suite.envs.push_env import LOG_ARGUMENTS
+
+    assert set(recipes.DATA_ARGUMENTS) == set(LOG_ARGUMENTS)
 
 
 def test_a_deeply_nested_file_is_a_value_error_not_a_recursion_error(tuned_file):

@@ -157,8 +157,11 @@ def check_space(env_id: str, agent: str, spec: dict[str, Any]) -> None:
                 f"{{'uniform': [low, high]}}, got {str(value)[:80]}"
             )
         values = value if isinstance(value, list) else [first[key]]
+        rules = None
+        if agent == "jax-ppo":
+            from gym_suite.training.jax import SETTING_RULES as rules
         for one in values:
-            check_recipe_settings(env_id, agent, {key: one}, "--space")
+            check_recipe_settings(env_id, agent, {key: one}, "--space", rules)
 
 
 def search_space(spec: dict[str, Any]) -> dict[str, Any]:

@@ -74,10 +74,10 @@ from gym_suite.score import reference_table_text
 from gym_suite.training.recipes import (
     given_tuned_recipes,
     recipe_for,
-    resolved_training,
     settings_digest,
     tuned_entry,
 )
+from gym_suite.training.resolved import resolved_training
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository
 DEFAULT_MD = ROOT / "docs" / "baselines.md"

@@ -313,6 +313,14 @@ def _network(value: Any) -> str | None:
     return None
 
 
+#: The settings of JAX PPO (:func:`gym_suite.training.jax.train_ppo`; its ``SETTING_RULES`` check
+#: their values when it trains).
+JAX_PPO_SETTINGS = (
+    "num_envs", "num_steps", "num_minibatches", "num_epochs", "learning_rate", "gamma", "gae_lambda", "clip_eps",
+    "vf_coef", "ent_coef", "max_grad_norm", "normalize_observations", "normalize_rewards",
+    "reward_normalization_discount", "agent_kwargs", "reward_scale", "reward_offset", "anneal_lr", "eval_episodes",
+    "eval_points", "env_kwargs",
+)  # fmt: skip
 INF = math.inf
 #: The settings a tuned-recipes file may give each agent other than JAX PPO (whose settings
 #: :data:`gym_suite.training.jax.SETTING_RULES` checks), and what each must be: checked by name
@@ -387,26 +395,26 @@ def _short(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def check_recipe_settings(env_id: str, agent: str, settings: Any, source: str) -> dict[str, Any]:
+def check_recipe_settings(
+    env_id: str, agent: str, settings: Any, source: str, rules: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """``settings`` of ``agent`` on ``env_id`` checked by name, as a recipe may hold them (from ``source``,
     named in the errors): every key a setting of that agent, every value of its kind and range, and
     no environment argument that chooses the data (:data:`DATA_ARGUMENTS`). Raises ``ValueError``.
-    JAX PPO's settings are checked by :data:`gym_suite.training.jax.SETTING_RULES`, as
-    :func:`gym_suite.training.jax.train_ppo` checks them."""
+    JAX PPO's settings by name (:data:`JAX_PPO_SETTINGS`) and, given its ``rules``
+    (:data:`gym_suite.training.jax.SETTING_RULES`), by value; ``train_ppo`` checks their values
+    when it trains in any case."""
     where = f"{source}: {env_id} {agent}"
     if not isinstance(settings, dict):
         raise ValueError(f"{where}: settings must be an object of settings, got {type(settings).__name__}")
-    if agent == "jax-ppo":
-        from gym_suite.training.jax import SETTING_RULES
-
-        known: Any = SETTING_RULES
-    else:
-        known = SETTING_CHECKS[agent]
+    known: Any = (rules or dict.fromkeys(JAX_PPO_SETTINGS)) if agent == "jax-ppo" else SETTING_CHECKS[agent]
     unknown = sorted(str(key) for key in settings if key not in known)
     if unknown:
         raise ValueError(f"{where}: unknown setting(s) {_short(unknown)}; the settings are {sorted(known)}")
     for key, value in settings.items():
-        if agent == "jax-ppo":  # train_ppo's own checks, by name
+        if agent == "jax-ppo":  # train_ppo's own checks, by name, where given
+            if rules is None:
+                continue
             try:
                 known[key](key, value)
             except (TypeError, ValueError) as exc:
@@ -559,42 +567,6 @@ def sb3_settings(env_id: str, algo: str) -> dict[str, Any]:
 def rllib_ppo_settings(env_id: str, **overrides: Any) -> dict[str, Any]:
     """The ``PPOConfig.training`` keywords of ``env_id``: defaults, the recipe, then ``overrides``."""
     return {**RLLIB_PPO_DEFAULTS, **recipe_for(env_id).rllib_ppo, **overrides}
-
-
-def resolved_training(env_id: str, agent: str, steps: int | None = None, vec_env: str = "native") -> dict[str, Any]:
-    """Everything ``agent`` (``"sb3-ppo"``, ``"sb3-dqn"``, ``"rllib-ppo"``, ``"jax-ppo"``) trains
-    ``env_id`` with, resolved now: the model's settings (defaults, the recipe, the tuned settings of
-    :func:`read_tuned_recipes`), the budget (``steps``, or the recipe's), the training env's
-    arguments and wrappers, and the env arguments of the evaluation. Plain JSON values; its
-    :func:`settings_digest` keys the runs trained with it (``gym-suite/benchmarks/baselines.py``)."""
-    recipe = recipe_for(env_id)
-    resolved: dict[str, Any] = {"env_id": env_id, "agent": agent, "eval_env_kwargs": recipe.eval_env_kwargs}
-    if agent in ("sb3-ppo", "sb3-dqn"):
-        algo = agent.split("-")[1]
-        resolved.update(
-            steps=recipe_budget(env_id, agent) if steps is None else steps,
-            settings=sb3_settings(env_id, algo),
-            n_envs=recipe.n_envs if algo == "ppo" else 1,
-            vec_env=vec_env,
-            vec_normalize=recipe.vec_normalize.get(algo),
-            reward_scale=recipe.reward_scale.get(algo, 1.0),
-            reward_offset=recipe.reward_offset.get(algo, 0.0),
-            train_env_kwargs=training_env_kwargs(env_id, algo),
-            truncation_is_terminal=recipe.truncation_is_terminal.get(algo, False),
-        )
-    elif agent == "rllib-ppo":
-        resolved.update(
-            steps=recipe_budget(env_id, agent) if steps is None else steps,
-            settings=rllib_ppo_settings(env_id),
-            hiddens=RLLIB_HIDDENS,
-        )
-    elif agent == "jax-ppo":
-        from gym_suite.training.jax import ppo_budget, ppo_settings
-
-        resolved.update(steps=ppo_budget(env_id) if steps is None else steps, settings=ppo_settings(env_id))
-    else:
-        raise ValueError(f"resolved_training: agent must be one of {list(TUNABLE_AGENTS)}, got {_short(agent)}")
-    return json.loads(json.dumps(resolved, default=repr))
 
 
 def settings_digest(resolved: Any) -> str:

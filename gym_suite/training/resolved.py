@@ -1,0 +1,60 @@
+"""What a training run depends on, resolved in one place: the settings a run's digest keys.
+
+The driver of a sweep (``gym-suite/benchmarks/baselines.py``) resolves every run here, from the
+recipes and the tuned settings it reads (:mod:`gym_suite.training.recipes`), and hands the result
+to the run's Ray task; the task resolves it again on its node, from what it was handed, and
+checks that the two agree (the same :func:`~gym_suite.training.recipes.settings_digest`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from gym_suite.training.recipes import (
+    RLLIB_HIDDENS,
+    TUNABLE_AGENTS,
+    recipe_budget,
+    recipe_for,
+    rllib_ppo_settings,
+    sb3_settings,
+    training_env_kwargs,
+)
+
+__all__ = ["resolved_training"]
+
+
+def resolved_training(env_id: str, agent: str, steps: int | None = None, vec_env: str = "native") -> dict[str, Any]:
+    """Everything ``agent`` (``"sb3-ppo"``, ``"sb3-dqn"``, ``"rllib-ppo"``, ``"jax-ppo"``) trains
+    ``env_id`` with, resolved now: the model's settings (defaults, the recipe, the tuned settings of
+    :func:`~gym_suite.training.recipes.read_tuned_recipes`), the budget (``steps``, or the recipe's), the training env's
+    arguments and wrappers, and the env arguments of the evaluation. Plain JSON values; its
+    :func:`~gym_suite.training.recipes.settings_digest` keys the runs trained with it (``gym-suite/benchmarks/baselines.py``)."""
+    recipe = recipe_for(env_id)
+    resolved: dict[str, Any] = {"env_id": env_id, "agent": agent, "eval_env_kwargs": recipe.eval_env_kwargs}
+    if agent in ("sb3-ppo", "sb3-dqn"):
+        algo = agent.split("-")[1]
+        resolved.update(
+            steps=recipe_budget(env_id, agent) if steps is None else steps,
+            settings=sb3_settings(env_id, algo),
+            n_envs=recipe.n_envs if algo == "ppo" else 1,
+            vec_env=vec_env,
+            vec_normalize=recipe.vec_normalize.get(algo),
+            reward_scale=recipe.reward_scale.get(algo, 1.0),
+            reward_offset=recipe.reward_offset.get(algo, 0.0),
+            train_env_kwargs=training_env_kwargs(env_id, algo),
+            truncation_is_terminal=recipe.truncation_is_terminal.get(algo, False),
+        )
+    elif agent == "rllib-ppo":
+        resolved.update(
+            steps=recipe_budget(env_id, agent) if steps is None else steps,
+            settings=rllib_ppo_settings(env_id),
+            hiddens=RLLIB_HIDDENS,
+        )
+    elif agent == "jax-ppo":
+        from gym_suite.training.jax import ppo_budget, ppo_settings
+
+        resolved.update(steps=ppo_budget(env_id) if steps is None else steps, settings=ppo_settings(env_id))
+    else:
+        raise ValueError(f"resolved_training: agent must be one of {list(TUNABLE_AGENTS)}, got {repr(agent)[:80]}")
+    return json.loads(json.dumps(resolved, default=repr))
