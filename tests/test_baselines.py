@@ -230,7 +230,7 @@ def test_runs_are_recorded_once_and_push_is_scored_on_the_held_out_log(tmp_path)
     random = gym_suite.evaluate("example-v0", "random", episodes=40)
     assert float(rows["example-v0", "random"]["iqm"]) == pytest.approx(random.mean, rel=1e-5)
     assert "Bayes-optimal" in md.read_text()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.csv", "b.md", "runs.csv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.csv", "b.md", "runs.csv", "runs.csv.lock"]
 
 
 def test_trained_seeds_score_on_the_same_episodes_and_give_an_interval(tmp_path):

@@ -72,10 +72,22 @@ SPACE_POINT = {key: values[0] for key, values in SPACE.items()}
 
 @pytest.mark.parametrize(
     "bad",
-    [["--trials", "0"], ["--space", "[1]"], ["--id", "nope-v0"], ["--cpus", "-1"]],
+    [
+        ["--trials", "0"],
+        ["--space", "[1]"],
+        ["--id", "nope-v0"],
+        ["--cpus", "-1"],
+        ["--space", '{"bogus": [1, 2]}'],
+        ["--space", '{"gamma": [2.0]}'],
+        ["--space", '{"learning_rate": {"loguniform": [0, 1]}}'],
+        ["--agent", "jax-ppo", "--space", '{"env_kwargs": [{"split": "test"}]}'],
+        ["--agent", "jax-ppo", "--space", '{"num_envs": ["8"]}'],
+        ["--runtime-env", "[1]"],
+    ],
 )
 def test_bad_arguments_are_usage_errors(bad):
-    args = ["--id", "example-v0", *bad] if bad[0] != "--id" else bad
+    args = ["--id", "push-v0", *bad] if bad[0] != "--id" else bad
     done = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=300)
     assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and "usage:" in done.stderr
     assert "usage:" in done.stderr and "Traceback" not in done.stderr

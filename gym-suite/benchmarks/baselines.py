@@ -944,7 +944,7 @@ def to_markdown(rows: list[Summary], machine: dict[str, Any], notes: list[str]) 
         "once, before any task starts.",
         "",
         "**Runs and resuming.** The driver alone writes `docs/baselines_runs.csv` and holds it while it "
-        "runs (a second driver on the same file is refused). Each run records a digest of the settings it "
+        "runs (a lock on `docs/baselines_runs.csv.lock`: a second driver on the same file is refused). Each run records a digest of the settings it "
         "was trained with (`digest`); a run counts for the table when its digest is its row's now, so a "
         "recipe or a tuned setting that changes makes its row's runs stale (they stay in the file, left "
         "out of the table, and run again) whatever their date. An interrupted grid (the driver stopped, a "
