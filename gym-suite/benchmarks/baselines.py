@@ -156,6 +156,15 @@ SUMMARY_FIELDS = (
 # --------------------------------------------------------------------------------------------
 
 
+def row_label(env_id: str, policy: str) -> str:
+    """What the row of ``policy`` on ``env_id`` is called: a reference by its kind (``optimum``,
+    ``oracle``, ``grid DP``, ...; :class:`gym_suite.references.Reference`), an agent by its label."""
+    found = references(env_id).get(policy)
+    if found is None or policy == "supervised":
+        return LABELS[policy]
+    return found.kind
+
+
 def _reference_module(name: str) -> Any:
     """A module of :mod:`gym_suite.references` (the reference policies, installed with the package)."""
     return importlib.import_module(f"gym_suite.references.{name}")
@@ -763,6 +772,7 @@ def summarize(
                 mean, std = float(last["mean_return"]), float(last["std_return"])
                 half = 1.959964 * std / math.sqrt(episodes)
                 ref = references(env_id).get(policy)
+                note = ref.note if ref is not None else last.get("note", "")
                 rows.append(
                     Summary(
                         env_id,
@@ -775,7 +785,7 @@ def summarize(
                         None,
                         episodes,
                         float(last["mean_return_on_training_data"]) if last["mean_return_on_training_data"] else None,
-                        note=last.get("note", ""),
+                        note=note,
                         command=ref.command if ref else f"{COMMAND} --ids {env_id} --policies {policy}",
                     )
                 )
@@ -826,7 +836,8 @@ def _normalize(rows: list[Summary]) -> None:
         if random_row is None or top is None or top.iqm == random_row.iqm:
             continue
         span = top.iqm - random_row.iqm
-        row.reference = f"{LABELS[top.policy]} ({top.note})" if top.note else LABELS[top.policy]
+        label = row_label(top.env_id, top.policy)
+        row.reference = f"{label} ({top.note})" if top.note else label
         row.normalized = (row.iqm - random_row.iqm) / span
         row.normalized_ci_low = (row.ci_low - random_row.iqm) / span
         row.normalized_ci_high = (row.ci_high - random_row.iqm) / span
@@ -965,8 +976,12 @@ def to_markdown(rows: list[Summary], machine: dict[str, Any], notes: list[str]) 
         f"([rliable](https://github.com/google-research/rliable), {BOOTSTRAP_REPS:,} resamples), the worst "
         "seed, and how many seeds *diverged* (scored below the random policy); no seed is left out. A "
         "reference row (no training) gives the mean over the episodes and the 95 % interval of that mean. "
-        "*Normalized*: (score − random) / (optimum − random), 0 for the random policy and 1 for the optimum "
-        "(or the best known policy where no optimum is known). Budget: environment steps of training per "
+        "*Normalized*: (score − random) / (reference − random), 0 for the random policy and 1 for the id's "
+        "reference: its optimum where that is computed exactly (no policy does better in expectation: "
+        "example-v0, push-v0, target-v0, target-v1), else an *oracle* that reads what no agent sees (push-v1: "
+        "each notification's true open probability, so an agent may score above it) or the best policy "
+        "known (heartpole: dynamic programming on a grid, which a finer grid beats a little); each reference "
+        "row is named by what it is. Budget: environment steps of training per "
         "seed; train: median wall time per seed (for JAX PPO, the one vmapped run of all seeds, compile "
         "included).",
         "",
@@ -1012,7 +1027,7 @@ def to_markdown(rows: list[Summary], machine: dict[str, Any], notes: list[str]) 
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
-        label = LABELS[r.policy] + (f": {r.note}" if r.note and r.policy in REFERENCES else "")
+        label = row_label(r.env_id, r.policy) + (f": {r.note}" if r.note and r.policy in REFERENCES else "")
         norm = (
             ""
             if r.normalized is None
@@ -1042,17 +1057,26 @@ README_START = "<!-- baselines-headline:start -->"
 README_END = "<!-- baselines-headline:end -->"
 
 
+def _steps(steps: float) -> str:
+    """A training budget in few characters: 20k, 1.2M."""
+    if steps >= 1e6:
+        return f"{steps / 1e6:.1f}M".replace(".0M", "M")
+    return f"{steps / 1e3:.0f}k"
+
+
 def headline_markdown(table: list[dict[str, str]]) -> str:
     """README's table: the normalized score of every id and policy, from ``docs/baselines.csv``'s rows.
 
-    Trained policies: the normalized IQM over seeds, its 95 % interval, and the seeds (diverged
-    ones counted); references: the normalized mean.
+    Trained policies: the normalized IQM over seeds, its 95 % interval, the seeds and the
+    training steps a seed (diverged seeds counted); references: the normalized mean, and for the
+    reference the table is normalized by, what it is (optimum, oracle, grid DP).
     """
     by_key = {(r["env_id"], r["policy"]): r for r in table}
     policies = [p for p in HEADLINE_POLICIES if any(r["policy"] == p for r in table)]
     ids = [i for i in gym_suite.ENV_IDS if any(r["env_id"] == i for r in table)]
+    header = {"optimum": "reference", "best-known": "searched policy"}
     lines = [
-        "| id | " + " | ".join(LABELS[p].split(":")[0] for p in policies) + " |",
+        "| id | " + " | ".join(header.get(p, LABELS[p].split(":")[0]) for p in policies) + " |",
         "|---|" + "---:|" * len(policies),
     ]
     for env_id in ids:
@@ -1063,10 +1087,13 @@ def headline_markdown(table: list[dict[str, str]]) -> str:
                 cells.append("")
             elif int(r["seeds"] or 0) > 0:
                 diverged = f", {r['diverged']} diverged" if r["diverged"] not in ("", "0") else ""
+                steps = f", {_steps(float(r['train_steps']))} steps" if r.get("train_steps") else ""
                 cells.append(
                     f"{float(r['normalized']):.2f} [{float(r['normalized_ci_low']):.2f}, "
-                    f"{float(r['normalized_ci_high']):.2f}] ({r['seeds']} seeds{diverged})"
+                    f"{float(r['normalized_ci_high']):.2f}] ({r['seeds']} seeds{steps}{diverged})"
                 )
+            elif policy in header:  # what the reference is: an optimum, an oracle, the best policy known
+                cells.append(f"{float(r['normalized']):.2f} ({row_label(env_id, policy)})")
             else:
                 cells.append(f"{float(r['normalized']):.2f}")
         lines.append(f"| `{env_id}` | " + " | ".join(cells) + " |")
@@ -1129,12 +1156,14 @@ def push_v1_note() -> str:
     """push-v1's return, and its hindsight bound on the test log (for context, above the optimum)."""
     table = _reference_module("push_v1_optimum").exact_table("test", 2)
     return (
-        "`push-v1`: the return is the expected opens of a user-day (2 deliveries a day). The optimum is the "
-        "online dynamic program that knows the open probability of the notification at hand (no agent does), "
-        f"{table['optimum']:.3f} over every user-day of the test log; the hindsight bound (the day's two likeliest "
+        "`push-v1`: the return is the expected opens of a user-day (2 deliveries a day). The reference is an "
+        "oracle, not a bound: the online dynamic program that knows the true open probability of the notification "
+        "at hand (its user's hidden offset included, which no agent sees; an agent that infers the offset from a "
+        f"day's notifications could do better), {table['optimum']:.3f} over every user-day of the test log; the "
+        "hindsight bound (the day's two likeliest "
         f"notifications, known in advance), {table['hindsight']:.3f}, is above what any policy deciding in order "
         "can reach (`python -m gym_suite.references.push_v1_optimum`). On the training log an agent can recognise "
-        "a day it trained on from its first notification and so know the rest of it: a score above the optimum "
+        "a day it trained on from its first notification and so know the rest of it: a score above the oracle "
         "there (up to the hindsight bound) is memorisation, which the test log does not reward."
     )
 

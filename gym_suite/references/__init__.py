@@ -1,9 +1,15 @@
 """The reference policies the baselines table is normalized by, installed with the package.
 
-A reference policy needs no training: the optimum where one is known (or computed to a grid), the
-best known policy where none is, and the supervised baselines of the push ids. They ship with the
-package, not with the repository's scripts, so that a node of a Ray cluster that has only
-``pip install "gym-suite[baselines]"`` plays them: nothing is read from the node but the package.
+A reference policy needs no training: the optimum where it is computed exactly (no policy does
+better in expectation), an oracle where the reference reads what an agent cannot see (push-v1's
+online dynamic program knows each notification's true open probability: an agent may beat it),
+the best policy known where neither is (heartpole's dynamic programming on a grid, which a finer
+grid beats a little), a searched policy family (heartpole-v1's threshold policies) and the
+supervised baselines of the push ids. Each :class:`Reference` says which (``kind``).
+
+They ship with the package, not with the repository's scripts, so that a node of a Ray cluster
+that has only ``pip install "gym-suite[baselines]"`` plays them: nothing is read from the node but
+the package.
 
 >>> from gym_suite.references import references
 >>> sorted(references("target-v1"))
@@ -48,6 +54,10 @@ class Reference:
     note: str = ""
     command: str = ""
     on_training: tuple[Any, ...] | None = None
+    #: what the row is: ``"optimum"`` (computed exactly: no policy does better in expectation),
+    #: ``"oracle"`` (reads what an agent cannot see, so an agent may beat it), ``"grid DP"`` (the
+    #: best policy known, optimal only on its grid) or the name of a policy family
+    kind: str = "optimum"
 
     def policy(self, on_training_data: bool = False) -> Any:
         """The policy (a callable ``observation -> action``, or ``"heuristic"``), for the evaluation
@@ -72,13 +82,15 @@ def _table() -> dict[str, dict[str, Reference]]:
                 "heartpole_v1_reference:best_known_policy",
                 note="the best time-aware threshold policy found (searched on seeds 10,000-10,999)",
                 command=_PYTHON + "heartpole_v1_reference",
+                kind="threshold policy",
             )
         rows["optimum"] = Reference(
             "optimum",
             "heartpole_optimum:optimal_policy",
             (env_id,),
-            note=f"dynamic programming on a {grid} grid, without beer: optimal to the grid",
+            note=f"dynamic programming on a {grid} grid, without beer: optimal to the grid, the best policy known",
             command=f"{_PYTHON}heartpole_optimum --ids {env_id}",
+            kind="grid DP",
         )
     for env_id, expected in (("example-v0", "8.5"), ("target-v0", "1")):
         table[env_id] = {
@@ -112,6 +124,7 @@ def _table() -> dict[str, dict[str, Reference]]:
             ("logistic",),
             note="fit on the training log",
             command=_PYTHON + "push_supervised",
+            kind="supervised",
         ),
     }
     table["push-v1"] = {
@@ -119,15 +132,18 @@ def _table() -> dict[str, dict[str, Reference]]:
             "optimum",
             "push_v1_optimum:optimal_policy",
             ("test",),
-            note="online dynamic program over budget and notifications left, with the generator's open probabilities",
+            note="online dynamic program over budget and notifications left, reading each notification's true open "
+            "probability (the user's hidden offset included): not a bound",
             command=_PYTHON + "push_v1_optimum",
             on_training=("train",),
+            kind="oracle",
         ),
         "supervised": Reference(
             "supervised",
             "push_v1_optimum:supervised_policy",
-            note="fit on the training log, with the optimum's thresholds",
+            note="fit on the training log, with the oracle's thresholds",
             command=_PYTHON + "push_v1_optimum",
+            kind="supervised",
         ),
     }
     return table
