@@ -38,6 +38,7 @@ import importlib
 import inspect
 import operator
 import os
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -740,7 +741,12 @@ def env_classes(spec: Spec, *, module: str = CLASSES_MODULE) -> tuple[type[Suite
     """
     definition: Definition[Any, Any] = load(spec.definition)
     base_params = load(spec.params)
-    doc = load(spec.manual) if spec.manual else importlib.import_module(spec.definition.partition(":")[0]).__doc__
+    if spec.manual:
+        doc = load(spec.manual)
+    elif isinstance(spec.definition, str):
+        doc = importlib.import_module(spec.definition.partition(":")[0]).__doc__
+    else:  # a registered row holding the definition itself: its module's docstring
+        doc = getattr(sys.modules.get(type(definition).__module__), "__doc__", None) or type(definition).__doc__
     arguments = tuple(definition.arguments)
     extra = dict(definition.env_attributes)
     name = spec.class_name

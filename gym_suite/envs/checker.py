@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite._registry import ENV_IDS, SPECS, load
+from gym_suite._registry import find, load, rows
 from gym_suite.envs.checks import ArgumentTypeError, check_int, shown
 from gym_suite.envs.definition import NUMPY, SCALAR, Definition, jax_ops, row_of
 
@@ -423,9 +423,11 @@ def _resolve(definition: Any, params: Any) -> tuple[Definition[Any, Any], Any, s
     label = None
     if isinstance(definition, str):
         name = definition.removeprefix("gym_suite:")
-        if name not in ENV_IDS:
-            raise ValueError(f"check_definition: unknown id {definition!r}; the ids are {list(ENV_IDS)}")
-        spec = SPECS[ENV_IDS.index(name)]
+        found = find(name)
+        if found is None:
+            ids = [spec.id for spec in rows()]
+            raise ValueError(f"check_definition: unknown id {definition!r}; the ids are {ids}")
+        spec = found
         definition = load(spec.definition)
         if params is None:  # the id's parameters, made as its env's constructor makes them
             params = definition.make_params(load(spec.params), spec.class_name)
@@ -443,7 +445,7 @@ def _resolve(definition: Any, params: Any) -> tuple[Definition[Any, Any], Any, s
         )
     d: Definition[Any, Any] = definition
     if params is None:
-        for spec in SPECS:
+        for spec in rows():
             if load(spec.definition) is d:
                 params = d.make_params(load(spec.params), spec.class_name)
                 break
