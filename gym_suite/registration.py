@@ -116,6 +116,13 @@ def register(
             "register: params must be the version's parameter set, a dataclass instance (V0 = GridParams()), "
             f"or a 'module:attribute' string, got {type(params).__name__}"
         )
+    if not isinstance(definition, str) and not isinstance(params, str):
+        missing = [name for name in definition.arguments if not isinstance(name, str) or not hasattr(params, name)]
+        if missing:
+            raise ValueError(
+                f"register: the definition's arguments declare {missing}, which {type(params).__name__} has no "
+                "field of: each argument is a field of the parameters"
+            )
     max_episode_steps = check_int("register", "max_episode_steps", max_episode_steps, 1, allow_none=True)
     if not isinstance(summary, str):
         raise TypeError(f"register: summary must be a string (one line), got {type(summary).__name__}")

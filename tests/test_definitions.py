@@ -18,8 +18,11 @@ from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
 import gym_suite
-from gym_suite.envs.checks import check_int
+from gym_suite.envs.checks import check_int, shown
 from gym_suite.envs.definition import NUMPY, SCALAR, Definition, state_maker
+
+#: The most heads an episode may take: bounded, as every argument is (check_definition tries 10**1000).
+MAX_FLIPS = 1000
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,7 +46,10 @@ class Coin(Definition[CoinState, CoinParams]):
 
     def make_params(self, base, owner, **arguments):
         if "flips" in arguments:
-            arguments["flips"] = check_int(owner, "flips", arguments["flips"], 1)
+            flips = check_int(owner, "flips", arguments["flips"], 1)
+            if flips > MAX_FLIPS:
+                raise ValueError(f"{owner}: flips must be an integer in 1..{MAX_FLIPS}, got {shown(flips)}")
+            arguments["flips"] = flips
         return super().make_params(base, owner, **arguments)
 
     def action_space(self, params):
@@ -97,7 +103,7 @@ COIN_MANUAL = """Guess the next flip of a fair coin: +1 when right, -1 when wron
 
 | Argument | Default | Meaning |
 |---|---|---|
-| `flips` | 3 | the episode ends after this many heads, an integer >= 1 |
+| `flips` | 3 | the episode ends after this many heads, an integer in 1..1000 |
 | `render_mode` | None | `"ansi"`, `"human"` (prints the text) or `"rgb_array"` |
 """
 

@@ -115,6 +115,22 @@ def test_register_takes_module_attribute_strings():
         gym_suite.unregister(spec.id)
 
 
+class TypoCoin(Coin):
+    arguments = ("flip",)  # CoinParams' field is flips
+
+
+def test_a_typo_in_arguments_named_by_strings_is_a_clear_error_when_the_classes_are_made():
+    gym_suite.register(
+        "mypkg/typo-v0", definition="test_register:TYPO", params="test_definitions:V0", max_episode_steps=3, summary="x"
+    )
+    try:
+        with pytest.raises(ValueError, match=r"TypoCoin.arguments declares \['flip'\], which CoinParams has no field"):
+            gymnasium.make("mypkg/typo-v0")
+    finally:
+        gym_suite.unregister("mypkg/typo-v0")
+
+
+TYPO = TypoCoin()
 GOOD = {"definition": COIN, "params": V0, "max_episode_steps": 10, "summary": "A coin."}
 
 
@@ -143,6 +159,7 @@ GOOD = {"definition": COIN, "params": V0, "max_episode_steps": 10, "summary": "A
         ("mypkg/coin-v0", {"class_name": "CoinEnv"}, ValueError, "class name 'CoinEnv' is taken"),
         ("mypkg/heart-pole-v0", {}, ValueError, "class name 'HeartPoleEnv' is taken"),
         ("mypkg/coin-v0", {"manual": 3}, TypeError, "manual"),
+        ("mypkg/coin-v0", {"definition": TypoCoin()}, ValueError, r"declare \['flip'\], which CoinParams has no field"),
     ],
 )
 def test_bad_registrations_are_refused_and_register_nothing(env_id, changes, error, match):
