@@ -293,7 +293,8 @@ def _column(value: Any, rows: int) -> np.ndarray | None:
 
 def _check_state(report: _Report, hook: str, backend: str, state: Any, state_type: Any, rows: int | None) -> bool:
     """Whether ``state`` is a ``state_type`` whose quantities are numbers or flags (one per row
-    for a batch); reports what is not."""
+    for a batch; at the start, ``initial``, a plain number or flag stands for every row: the
+    shells broadcast it); reports what is not."""
     if not isinstance(state, state_type):
         report.add(hook, backend, "not a state", f"returned {_described(state)}, not a {state_type.__name__}")
         return False
@@ -312,8 +313,11 @@ def _check_state(report: _Report, hook: str, backend: str, state: Any, state_typ
         elif _array_kind(quantity) is None:
             report.add(hook, backend, "kind", f"state.{name} is {_described(quantity)}, not numbers or flags", name)
             ok = False
-        elif np.shape(quantity) not in ((), (rows,)):
-            report.add(hook, backend, "shape", f"state.{name} has shape {np.shape(quantity)}, expected ({rows},)", name)
+        elif np.shape(quantity) != (rows,) and (hook != "initial" or np.shape(quantity) != ()):
+            plain = " (a plain value stands for every row at the start only)" if np.shape(quantity) == () else ""
+            report.add(
+                hook, backend, "shape", f"state.{name} has shape {np.shape(quantity)}, expected ({rows},){plain}", name
+            )
             ok = False
     return ok
 
