@@ -61,9 +61,11 @@ def _check_id(env_id: object) -> str:
             f"register: the namespace {match['namespace']!r} is reserved (the suite's, or a JAX env's); "
             "use your package's name"
         )
+    if _registry.find(env_id) is not None:
+        raise ValueError(f"register: the id {env_id!r} is registered already (unregister it first)")
     for taken in (env_id, jax_id(env_id)):
-        if _registry.find(env_id) is not None or taken in gymnasium.registry:
-            raise ValueError(f"register: the id {taken!r} is registered already (unregister it first)")
+        if taken in gymnasium.registry:
+            raise ValueError(f"register: the id {taken!r} is registered with gymnasium already (unregister it first)")
     return env_id
 
 

@@ -173,3 +173,13 @@ def test_a_registered_row_is_a_frozen_spec():
     spec = next(s for s in gym_suite.specs() if s.id == COIN_ID)
     with pytest.raises(dataclasses.FrozenInstanceError):
         spec.summary = "changed"  # type: ignore[misc]
+
+
+def test_an_id_gymnasium_has_already_is_refused():
+    gymnasium.register("mypkg/elsewhere-v0", entry_point="gym_suite.envs:ExampleEnv")
+    try:
+        with pytest.raises(ValueError, match="'mypkg/elsewhere-v0' is registered with gymnasium already"):
+            gym_suite.register("mypkg/elsewhere-v0", **GOOD)
+        assert "mypkg/elsewhere-v0" not in [s.id for s in gym_suite.specs()]
+    finally:
+        del gymnasium.registry["mypkg/elsewhere-v0"]
