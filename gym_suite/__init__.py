@@ -5,6 +5,8 @@ already been imported (gym itself finds them through the ``gym.envs`` plugin oth
 
     import gymnasium
     env = gymnasium.make("gym_suite:heartpole-v0")
+
+Another package registers its own environment, written the suite's way, with :func:`register`.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from typing import Any, NoReturn
 import gymnasium
 
 from gym_suite._registry import ENV_IDS, JAX_NAMESPACE, RENAMED_IDS, SPECS, Spec
+from gym_suite._registry import rows as specs
+from gym_suite.registration import register, register_row, unregister
 
 __version__ = "0.1.0"
 
@@ -31,25 +35,7 @@ def register_gymnasium() -> None:
     """Register every environment with Gymnasium: each id, its JAX env (``gym_suite_jax/<id>``)
     and the tutorials' renamed ids (ids that already exist are left alone)."""
     for spec in SPECS:
-        if spec.id in gymnasium.registry:
-            continue
-        gymnasium.register(
-            id=spec.id,
-            entry_point=spec.entry_point,
-            vector_entry_point=spec.vector_entry_point,
-            max_episode_steps=spec.max_episode_steps,  # TimeLimit's, and make_vec passes it to the vector env
-        )
-    for spec in SPECS:  # the JAX envs (gym_suite.jax, the [jax] extra): strings only, JAX loads on make
-        jax_id = f"{JAX_NAMESPACE}/{spec.id}"
-        if jax_id not in gymnasium.registry:
-            gymnasium.register(
-                id=jax_id,
-                entry_point="gym_suite.jax:JaxEnv",
-                vector_entry_point="gym_suite.jax:JaxVectorEnv",
-                max_episode_steps=spec.max_episode_steps,
-                kwargs={"env_id": spec.id},
-                disable_env_checker=True,
-            )
+        register_row(spec)
     for old, new in RENAMED_IDS.items():
         if old not in gymnasium.registry:
             gymnasium.register(id=old, entry_point=functools.partial(_renamed_id, old, new))
@@ -74,6 +60,9 @@ __all__ = [
     "__version__",
     "action_seed",
     "evaluate",
+    "register",
     "register_gymnasium",
     "score",
+    "specs",
+    "unregister",
 ]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import gymnasium
 
-from gym_suite._registry import RENAMED_IDS, SPECS
+from gym_suite._registry import RENAMED_IDS, rows
 from gym_suite.evaluate import action_seed
 
 if TYPE_CHECKING:  # never at run time: importing this module must not import gym
@@ -116,14 +116,14 @@ def renamed_id(old: str, **kwargs: Any) -> NoReturn:
 
 
 def register_gym() -> None:
-    """Register every suite id with gym (never twice), and the tutorials' renamed ids (making one
+    """Register every id with gym (never twice: the suite's and those of ``gym_suite.register``), and the tutorials' renamed ids (making one
     raises the message ``gymnasium.make`` gives). Also gym's ``gym.envs`` plugin hook."""
     try:
         import functools
 
         from gym.envs.registration import register, registry
 
-        for spec in SPECS:
+        for spec in rows():  # the suite's, and those other packages registered
             if spec.id in registry:
                 continue
             register(

@@ -8,15 +8,33 @@ A row names what makes the environment by ``"module:attribute"`` strings: the de
 rules), the parameter set (the version) and, where the version's manual is not the module's
 docstring, the manual. The classes users import (``gym_suite.envs.HeartPoleV1Env`` and its
 ``...VectorEnv``) are made from the row, on first use, by ``gym_suite.envs``.
+
+``SPECS`` holds the suite's own rows. Other packages add theirs with ``gym_suite.register``
+(:func:`add` here, after its checks): those rows, under ids of their own namespace
+(``"mypkg/grid-v0"``), may name their definition and parameters by the objects themselves.
+:func:`rows` and :func:`find` read both.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
-__all__ = ["ENV_IDS", "JAX_NAMESPACE", "RENAMED_IDS", "SPECS", "Spec", "load"]
+__all__ = [
+    "ENV_IDS",
+    "JAX_NAMESPACE",
+    "RENAMED_IDS",
+    "SPECS",
+    "Spec",
+    "add",
+    "find",
+    "jax_id",
+    "load",
+    "remove",
+    "rows",
+]
 
 #: The module that publishes the classes of every row (``gym_suite.envs.HeartPoleEnv``).
 CLASSES_MODULE = "gym_suite.envs"
@@ -28,7 +46,7 @@ class Spec:
 
     ``definition`` and ``params`` are ``"module:attribute"`` strings naming the environment's
     :class:`~gym_suite.envs.definition.Definition` instance and the parameter set of this
-    version; ``class_name`` is the scalar env class's name (the vector env's adds ``Vector``:
+    version (a row added by ``gym_suite.register`` may hold the objects themselves); ``class_name`` is the scalar env class's name (the vector env's adds ``Vector``:
     ``HeartPoleV1Env``, ``HeartPoleV1VectorEnv``); ``max_episode_steps`` the step limit
     (``None``: the episode ends by the rules); ``summary`` one line for lists; ``manual`` the
     class's docstring (``"module:attribute"``; ``None``: the definition's module docstring).
@@ -36,8 +54,8 @@ class Spec:
 
     id: str
     _: KW_ONLY
-    definition: str
-    params: str
+    definition: str | object
+    params: str | object
     class_name: str
     max_episode_steps: int | None
     summary: str
@@ -59,9 +77,12 @@ class Spec:
         return f"{CLASSES_MODULE}:{self.vector_class_name}"
 
 
-def load(reference: str) -> Any:
+def load(reference: object) -> Any:
     """The object a ``"module:attribute"`` string names, the module imported (the attribute may
-    be a dotted path: ``"module:Class.__doc__"``)."""
+    be a dotted path: ``"module:Class.__doc__"``); anything but a string is the object itself (a
+    row of ``gym_suite.register`` may hold its definition and parameters)."""
+    if not isinstance(reference, str):
+        return reference
     module, _, path = reference.partition(":")
     if not module or not path:
         raise ValueError(f"expected a 'module:attribute' reference, got {reference!r}")
@@ -148,3 +169,57 @@ RENAMED_IDS: dict[str, str] = {"HeartPole-v0": "heartpole-v0"}
 
 #: The namespace of the JAX envs: ``gymnasium.make("gym_suite_jax/heartpole-v1")``.
 JAX_NAMESPACE = "gym_suite_jax"
+
+#: The id of a row another package registers: ``namespace/name-vN``. The namespace is required
+#: (the suite's own ids have none, so the two never meet) and holds no ``:`` (gymnasium reads
+#: ``"module:id"`` as a module to import first); the version is required, as in every suite id.
+ID_PATTERN = re.compile(
+    r"(?P<namespace>[A-Za-z][A-Za-z0-9_-]*)/(?P<name>[A-Za-z][A-Za-z0-9_.-]*?)-v(?P<version>0|[1-9][0-9]*)"
+)
+#: Namespaces another package may not take: the suite's.
+RESERVED_NAMESPACES = frozenset({"gym_suite", JAX_NAMESPACE})
+
+#: The rows other packages registered (``gym_suite.register``), by id, in the order they came.
+_ADDED: dict[str, Spec] = {}
+
+
+def rows() -> tuple[Spec, ...]:
+    """Every row: the suite's own (``SPECS``), then those other packages registered."""
+    return SPECS + tuple(_ADDED.values())
+
+
+def find(env_id: str) -> Spec | None:
+    """The row of ``env_id`` (the suite's or a registered one), or ``None``."""
+    for spec in SPECS:
+        if spec.id == env_id:
+            return spec
+    return _ADDED.get(env_id)
+
+
+def jax_id(env_id: str) -> str:
+    """The Gymnasium id of a row's JAX env: ``gym_suite_jax/heartpole-v1`` for the suite's ids,
+    ``mypkg_jax/grid-v0`` for ``mypkg/grid-v0`` (a namespace holds no ``/``)."""
+    namespace, slash, rest = env_id.partition("/")
+    return f"{namespace}_jax/{rest}" if slash else f"{JAX_NAMESPACE}/{env_id}"
+
+
+def add(spec: Spec) -> None:
+    """Add a registered row (``gym_suite.register`` checks it first); an id or class name that
+    is taken raises ``ValueError``."""
+    for row in rows():
+        if row.id == spec.id:
+            raise ValueError(f"register: the id {spec.id!r} is registered already (unregister it first)")
+        if row.class_name == spec.class_name:
+            raise ValueError(
+                f"register: the class name {spec.class_name!r} is taken by {row.id!r}; pass class_name='...Env'"
+            )
+    _ADDED[spec.id] = spec
+
+
+def remove(env_id: str) -> Spec:
+    """Remove a registered row and return it; the suite's own ids stay (``ValueError``)."""
+    if any(spec.id == env_id for spec in SPECS):
+        raise ValueError(f"unregister: {env_id!r} is one of the suite's own ids, which stay registered")
+    if env_id not in _ADDED:
+        raise ValueError(f"unregister: {env_id!r} is not registered; the registered ids are {list(_ADDED)}")
+    return _ADDED.pop(env_id)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import pickle
 import sys
@@ -12,12 +13,25 @@ import gymnasium
 import numpy as np
 
 from gym_suite import __version__
-from gym_suite._registry import RENAMED_IDS, SPECS
+from gym_suite._registry import RENAMED_IDS, find, rows
 from gym_suite.quiet import make
 
 
+def _import(module: str) -> None:
+    """Import a module that registers ids of its own (``gym_suite.register``)."""
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
+        raise argparse.ArgumentTypeError(f"cannot import {module!r} (a module that registers ids): {exc}") from None
+
+
 def _list(args: argparse.Namespace) -> int:
-    for spec in SPECS:
+    for module in args.modules:
+        try:
+            _import(module)
+        except argparse.ArgumentTypeError as exc:
+            args.parser.error(str(exc))
+    for spec in rows():
         env = make(spec.id)  # from its spec: no notice that heartpole-v0 has a v1
         print(f"{spec.id}  (max_episode_steps={spec.max_episode_steps})")
         print(f"    {spec.summary}")
@@ -43,11 +57,11 @@ def demo_episode(env_id: str, seed: int) -> tuple[int, float, str]:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    rows = [(spec.id, *demo_episode(spec.id, args.seed)) for spec in SPECS]
+    rows_played = [(spec.id, *demo_episode(spec.id, args.seed)) for spec in rows()]
     print(f"One episode of every gym-suite environment, random actions, seed {args.seed}:\n")
     print(f"| {'id':<14} | {'steps':>5} | {'return':>10} | ended      |")
     print(f"|{'-' * 16}|{'-' * 7}|{'-' * 12}|------------|")
-    for env_id, steps, total, how in rows:
+    for env_id, steps, total, how in rows_played:
         print(f"| {env_id:<14} | {steps:>5} | {total:>10.3f} | {how:<10} |")
     return 0
 
@@ -216,10 +230,27 @@ def screenshot_path(text: str) -> str:
     return path
 
 
+class _Ids:
+    """The ids a subcommand takes, read from the registry when the argument is checked (so that
+    ``module:id`` can register the id first)."""
+
+    def __contains__(self, value: object) -> bool:
+        return isinstance(value, str) and find(value) is not None
+
+    def __iter__(self) -> Any:
+        return iter([spec.id for spec in rows()])
+
+
 def suite_id(text: str) -> str:
-    """An argparse type: a suite id, with or without the ``gym_suite:`` prefix; a tutorial's
-    renamed id is refused with the message ``gymnasium.make`` gives for it."""
-    _, _, name = text.rpartition("gym_suite:") if text.startswith("gym_suite:") else ("", "", text)
+    """An argparse type: a suite id, with or without the ``gym_suite:`` prefix, or another
+    package's registered id after the module that registers it (``mypkg:mypkg/grid-v0``, as
+    ``gymnasium.make`` takes it); a tutorial's renamed id is refused with the message
+    ``gymnasium.make`` gives for it."""
+    module, sep, name = text.partition(":")
+    if not sep:
+        name = text
+    elif module != "gym_suite":
+        _import(module)
     if name in RENAMED_IDS:
         try:
             gymnasium.make(name)
@@ -262,18 +293,26 @@ def build_parser() -> argparse.ArgumentParser:
     an error in a subcommand's arguments prints that subcommand's usage (see :func:`main`)."""
     from gym_suite.play import controls_help
 
-    ids = [spec.id for spec in SPECS]
+    ids = [spec.id for spec in rows()]
     parser = argparse.ArgumentParser(prog="gym-suite", description="gym-suite environments", allow_abbrev=False)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.set_defaults(parser=parser)
     sub = parser.add_subparsers(dest="command", required=True)
     ls = sub.add_parser("list", help="every environment id with its spaces", allow_abbrev=False)
+    ls.add_argument(
+        "--import",
+        dest="modules",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="a module to import first, which registers ids of its own (gym_suite.register); may repeat",
+    )
     ls.set_defaults(func=_list, parser=ls)
     demo = sub.add_parser("demo", help="one seeded random episode of every environment", allow_abbrev=False)
     demo.add_argument("--seed", type=non_negative_int, default=0, help="the episodes' seed (default: 0)")
     demo.set_defaults(func=_demo, parser=demo)
     ev = sub.add_parser("evaluate", help="seeded evaluation of a built-in policy", allow_abbrev=False)
-    ev.add_argument("id", type=suite_id, choices=ids)
+    ev.add_argument("id", type=suite_id, choices=_Ids())
     ev.add_argument(
         "--policy",
         default="random",
@@ -302,7 +341,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,
     )
-    pl.add_argument("id", type=suite_id, choices=ids)
+    pl.add_argument("id", type=suite_id, choices=_Ids())
     pl.add_argument("--seed", type=non_negative_int, default=None, help="episode i is reset with seed + i")
     pl.add_argument("--episodes", type=positive_int, default=None, help="stop after this many (default: until Esc)")
     pl.add_argument(
@@ -319,7 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
     rec = sub.add_parser(
         "record", help="record seeded episodes as a Minari dataset (needs gym-suite[minari])", allow_abbrev=False
     )
-    rec.add_argument("id", type=suite_id, choices=[spec.id for spec in SPECS])
+    rec.add_argument("id", type=suite_id, choices=_Ids())
     rec.add_argument(
         "--policy",
         default="heuristic",

@@ -86,7 +86,7 @@ from gymnax.environments import spaces as gymnax_spaces
 from jax.experimental import checkify
 
 from gym_suite._jax_cache import cache_dir_in_use, use_compilation_cache
-from gym_suite._registry import ENV_IDS, JAX_NAMESPACE, SPECS, Spec, load
+from gym_suite._registry import ENV_IDS, JAX_NAMESPACE, Spec, find, load
 from gym_suite.envs.checks import (
     ArgumentTypeError,
     check_int,
@@ -155,9 +155,9 @@ def _spec(env_id: str) -> Spec:
     if not isinstance(env_id, str):
         raise TypeError(f"gym_suite.jax.make: env_id must be a string, one of {list(ENV_IDS)}, got {env_id!r}")
     name = env_id.removeprefix("gym_suite:").removeprefix(f"{NAMESPACE}/")
-    for spec in SPECS:
-        if spec.id == name:
-            return spec
+    spec = find(name)
+    if spec is not None:
+        return spec
     raise ValueError(f"gym_suite.jax.make: unknown env_id {env_id!r}; the ids are {list(ENV_IDS)}")
 
 

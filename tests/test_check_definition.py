@@ -4,6 +4,7 @@ violation made, naming the hook and the backends."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import sys
@@ -16,6 +17,8 @@ from test_definitions import COIN, Coin, CoinEnv, CoinParams, CoinState
 
 import gym_suite
 from gym_suite.envs import DefinitionError, Violation, check_definition
+from gym_suite.envs.argument_values import ARGUMENT_VALUES, HUGE, argument_values
+from gym_suite.envs.checks import check_int
 from gym_suite.envs.definition import NUMPY, SCALAR
 
 try:
@@ -155,6 +158,49 @@ class NoObservationSpace(Coin):
         raise NotImplementedError
 
 
+class UnboundedFlips(Coin):
+    """flips checked as an integer >= 1, with no largest: Discrete(flips + 1) overflows past int64."""
+
+    def make_params(self, base, owner, **arguments):
+        if "flips" in arguments:
+            arguments["flips"] = check_int(owner, "flips", arguments["flips"], 1)
+        return dataclasses.replace(base, **arguments)
+
+
+class FloatOfFlips(Coin):
+    """flips read with float(): 10**1000 raises OverflowError, not a ValueError naming it."""
+
+    def make_params(self, base, owner, **arguments):
+        if "flips" in arguments:
+            flips = float(arguments["flips"])
+            if not (flips == int(flips) and 1 <= flips <= 1000):
+                raise ValueError(f"{owner}: flips must be an integer in 1..1000")
+            arguments["flips"] = int(flips)
+        return dataclasses.replace(base, **arguments)
+
+
+class NamelessMessage(Coin):
+    """A refusal that does not say which argument is wrong."""
+
+    def make_params(self, base, owner, **arguments):
+        if arguments:
+            raise ValueError(f"{owner}: bad value")
+        return base
+
+
+class TypoArgument(Coin):
+    """An argument declared under a name the parameters do not have."""
+
+    arguments = ("flip",)
+
+
+class BrokenMakeParams(Coin):
+    """make_params breaks on the parameter set itself: nothing else can run."""
+
+    def make_params(self, base, owner, **arguments):
+        return base.no_such_field
+
+
 def _on(hook, problem, backends=ALL):
     return {(hook, backend, problem) for backend in backends}
 
@@ -180,6 +226,11 @@ BROKEN = [
     (SharedObservation, _on("observation", "not fresh", ("numpy",))),
     (NoState, _on("State", "not a state", ("all",))),
     (NoObservationSpace, _on("observation_space", "raised", ("all",))),
+    (UnboundedFlips, _on("observation_space", "argument", ("scalar",))),
+    (FloatOfFlips, _on("make_params", "argument", ("all",))),
+    (NamelessMessage, _on("make_params", "argument", ("all",))),
+    (TypoArgument, _on("arguments", "not a parameter", ("all",))),
+    (BrokenMakeParams, _on("make_params", "raised", ("all",))),
 ]
 
 
@@ -254,3 +305,55 @@ def _found_warning(definition):
 def test_bad_arguments_are_named(kwargs, error, match):
     with pytest.raises(error, match=match):
         check_definition(**kwargs)
+
+
+# --------------------------------------------------------------------------------------------
+# The parameters and the arguments
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["TARGET:DEFAULTS", "TARGET_V1:V1"])
+def test_a_parameter_set_is_made_into_parameters_first(name):
+    """The guide's call ``check_definition(TARGET, DEFAULTS)``: the set, as an env's constructor
+    gets it, is made by ``make_params`` (target's picture scale is filled in there)."""
+    from gym_suite.envs import target_env
+
+    definition, params = (getattr(target_env, part) for part in name.split(":"))
+    assert params.pixels_per_unit is None  # filled in by make_params
+    assert check_definition(definition, params, steps=10, raise_error=False) == []
+
+
+def test_an_unbounded_argument_is_reported_by_name():
+    _, violations = _found(UnboundedFlips())
+    [violation] = violations
+    assert violation.problem == "argument" and "flips=" in violation.message
+    assert "OverflowError" in violation.message and "accepted by make_params" in violation.message
+    _, violations = _found(FloatOfFlips())
+    assert any("flips=10**1000 raised OverflowError" in v.message for v in violations)
+
+
+def test_a_refusal_must_name_the_argument():
+    _, violations = _found(NamelessMessage())
+    assert "does not name 'flips'" in violations[0].message
+
+
+def test_a_typo_in_arguments_is_reported_not_an_attribute_error():
+    _, violations = _found(TypoArgument())
+    [violation] = violations
+    assert "'flip' is declared in arguments, but CoinParams has no field of that name" in violation.message
+    assert "its fields: flips" in violation.message
+
+
+def test_the_argument_values_are_the_odd_ones_and_need_no_hypothesis():
+    for value in (None, True, HUGE, -HUGE, 2**63, "text", [1]):
+        assert any(type(v) is type(value) and v == value for v in ARGUMENT_VALUES), value
+    assert any(isinstance(v, float) and math.isnan(v) for v in ARGUMENT_VALUES)
+    assert math.inf in ARGUMENT_VALUES and -math.inf in ARGUMENT_VALUES
+    assert all(v in argument_values(3) for v in (4, 2, 3000, -3))
+    assert any(isinstance(v, tuple) and len(v) == 2 and v[0] == HUGE for v in argument_values((1.0, 2.0)))
+    assert "TRAIN" in argument_values("train")
+    import subprocess
+
+    program = "import sys, gym_suite.envs.checker; print('hypothesis' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "False", done.stderr

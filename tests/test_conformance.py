@@ -1,4 +1,6 @@
-"""The contract every registered environment keeps, parametrized over ``gym_suite.SPECS``."""
+"""The contract every registered environment keeps, parametrized over ``gym_suite.specs()``: the
+suite's own ids, and the tiny definition ``tests/test_definitions.py`` registers through the
+public ``gym_suite.register``, as another package would."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from conftest import ALL_IDS, invalid_action, rollout
 from gymnasium.error import ResetNeeded
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 from gymnasium.vector import AutoresetMode
+from test_definitions import COIN_ID
 
 import gym_suite
 
@@ -32,7 +35,15 @@ def _equal(x, y) -> bool:
     return bool(np.array_equal(np.asarray(x), np.asarray(y)))
 
 
-@pytest.fixture(params=ALL_IDS)
+#: The suite's ids and one registered through gym_suite.register.
+CONTRACT_IDS = [*ALL_IDS, COIN_ID]
+
+
+def test_the_contract_covers_every_row():
+    assert CONTRACT_IDS == [spec.id for spec in gym_suite.specs()]
+
+
+@pytest.fixture(params=CONTRACT_IDS)
 def env_id(request):
     return request.param
 
@@ -73,7 +84,7 @@ def test_registered_time_limit_and_step_types(env_id):
     assert isinstance(info, dict)
     _, _, _, _, info2 = env.step(env.action_space.sample()) if not (terminated or truncated) else (0, 0, 0, 0, {})
     assert info2 is not info
-    row = next(s for s in gym_suite.SPECS if s.id == env_id)
+    row = next(s for s in gym_suite.specs() if s.id == env_id)
     assert spec.max_episode_steps == row.max_episode_steps
 
 
@@ -188,7 +199,7 @@ def test_unknown_reset_option_raises(env_id):
 
 def test_native_vector_env(env_id):
     envs = gymnasium.make_vec(env_id, num_envs=5)
-    row = next(s for s in gym_suite.SPECS if s.id == env_id)
+    row = next(s for s in gym_suite.specs() if s.id == env_id)
     assert f"{type(envs).__module__}:{type(envs).__name__}" == row.vector_entry_point
     assert envs.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
     single = gymnasium.make(env_id)

@@ -199,3 +199,157 @@ def test_the_quantities_the_guide_refuses_are_reported(broken):
     text = section("What a state quantity may be")
     assert "a string, a list" in text
     assert ("initial", "kind") in _kinds_reported(broken())
+
+
+# --------------------------------------------------------------------------------------------
+# The set-up, the tests, the home page, the steps' words: each as the code has it
+# --------------------------------------------------------------------------------------------
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _extras(command: str) -> set[str]:
+    match = re.search(r'-e "\.\[([\w,]+)\]"', command)
+    assert match, command
+    return set(match.group(1).split(","))
+
+
+def _marked_command(text: str, marker: str) -> str:
+    match = re.search(rf"<!-- {marker} -->\n```bash\n(.*?)\n```", text, re.S)
+    assert match, f"no {marker} block"
+    return match.group(1)
+
+
+def test_the_set_up_installs_the_jax_extra_and_every_extra_the_tests_need():
+    import tomllib
+
+    set_up = section("Set up")
+    extras = _extras(set_up)
+    assert "jax" in extras and "`jax` extra is part of the set-up" in set_up
+    assert _extras(_marked_command(README, "test-command")) <= extras
+    declared = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    )
+    assert extras <= declared, extras - declared
+
+
+def test_the_tests_section_shows_the_test_command_it_refers_to():
+    tests = section("Tests")
+    assert _marked_command(tests, "test-command") == _marked_command(README, "test-command")
+    # README's part the section embeds speaks of "the test command": the section shows it first
+    assert tests.index("<!-- test-command -->") < tests.index('--8<-- "README.md:tests"')
+
+
+def test_the_home_page_table_lists_the_registry_ids():
+    index = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| \[`([\w.-]+)`\]\(environments/([\w.-]+)\.md\) \|", index, re.M)
+    assert [env_id for env_id, _ in rows] == sorted(gym_suite.ENV_IDS)
+    assert all(env_id == page for env_id, page in rows)
+
+
+def test_step_3_is_a_command_to_run():
+    from gym_suite.cli import build_parser
+
+    step = re.search(r"^3\. \*\*(.*?)\*\*(.*?)^4\. ", section("Adding an environment"), re.M | re.S)
+    assert step and step.group(1) == "Play it once by hand"
+    commands = re.findall(r"`gym-suite ([^`]+)`", step.group(2))
+    assert any(c.startswith("evaluate") for c in commands) and "list" in commands
+    for command in commands:
+        build_parser().parse_args(command.replace("name-v0", "example-v0").split())
+
+
+def test_the_guide_gives_the_annotation_mypy_wants_of_a_discrete_space():
+    assert "`spaces.Discrete[np.int64]`" in GUIDE and "mypy --strict" in GUIDE
+    for path in sorted((ROOT / "gym_suite" / "envs").glob("*_env.py")):
+        text = path.read_text(encoding="utf-8")
+        for annotation in re.findall(r"\) -> (spaces\.Discrete[^:]*):", text):
+            assert annotation == "spaces.Discrete[np.int64]", (path.name, annotation)
+
+
+def test_no_environment_file_keeps_a_step_limit_of_its_own():
+    assert "`MAX_EPISODE_STEPS` constant" in GUIDE
+    for path in sorted((ROOT / "gym_suite" / "envs").glob("*_env.py")):
+        found = re.findall(r"^(\w*MAX_EPISODE_STEPS\w*) *=", path.read_text(encoding="utf-8"), re.M)
+        assert not found, f"{path.name} keeps {found}: the registry row's max_episode_steps is the one limit"
+    from gym_suite.envs import ExampleEnv
+
+    assert ExampleEnv.MAX_STEPS == next(s.max_episode_steps for s in gym_suite.SPECS if s.id == "example-v0")
+
+
+class PlainStart(Coin):
+    """The start's quantities as plain Python numbers on every backend: they stand for every row."""
+
+    def initial(self, u, params, ops):
+        return CoinState(0, -1)
+
+
+class PlainAfterAStep(Coin):
+    """The last flip as one plain number after a step: a batch needs one per row."""
+
+    def transition(self, state, action, u, params, ops):
+        return CoinState(state.heads + ops.where(u[0] < 0.5, 1, 0), 0)
+
+
+def test_a_plain_value_may_start_a_batch_but_not_follow_a_step():
+    text = section("What a state quantity may be")
+    assert (
+        "At the start\nonly, a plain Python value" in text
+        and "after a step, `transition` gives one\nvalue per row" in text
+    )
+    assert _kinds_reported(PlainStart()) == set()
+    assert _kinds_reported(PlainAfterAStep()) == {("transition", "shape")}
+    spec = gym_suite.register(
+        "gym_suite_test/plain-start-v0", definition=PlainStart(), params=CoinParams(), max_episode_steps=4, summary="x"
+    )
+    try:  # the shells broadcast the plain start
+        import gymnasium
+
+        envs = gymnasium.make_vec(spec.id, num_envs=3, vectorization_mode="vector_entry_point")
+        envs.reset(seed=0)
+        for _ in range(6):
+            envs.step(envs.action_space.sample())
+    finally:
+        gym_suite.unregister(spec.id)
+
+
+def test_two_definitions_of_one_family_differ_in_state_or_spaces():
+    """The version rule: rows of one family (``push``, ``target``) on two definitions are two
+    tasks, whose state or spaces differ; rows on one definition differ in their parameter set."""
+    text = section("Adding a second version")
+    assert (
+        "A new task, whose state or spaces differ" in text and "is a new definition under the same family name" in text
+    )
+    from gym_suite import _registry as registry
+
+    families: dict[str, list] = {}
+    for spec in registry.SPECS:
+        families.setdefault(spec.id.rsplit("-v", 1)[0], []).append(spec)
+    pairs = 0
+    for rows in families.values():
+        for a in rows:
+            for b in rows:
+                da, db = registry.load(a.definition), registry.load(b.definition)
+                if a.id >= b.id or da is db:
+                    continue
+                pairs += 1
+                pa, pb = (d.make_params(registry.load(s.params), s.class_name) for d, s in ((da, a), (db, b)))
+                same_state = da.State._fields == db.State._fields
+                same_spaces = (da.action_space(pa), da.observation_space(pa)) == (
+                    db.action_space(pb),
+                    db.observation_space(pb),
+                )
+                assert not (same_state and same_spaces), f"{a.id} and {b.id}: two definitions of one task"
+    assert pairs >= 2  # push-v0 / push-v1, target-v0 / target-v1
+
+
+def test_the_registering_example_runs():
+    text = section("Registering an environment from another package")
+    code = re.search(r"```python\n(.*?)```", text, re.S)
+    assert code, "the section shows no code"
+    namespace: dict = {}
+    try:
+        exec(compile(code.group(1), "docs/contributing.md", "exec"), namespace)  # noqa: S102
+    finally:
+        if "mypkg/walk-v0" in [s.id for s in gym_suite.specs()]:
+            gym_suite.unregister("mypkg/walk-v0")
+    assert namespace["env"].unwrapped.rt_max == 20 and type(namespace["env"].unwrapped).__name__ == "WalkEnv"

@@ -1,7 +1,9 @@
 """The contributor's path, proved: a tiny environment defined the way every gym-suite environment
-is (a parameters dataclass, a state, the rules as one Definition, a registry row) runs through
-every shell, and what every shell promises holds for it (seeding, ResetNeeded, next-step
-autoreset with the info keys of a SyncVectorEnv on every step, argument checks)."""
+is (a parameters dataclass, a state, the rules as one Definition) and registered the way another
+package registers its own (``gym_suite.register``) runs through every shell, and what every shell
+promises holds for it (seeding, ResetNeeded, next-step autoreset with the info keys of a
+SyncVectorEnv on every step, argument checks). ``tests/test_conformance.py`` runs the registry's
+contract on it too."""
 
 from __future__ import annotations
 
@@ -16,10 +18,11 @@ from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
 import gym_suite
-from gym_suite._registry import Spec
-from gym_suite.envs._shells import env_classes
-from gym_suite.envs.checks import check_int
+from gym_suite.envs.checks import check_int, shown
 from gym_suite.envs.definition import NUMPY, SCALAR, Definition, state_maker
+
+#: The most heads an episode may take: bounded, as every argument is (check_definition tries 10**1000).
+MAX_FLIPS = 1000
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,7 +46,10 @@ class Coin(Definition[CoinState, CoinParams]):
 
     def make_params(self, base, owner, **arguments):
         if "flips" in arguments:
-            arguments["flips"] = check_int(owner, "flips", arguments["flips"], 1)
+            flips = check_int(owner, "flips", arguments["flips"], 1)
+            if flips > MAX_FLIPS:
+                raise ValueError(f"{owner}: flips must be an integer in 1..{MAX_FLIPS}, got {shown(flips)}")
+            arguments["flips"] = flips
         return super().make_params(base, owner, **arguments)
 
     def action_space(self, params):
@@ -91,23 +97,27 @@ COIN = Coin()
 V0 = CoinParams()  # the version: a parameter set
 COIN_ID = "gym_suite_test/coin-v0"
 
-#: Its row, as the suite's rows in gym_suite/_registry.py (there, the classes are published by
-#: gym_suite.envs; here, this module holds them).
-COIN_SPEC = Spec(
+COIN_MANUAL = """Guess the next flip of a fair coin: +1 when right, -1 when wrong.
+
+## Arguments
+
+| Argument | Default | Meaning |
+|---|---|---|
+| `flips` | 3 | the episode ends after this many heads, an integer in 1..1000 |
+| `render_mode` | None | `"ansi"`, `"human"` (prints the text) or `"rgb_array"` |
+"""
+
+#: Registered as another package registers its own: the definition and parameters themselves,
+#: under an id of its own namespace; the classes come from gym_suite.envs.
+COIN_SPEC = gym_suite.register(
     COIN_ID,
-    definition=f"{__name__}:COIN",
-    params=f"{__name__}:V0",
-    class_name="CoinEnv",
+    definition=COIN,
+    params=V0,
     max_episode_steps=20,
     summary="Guess the next flip of a fair coin.",
-    manual=f"{__name__}:Coin.__doc__",
+    manual=f"{__name__}:COIN_MANUAL",
 )
-CoinEnv, CoinVectorEnv = env_classes(COIN_SPEC, module=__name__)
-
-if COIN_ID not in gymnasium.registry:
-    gymnasium.register(
-        COIN_ID, entry_point=CoinEnv, vector_entry_point=CoinVectorEnv, max_episode_steps=COIN_SPEC.max_episode_steps
-    )
+from gym_suite.envs import CoinEnv, CoinVectorEnv  # noqa: E402  (made from the row just registered)
 
 
 def test_the_tiny_definition_is_a_gymnasium_env():

@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gym_suite
+from gym_suite.envs.argument_values import ARGUMENT_VALUES, argument_values
 from gym_suite.evaluate import action_seed
 
 settings.register_profile(
@@ -342,6 +343,7 @@ def test_invalid_actions_raise_documented_errors_and_leave_the_env_usable(env_id
 
 
 _ARGUMENT_VALUES = st.one_of(
+    st.sampled_from(ARGUMENT_VALUES),  # the checker's own odd values (check_definition tries them all)
     st.integers(-(10**9), 10**9),
     st.floats(allow_nan=True, allow_infinity=True),
     st.text(max_size=10),
@@ -366,6 +368,25 @@ def test_constructor_arguments_are_accepted_or_rejected_with_documented_errors(e
             continue
         env.reset(seed=0)
         env.step(env.action_space.sample())
+
+
+@pytest.mark.parametrize("env_id", ALL_IDS)
+def test_every_odd_argument_value_is_refused_by_name_or_runs(env_id):
+    """Each argument, with every value of ``argument_values`` (the checker's list), through the
+    constructor users call: a documented error that names an argument, or an env that resets and steps."""
+    creator = gymnasium.envs.registration.load_env_creator(gymnasium.spec(env_id).entry_point)
+    names = [n for n in __import__("inspect").signature(creator).parameters if n not in ("env_config", "render_mode")]
+    base = creator().params
+    for name in names:
+        for value in argument_values(getattr(base, name)):
+            try:
+                env = creator(**{name: value})
+            except (*DOCUMENTED_ERRORS, FileNotFoundError) as err:
+                assert len(str(err)) < MESSAGE_LIMIT
+                assert any(n in str(err) for n in names), (name, value, str(err))
+                continue
+            env.reset(seed=0)
+            env.step(env.action_space.sample())
 
 
 @given(st.sampled_from(ALL_IDS), st.integers(0, 10**6), st.integers(0, 40))

@@ -16,17 +16,17 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from gym_suite._registry import SPECS, Spec
+from gym_suite._registry import SPECS, Spec, rows
 from gym_suite.envs.checker import DefinitionError, Violation, check_definition
 
-#: Every env class name of the registry, and its row.
+#: Every env class name of the suite's own rows (those of ``gym_suite.register`` are looked up).
 _ROWS: dict[str, Spec] = {name: spec for spec in SPECS for name in (spec.class_name, spec.vector_class_name)}
 _LOCK = threading.RLock()  # each class is made once, whoever asks first
 
 
 def __getattr__(name: str) -> Any:
     """``HeartPoleEnv`` and the other classes of the registry's rows, made on first use."""
-    spec = _ROWS.get(name)
+    spec = _ROWS.get(name) or _row_of_class(name)
     if spec is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     with _LOCK:
@@ -37,8 +37,16 @@ def __getattr__(name: str) -> Any:
     return globals()[name]
 
 
+def _row_of_class(name: str) -> Spec | None:
+    """The registered row (``gym_suite.register``) whose classes include ``name``."""
+    for spec in rows():
+        if name in (spec.class_name, spec.vector_class_name):
+            return spec
+    return None
+
+
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_ROWS})
+    return sorted({*globals(), *_ROWS, *(n for s in rows() for n in (s.class_name, s.vector_class_name))})
 
 
 __all__ = ["DefinitionError", "Violation", "check_definition", *_ROWS]

@@ -38,6 +38,7 @@ import importlib
 import inspect
 import operator
 import os
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -740,8 +741,19 @@ def env_classes(spec: Spec, *, module: str = CLASSES_MODULE) -> tuple[type[Suite
     """
     definition: Definition[Any, Any] = load(spec.definition)
     base_params = load(spec.params)
-    doc = load(spec.manual) if spec.manual else importlib.import_module(spec.definition.partition(":")[0]).__doc__
+    if spec.manual:
+        doc = load(spec.manual)
+    elif isinstance(spec.definition, str):
+        doc = importlib.import_module(spec.definition.partition(":")[0]).__doc__
+    else:  # a registered row holding the definition itself: its module's docstring
+        doc = getattr(sys.modules.get(type(definition).__module__), "__doc__", None) or type(definition).__doc__
     arguments = tuple(definition.arguments)
+    missing = [name for name in arguments if not isinstance(name, str) or not hasattr(base_params, name)]
+    if missing:
+        raise ValueError(
+            f"{spec.id}: {type(definition).__name__}.arguments declares {missing}, which "
+            f"{type(base_params).__name__} has no field of (check_definition reports it too)"
+        )
     extra = dict(definition.env_attributes)
     name = spec.class_name
     metadata = {"render_modes": list(definition.render_modes), "render_fps": definition.render_fps}

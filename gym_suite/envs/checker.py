@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite._registry import ENV_IDS, SPECS, load
+from gym_suite._registry import find, load, rows
+from gym_suite.envs.argument_values import argument_values
 from gym_suite.envs.checks import ArgumentTypeError, check_int, shown
 from gym_suite.envs.definition import NUMPY, SCALAR, Definition, jax_ops, row_of
 
@@ -80,7 +81,14 @@ PROBLEMS: dict[str, str] = {
     "not fresh": "an observation array sharing memory with the state or the parameters (a caller writing into it "
     "would change the environment)",
     "disagree": "two backends give different values on the same state and draws",
+    "not a parameter": "a name in arguments that the parameters dataclass has no field of",
+    "argument": "a value of a declared argument that make_params refused with another error than ValueError / "
+    "TypeError naming the argument, or accepted and then the start or first step broke on",
 }
+#: The errors a refused argument may raise (with a message naming it): the documented ones.
+ARGUMENT_ERRORS = (ValueError, TypeError, FileNotFoundError)
+#: The longest message a refused argument may give.
+MESSAGE_LIMIT = 1000
 
 
 class DefinitionError(ValueError):
@@ -285,7 +293,8 @@ def _column(value: Any, rows: int) -> np.ndarray | None:
 
 def _check_state(report: _Report, hook: str, backend: str, state: Any, state_type: Any, rows: int | None) -> bool:
     """Whether ``state`` is a ``state_type`` whose quantities are numbers or flags (one per row
-    for a batch); reports what is not."""
+    for a batch; at the start, ``initial``, a plain number or flag stands for every row: the
+    shells broadcast it); reports what is not."""
     if not isinstance(state, state_type):
         report.add(hook, backend, "not a state", f"returned {_described(state)}, not a {state_type.__name__}")
         return False
@@ -304,8 +313,11 @@ def _check_state(report: _Report, hook: str, backend: str, state: Any, state_typ
         elif _array_kind(quantity) is None:
             report.add(hook, backend, "kind", f"state.{name} is {_described(quantity)}, not numbers or flags", name)
             ok = False
-        elif np.shape(quantity) not in ((), (rows,)):
-            report.add(hook, backend, "shape", f"state.{name} has shape {np.shape(quantity)}, expected ({rows},)", name)
+        elif np.shape(quantity) != (rows,) and (hook != "initial" or np.shape(quantity) != ()):
+            plain = " (a plain value stands for every row at the start only)" if np.shape(quantity) == () else ""
+            report.add(
+                hook, backend, "shape", f"state.{name} has shape {np.shape(quantity)}, expected ({rows},){plain}", name
+            )
             ok = False
     return ok
 
@@ -418,24 +430,29 @@ def _compare(report: _Report, hook: str, backend: str, what: str, got: Any, want
 # --------------------------------------------------------------------------------------------
 
 
-def _resolve(definition: Any, params: Any) -> tuple[Definition[Any, Any], Any, str]:
-    """The definition, its parameters and a name for messages (the id, the class, the definition's class)."""
-    label = None
+def _resolve(definition: Any, params: Any) -> tuple[Definition[Any, Any], Any, str, str]:
+    """The definition, its parameter set (as an env's constructor gets it, before ``make_params``),
+    a name for messages (the id, the class, the definition's class) and the owner ``make_params``
+    names in its messages (the env class)."""
+    label = owner = None
     if isinstance(definition, str):
         name = definition.removeprefix("gym_suite:")
-        if name not in ENV_IDS:
-            raise ValueError(f"check_definition: unknown id {definition!r}; the ids are {list(ENV_IDS)}")
-        spec = SPECS[ENV_IDS.index(name)]
+        found = find(name)
+        if found is None:
+            ids = [spec.id for spec in rows()]
+            raise ValueError(f"check_definition: unknown id {definition!r}; the ids are {ids}")
+        spec = found
         definition = load(spec.definition)
-        if params is None:  # the id's parameters, made as its env's constructor makes them
-            params = definition.make_params(load(spec.params), spec.class_name)
-        label = name
+        if params is None:  # the id's parameters
+            params = load(spec.params)
+        label, owner = name, spec.class_name
     if isinstance(definition, type) and isinstance(getattr(definition, "definition", None), Definition):
         cls: Any = definition
         label = label or cls.__name__
         definition = cls.definition
-        if params is None:  # the class's parameters, made as its constructor makes them
-            params = definition.make_params(cls.base_params, cls.__name__)
+        owner = cls.__name__
+        if params is None:  # the class's parameters
+            params = cls.base_params
     if not isinstance(definition, Definition):
         raise ArgumentTypeError(
             "check_definition: definition must be a Definition instance, an env class (gym_suite.envs.HeartPoleEnv, "
@@ -443,16 +460,16 @@ def _resolve(definition: Any, params: Any) -> tuple[Definition[Any, Any], Any, s
         )
     d: Definition[Any, Any] = definition
     if params is None:
-        for spec in SPECS:
+        for spec in rows():
             if load(spec.definition) is d:
-                params = d.make_params(load(spec.params), spec.class_name)
+                params, owner = load(spec.params), owner or spec.class_name
                 break
         else:
             raise ArgumentTypeError(
                 f"check_definition: params is required for {type(definition).__name__} (its parameters "
                 "dataclass, e.g. MyParams()): the definition is not in the registry"
             )
-    return d, params, label or type(d).__name__
+    return d, params, label or type(d).__name__, owner or type(d).__name__
 
 
 # --------------------------------------------------------------------------------------------
@@ -615,6 +632,8 @@ def check_definition(
     state) and on JAX (the rows vmapped under ``jit``, compiled once), on the same states and
     uniforms, and the checker looks at every value:
 
+    * ``make_params``: the parameters are made as an env's constructor makes them (the set,
+      checked and completed: ``make_params(params, owner)``), and the hooks run on those;
     * ``initial`` / ``transition``: the definition's ``State``, each quantity a number or flag
       (Python numbers for one environment, one per row for a batch) of the same kind at the
       start and after a step, and on every backend;
@@ -631,7 +650,14 @@ def check_definition(
       ``render_ansi`` (when it renders text): a ``str``;
     * the backends agree on the same draws: Python numbers with numpy to ``RTOL`` (relative,
       after 1 + the largest quantity of the row), JAX with numpy on the same inputs rounded to
-      JAX's precision (``RTOL_FLOAT32`` in 32 bits, ``RTOL`` with ``jax_enable_x64``).
+      JAX's precision (``RTOL_FLOAT32`` in 32 bits, ``RTOL`` with ``jax_enable_x64``);
+    * the arguments: each name in ``arguments`` is a field of the parameters, and each is tried
+      with the odd values of :func:`~gym_suite.envs.argument_values.argument_values` (the wrong
+      kinds, the boundaries, ``10**1000``, NaN, the infinities): ``make_params`` refuses a value
+      with a ``ValueError`` / ``TypeError`` (``FileNotFoundError`` for a path) naming the
+      argument (or, for a relation between two, the other: ``rt_max must be >= lf_min + 2``) in
+      at most ``MESSAGE_LIMIT`` characters, or accepts it, and then the spaces, a start and a first step on Python numbers
+      run, with the observation in its space and a finite reward (problem ``"argument"``).
 
     JAX runs in the precision it is configured for; without JAX installed its backend is skipped
     with a warning. ``backends`` picks among ``"scalar"``, ``"numpy"`` and ``"jax"`` (numpy
@@ -645,7 +671,7 @@ def check_definition(
     Bad arguments raise ``TypeError`` / ``ValueError`` naming them.
     """
     owner = "check_definition"
-    d, params, name = _resolve(definition, params)
+    d, base, name, env_owner = _resolve(definition, params)
     seed = check_int(owner, "seed", seed, 0)
     rows = check_int(owner, "num_envs", num_envs, 1)
     steps = check_int(owner, "steps", steps, 1)
@@ -657,7 +683,11 @@ def check_definition(
     if not isinstance(raise_error, (bool, np.bool_)):
         raise ArgumentTypeError(f"{owner}: raise_error must be True or False, got {shown(raise_error)}")
     report = _Report()
-    _Run(d, params, rows, set(backends), report).play(seed, steps)
+    # the parameters as an env's constructor makes them: the set, checked and completed
+    params = report.call("make_params", "all", d.make_params, base, env_owner)
+    if params is not FAILED:
+        _Run(d, params, rows, set(backends), report).play(seed, steps)
+        _check_arguments(d, base, params, env_owner, report)
     violations = list(report.found.values())
     if violations and raise_error:
         raise DefinitionError(name, violations)
@@ -1074,3 +1104,114 @@ def _ended(out: dict[str, Any], rows: int) -> np.ndarray:
         except Exception:  # reported already
             pass
     return ended
+
+
+# --------------------------------------------------------------------------------------------
+# The arguments: each declared one, tried with odd values
+# --------------------------------------------------------------------------------------------
+
+
+def _check_arguments(d: Definition[Any, Any], base: Any, params: Any, owner: str, report: _Report) -> None:
+    """Each name of ``d.arguments`` is a field of the parameters, and each odd value of it is
+    refused with a documented error naming it, or accepted and run (:func:`_try_argument`).
+    ``params`` are those made from ``base``: when a start and a step on them break already, the
+    episodes report it, and the values are not tried."""
+    fields = [f.name for f in dataclasses.fields(base)] if dataclasses.is_dataclass(base) else []
+    names = []
+    for name in d.arguments:
+        if isinstance(name, str) and hasattr(base, name):
+            names.append(name)
+            continue
+        report.add(
+            "arguments",
+            "all",
+            "not a parameter",
+            f"{shown(name)} is declared in arguments, but {type(base).__name__} has no field of that name "
+            f"(its fields: {', '.join(fields)})",
+            shown(name),
+        )
+    if _first_steps(d, params) is not None:
+        return
+    for name in names:
+        for value in argument_values(getattr(base, name)):
+            _try_argument(d, base, owner, name, value, report)
+
+
+def _first_steps(d: Definition[Any, Any], params: Any) -> tuple[str, str] | None:
+    """The spaces, a start and a first step (the heuristic's action) on Python numbers: ``None``
+    when they run, with the observations in their space and a finite reward; else the hook and
+    what went wrong."""
+    hook = "action_space"
+    try:
+        action_space = d.action_space(params)
+        hook = "observation_space"
+        observation_space = d.observation_space(params)
+        hook = "draws_at_start"
+        start_draws = d.draws_at_start(params)
+        hook = "initial"
+        state = d.initial((0.5,) * start_draws, params, SCALAR)
+        hook = "observation"
+        observation = d.observation(state, params, SCALAR)
+        hook = "heuristic"
+        action = d.check_action(d.heuristic(observation, params, SCALAR), action_space, params)
+        hook = "transition"
+        next_state = d.transition(state, action, (0.5,) * d.step_draws, params, SCALAR)
+        hook = "reward"
+        reward = float(d.reward(state, action, next_state, params, SCALAR))
+        hook = "observation"
+        next_observation = d.observation(next_state, params, SCALAR)
+        in_space = all(observation_space.contains(o) for o in (observation, next_observation))
+    except Exception as exc:
+        return hook, f"{hook} raised {_exception_text(exc)}"
+    if not math.isfinite(reward):
+        return "reward", f"the first reward is {reward!r}"
+    if not in_space:
+        return "observation", f"an observation is outside {observation_space}"
+    return None
+
+
+def _try_argument(d: Definition[Any, Any], base: Any, owner: str, name: str, value: Any, report: _Report) -> None:
+    """``make_params`` with ``name=value``: refused with a documented error naming the argument,
+    or accepted, and then the first steps run (:func:`_first_steps`)."""
+    given = f"{name}={_value_text(value)}"
+    try:
+        params = d.make_params(base, owner, **{name: value})
+    except ARGUMENT_ERRORS as exc:
+        text = str(exc)
+        if not any(isinstance(n, str) and n in text for n in (name, *d.arguments)):  # a relation names the other
+            report.add(
+                "make_params",
+                "all",
+                "argument",
+                f"{given} was refused by {_exception_text(exc)}, which does not name {name!r}",
+                f"{name} unnamed",
+            )
+        elif len(text) > MESSAGE_LIMIT:
+            report.add(
+                "make_params", "all", "argument", f"{given}: a message of {len(text)} characters", f"{name} long"
+            )
+        return
+    except Exception as exc:  # a contributor's check may raise anything: report it
+        report.add(
+            "make_params",
+            "all",
+            "argument",
+            f"{given} raised {_exception_text(exc)}; expected a ValueError or TypeError naming {name!r}",
+            f"{name} {type(exc).__name__}",
+        )
+        return
+    broken = _first_steps(d, params)
+    if broken is not None:
+        hook, what = broken
+        report.add(
+            hook, "scalar", "argument", f"{given} was accepted by make_params, then {what}", name
+        )  # one per hook
+
+
+def _value_text(value: Any) -> str:
+    """A tried value as a message shows it: ``10**1000`` rather than its thousand digits."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**30:
+        sign = "-" if value < 0 else ""
+        power = len(str(abs(value))) - 1
+        return f"{sign}10**{power}" if abs(value) == 10**power else f"{sign}2**{abs(value).bit_length() - 1}"
+    return shown(value)

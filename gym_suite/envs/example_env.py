@@ -93,6 +93,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 import numpy as np
 from gymnasium import spaces
 
+from gym_suite._registry import SPECS
 from gym_suite.envs.checks import check_int, shown
 from gym_suite.envs.definition import Array, Definition, Ops, state_maker
 
@@ -108,7 +109,6 @@ ACTION_NAMES = ("left", "right")
 REWARD_GOAL = 10.0  # landing on the goal
 REWARD_TOWARD = -1.0  # a step that gets closer to the goal
 REWARD_AWAY = -2.0  # a step away from the goal, or into a wall
-MAX_EPISODE_STEPS = 10  # registered with the spec: gymnasium.make's TimeLimit
 CELL_PIXELS = 24  # rgb_array: width and height of one position
 DEFAULT_LF_MIN, DEFAULT_RT_MAX = 1, 10
 #: The largest position accepted. Positions and their sums stay far inside int64, and a start
@@ -186,8 +186,11 @@ class Example(Definition[ExampleState, ExampleParams]):
     name = "example"
     State = ExampleState
     arguments = ("lf_min", "rt_max")
-    #: The tutorial's name for the registered step limit, as an attribute of the envs.
-    env_attributes: ClassVar[Mapping[str, Any]] = {"MAX_STEPS": MAX_EPISODE_STEPS}
+    #: The tutorial's name for the registered step limit, as an attribute of the envs: the registry
+    #: row's, the one place the limit lives.
+    env_attributes: ClassVar[Mapping[str, Any]] = {
+        "MAX_STEPS": next(spec.max_episode_steps for spec in SPECS if spec.id == "example-v0")
+    }
     #: One uniform per start picks the starting position; a step draws nothing.
     start_draws = 1
 

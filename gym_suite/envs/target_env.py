@@ -279,7 +279,6 @@ FIELD_SIZE = 50  # side of the square field, in field units
 DISC_RADIUS = 6  # radius of the worker's and of the target's disc, in field units
 REWARD_HIT = 1.0  # the worker's disc touches the target's
 REWARD_MISS = -1.0  # any other step
-MAX_EPISODE_STEPS = 1000  # registered with the spec: gymnasium.make's TimeLimit
 PIXELS_PER_UNIT = 8  # rgb_array/human, by default: 50 units -> 400 x 400 pixels
 MAX_PICTURE_PIXELS = 4096  # the largest side of a picture, in pixels
 # At most this share of the field may lie within a hit of the target, so that a uniform
@@ -613,7 +612,6 @@ V1_FIELD_SIZE = 50  # side of the square field, in field units (v0's)
 V1_DISC_RADIUS = 1.5  # radius of both discs: the worker catches the target at 3 units between centres
 WORKER_SPEED = 1.0  # the worker's top speed, in field units a step (an action of length 1)
 TARGET_SPEED = 1.5  # the target's speed, in field units a step: 1.5 times the worker's top speed
-V1_MAX_EPISODE_STEPS = 300  # registered with the spec: gymnasium.make's TimeLimit
 REWARD_STEP = -1.0  # every step until the discs touch (the touching step included)
 #: The target's start direction: the first of these many uniform points of [-1, 1]**2 that lies in
 #: the unit disc (each does with probability pi / 4: all of them miss with probability below 2**-48).

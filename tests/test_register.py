@@ -1,0 +1,185 @@
+"""``gym_suite.register`` and ``unregister``: another package's definition becomes an environment of
+the suite (Gymnasium, gym, the classes of ``gym_suite.envs``, ``gym_suite.jax.make``,
+``check_definition``, the command line) with one call; bad calls are refused before anything is
+registered. The contract every row keeps runs on the registered coin in ``tests/test_conformance.py``."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+from contextlib import redirect_stdout
+
+import gymnasium
+import pytest
+from test_definitions import COIN, COIN_ID, V0, Coin, CoinParams
+
+import gym_suite
+from gym_suite import cli
+from gym_suite.envs import check_definition
+
+NEW_ID = "mypkg/coin-flip-v1"
+
+
+@pytest.fixture
+def registered():
+    """The coin under another id, removed again after the test."""
+    spec = gym_suite.register(
+        NEW_ID, definition=COIN, params=CoinParams(flips=2), max_episode_steps=7, summary="A coin, by another package."
+    )
+    yield spec
+    if NEW_ID in [s.id for s in gym_suite.specs()]:
+        gym_suite.unregister(NEW_ID)
+
+
+def test_register_makes_every_route(registered):
+    assert registered.class_name == "CoinFlipV1Env" and registered.vector_class_name == "CoinFlipV1VectorEnv"
+    assert registered in gym_suite.specs() and registered not in gym_suite.SPECS  # SPECS: the suite's own
+    env = gymnasium.make(NEW_ID)
+    assert env.spec.max_episode_steps == 7 and env.unwrapped.flips == 2
+    assert type(env.unwrapped).__module__ == "gym_suite.envs"
+    from gym_suite.envs import CoinFlipV1Env, CoinFlipV1VectorEnv
+
+    assert type(env.unwrapped) is CoinFlipV1Env
+    envs = gymnasium.make_vec(NEW_ID, num_envs=3, vectorization_mode="vector_entry_point")
+    assert type(envs) is CoinFlipV1VectorEnv and envs.max_episode_steps == 7
+    assert check_definition(NEW_ID, backends=("scalar", "numpy"), raise_error=False) == []
+    result = gym_suite.evaluate(NEW_ID, "heuristic", episodes=3)
+    assert len(result.returns) == 3
+
+
+def test_register_reaches_jax(registered):
+    gj = pytest.importorskip("gym_suite.jax")
+    env, params = gj.make(NEW_ID)
+    assert params.max_steps_in_episode == 7 and env.definition_params.flips == 2
+    jax_env = gymnasium.make("mypkg_jax/coin-flip-v1")
+    obs, info = jax_env.reset(seed=0)
+    assert int(obs) == 0 and "heads" in info
+
+
+def test_register_reaches_the_command_line(registered):
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert cli.main(["list"]) == 0
+    assert f"{NEW_ID}  (max_episode_steps=7)" in out.getvalue() and "A coin, by another package." in out.getvalue()
+    with redirect_stdout(io.StringIO()):
+        assert cli.main(["evaluate", NEW_ID, "--episodes", "2", "--policy", "heuristic"]) == 0
+        # gymnasium's "module:id": the module that registers the id is imported first
+        assert cli.main(["evaluate", f"test_definitions:{COIN_ID}", "--episodes", "2"]) == 0
+
+
+def test_the_command_line_imports_a_module_that_registers(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["list", "--import", "no_such_module_here"])
+    assert "cannot import 'no_such_module_here'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["evaluate", "no_such_module_here:mypkg/x-v0"])
+    assert "cannot import 'no_such_module_here'" in capsys.readouterr().err
+
+
+def test_unregister_removes_every_route(registered):
+    from gym_suite import envs
+
+    assert envs.CoinFlipV1Env is not None  # made and published
+    assert gym_suite.unregister(NEW_ID) == registered
+    assert NEW_ID not in gymnasium.registry and "mypkg_jax/coin-flip-v1" not in gymnasium.registry
+    assert registered not in gym_suite.specs()
+    with pytest.raises(AttributeError):
+        envs.CoinFlipV1Env  # noqa: B018
+    with pytest.raises(ValueError, match="not registered"):
+        gym_suite.unregister(NEW_ID)
+    again = gym_suite.register(NEW_ID, definition=COIN, params=V0, max_episode_steps=None, summary="Again.")
+    assert gymnasium.make(NEW_ID).unwrapped.flips == 3 and again.max_episode_steps is None
+
+
+def test_the_suites_own_ids_stay_registered():
+    with pytest.raises(ValueError, match="suite's own ids"):
+        gym_suite.unregister("heartpole-v0")
+    assert "heartpole-v0" in gymnasium.registry
+    with pytest.raises(TypeError, match="env_id must be a string"):
+        gym_suite.unregister(3)
+
+
+def test_register_takes_module_attribute_strings():
+    spec = gym_suite.register(
+        "mypkg/coin-v3",
+        definition="test_definitions:COIN",
+        params="test_definitions:V0",
+        max_episode_steps=5,
+        summary="By name.",
+        class_name="NamedCoinEnv",
+    )
+    try:
+        env = gymnasium.make("mypkg/coin-v3", flips=4)
+        assert type(env.unwrapped).__name__ == "NamedCoinEnv" and env.unwrapped.flips == 4
+    finally:
+        gym_suite.unregister(spec.id)
+
+
+class TypoCoin(Coin):
+    arguments = ("flip",)  # CoinParams' field is flips
+
+
+def test_a_typo_in_arguments_named_by_strings_is_a_clear_error_when_the_classes_are_made():
+    gym_suite.register(
+        "mypkg/typo-v0", definition="test_register:TYPO", params="test_definitions:V0", max_episode_steps=3, summary="x"
+    )
+    try:
+        with pytest.raises(ValueError, match=r"TypoCoin.arguments declares \['flip'\], which CoinParams has no field"):
+            gymnasium.make("mypkg/typo-v0")
+    finally:
+        gym_suite.unregister("mypkg/typo-v0")
+
+
+TYPO = TypoCoin()
+GOOD = {"definition": COIN, "params": V0, "max_episode_steps": 10, "summary": "A coin."}
+
+
+@pytest.mark.parametrize(
+    ("env_id", "changes", "error", "match"),
+    [
+        ("coin-v0", {}, ValueError, "namespace/name-vN"),  # not namespaced: the suite's ids have no namespace
+        ("mypkg/coin", {}, ValueError, "namespace/name-vN"),  # no version
+        ("mypkg/coin-v01", {}, ValueError, "namespace/name-vN"),
+        ("my:pkg/coin-v0", {}, ValueError, "namespace/name-vN"),  # gymnasium reads "module:id"
+        ("gym_suite/coin-v0", {}, ValueError, "reserved"),
+        ("gym_suite_jax/coin-v0", {}, ValueError, "reserved"),
+        ("mypkg_jax/coin-v0", {}, ValueError, "reserved"),
+        (COIN_ID, {}, ValueError, "registered already"),
+        (b"mypkg/coin-v0", {}, TypeError, "env_id must be a string"),
+        ("mypkg/coin-v0", {"definition": Coin}, TypeError, "definition must be a Definition instance"),
+        ("mypkg/coin-v0", {"definition": "no colon"}, ValueError, "'module:attribute'"),
+        ("mypkg/coin-v0", {"params": CoinParams}, TypeError, "params must be the version's parameter set"),
+        ("mypkg/coin-v0", {"params": {"flips": 3}}, TypeError, "params must be"),
+        ("mypkg/coin-v0", {"max_episode_steps": 0}, ValueError, "max_episode_steps must be >= 1"),
+        ("mypkg/coin-v0", {"max_episode_steps": 2.5}, TypeError, "max_episode_steps"),
+        ("mypkg/coin-v0", {"summary": None}, TypeError, "summary must be a string"),
+        ("mypkg/coin-v0", {"summary": "two\nlines"}, ValueError, "one line"),
+        ("mypkg/coin-v0", {"class_name": "Coin"}, ValueError, "ending in 'Env'"),
+        ("mypkg/coin-v0", {"class_name": 5}, TypeError, "class_name"),
+        ("mypkg/coin-v0", {"class_name": "CoinEnv"}, ValueError, "class name 'CoinEnv' is taken"),
+        ("mypkg/heart-pole-v0", {}, ValueError, "class name 'HeartPoleEnv' is taken"),
+        ("mypkg/coin-v0", {"manual": 3}, TypeError, "manual"),
+        ("mypkg/coin-v0", {"definition": TypoCoin()}, ValueError, r"declare \['flip'\], which CoinParams has no field"),
+    ],
+)
+def test_bad_registrations_are_refused_and_register_nothing(env_id, changes, error, match):
+    before = list(gym_suite.specs()), set(gymnasium.registry)
+    with pytest.raises(error, match=match):
+        gym_suite.register(env_id, **{**GOOD, **changes})
+    assert (list(gym_suite.specs()), set(gymnasium.registry)) == before
+
+
+def test_a_registered_row_is_a_frozen_spec():
+    spec = next(s for s in gym_suite.specs() if s.id == COIN_ID)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        spec.summary = "changed"  # type: ignore[misc]
+
+
+def test_an_id_gymnasium_has_already_is_refused():
+    gymnasium.register("mypkg/elsewhere-v0", entry_point="gym_suite.envs:ExampleEnv")
+    try:
+        with pytest.raises(ValueError, match="'mypkg/elsewhere-v0' is registered with gymnasium already"):
+            gym_suite.register("mypkg/elsewhere-v0", **GOOD)
+        assert "mypkg/elsewhere-v0" not in [s.id for s in gym_suite.specs()]
+    finally:
+        del gymnasium.registry["mypkg/elsewhere-v0"]
