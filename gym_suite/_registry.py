@@ -16,7 +16,7 @@ import importlib
 from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
-__all__ = ["ENV_IDS", "JAX_NAMESPACE", "RENAMED_IDS", "SPECS", "Spec", "load"]
+__all__ = ["ENV_IDS", "JAX_NAMESPACE", "RENAMED_IDS", "SPECS", "SUITE_PREFIX", "Spec", "load", "suite_id"]
 
 #: The module that publishes the classes of every row (``gym_suite.envs.HeartPoleEnv``).
 CLASSES_MODULE = "gym_suite.envs"
@@ -148,3 +148,24 @@ RENAMED_IDS: dict[str, str] = {"HeartPole-v0": "heartpole-v0"}
 
 #: The namespace of the JAX envs: ``gymnasium.make("gym_suite_jax/heartpole-v1")``.
 JAX_NAMESPACE = "gym_suite_jax"
+
+#: The module prefix ``gymnasium.make`` takes: ``"gym_suite:heartpole-v1"`` imports gym_suite first.
+SUITE_PREFIX = "gym_suite:"
+
+
+def suite_id(env_id: Any, *, jax: bool = False) -> Any:
+    """The registry id of ``env_id``, the one form every public function looks its id up by.
+
+    ``"gym_suite:push-v1"`` (the module prefix ``gymnasium.make`` takes) is ``"push-v1"``; with
+    ``jax``, so is ``"gym_suite_jax/push-v1"`` (the JAX env's id: for what depends on the
+    environment alone, such as its training recipe, or what always runs the JAX env). An id's
+    recipe, budget and environment are the same whichever form names it. Only a suite id loses
+    its prefix; anything else (another library's id, a value that is not a ``str``) is returned
+    as it is, for the caller to check and refuse with its own message.
+    """
+    if not isinstance(env_id, str):
+        return env_id
+    name = env_id.removeprefix(SUITE_PREFIX)
+    if jax:
+        name = name.removeprefix(f"{JAX_NAMESPACE}/")
+    return name if name in ENV_IDS else env_id
