@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import KW_ONLY, dataclass
-from typing import Any
+from typing import Any, overload
 
 __all__ = ["ENV_IDS", "JAX_NAMESPACE", "RENAMED_IDS", "SPECS", "SUITE_PREFIX", "Spec", "load", "suite_id"]
 
@@ -153,7 +153,15 @@ JAX_NAMESPACE = "gym_suite_jax"
 SUITE_PREFIX = "gym_suite:"
 
 
-def suite_id(env_id: Any, *, jax: bool = False) -> Any:
+@overload
+def suite_id(env_id: str, *, jax: bool = False) -> str: ...
+
+
+@overload
+def suite_id(env_id: object, *, jax: bool = False) -> object: ...
+
+
+def suite_id(env_id: object, *, jax: bool = False) -> object:
     """The registry id of ``env_id``, the one form every public function looks its id up by.
 
     ``"gym_suite:push-v1"`` (the module prefix ``gymnasium.make`` takes) is ``"push-v1"``; with
