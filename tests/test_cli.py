@@ -477,3 +477,34 @@ def test_any_option_value_parses_or_is_one_short_usage_line(text):
         except SystemExit as stop:
             assert stop.code == 2
             assert max(len(line) for line in err.getvalue().splitlines()) < 400
+
+
+class Answers:
+    """A batched policy whose ``act_batch`` answers ``answer``."""
+
+    name = "answers"
+
+    def __init__(self, answer):
+        self.answer = answer
+
+    def __call__(self, observation):
+        return 0
+
+    def act_batch(self, observations):
+        return self.answer(len(observations)) if callable(self.answer) else self.answer
+
+
+@pytest.mark.parametrize("answer", [None, 0, np.int64(0), np.array(0), "01", {0: 0}])
+def test_act_batch_that_returns_no_list_is_a_type_error_naming_it(answer):
+    with pytest.raises(
+        TypeError, match=r"answers\.act_batch returned .* it must return a list \(or array\) of actions"
+    ):
+        evaluate("example-v0", Answers(answer), episodes=2)
+    assert len(evaluate("example-v0", Answers(lambda n: np.zeros(n, dtype=np.int64)), episodes=2).returns) == 2
+
+
+@pytest.mark.parametrize("progress", ["yes", "no", 1, 0, [True]])
+def test_progress_is_a_bool(progress, capsys):
+    with pytest.raises(TypeError, match="progress must be None, True or False"):
+        evaluate("example-v0", "random", episodes=2, progress=progress)
+    assert capsys.readouterr().err == ""
