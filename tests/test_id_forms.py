@@ -91,3 +91,18 @@ def test_train_sb3_on_a_prefixed_id_uses_the_ids_recipe():
         model = sb3.train_sb3(form, steps=64, n_envs=1, overrides=tiny)
         assert model.gamma == 1.0  # push-v1's recipe (the default is 0.99)
         assert model.get_vec_normalize_env() is not None  # and its observation normalization
+
+
+@pytest.mark.parametrize("env_id", ["push-v1", "heartpole-v1"])
+def test_rllib_config_is_the_same_for_every_form(env_id):
+    pytest.importorskip("ray.rllib")
+    from gym_suite.training.rllib import rllib_config
+
+    configs = [rllib_config(form) for form in forms(env_id, jax=False)]
+    for config in configs:
+        assert config.env == f"gym_suite:{env_id}"
+        assert (config.gamma, config.lr, config.train_batch_size_per_learner) == (
+            configs[0].gamma,
+            configs[0].lr,
+            configs[0].train_batch_size_per_learner,
+        )

@@ -581,7 +581,8 @@ def train_ppo(
 
     ``total_timesteps``: environment steps per seed (default: :func:`ppo_budget`, the id's SB3
     PPO budget unless :data:`PPO_BUDGETS` has one), rounded up to whole updates of
-    ``num_envs x num_steps``. ``overrides`` update the settings (:func:`ppo_settings`): rejax's
+    ``num_envs x num_steps``. ``env_id`` is a suite id, ``gym_suite:<id>`` or ``gym_suite_jax/<id>``
+    (the same id: its recipe and its JAX env). ``overrides`` update the settings (:func:`ppo_settings`): rejax's
     ``PPO`` keywords (``num_envs``, ``learning_rate``, ``gamma``, ``agent_kwargs``, ...) and
     ``reward_scale``, ``reward_offset`` (training rewards), ``eval_episodes`` and ``eval_points``
     (the curve: about ``eval_points`` evaluations of ``eval_episodes`` greedy episodes on the JAX

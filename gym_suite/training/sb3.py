@@ -279,6 +279,15 @@ def train_sb3(
     :func:`~gym_suite.training.recipes.training_env_kwargs`). Returns the model;
     ``model.get_vec_normalize_env()`` holds the observation statistics when the recipe
     normalizes. Sets torch to one thread. Nothing is written to disk (see :func:`save_sb3`).
+
+    ``env_id`` may carry the ``gym_suite:`` prefix (the id's own recipe applies). Every argument
+    is checked by name before an env is made: ``steps`` None or an integer >= 1, ``seed`` an
+    integer in ``0..2**32 - 1`` (numpy integers count), ``progress_bar`` and
+    ``truncation_is_terminal`` bools (or None for the latter), ``algo`` ``"ppo"`` or ``"dqn"``,
+    ``overrides`` a dict of the model class's settings (not ``seed``, ``env``, ``policy``,
+    ``device`` or ``verbose``, which are train_sb3's), ``callback`` None, a ``BaseCallback``, a
+    callable or a list of them: ``TypeError`` for a value of the wrong kind or an unknown
+    setting, ``ValueError`` for one out of range.
     """
     from stable_baselines3 import DQN, PPO
     from stable_baselines3.common.logger import HumanOutputFormat, Logger
