@@ -148,8 +148,13 @@ def _play(args: argparse.Namespace) -> int:
 
 def _record(args: argparse.Namespace) -> int:
     """``gym-suite record ID``: exit 2 with one line when Minari is missing or the dataset exists."""
+    import importlib.util
+
     try:
         from gym_suite.record import load_policy, record
+
+        if importlib.util.find_spec("minari") is None:  # gym_suite.record imports it when it records
+            raise ModuleNotFoundError("No module named 'minari'")
     except ModuleNotFoundError as exc:
         print(f'gym-suite record: {exc}: pip install "gym-suite[minari]"', file=sys.stderr)
         return 2

@@ -353,5 +353,14 @@ def test_the_command_refuses_an_empty_dataset_id(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["record", "example-v0", "--dataset-id", ""])
     assert exit_info.value.code == 2
-    assert "dataset_id must be None or a non-empty str" in capsys.readouterr().err
+    assert "error: argument --dataset-id: must be a Minari dataset id" in capsys.readouterr().err
     assert minari.list_local_datasets() == {}
+
+
+def test_the_command_without_minari_says_what_to_install(monkeypatch, capsys):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "minari", None)  # as if it were not installed: `import minari` fails
+    assert main(["record", "example-v0", "--episodes", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "gym-suite record: No module named 'minari': pip install \"gym-suite[minari]\""
