@@ -229,13 +229,14 @@ def _move_into_place(staged: Path, final: Path, trash: Path) -> None:
     """Give the complete dataset in ``staged`` its place ``final``; an old dataset there moves to
     ``trash`` first (and back, should the move fail), and is deleted with it afterwards."""
     final.parent.mkdir(parents=True, exist_ok=True)
-    old = final.exists()
-    if old:
-        os.replace(final, trash)
+    moved = False
     try:
+        if final.exists():
+            os.replace(final, trash)
+            moved = True
         os.replace(staged, final)
-    except BaseException:
-        if old:
+    except BaseException:  # Ctrl-C included: the old dataset goes back
+        if moved and not final.exists():
             os.replace(trash, final)
         raise
 

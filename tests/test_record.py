@@ -364,3 +364,25 @@ def test_the_command_without_minari_says_what_to_install(monkeypatch, capsys):
     assert main(["record", "example-v0", "--episodes", "1"]) == 2
     err = capsys.readouterr().err
     assert err.strip() == "gym-suite record: No module named 'minari': pip install \"gym-suite[minari]\""
+
+
+def test_the_prefixed_id_records_the_ids_dataset():
+    dataset = record("gym_suite:example-v0", "random", episodes=2)
+    assert dataset.spec.dataset_id == "gym_suite/example-v0/random-v0"
+    assert dataset.recover_environment().spec.id == "example-v0"
+
+
+def test_a_failed_move_puts_the_old_dataset_back(tmp_path):
+    from gym_suite.record import _move_into_place
+
+    final = tmp_path / "ns" / "data-v0"
+    (final / "data").mkdir(parents=True)
+    (final / "data" / "old.txt").write_text("old")
+    with pytest.raises(FileNotFoundError):  # the new dataset is missing: nothing to move in
+        _move_into_place(tmp_path / "missing", final, tmp_path / "trash")
+    assert (final / "data" / "old.txt").read_text() == "old"
+    staged = tmp_path / "staged"
+    (staged / "data").mkdir(parents=True)
+    (staged / "data" / "new.txt").write_text("new")
+    _move_into_place(staged, final, tmp_path / "trash")
+    assert (final / "data" / "new.txt").read_text() == "new" and not (final / "data" / "old.txt").exists()
