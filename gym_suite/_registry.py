@@ -20,13 +20,14 @@ from __future__ import annotations
 import importlib
 import re
 from dataclasses import KW_ONLY, dataclass
-from typing import Any
+from typing import Any, overload
 
 __all__ = [
     "ENV_IDS",
     "JAX_NAMESPACE",
     "RENAMED_IDS",
     "SPECS",
+    "SUITE_PREFIX",
     "Spec",
     "add",
     "find",
@@ -34,6 +35,7 @@ __all__ = [
     "load",
     "remove",
     "rows",
+    "suite_id",
 ]
 
 #: The module that publishes the classes of every row (``gym_suite.envs.HeartPoleEnv``).
@@ -223,3 +225,33 @@ def remove(env_id: str) -> Spec:
     if env_id not in _ADDED:
         raise ValueError(f"unregister: {env_id!r} is not registered; the registered ids are {list(_ADDED)}")
     return _ADDED.pop(env_id)
+
+
+#: The module prefix ``gymnasium.make`` takes: ``"gym_suite:heartpole-v1"`` imports gym_suite first.
+SUITE_PREFIX = "gym_suite:"
+
+
+@overload
+def suite_id(env_id: str, *, jax: bool = False) -> str: ...
+
+
+@overload
+def suite_id(env_id: object, *, jax: bool = False) -> object: ...
+
+
+def suite_id(env_id: object, *, jax: bool = False) -> object:
+    """The registry id of ``env_id``, the one form every public function looks its id up by.
+
+    ``"gym_suite:push-v1"`` (the module prefix ``gymnasium.make`` takes) is ``"push-v1"``; with
+    ``jax``, so is ``"gym_suite_jax/push-v1"`` (the JAX env's id: for what depends on the
+    environment alone, such as its training recipe, or what always runs the JAX env). An id's
+    recipe, budget and environment are the same whichever form names it. Only a suite id loses
+    its prefix; anything else (another library's id, a value that is not a ``str``) is returned
+    as it is, for the caller to check and refuse with its own message.
+    """
+    if not isinstance(env_id, str):
+        return env_id
+    name = env_id.removeprefix(SUITE_PREFIX)
+    if jax:
+        name = name.removeprefix(f"{JAX_NAMESPACE}/")
+    return name if name in ENV_IDS else env_id

@@ -7,14 +7,34 @@ import importlib
 import os
 import pickle
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import gymnasium
 import numpy as np
 
 from gym_suite import __version__
 from gym_suite._registry import RENAMED_IDS, find, rows
+from gym_suite.envs.checks import shown
 from gym_suite.quiet import make
+
+#: The longest error message the command prints: a longer one (a huge input quoted by a library)
+#: is cut in the middle, keeping the argument's name at its start.
+MAX_MESSAGE = 300
+
+
+def short_message(message: str) -> str:
+    """``message`` on one line, cut in the middle to :data:`MAX_MESSAGE` characters."""
+    message = " ".join(message.split())
+    if len(message) <= MAX_MESSAGE:
+        return message
+    return message[: MAX_MESSAGE - 60] + " ... " + message[-55:]
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser whose usage errors stay one short line (exit status 2), whatever the input."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(short_message(message))
 
 
 def _import(module: str) -> None:
@@ -146,17 +166,25 @@ def _play(args: argparse.Namespace) -> int:
 
 def _record(args: argparse.Namespace) -> int:
     """``gym-suite record ID``: exit 2 with one line when Minari is missing or the dataset exists."""
+    import importlib.util
+
     try:
         from gym_suite.record import load_policy, record
+
+        if importlib.util.find_spec("minari") is None:  # gym_suite.record imports it when it records
+            raise ModuleNotFoundError("No module named 'minari'")
     except ModuleNotFoundError as exc:
         print(f'gym-suite record: {exc}: pip install "gym-suite[minari]"', file=sys.stderr)
         return 2
     policy: Any = args.policy
     name = args.name
-    try:
-        if policy not in ("random", "heuristic"):
+    if policy not in ("random", "heuristic"):
+        try:
             policy = load_policy(args.policy, args.id, args.algo)
-            name = name or os.path.splitext(os.path.basename(args.policy))[0]
+        except (TypeError, ValueError, OSError, EOFError, pickle.UnpicklingError, gymnasium.error.Error) as exc:
+            args.parser.error(f"argument --policy: {_env_error_message(args.id, exc)}")
+        name = name or os.path.splitext(os.path.basename(args.policy))[0]
+    try:
         dataset = record(
             args.id,
             policy,
@@ -184,7 +212,12 @@ def _integer(text: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid integer: {text!r}") from None
+        digits = text.strip().lstrip("+-").replace("_", "")
+        if digits.isdigit():  # Python reads at most 4,300 digits (sys.get_int_max_str_digits)
+            raise argparse.ArgumentTypeError(
+                f"an integer of {len(digits):,} digits is too long: {shown(text)}"
+            ) from None
+        raise argparse.ArgumentTypeError(f"invalid integer: {shown(text)}") from None
 
 
 def positive_int(text: str) -> int:
@@ -230,6 +263,15 @@ def screenshot_path(text: str) -> str:
     return path
 
 
+def dataset_id_text(text: str) -> str:
+    """An argparse type: ``--dataset-id``, not empty (the default id is the option's absence)."""
+    if not text:
+        raise argparse.ArgumentTypeError(
+            "must be a Minari dataset id such as 'gym_suite/heartpole-v1/heuristic-v0', got ''"
+        )
+    return text
+
+
 class _Ids:
     """The ids a subcommand takes, read from the registry when the argument is checked (so that
     ``module:id`` can register the id first)."""
@@ -264,11 +306,13 @@ def _key_value(item: str) -> tuple[str, object]:
 
     key, sep, value = item.partition("=")
     if not sep or not key:
-        raise ValueError(f"expected KEY=VALUE, got {item!r}")
+        raise ValueError(f"expected KEY=VALUE, got {shown(item)}")
     try:
         return key, ast.literal_eval(value)
     except (ValueError, SyntaxError):
         return key, value  # a bare word: a string
+    except (RecursionError, MemoryError):  # "x=----...1", "x=[[[...]]]": too deep for Python's parser
+        raise ValueError(f"the value of {shown(key)} is nested too deeply to read: {shown(value)}") from None
 
 
 def parse_kwargs(items: list[str]) -> dict[str, Any]:
@@ -294,7 +338,7 @@ def build_parser() -> argparse.ArgumentParser:
     from gym_suite.play import controls_help
 
     ids = [spec.id for spec in rows()]
-    parser = argparse.ArgumentParser(prog="gym-suite", description="gym-suite environments", allow_abbrev=False)
+    parser = ArgumentParser(prog="gym-suite", description="gym-suite environments", allow_abbrev=False)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.set_defaults(parser=parser)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -368,7 +412,12 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--algo", default="ppo", choices=["ppo", "dqn"], help="the algorithm of a .zip model")
     rec.add_argument("--episodes", type=positive_int, default=100, help="how many episodes (default: 100)")
     rec.add_argument("--seed", type=non_negative_int, default=0, help="episode i is reset with seed + i")
-    rec.add_argument("--dataset-id", default=None, help="the Minari dataset id (default: gym_suite/ID/POLICY-v0)")
+    rec.add_argument(
+        "--dataset-id",
+        type=dataset_id_text,
+        default=None,
+        help="the Minari dataset id (default: gym_suite/ID/POLICY-v0)",
+    )
     rec.add_argument(
         "--name", default=None, help="the policy's name in the dataset (default: heuristic, random or the file's stem)"
     )

@@ -19,6 +19,7 @@ from typing import IO, TYPE_CHECKING, Any
 import gymnasium
 import numpy as np
 
+from gym_suite._registry import suite_id
 from gym_suite.envs.checks import check_env_kwargs, shown
 from gym_suite.quiet import make  # the suite's ids from their specs: no version notice
 
@@ -222,6 +223,15 @@ def _run_episodes_batched(
         running = list(range(len(envs)))
         while running:
             actions = policy.act_batch([observations[i] for i in running])
+            if (
+                isinstance(actions, (str, bytes, Mapping))
+                or not hasattr(actions, "__len__")
+                or getattr(actions, "ndim", 1) == 0
+            ):
+                raise TypeError(
+                    f"{_policy_name(policy)}.act_batch returned {shown(actions)} for {len(running)} observations: "
+                    "it must return a list (or array) of actions, one per observation"
+                )
             if len(actions) != len(running):
                 raise ValueError(
                     f"{_policy_name(policy)}.act_batch returned {len(actions)} actions for {len(running)} "
@@ -267,6 +277,7 @@ def find_spec(env_id: str) -> EnvSpec:
     """
     if not isinstance(env_id, str):
         raise TypeError(f"env_id must be a registered id (a str), got {type(env_id).__name__}")
+    env_id = suite_id(env_id)  # "gym_suite:<id>": the suite's id, without importing anything
     module, sep, name = env_id.rpartition(":")
     if sep:
         import importlib
@@ -307,8 +318,8 @@ def evaluate(
     step: one forward pass of a network for many episodes instead of one each.
 
     ``n_jobs`` processes run the episodes (joblib; ``-1`` uses every core); a callable policy
-    must then pickle. Progress shows on standard error when ``progress`` is true (by default
-    when standard error is a terminal): a tqdm bar on a terminal, elsewhere a line every few
+    must then pickle. Progress shows on standard error when ``progress`` is True (None, the
+    default: when standard error is a terminal; anything but None or a bool raises ``TypeError``): a tqdm bar on a terminal, elsewhere a line every few
     seconds with the episodes done, the rate and the time left.
     """
     if isinstance(policy, str):
@@ -322,6 +333,8 @@ def evaluate(
         raise ValueError(f"seed must be a non-negative integer, got {shown(seed)}")
     if not _is_int(n_jobs) or n_jobs == 0:
         raise ValueError(f"n_jobs must be a positive integer or negative (-1: every core), got {shown(n_jobs)}")
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise TypeError(f"progress must be None, True or False, got {shown(progress)}")
     kwargs = _check_env_kwargs(env_kwargs)
     spec_id = find_spec(env_id).id  # an unknown id fails here, with gymnasium's message
     if isinstance(policy, str) and policy == "heuristic":

@@ -154,7 +154,9 @@ class EnvParams(environment.EnvParams):  # type: ignore[misc]  # gymnax has no t
 def _spec(env_id: str) -> Spec:
     if not isinstance(env_id, str):
         raise TypeError(f"gym_suite.jax.make: env_id must be a string, one of {list(ENV_IDS)}, got {env_id!r}")
-    name = env_id.removeprefix("gym_suite:").removeprefix(f"{NAMESPACE}/")
+    from gym_suite._registry import suite_id  # the one normalizer of ids
+
+    name = suite_id(env_id, jax=True)  # "gym_suite:<id>", "gym_suite_jax/<id>": the id
     spec = find(name)
     if spec is not None:
         return spec

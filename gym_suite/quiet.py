@@ -30,7 +30,7 @@ from typing import Any
 import gymnasium
 from gymnasium.envs.registration import EnvSpec
 
-from gym_suite._registry import ENV_IDS
+from gym_suite._registry import ENV_IDS, suite_id
 
 SUITE_MODULE = "gym_suite"
 
@@ -40,9 +40,7 @@ def suite_spec(env_id: str | EnvSpec) -> str | EnvSpec:
     any other id, or a spec, is returned as it is."""
     if not isinstance(env_id, str):
         return env_id
-    module, _, name = env_id.rpartition(":")
-    if module not in ("", SUITE_MODULE):
-        return env_id
+    name = suite_id(env_id)
     if name in ENV_IDS and name in gymnasium.registry:  # (importing gym_suite registered them)
         return gymnasium.registry[name]
     return env_id

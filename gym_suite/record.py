@@ -15,20 +15,29 @@ The command ``gym-suite record ID --policy heuristic --episodes 100`` calls :fun
 Episode ``i`` is reset with ``seed + i``, as :func:`gym_suite.evaluate.evaluate` does, so the
 same command writes the same data. The dataset is written where Minari keeps local datasets:
 ``$MINARI_DATASETS_PATH``, or ``~/.minari/datasets``. Nothing is downloaded or uploaded (no
-Minari hub): ``minari.load_dataset(name)`` reads it from there.
+Minari hub): ``minari.load_dataset(name)`` reads it from there. A dataset is written whole
+before it takes its id: with ``overwrite`` the old dataset of the id is replaced only once the
+new one is complete, so a run that fails (or is interrupted) leaves what was there.
 """
 
 from __future__ import annotations
 
 import os
 import pickle
+import shutil
+import tempfile
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from gym_suite import __version__
-from gym_suite.evaluate import BUILTIN_POLICIES, find_spec, play
+from gym_suite._registry import suite_id
+from gym_suite.envs.checks import check_env_kwargs, shown, shown_path
+from gym_suite.evaluate import BUILTIN_POLICIES, MAX_EPISODES, find_spec, play
 
 __all__ = ["default_dataset_id", "load_policy", "record"]
 
@@ -45,20 +54,191 @@ def load_policy(path: str | os.PathLike[str], env_id: str, algo: str = "ppo") ->
     :func:`gym_suite.training.jax.train_ppo` and :func:`gym_suite.training.sb3.load_sb3_policy`
     pickle). Unpickling runs code from the file: load only files you trust.
 
-    Raises ``FileNotFoundError`` for a missing file, ``TypeError`` when the file holds no callable.
+    Raises ``FileNotFoundError`` for a missing file, ``ValueError`` for one that does not unpickle
+    here (not a pickle, or a pickle of code this Python cannot import: the module its function
+    was defined in must be importable), ``TypeError`` when the file holds no callable.
     """
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"policy file not found: {str(path)!r}")
+        raise FileNotFoundError(f"policy file not found: {shown_path(str(path))}")
     if path.suffix == ".zip":
         from gym_suite.training.sb3 import load_sb3_policy
 
         return load_sb3_policy(path, algo, env_id)
-    with path.open("rb") as file:
-        policy = pickle.load(file)
+    try:
+        with path.open("rb") as file:
+            policy = pickle.load(file)
+    except OSError:
+        raise
+    except Exception as exc:  # not a pickle, or one whose code does not import here
+        hint = " (the module of the pickled code must be importable here)" if isinstance(exc, ImportError) else ""
+        raise ValueError(
+            f"policy file {shown_path(str(path))} does not unpickle: {type(exc).__name__}: {shown(str(exc))[1:-1]}{hint}"
+        ) from exc
     if not callable(policy):
-        raise TypeError(f"{str(path)!r} holds a {type(policy).__name__}, not a callable policy observation -> action")
+        raise TypeError(
+            f"{shown_path(str(path))} holds a {type(policy).__name__}, not a callable policy observation -> action"
+        )
     return policy  # type: ignore[no-any-return]
+
+
+#: The seeds Minari stores, as unsigned 64-bit integers: every episode's seed is below this.
+SEED_LIMIT = 2**64
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _check_flag(name: str, value: object) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"record: {name} must be True or False, got {shown(value)}")
+    return bool(value)
+
+
+def _check_name(name: str, value: object) -> str | None:
+    """``dataset_id`` or ``policy_name``: None or a non-empty str."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"record: {name} must be None or a non-empty str, got {shown(value)}")
+    if not value:
+        raise ValueError(f"record: {name} must be None or a non-empty str, got ''")
+    return value
+
+
+def _check_dataset_id(dataset_id: str) -> None:
+    """Minari's form ``(namespace/)name-vN``, checked before any episode runs."""
+    from minari.dataset.minari_dataset import parse_dataset_id
+
+    try:
+        parse_dataset_id(dataset_id)
+    except (TypeError, ValueError):  # TypeError: Minari's parser on an id without its version
+        raise ValueError(
+            f"record: dataset_id {shown(dataset_id)} is not a Minari dataset id: it must be of the form "
+            "(namespace/)name-vN, such as 'gym_suite/heartpole-v1/heuristic-v0'"
+        ) from None
+
+
+#: What :func:`info_template` gives: the recorded keys of the infos, each with its dtype and shape.
+InfoTemplate = dict[str, tuple[np.dtype[Any], tuple[int, ...]]]
+
+
+def consistent_info(info: dict[str, Any], template: InfoTemplate) -> dict[str, Any]:
+    """``info`` as Minari records it: exactly the keys of ``template``, each value a numpy array of
+    the template's dtype and shape; a key ``info`` lacks (or holds in another shape) is filled with
+    NaN for a float, 0 for an integer, False for a bool.
+
+    Minari keeps the infos of ``reset`` and of every step as one array per key, so each must have
+    the same keys, each value the same kind and shape; an env's ``reset`` info need not have its
+    steps' keys (heartpole's and push's have none).
+    """
+    out: dict[str, Any] = {}
+    for key, (dtype, shape) in template.items():
+        value = info.get(key)
+        array = None
+        if value is not None:
+            try:
+                array = np.asarray(value, dtype=dtype)
+            except (TypeError, ValueError, OverflowError):
+                array = None
+        if array is None or array.shape != shape:
+            array = np.full(shape, np.nan if dtype.kind == "f" else 0, dtype=dtype)
+        out[key] = array
+    return out
+
+
+def _consistent_infos_callback(template: InfoTemplate) -> type:
+    """Minari's ``StepDataCallback`` recording :func:`consistent_info` of every info (the env's
+    own infos are left as they are: only what is recorded changes)."""
+    from minari import StepDataCallback
+
+    class ConsistentInfos(StepDataCallback):  # type: ignore[misc]  # Minari has no type hints
+        def __call__(self, env: Any, **kwargs: Any) -> Any:
+            step_data = super().__call__(env, **kwargs)
+            step_data["info"] = consistent_info(step_data["info"], template)
+            return step_data
+
+    return ConsistentInfos
+
+
+def _numeric(value: object) -> tuple[np.dtype[Any], tuple[int, ...]] | None:
+    """The dtype and shape of a numeric info value (bool, integer, float, or an array of them)."""
+    if isinstance(value, (str, bytes)) or value is None:
+        return None
+    try:
+        array = np.asarray(value)
+    except Exception:  # noqa: BLE001 - anything numpy cannot read is not recorded
+        return None
+    if array.dtype.kind not in "biuf":
+        return None
+    dtype = np.dtype(np.float64) if array.dtype.kind == "f" else array.dtype
+    return dtype, array.shape
+
+
+def info_template(env_id: str, env_kwargs: dict[str, Any], seed: int) -> InfoTemplate:
+    """The numeric keys of ``env_id``'s infos, with their dtypes and shapes: those of the reset
+    (seeded ``seed``) and of one random step after it, on a copy of the env made for the purpose."""
+    from gym_suite.evaluate import action_seed
+    from gym_suite.quiet import make
+
+    env = make(env_id, **env_kwargs)
+    try:
+        _, reset_info = env.reset(seed=seed)
+        env.action_space.seed(action_seed(seed))
+        step_info = env.step(env.action_space.sample())[4]
+    finally:
+        env.close()
+    template: InfoTemplate = {}
+    for info in (reset_info, step_info):
+        for key, value in info.items():
+            kind = _numeric(value)
+            if isinstance(key, str) and kind is not None:
+                template.setdefault(key, kind)
+    return template
+
+
+@contextmanager
+def _staging(root: Path) -> Iterator[Path]:
+    """A hidden directory in Minari's datasets directory (the same file system: directories move
+    by renaming), removed with whatever is left in it. Minari lists no hidden directory."""
+    root.mkdir(parents=True, exist_ok=True)
+    path = Path(tempfile.mkdtemp(prefix=".gym-suite-record-", dir=root))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@contextmanager
+def _datasets_path(path: Path) -> Iterator[None]:
+    """Minari's datasets directory (``MINARI_DATASETS_PATH``) set to ``path`` within the block."""
+    variable = "MINARI_DATASETS_PATH"
+    before = os.environ.get(variable)
+    os.environ[variable] = str(path)
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[variable]
+        else:
+            os.environ[variable] = before
+
+
+def _move_into_place(staged: Path, final: Path, trash: Path) -> None:
+    """Give the complete dataset in ``staged`` its place ``final``; an old dataset there moves to
+    ``trash`` first (and back, should the move fail), and is deleted with it afterwards."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    moved = False
+    try:
+        if final.exists():
+            os.replace(final, trash)
+            moved = True
+        os.replace(staged, final)
+    except BaseException:  # Ctrl-C included: the old dataset goes back
+        if moved and not final.exists():
+            os.replace(trash, final)
+        raise
 
 
 def record(
@@ -80,46 +260,77 @@ def record(
     :func:`default_dataset_id` with ``policy_name`` (the policy's string, or its ``name``
     attribute, or ``"trained"``). ``env_kwargs`` are the env's arguments: the dataset keeps
     them, so ``dataset.recover_environment()`` makes the same env. ``record_infos`` also stores
-    each step's ``info`` (numeric values only). An existing dataset of the same id is an error
-    unless ``overwrite``.
+    the infos of every reset and step, their numeric values only (:func:`consistent_info`: a key
+    the reset's info lacks reads NaN, 0 or False there). An existing dataset of the same id is an
+    error unless ``overwrite``; with ``overwrite`` it is replaced once the new one is complete, and
+    kept whole when the run fails.
 
-    Raises ``ValueError`` for a bad id, episode count, seed or policy name, ``TypeError`` for a
-    policy that is neither, ``FileExistsError`` when the dataset exists; the check happens
-    before any episode runs.
+    ``episodes``: 1 to :data:`gym_suite.evaluate.MAX_EPISODES`; ``seed``: an integer, with the
+    episodes' seeds ``seed`` .. ``seed + episodes - 1`` in ``0 .. 2**64 - 1`` (Minari stores them
+    as unsigned 64-bit integers); numpy integers count as integers. Raises ``ValueError`` for a
+    bad id, episode count, seed, dataset id or policy name, ``TypeError`` for an argument of the
+    wrong kind (``record_infos`` and ``overwrite`` are bools, ``env_kwargs`` a dict), ``FileExistsError``
+    when the dataset exists; every check happens before any episode runs.
     """
     import minari
     from minari import DataCollector
+    from minari.namespace import create_namespace, list_local_namespaces
+    from minari.storage.datasets_root_dir import get_dataset_path
 
     from gym_suite.quiet import make
 
-    spec = find_spec(env_id)
-    if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1:
-        raise ValueError(f"episodes must be a positive integer, got {episodes!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if isinstance(episodes, (bool, np.bool_)) or not isinstance(episodes, (int, np.integer)):
+        raise TypeError(f"record: episodes must be a positive integer, got {shown(episodes)}")
+    if not 1 <= episodes <= MAX_EPISODES:
+        raise ValueError(
+            f"record: episodes must be a positive integer, at most {MAX_EPISODES:,}, got {shown(episodes)}"
+        )
+    episodes = int(episodes)
+    if not _is_int(seed):
+        raise TypeError(f"record: seed must be a non-negative integer, got {shown(seed)}")
+    if not 0 <= seed <= SEED_LIMIT - episodes:
+        raise ValueError(
+            f"record: seed must be an integer in 0 .. 2**64 - episodes (= 2**64 - {episodes:,}): the seeds "
+            f"seed .. seed + episodes - 1 are stored as unsigned 64-bit integers; got {shown(seed)}"
+        )
+    seed = int(seed)
+    spec = find_spec(suite_id(env_id))
+    dataset_id = _check_name("dataset_id", dataset_id)
+    policy_name = _check_name("policy_name", policy_name)
+    kwargs = check_env_kwargs("record: ", env_kwargs, allow_none=True) or {}
+    record_infos = _check_flag("record_infos", record_infos)
+    overwrite = _check_flag("overwrite", overwrite)
     if isinstance(policy, str):
         if policy not in BUILTIN_POLICIES:
-            raise ValueError(f"unknown policy {policy!r}: use a callable or one of {list(BUILTIN_POLICIES)}")
+            raise ValueError(f"unknown policy {shown(policy)}: use a callable or one of {list(BUILTIN_POLICIES)}")
         name = policy
     elif callable(policy):
-        name = policy_name or str(getattr(policy, "name", "") or "trained")
+        name = str(getattr(policy, "name", "") or "trained")
     else:
-        raise TypeError(f"policy must be a callable obs -> action or one of {list(BUILTIN_POLICIES)}, got {policy!r}")
+        raise TypeError(
+            f"policy must be a callable obs -> action or one of {list(BUILTIN_POLICIES)}, got {shown(policy)}"
+        )
     name = policy_name or name
     dataset_id = dataset_id or default_dataset_id(spec.id, name)
-    if dataset_id in minari.list_local_datasets():
-        if not overwrite:
-            raise FileExistsError(
-                f"the Minari dataset {dataset_id!r} exists already: pick another id, or overwrite it "
-                f"(--overwrite; minari.delete_dataset({dataset_id!r}))"
-            )
-        minari.delete_dataset(dataset_id)
-    kwargs = dict(env_kwargs or {})
+    _check_dataset_id(dataset_id)
+    final = get_dataset_path(dataset_id)
+    if final.exists() and not overwrite:
+        raise FileExistsError(
+            f"the Minari dataset {dataset_id!r} exists already: pick another id, or overwrite it "
+            f"(--overwrite; minari.delete_dataset({dataset_id!r}))"
+        )
     env = make(spec.id, **kwargs)  # bad arguments raise here, before anything is written
     if isinstance(policy, str) and policy == "heuristic" and not callable(getattr(env.unwrapped, "heuristic", None)):
         env.close()
         raise ValueError(f"{spec.id} has no heuristic policy; use 'random' or a trained policy")
-    collector = DataCollector(env, record_infos=record_infos)
+    callback: dict[str, Any] = {}
+    if record_infos:
+        try:
+            callback["step_data_callback"] = _consistent_infos_callback(info_template(spec.id, kwargs, seed))
+        except BaseException:
+            env.close()
+            raise
+    collector = DataCollector(env, record_infos=record_infos, **callback)
     try:
         for i in range(episodes):
             for _step in play(collector, policy, seed + i):
@@ -129,15 +340,23 @@ def record(
             + (f" with {kwargs}" if kwargs else "")
             + f", reset with seeds {seed} to {seed + episodes - 1} (gym-suite)"
         )
-        with warnings.catch_warnings():  # Minari asks for an author, e-mail and code link: none to give
-            warnings.filterwarnings("ignore", category=UserWarning, module=r"minari\.")
-            dataset = collector.create_dataset(
-                dataset_id,
-                eval_env=env.spec,
-                algorithm_name=name,
-                description=description,
-                requirements=[f"gym-suite>={__version__}"],
-            )
+        # written whole under a hidden directory, then moved into place: an old dataset of the id
+        # is replaced only by a complete one
+        with _staging(get_dataset_path()) as staging:
+            with _datasets_path(staging), warnings.catch_warnings():
+                # Minari asks for an author, e-mail and code link: none to give
+                warnings.filterwarnings("ignore", category=UserWarning, module=r"minari\.")
+                collector.create_dataset(
+                    dataset_id,
+                    eval_env=env.spec,
+                    algorithm_name=name,
+                    description=description,
+                    requirements=[f"gym-suite>={__version__}"],
+                )
+            namespace = minari.dataset.minari_dataset.parse_dataset_id(dataset_id)[0]
+            if namespace is not None and namespace not in list_local_namespaces():
+                create_namespace(namespace)
+            _move_into_place(staging / dataset_id, final, staging / ".old")
     finally:
         collector.close()
-    return dataset
+    return minari.load_dataset(dataset_id)

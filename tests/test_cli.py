@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import subprocess
 import sys
@@ -11,9 +13,11 @@ import gymnasium
 import numpy as np
 import pytest
 from conftest import ALL_IDS
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gym_suite
-from gym_suite.cli import main, parse_kwargs
+from gym_suite.cli import build_parser, main, parse_kwargs
 from gym_suite.evaluate import EvalResult, action_seed, evaluate, play, run_episode
 
 SHORT = {"max_episode_steps": 40}  # gymnasium.make's time limit: quick episodes for every id
@@ -400,3 +404,107 @@ def test_cli_help_explains_every_option_and_plays_controls(capsys):
     for spec in gym_suite.SPECS:  # every id's controls
         assert f"  {spec.id} " in out
     assert "C coffee" in out and "Esc" in out
+
+
+# --------------------------------------------------------------------------------------------
+# Errors: one short line, exit status 2, whatever the input
+# --------------------------------------------------------------------------------------------
+
+
+def _entry_points():
+    """The three ways to run the command: the installed script, ``python -m gym_suite`` and ``python -m gym_suite.cli``."""
+    script = Path(sys.executable).with_name("gym-suite")
+    points = [[sys.executable, "-m", "gym_suite"], [sys.executable, "-m", "gym_suite.cli"]]
+    return points + ([[str(script)]] if script.exists() else [])
+
+
+@pytest.mark.parametrize("command", _entry_points(), ids=lambda c: " ".join(Path(p).name for p in c))
+def test_a_huge_seed_is_one_short_usage_line_from_every_entry_point(command):
+    env = {**os.environ, "PYTHONPATH": str(Path(gym_suite.__file__).parents[1])}
+    done = subprocess.run(
+        [*command, "demo", "--seed", "1" * 5000], capture_output=True, text=True, timeout=300, env=env
+    )
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("gym-suite demo: error: argument --seed: an integer of 5,000 digits is too long")
+    assert max(len(line) for line in done.stderr.splitlines()) < 400
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["evaluate", "target-v1", "--env-kwargs", "x=" + "-" * 5000 + "1"], "argument --env-kwargs: the value of 'x'"),
+        (["evaluate", "target-v1", "--env-kwargs", "x" * 5000], "argument --env-kwargs: expected KEY=VALUE"),
+        (["evaluate", "x" * 5000], "argument id: invalid choice"),
+        (["evaluate", "target-v1", "--episodes", "9" * 5000], "argument --episodes: an integer of 5,000 digits"),
+        (["evaluate", "target-v1", "--env-kwargs", "speed=" + "1" * 3000], "argument --env-kwargs: "),
+        (["demo", "--seed", "x" * 5000], "argument --seed: invalid integer"),
+    ],
+)
+def test_long_inputs_give_one_short_usage_line(argv, message, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    last = err.strip().splitlines()[-1]
+    assert message in last, last
+    assert max(len(line) for line in err.splitlines()) < 400, err
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.text(max_size=3000)
+    | st.builds(
+        lambda sign, n, digits: sign * n + "1" * digits,
+        st.sampled_from("-+~("),
+        st.integers(0, 6000),
+        st.integers(0, 6000),
+    )
+)
+def test_any_option_value_parses_or_is_one_short_usage_line(text):
+    parser = build_parser()
+    for argv in (
+        ["evaluate", "example-v0", "--seed", text],
+        ["evaluate", "example-v0", "--env-kwargs", f"x={text}"],
+        ["demo", "--seed", text],
+        ["record", "example-v0", "--dataset-id", text],
+    ):
+        err = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(err):
+                parser.parse_args(argv)
+        except SystemExit as stop:
+            assert stop.code == 2
+            assert max(len(line) for line in err.getvalue().splitlines()) < 400
+
+
+class Answers:
+    """A batched policy whose ``act_batch`` answers ``answer``."""
+
+    name = "answers"
+
+    def __init__(self, answer):
+        self.answer = answer
+
+    def __call__(self, observation):
+        return 0
+
+    def act_batch(self, observations):
+        return self.answer(len(observations)) if callable(self.answer) else self.answer
+
+
+@pytest.mark.parametrize("answer", [None, 0, np.int64(0), np.array(0), "01", {0: 0}])
+def test_act_batch_that_returns_no_list_is_a_type_error_naming_it(answer):
+    with pytest.raises(
+        TypeError, match=r"answers\.act_batch returned .* it must return a list \(or array\) of actions"
+    ):
+        evaluate("example-v0", Answers(answer), episodes=2)
+    assert len(evaluate("example-v0", Answers(lambda n: np.zeros(n, dtype=np.int64)), episodes=2).returns) == 2
+
+
+@pytest.mark.parametrize("progress", ["yes", "no", 1, 0, [True]])
+def test_progress_is_a_bool(progress, capsys):
+    with pytest.raises(TypeError, match="progress must be None, True or False"):
+        evaluate("example-v0", "random", episodes=2, progress=progress)
+    assert capsys.readouterr().err == ""

@@ -171,3 +171,218 @@ def test_load_policy_refuses_a_file_without_a_callable(tmp_path):
     path.write_bytes(pickle.dumps([1, 2, 3]))
     with pytest.raises(TypeError, match="holds a list, not a callable policy"):
         load_policy(path, "example-v0")
+
+
+# --------------------------------------------------------------------------------------------
+# Overwriting: the old dataset stays whole until the new one is complete
+# --------------------------------------------------------------------------------------------
+
+
+def _snapshot(dataset_id):
+    dataset = minari.load_dataset(dataset_id)
+    episodes = list(dataset.iterate_episodes())
+    return (
+        dataset.total_episodes,
+        [episode.actions.tolist() for episode in episodes],
+        dataset.storage.metadata.get("description"),
+    )
+
+
+class Raises:
+    """A policy that fails on its third call."""
+
+    name = "flaky"
+
+    def __init__(self, error):
+        self.error, self.calls = error, 0
+
+    def __call__(self, observation):
+        self.calls += 1
+        if self.calls == 3:
+            raise self.error
+        return 0
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"env_kwargs": {"nope": 1}}, TypeError),  # bad env arguments
+        ({"policy": Raises(RuntimeError("the policy broke"))}, RuntimeError),  # a policy that raises
+        ({"policy": lambda observation: 7}, ValueError),  # an invalid action
+        ({"policy": Raises(KeyboardInterrupt())}, KeyboardInterrupt),  # interrupted (Ctrl-C)
+    ],
+    ids=["env-kwargs", "policy-raises", "invalid-action", "interrupted"],
+)
+def test_overwrite_keeps_the_old_dataset_when_the_new_run_fails(kwargs, error, datasets_path):
+    record("example-v0", "random", episodes=3, seed=5, dataset_id="keep/example-v0")
+    before = _snapshot("keep/example-v0")
+    arguments = {"policy": "random", **kwargs}
+    policy = arguments.pop("policy")
+    with pytest.raises(error):
+        record("example-v0", policy, episodes=4, dataset_id="keep/example-v0", overwrite=True, **arguments)
+    assert _snapshot("keep/example-v0") == before
+    assert list(minari.list_local_datasets()) == ["keep/example-v0"]
+    assert [p.name for p in datasets_path.iterdir() if p.name.startswith(".")] == []  # nothing staged is left
+
+
+def test_the_command_with_overwrite_keeps_the_old_dataset_on_a_usage_error(capsys):
+    assert main(["record", "example-v0", "--policy", "random", "--episodes", "2"]) == 0
+    before = _snapshot("gym_suite/example-v0/random-v0")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["record", "example-v0", "--policy", "random", "--overwrite", "--env-kwargs", "nope=1"])
+    assert exit_info.value.code == 2
+    assert _snapshot("gym_suite/example-v0/random-v0") == before
+
+
+def test_overwrite_replaces_the_dataset_with_the_complete_new_one():
+    record("example-v0", "random", episodes=3, dataset_id="keep/example-v0")
+    dataset = record("example-v0", "random", episodes=5, seed=9, dataset_id="keep/example-v0", overwrite=True)
+    assert dataset.total_episodes == 5
+    assert minari.load_dataset("keep/example-v0").total_episodes == 5
+    assert str(dataset.spec.data_path).startswith(str(minari.storage.get_dataset_path("keep/example-v0")))
+
+
+@pytest.mark.parametrize("overwrite", ["no", 1, None, np.array([True])])
+def test_overwrite_and_record_infos_must_be_bools(overwrite):
+    record("example-v0", "random", episodes=1, dataset_id="keep/example-v0")
+    with pytest.raises(TypeError, match="record: overwrite must be True or False"):
+        record("example-v0", "random", episodes=1, dataset_id="keep/example-v0", overwrite=overwrite)
+    with pytest.raises(TypeError, match="record: record_infos must be True or False"):
+        record("example-v0", "random", episodes=1, dataset_id="other/example-v0", record_infos=overwrite)
+    assert minari.load_dataset("keep/example-v0").total_episodes == 1
+
+
+# --------------------------------------------------------------------------------------------
+# Infos: recorded on every id
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("env_id", [spec.id for spec in SPECS])
+def test_infos_record_on_every_id(env_id):
+    dataset = record(env_id, "random", episodes=2, seed=1, record_infos=True)
+    for i, episode in enumerate(dataset.iterate_episodes()):
+        _, steps = replay(env_id, "random", seed=1 + i)
+        assert episode.infos, "no infos recorded"
+        for key, values in episode.infos.items():
+            assert len(values) == len(steps) + 1  # the reset's, then every step's
+            numbers = [step.info[key] for step in steps]
+            np.testing.assert_allclose(np.asarray(values[1:], dtype=float), np.asarray(numbers, dtype=float))
+
+
+def test_an_info_key_the_reset_lacks_is_filled():
+    dataset = record("heartpole-v1", "heuristic", episodes=1, record_infos=True)
+    infos = next(iter(dataset.iterate_episodes())).infos
+    assert np.isnan(infos["productivity"][0]) and not infos["heart_attack"][0]
+    assert "action" not in infos  # a str: only numbers are recorded
+
+
+# --------------------------------------------------------------------------------------------
+# Arguments
+# --------------------------------------------------------------------------------------------
+
+
+def test_numpy_integers_are_integers():
+    dataset = record("example-v0", "random", episodes=np.int32(2), seed=np.uint64(4))
+    assert dataset.total_episodes == 2
+    first = next(iter(dataset.iterate_episodes()))
+    _, steps = replay("example-v0", "random", seed=4)
+    assert list(first.actions) == [s.action for s in steps]
+
+
+def test_the_largest_seeds_record_and_larger_ones_are_refused_first(datasets_path):
+    dataset = record("example-v0", "random", episodes=2, seed=2**64 - 2)
+    assert dataset.total_episodes == 2
+    for seed, episodes in [(2**64, 1), (2**64 - 1, 2), (10**30, 1)]:
+        with pytest.raises(ValueError, match=r"record: seed must be an integer in 0 \.\. 2\*\*64 - episodes"):
+            record("example-v0", "random", episodes=episodes, seed=seed, dataset_id="big/seed-v0")
+    assert "big/seed-v0" not in minari.list_local_datasets()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error", "message"),
+    [
+        ({"env_kwargs": [("size", 5)]}, TypeError, "record: env_kwargs must be None or a dict"),
+        ({"env_kwargs": "size=5"}, TypeError, "record: env_kwargs must be None or a dict"),
+        ({"env_kwargs": {5: 1}}, TypeError, "record: env_kwargs must have the arguments' names"),
+        ({"dataset_id": 5}, TypeError, "record: dataset_id must be None or a non-empty str"),
+        ({"dataset_id": ""}, ValueError, "record: dataset_id must be None or a non-empty str"),
+        ({"dataset_id": "no version"}, ValueError, "record: dataset_id 'no version' is not a Minari dataset id"),
+        ({"dataset_id": "x" * 5000}, ValueError, "is not a Minari dataset id"),
+        ({"policy_name": 5}, TypeError, "record: policy_name must be None or a non-empty str"),
+        ({"policy_name": ""}, ValueError, "record: policy_name must be None or a non-empty str"),
+        ({"policy_name": "a b"}, ValueError, "is not a Minari dataset id"),
+        ({"episodes": 1.0}, TypeError, "record: episodes must be a positive integer"),
+        ({"episodes": True}, TypeError, "record: episodes must be a positive integer"),
+        ({"seed": -1}, ValueError, "record: seed must be an integer in 0"),
+        ({"seed": "3"}, TypeError, "record: seed must be a non-negative integer"),
+    ],
+)
+def test_bad_arguments_name_the_argument_before_any_episode(arguments, error, message, datasets_path):
+    played = []
+
+    def policy(observation):
+        played.append(observation)
+        return 0
+
+    with pytest.raises(error, match=message) as info:
+        record("example-v0", policy, **{"episodes": 1, **arguments})
+    assert len(str(info.value)) < 1000
+    assert played == []
+    assert minari.list_local_datasets() == {}
+
+
+def test_a_pickled_function_whose_module_is_gone_is_a_value_error(tmp_path, capsys):
+    import subprocess
+    import sys
+
+    (tmp_path / "gone_module.py").write_text("def policy(observation):\n    return 0\n")
+    path = tmp_path / "f.pkl"
+    code = "import pickle, gone_module; pickle.dump(gone_module.policy, open('f.pkl', 'wb'))"
+    subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=True)
+    (tmp_path / "gone_module.py").unlink()
+    with pytest.raises(ValueError, match="does not unpickle: ModuleNotFoundError.*must be importable"):
+        load_policy(path, "example-v0")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["record", "example-v0", "--policy", str(path)])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "does not unpickle" in err and "Traceback" not in err
+
+
+def test_the_command_refuses_an_empty_dataset_id(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["record", "example-v0", "--dataset-id", ""])
+    assert exit_info.value.code == 2
+    assert "error: argument --dataset-id: must be a Minari dataset id" in capsys.readouterr().err
+    assert minari.list_local_datasets() == {}
+
+
+def test_the_command_without_minari_says_what_to_install(monkeypatch, capsys):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "minari", None)  # as if it were not installed: `import minari` fails
+    assert main(["record", "example-v0", "--episodes", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "gym-suite record: No module named 'minari': pip install \"gym-suite[minari]\""
+
+
+def test_the_prefixed_id_records_the_ids_dataset():
+    dataset = record("gym_suite:example-v0", "random", episodes=2)
+    assert dataset.spec.dataset_id == "gym_suite/example-v0/random-v0"
+    assert dataset.recover_environment().spec.id == "example-v0"
+
+
+def test_a_failed_move_puts_the_old_dataset_back(tmp_path):
+    from gym_suite.record import _move_into_place
+
+    final = tmp_path / "ns" / "data-v0"
+    (final / "data").mkdir(parents=True)
+    (final / "data" / "old.txt").write_text("old")
+    with pytest.raises(FileNotFoundError):  # the new dataset is missing: nothing to move in
+        _move_into_place(tmp_path / "missing", final, tmp_path / "trash")
+    assert (final / "data" / "old.txt").read_text() == "old"
+    staged = tmp_path / "staged"
+    (staged / "data").mkdir(parents=True)
+    (staged / "data" / "new.txt").write_text("new")
+    _move_into_place(staged, final, tmp_path / "trash")
+    assert (final / "data" / "new.txt").read_text() == "new" and not (final / "data" / "old.txt").exists()

@@ -56,7 +56,7 @@ from gymnasium import spaces
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-from gym_suite._registry import ENV_IDS
+from gym_suite._registry import ENV_IDS, suite_id
 from gym_suite.envs.checks import check_env_kwargs, shown
 from gym_suite.training.recipes import (
     recipe_budget,
@@ -174,6 +174,7 @@ ACTIVATIONS = ("tanh", "relu", "swish", "silu", "elu", "gelu")
 def ppo_budget(env_id: str) -> int:
     """The env steps per seed :func:`train_ppo` trains ``env_id`` for by default: :data:`PPO_BUDGETS`,
     or the id's SB3 PPO budget."""
+    env_id = suite_id(env_id, jax=True)  # "gym_suite:<id>", "gym_suite_jax/<id>": the id's own
     return PPO_BUDGETS.get(env_id, recipe_budget(env_id, "sb3-ppo"))
 
 
@@ -185,6 +186,7 @@ def ppo_settings(env_id: str, **overrides: Any) -> dict[str, Any]:
     ``ValueError``; a keyword that is neither rejax's PPO setting nor one of :data:`OWN_SETTINGS`
     raises ``TypeError`` listing the settings.
     """
+    env_id = suite_id(env_id, jax=True)  # "gym_suite:<id>", "gym_suite_jax/<id>": the id's own
     if "expected_penalty" in overrides:
         raise TypeError(
             "train_ppo: expected_penalty is no longer a setting: the env charges a heart attack's expected cost "
@@ -579,7 +581,8 @@ def train_ppo(
 
     ``total_timesteps``: environment steps per seed (default: :func:`ppo_budget`, the id's SB3
     PPO budget unless :data:`PPO_BUDGETS` has one), rounded up to whole updates of
-    ``num_envs x num_steps``. ``overrides`` update the settings (:func:`ppo_settings`): rejax's
+    ``num_envs x num_steps``. ``env_id`` is a suite id, ``gym_suite:<id>`` or ``gym_suite_jax/<id>``
+    (the same id: its recipe and its JAX env). ``overrides`` update the settings (:func:`ppo_settings`): rejax's
     ``PPO`` keywords (``num_envs``, ``learning_rate``, ``gamma``, ``agent_kwargs``, ...) and
     ``reward_scale``, ``reward_offset`` (training rewards), ``eval_episodes`` and ``eval_points``
     (the curve: about ``eval_points`` evaluations of ``eval_episodes`` greedy episodes on the JAX
@@ -601,7 +604,10 @@ def train_ppo(
     (``TypeError`` for a value of the wrong kind or an unknown setting, ``ValueError`` for one
     out of range; ``env_kwargs`` by making the numpy env): a bad one never starts compiling.
     """
-    if not isinstance(env_id, str) or env_id not in ENV_IDS:
+    if not isinstance(env_id, str):
+        raise TypeError(f"train_ppo: env_id must be one of {list(ENV_IDS)}, got {shown(env_id)}")
+    env_id = suite_id(env_id, jax=True)  # "gym_suite:<id>", "gym_suite_jax/<id>": the id's own
+    if env_id not in ENV_IDS:
         raise ValueError(f"train_ppo: env_id must be one of {list(ENV_IDS)}, got {shown(env_id)}")
     if not _is_int(seed):
         raise TypeError(f"train_ppo: seed must be a non-negative integer, got {shown(seed)}")

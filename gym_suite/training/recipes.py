@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from gym_suite._registry import suite_id
 from gym_suite.envs.heartpole_env import (
     DEFAULT_HEART_ATTACK_PROCLIVITY,
     HEART_ATTACK_HYPERTENSION,
@@ -518,12 +519,14 @@ def read_tuned_recipes(path: str | os.PathLike[str] | None = None) -> dict[str, 
 
 def tuned_settings(env_id: str, agent: str) -> dict[str, Any]:
     """The tuned settings of ``agent`` on ``env_id`` (:func:`read_tuned_recipes`; ``{}`` where none)."""
+    env_id = suite_id(env_id, jax=True)  # "gym_suite:<id>", "gym_suite_jax/<id>": the id's own
     return dict(read_tuned_recipes().get(env_id, {}).get(agent, {}).get("settings", {}))
 
 
 def tuned_entry(env_id: str, agent: str) -> dict[str, dict[str, dict[str, Any]]]:
     """The part of the tuned recipes (:func:`read_tuned_recipes`) that ``agent`` trains with on
     ``env_id``, in the file's form (``{}`` where there is none): what a driver hands a task."""
+    env_id = suite_id(env_id, jax=True)  # "gym_suite:<id>", "gym_suite_jax/<id>": the id's own
     entry = read_tuned_recipes().get(env_id, {}).get(agent)
     return {env_id: {agent: entry}} if entry is not None else {}
 
@@ -531,6 +534,7 @@ def tuned_entry(env_id: str, agent: str) -> dict[str, dict[str, dict[str, Any]]]
 def recipe_for(env_id: str) -> Recipe:
     """The recipe of ``env_id`` (``Recipe()`` for an id without one), with its tuned settings
     (:func:`read_tuned_recipes`) over the recipe's own."""
+    env_id = suite_id(env_id, jax=True)  # "gym_suite:<id>", "gym_suite_jax/<id>": the id's own recipe
     recipe = RECIPES.get(env_id, Recipe())
     tuned = read_tuned_recipes().get(env_id, {})
     updates = {

@@ -12,10 +12,12 @@ from __future__ import annotations
 import os
 import pickle
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import gymnasium
+import numpy as np
 from gymnasium import spaces
 
 from gym_suite.quiet import import_gym_quietly
@@ -27,7 +29,8 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the extras installed
     raise ImportError('gym_suite.training.sb3 needs Stable-Baselines3: pip install "gym-suite[sb3]"') from exc
 
-from gym_suite.envs.checks import check_int, shown
+from gym_suite._registry import suite_id
+from gym_suite.envs.checks import check_env_kwargs, check_int, shown
 from gym_suite.training import single_thread_torch
 from gym_suite.training.recipes import ExpectedPenalty, recipe_budget, recipe_for, sb3_settings, training_env_kwargs
 from gym_suite.training.sb3_vec import SuiteVecEnv
@@ -95,6 +98,8 @@ VEC_ENVS = ("native", "dummy")
 
 
 def check_vec_env(vec_env: str) -> str:
+    if not isinstance(vec_env, str):
+        raise TypeError(f"vec_env must be 'native' or 'dummy', got {shown(vec_env)}")
     if vec_env not in VEC_ENVS:
         raise ValueError(
             f"unknown vec_env {shown(vec_env)}: choose 'native' (the id's native vector env) or 'dummy' "
@@ -186,6 +191,66 @@ def _truncation_is_terminal_wrapper():
 TruncationIsTerminal = _truncation_is_terminal_wrapper()
 
 
+def check_algo(algo: str) -> str:
+    """``algo``: ``"ppo"`` or ``"dqn"``, in any case; returned in lower case."""
+    if not isinstance(algo, str):
+        raise TypeError(f"algo must be 'ppo' or 'dqn', got {shown(algo)}")
+    if algo.lower() not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {shown(algo)}: choose 'ppo' or 'dqn'")
+    return algo.lower()
+
+
+def _check_flag(name: str, value: Any) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"train_sb3: {name} must be True or False, got {shown(value)}")
+    return bool(value)
+
+
+def _check_callback(callback: Any) -> None:
+    """None, a Stable-Baselines3 ``BaseCallback``, a callable ``(locals, globals) -> bool``, or a list of them."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    if callback is None:
+        return
+    for item in callback if isinstance(callback, (list, tuple)) else [callback]:
+        if not (isinstance(item, BaseCallback) or callable(item)):
+            raise TypeError(
+                "train_sb3: callback must be None, a Stable-Baselines3 BaseCallback, a callable (locals, globals) "
+                f"-> bool or a list of them, got {shown(callback)}"
+            )
+
+
+#: The model arguments train_sb3 sets itself: ``overrides`` may not give them.
+_OWN_MODEL_ARGUMENTS = ("policy", "env", "seed", "device", "verbose")
+
+
+def _check_overrides(cls: type, overrides: Any) -> dict[str, Any]:
+    """``overrides``: None or a dict of keyword arguments of the model class ``cls`` (PPO or DQN)."""
+    import inspect
+
+    if overrides is None:
+        return {}
+    if not isinstance(overrides, Mapping):
+        raise TypeError(
+            f"train_sb3: overrides must be None or a dict of {cls.__name__}'s settings (such as "
+            f"{{'n_epochs': 5}}), got {shown(overrides)}"
+        )
+    allowed = [
+        name
+        for name in inspect.signature(cls.__init__).parameters
+        if not name.startswith("_") and name not in ("self", "kwargs")
+    ]
+    unknown = sorted((key for key in overrides if key not in allowed or key in _OWN_MODEL_ARGUMENTS), key=str)
+    if unknown:
+        own = [key for key in unknown if key in _OWN_MODEL_ARGUMENTS]
+        hint = f" ({shown(own)} are train_sb3's own arguments)" if own else ""
+        raise TypeError(
+            f"train_sb3: unknown setting(s) {shown(unknown)} in overrides{hint}; {cls.__name__}'s settings are "
+            f"{sorted(set(allowed) - set(_OWN_MODEL_ARGUMENTS))}"
+        )
+    return dict(overrides)
+
+
 def train_sb3(
     env_id: str,
     algo: str = "ppo",
@@ -214,13 +279,38 @@ def train_sb3(
     :func:`~gym_suite.training.recipes.training_env_kwargs`). Returns the model;
     ``model.get_vec_normalize_env()`` holds the observation statistics when the recipe
     normalizes. Sets torch to one thread. Nothing is written to disk (see :func:`save_sb3`).
+
+    ``env_id`` may carry the ``gym_suite:`` prefix (the id's own recipe applies). Every argument
+    is checked by name before an env is made: ``steps`` None or an integer >= 1, ``seed`` an
+    integer in ``0..2**32 - 1`` (numpy integers count), ``progress_bar`` and
+    ``truncation_is_terminal`` bools (or None for the latter), ``algo`` ``"ppo"`` or ``"dqn"``,
+    ``overrides`` a dict of the model class's settings (not ``seed``, ``env``, ``policy``,
+    ``device`` or ``verbose``, which are train_sb3's), ``callback`` None, a ``BaseCallback``, a
+    callable or a list of them: ``TypeError`` for a value of the wrong kind or an unknown
+    setting, ``ValueError`` for one out of range.
     """
     from stable_baselines3 import DQN, PPO
     from stable_baselines3.common.logger import HumanOutputFormat, Logger
 
-    algo = algo.lower()
-    settings = {**sb3_settings(env_id, algo), **(overrides or {})}
+    if not isinstance(env_id, str):
+        raise TypeError(f"train_sb3: env_id must be a registered id (a str), got {shown(env_id)}")
+    env_id = suite_id(env_id)  # "gym_suite:<id>": the id's own recipe
+    algo = check_algo(algo)
+    steps = check_int("train_sb3", "steps", steps, 1, allow_none=True)
+    seed = check_int("train_sb3", "seed", seed, 0)
+    if seed >= 2**32:  # numpy's legacy seeding, which Stable-Baselines3 uses, takes 32 bits
+        raise ValueError(f"train_sb3: seed must be an integer in 0..2**32 - 1, got {shown(seed)}")
+    env_kwargs = check_env_kwargs("train_sb3: ", env_kwargs, allow_none=True)
+    verbose = check_int("train_sb3", "verbose", verbose, 0)
+    progress_bar = _check_flag("progress_bar", progress_bar)
     check_vec_env(vec_env)
+    if n_envs is not None:
+        n_envs = check_int("train_sb3", "n_envs", n_envs, 1)
+    _check_callback(callback)
+    if truncation_is_terminal is not None:
+        truncation_is_terminal = _check_flag("truncation_is_terminal", truncation_is_terminal)
+    overrides = _check_overrides(PPO if algo == "ppo" else DQN, overrides)
+    settings = {**sb3_settings(env_id, algo), **overrides}
     single_thread_torch()
     recipe = recipe_for(env_id)
     if steps is None:
@@ -231,8 +321,8 @@ def train_sb3(
     policy = "MultiInputPolicy" if isinstance(probe.observation_space, spaces.Dict) else "MlpPolicy"
     if algo == "dqn":
         n_envs = 1
-    else:
-        n_envs = recipe.n_envs if n_envs is None else check_int("train_sb3", "n_envs", n_envs, 1)
+    elif n_envs is None:
+        n_envs = recipe.n_envs
     vec_normalize = recipe.vec_normalize.get(algo)
     if vec_normalize is not None:
         vec_normalize = {"gamma": settings.get("gamma", 0.99), **vec_normalize}
