@@ -39,7 +39,7 @@ def test_recipes_are_the_same_for_every_form_of_an_id(env_id):
         assert recipes.rllib_ppo_settings(form) == recipes.rllib_ppo_settings(env_id)
         for agent in recipes.TUNABLE_AGENTS:
             assert recipes.tuned_settings(form, agent) == recipes.tuned_settings(env_id, agent)
-            assert recipes.tuned_since(form, agent) == recipes.tuned_since(env_id, agent)
+            assert recipes.tuned_entry(form, agent) == recipes.tuned_entry(env_id, agent)
 
 
 def test_push_v1_prefixed_has_its_own_recipe_not_the_default():
