@@ -354,7 +354,8 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
                     f"{tuple(space.shape)} (for a batch of envs, jax.vmap the step)"
                 )
             return action
-        return np.asarray(self.definition.check_action(action, space, self.definition_params))
+        checked = self.definition.check_action(action, space, self.definition_params)
+        return np.asarray(checked) if isinstance(space, gym_spaces.Discrete) else self._as_float(checked)
 
     def check_action_value(self, action: Any) -> Any:
         """``action`` checked in full as the numpy env checks it (a JAX array is read back)."""
