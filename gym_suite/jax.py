@@ -44,8 +44,9 @@ num_envs=8)``: :class:`JaxEnv` and :class:`JaxVectorEnv` on Gymnasium's ``Functi
 ``FunctionalJaxVectorEnv``. ``gymnasium.make("gym_suite.jax:gym_suite_jax/heartpole-v1")`` imports
 the package first, so it works without an import. These keep the definition's own observation space
 (``Dict`` for push-v0), return JAX arrays, and render ``rgb_array`` pictures with numpy. Their ``step`` checks
-an action (or a batch) with the numpy env's own check, and ``reset`` its seed and options by the
-numpy env's rules, before anything changes.
+an action (or a batch) with the numpy env's own check, and ``reset`` its seed (any non-negative
+integer) and options by the numpy env's rules, before anything changes; as the numpy env's, a
+``step`` after the episode ended raises ``gymnasium.error.ResetNeeded`` until ``reset``.
 
 **Precision**: the state, the draws and the rewards are ``float32`` unless JAX's 64-bit mode is
 on (``jax.config.update("jax_enable_x64", True)`` before making the env, or the environment
@@ -87,6 +88,7 @@ from jax.experimental import checkify
 
 from gym_suite._jax_cache import cache_dir_in_use, use_compilation_cache
 from gym_suite._registry import ENV_IDS, JAX_NAMESPACE, SPECS, Spec, load
+from gym_suite._seeds import seed_keys
 from gym_suite.envs.checks import (
     ArgumentTypeError,
     check_int,
@@ -99,7 +101,6 @@ from gym_suite.envs.checks import (
 from gym_suite.envs.definition import Definition, jax_ops
 
 __all__ = [
-    "MAX_SEED",
     "NAMESPACE",
     "NO_LIMIT",
     "EnvParams",
@@ -116,9 +117,6 @@ __all__ = [
 NAMESPACE = JAX_NAMESPACE
 #: ``max_steps_in_episode`` of an id whose registry row has no step limit (int32's largest).
 NO_LIMIT = 2**31 - 1
-#: The largest seed ``reset(seed=...)`` of a ``gym_suite_jax/<id>`` env takes (``jax.random.PRNGKey``
-#: reads the seed as a 64-bit signed integer).
-MAX_SEED = 2**63 - 1
 #: Without JAX's 64-bit mode the integer parameters stay below this in magnitude, so that the
 #: rules' sums of two of them (a position and a step, a start and an offset) fit in int32.
 INT32_PARAMETER_LIMIT = 2**30
@@ -230,7 +228,9 @@ def _raw_key_shape() -> tuple[int, ...]:
 def _gymnax_space(space: gym_spaces.Space[Any]) -> gymnax_spaces.Space:
     """The gymnax space of a Gymnasium space (a ``Dict`` becomes its flattened ``Box``)."""
     if isinstance(space, gym_spaces.Discrete) and int(space.start) == 0:
-        return gymnax_spaces.Discrete(int(space.n))
+        discrete = gymnax_spaces.Discrete(int(space.n))
+        discrete.dtype = _int()  # the env's integers: int32, int64 in 64-bit mode (gymnax's default is int32)
+        return discrete
     if isinstance(space, gym_spaces.Discrete):
         start = int(space.start)
         return gymnax_spaces.Box(start, start + int(space.n) - 1, (), _int())
@@ -748,8 +748,9 @@ def _metadata(env: SuiteJaxEnv, vector: bool) -> dict[str, Any]:
 
 class JaxEnv(FunctionalJaxEnv[EnvState]):
     """``gymnasium.make("gym_suite_jax/<id>")``: one env on JAX (``FunctionalJaxEnv``), whose step
-    also reports the rules' own truncation. The step limit is ``TimeLimit``'s, as for the numpy
-    ids."""
+    also reports the rules' own truncation and, after the episode ended (or before the first
+    ``reset``), raises ``gymnasium.error.ResetNeeded`` as the numpy env does. The step limit is
+    ``TimeLimit``'s, as for the numpy ids."""
 
     metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 4, "jax": True}
 
@@ -765,18 +766,31 @@ class JaxEnv(FunctionalJaxEnv[EnvState]):
             raise ValueError(f"JaxEnv: render_mode must be None or 'rgb_array', got {render_mode!r}")
         super().__init__(func_env, metadata=metadata, render_mode=render_mode)
 
+    #: Whether the episode has ended (or never started): ``step`` raises ``ResetNeeded`` until ``reset``.
+    _ended = True
+
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
-        """Gymnasium's ``reset``; ``seed`` and ``options`` follow the numpy env's rules (and a seed is at
-        most ``MAX_SEED``, what ``jax.random.PRNGKey`` takes)."""
-        check_options(type(self).__name__, options)  # before anything changes
-        return super().reset(seed=_jax_seed(type(self).__name__, seed), options=options)  # type: ignore[no-any-return]  # FunctionalJaxEnv is untyped
+        """Gymnasium's ``reset``; ``seed`` and ``options`` follow the numpy env's rules: any
+        non-negative integer is a seed (its key: :func:`gym_suite.training.jax.train_ppo`'s)."""
+        owner = type(self).__name__
+        check_options(owner, options)  # before anything changes
+        seed = check_seed(owner, seed)
+        if seed is not None:
+            gymnasium.Env.reset(self, seed=seed)  # np_random, as Gymnasium seeds it
+            self.rng = jnp.asarray(seed_keys(seed, 1)[0])
+        observation, info = super().reset(seed=None, options=options)
+        self._ended = False
+        return observation, info
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        if not hasattr(self, "state"):
-            raise gymnasium.error.ResetNeeded("JaxEnv: call reset() before step()")
+        if self._ended:
+            raise gymnasium.error.ResetNeeded(
+                f"{type(self).__name__}: the episode has ended (or reset() was never called); call reset() before step()"
+            )
         action = self._env.check_action_value(action)  # the numpy env's check, before anything changes
         observation, reward, terminated, _, info = super().step(action)
         truncated = bool(self.func_env.truncation(self.state))  # type: ignore[attr-defined]
+        self._ended = terminated or truncated
         return observation, reward, terminated, truncated, info
 
 
@@ -824,12 +838,15 @@ class JaxVectorEnv(FunctionalJaxVectorEnv[Any, Any, EnvState]):
         seed, or a list of ``num_envs`` seeds (``None`` entries allowed) folded into one."""
         owner = type(self).__name__
         check_options(owner, options)  # before anything changes
-        seeds, entropy = check_vector_seeds(owner, seed, self.num_envs, _jax_seed)
+        seeds, entropy = check_vector_seeds(owner, seed, self.num_envs)
         if not entropy:  # one seed (or None)
             one = seeds[0]
         else:
-            one = int(np.random.SeedSequence(entropy).generate_state(1, np.uint64)[0]) & MAX_SEED
-        observation, info = super().reset(seed=one, options=options)
+            one = int(np.random.SeedSequence(entropy).generate_state(1, np.uint64)[0])
+        if one is not None:
+            gymnasium.vector.VectorEnv.reset(self, seed=one)  # np_random, as Gymnasium seeds it
+            self.rng = jnp.asarray(seed_keys(one, 1)[0])
+        observation, info = super().reset(seed=None, options=options)
         self.prev_done = jnp.zeros(self.num_envs, dtype=bool)
         return observation, info
 
@@ -847,17 +864,6 @@ class JaxVectorEnv(FunctionalJaxVectorEnv[Any, Any, EnvState]):
         if self.render_mode != "rgb_array":
             return None
         return tuple(self._env.render_rgb(jax.tree.map(lambda q, i=i: q[i], self.state)) for i in range(self.num_envs))
-
-
-def _jax_seed(owner: str, seed: object) -> int | None:
-    """A seed as ``reset`` takes it: the numpy env's rules, and at most ``MAX_SEED``."""
-    checked = check_seed(owner, seed)
-    if checked is not None and checked > MAX_SEED:
-        raise ValueError(
-            f"{owner}.reset: seed must be None or an integer in 0..2**63 - 1 (what jax.random.PRNGKey takes), "
-            f"got {shown(seed)}"
-        )
-    return checked
 
 
 def _batch_step(
