@@ -89,6 +89,7 @@ from jax.experimental import checkify
 from gym_suite._jax_cache import cache_dir_in_use, use_compilation_cache
 from gym_suite._registry import ENV_IDS, JAX_NAMESPACE, SPECS, Spec, load
 from gym_suite._seeds import seed_keys
+from gym_suite.envs._shells import check_num_envs
 from gym_suite.envs.checks import (
     ArgumentTypeError,
     check_int,
@@ -816,7 +817,7 @@ class JaxVectorEnv(FunctionalJaxVectorEnv[Any, Any, EnvState]):
         **kwargs: Any,
     ) -> None:
         owner = type(self).__name__
-        num_envs = check_int(owner, "num_envs", num_envs, 1)
+        num_envs = check_num_envs(owner, num_envs)
         if isinstance(max_episode_steps, (int, np.integer)) and max_episode_steps == -1:  # Gymnasium's "no limit"
             max_episode_steps = None
         max_episode_steps = check_int(owner, "max_episode_steps", max_episode_steps, 1, allow_none=True)
