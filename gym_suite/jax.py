@@ -61,7 +61,8 @@ rules add two of them).
 **Compilation cache**: importing this module turns on JAX's persistent compilation cache, so that
 a program compiled once (a rollout, :func:`gym_suite.training.jax.train_ppo`'s training) is
 loaded from disk in the next process instead of compiled again: in ``$XDG_CACHE_HOME/gym_suite/jax``
-(``~/.cache/gym_suite/jax``), elsewhere with the environment variable ``GYM_SUITE_JAX_CACHE=/some/dir``,
+(``~/.cache/gym_suite/jax``), elsewhere with the environment variable ``GYM_SUITE_JAX_CACHE=/some/dir``
+(a relative path: from the working directory at the import),
 off with ``GYM_SUITE_JAX_CACHE=off``. A cache directory already given to JAX
 (``JAX_COMPILATION_CACHE_DIR``, ``jax_compilation_cache_dir``) is left as it is.
 :func:`compilation_cache_dir` tells the directory in use.
@@ -214,7 +215,7 @@ def _check_int32(owner: str, params: Any) -> None:
         limit = INT32_PARAMETER_LIMIT
         if low <= -limit or high >= limit:
             raise ValueError(
-                f"{owner}: {field.name} holds {high if high >= limit else low}, beyond what JAX's 32-bit integers "
+                f"{owner}: {field.name} holds {shown(high if high >= limit else low)}, beyond what JAX's 32-bit integers "
                 f"compute with (magnitudes below 2**30); turn on 64-bit mode (JAX_ENABLE_X64=1 or "
                 "jax.config.update('jax_enable_x64', True)) before making the env"
             )

@@ -609,3 +609,19 @@ def test_step_after_the_end_raises_reset_needed_as_the_numpy_env(env_id):
             assert e.state is state  # nothing changed
     env.reset(seed=0)
     env.step(env.action_space.sample())  # usable again
+
+
+@pytest.mark.parametrize("value", [10**1000, -(10**1000), np.int64(2**40)], ids=["10**1000", "-10**1000", "int64"])
+def test_int32_parameter_message_stays_short(value):
+    """A parameter beyond 32-bit JAX's integers is named with its value cut short (a definition's own
+    parameters may hold any integer: the message quoted all of its 1,001 digits)."""
+    import dataclasses
+
+    @dataclasses.dataclass(frozen=True)
+    class Params:
+        count: int
+
+    with jax.enable_x64(False):
+        with pytest.raises(ValueError, match="count holds") as err:
+            gj._check_int32("MyEnv", Params(value))
+    assert len(str(err.value)) < 400, len(str(err.value))
