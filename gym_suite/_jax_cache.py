@@ -7,7 +7,8 @@ on (``jax_compilation_cache_dir``), which JAX leaves off by default. Importing
 - ``GYM_SUITE_JAX_CACHE`` unset or empty: the user's cache directory, ``$XDG_CACHE_HOME/gym_suite/jax``
   (``~/.cache/gym_suite/jax`` without ``XDG_CACHE_HOME``; ``~/Library/Caches/gym_suite/jax`` on
   macOS, ``%LOCALAPPDATA%\\gym_suite\\jax`` on Windows);
-- ``GYM_SUITE_JAX_CACHE=/some/dir``: that directory (``~`` expanded);
+- ``GYM_SUITE_JAX_CACHE=/some/dir``: that directory (``~`` expanded; a relative path is taken from
+  the working directory at the import, once: the cache stays there if the process changes it);
 - in either, a subdirectory per kind of CPU (:func:`machine_tag`, say ``x86_64-1a2b3c4d5e6f``):
   the entries are native code for the CPU that compiled them;
 - ``GYM_SUITE_JAX_CACHE=off`` (or ``0``, ``false``, ``no``, ``none``): no cache, nothing written.
@@ -83,7 +84,9 @@ def requested_cache_dir() -> Path | None:
         return default_cache_dir() / machine_tag()
     if value.lower() in OFF:
         return None
-    return Path(value).expanduser() / machine_tag()
+    # absolute when read (at import): the cache stays where it was asked for when the process
+    # changes its working directory (JAX resolves a relative path at each write)
+    return Path(value).expanduser().absolute() / machine_tag()
 
 
 def unusable(path: Path) -> str | None:

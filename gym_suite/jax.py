@@ -44,8 +44,9 @@ num_envs=8)``: :class:`JaxEnv` and :class:`JaxVectorEnv` on Gymnasium's ``Functi
 ``FunctionalJaxVectorEnv``. ``gymnasium.make("gym_suite.jax:gym_suite_jax/heartpole-v1")`` imports
 the package first, so it works without an import. These keep the definition's own observation space
 (``Dict`` for push-v0), return JAX arrays, and render ``rgb_array`` pictures with numpy. Their ``step`` checks
-an action (or a batch) with the numpy env's own check, and ``reset`` its seed and options by the
-numpy env's rules, before anything changes.
+an action (or a batch) with the numpy env's own check, and ``reset`` its seed (any non-negative
+integer) and options by the numpy env's rules, before anything changes; as the numpy env's, a
+``step`` after the episode ended raises ``gymnasium.error.ResetNeeded`` until ``reset``.
 
 **Precision**: the state, the draws and the rewards are ``float32`` unless JAX's 64-bit mode is
 on (``jax.config.update("jax_enable_x64", True)`` before making the env, or the environment
@@ -60,7 +61,8 @@ rules add two of them).
 **Compilation cache**: importing this module turns on JAX's persistent compilation cache, so that
 a program compiled once (a rollout, :func:`gym_suite.training.jax.train_ppo`'s training) is
 loaded from disk in the next process instead of compiled again: in ``$XDG_CACHE_HOME/gym_suite/jax``
-(``~/.cache/gym_suite/jax``), elsewhere with the environment variable ``GYM_SUITE_JAX_CACHE=/some/dir``,
+(``~/.cache/gym_suite/jax``), elsewhere with the environment variable ``GYM_SUITE_JAX_CACHE=/some/dir``
+(a relative path: from the working directory at the import),
 off with ``GYM_SUITE_JAX_CACHE=off``. A cache directory already given to JAX
 (``JAX_COMPILATION_CACHE_DIR``, ``jax_compilation_cache_dir``) is left as it is.
 :func:`compilation_cache_dir` tells the directory in use.
@@ -87,6 +89,8 @@ from jax.experimental import checkify
 
 from gym_suite._jax_cache import cache_dir_in_use, use_compilation_cache
 from gym_suite._registry import ENV_IDS, JAX_NAMESPACE, Spec, find, load
+from gym_suite._seeds import seed_keys
+from gym_suite.envs._shells import check_num_envs
 from gym_suite.envs.checks import (
     ArgumentTypeError,
     check_int,
@@ -99,7 +103,6 @@ from gym_suite.envs.checks import (
 from gym_suite.envs.definition import Definition, jax_ops
 
 __all__ = [
-    "MAX_SEED",
     "NAMESPACE",
     "NO_LIMIT",
     "EnvParams",
@@ -116,9 +119,6 @@ __all__ = [
 NAMESPACE = JAX_NAMESPACE
 #: ``max_steps_in_episode`` of an id whose registry row has no step limit (int32's largest).
 NO_LIMIT = 2**31 - 1
-#: The largest seed ``reset(seed=...)`` of a ``gym_suite_jax/<id>`` env takes (``jax.random.PRNGKey``
-#: reads the seed as a 64-bit signed integer).
-MAX_SEED = 2**63 - 1
 #: Without JAX's 64-bit mode the integer parameters stay below this in magnitude, so that the
 #: rules' sums of two of them (a position and a step, a start and an offset) fit in int32.
 INT32_PARAMETER_LIMIT = 2**30
@@ -217,7 +217,7 @@ def _check_int32(owner: str, params: Any) -> None:
         limit = INT32_PARAMETER_LIMIT
         if low <= -limit or high >= limit:
             raise ValueError(
-                f"{owner}: {field.name} holds {high if high >= limit else low}, beyond what JAX's 32-bit integers "
+                f"{owner}: {field.name} holds {shown(high if high >= limit else low)}, beyond what JAX's 32-bit integers "
                 f"compute with (magnitudes below 2**30); turn on 64-bit mode (JAX_ENABLE_X64=1 or "
                 "jax.config.update('jax_enable_x64', True)) before making the env"
             )
@@ -232,7 +232,9 @@ def _raw_key_shape() -> tuple[int, ...]:
 def _gymnax_space(space: gym_spaces.Space[Any]) -> gymnax_spaces.Space:
     """The gymnax space of a Gymnasium space (a ``Dict`` becomes its flattened ``Box``)."""
     if isinstance(space, gym_spaces.Discrete) and int(space.start) == 0:
-        return gymnax_spaces.Discrete(int(space.n))
+        discrete = gymnax_spaces.Discrete(int(space.n))
+        discrete.dtype = _int()  # the env's integers: int32, int64 in 64-bit mode (gymnax's default is int32)
+        return discrete
     if isinstance(space, gym_spaces.Discrete):
         start = int(space.start)
         return gymnax_spaces.Box(start, start + int(space.n) - 1, (), _int())
@@ -356,7 +358,8 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
                     f"{tuple(space.shape)} (for a batch of envs, jax.vmap the step)"
                 )
             return action
-        return np.asarray(self.definition.check_action(action, space, self.definition_params))
+        checked = self.definition.check_action(action, space, self.definition_params)
+        return np.asarray(checked) if isinstance(space, gym_spaces.Discrete) else self._as_float(checked)
 
     def check_action_value(self, action: Any) -> Any:
         """``action`` checked in full as the numpy env checks it (a JAX array is read back)."""
@@ -749,8 +752,9 @@ def _metadata(env: SuiteJaxEnv, vector: bool) -> dict[str, Any]:
 
 class JaxEnv(FunctionalJaxEnv[EnvState]):
     """``gymnasium.make("gym_suite_jax/<id>")``: one env on JAX (``FunctionalJaxEnv``), whose step
-    also reports the rules' own truncation. The step limit is ``TimeLimit``'s, as for the numpy
-    ids."""
+    also reports the rules' own truncation and, after the episode ended (or before the first
+    ``reset``), raises ``gymnasium.error.ResetNeeded`` as the numpy env does. The step limit is
+    ``TimeLimit``'s, as for the numpy ids."""
 
     metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 4, "jax": True}
 
@@ -766,18 +770,31 @@ class JaxEnv(FunctionalJaxEnv[EnvState]):
             raise ValueError(f"JaxEnv: render_mode must be None or 'rgb_array', got {render_mode!r}")
         super().__init__(func_env, metadata=metadata, render_mode=render_mode)
 
+    #: Whether the episode has ended (or never started): ``step`` raises ``ResetNeeded`` until ``reset``.
+    _ended = True
+
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
-        """Gymnasium's ``reset``; ``seed`` and ``options`` follow the numpy env's rules (and a seed is at
-        most ``MAX_SEED``, what ``jax.random.PRNGKey`` takes)."""
-        check_options(type(self).__name__, options)  # before anything changes
-        return super().reset(seed=_jax_seed(type(self).__name__, seed), options=options)  # type: ignore[no-any-return]  # FunctionalJaxEnv is untyped
+        """Gymnasium's ``reset``; ``seed`` and ``options`` follow the numpy env's rules: any
+        non-negative integer is a seed (its key: :func:`gym_suite.training.jax.train_ppo`'s)."""
+        owner = type(self).__name__
+        check_options(owner, options)  # before anything changes
+        seed = check_seed(owner, seed)
+        if seed is not None:
+            gymnasium.Env.reset(self, seed=seed)  # np_random, as Gymnasium seeds it
+            self.rng = jnp.asarray(seed_keys(seed, 1)[0])
+        observation, info = super().reset(seed=None, options=options)
+        self._ended = False
+        return observation, info
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        if not hasattr(self, "state"):
-            raise gymnasium.error.ResetNeeded("JaxEnv: call reset() before step()")
+        if self._ended:
+            raise gymnasium.error.ResetNeeded(
+                f"{type(self).__name__}: the episode has ended (or reset() was never called); call reset() before step()"
+            )
         action = self._env.check_action_value(action)  # the numpy env's check, before anything changes
         observation, reward, terminated, _, info = super().step(action)
         truncated = bool(self.func_env.truncation(self.state))  # type: ignore[attr-defined]
+        self._ended = terminated or truncated
         return observation, reward, terminated, truncated, info
 
 
@@ -803,7 +820,7 @@ class JaxVectorEnv(FunctionalJaxVectorEnv[Any, Any, EnvState]):
         **kwargs: Any,
     ) -> None:
         owner = type(self).__name__
-        num_envs = check_int(owner, "num_envs", num_envs, 1)
+        num_envs = check_num_envs(owner, num_envs)
         if isinstance(max_episode_steps, (int, np.integer)) and max_episode_steps == -1:  # Gymnasium's "no limit"
             max_episode_steps = None
         max_episode_steps = check_int(owner, "max_episode_steps", max_episode_steps, 1, allow_none=True)
@@ -825,12 +842,15 @@ class JaxVectorEnv(FunctionalJaxVectorEnv[Any, Any, EnvState]):
         seed, or a list of ``num_envs`` seeds (``None`` entries allowed) folded into one."""
         owner = type(self).__name__
         check_options(owner, options)  # before anything changes
-        seeds, entropy = check_vector_seeds(owner, seed, self.num_envs, _jax_seed)
+        seeds, entropy = check_vector_seeds(owner, seed, self.num_envs)
         if not entropy:  # one seed (or None)
             one = seeds[0]
         else:
-            one = int(np.random.SeedSequence(entropy).generate_state(1, np.uint64)[0]) & MAX_SEED
-        observation, info = super().reset(seed=one, options=options)
+            one = int(np.random.SeedSequence(entropy).generate_state(1, np.uint64)[0])
+        if one is not None:
+            gymnasium.vector.VectorEnv.reset(self, seed=one)  # np_random, as Gymnasium seeds it
+            self.rng = jnp.asarray(seed_keys(one, 1)[0])
+        observation, info = super().reset(seed=None, options=options)
         self.prev_done = jnp.zeros(self.num_envs, dtype=bool)
         return observation, info
 
@@ -848,17 +868,6 @@ class JaxVectorEnv(FunctionalJaxVectorEnv[Any, Any, EnvState]):
         if self.render_mode != "rgb_array":
             return None
         return tuple(self._env.render_rgb(jax.tree.map(lambda q, i=i: q[i], self.state)) for i in range(self.num_envs))
-
-
-def _jax_seed(owner: str, seed: object) -> int | None:
-    """A seed as ``reset`` takes it: the numpy env's rules, and at most ``MAX_SEED``."""
-    checked = check_seed(owner, seed)
-    if checked is not None and checked > MAX_SEED:
-        raise ValueError(
-            f"{owner}.reset: seed must be None or an integer in 0..2**63 - 1 (what jax.random.PRNGKey takes), "
-            f"got {shown(seed)}"
-        )
-    return checked
 
 
 def _batch_step(

@@ -30,17 +30,25 @@ rejax's algorithms, unchanged::
     train_state, evaluation = jax.jit(algo.train)(jax.random.key(0))
 
 ``FiveValueStep`` goes outermost: the other wrappers, and gymnax's, take the six-value step.
+Each wrapper takes a gymnax env (:func:`gym_suite.jax.make`'s, or a wrapper of one), never a
+Gymnasium env (``TypeError``); ``FiveValueStep`` around a ``FiveValueStep`` is a ``ValueError``;
+the numbers (``low``, ``high``, ``scale``, ``offset``) are numbers, not bools or strings
+(``TypeError``), and finite (``ValueError``), each error naming the argument.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import gymnasium
 import jax
 import jax.numpy as jnp
 import numpy as np
 from gymnax.environments import environment
 from gymnax.environments import spaces as gymnax_spaces
+from gymnax.wrappers.purerl import GymnaxWrapper
+
+from gym_suite.envs.checks import ArgumentTypeError, check_number, shown
 
 __all__ = ["FiveValueStep", "OneHotObservation", "RescaleAction", "TransformReward", "Wrapper"]
 
@@ -53,8 +61,16 @@ class Wrapper(environment.Environment):  # type: ignore[misc]  # gymnax has no t
     """
 
     def __init__(self, env: Any) -> None:
-        if not callable(getattr(env, "step", None)) or not callable(getattr(env, "reset", None)):
-            raise TypeError(f"{type(self).__name__}: env must be a gymnax Environment, got {type(env).__name__}")
+        if not isinstance(env, (environment.Environment, GymnaxWrapper)):
+            hint = (
+                " (a Gymnasium env: use gym_suite.jax.make(id) for the gymnax env of an id)"
+                if isinstance(env, gymnasium.Env)
+                else ""
+            )
+            raise ArgumentTypeError(
+                f"{type(self).__name__}: env must be a gymnax Environment (gym_suite.jax.make's env, this "
+                f"module's or gymnax's wrappers of one), got {type(env).__name__}{hint}"
+            )
         super().__init__()
         self._env = env
 
@@ -113,6 +129,17 @@ class FiveValueStep(Wrapper):
     truncation can read them). Wrap it outermost: wrappers that expect gymnax 1.0's six values
     (gymnax's, this module's others) go inside.
     """
+
+    def __init__(self, env: Any) -> None:
+        super().__init__(env)
+        inner = env
+        while isinstance(inner, Wrapper):
+            if isinstance(inner, FiveValueStep):
+                raise ValueError(
+                    "FiveValueStep: env already steps with five values (a FiveValueStep is inside it); wrap "
+                    "the six-value env once, outermost"
+                )
+            inner = inner.env
 
     def step(self, key: jax.Array, state: Any, action: Any, params: Any = None) -> tuple[Any, ...]:
         obs, state, reward, terminated, truncated, info = self._env.step(key, state, action, params)
@@ -176,18 +203,20 @@ class RescaleAction(Wrapper):
         env_high = np.broadcast_to(np.asarray(space.high, dtype=np.float64), shape)
         if not (np.all(np.isfinite(env_low)) and np.all(np.isfinite(env_high))):
             raise TypeError("RescaleAction: the action space must have finite bounds")
-        try:
-            agent_low = np.broadcast_to(np.asarray(low, dtype=np.float64), shape)
-            agent_high = np.broadcast_to(np.asarray(high, dtype=np.float64), shape)
-        except (TypeError, ValueError):
+        agent_low, agent_high = _bound("low", low, shape), _bound("high", high, shape)
+        if not np.all(agent_low < agent_high):
             raise ValueError(
-                f"RescaleAction: low and high must be numbers or arrays of shape {shape}, got {low!r} and {high!r}"
-            ) from None
-        if not (np.all(np.isfinite(agent_low)) and np.all(np.isfinite(agent_high)) and np.all(agent_low < agent_high)):
-            raise ValueError(f"RescaleAction: low and high must be finite with low < high, got {low!r} and {high!r}")
+                f"RescaleAction: low and high must be finite with low < high, got {shown(low)} and {shown(high)}"
+            )
         self._dtype = space.dtype
         self._env_low, self._env_high = env_low.astype(space.dtype), env_high.astype(space.dtype)
-        self._low, self._high = agent_low.astype(space.dtype), agent_high.astype(space.dtype)
+        with np.errstate(over="ignore"):
+            self._low, self._high = agent_low.astype(space.dtype), agent_high.astype(space.dtype)
+        if not (np.all(np.isfinite(self._low)) and np.all(np.isfinite(self._high)) and np.all(self._low < self._high)):
+            raise ValueError(
+                f"RescaleAction: low and high must be finite in the action's dtype {np.dtype(space.dtype)} with "
+                f"low < high there, got {shown(low)} and {shown(high)}"
+            )
 
     def action_space(self, params: Any = None) -> gymnax_spaces.Box:
         return gymnax_spaces.Box(self._low, self._high, self._low.shape, self._dtype)
@@ -207,14 +236,8 @@ class TransformReward(Wrapper):
 
     def __init__(self, env: Any, scale: float = 1.0, offset: float = 0.0) -> None:
         super().__init__(env)
-        try:
-            self.scale, self.offset = float(scale), float(offset)
-        except (TypeError, ValueError):
-            raise TypeError(
-                f"TransformReward: scale and offset must be numbers, got {scale!r} and {offset!r}"
-            ) from None
-        if not (np.isfinite(self.scale) and np.isfinite(self.offset)):
-            raise ValueError(f"TransformReward: scale and offset must be finite, got {scale!r} and {offset!r}")
+        self.scale = check_number("TransformReward", "scale", _scalar(scale))
+        self.offset = check_number("TransformReward", "offset", _scalar(offset))
 
     def step(self, key: jax.Array, state: Any, action: Any, params: Any = None) -> tuple[Any, ...]:
         obs, state, reward, *rest = self._env.step(key, state, action, params)
@@ -223,3 +246,43 @@ class TransformReward(Wrapper):
         if self.scale != 1.0:
             reward = reward * self.scale
         return (obs, state, reward, *rest)
+
+
+def _scalar(value: Any) -> Any:
+    """A 0-d numeric array (numpy's or JAX's) as its number; anything else as it is."""
+    if isinstance(value, (np.ndarray, jax.Array)) and value.shape == () and np.dtype(value.dtype).kind in "iuf":
+        return value.item()
+    return value
+
+
+def _bound(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """``RescaleAction``'s ``low`` or ``high``: a finite number, or an array of them that broadcasts to
+    the action's ``shape``, as float64 of that shape; ``TypeError`` for a bool, a string or another
+    kind, ``ValueError`` for a number that is not finite (an integer past float64's range too)."""
+    what = f"a finite number or an array of them broadcasting to shape {shape}"
+    value = _scalar(value)
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
+        return np.full(shape, check_number("RescaleAction", name, value))
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError):  # a ragged sequence
+        raise ValueError(f"RescaleAction: {name} must be {what}, got {shown(value)}") from None
+    if (
+        array.dtype.kind == "O"
+        and array.size
+        and all(  # Python integers past int64
+            isinstance(v, int) and not isinstance(v, bool) for v in array.flat
+        )
+    ):
+        for v in array.flat:
+            check_number("RescaleAction", f"{name}'s element", v)  # ValueError past float64's range
+        array = array.astype(np.float64)
+    if array.dtype.kind not in "iuf":
+        raise ArgumentTypeError(f"RescaleAction: {name} must be {what}, got {shown(value)}")
+    try:
+        array = np.broadcast_to(array.astype(np.float64), shape)
+    except ValueError:
+        raise ValueError(f"RescaleAction: {name} must be {what}, got an array of shape {array.shape}") from None
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"RescaleAction: low and high must be finite with low < high, got {name}={shown(value)}")
+    return array

@@ -20,6 +20,7 @@ from gym_suite.envs import DefinitionError, Violation, check_definition
 from gym_suite.envs.argument_values import ARGUMENT_VALUES, HUGE, argument_values
 from gym_suite.envs.checks import check_int
 from gym_suite.envs.definition import NUMPY, SCALAR
+from gym_suite.envs.target_env import DEFAULTS, TARGET_V1
 
 try:
     import jax
@@ -300,6 +301,11 @@ def _found_warning(definition):
         ({"definition": COIN, "params": CoinParams(), "backends": "jax"}, TypeError, "backends must be a sequence"),
         ({"definition": COIN, "params": CoinParams(), "backends": ["gpu"]}, ValueError, "unknown backend"),
         ({"definition": COIN, "params": CoinParams(), "raise_error": "no"}, TypeError, "raise_error must be"),
+        # bad params are named as params, not blamed on the first hook that reads them
+        ({"definition": COIN, "params": {"flips": 3}}, TypeError, r"params must be the parameters of Coin.*\{'flips'"),
+        ({"definition": COIN, "params": CoinParams}, TypeError, "params must be the parameters of Coin"),
+        ({"definition": TARGET_V1, "params": {"size": 50}}, TypeError, "params must be the TargetV1Params"),
+        ({"definition": TARGET_V1, "params": DEFAULTS}, TypeError, "params must be the TargetV1Params.*TargetParams"),
     ],
 )
 def test_bad_arguments_are_named(kwargs, error, match):

@@ -373,6 +373,8 @@ def test_gymnasium_make_and_make_vec(env_id):
         obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
         assert isinstance(reward, float) and isinstance(terminated, bool) and isinstance(truncated, bool)
         assert env.observation_space.contains(jax.tree.map(np.asarray, obs))
+        if terminated or truncated:  # (a step now raises ResetNeeded, as the numpy env's)
+            env.reset()
     obs, info = vec.reset(seed=0)
     vec.action_space.seed(0)
     assert vec.num_envs == 8 and vec.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP
@@ -437,3 +439,19 @@ def test_64_bit_params_after_the_same_log_ran_in_32_bits():
         env64, _ = gj.make("push-v1")
         assert env64._params.p_open.dtype == jnp.float64
         np.testing.assert_array_equal(np.asarray(env64._params.p_open), env64.definition_params.p_open)
+
+
+@pytest.mark.parametrize("x64", [False, True], ids=["32-bit", "64-bit"])
+def test_observations_and_actions_have_the_dtypes_of_their_spaces(x64):
+    """The gymnax spaces' dtypes are the observations' and the rules' integers in either mode
+    (example-v0's observation was int64 in 64-bit mode while its space said int32)."""
+    with jax.enable_x64(x64):
+        for env_id in IDS:
+            env, params = gj.make(env_id)
+            obs, state = env.reset(jax.random.key(0), params)
+            space = env.observation_space(params)
+            assert obs.dtype == space.dtype and obs.shape == tuple(space.shape), env_id
+            assert bool(space.contains(obs)), env_id
+            action = env.action_space(params).sample(jax.random.key(1))
+            obs, *_ = env.step(jax.random.key(2), state, action, params)
+            assert obs.dtype == space.dtype, env_id

@@ -119,9 +119,37 @@ def test_the_requested_directory(monkeypatch, tmp_path):
     assert requested_cache_dir() == default_cache_dir() / machine_tag()
     monkeypatch.setenv(ENV_VAR, "~/elsewhere")
     assert requested_cache_dir() == tmp_path / "home" / "elsewhere" / machine_tag()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(ENV_VAR, "relative/cache")  # absolute once, from the working directory when read
+    assert requested_cache_dir() == tmp_path / "relative" / "cache" / machine_tag()
     for off in ("off", "OFF", "0", "false", "No", " none "):
         monkeypatch.setenv(ENV_VAR, off)
         assert requested_cache_dir() is None
+
+
+def test_a_relative_cache_directory_stays_where_it_was_when_the_working_directory_changes(tmp_path):
+    """``GYM_SUITE_JAX_CACHE=relative/dir`` is made absolute when read, at the import: a program
+    that then changes its working directory writes its entries in the directory it asked for."""
+    start, elsewhere = tmp_path / "start", tmp_path / "elsewhere"
+    start.mkdir()
+    elsewhere.mkdir()
+    program = (
+        "import os, sys, json, jax\n"
+        "import gym_suite.jax\n"
+        f"os.chdir({str(elsewhere)!r})\n"
+        "env, params = gym_suite.jax.make('example-v0')\n"
+        "jax.jit(env.reset)(jax.random.key(0), params)\n"
+        "print(json.dumps(gym_suite.jax.compilation_cache_dir()))\n"
+    )
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("JAX_") and k != ENV_VAR}
+    environ.update(OMP_NUM_THREADS="1", HOME=str(tmp_path / "home"), MPLCONFIGDIR=str(tmp_path / "matplotlib"))
+    environ.update(GYM_SUITE_JAX_CACHE="relative/cache", PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run(
+        [sys.executable, "-c", program], cwd=start, capture_output=True, text=True, timeout=600, env=environ
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == str(start / "relative" / "cache" / machine_tag())
+    assert _files(start / "relative" / "cache") and not (elsewhere / "relative").exists()
 
 
 def test_a_cache_directory_that_cannot_be_made_turns_the_cache_off_with_a_warning(tmp_path):

@@ -12,6 +12,7 @@ values from ``step``) runs on the discrete-action ids. (c) Gymnasium's ``check_e
 from __future__ import annotations
 
 import copy
+import functools
 import warnings
 from typing import Any, NamedTuple
 
@@ -25,12 +26,20 @@ import gymnasium  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 from gymnasium import spaces  # noqa: E402
 from gymnax.environments import spaces as gymnax_spaces  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 import gym_suite.jax as gj  # noqa: E402
 from gym_suite.jax_wrappers import FiveValueStep, OneHotObservation, RescaleAction, TransformReward  # noqa: E402
 
 DISCRETE_ACTION_IDS = ("example-v0", "push-v0", "heartpole-v0", "heartpole-v1")
 KEY = jax.random.key(0)
+
+
+@functools.cache
+def _made(env_id: str) -> tuple[Any, Any]:
+    """``gym_suite.jax.make(env_id)``, once per id for the module (wrapping never changes it)."""
+    return gj.make(env_id)
 
 
 def for_five_value_agents(env: Any) -> Any:
@@ -135,9 +144,9 @@ def test_transform_reward():
     [
         (lambda env: OneHotObservation(env), TypeError, "observation space must be Discrete, got Box"),
         (lambda env: RescaleAction(env), TypeError, "action space must be a Box, got Discrete"),
-        (lambda env: FiveValueStep("heartpole-v1"), TypeError, "env must be a gymnax Environment, got str"),
-        (lambda env: TransformReward(env, scale="x"), TypeError, "scale and offset must be numbers"),
-        (lambda env: TransformReward(env, offset=float("nan")), ValueError, "must be finite"),
+        (lambda env: FiveValueStep("heartpole-v1"), TypeError, r"env must be a gymnax Environment.*got str"),
+        (lambda env: TransformReward(env, scale="x"), TypeError, "scale must be a number"),
+        (lambda env: TransformReward(env, offset=float("nan")), ValueError, "offset must be a finite number"),
     ],
 )
 def test_wrappers_refuse_what_they_cannot_wrap(make_wrapper, error, message):
@@ -146,11 +155,77 @@ def test_wrappers_refuse_what_they_cannot_wrap(make_wrapper, error, message):
         make_wrapper(env)
 
 
-@pytest.mark.parametrize(("low", "high"), [(1.0, 1.0), (1.0, -1.0), (-np.inf, 1.0), ([0.0, 0.0, 0.0], 1.0)])
+@pytest.mark.parametrize(
+    ("low", "high"),
+    [(1.0, 1.0), (1.0, -1.0), (-np.inf, 1.0), ([0.0, 0.0, 0.0], 1.0), (-1e300, 1.0), (-(2**1100), 1.0)],
+    ids=["equal", "reversed", "infinite", "shape", "past-float32", "past-float64"],
+)
 def test_rescale_action_refuses_a_bad_box(low, high):
     env, _ = gj.make("target-v0")
-    with pytest.raises(ValueError, match="RescaleAction: low and high"):
+    with pytest.raises(ValueError, match="RescaleAction: (low|high)"):
         RescaleAction(env, low, high)
+
+
+# Anything but numbers (or arrays of numbers): a bool, a string, a number in a string, None, a dict.
+NOT_NUMBERS = st.one_of(
+    st.booleans(),
+    st.sampled_from([np.bool_(True), None, {}, b"1", np.array(["1", "2"]), [True, False], np.array([1.0, 2.0]) > 0]),
+    st.text(max_size=8),
+    st.floats(allow_nan=False, allow_infinity=False).map(str),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(bad=NOT_NUMBERS, which=st.sampled_from(["low", "high", "scale", "offset"]))
+def test_wrapper_numbers_refuse_bools_strings_and_other_kinds(bad, which):
+    """``RescaleAction``'s ``low`` / ``high`` and ``TransformReward``'s ``scale`` / ``offset`` are
+    numbers: a bool, a string (``"-1"``, ``"2"``) or another kind is a ``TypeError`` naming the
+    argument (they were taken: ``float("2")``, ``True`` as 1)."""
+    target, _ = _made("target-v0")
+    with pytest.raises(TypeError, match=which):
+        if which in ("low", "high"):
+            RescaleAction(target, **{which: bad})
+        else:
+            TransformReward(target, **{which: bad})
+
+
+@pytest.mark.parametrize("which", ["low", "high", "scale", "offset"])
+@pytest.mark.parametrize("huge", [2**1100, -(2**1100), [0, 2**1100]], ids=["2**1100", "-2**1100", "[0, 2**1100]"])
+def test_wrapper_numbers_past_the_largest_float_are_a_value_error(which, huge):
+    target, _ = _made("target-v0")
+    if isinstance(huge, list) and which in ("scale", "offset"):
+        huge = huge[1]
+    with pytest.raises(ValueError, match=which):
+        if which in ("low", "high"):
+            RescaleAction(target, **{which: huge})
+        else:
+            TransformReward(target, **{which: huge})
+
+
+def test_wrapper_numbers_take_numpy_and_jax_numbers():
+    target, _ = _made("target-v0")
+    wrapped = RescaleAction(target, np.float32(-2), jnp.asarray(2.0))
+    np.testing.assert_allclose(wrapped.env_action(jnp.asarray([2.0, -2.0])), [50.0, 0.0])
+    assert TransformReward(target, np.int64(2), jnp.float32(0.5)).scale == 2.0
+
+
+def test_five_value_step_wraps_gymnax_envs_only_and_once():
+    """A Gymnasium env (its ``step(action)`` is not gymnax's) and a second ``FiveValueStep`` (whose
+    step would unpack five values as six) are refused when wrapped, not at the first ``step``."""
+    env, params = _made("heartpole-v1")
+    with pytest.raises(TypeError, match=r"gymnax Environment.*Gymnasium env.*gym_suite\.jax\.make"):
+        FiveValueStep(gymnasium.make("heartpole-v1"))
+    with pytest.raises(TypeError, match="gymnax Environment"):
+        FiveValueStep(gymnasium.make(f"{gj.NAMESPACE}/heartpole-v1"))
+    once = FiveValueStep(env)
+    for twice in (lambda: FiveValueStep(once), lambda: FiveValueStep(TransformReward(once, 2.0))):
+        with pytest.raises(ValueError, match="FiveValueStep.*once"):
+            twice()
+    from gymnax.wrappers.purerl import LogWrapper
+
+    logged = FiveValueStep(LogWrapper(env))  # gymnax's wrappers of a six-value env are fine
+    obs, state = logged.reset(KEY, params)
+    assert len(logged.step(KEY, state, 1, params)) == 5
 
 
 def test_wrappers_deepcopy_and_hand_other_attributes_to_the_env():

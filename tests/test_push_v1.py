@@ -247,3 +247,44 @@ def test_vector_env_follows_the_scalar_rules():
     assert obs["budget_left"].ravel().tolist() == [1.0, 1.0, 2.0]
     assert rewards[2] == 0.0 and rewards[0] > 0 and not truncated.any()
     assert info["delivered"].tolist() == [1, 1, 0]
+
+
+def _bundled_frame():
+    raw = resources.files("gym_suite.envs").joinpath("data/notifications_train.csv").read_bytes()
+    return pd.read_csv(io.BytesIO(raw), dtype={"user_id": str})
+
+
+def test_a_users_rows_out_of_time_order_are_still_split_by_day():
+    """A user's two Mondays a week apart, the later one written first: two user-days, each in
+    time order (before, the negative gap between them never split, so they made one day)."""
+    frame = _bundled_frame()
+    stamps = pd.to_datetime(frame["timestamp"])
+    one = frame[frame["user_id"] == "u04"]
+    first = one[stamps[one.index].dt.date == pd.Timestamp("2024-03-04").date()]
+    second = one[stamps[one.index].dt.date == pd.Timestamp("2024-03-11").date()]
+    assert set(first["day_of_week"]) == set(second["day_of_week"]) == {"Mon"}
+    log = pd.concat([second, first], ignore_index=True)  # the later Monday first
+    env = PushV1Env(data=log)
+    order, starts, lengths = user_days(env.params.log)
+    assert lengths.tolist() == [len(first), len(second)]
+    days = [order[s : s + n].tolist() for s, n in zip(starts, lengths)]
+    assert days == [list(range(len(second), len(log))), list(range(len(second)))]  # each day, in time order
+    stamps = env.params.log.timestamps
+    assert all((np.diff(stamps[day]) >= np.timedelta64(0)).all() for day in days)
+    for seed in range(10):  # an episode is one of the two days, whole and in time order
+        _, infos, _ = play(env, lambda obs: 0, seed)
+        assert [i["row"] for i in infos] in days
+
+
+def test_user_days_are_the_same_whatever_the_order_of_the_rows():
+    """Shuffling a log's rows leaves its user-days as they are (the same rows in the same order,
+    named by the shuffled positions)."""
+    frame = _bundled_frame().head(2000)
+    shuffled_positions = np.random.default_rng(0).permutation(len(frame))
+    shuffled = frame.iloc[shuffled_positions].reset_index(drop=True)
+
+    def days(data, rows):
+        order, starts, lengths = user_days(PushV1Env(data=data).params.log)
+        return sorted(tuple(rows[order[s : s + n]].tolist()) for s, n in zip(starts, lengths))
+
+    assert days(frame, np.arange(len(frame))) == days(shuffled, shuffled_positions)

@@ -470,3 +470,24 @@ def test_huge_integer_arguments_are_value_errors_naming_the_argument(env_id, val
             creator(**{name: value})
         assert len(str(err.value)) < MESSAGE_LIMIT
         assert name in str(err.value), (name, str(err.value))
+
+
+@given(
+    st.sampled_from(ALL_IDS),
+    st.one_of(st.integers(2**24 + 1, 2**64), st.integers(2**64, 2**5000), st.sampled_from([np.int64(2**40)])),
+    st.booleans(),
+)
+def test_num_envs_past_the_bound_is_a_value_error_not_a_memory_error(env_id, num_envs, through_jax):
+    """``make_vec(id, num_envs=2**40)`` asked numpy for terabytes (a ``MemoryError``); past
+    ``MAX_NUM_ENVS`` (2**24) it is a ``ValueError`` naming ``num_envs``, its message short, on the
+    numpy vector env and the ``gym_suite_jax/`` one."""
+    from gym_suite.envs._shells import MAX_NUM_ENVS
+
+    assert MAX_NUM_ENVS == 2**24
+    name = env_id
+    if through_jax:
+        gsj = pytest.importorskip("gym_suite.jax")
+        name = f"{gsj.NAMESPACE}/{env_id}"
+    with pytest.raises(ValueError, match=r"num_envs must be an integer in 1\.\.16777216") as err:
+        gymnasium.make_vec(name, num_envs=num_envs)
+    assert len(str(err.value)) < MESSAGE_LIMIT

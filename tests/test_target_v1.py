@@ -4,15 +4,18 @@ heuristic against it, and one long episode on Python floats, numpy and JAX."""
 from __future__ import annotations
 
 import math
+import sys
 
 import gymnasium
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gym_suite
 from gym_suite.envs import TargetV1Env
 from gym_suite.envs.definition import NUMPY, SCALAR
-from gym_suite.envs.target_env import TARGET_V1, V1, TargetV1State, bounce
+from gym_suite.envs.target_env import TARGET_V1, V1, TargetV1State, bounce, steer
 from gym_suite.evaluate import evaluate
 from gym_suite.references import target_optimum
 
@@ -236,3 +239,167 @@ def test_a_long_episode_is_the_same_on_floats_numpy_and_jax():
             np.testing.assert_allclose(
                 np.array(list(g.inner)[:7], dtype=np.float64), np.array(s[:7]), rtol=1e-12, atol=1e-12
             )
+
+
+# --------------------------------------------------------------------------------------------
+# Long actions: however long, the worker moves min(length, 1) in the action's direction
+# --------------------------------------------------------------------------------------------
+
+#: Action components from tiny to the largest float64, either sign (the numpy env's check takes
+#: any finite number).
+COMPONENT = st.one_of(
+    st.just(0.0),
+    st.floats(min_value=1e-300, max_value=sys.float_info.max).flatmap(lambda m: st.sampled_from([m, -m])),
+    st.floats(min_value=-2.0, max_value=2.0),
+)
+LONG = st.floats(min_value=1e19, max_value=sys.float_info.max).flatmap(lambda m: st.sampled_from([m, -m]))
+
+
+def expected_velocity(x: float, y: float, dtype=np.float64) -> tuple[float, float]:
+    """The velocity of action ``(x, y)`` as a backend of float type ``dtype`` sees it: the action
+    rounded to ``dtype`` (past float32's range, an infinity: its sign alone, the direction's
+    limit), scaled down to length 1 where it is longer."""
+    with np.errstate(over="ignore"):
+        x, y = (float(np.asarray(v, np.float64).astype(dtype)) for v in (x, y))
+    if math.isinf(x) or math.isinf(y):
+        x, y = (math.copysign(1.0, v) if math.isinf(v) else 0.0 for v in (x, y))
+    largest = max(abs(x), abs(y), 1.0)  # hypot itself overflows past the largest float
+    x1, y1 = x / largest, y / largest
+    length = math.hypot(x1, y1)
+    return (x1 / length, y1 / length) if length * largest > 1.0 else (x, y)
+
+
+def _jax_ops_or_skip():
+    pytest.importorskip("jax")
+    from gym_suite.envs.definition import jax_ops
+
+    return jax_ops()
+
+
+@pytest.mark.parametrize("backend", ["scalar", "numpy", "jax"])
+@settings(max_examples=200, deadline=None)
+@given(x=COMPONENT, y=COMPONENT)
+def test_steer_scales_any_finite_action_to_at_most_length_one(backend, x, y):
+    if backend == "scalar":
+        vx, vy = steer(x, y, SCALAR)
+        dtype, rel = np.float64, 1e-15
+    elif backend == "numpy":
+        vx, vy = (v[0].item() for v in steer(np.array([x, 0.25]), np.array([y, -0.5]), NUMPY))  # a batch of 2
+        dtype, rel = np.float64, 1e-15
+    else:
+        import jax.numpy as jnp
+
+        with np.errstate(over="ignore"):
+            vx, vy = (float(v) for v in steer(jnp.float32(x), jnp.float32(y), _jax_ops_or_skip()))
+        dtype, rel = np.float32, 1e-6  # XLA flushes subnormals (below 1.2e-38) to 0
+    tiny = 1e-300 if dtype == np.float64 else 2e-38
+    ex, ey = expected_velocity(x, y, dtype)
+    assert math.isfinite(vx) and math.isfinite(vy)
+    assert vx == pytest.approx(ex, rel=rel, abs=tiny) and vy == pytest.approx(ey, rel=rel, abs=tiny)
+    assert math.hypot(vx, vy) <= 1.0 + 4 * rel
+
+
+def test_steer_keeps_the_bits_of_an_action_within_the_box():
+    """Within the Box (no component above 1) the clip is ``x * (1 / sqrt(x * x + y * y))`` on
+    every backend, as before the overflow was handled: the same episodes."""
+    rng = np.random.default_rng(0)
+    xs, ys = rng.uniform(-1, 1, 1000), rng.uniform(-1, 1, 1000)
+    squared = xs * xs + ys * ys
+    scale = np.where(squared > 1.0, 1.0 / np.sqrt(np.maximum(squared, 1.0)), 1.0)
+    vx, vy = steer(xs, ys, NUMPY)
+    assert np.array_equal(vx, xs * scale) and np.array_equal(vy, ys * scale)
+    assert [steer(x, y, SCALAR) for x, y in zip(xs.tolist(), ys.tolist())] == list(
+        zip((xs * scale).tolist(), (ys * scale).tolist())
+    )
+
+
+def test_an_infinite_component_under_jax_is_the_direction_limit():
+    import jax.numpy as jnp
+
+    ops = _jax_ops_or_skip()
+    for (x, y), expected in [
+        ((math.inf, 5.0), (1.0, 0.0)),
+        ((-math.inf, 3e38), (-1.0, 0.0)),
+        ((math.inf, -math.inf), (math.sqrt(0.5), -math.sqrt(0.5))),
+        ((3e38, 3e38), (math.sqrt(0.5), math.sqrt(0.5))),
+    ]:
+        v = steer(jnp.float32(x), jnp.float32(y), ops)
+        assert [float(c) for c in v] == pytest.approx(expected, rel=1e-6), (x, y)
+
+
+def _shell(backend: str, env_id: str):
+    """A fresh env of ``env_id`` on ``backend`` and its step, ``step(action) -> (worker before,
+    worker after, reward, observation)`` (positions from the observations; the worker after is
+    ``None`` where the observation is the next episode's start), with the backend's float type."""
+    if backend in ("numpy", "numpy-vector"):
+        env = gymnasium.make(env_id) if backend == "numpy" else gymnasium.make_vec(env_id, num_envs=1)
+        dtype = np.float64
+    else:
+        pytest.importorskip("jax")
+        import gym_suite.jax as gj
+
+        name = f"{gj.NAMESPACE}/{env_id}"
+        env = gymnasium.make(name) if backend == "jax" else gymnasium.make_vec(name, num_envs=1)
+        dtype = np.float32
+    if backend == "gymnax":  # gym_suite.jax.make's env, its step jitted
+        import jax
+
+        genv, params = gj.make(env_id)
+        jstep = jax.jit(genv.step)
+        keys = iter(jax.random.split(jax.random.key(0), 10_000))
+        state = [genv.reset(next(keys), params)]
+
+        def gymnax_step(action):
+            before, current = state[0]
+            with np.errstate(over="ignore"):  # what jit does to a float64 action in 32-bit mode, without the warning
+                action = np.asarray(action, np.float64).astype(np.float32)
+            out, new, reward, terminated, truncated, _ = jstep(next(keys), current, action, params)
+            state[0] = (out, new)  # after an end, gymnax's autoreset: out is the next episode's start
+            after = np.asarray(out, np.float64)
+            ended = bool(terminated or truncated)
+            return np.asarray(before, np.float64)[:2], None if ended else after[:2], float(reward), after
+
+        return gymnax_step, np.float32
+    vector = backend.endswith("vector")
+    obs = [np.asarray(env.reset(seed=0)[0], np.float64).reshape(-1)]
+
+    def step(action):
+        a = np.asarray([action] if vector else action)
+        out, reward, terminated, truncated, _ = env.step(a)
+        before, after = obs[0][:2], np.asarray(out, np.float64).reshape(-1)
+        ended = bool(np.any(terminated) or np.any(truncated))
+        obs[0] = np.asarray(env.reset()[0], np.float64).reshape(-1) if ended else after
+        return before, None if ended and vector else after[:2], float(np.asarray(reward).reshape(-1)[0]), after
+
+    return step, dtype
+
+
+_SHELLS: dict = {}
+
+
+@pytest.mark.parametrize("env_id", ["target-v0", ENV_ID])
+@pytest.mark.parametrize("backend", ["numpy", "numpy-vector", "jax", "jax-vector", "gymnax"])
+@settings(max_examples=30, deadline=None)
+@given(x=st.one_of(COMPONENT, LONG), y=st.one_of(COMPONENT, LONG))
+def test_long_actions_move_the_worker_as_far_as_allowed_on_every_backend(backend, env_id, x, y):
+    """target-v1: the worker moves by the action scaled to length at most 1 (then kept in the
+    field), however long the action; target-v0: it jumps to the action's point clipped to the
+    field. Never a NaN: on Python floats, the numpy vector env, the ``gym_suite_jax/`` envs and
+    gymnax's (float32: an action past its range is an infinity, the direction's limit)."""
+    if (backend, env_id) not in _SHELLS:
+        _SHELLS[backend, env_id] = _shell(backend, env_id)
+    step, dtype = _SHELLS[backend, env_id]
+    before, after, reward, observation = step([x, y])
+    assert np.isfinite(observation).all() and math.isfinite(reward), (x, y, observation, reward)
+    size = 50.0
+    if env_id == ENV_ID:
+        vx, vy = expected_velocity(x, y, dtype)
+        expected = np.clip(before + [vx, vy], 0.0, size)
+        assert reward == -1.0
+    else:
+        with np.errstate(over="ignore"):
+            point = np.asarray([x, y], np.float64).astype(dtype).astype(np.float64)
+        expected = np.clip(point, 0.0, size)
+        assert reward in (-1.0, 1.0)
+    if after is not None:  # None: the episode ended, the observation is the next one's
+        np.testing.assert_allclose(after, expected, rtol=0, atol=3e-5)

@@ -57,6 +57,7 @@ from gym_suite.envs.checks import (
     check_seed,
     check_vector_seeds,
     merge_arguments,
+    shown,
 )
 from gym_suite.envs.definition import NUMPY, SCALAR, Definition, row_of
 
@@ -324,6 +325,25 @@ def _column(values: Any, num_envs: int, dtype: type) -> np.ndarray:
     return np.array(np.broadcast_to(values, (num_envs,)), dtype=dtype)
 
 
+#: The most rows a vector env holds (2**24, 16,777,216; the ``gym_suite_jax/`` vector envs' too):
+#: far more than a numpy step needs to run at memory speed (a million rows does), and a count whose
+#: arrays can be held. ``num_envs`` above it raises ``ValueError`` at construction instead of a
+#: ``MemoryError`` after minutes (``2**40`` rows would need terabytes). Memory may run out below
+#: it: a start draws up to 98 float64 uniforms a row (target-v0: 13 GB at 2**24 rows).
+MAX_NUM_ENVS = 2**24
+
+
+def check_num_envs(owner: str, num_envs: object) -> int:
+    """``num_envs``: an integer in ``1..MAX_NUM_ENVS`` (``TypeError`` / ``ValueError`` naming it)."""
+    n = check_int(owner, "num_envs", num_envs, 1)
+    if n > MAX_NUM_ENVS:
+        raise ValueError(
+            f"{owner}: num_envs must be an integer in 1..{MAX_NUM_ENVS} (2**24: the rows' arrays must fit in memory), "
+            f"got {shown(num_envs)}"
+        )
+    return n
+
+
 class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
     """The numpy shell: ``num_envs`` environments of a definition in arrays, next-step autoreset.
 
@@ -359,7 +379,7 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         max_episode_steps = kwargs.pop("max_episode_steps", max_episode_steps)
         render_mode = kwargs.pop("render_mode", render_mode)
         num_envs = kwargs.pop("num_envs", num_envs)
-        self.num_envs = check_int(owner, "num_envs", num_envs, 1)
+        self.num_envs = check_num_envs(owner, num_envs)
         if isinstance(max_episode_steps, (int, np.integer)) and max_episode_steps == -1:  # Gymnasium's "no limit"
             max_episode_steps = None
         self.max_episode_steps = check_int(owner, "max_episode_steps", max_episode_steps, 1, allow_none=True)

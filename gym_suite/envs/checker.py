@@ -472,6 +472,22 @@ def _resolve(definition: Any, params: Any) -> tuple[Definition[Any, Any], Any, s
     return d, params, label or type(d).__name__, owner or type(d).__name__
 
 
+def _check_params(d: Definition[Any, Any], params: Any) -> None:
+    """``params`` is a parameters dataclass instance, of the registry's class for a definition of the
+    registry: ``TypeError`` naming ``params`` (not a hook that fails on them)."""
+    expected = next((type(load(spec.params)) for spec in rows() if load(spec.definition) is d), None)
+    if expected is not None and not isinstance(params, expected):
+        raise ArgumentTypeError(
+            f"check_definition: params must be the {expected.__name__} of {type(d).__name__} (e.g. its id's, made "
+            f"by make_params), got {shown(params)}"
+        )
+    if not dataclasses.is_dataclass(params) or isinstance(params, type):
+        raise ArgumentTypeError(
+            f"check_definition: params must be the parameters of {type(d).__name__}, an instance of its frozen "
+            f"parameters dataclass, got {shown(params)}"
+        )
+
+
 # --------------------------------------------------------------------------------------------
 # JAX: the rules vmapped over the rows, under jit
 # --------------------------------------------------------------------------------------------
@@ -672,6 +688,7 @@ def check_definition(
     """
     owner = "check_definition"
     d, base, name, env_owner = _resolve(definition, params)
+    _check_params(d, base)
     seed = check_int(owner, "seed", seed, 0)
     rows = check_int(owner, "num_envs", num_envs, 1)
     steps = check_int(owner, "steps", steps, 1)

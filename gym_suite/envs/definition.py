@@ -125,6 +125,15 @@ class Ops(Protocol):
         calls on numpy); unpack the result: ``a, b = ops.sigmoids(x, y)``."""
         ...
 
+    def clip_to_unit(self, x: Array, y: Array) -> tuple[Array, Array]:
+        """The plane vector ``(x, y)`` scaled down to length 1 where it is longer (its direction
+        kept), else as it is: ``x, y = ops.clip_to_unit(x, y)``. Computed as ``x * (1 / sqrt(x * x
+        + y * y))``, the same bits on every backend, and never overflowing: where the square
+        overflows (a component beyond about ``1.3e154`` in float64, ``1.8e19`` in float32) the
+        vector is first divided by its largest component. An infinite component (under JAX, a
+        finite number past float32's range) counts as the largest: ``(inf, 5)`` gives ``(1, 0)``."""
+        ...
+
     def one_hot(self, index: Array, n: int) -> Array:
         """``n`` floats, 1.0 at ``index`` and 0.0 elsewhere (per row for arrays); unpack the
         result. Arithmetic with them is exact, and on arrays cheaper than with flags."""
@@ -240,6 +249,19 @@ def _scalar_take_columns(table: npt.NDArray[Any], index: int, keepdims: bool = F
     return table[:, index].tolist()
 
 
+def _scalar_clip_to_unit(x: float, y: float, sqrt: Callable[[float], float] = math.sqrt) -> tuple[float, float]:
+    squared = x * x + y * y
+    if squared <= 1.0:  # the common case: as it is
+        return x, y
+    if squared == math.inf:  # a square overflowed: divide by the largest component first
+        largest = abs(x) if abs(x) > abs(y) else abs(y)
+        x = math.copysign(1.0, x) if abs(x) == largest else x / largest  # inf / inf would be NaN
+        y = math.copysign(1.0, y) if abs(y) == largest else y / largest
+        squared = x * x + y * y
+    scale = 1.0 / sqrt(squared)
+    return x * scale, y * scale
+
+
 @functools.cache
 def _one_hots(n: int) -> tuple[tuple[float, ...], ...]:
     return tuple(tuple(float(i == j) for j in range(n)) for i in range(n))
@@ -277,6 +299,7 @@ class ScalarOps:
     floor_int = staticmethod(math.floor)
     sigmoid = staticmethod(_scalar_sigmoid)
     sigmoids = staticmethod(_scalar_sigmoids)
+    clip_to_unit = staticmethod(_scalar_clip_to_unit)
     one_hot = staticmethod(_scalar_one_hot)
     product = staticmethod(_scalar_product)
     first = staticmethod(_scalar_first)
@@ -409,6 +432,26 @@ def _numpy_sigmoids(*xs: FloatArray) -> FloatArray | list[FloatArray]:
     return [_numpy_sigmoid(x) for x in xs]
 
 
+def _numpy_clip_to_unit(x: FloatArray, y: FloatArray) -> tuple[FloatArray, FloatArray]:
+    with np.errstate(over="ignore"):  # an overflow gives inf: handled below
+        squared = x * x + y * y
+    if np.max(squared, initial=0.0) == math.inf:  # a square overflowed: those rows divided by their largest component
+        x, y = _divided_by_largest(np, x, y, np.isinf(squared))
+        squared = x * x + y * y
+    scale = np.where(squared > 1.0, 1.0 / np.sqrt(np.maximum(squared, 1.0)), 1.0)
+    return x * scale, y * scale
+
+
+def _divided_by_largest(xp: ModuleType, x: Array, y: Array, rows: Array) -> tuple[Array, Array]:
+    """``(x, y)`` divided by their largest magnitude on ``rows``, as they are elsewhere (numpy or
+    ``jax.numpy``): the largest component becomes its sign (an infinite one too), the others 0 beside
+    an infinite one."""
+    ax, ay = xp.abs(x), xp.abs(y)
+    largest = xp.where(rows, xp.maximum(ax, ay), 1.0)
+    with np.errstate(invalid="ignore"):  # inf / inf, replaced by the sign
+        return xp.where(ax == largest, xp.sign(x), x / largest), xp.where(ay == largest, xp.sign(y), y / largest)
+
+
 def _numpy_only_where(
     mask: npt.NDArray[np.bool_], fn: Callable[..., FloatArray], x: FloatArray, *shared: Any
 ) -> FloatArray:
@@ -450,6 +493,7 @@ class NumpyOps:
 
     sigmoid = staticmethod(_numpy_sigmoid)
     sigmoids = staticmethod(_numpy_sigmoids)
+    clip_to_unit = staticmethod(_numpy_clip_to_unit)
     one_hot = staticmethod(_numpy_one_hot)
     product = staticmethod(_numpy_product)
     first = staticmethod(_numpy_first)
@@ -531,6 +575,14 @@ def _make_jax_ops() -> Ops:
         @staticmethod
         def sigmoids(*xs: Array) -> list[Array]:
             return [sigmoid(x) for x in xs]
+
+        @staticmethod
+        def clip_to_unit(x: Array, y: Array) -> tuple[Array, Array]:
+            squared = x * x + y * y
+            x, y = _divided_by_largest(jnp, x, y, jnp.isinf(squared))  # as they are unless a square overflowed
+            squared = x * x + y * y
+            scale = jnp.where(squared > 1.0, 1.0 / jnp.sqrt(jnp.maximum(squared, 1.0)), 1.0)
+            return x * scale, y * scale
 
         @staticmethod
         def one_hot(index: Array, n: int) -> Array:

@@ -57,9 +57,11 @@ first good-looking notifications of the day, and so spends the budget too early.
 
 ## Starting State
 
-A user-day is the consecutive notifications of one user (in the order of the log) on one day:
-a new day starts where the day of the week changes or 24 hours pass between two of the user's
-notifications. An episode is one user-day, drawn uniformly (one uniform of ``env.np_random``)
+A user-day is the notifications of one user on one day, in time order: the log's rows are
+sorted by user and timestamp (rows of one instant keep the log's order), and a new day starts
+where the day of the week changes or 24 hours or more pass between two of the user's
+consecutive notifications. A log need not be in time order: a user's two Mondays a week apart
+are two days wherever their rows are. An episode is one user-day, drawn uniformly (one uniform of ``env.np_random``)
 among the log's user-days; its first observation is the day's first notification, with the
 whole budget left.
 
@@ -223,11 +225,13 @@ ARGUMENTS = ("daily_budget", "expected_opens", *LOG_ARGUMENTS)
 def user_days(log: NotificationLog) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """``(order, starts, lengths)`` of the log's user-days.
 
-    ``order`` lists the log's rows grouped by user (each user's rows in the order of the log); a
-    user-day is ``order[s : s + n]`` for ``s, n`` in ``zip(starts, lengths)``: a new day starts
-    where the user, the day of the week changes, or 24 hours or more pass between two rows.
+    ``order`` lists the log's rows sorted by user, then by time (rows of one instant in the order
+    of the log); a user-day is ``order[s : s + n]`` for ``s, n`` in ``zip(starts, lengths)``: a
+    new day starts where the user or the day of the week changes, or 24 hours or more pass,
+    between two consecutive rows of ``order``. Sorted, a user's rows written out of time order
+    (a week's Monday after the next week's) still fall on their own days.
     """
-    order = np.argsort(log.users, kind="stable")
+    order = np.lexsort((log.timestamps, log.users))  # stable: one instant's rows in the log's order
     users = log.users[order]
     weekday = log.codes[CATEGORICAL_FIELDS.index("day_of_week")][order]
     stamps = log.timestamps[order]

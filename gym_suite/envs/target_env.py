@@ -139,8 +139,10 @@ lasts up to 300 steps and pays -1 a step.
 
 `Box(-1, 1, (2,), float32)`: the worker's velocity as a fraction of its top speed (1 unit a step),
 so a Gaussian policy centred at 0 starts at rest. An action longer than 1 (the Box's corners reach
-``sqrt(2)``) is scaled down to length 1, its direction kept, and ``info["clipped"]`` is then
-``True`` (an action within float32 rounding of length 1 is not reported). The worker's centre
+``sqrt(2)``) is scaled down to length 1, its direction kept, however long it is (``(1e300, 0)``
+moves 1 unit along x; on JAX in float32 a component past float32's range, about ``3.4e38``,
+becomes an infinity, the direction's limit), and ``info["clipped"]`` is then ``True`` (an action
+within float32 rounding of length 1 is not reported). The worker's centre
 stays in the field ``[0, size]**2`` (clipped coordinate by coordinate at a wall). A NaN or
 infinite coordinate, or an action that is not of shape ``(2,)``, raises ``ValueError``; a
 non-numeric one ``TypeError`` (target-v0's checks).
@@ -671,16 +673,14 @@ def bounce(position: Array, velocity: Array, low: float, high: float, ops: Ops) 
     return reflected, ops.where(above | below, -velocity, velocity)
 
 
-def steer(action_x: Array, action_y: Array, ops: Ops) -> tuple[Array, Array, Array]:
-    """The action as a velocity of length at most 1: ``(x, y, clipped)``.
+def steer(action_x: Array, action_y: Array, ops: Ops) -> tuple[Array, Array]:
+    """The action as a velocity of length at most 1: ``(x, y)``.
 
     An action longer than 1 is scaled down to length 1 (its direction kept), as the action's
-    Box bounds allow corners of length ``sqrt(2)``; ``clipped`` tells whether it was.
+    Box bounds allow corners of length ``sqrt(2)``; however long it is (``ops.clip_to_unit``
+    never overflows: ``(1e300, 0)`` is ``(1, 0)``).
     """
-    squared = action_x * action_x + action_y * action_y
-    clipped = squared > 1.0
-    scale = ops.where(clipped, 1.0 / ops.sqrt(ops.maximum(squared, 1.0)), 1.0)
-    return action_x * scale, action_y * scale, clipped
+    return ops.clip_to_unit(action_x, action_y)
 
 
 def pursuit(observation: Any) -> Any:
@@ -765,7 +765,7 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
     def transition(self, state: TargetV1State, action: Any, u: Any, params: TargetV1Params, ops: Ops) -> TargetV1State:
         """The worker moves by the (length-clipped) action times its top speed, kept in the field;
         the target moves on, bouncing off the walls of ``[radius, size - radius]``."""
-        vx, vy, _ = steer(action[0], action[1], ops)
+        vx, vy = steer(action[0], action[1], ops)
         side, radius = params.side, params.radius
         worker_x = ops.minimum(ops.maximum(state.worker_x + WORKER_SPEED * vx, 0.0), side)
         worker_y = ops.minimum(ops.maximum(state.worker_y + WORKER_SPEED * vy, 0.0), side)
@@ -803,7 +803,8 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
         params: TargetV1Params,
         ops: Ops,
     ) -> dict[str, Any]:
-        action_x, action_y = action[0], action[1]
+        # each component at most 2 (longer anyway) before it is squared: the square cannot overflow
+        action_x, action_y = ops.minimum(ops.abs(action[0]), 2.0), ops.minimum(ops.abs(action[1]), 2.0)
         return {"distance": next_state.distance, "clipped": action_x * action_x + action_y * action_y > LONG_ACTION}
 
     def heuristic(self, observation: Any, params: TargetV1Params, ops: Ops) -> Any:

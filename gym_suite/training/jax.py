@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 from gym_suite._registry import ENV_IDS, suite_id
+from gym_suite._seeds import seed_keys
 from gym_suite.envs.checks import check_env_kwargs, shown
 from gym_suite.training.recipes import (
     recipe_budget,
@@ -365,20 +366,8 @@ SETTING_RULES: dict[str, Callable[[str, Any], Any]] = {
 AGENT_SETTINGS = ("hidden_layer_sizes", "activation")
 
 
-def _seed_keys(seed: int, num_seeds: int) -> npt.NDArray[np.uint32]:
-    """The raw JAX keys (``uint32[num_seeds, 2]``) of seeds ``seed``, ``seed + 1``, ...: seed ``s``
-    below 2**64 is ``[s >> 32, s & 0xFFFFFFFF]`` (``jax.random.PRNGKey(s)``'s key, for ``s``
-    below 2**32 with JAX's defaults and below 2**64 with x64), a larger one numpy's
-    ``SeedSequence(s)`` state: every seed its own key, built without a loop over JAX calls."""
-    keys = np.empty((num_seeds, 2), dtype=np.uint32)
-    small = max(0, min(num_seeds, 2**64 - seed))  # the seeds below 2**64
-    if small:
-        values = np.uint64(seed) + np.arange(small, dtype=np.uint64)
-        keys[:small, 0] = values >> np.uint64(32)
-        keys[:small, 1] = values & np.uint64(0xFFFFFFFF)
-    for i in range(small, num_seeds):
-        keys[i] = np.random.SeedSequence(seed + i).generate_state(2, np.uint32)
-    return keys
+#: The raw JAX keys of seeds ``seed``, ``seed + 1``, ... (the ``gym_suite_jax/`` envs' too).
+_seed_keys: Callable[[int, int], npt.NDArray[np.uint32]] = seed_keys
 
 
 # --------------------------------------------------------------------------------------------
