@@ -91,3 +91,14 @@ def test_bad_arguments_are_usage_errors(bad):
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr and "usage:" in done.stderr
     assert "usage:" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_trial_no_node_can_place_is_a_usage_error(tmp_path):
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "RAY_USAGE_STATS_ENABLED": "0"}
+    env.pop("RAY_ADDRESS", None)
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--id", "example-v0", "--trials", "1", "--cpus", "64", "--out", str(tmp_path / "t.json")],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "no node of the cluster has that many CPUs" in done.stderr and not (tmp_path / "t.json").exists()

@@ -217,6 +217,9 @@ def tune_recipe(
     param_space = search_space(spec)
     own = recipe_settings(env_id, agent, list(spec))
     connect_ray(address, runtime_env=runtime_env)
+    most = max((node["Resources"].get("CPU", 0.0) for node in ray.nodes() if node.get("Alive")), default=0.0)
+    if cpus > most:  # Tune would wait for a node that never comes
+        raise ValueError(f"--cpus {cpus:g}: no node of the cluster has that many CPUs (the most a node has: {most:g})")
     if __name__ != "__main__":  # the trials' code travels with them (this script is not installed)
         ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     trainable = tune.with_resources(
