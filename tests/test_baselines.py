@@ -411,17 +411,26 @@ def published(tmp_path):
     return files
 
 
-@pytest.mark.parametrize(
-    "content",
-    [
-        None,
-        b"",
-        ",".join(["env_id", "policy"]).encode() + b"\n",
-        b"\x00\xff\xfe binary",
-        b"env_id,policy,train_seed,episodes,mean_return\nexample-v0,random,,x,1\n",
-    ],
+#: A runs file whose one run is of other settings (another version's): no current run.
+OTHER_SETTINGS = (
+    b"env_id,policy,train_seed,eval_seed,episodes,mean_return,std_return,digest\n"
+    b"example-v0,random,,0,1000,-5.0,1.0,0123456789abcdef\n"
 )
-def test_summarize_never_publishes_from_nothing(tmp_path, content):
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (None, "no such file"),
+        (b"", "no header of runs"),
+        (b"env_id,policy\n", "no header of runs"),
+        (b"\x00\xff\xfe binary", "not a readable CSV file"),
+        (b"env_id,policy,train_seed,episodes,mean_return\nexample-v0,random,,x,1\n", "line 2: not a run"),
+        (OTHER_SETTINGS, "no run of 1000 evaluation episodes with the settings the recipes give now"),
+    ],
+    ids=["missing", "empty", "header-only", "binary", "malformed", "no-current-run"],
+)
+def test_summarize_never_publishes_from_nothing(tmp_path, content, said):
     runs = tmp_path / "runs.csv"
     if content is not None:
         runs.write_bytes(content)
@@ -432,21 +441,8 @@ def test_summarize_never_publishes_from_nothing(tmp_path, content):
         "--out-machine", files["machine.json"], "--readme", files["README.md"], cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 1, done.stderr[-2000:]
-    assert str(runs) in done.stderr and "nothing was written" in done.stderr and "Traceback" not in done.stderr
-    assert {name: path.read_bytes() for name, path in files.items()} == before
-
-
-def test_summarize_without_current_runs_publishes_nothing(tmp_path):
-    runs = tmp_path / "runs.csv"
-    header = "env_id,policy,train_seed,eval_seed,episodes,mean_return,std_return,digest\n"
-    runs.write_text(header + "example-v0,random,,0,1000,-5.0,1.0,0123456789abcdef\n")  # another version's settings
-    files = published(tmp_path)
-    before = {name: path.read_bytes() for name, path in files.items()}
-    done = run_script(
-        "--summarize", "--runs-csv", runs, "--out-md", files["b.md"], "--out-csv", files["b.csv"], "--out-png", "",
-        "--out-machine", files["machine.json"], "--readme", files["README.md"], cwd=tmp_path,
-    )  # fmt: skip
-    assert done.returncode == 1 and "no run of 1000 evaluation episodes" in done.stderr, done.stderr[-2000:]
+    assert str(runs) in done.stderr and said in done.stderr, done.stderr[-2000:]
+    assert "nothing was written" in done.stderr and "Traceback" not in done.stderr
     assert {name: path.read_bytes() for name, path in files.items()} == before
 
 

@@ -303,13 +303,13 @@ def _cpus(text: str) -> float:
 
 
 def _runtime_env(text: str) -> dict[str, Any]:
+    """``--runtime-env``: Ray's runtime environment as JSON (:func:`gym_suite.training.runtime_env_from_json`)."""
+    from gym_suite.training import runtime_env_from_json
+
     try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        value = None
-    if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError(f"expected a JSON object of Ray runtime-environment keys, got {text[:80]!r}")
-    return value
+        return runtime_env_from_json(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _space(text: str) -> dict[str, Any]:

@@ -1310,26 +1310,14 @@ def _parse_resource(text: str) -> tuple[str | None, str, float]:
     return scope or None, name, value
 
 
-#: The keys of Ray's runtime environment that ``--runtime-env`` passes on (Ray checks their values).
-RUNTIME_ENV_KEYS = ("working_dir", "py_modules", "pip", "uv", "conda", "env_vars", "excludes", "config")
-
-
 def runtime_env_json(text: str) -> dict[str, Any]:
-    """``--runtime-env``: a JSON object of Ray runtime-environment keys (:data:`RUNTIME_ENV_KEYS`)."""
+    """``--runtime-env``: Ray's runtime environment as JSON (:func:`gym_suite.training.runtime_env_from_json`)."""
+    from gym_suite.training import runtime_env_from_json
+
     try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        value = None
-    if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError(
-            f'--runtime-env {text[:80]!r}: expected a JSON object, e.g. \'{{"pip": ["gym-suite[sb3]"]}}\''
-        )
-    unknown = sorted(str(key) for key in value if key not in RUNTIME_ENV_KEYS)
-    if unknown:
-        raise argparse.ArgumentTypeError(
-            f"--runtime-env: unknown key(s) {unknown}; the keys are {list(RUNTIME_ENV_KEYS)}"
-        )
-    return value
+        return runtime_env_from_json(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _csv_list(choices):
@@ -1404,7 +1392,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="JSON",
         help="Ray's runtime environment for the tasks, as JSON, e.g. "
         '\'{"pip": ["gym-suite[sb3,jax,baselines]"]}\' or \'{"py_modules": ["gym_suite"]}\' '
-        "(keys: " + ", ".join(RUNTIME_ENV_KEYS) + "; default: none, the nodes' installed packages)",
+        "(default: none, the nodes' installed packages)",
     )
     parser.add_argument("--cpus", type=_cpus, default=1.0, help="CPUs each task asks Ray for (default: %(default)s)")
     parser.add_argument(

@@ -23,6 +23,28 @@ def single_thread_torch() -> None:
     torch.set_num_threads(1)
 
 
+#: The keys of Ray's runtime environment that the scripts' ``--runtime-env`` passes on (Ray checks
+#: their values).
+RUNTIME_ENV_KEYS = ("working_dir", "py_modules", "pip", "uv", "conda", "env_vars", "excludes", "config")
+
+
+def runtime_env_from_json(text: str) -> dict:
+    """A Ray runtime environment given as JSON text (``'{"pip": ["gym-suite[sb3]"]}'``): an object of
+    :data:`RUNTIME_ENV_KEYS`; anything else raises ``ValueError`` saying what is allowed."""
+    import json
+
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        value = None
+    if not isinstance(value, dict):
+        raise ValueError(f'{text[:80]!r}: expected a JSON object, e.g. \'{{"pip": ["gym-suite[sb3]"]}}\'')
+    unknown = sorted(str(key) for key in value if key not in RUNTIME_ENV_KEYS)
+    if unknown:
+        raise ValueError(f"unknown key(s) {unknown}; the keys are {list(RUNTIME_ENV_KEYS)}")
+    return value
+
+
 def _reachable(address: str, timeout: float) -> None:
     """Raise ``ConnectionError`` naming ``address`` (``HOST:PORT`` or ``ray://HOST:PORT``) when
     nothing answers a TCP connection on it within ``timeout`` seconds: Ray itself would retry for
