@@ -288,3 +288,34 @@ def test_user_days_are_the_same_whatever_the_order_of_the_rows():
         return sorted(tuple(rows[order[s : s + n]].tolist()) for s, n in zip(starts, lengths))
 
     assert days(frame, np.arange(len(frame))) == days(shuffled, shuffled_positions)
+
+
+def test_the_picture_shows_the_notification_waiting_for_a_decision():
+    """After a decision the card is the next notification's (the observed one), labelled; the text
+    names it as waiting and the last decision apart; once the day is over, why it ended."""
+    from gym_suite.envs._draw import text_mask
+    from gym_suite.envs.push_env import CARD_HEIGHT, CARD_WIDTH, card
+
+    env = gymnasium.make(ENV_ID, render_mode="rgb_array", daily_budget=1)
+    text = gymnasium.make(ENV_ID, render_mode="ansi", daily_budget=1)
+    env.reset(seed=3)
+    text.reset(seed=3)
+    log = env.unwrapped.params.log
+    for action in (0, 1):  # hold, then deliver: the budget of 1 is spent
+        decided = env.unwrapped.current_row
+        _, _, terminated, _, info = env.step(action)
+        text.step(action)
+        assert info["row"] == decided
+        frame, words = env.render(), text.render()
+        if not terminated:
+            waiting = env.unwrapped.current_row
+            assert waiting != decided
+            assert np.array_equal(frame[:CARD_HEIGHT, :CARD_WIDTH], card(log, waiting))  # the waiting one
+            assert words.startswith(f"#{waiting} ") and f"last: #{decided} held" in words
+        else:
+            assert "day over: budget spent" in words and f"last: #{decided} delivered" in words
+            assert np.array_equal(
+                frame[:CARD_HEIGHT, : CARD_WIDTH * 2 // 3], card(log, decided, 1)[:, : CARD_WIDTH * 2 // 3]
+            )
+        region = frame[:CARD_HEIGHT, CARD_WIDTH:]
+        assert (region.sum(axis=2) < 500).sum() >= text_mask("priority").sum()  # the labels beside the card

@@ -79,6 +79,18 @@ describes the notification just decided: ``row`` (its index in the log), ``deliv
 (joining with the log), not for the policy. The state is ``env.unwrapped.state`` (a
 :class:`PushV1State`); restoring it and ``env.unwrapped.np_random`` replays the same future.
 
+The picture (``render_mode="rgb_array"``, the window of ``gym-suite play push-v1``) shows the
+notification waiting for a decision, the one the observation describes, as push-v0's card: the
+top band's colour is the category and its square the app (a gold star: a significant contact);
+the bars, labelled beside the card, are the priority, the text's length, the updates and the
+battery (red below 15 %); the last bar is the day with the hour marked in red, dark when the
+ringer is silent; the bottom strip is the decision, grey while it waits. Under the card: the
+budget left of ``daily_budget`` (one square per delivery, green while it is left) and the day's
+notifications left, then the last decision (delivered and opened or not, with its ``p_open``, or
+held). Once the day is over the picture keeps the last decided card, its strip green (delivered)
+or grey (held) and beside it the simulated open (green opened, red not), and says why the day
+ended. ``render_mode="ansi"`` gives the same in words.
+
 ## Arguments
 
 | Argument | Default | Meaning |
@@ -171,10 +183,14 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 import numpy as np
 from gymnasium import spaces
 
+from gym_suite.envs._draw import LINE_HEIGHT, draw_text
 from gym_suite.envs.checks import ArgumentTypeError, check_int, shown
 from gym_suite.envs.definition import Definition, Ops, state_maker
 from gym_suite.envs.push_env import (
     ACTION_NAMES,
+    BAND,
+    CARD_HEIGHT,
+    CARD_WIDTH,
     DELIVER,
     HOLD,
     LOG_ARGUMENTS,
@@ -443,34 +459,70 @@ class PushV1(Definition[PushV1State, PushV1Params]):
     # Pictures --------------------------------------------------------------------------------
 
     def render_ansi(self, state: PushV1State, params: PushV1Params) -> str:
-        scored = state.scored_row >= 0
-        row = state.scored_row if scored else state.row
-        if scored:
-            outcome = ("opened" if state.opened else "not opened") if state.last_action == DELIVER else "held"
-            verdict = (
-                f"    decision {ACTION_NAMES[state.last_action]} ({outcome}, p_open {params.p_open[row]:.2f}): "
-                f"{state.opens} opens of {state.deliveries} deliveries; budget left {state.budget}, "
-                f"notifications left {state.left}"
-            )
+        """The notification waiting for a decision (the one the observation shows), what is left of
+        the budget and of the day, and the last decision; once the day is over, the last decision."""
+        over = state.budget <= 0 or state.left <= 0
+        lines = []
+        if not over:
+            lines += [describe(params.log, state.row), f"    waiting: {_left_text(state, params)}"]
         else:
-            verdict = f"    decision pending; budget left {state.budget}, notifications left {state.left}"
-        return f"{describe(params.log, row)}\n{verdict}\n"
+            lines.append(
+                f"    day over: {'budget spent' if state.budget <= 0 else 'no notification left'}; "
+                f"{state.opens} opens of {state.deliveries} deliveries"
+            )
+        if state.scored_row >= 0:
+            lines.append(f"    last: {_last_text(state, params)}")
+        return "\n".join(lines) + "\n"
 
     def render_rgb(self, state: PushV1State, params: PushV1Params) -> npt.NDArray[np.uint8]:
-        if state.scored_row < 0:
-            return card(params.log, state.row)
-        frame = card(params.log, state.scored_row, state.last_action)
-        # the outcome strip: push-v0's shows the logged reaction; here the simulated open (held: grey)
-        if state.last_action == HOLD:
-            frame[-16:, frame.shape[1] * 2 // 3 :] = (225, 225, 225)
+        """The notification waiting for a decision as push-v0's card (what the observation shows),
+        every field labelled beside it, and under it the budget and notifications left and the last
+        decision with its simulated open; once the day is over, the last decided card and why the
+        day ended."""
+        over = bool(state.budget <= 0 or state.left <= 0)
+        frame = np.full((FRAME_HEIGHT, FRAME_WIDTH, 3), 255, dtype=np.uint8)
+        if over and state.scored_row >= 0:
+            shown_card = card(params.log, state.scored_row, state.last_action)
+            strip = (225, 225, 225) if state.last_action == HOLD else ((46, 160, 67) if state.opened else (200, 50, 50))
+            shown_card[-BAND:, CARD_WIDTH * 2 // 3 :] = strip  # the simulated open, not the logged reaction
         else:
-            frame[-16:, frame.shape[1] * 2 // 3 :] = (46, 160, 67) if state.opened else (200, 50, 50)
-        # the budget left: one pip per delivery in the top band's middle
-        for k in range(params.daily_budget):
-            x = 24 + 10 * k
-            if x + 6 < frame.shape[1] - 24:
-                frame[5:11, x : x + 6] = (255, 255, 255) if k < state.budget else (60, 60, 60)
+            shown_card = card(params.log, state.row)
+        frame[:CARD_HEIGHT, :CARD_WIDTH] = shown_card
+        ink, faint = (30, 30, 30), (110, 110, 110)
+        x = CARD_WIDTH + 6
+        draw_text(frame, "category, app", x, 4, faint)
+        for i, label in enumerate(CARD_BAR_LABELS):
+            draw_text(frame, label, x, BAND + 5 + 12 * i, faint)
+        draw_text(frame, "decision, open" if over else "waiting", x, CARD_HEIGHT - BAND + 4, faint)
+        y = CARD_HEIGHT + 6
+        if over:
+            why = "budget spent" if state.budget <= 0 else "no notification left"
+            draw_text(frame, f"day over: {why}", 4, y, (200, 50, 50))
+        else:
+            draw_text(frame, _left_text(state, params), 4, y, ink)
+        for k in range(params.daily_budget):  # one pip per delivery: white while left, dark once spent
+            left_x = FRAME_WIDTH - 10 - 10 * (params.daily_budget - k)
+            frame[y : y + 7, left_x : left_x + 7] = (46, 160, 67) if k < state.budget else (60, 60, 60)
+        if state.scored_row >= 0:
+            draw_text(frame, f"last: {_last_text(state, params)}", 4, y + LINE_HEIGHT + 2, faint)
         return frame
+
+
+#: The labels of push-v0's card's bars, top to bottom (:func:`gym_suite.envs.push_env.card`).
+CARD_BAR_LABELS = ("priority", "text length", "updates", "battery", "hour (dark: silent)")
+#: push-v1's picture: the card, its labels beside it, the day's state under it (pixels).
+FRAME_WIDTH, FRAME_HEIGHT = CARD_WIDTH + 124, CARD_HEIGHT + 2 * LINE_HEIGHT + 12
+
+
+def _left_text(state: PushV1State, params: PushV1Params) -> str:
+    return f"budget {state.budget} of {params.daily_budget}, {state.left} left today"
+
+
+def _last_text(state: PushV1State, params: PushV1Params) -> str:
+    if state.last_action == DELIVER:
+        outcome = "opened" if state.opened else "not opened"
+        return f"#{state.scored_row} delivered, {outcome} (p_open {params.p_open[state.scored_row]:.2f})"
+    return f"#{state.scored_row} held"
 
 
 # --------------------------------------------------------------------------------------------
