@@ -122,9 +122,9 @@ def controls_help(env_ids: Sequence[str]) -> str:
         if keys:
             legend = "  ".join(f"{key.shown} {key.label}" for key in keys)
         elif steers(env_id):
-            legend = "the mouse: a click starts the chase, then the worker heads for the pointer"
+            legend = "the mouse: a click starts the chase, then the worker (blue) heads for the pointer"
         else:
-            legend = "the mouse: click or drag"
+            legend = "the mouse: click or drag (the worker is blue, the target red)"
         lines.append(f"  {env_id:<14} {legend}")
     lines.append("  any id         Esc or closing the window quits; after an episode, any key or click starts the next")
     return "\n".join(lines)
@@ -272,9 +272,9 @@ def _import_pygame() -> ModuleType:
 
 def controls_text(keys: tuple[Key, ...] | None, steered: bool = False) -> list[str]:
     if steered:
-        return ["click: start; the worker heads for the pointer", "Esc: quit"]
+        return ["you: the blue disc; catch the red one", "click: start; the blue disc heads for the pointer", "Esc: quit"]
     if keys is None:
-        return ["click or drag: move the worker there", "Esc: quit"]
+        return ["you: the blue disc; reach the red one", "click or drag: move the blue disc there", "Esc: quit"]
     legend = "  ".join(f"{key.shown} {key.label}" for key in keys)
     return [legend, "Esc: quit"]
 
