@@ -902,6 +902,11 @@ def _num(x: float | None, digits: int = 2) -> str:
 def to_markdown(rows: list[Summary], machine: dict[str, Any], notes: list[str]) -> str:
     episodes = sorted({r.eval_episodes for r in rows})
     lines = [
+        "---",
+        "hide:",
+        "  - navigation  # the table takes the page's whole width",
+        "---",
+        "",
         "# Baselines",
         "",
         "Your own agent on this table, on the same evaluation episodes: `gym_suite.score(env_id, policy)` "
@@ -1026,8 +1031,11 @@ def to_markdown(rows: list[Summary], machine: dict[str, Any], notes: list[str]) 
         "| on training data | budget (steps) | train (s) |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
+    described = []  # what each reference row is: under the table, so that its rows stay one line each
     for r in rows:
-        label = row_label(r.env_id, r.policy) + (f": {r.note}" if r.note and r.policy in REFERENCES else "")
+        label = row_label(r.env_id, r.policy)
+        if r.note and r.policy in REFERENCES:
+            described.append(f"- `{r.env_id}` {label}: {r.note} (`{r.command}`)")
         norm = (
             ""
             if r.normalized is None
@@ -1039,8 +1047,10 @@ def to_markdown(rows: list[Summary], machine: dict[str, Any], notes: list[str]) 
             f"{'' if r.train_steps is None else f'{r.train_steps:,}'} | "
             f"{'' if r.train_seconds is None else f'{r.train_seconds:.0f}'} |"
         )
+    if described:
+        lines += ["", "The reference rows:", "", *described]
     if notes:
-        lines += ["", *[f"- {note}" for note in notes]]
+        lines += ["", "Notes:", "", *[f"- {note}" for note in notes]]
     lines += [
         "",
         "![Normalized IQM and its 95 % interval over training seeds, per id and trained agent]"
