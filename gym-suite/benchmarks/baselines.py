@@ -905,6 +905,7 @@ def to_markdown(rows: list[Summary], machine: dict[str, Any], notes: list[str]) 
         "---",
         "hide:",
         "  - navigation  # the table takes the page's whole width",
+        "  - toc",
         "---",
         "",
         "# Baselines",
