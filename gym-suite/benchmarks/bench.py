@@ -810,7 +810,9 @@ def step_cost_table(entry: dict) -> str:
                 aim,
             ]
         )
-    for how, n in sorted({tuple(k.split("|")[1:]) for k in seconds if k.startswith(CARTPOLE + "|")}):
+    for how, n in sorted(
+        {tuple(k.split("|")[1:]) for k in seconds if k.startswith(CARTPOLE + "|")}, key=lambda hn: (hn[0], int(hn[1]))
+    ):
         times = seconds[f"{CARTPOLE}|{how}|{n}"]
         lines.append(
             [
