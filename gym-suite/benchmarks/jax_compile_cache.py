@@ -3,6 +3,7 @@
 ::
 
     OMP_NUM_THREADS=1 python gym-suite/benchmarks/jax_compile_cache.py heartpole-v1 --rounds 3
+    OMP_NUM_THREADS=1 python gym-suite/benchmarks/jax_compile_cache.py heartpole-v1 --timesteps 65536 --num-seeds 4
     OMP_NUM_THREADS=1 python gym-suite/benchmarks/jax_compile_cache.py example-v0 --timesteps 4096 --rounds 3
     # against another checkout (a directory holding gym_suite/, say ``git archive <commit> gym_suite | tar -x -C /tmp/old``)
     OMP_NUM_THREADS=1 python gym-suite/benchmarks/jax_compile_cache.py heartpole-v1 --against /tmp/old
@@ -16,6 +17,14 @@ reports the seconds to import ``gym_suite.training.jax`` and JAX, ``train_ppo``'
 ``/jax/compilation_cache/cache_hits`` events); the parent times the whole process. With
 ``--against``, each round runs the other tree's two processes too, the trees alternating, so that a
 change of load touches both. Prints one row per process and the medians; ``--json`` keeps them.
+
+It also prints where each process's time goes (wall clock and CPU time): the imports one by one
+(JAX; seaborn and matplotlib.pyplot, which gymnax's Pong and Catch import when gymnax imports
+all its environments; the rest of gymnax; rejax; ``gym_suite.jax``; ``gym_suite.training.jax``),
+then ``train_ppo``'s compile time split into tracing, lowering to MLIR and XLA's compiling (or
+loading from the cache), from JAX's own monitoring events, and the training. ``--num-seeds``
+and ``--eval-points`` pass those settings to ``train_ppo`` (what several seeds, or fewer curve
+points, cost to compile).
 """
 
 from __future__ import annotations
