@@ -154,18 +154,28 @@ def main(argv: list[str] | None = None) -> int:
     }
     date = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     times: list[dict[str, list[float]]] = [{} for _ in trees]
+    failed = None
+    rounds = 0
     for r in range(args.rounds):
-        for t, tree in enumerate(trees):
-            for key, seconds in _round(tree, ids, sizes, args.steps, args.numpy_actions).items():
+        try:
+            found = [_round(tree, ids, sizes, args.steps, args.numpy_actions) for tree in trees]
+        except SystemExit as exc:  # the rounds done so far are still reported
+            failed = str(exc)
+            break
+        for t, done in enumerate(found):
+            for key, seconds in done.items():
                 times[t].setdefault(key, []).append(seconds)
+        rounds += 1
         print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
+    if not rounds:
+        raise SystemExit(failed)
     machine["load_average_at_end"] = load_average()
     best = [{key: min(seconds) for key, seconds in found.items()} for found in times]
     print(
         f"{machine['cpu']} ({machine['cpu_family'] or 'family unknown'}), Python {machine['python']}, "
         f"{machine['versions']}; {date}; load {machine['load_average_at_start']} -> {machine['load_average_at_end']}"
     )
-    print(f"`{command.strip()}`: the fastest of {args.rounds} rounds (CPU time)")
+    print(f"`{command.strip()}`: the fastest of {rounds} rounds (CPU time)")
     print(_table(trees, best, times[0]))
     if len(trees) > 1:
         print("speed ratio: the other checkout's time over this one's (above 1: this one is faster)")
@@ -178,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
             "date": date,
             "machine": machine,
             "settings": {
-                "rounds": args.rounds,
+                "rounds": rounds,
                 "steps": args.steps,
                 "num_envs": sizes,
                 "numpy_actions": args.numpy_actions,
@@ -187,6 +197,9 @@ def main(argv: list[str] | None = None) -> int:
             "seconds": times,
         }
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    if failed is not None:
+        print(f"stopped after {rounds} of {args.rounds} rounds: {failed}", file=sys.stderr)
+        return 1
     return 0
 
 
