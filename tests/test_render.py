@@ -483,3 +483,30 @@ def test_step_cost_compares_several_checkouts_in_one_table():
                     ("CartPole-v1", "native", "8")}  # fmt: skip
     refused = run_script(STEP_COST, "--against", ROOT / "docs", "--rounds", "1")
     assert refused.returncode == 2 and "no gym_suite package there" in refused.stderr
+
+
+def test_step_cost_json_becomes_a_table_of_its_cpu_family_on_the_bench_page(tmp_path):
+    """step_cost.py --json records the processor, date and versions; bench.py --step-cost puts it on
+    the page as that CPU family's table (a later file of the same family replaces it), with the
+    aims judged on the fastest rounds."""
+    step_json = tmp_path / "step.json"
+    done = run_script(
+        STEP_COST, "--ids", "example-v0", "--num-envs", "8", "--rounds", "1", "--steps", "50", "--json", step_json,
+        timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    found = json.loads(step_json.read_text())
+    assert found["machine"]["cpu"] and "numpy" in found["machine"]["versions"] and found["date"]
+    assert "example-v0|native|8" in found["seconds"][0] and "CartPole-v1|make|1" in found["seconds"][0]
+    bench_json, md = tmp_path / "bench.json", tmp_path / "bench.md"
+    bench_json.write_text((ROOT / "docs" / "bench.json").read_text())
+    for _ in range(2):  # twice: still one table for the family
+        done = run_script(
+            BENCH, "--from-json", bench_json, "--step-cost", step_json, "--json", bench_json, "--markdown", md
+        )
+        assert done.returncode == 0, done.stderr
+    page = md.read_text()
+    assert page.count(f"## Paired CPU time a step: {found['machine']['cpu']}") == 1
+    assert "| example-v0 " in page and ">= 1.5x: " in page and found["command"] in page
+    refused = run_script(BENCH, "--from-json", bench_json, "--step-cost", bench_json)
+    assert refused.returncode == 2 and "--step-cost" in refused.stderr

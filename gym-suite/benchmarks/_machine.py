@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import platform
 from importlib import metadata
@@ -32,6 +33,29 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
+def cpu_family() -> str:
+    """``"AuthenticAMD family 25 model 17"``: the vendor, family and model numbers (Linux), which tell
+    apart processors a hypervisor names alike (``cpu_name()`` may be just "AMD EPYC"); else ``""``."""
+    fields: dict[str, str] = {}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if not line.strip():
+                break
+            key, _, value = line.partition(":")
+            fields[key.strip()] = value.strip()
+    except OSError:
+        return ""
+    if "vendor_id" not in fields:
+        return ""
+    return f"{fields['vendor_id']} family {fields.get('cpu family', '?')} model {fields.get('model', '?')}"
+
+
 def load_average() -> str:
     """``"1.52/1.31/0.98"``: the load averages over 1, 5 and 15 minutes, or ``"n/a"``."""
     return "/".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
+
+
+def missing(modules) -> list[str]:
+    """The modules of ``modules`` (import names) that are not installed: a script asks before it
+    measures, so that no result is lost to a package it needs only to write the result."""
+    return [name for name in modules if importlib.util.find_spec(name) is None]

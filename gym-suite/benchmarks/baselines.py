@@ -64,7 +64,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _machine import cpu_name, versions  # this folder's helper (the script's folder is on sys.path)
+from _machine import cpu_name, missing, versions  # this folder's helpers (the script's folder is on sys.path)
 
 import gym_suite
 from gym_suite.cli import jobs_int, positive_int
@@ -1451,6 +1451,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # the summary's packages, asked before the runs (which are saved whatever follows)
+    needed = ["rliable"] + (["matplotlib"] if args.out_png else [])
+    if missing(needed):
+        parser.error(f"not installed: {', '.join(missing(needed))} (the baselines extra); the summary needs them")
     episodes = args.episodes or (QUICK_EPISODES if args.quick else 1000)
     if not args.summarize:
         resources: dict[str | None, dict[str, float]] = {}

@@ -5,6 +5,8 @@
     python gym-suite/benchmarks/bench.py [--quick] [--ids ID [ID ...]] [--json PATH] [--markdown PATH]
     python gym-suite/benchmarks/bench.py --ids heartpole-v0 --create-heartpole-venv   # against heartpole 1.2
     python gym-suite/benchmarks/bench.py --from-json docs/bench.json --markdown docs/bench.md
+    python gym-suite/benchmarks/bench.py --from-json docs/bench.json --step-cost step_cost.json \
+        --json docs/bench.json --markdown docs/bench.md   # adds step_cost.py's table of a CPU family
 
 For every registered id it times the raw environment class, the environment through
 ``gymnasium.make``, through gym's ``gym.make`` (when gym is installed), Gymnasium's
@@ -33,7 +35,9 @@ encodes the file, the second shares it) and the peak memory (resident set size) 
 ``push-v0`` environments against one.
 
 ``--from-json`` re-reads the rows of an earlier run and reports them again, with the targets
-worked out anew, without timing anything.
+worked out anew, without timing anything. ``--step-cost`` adds the JSON of ``step_cost.py
+--json`` (paired CPU time a step against CartPole-v1, the processor recorded): one table per CPU
+family, a later file of the same family in place of the earlier one; the page keeps them.
 
 Progress goes to standard error (``gym_suite.progress``): a bar of the rows calibrated and timed
 when it is a terminal (the log lines above it), otherwise the log lines and, every few seconds,
@@ -62,7 +66,8 @@ from pathlib import Path
 
 import gymnasium
 import numpy as np
-from _machine import cpu_name  # this folder's helper (the script's folder is on sys.path)
+from _machine import cpu_family, cpu_name  # this folder's helpers (the script's folder is on sys.path)
+from _tables import markdown_table
 
 from gym_suite import SPECS
 from gym_suite.cli import key_value
@@ -83,6 +88,9 @@ SEED = 0
 # Targets, as ratios within one run.
 HEARTPOLE_VS_PYPI = 5.0  # heartpole-v0 via make >= 5x heartpole 1.2
 SCALAR_VS_CARTPOLE = {"example-v0": 1.0, "target-v0": 1.0}  # via make >= CartPole-v1 via make
+# the aims of step_cost.py's tables (--step-cost), per CPU family: every id via make >= 1.5x
+# CartPole-v1 via make, every native vector env at N=4,096 >= 1x CartPoleVectorEnv at N=4,096
+STEP_COST_AIMS = {"make": 1.5, "native": 1.0}
 NATIVE_VS_CARTPOLE_VECTOR = 0.5  # native vector env at N=4,096 >= 0.5x CartPoleVectorEnv at N=4,096
 NATIVE_VS_OWN_SCALAR = 20.0  # native vector env at N=4,096 >= 20x its own scalar env via make
 HEARTPOLE_NATIVE_VS_SYNC = (64, 20.0)  # heartpole-v0 native vector env at N=64 >= 20x SyncVectorEnv at N=64
@@ -669,14 +677,6 @@ def _row_cells(row: Row) -> list[str]:
     return [name, interface, f"{row.num_envs:,}", f"{row.median:,.0f}", f"{min(rates):,.0f} - {max(rates):,.0f}"]
 
 
-def markdown_table(header: list[str], lines: list[list[str]], right=frozenset()) -> str:
-    """A Markdown table of the cells as written (``DataFrame.to_markdown``); the columns ``right`` right-aligned."""
-    import pandas as pd
-
-    align = ["right" if i in right else "left" for i in range(len(header))]
-    return pd.DataFrame(lines, columns=header).to_markdown(index=False, colalign=align, disable_numparse=True)
-
-
 def rows_table(rows: list[Row]) -> str:
     header = ["id", "interface", "N", "env-steps/s (median)", "min - max"]
     return markdown_table(header, [_row_cells(r) for r in rows], right={2, 3, 4})
@@ -727,6 +727,7 @@ def machine_info() -> dict:
             versions[name] = None
     return {
         "cpu": cpu_name(),
+        "cpu_family": cpu_family(),
         "cpu_count": os.cpu_count(),
         "platform": platform.platform(),
         "python": platform.python_version(),
@@ -756,6 +757,105 @@ def render_text(result: dict, rows: list[Row]) -> str:
         parts += ["", make_table(result["push_make"])]
     if result["memory"] is not None:
         parts += ["", memory_table(result["memory"])]
+    return "\n".join(parts)
+
+
+def step_cost_entry(path: str) -> dict:
+    """The JSON of ``step_cost.py --json``: its machine, command, date and this checkout's rounds."""
+    found = json.loads(Path(path).read_text())
+    if not {"machine", "command", "date", "seconds"} <= found.keys() or not found["seconds"]:
+        raise ValueError("not the JSON of step_cost.py --json")
+    return {k: found[k] for k in ("machine", "command", "date", "settings")} | {"seconds": found["seconds"][0]}
+
+
+def _cpu_key(entry: dict) -> tuple[str, str]:
+    return entry["machine"].get("cpu", ""), entry["machine"].get("cpu_family", "")
+
+
+def merge_step_cost(kept: list[dict], new: list[dict]) -> list[dict]:
+    """One entry per CPU family (model name and family numbers): a new one replaces a kept one."""
+    out = {_cpu_key(e): e for e in kept}
+    out.update({_cpu_key(e): e for e in new})
+    return list(out.values())
+
+
+def step_cost_table(entry: dict) -> str:
+    """A CPU family's table: µs a step (fastest and median round), the speed against CartPole-v1 of
+    the same interface (fastest rounds, and the median of the rounds' ratios: the rounds are paired)
+    and the aim it is held to."""
+    seconds = entry["seconds"]
+    lines = []
+    for key, times in seconds.items():
+        env_id, how, n = key.split("|")
+        if env_id == CARTPOLE:
+            continue
+        cartpole = seconds.get(f"{CARTPOLE}|{how}|{n}")
+        best = median = "-"
+        if cartpole:
+            best = f"{min(cartpole) / min(times):.2f}x"
+            median = f"{statistics.median(c / t for c, t in zip(cartpole, times)):.2f}x"
+        need = STEP_COST_AIMS.get(how) if how == "make" or int(n) == TARGET_N else None
+        aim = "-"
+        if need is not None and cartpole:
+            aim = f">= {need:g}x: " + ("PASS" if min(cartpole) / min(times) >= need else "MISS")
+        lines.append(
+            [
+                env_id,
+                how,
+                f"{int(n):,}",
+                f"{min(times) * 1e6:,.2f}",
+                f"{statistics.median(times) * 1e6:,.2f}",
+                best,
+                median,
+                aim,
+            ]
+        )
+    for how, n in sorted(
+        {tuple(k.split("|")[1:]) for k in seconds if k.startswith(CARTPOLE + "|")}, key=lambda hn: (hn[0], int(hn[1]))
+    ):
+        times = seconds[f"{CARTPOLE}|{how}|{n}"]
+        lines.append(
+            [
+                f"{CARTPOLE} (ref)",
+                how,
+                f"{int(n):,}",
+                f"{min(times) * 1e6:,.2f}",
+                f"{statistics.median(times) * 1e6:,.2f}",
+                "1.00x",
+                "1.00x",
+                "-",
+            ]
+        )
+    header = [
+        "id",
+        "interface",
+        "N",
+        "µs a step (fastest)",
+        "µs (median)",
+        "vs CartPole",
+        "vs CartPole (median)",
+        "aim",
+    ]
+    return markdown_table(header, lines, right={2, 3, 4, 5, 6})
+
+
+def step_cost_sections(entries: list[dict]) -> str:
+    parts = []
+    for e in entries:
+        m, s = e["machine"], e.get("settings") or {}
+        parts += [
+            f"## Paired CPU time a step: {m.get('cpu', '?')} ({m.get('cpu_family') or 'family not recorded'})",
+            "",
+            f"Measured {e['date']} with `{e['command']}`: {s.get('rounds', '?')} rounds, each id's env and "
+            "CartPole-v1's timed in the same process with `time.process_time`; Python "
+            f"{m.get('python', '?')}, {m.get('versions', '?')}; load average {m.get('load_average_at_start', '?')} "
+            f"at the start, {m.get('load_average_at_end', '?')} at the end. `make`: the scalar env through "
+            "`gymnasium.make`; `native`: the native vector env (µs a `step` call of N envs). A speed above 1x is "
+            "faster than CartPole-v1; an aim holds only where it holds on every CPU family.",
+            "",
+            step_cost_table(e),
+            "",
+        ]
     return "\n".join(parts)
 
 
@@ -796,6 +896,7 @@ def render_markdown(result: dict, text: str, json_path: str | None = None) -> st
         f"Measured {result['date']} with `{result['command']}` (took {result['wall_seconds']:.0f} s){where}.\n\n"
         + text
         + "\n\n"
+        + (step_cost_sections(result["step_cost"]) + "\n" if result.get("step_cost") else "")
         + HOW_IT_IS_MEASURED
     )
 
@@ -829,6 +930,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--from-json",
         metavar="PATH",
         help="time nothing: report the rows of an earlier run's JSON, with the targets worked out anew",
+    )
+    parser.add_argument(
+        "--step-cost",
+        nargs="+",
+        default=[],
+        metavar="PATH",
+        help="add the JSON of step_cost.py --json: a table per CPU family (with --from-json: beside the kept ones)",
     )
     parser.add_argument(
         "--heartpole-venv",
@@ -965,8 +1073,11 @@ def report(result: dict, args) -> int:
     """Print the tables of ``result`` and save them where ``--json`` and ``--markdown`` say."""
     rows = [Row.from_dict(r) for r in result["rows"]]
     result["targets"] = targets(rows, result["ids"])
+    result["step_cost"] = merge_step_cost(result.get("step_cost") or [], args.step_cost_entries)
     text = render_text(result, rows)
     print(text)
+    if result["step_cost"]:
+        print("\n" + step_cost_sections(result["step_cost"]))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
     if args.markdown:
@@ -977,6 +1088,10 @@ def report(result: dict, args) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    try:  # read before anything is timed
+        args.step_cost_entries = [step_cost_entry(p) for p in args.step_cost]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        parser.error(f"--step-cost: {type(exc).__name__}: {exc}")
     if args.from_json:
         try:
             result = json.loads(Path(args.from_json).read_text())

@@ -3,6 +3,7 @@
 ::
 
     OMP_NUM_THREADS=1 python gym-suite/benchmarks/jax_compile_cache.py heartpole-v1 --rounds 3
+    OMP_NUM_THREADS=1 python gym-suite/benchmarks/jax_compile_cache.py heartpole-v1 --timesteps 65536 --num-seeds 4
     OMP_NUM_THREADS=1 python gym-suite/benchmarks/jax_compile_cache.py example-v0 --timesteps 4096 --rounds 3
     # against another checkout (a directory holding gym_suite/, say ``git archive <commit> gym_suite | tar -x -C /tmp/old``)
     OMP_NUM_THREADS=1 python gym-suite/benchmarks/jax_compile_cache.py heartpole-v1 --against /tmp/old
@@ -16,6 +17,14 @@ reports the seconds to import ``gym_suite.training.jax`` and JAX, ``train_ppo``'
 ``/jax/compilation_cache/cache_hits`` events); the parent times the whole process. With
 ``--against``, each round runs the other tree's two processes too, the trees alternating, so that a
 change of load touches both. Prints one row per process and the medians; ``--json`` keeps them.
+
+It also prints where each process's time goes (wall clock and CPU time): the imports one by one
+(JAX; seaborn and matplotlib.pyplot, which gymnax's Pong and Catch import when gymnax imports
+all its environments; the rest of gymnax; rejax; ``gym_suite.jax``; ``gym_suite.training.jax``),
+then ``train_ppo``'s compile time split into tracing, lowering to MLIR and XLA's compiling (or
+loading from the cache), from JAX's own monitoring events, and the training. ``--num-seeds``
+and ``--eval-points`` pass those settings to ``train_ppo`` (what several seeds, or fewer curve
+points, cost to compile).
 """
 
 from __future__ import annotations
@@ -35,22 +44,74 @@ REPO = Path(__file__).resolve().parents[2]
 
 CHILD = r"""
 import json, sys, time, warnings
-start = time.perf_counter()
-src, env_id, timesteps = sys.argv[1], sys.argv[2], sys.argv[3]
+start, cpu_start = time.perf_counter(), time.process_time()
+src, env_id, timesteps, overrides = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
 sys.path.insert(0, src)
 warnings.simplefilter("ignore")
+parts = {}
+
+
+def timed(name, action):
+    wall, cpu = time.perf_counter(), time.process_time()
+    action()
+    parts[name] = [time.perf_counter() - wall, time.process_time() - cpu]
+
+
+def imports(*names):
+    return lambda: [__import__(name) for name in names]
+
+
+# each import what it adds to the ones before it: gymnax imports all its environments, pong and
+# catch among them, which import seaborn (and so scipy.stats) and matplotlib.pyplot to draw
+timed("import jax", imports("jax", "jax.numpy"))
 import jax, jax.monitoring
-hits = []
+hits, spans = [], []
 jax.monitoring.register_event_listener(lambda event, **kw: hits.append(event) if event.endswith("/cache_hits") else None)
+jax.monitoring.register_event_time_span_listener(lambda event, t0, t1, **kw: spans.append((event, t0, t1)))
+timed("import seaborn, matplotlib.pyplot (for gymnax)", imports("seaborn", "matplotlib.pyplot"))
+timed("import gymnax (the rest)", imports("gymnax"))
+timed("import rejax", imports("rejax"))
+timed("import gym_suite.jax", imports("gym_suite.jax"))
+timed("import gym_suite.training.jax", imports("gym_suite.training.jax"))
 import gym_suite.training.jax as training
 if not training.__file__.startswith(src):
     sys.exit(f"gym_suite was imported from {training.__file__}, not from {src}")
 imported = time.perf_counter() - start
-result = training.train_ppo(env_id, seed=0, progress=False, total_timesteps=int(timesteps) if timesteps != "-" else None)
+result = None
+
+
+def train():
+    global result
+    spans.clear()
+    result = training.train_ppo(
+        env_id, seed=0, progress=False, total_timesteps=int(timesteps) if timesteps != "-" else None, **overrides
+    )
+
+
+timed("train_ppo", train)
+
+
+def union(event):
+    # seconds covered by the spans of an event (a trace nests the traces of the jitted functions it calls)
+    total, end = 0.0, float("-inf")
+    for _, t0, t1 in sorted(s for s in spans if s[0] == event):
+        if t1 > end:
+            total += t1 - max(t0, end)
+            end = t1
+    return total
+
+
+events = {
+    "tracing": "/jax/core/compile/jaxpr_trace_duration",
+    "lowering to MLIR": "/jax/core/compile/jaxpr_to_mlir_module_duration",
+    "XLA compiling (or loading from the cache)": "/jax/core/compile/backend_compile_duration",
+}
 print(json.dumps({
     "import": imported, "compile": result.compile_seconds, "train": result.train_seconds, "hits": len(hits),
     "steps": result.timesteps, "final": float(result.returns[0, -1]),
     "cache_dir": jax.config.jax_compilation_cache_dir,
+    "parts": parts, "compile_parts": {name: union(event) for name, event in events.items()},
+    "cpu": time.process_time() - cpu_start,
 }))
 """
 
@@ -66,9 +127,10 @@ def _child(src: Path, args: argparse.Namespace, cache: str) -> dict:
     env = {**os.environ, "GYM_SUITE_JAX_CACHE": cache, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
     env.pop("JAX_COMPILATION_CACHE_DIR", None)
     timesteps = "-" if args.timesteps is None else str(args.timesteps)
+    overrides = {"num_seeds": args.num_seeds} | ({"eval_points": args.eval_points} if args.eval_points else {})
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(src), args.id, timesteps],
+        [sys.executable, "-c", CHILD, str(src), args.id, timesteps, json.dumps(overrides)],
         capture_output=True,
         text=True,
         check=False,
@@ -87,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("id", help="the env id (its JAX PPO recipe)")
     parser.add_argument("--timesteps", type=int, default=None, help="env steps (default: the recipe's budget)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of (first process, second process)")
+    parser.add_argument("--num-seeds", type=int, default=1, help="seeds trained in the one compiled run (train_ppo's)")
+    parser.add_argument("--eval-points", type=int, default=None, help="points of the curve (default: the recipe's)")
     parser.add_argument("--against", type=Path, default=None, help="another checkout (a directory holding gym_suite/)")
     parser.add_argument("--json", default=None, help="write every row to this file")
     args = parser.parse_args(argv)
@@ -128,6 +192,38 @@ def main(argv: list[str] | None = None) -> int:
                 f"{statistics.median(r['hits'] for r in group):.0f} | {statistics.median(r['train'] for r in group):.2f} | "
                 f"{statistics.median(r['process'] for r in group):.1f} |"
             )
+    print()
+    print("Where a process's time goes (seconds, median of the rounds: wall clock, and CPU time in brackets;")
+    print("an import counts what it adds to the ones above it; the compile parts are within train_ppo's compile):")
+    print()
+    for name, _ in trees:
+        print(f"| {name}: part | first process | second process |")
+        print("|---|---:|---:|")
+        by_run = {w: [r for r in rows if r["tree"] == name and r["run"] == w] for w in ("first", "second")}
+        for part in by_run["first"][0]["parts"]:
+            cells = [
+                f"{statistics.median(r['parts'][part][0] for r in g):.2f} "
+                f"[{statistics.median(r['parts'][part][1] for r in g):.2f}]"
+                for g in by_run.values()
+            ]
+            print(f"| {part} | {' | '.join(cells)} |")
+            if part == "train_ppo":
+                for key, label in [("compile", "compile_seconds")] + [
+                    (k, k) for k in by_run["first"][0]["compile_parts"]
+                ]:
+                    cells = [
+                        f"{statistics.median(r['compile_parts'][key] if key in r['compile_parts'] else r[key] for r in g):.2f}"
+                        for g in by_run.values()
+                    ]
+                    print(f"| - {label} | {' | '.join(cells)} |")
+                cells = [f"{statistics.median(r['train'] for r in g):.2f}" for g in by_run.values()]
+                print(f"| - training (train_seconds) | {' | '.join(cells)} |")
+        cells = [
+            f"{statistics.median(r['process'] for r in g):.2f} [{statistics.median(r['cpu'] for r in g):.2f}]"
+            for g in by_run.values()
+        ]
+        print(f"| whole process | {' | '.join(cells)} |")
+        print()
     for name, _ in trees:
         pairs = [
             (a["compile"], b["compile"])

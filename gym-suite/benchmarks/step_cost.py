@@ -1,7 +1,7 @@
 """CPU time per step of every id, this checkout against others (a commit's worktree each), paired.
 
     git worktree add /tmp/before <commit>
-    python gym-suite/benchmarks/step_cost.py --against /tmp/before [--against /tmp/older ...]
+    python gym-suite/benchmarks/step_cost.py --against /tmp/before [--against /tmp/older ...] [--json out.json]
 
 Each source tree (this one and every ``--against``) runs in a subprocess of its own (its ``gym_suite`` first on ``sys.path``), the
 two alternating round by round so that a change of load touches both; a round times the scalar
@@ -12,16 +12,25 @@ int, as ``bench.py`` gives it (``--numpy-actions``: the numpy integer ``action_s
 returns, which takes another path through the checks). Gymnasium's CartPole-v1 (``make`` and its
 ``CartPoleVectorEnv``) is timed in every round too: its two columns should agree, else the
 machine changed under the run. ``bench.py`` gives the steps per second of one checkout with its
-targets; this script answers "faster or slower than that commit".
+targets; this script answers "faster or slower than that commit". It prints the processor
+(model name and family), the date, the load and the versions of numpy and gymnasium with the
+table; ``--json`` also saves them with every round's time (``bench.py --step-cost`` puts such a
+file on the Bench page as the table of its CPU family). It needs gymnasium and numpy alone.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
+import platform
+import statistics
 import subprocess
 import sys
 from pathlib import Path
+
+from _machine import cpu_family, cpu_name, load_average, versions  # this folder's helpers (on sys.path)
+from _tables import markdown_table
 
 REPO = Path(__file__).resolve().parents[2]
 CARTPOLE = "CartPole-v1"
@@ -118,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="give the scalar env the numpy integers action_space.sample() returns (default: Python ints, as bench.py)",
     )
+    parser.add_argument(
+        "--json", metavar="PATH", help="also save the machine, the settings and every round's time as JSON"
+    )
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.steps < 1:
         parser.error("--rounds and --steps must be positive")
@@ -132,41 +144,88 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--against {other}: no gym_suite package there")
     ids = [i for i in args.ids.split(",") if i] + [CARTPOLE]
     trees = [REPO] + [other.resolve() for other in args.against]
-    best: list[dict[str, float]] = [{} for _ in trees]
+    command = "python gym-suite/benchmarks/step_cost.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    machine = {
+        "cpu": cpu_name(),
+        "cpu_family": cpu_family(),
+        "python": platform.python_version(),
+        "versions": versions(("numpy", "gymnasium")),
+        "load_average_at_start": load_average(),
+    }
+    date = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    times: list[dict[str, list[float]]] = [{} for _ in trees]
+    failed = None
+    rounds = 0
     for r in range(args.rounds):
-        for t, tree in enumerate(trees):
-            for key, seconds in _round(tree, ids, sizes, args.steps, args.numpy_actions).items():
-                best[t][key] = min(seconds, best[t].get(key, seconds))
+        try:
+            found = [_round(tree, ids, sizes, args.steps, args.numpy_actions) for tree in trees]
+        except SystemExit as exc:  # the rounds done so far are still reported
+            failed = str(exc)
+            break
+        for t, done in enumerate(found):
+            for key, seconds in done.items():
+                times[t].setdefault(key, []).append(seconds)
+        rounds += 1
         print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
-    print(_table(trees, best))
+    if not rounds:
+        raise SystemExit(failed)
+    machine["load_average_at_end"] = load_average()
+    best = [{key: min(seconds) for key, seconds in found.items()} for found in times]
+    print(
+        f"{machine['cpu']} ({machine['cpu_family'] or 'family unknown'}), Python {machine['python']}, "
+        f"{machine['versions']}; {date}; load {machine['load_average_at_start']} -> {machine['load_average_at_end']}"
+    )
+    print(f"`{command.strip()}`: the fastest of {rounds} rounds (CPU time)")
+    print(_table(trees, best, times[0]))
     if len(trees) > 1:
         print("speed ratio: the other checkout's time over this one's (above 1: this one is faster)")
     print(
         "vs CartPole: CartPole-v1's time over the id's, same checkout and interface, same rounds; nan: not in that checkout"
     )
+    if args.json:
+        result = {
+            "command": command.strip(),
+            "date": date,
+            "machine": machine,
+            "settings": {
+                "rounds": rounds,
+                "steps": args.steps,
+                "num_envs": sizes,
+                "numpy_actions": args.numpy_actions,
+            },
+            "trees": [str(tree) for tree in trees],
+            "seconds": times,
+        }
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    if failed is not None:
+        print(f"stopped after {rounds} of {args.rounds} rounds: {failed}", file=sys.stderr)
+        return 1
     return 0
 
 
-def _table(trees: list[Path], best: list[dict[str, float]]) -> str:
-    """The Markdown table: µs a step of each checkout, the ratios to this one, and to CartPole."""
-    import pandas as pd
-
+def _table(trees: list[Path], best: list[dict[str, float]], these: dict[str, list[float]] | None = None) -> str:
+    """The Markdown table: µs a step of each checkout (the fastest round; with ``these``, the rounds
+    of this checkout, also their median), the ratios to this one, and to CartPole."""
     names = ["this"] + [str(tree) if tree not in trees[:t] else f"{tree} #{t}" for t, tree in enumerate(trees)][1:]
+    header = ["id", "interface", "N", f"{names[0]} (µs)"]
+    if these is not None:
+        header.append(f"{names[0]} median (µs)")
+    for name in names[1:]:
+        header += [f"{name} (µs)", f"speed vs {Path(name).name}"]
+    header.append("vs CartPole")
     rows = []
     for key in best[0]:
         env_id, how, n = key.split("|")
-        row: dict[str, object] = {"id": env_id, "interface": how, "N": int(n)}
-        for t in range(len(trees)):
+        row: list[object] = [env_id, how, n, f"{best[0][key] * 1e6:.2f}"]
+        if these is not None:
+            row.append(f"{statistics.median(these[key]) * 1e6:.2f}")
+        for t in range(1, len(trees)):
             seconds = best[t].get(key)
-            row[f"{names[t]} (µs)"] = round(seconds * 1e6, 2) if seconds is not None else None
-            if t > 0:
-                row[f"speed vs {Path(names[t]).name}"] = (
-                    round(seconds / best[0][key], 2) if seconds is not None else None
-                )
+            row += ["nan", "nan"] if seconds is None else [f"{seconds * 1e6:.2f}", f"{seconds / best[0][key]:.2f}"]
         cartpole = best[0].get(f"{CARTPOLE}|{how}|{n}")
-        row["vs CartPole"] = round(cartpole / best[0][key], 2) if cartpole else None
+        row.append(f"{cartpole / best[0][key]:.2f}" if cartpole else "nan")
         rows.append(row)
-    return pd.DataFrame(rows).to_markdown(index=False)
+    return markdown_table(header, rows, right=set(range(2, len(header))))
 
 
 if __name__ == "__main__":

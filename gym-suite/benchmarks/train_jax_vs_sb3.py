@@ -50,7 +50,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _machine import cpu_name, load_average  # this folder's helper (the script's folder is on sys.path)
+from _machine import cpu_name, load_average, missing  # this folder's helpers (the script's folder is on sys.path)
 
 import gym_suite
 from gym_suite.cli import key_value, non_negative_int, positive_int
@@ -389,6 +389,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="PATH", help="save every figure as JSON")
     parser.add_argument("--from-json", metavar="PATH", help="print (and --png draw) a saved run instead of training")
     args = parser.parse_args(argv)
+    # every package the run needs, asked before it trains: a run is not lost to one missing at its end
+    needed = (["matplotlib"] if args.png else []) + (
+        [] if args.from_json else ["jax", "rejax", "gymnax"] + ([] if args.skip_sb3 else ["stable_baselines3", "torch"])
+    )
+    if missing(needed):
+        parser.error(f"not installed: {', '.join(missing(needed))} (the jax and sb3 extras; --png: matplotlib)")
     if args.from_json:
         out = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
     else:

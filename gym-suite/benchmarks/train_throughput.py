@@ -48,8 +48,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
-from _machine import cpu_name, load_average, versions  # this folder's helper (the script's folder is on sys.path)
+from _machine import cpu_name, load_average, versions  # this folder's helpers (the script's folder is on sys.path)
+from _tables import markdown_table
 
 import gym_suite
 from gym_suite.cli import key_value, non_negative_int, positive_int
@@ -282,7 +282,7 @@ def _reached(points: list[dict | None]) -> str:
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:
-    return pd.DataFrame(rows, columns=header).to_markdown(index=False, disable_numparse=True)
+    return markdown_table(header, rows)
 
 
 def report(result: dict) -> str:
