@@ -272,7 +272,11 @@ def _import_pygame() -> ModuleType:
 
 def controls_text(keys: tuple[Key, ...] | None, steered: bool = False) -> list[str]:
     if steered:
-        return ["you: the blue disc; catch the red one", "click: start; the blue disc heads for the pointer", "Esc: quit"]
+        return [
+            "you: the blue disc; catch the red one",
+            "click: start; the blue disc heads for the pointer",
+            "Esc: quit",
+        ]
     if keys is None:
         return ["you: the blue disc; reach the red one", "click or drag: move the blue disc there", "Esc: quit"]
     legend = "  ".join(f"{key.shown} {key.label}" for key in keys)
