@@ -94,7 +94,9 @@ COMMAND = "python gym-suite/benchmarks/baselines.py"
 #: known where no optimum is; ``supervised``: push-v0's logistic regression on the training log.
 REFERENCES = ("random", "heuristic", "supervised", "best-known", "optimum")
 #: Trained agents, in the table's order, with their default number of training seeds.
-TRAINED = {"sb3-ppo": 5, "sb3-dqn": 5, "rllib-ppo": 5, "jax-ppo": 10}
+#: ``sb3-recurrent-ppo``: an agent with memory (an LSTM), trained on the ids whose recipe gives it a
+#: budget (example-v1, whose observation hides the position).
+TRAINED = {"sb3-ppo": 5, "sb3-dqn": 5, "rllib-ppo": 5, "jax-ppo": 10, "sb3-recurrent-ppo": 5}
 POLICIES = (*REFERENCES, *TRAINED)
 LABELS = {
     "random": "random",
@@ -106,6 +108,7 @@ LABELS = {
     "sb3-dqn": "SB3 DQN",
     "rllib-ppo": "RLlib PPO",
     "jax-ppo": "JAX PPO (rejax)",
+    "sb3-recurrent-ppo": "SB3-contrib RecurrentPPO (LSTM)",
 }
 QUICK_EPISODES = 100
 QUICK_BUDGET = 5_000
@@ -175,6 +178,8 @@ def available(env_id: str, policy: str) -> bool:
         discrete = isinstance(probe.action_space, spaces.Discrete)
         probe.close()
         return discrete
+    if policy == "sb3-recurrent-ppo":
+        return policy in recipe_for(env_id).budgets
     return True
 
 
@@ -399,6 +404,11 @@ def run_trained(
 
             model = train_sb3(env_id, policy.split("-")[1], steps, seed=seed, vec_env=vec_env)
             act, trained_steps = SB3Policy(model, name=policy), int(model.num_timesteps)
+        elif policy == "sb3-recurrent-ppo":
+            from gym_suite.training.sb3_recurrent import RecurrentPolicy, train_recurrent_ppo
+
+            model = train_recurrent_ppo(env_id, steps, seed=seed)
+            act, trained_steps = RecurrentPolicy(model, name=policy), int(model.num_timesteps)
         else:
             import shutil
 
@@ -1037,7 +1047,17 @@ def to_markdown(rows: list[Summary], machine: dict[str, Any], notes: list[str]) 
     return "\n".join(lines) + "\n"
 
 
-HEADLINE_POLICIES = ("heuristic", "supervised", "best-known", "sb3-ppo", "sb3-dqn", "rllib-ppo", "jax-ppo", "optimum")
+HEADLINE_POLICIES = (
+    "heuristic",
+    "supervised",
+    "best-known",
+    "sb3-ppo",
+    "sb3-dqn",
+    "rllib-ppo",
+    "jax-ppo",
+    "sb3-recurrent-ppo",
+    "optimum",
+)
 README_START = "<!-- baselines-headline:start -->"
 README_END = "<!-- baselines-headline:end -->"
 
@@ -1204,7 +1224,7 @@ def plot_normalized(rows: list[Summary], path: str | os.PathLike) -> None:
     fig, axes = plt.subplots(
         1, len(ids), figsize=(3.2 * len(ids), 0.5 * len(trained) + 1.6), sharey=True, squeeze=False
     )
-    colors = dict(zip(TRAINED, ("#4c72b0", "#dd8452", "#55a868", "#c44e52")))
+    colors = dict(zip(TRAINED, ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3")))
     for ax, env_id in zip(axes[0], ids):
         for y, policy in enumerate(trained):
             r = next((r for r in rows if r.env_id == env_id and r.policy == policy and r.seeds), None)
