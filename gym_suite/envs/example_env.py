@@ -222,8 +222,8 @@ greedy returns on 300 episodes seeded 100,000: 3.85 at 20k steps, 4.72 at 41k, 5
 at 82k (the optimum 5.05): it learns the task in well under 100,000 steps, the budget. JAX PPO
 (memoryless, the default recipe) at 100k steps, seeds 100-102 on 1,000 episodes seeded
 100,000: -1.33, -7.85, -1.37, and the same at 500k steps: each greedy policy is one of the 32
-memoryless maps, reached by 100k steps, and not the best one (PPO improves a stochastic policy;
-its greedy version is another map).
+memoryless maps, reached by 100k steps, and not the best one (PPO improves a stochastic policy,
+and its greedy version need not be the best map).
 
 ## Version History
 
