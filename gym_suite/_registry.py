@@ -105,6 +105,15 @@ SPECS: tuple[Spec, ...] = (
         summary="1-D hot/cold walk: find the goal in the middle of a line, moving left or right.",
     ),
     Spec(
+        "example-v1",
+        definition="gym_suite.envs.example_env:EXAMPLE_V1",
+        params="gym_suite.envs.example_env:V1",
+        class_name="ExampleV1Env",
+        max_episode_steps=24,
+        summary="The hot/cold walk, partly observed: only a noisy warmer/colder of each move; memory pays.",
+        manual="gym_suite.envs.example_env:V1_MANUAL",
+    ),
+    Spec(
         "push-v0",
         definition="gym_suite.envs.push_env:PUSH",
         params="gym_suite.envs.push_env:DEFAULTS",

@@ -74,13 +74,17 @@ def policy_function(
 
     ``"random"`` seeds ``env.action_space`` with ``action_seed(seed)`` (left as it is when
     ``seed`` is None, e.g. in an episode that carries on the seeded stream) and samples it;
-    ``"heuristic"`` is ``env.unwrapped.heuristic``; a callable is returned as it is.
+    ``"heuristic"`` is ``env.unwrapped.heuristic``; a callable is returned as it is, its
+    ``reset()`` called first where it has one (a policy with memory forgets the last episode).
     """
     if not isinstance(policy, str):
         if not callable(policy):
             raise TypeError(
                 f"policy must be a callable obs -> action or one of {list(BUILTIN_POLICIES)}, got {policy!r}"
             )
+        reset = getattr(policy, "reset", None)
+        if callable(reset):
+            reset()
         return policy
     if policy == "random":
         if seed is not None:
@@ -310,7 +314,8 @@ def evaluate(
     on ``n_jobs`` (``episodes`` is at most :data:`MAX_EPISODES`). ``policy`` is a callable
     ``observation -> action`` or a built-in name:
     ``"random"`` or ``"heuristic"`` (the environment's documented heuristic, its ``heuristic``
-    method; an environment without one raises ``ValueError``).
+    method; an environment without one raises ``ValueError``). A callable with memory (a
+    recurrent network, a belief) has a ``reset()`` method, called before each episode.
 
     A callable that also has an ``act_batch(observations) -> actions`` method (a list of
     observations in, exactly one action per observation out), as the trained agents of

@@ -5,7 +5,7 @@ by :class:`ScorePanel` with the suite's bitmap font): the id, the episode and st
 step's reward, the return so far and the controls.
 
 * Discrete ids are played with keys, one step per key press: heartpole-v0/v1 ``N`` nothing,
-  ``C`` coffee, ``B`` beer, ``S`` sleep; example-v0 ``A`` or Left, ``D`` or Right; push-v0
+  ``C`` coffee, ``B`` beer, ``S`` sleep; example-v0/v1 ``A`` or Left, ``D`` or Right; push-v0
   and push-v1 ``D`` deliver, ``H`` hold. Any other id with a ``Discrete`` action space of at most ten
   actions: the digit keys.
 * target-v0 (any id whose action is a point ``Box(2,)``): a mouse click, or a drag, moves the
@@ -83,6 +83,7 @@ KEYS: dict[str, tuple[Key, ...]] = {
     ),
     "push-v0": (Key(("d", "1"), "D", 1, "deliver"), Key(("h", "0"), "H", 0, "hold")),
 }
+KEYS["example-v1"] = KEYS["example-v0"]
 KEYS["heartpole-v1"] = KEYS["heartpole-v0"]
 KEYS["push-v1"] = KEYS["push-v0"]
 

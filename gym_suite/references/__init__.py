@@ -21,6 +21,7 @@ Each module runs as a script too (``python -m gym_suite.references.target_optimu
 
 - :mod:`gym_suite.references.heartpole_optimum`: dynamic programming over heartpole's rules, on a grid;
 - :mod:`gym_suite.references.heartpole_v1_reference`: heartpole-v1's threshold and time-aware policies;
+- :mod:`gym_suite.references.example_v1_optimum`: example-v1's dynamic program over beliefs (an exact optimum);
 - :mod:`gym_suite.references.target_optimum`: target-v1's earliest intercept (an exact optimum);
 - :mod:`gym_suite.references.push_supervised`: push-v0's Bayes-optimal policy and supervised fits;
 - :mod:`gym_suite.references.push_v1_optimum`: push-v1's online dynamic program and supervised fit.
@@ -101,6 +102,14 @@ def _table() -> dict[str, dict[str, Reference]]:
                 command="python gym-suite/analyses/optima.py",
             )
         }
+    table["example-v1"] = {
+        "optimum": Reference(
+            "optimum",
+            "example_v1_optimum:optimal_policy",
+            note="dynamic programming over beliefs, exact (Bayes-optimal): 5.05 expected",
+            command=_PYTHON + "example_v1_optimum",
+        )
+    }
     table["target-v1"] = {
         "optimum": Reference(
             "optimum",

@@ -8,11 +8,13 @@ package, and this package imports neither of them until one of those modules is 
 - :mod:`gym_suite.training.wrappers`: the training-only reward and action wrappers;
 - :mod:`gym_suite.training.sb3`: ``train_sb3``, ``SuiteVecEnv`` (the native vector env as a
   Stable-Baselines3 ``VecEnv``), the greedy ``SB3Policy``, ``save_sb3``/``load_sb3_policy``;
+- :mod:`gym_suite.training.sb3_recurrent`: ``train_recurrent_ppo`` (sb3-contrib's ``RecurrentPPO``,
+  an LSTM policy: an agent with memory) and its greedy ``RecurrentPolicy`` (``sb3`` extra);
 - :mod:`gym_suite.training.rllib`: ``rllib_config`` (a ready ``PPOConfig`` for any id), ``train_rllib``,
   ``RLlibPolicy.from_algorithm`` / ``RLlibPolicy.from_checkpoint``.
 
-Every trained policy is a callable ``observation -> action`` with a batched ``act_batch``, for
-:func:`gym_suite.evaluate`.
+Every trained policy is a callable ``observation -> action`` for :func:`gym_suite.evaluate`; the
+memoryless ones have a batched ``act_batch``, ``RecurrentPolicy`` a ``reset()`` before each episode.
 """
 
 

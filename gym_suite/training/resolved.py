@@ -16,6 +16,7 @@ from gym_suite.training.recipes import (
     TUNABLE_AGENTS,
     recipe_budget,
     recipe_for,
+    recurrent_ppo_settings,
     rllib_ppo_settings,
     sb3_settings,
     training_env_kwargs,
@@ -25,7 +26,8 @@ __all__ = ["resolved_training"]
 
 
 def resolved_training(env_id: str, agent: str, steps: int | None = None, vec_env: str = "native") -> dict[str, Any]:
-    """Everything ``agent`` (``"sb3-ppo"``, ``"sb3-dqn"``, ``"rllib-ppo"``, ``"jax-ppo"``) trains
+    """Everything ``agent`` (``"sb3-ppo"``, ``"sb3-dqn"``, ``"rllib-ppo"``, ``"jax-ppo"``,
+    ``"sb3-recurrent-ppo"``) trains
     ``env_id`` with, resolved now: the model's settings (defaults, the recipe, the tuned settings of
     :func:`~gym_suite.training.recipes.read_tuned_recipes`), the budget (``steps``, or the recipe's), the training env's
     arguments and wrappers, and the env arguments of the evaluation. Plain JSON values; its
@@ -45,6 +47,12 @@ def resolved_training(env_id: str, agent: str, steps: int | None = None, vec_env
             train_env_kwargs=training_env_kwargs(env_id, algo),
             truncation_is_terminal=recipe.truncation_is_terminal.get(algo, False),
         )
+    elif agent == "sb3-recurrent-ppo":
+        resolved.update(
+            steps=recipe_budget(env_id, agent) if steps is None else steps,
+            settings=recurrent_ppo_settings(env_id),
+            n_envs=recipe.n_envs,
+        )
     elif agent == "rllib-ppo":
         resolved.update(
             steps=recipe_budget(env_id, agent) if steps is None else steps,
@@ -56,5 +64,6 @@ def resolved_training(env_id: str, agent: str, steps: int | None = None, vec_env
 
         resolved.update(steps=ppo_budget(env_id) if steps is None else steps, settings=ppo_settings(env_id))
     else:
-        raise ValueError(f"resolved_training: agent must be one of {list(TUNABLE_AGENTS)}, got {repr(agent)[:80]}")
+        agents = [*TUNABLE_AGENTS, "sb3-recurrent-ppo"]
+        raise ValueError(f"resolved_training: agent must be one of {agents}, got {repr(agent)[:80]}")
     return json.loads(json.dumps(resolved, default=repr))
