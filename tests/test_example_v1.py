@@ -22,7 +22,6 @@ from gym_suite.envs.example_env import (
     REWARD_GOAL,
     REWARD_STEP_V1,
     V1,
-    V1_MAX_EPISODE_STEPS,
 )
 from gym_suite.references import example_v1_optimum as opt
 from gym_suite.references import reference_policy, references
@@ -32,8 +31,8 @@ TUNING_SEED = 100_000  # never the table's evaluation episodes 0 .. 999
 
 
 def test_the_registered_step_limit_is_the_optimums_horizon():
-    assert gymnasium.spec(ENV_ID).max_episode_steps == V1_MAX_EPISODE_STEPS == opt.registered_horizon()
-    assert opt.solve().horizon == V1_MAX_EPISODE_STEPS
+    assert gymnasium.spec(ENV_ID).max_episode_steps == opt.registered_horizon() == 24  # twice the line's length
+    assert opt.solve().horizon == opt.registered_horizon()
 
 
 def test_the_observation_hides_the_position_and_tells_the_move():

@@ -413,7 +413,6 @@ OBSERVATION_NAMES = ("start", "left, colder", "left, warmer", "right, colder", "
 REWARD_STEP_V1 = -1.0  # every step that does not land on the goal, whatever its direction
 V1_LF_MIN, V1_RT_MAX = 1, 12  # a line of 12 positions, the goal at 6
 V1_FLIP_PROBABILITY = 0.35  # the chance that a step's warmer/colder is heard the wrong way round
-V1_MAX_EPISODE_STEPS = 24  # registered with the spec: twice the line's length
 HEARD_STRIP_PIXELS = 8  # rgb_array: the height of the strip that shows what was heard
 HEARD_COLOURS = ((160, 160, 160), (60, 90, 200), (240, 150, 40))  # nothing yet, colder (blue), warmer (orange)
 
