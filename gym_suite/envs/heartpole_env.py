@@ -317,6 +317,8 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
     name = "heartpole"
     State = HeartPoleState
     arguments = ("heart_attack_proclivity", "expected_cost")
+    #: The JAX env's ``EnvParams`` carry the proclivity as data (``expected_cost`` chooses a rule: static).
+    data_parameters = ("heart_attack_proclivity",)
     #: Uniforms on [0, 1) drawn every step, whatever the action: alertness change, hypertension
     #: change, intoxication change, wake-up alertness, heart-attack draw (a fixed count keeps
     #: every row of a batch on the scalar env's stream).

@@ -697,6 +697,9 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
     name = "target"
     State = TargetV1State
     arguments = ("size", "radius", "target_speed", "pixels_per_unit")
+    #: The JAX env's ``EnvParams`` carry the target's speed as data (the size and the radius fix
+    #: the spaces and the start's candidates: static).
+    data_parameters = ("target_speed",)
     #: v0's start (the target, then the worker's candidates), then the direction's candidates:
     #: at most this many (``draws_at_start`` gives the count of a parameter set).
     start_draws = Target.start_draws + 2 * DIRECTION_CANDIDATES
