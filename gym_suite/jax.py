@@ -487,6 +487,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
                 raise ArgumentTypeError(f"{problem}, got an array of dtype {limit.dtype}")
             if limit.shape != ():
                 raise ValueError(f"{problem}, got an array of shape {tuple(limit.shape)}")
+            self._check_data(method, params)
             return params
         if isinstance(limit, np.ndarray) and limit.shape == () and limit.dtype.kind in "iu":
             limit = limit.item()
@@ -603,6 +604,16 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         limit = self.max_episode_steps
         data = {name: getattr(self.definition_params, name) for name in self.data_parameters}
         return self._params_class(max_steps_in_episode=NO_LIMIT if limit is None else int(limit), **data)
+
+    @property
+    def gym_observation_space(self) -> Any:  # a gymnasium Space
+        """The definition's own observation space (Gymnasium's; a ``Dict`` stays a ``Dict``)."""
+        return self._gym_observation_space
+
+    @property
+    def gym_action_space(self) -> Any:  # a gymnasium Space
+        """The definition's own action space (Gymnasium's)."""
+        return self._gym_action_space
 
     @property
     def num_actions(self) -> int:
@@ -862,8 +873,8 @@ class SuiteFuncEnv(FuncEnv[EnvState, Any, Any, jax.Array, jax.Array, Any, EnvPar
     def __init__(self, env: SuiteJaxEnv) -> None:
         self.env = env
         super().__init__()
-        self.observation_space = env._gym_observation_space
-        self.action_space = env._gym_action_space
+        self.observation_space = env.gym_observation_space
+        self.action_space = env.gym_action_space
 
     def get_default_params(self, **kwargs: Any) -> EnvParams:
         return self.env.default_params
