@@ -253,3 +253,35 @@ def test_the_functional_env_uses_the_public_methods_alone():
     source = inspect.getsource(gj.SuiteFuncEnv)
     for private in ("._draws", "._params", "._ops", "._start_draws", "._gym_"):
         assert private not in source
+
+
+def test_drawn_params_draws_each_episodes_speed_at_its_start():
+    from gym_suite.envs.target_env import pursuit
+    from gym_suite.jax_wrappers import DrawnParams
+
+    base, params = gj.make("target-v1")
+    env = DrawnParams(base, lambda k, p: p.replace(target_speed=jax.random.uniform(k, minval=0.5, maxval=2.0)))
+    n = 8
+
+    @jax.jit
+    def run(key):
+        obs, state = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(key, n), params)
+
+        def step(carry, k):
+            obs, state = carry
+            obs, state, _, terminated, truncated, _ = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
+                jax.random.split(k, n), state, pursuit(obs), params
+            )
+            inner = state.env_state.inner
+            speed = jnp.sqrt(inner.target_vx**2 + inner.target_vy**2)
+            return (obs, state), (state.params.target_speed, speed, terminated | truncated)
+
+        return jax.lax.scan(step, (obs, state), jax.random.split(key, 400))[1]
+
+    drawn, speed, done = (np.asarray(x) for x in run(jax.random.key(0)))
+    assert int(done.sum()) >= 20  # episodes ended, and the next ones drew again
+    assert len(np.unique(drawn)) == n + int(done.sum())  # one speed an episode
+    assert np.all((drawn >= 0.5) & (drawn <= 2.0))
+    np.testing.assert_allclose(speed, drawn, rtol=1e-5)  # the target moves at its episode's speed
+    with pytest.raises(TypeError, match="draw must be a function"):
+        DrawnParams(base, 1.5)
