@@ -24,6 +24,18 @@ the registry has none: heartpole-v1 and push-v0 end by their own rules);
 ``params.replace(max_steps_in_episode=N)`` changes it. An episode that the rules truncate
 (heartpole-v1's two weeks) is reported as truncated, as the step limit is.
 
+**Parameters as data**: ``params`` also carries the definition's data parameters
+(``Definition.data_parameters``: heartpole's ``heart_attack_proclivity``, target-v1's
+``target_speed``), as gymnax's envs carry theirs: ``params.replace(target_speed=2.0)``, params
+passed per call, ``jax.vmap`` over a batch of params (one compiled program for every value)::
+
+    speeds = jnp.array([0.5, 1.0, 1.5])
+    batch = jax.vmap(lambda v: params.replace(target_speed=v))(speeds)
+    obs, state = jax.vmap(env.reset)(jax.random.split(key, 3), batch)
+
+What fixes shapes, spaces or data (sizes, push's logs, a rule chosen by a flag) stays static
+configuration of the env, given to :func:`make`.
+
 Observations are the definition's, except a ``Dict`` observation (push-v0), which is flattened
 into one float vector, in the order of ``gymnasium.spaces.flatten`` (its keys in the space's
 order; a ``Discrete`` part one-hot, a ``Box`` part as its values), so that array-based trainers
@@ -70,6 +82,7 @@ off with ``GYM_SUITE_JAX_CACHE=off``. A cache directory already given to JAX
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Mapping
 from typing import Any
@@ -145,10 +158,36 @@ class EnvState(environment.EnvState):  # type: ignore[misc]  # gymnax has no typ
 
 @struct.dataclass
 class EnvParams(environment.EnvParams):  # type: ignore[misc]  # gymnax has no type hints
-    """gymnax's parameters: the step limit. The definition's parameters (the id's arguments) are
+    """gymnax's parameters: the step limit, and in an env's own subclass (the class of its
+    ``default_params``) the definition's data parameters as top-level fields
+    (``Definition.data_parameters``: heartpole's ``heart_attack_proclivity``, target-v1's
+    ``target_speed``), so that ``params.replace(target_speed=2.0)`` and ``jax.vmap`` over a batch
+    of params work as in gymnax. The other parameters (what fixes shapes, spaces or data) are
     static configuration of the env (``env.definition_params``)."""
 
     max_steps_in_episode: int = NO_LIMIT
+
+
+def _rebuilt_params(names: tuple[str, ...], values: tuple[Any, ...]) -> EnvParams:
+    """An :class:`EnvParams` of the data parameters ``names`` (what a pickle holds)."""
+    return params_class(names)(*values)
+
+
+@functools.cache
+def params_class(names: tuple[str, ...]) -> type[EnvParams]:
+    """The :class:`EnvParams` subclass whose fields are the step limit and the data parameters
+    ``names`` (``None`` in a field: the env's own value); :class:`EnvParams` itself without them."""
+    if not names:
+        return EnvParams
+
+    def __reduce__(self: EnvParams) -> tuple[Any, ...]:  # a class made here: pickled by its names
+        return _rebuilt_params, (names, tuple(getattr(self, field.name) for field in dataclasses.fields(self)))
+
+    namespace: dict[str, Any] = {"__annotations__": dict.fromkeys(names, "Any"), "__module__": __name__}
+    namespace.update(dict.fromkeys(names))
+    namespace["__reduce__"] = __reduce__
+    cls = type("EnvParams", (EnvParams,), namespace)
+    return struct.dataclass(cls)
 
 
 def _spec(env_id: str) -> Spec:
@@ -170,8 +209,6 @@ def jax_ids() -> tuple[str, ...]:
 
 def _device_params(params: Any) -> Any:
     """``params`` with its numeric numpy arrays (push-v0's log) as device arrays."""
-    import dataclasses
-
     if not dataclasses.is_dataclass(params):
         return params
     # np.array(value): a writeable copy. JAX caches the device copy of a read-only numpy array (the
@@ -190,6 +227,15 @@ def _device_params(params: Any) -> Any:
     return copy
 
 
+def _with_fields(params: Any, changes: Mapping[str, Any]) -> Any:
+    """A copy of the frozen dataclass ``params`` with ``changes`` (JAX values) in its fields, set
+    without running its ``__init__``'s checks (the values were checked as arguments)."""
+    copy = object.__new__(type(params))
+    for field in dataclasses.fields(params):
+        object.__setattr__(copy, field.name, changes.get(field.name, getattr(params, field.name)))
+    return copy
+
+
 def _int() -> Any:
     """JAX's default integer: int32, or int64 in 64-bit mode."""
     return jnp.zeros(0, dtype=int).dtype
@@ -202,8 +248,6 @@ def _x64() -> bool:
 def _check_int32(owner: str, params: Any) -> None:
     """Without 64-bit mode JAX's integers are int32: refuse parameters whose arithmetic they cannot
     hold (see ``INT32_PARAMETER_LIMIT``), naming the argument."""
-    import dataclasses
-
     if _x64() or not dataclasses.is_dataclass(params):
         return
     for field in dataclasses.fields(params):
@@ -277,9 +321,10 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
     """A gym-suite id as a gymnax ``Environment`` (made by :func:`make`).
 
     ``env.definition`` is the id's definition and ``env.definition_params`` its parameters (the
-    constructor's arguments, checked as the numpy env checks them). The state is an
-    :class:`EnvState`; :meth:`step_with_draws` is one step on given uniforms (what the
-    equivalence tests call).
+    constructor's arguments, checked as the numpy env checks them); ``env.data_parameters`` names
+    those of them that ``params`` carries as data (:meth:`rule_params` puts them in). The state
+    is an :class:`EnvState`; :meth:`step_with_draws` is one step on given uniforms (what the
+    equivalence tests call), :meth:`transition_with_draws` its next state alone.
 
     :meth:`step` and :meth:`reset` check what they are given when they are traced (once per
     compilation, nothing in the compiled step): the key (one PRNG key), ``params`` and the
@@ -310,7 +355,12 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         self._gym_observation_space = self.definition.observation_space(self.definition_params)
         self._gym_action_space = self.definition.action_space(self.definition_params)
         self._truncates = self.definition.may_truncate(self.definition_params)
-        self._start_draws = self.definition.draws_at_start(self.definition_params)
+        #: The uniforms a start takes (``definition.draws_at_start`` of the parameters).
+        self.start_draws = self.definition.draws_at_start(self.definition_params)
+        #: The definition's parameters that ``EnvParams`` carries as data (``Definition.data_parameters``).
+        self.data_parameters: tuple[str, ...] = tuple(self.definition.data_parameters)
+        self._params_class = params_class(self.data_parameters)
+        self._checked_values: set[tuple[Any, ...]] = set()
         self._types: dict[bool, Any] = {}
 
     def __repr__(self) -> str:
@@ -321,12 +371,14 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         state = dict(self.__dict__)
         state.pop("_ops", None)
         state.pop("_checkified_functions", None)
+        state.pop("_params_class", None)  # made here, found again by its names
         state["_types"] = {}
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._ops = jax_ops()
+        self._params_class = params_class(self.data_parameters)
         # the device arrays, as a new env holds them (a parameter set may pickle as numpy arrays)
         self._params = _device_params(self.definition_params)
 
@@ -435,6 +487,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
                 raise ArgumentTypeError(f"{problem}, got an array of dtype {limit.dtype}")
             if limit.shape != ():
                 raise ValueError(f"{problem}, got an array of shape {tuple(limit.shape)}")
+            self._check_data(method, params)
             return params
         if isinstance(limit, np.ndarray) and limit.shape == () and limit.dtype.kind in "iu":
             limit = limit.item()
@@ -442,7 +495,45 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
             raise ArgumentTypeError(f"{problem}, got {shown(limit)}")
         if not 1 <= limit <= largest:
             raise ValueError(f"{problem}, got {shown(limit)}")
+        self._check_data(method, params)
         return params
+
+    def _check_data(self, method: str, params: EnvParams) -> None:
+        """The data parameters of ``params``: a traced one by dtype and shape (one number: vmap
+        the step over a batch), concrete ones by the numpy env's own checks of the arguments."""
+        owner = f"{self.env_id}.{method}"
+        concrete: dict[str, Any] = {}
+        for name in self.data_parameters:
+            value = getattr(params, name, None)
+            if value is None:  # the env's own value
+                continue
+            if isinstance(value, jax.core.Tracer):
+                dtype = value.dtype
+                if jnp.issubdtype(dtype, jax.dtypes.prng_key) or np.dtype(dtype).kind not in "fiu":
+                    raise ArgumentTypeError(f"{owner}: params.{name} must be a number, got an array of dtype {dtype}")
+                if tuple(value.shape) != ():
+                    raise ValueError(
+                        f"{owner}: params.{name} must be one number, got an array of shape {tuple(value.shape)}; "
+                        f"jax.vmap env.{method} over a batch of params"
+                    )
+                continue
+            if isinstance(value, (jax.Array, np.ndarray, np.generic)):
+                array = np.asarray(value)
+                if array.shape != ():
+                    raise ValueError(
+                        f"{owner}: params.{name} must be one number, got an array of shape {array.shape}; "
+                        f"jax.vmap env.{method} over a batch of params"
+                    )
+                value = array.item()
+            concrete[name] = value
+        if not concrete:
+            return
+        key = tuple((name, type(value), value) for name, value in concrete.items())
+        if key in self._checked_values:
+            return
+        self.definition.make_params(self.definition_params, owner, **concrete)  # the numpy env's checks
+        if len(self._checked_values) < 1024:
+            self._checked_values.add(key)
 
     def _value_message(self) -> str:
         """The message of an action value out of the space, a ``checkify`` format (``{}``: the value)."""
@@ -511,7 +602,18 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
     @property
     def default_params(self) -> EnvParams:
         limit = self.max_episode_steps
-        return EnvParams(max_steps_in_episode=NO_LIMIT if limit is None else int(limit))
+        data = {name: getattr(self.definition_params, name) for name in self.data_parameters}
+        return self._params_class(max_steps_in_episode=NO_LIMIT if limit is None else int(limit), **data)
+
+    @property
+    def gym_observation_space(self) -> Any:  # a gymnasium Space
+        """The definition's own observation space (Gymnasium's; a ``Dict`` stays a ``Dict``)."""
+        return self._gym_observation_space
+
+    @property
+    def gym_action_space(self) -> Any:  # a gymnasium Space
+        """The definition's own action space (Gymnasium's)."""
+        return self._gym_action_space
 
     @property
     def num_actions(self) -> int:
@@ -524,10 +626,48 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         return _gymnax_space(self._gym_action_space)
 
     def observation_space(self, params: EnvParams | None = None) -> gymnax_spaces.Space:
-        return _gymnax_space(self._gym_observation_space)
+        """The observation space; with concrete ``params`` whose data parameters bound it
+        (target-v1's ``target_speed`` bounds the velocity), the space of those values."""
+        return _gymnax_space(self.definition.observation_space(self.numpy_params(params)))
+
+    def numpy_params(self, params: EnvParams | None = None) -> Any:
+        """The definition's parameters (numpy, as the numpy env holds them) with the data
+        parameters of concrete ``params`` put in and checked; ``env.definition_params`` for
+        ``None``, the default params or traced ones."""
+        if params is None or not self.data_parameters:
+            return self.definition_params
+        concrete = {}
+        for name in self.data_parameters:
+            value = getattr(params, name, None)
+            if value is None or isinstance(value, jax.core.Tracer):
+                return self.definition_params
+            concrete[name] = (
+                np.asarray(value).item() if isinstance(value, (jax.Array, np.ndarray, np.generic)) else value
+            )
+        if all(concrete[name] == getattr(self.definition_params, name) for name in concrete):
+            return self.definition_params
+        return self.definition.make_params(self.definition_params, self.env_id, **concrete)
+
+    def rule_params(self, params: EnvParams | None = None) -> Any:
+        """The definition's parameters the rules read (device arrays), with the data parameters
+        of ``params`` put in as JAX scalars of the env's float (or integer) type; traced values
+        are fine. ``None`` (or a field left ``None``): the env's own values, as constants."""
+        if params is None or not self.data_parameters:
+            return self._params
+        changes = {}
+        for name in self.data_parameters:
+            value = getattr(params, name, None)
+            if value is None:
+                continue
+            own = getattr(self.definition_params, name)
+            integer = isinstance(own, (int, np.integer)) and not isinstance(own, (bool, np.bool_))
+            changes[name] = jnp.asarray(value, dtype=_int() if integer else self._float())
+        if not changes:
+            return self._params
+        return _with_fields(self._params, changes)
 
     def reset_env(self, key: jax.Array, params: EnvParams) -> tuple[jax.Array, EnvState]:
-        state = self.initial_with_draws(self._draws(key, self._start_draws))
+        state = self.initial_with_draws(self.draws(key, self.start_draws), params)
         return self.get_obs(state, params), state
 
     def step_env(
@@ -540,70 +680,102 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
                 limit >= 1, "params.max_steps_in_episode must be a positive integer, got {}", jnp.asarray(limit)
             )
         obs, next_state, reward, terminated, _, info = self.step_with_draws(
-            state, action, self._draws(key, self.definition.step_draws)
+            state, action, self.draws(key, self.definition.step_draws), params
         )
         if not _SPLIT_STEP:  # gymnax before 1.0: one `done`, the step limit included
             terminated = terminated | self.is_truncated(next_state, params)
         return obs, next_state, reward, terminated, info
 
     def get_obs(self, state: EnvState, params: EnvParams | None = None, key: Any = None) -> jax.Array:
-        observation = self.definition.observation(state.inner, self._params, self._ops)
+        """gymnax's observation: the definition's, a ``Dict`` flattened into one float vector."""
+        observation = self.observation(state, params)
         if isinstance(self._gym_observation_space, gym_spaces.Dict):
             return _flatten(observation, self._gym_observation_space)
         return jnp.asarray(observation)
 
+    def observation(self, state: EnvState, params: EnvParams | None = None) -> Any:
+        """The definition's own observation of ``state`` (a ``Dict`` stays a dict)."""
+        return self.definition.observation(state.inner, self.rule_params(params), self._ops)
+
+    def reward(self, state: EnvState, action: Any, next_state: EnvState, params: EnvParams | None = None) -> jax.Array:
+        """The reward of the step from ``state`` to ``next_state``, in the env's float type."""
+        rules = self.rule_params(params)
+        reward = self.definition.reward(state.inner, self._action(action), next_state.inner, rules, self._ops)
+        return jnp.asarray(reward, dtype=self._float())
+
+    def state_info(self, state: EnvState, params: EnvParams | None = None) -> dict[str, Any]:
+        """The numeric ``info`` of a start."""
+        info = self.definition.state_info(state.inner, self.rule_params(params), self._ops)
+        return {key: jnp.asarray(value) for key, value in info.items() if _numeric(value)}
+
+    def transition_info(
+        self, state: EnvState, action: Any, next_state: EnvState, params: EnvParams | None = None
+    ) -> dict[str, Any]:
+        """The numeric ``info`` of the step from ``state`` to ``next_state``."""
+        rules = self.rule_params(params)
+        info = self.definition.transition_info(state.inner, self._action(action), next_state.inner, rules, self._ops)
+        return {key: jnp.asarray(value) for key, value in info.items() if _numeric(value)}
+
     def is_terminated(self, state: EnvState, params: EnvParams | None = None) -> jax.Array:
-        return jnp.asarray(self.definition.terminal(state.inner, self._params, self._ops), dtype=bool)
+        return jnp.asarray(self.definition.terminal(state.inner, self.rule_params(params), self._ops), dtype=bool)
 
     def is_terminal(self, state: EnvState, params: EnvParams | None = None) -> jax.Array:
         return self.is_terminated(state, params) | self.is_truncated(state, params or self.default_params)
 
     def is_truncated(self, state: EnvState, params: EnvParams) -> jax.Array:
         """The step limit, or the rules' own end (heartpole-v1's two weeks)."""
-        return (state.time >= params.max_steps_in_episode) | self.rules_truncation(state)  # type: ignore[no-any-return]  # gymnax's state.time is Any
+        return (state.time >= params.max_steps_in_episode) | self.rules_truncation(state, params)  # type: ignore[no-any-return]  # gymnax's state.time is Any
 
-    def rules_truncation(self, state: EnvState) -> jax.Array:
+    def rules_truncation(self, state: EnvState, params: EnvParams | None = None) -> jax.Array:
         """Whether the definition's own clock ended the episode (not the step limit)."""
         if not self._truncates:
             return jnp.asarray(False)
-        return jnp.asarray(self.definition.truncation(state.inner, self._params, self._ops), dtype=bool)
+        return jnp.asarray(self.definition.truncation(state.inner, self.rule_params(params), self._ops), dtype=bool)
 
     # The definition on given draws ----------------------------------------------------------------
 
-    def initial_with_draws(self, u: Any) -> EnvState:
-        """A fresh state from the start's uniforms."""
-        inner = self._canonical(self.definition.initial(u, self._params, self._ops))
+    def draws(self, key: jax.Array, count: int) -> Any:
+        """``count`` uniforms on [0, 1) of ``key``, in the env's float type (``()`` for none):
+        ``draws(key, env.start_draws)`` for a start, ``definition.step_draws`` for a step."""
+        return jax.random.uniform(key, (count,), dtype=self._float()) if count else ()
+
+    def initial_with_draws(self, u: Any, params: EnvParams | None = None) -> EnvState:
+        """A fresh state from the start's uniforms (``params``: the data parameters; ``None``: the env's)."""
+        inner = self._canonical(self.definition.initial(u, self.rule_params(params), self._ops))
         return EnvState(time=jnp.zeros((), _int()), inner=inner)
 
+    def transition_with_draws(self, state: EnvState, action: Any, u: Any, params: EnvParams | None = None) -> EnvState:
+        """The next state on the step's uniforms ``u`` (nothing else computed)."""
+        inner = self.definition.transition(state.inner, self._action(action), u, self.rule_params(params), self._ops)
+        return EnvState(time=state.time + 1, inner=self._canonical(inner))
+
     def step_with_draws(
-        self, state: EnvState, action: Any, u: Any
+        self, state: EnvState, action: Any, u: Any, params: EnvParams | None = None
     ) -> tuple[jax.Array, EnvState, jax.Array, jax.Array, jax.Array, dict[str, Any]]:
         """One step on the uniforms ``u``: ``(obs, next_state, reward, terminated, truncated by
-        the rules, info)``; no reset, no step limit."""
-        d, params, ops = self.definition, self._params, self._ops
+        the rules, info)``; no reset, no step limit. ``params``: the data parameters (``None``:
+        the env's own)."""
+        d, rules, ops = self.definition, self.rule_params(params), self._ops
         action = self._action(action)
-        inner = self._canonical(d.transition(state.inner, action, u, params, ops))
-        reward = jnp.asarray(d.reward(state.inner, action, inner, params, ops), dtype=self._float())
+        inner = self._canonical(d.transition(state.inner, action, u, rules, ops))
+        reward = jnp.asarray(d.reward(state.inner, action, inner, rules, ops), dtype=self._float())
         next_state = EnvState(time=state.time + 1, inner=inner)
         info = {
             key: jnp.asarray(value)
-            for key, value in d.transition_info(state.inner, action, inner, params, ops).items()
+            for key, value in d.transition_info(state.inner, action, inner, rules, ops).items()
             if _numeric(value)
         }
         return (
-            self.get_obs(next_state),
+            self.get_obs(next_state, params),
             next_state,
             reward,
-            self.is_terminated(next_state),
-            self.rules_truncation(next_state),
+            self.is_terminated(next_state, params),
+            self.rules_truncation(next_state, params),
             info,
         )
 
     def _float(self) -> Any:
         return jnp.zeros(0).dtype  # float32, or float64 under x64
-
-    def _draws(self, key: jax.Array, count: int) -> Any:
-        return jax.random.uniform(key, (count,), dtype=self._float()) if count else ()
 
     def _action(self, action: Any) -> Any:
         space = self._gym_action_space
@@ -622,14 +794,14 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         if x64 not in self._types:
             d, params, ops = self.definition, self._params, self._ops
             float_dtype = self._float()
-            start = jax.ShapeDtypeStruct((self._start_draws,), float_dtype)  # type: ignore[no-untyped-call]  # jax leaves it unannotated
+            start = jax.ShapeDtypeStruct((self.start_draws,), float_dtype)  # type: ignore[no-untyped-call]  # jax leaves it unannotated
             step = jax.ShapeDtypeStruct((d.step_draws,), float_dtype)  # type: ignore[no-untyped-call]  # jax leaves it unannotated
             action = jax.eval_shape(lambda: self.action_space().sample(jax.random.key(0)))
 
             def strong(tree: Any) -> Any:
                 return jax.tree.map(lambda t: jax.ShapeDtypeStruct(jnp.shape(t), jnp.result_type(t)), tree)  # type: ignore[no-untyped-call]  # jax leaves it unannotated
 
-            types = strong(jax.eval_shape(lambda u: d.initial(u if self._start_draws else (), params, ops), start))
+            types = strong(jax.eval_shape(lambda u: d.initial(u if self.start_draws else (), params, ops), start))
             for _ in range(2):  # the step's types, from a state of the step's types
                 types = strong(
                     jax.eval_shape(
@@ -664,7 +836,10 @@ def make(env_id: str, *, checked: bool = False, **kwargs: Any) -> tuple[SuiteJax
     ``env_id`` is a registry id (``"heartpole-v1"``; ``"gym_suite:heartpole-v1"`` and
     ``"gym_suite_jax/heartpole-v1"`` are accepted); ``kwargs`` are the id's arguments
     (``heart_attack_proclivity=0.3``), checked as the numpy env checks them. ``params`` holds the
-    registry's step limit (``max_steps_in_episode``).
+    registry's step limit (``max_steps_in_episode``) and the definition's data parameters
+    (``params.replace(heart_attack_proclivity=0.3)``: the same env with another value, without
+    compiling again); a concrete value in ``params`` is checked as the argument is, a traced one
+    by its dtype and shape.
 
     ``env.step`` and ``env.reset`` check the key, ``params`` and the action's dtype and shape when
     they are traced; under ``jit`` an action's value cannot raise (a ``Discrete`` action outside
@@ -689,45 +864,49 @@ def make(env_id: str, *, checked: bool = False, **kwargs: Any) -> tuple[SuiteJax
 # --------------------------------------------------------------------------------------------
 
 
-class SuiteFuncEnv(FuncEnv[EnvState, Any, Any, jax.Array, jax.Array, Any, Any]):
+class SuiteFuncEnv(FuncEnv[EnvState, Any, Any, jax.Array, jax.Array, Any, EnvParams]):
     """Gymnasium's ``FuncEnv`` of a :class:`SuiteJaxEnv` (the definition's own observation space;
-    the state is an :class:`EnvState`)."""
+    the state is an :class:`EnvState`), on the env's public methods. ``params`` is the env's
+    :class:`EnvParams` (its data parameters: ``env.default_params.replace(...)``); ``None``, as
+    ``FunctionalJaxEnv`` passes it, is the env's own values, compiled as constants."""
 
     def __init__(self, env: SuiteJaxEnv) -> None:
-        super().__init__()
         self.env = env
-        self.observation_space = env._gym_observation_space
-        self.action_space = env._gym_action_space
+        super().__init__()
+        self.observation_space = env.gym_observation_space
+        self.action_space = env.gym_action_space
 
-    def initial(self, rng: Any, params: Any = None) -> EnvState:
-        return self.env.initial_with_draws(self.env._draws(rng, self.env._start_draws))
+    def get_default_params(self, **kwargs: Any) -> EnvParams:
+        return self.env.default_params
 
-    def transition(self, state: EnvState, action: Any, rng: Any, params: Any = None) -> EnvState:
-        return self.env.step_with_draws(state, action, self.env._draws(rng, self.env.definition.step_draws))[1]
+    def initial(self, rng: Any, params: EnvParams | None = None) -> EnvState:
+        return self.env.initial_with_draws(self.env.draws(rng, self.env.start_draws), params)
 
-    def observation(self, state: EnvState, rng: Any, params: Any = None) -> Any:
-        return self.env.definition.observation(state.inner, self.env._params, self.env._ops)
+    def transition(self, state: EnvState, action: Any, rng: Any, params: EnvParams | None = None) -> EnvState:
+        u = self.env.draws(rng, self.env.definition.step_draws)
+        return self.env.transition_with_draws(state, action, u, params)
 
-    def reward(self, state: EnvState, action: Any, next_state: EnvState, rng: Any, params: Any = None) -> jax.Array:
-        env = self.env
-        reward = env.definition.reward(state.inner, env._action(action), next_state.inner, env._params, env._ops)
-        return jnp.asarray(reward, dtype=env._float())
+    def observation(self, state: EnvState, rng: Any, params: EnvParams | None = None) -> Any:
+        return self.env.observation(state, params)
 
-    def terminal(self, state: EnvState, rng: Any, params: Any = None) -> jax.Array:
-        return self.env.is_terminated(state)
+    def reward(
+        self, state: EnvState, action: Any, next_state: EnvState, rng: Any, params: EnvParams | None = None
+    ) -> jax.Array:
+        return self.env.reward(state, action, next_state, params)
 
-    def truncation(self, state: EnvState, params: Any = None) -> jax.Array:
-        return self.env.rules_truncation(state)
+    def terminal(self, state: EnvState, rng: Any, params: EnvParams | None = None) -> jax.Array:
+        return self.env.is_terminated(state, params)
 
-    def state_info(self, state: EnvState, params: Any = None) -> dict[str, Any]:
-        env = self.env
-        info = env.definition.state_info(state.inner, env._params, env._ops)
-        return {key: jnp.asarray(value) for key, value in info.items() if _numeric(value)}
+    def truncation(self, state: EnvState, params: EnvParams | None = None) -> jax.Array:
+        return self.env.rules_truncation(state, params)
 
-    def transition_info(self, state: EnvState, action: Any, next_state: EnvState, params: Any = None) -> dict[str, Any]:
-        env = self.env
-        info = env.definition.transition_info(state.inner, env._action(action), next_state.inner, env._params, env._ops)
-        return {key: jnp.asarray(value) for key, value in info.items() if _numeric(value)}
+    def state_info(self, state: EnvState, params: EnvParams | None = None) -> dict[str, Any]:
+        return self.env.state_info(state, params)
+
+    def transition_info(
+        self, state: EnvState, action: Any, next_state: EnvState, params: EnvParams | None = None
+    ) -> dict[str, Any]:
+        return self.env.transition_info(state, action, next_state, params)
 
     def transform(self, func: Any) -> None:
         super().transform(func)
@@ -871,18 +1050,25 @@ class JaxVectorEnv(FunctionalJaxVectorEnv[Any, Any, EnvState]):
 
 
 def _batch_step(
-    env: SuiteJaxEnv, limit: int, state: EnvState, prev_done: jax.Array, key: jax.Array, action: jax.Array
+    env: SuiteJaxEnv,
+    limit: int,
+    state: EnvState,
+    prev_done: jax.Array,
+    key: jax.Array,
+    action: jax.Array,
+    params: EnvParams | None = None,
 ) -> tuple[EnvState, jax.Array, tuple[Any, jax.Array, jax.Array, jax.Array, dict[str, Any]]]:
+    """One step of every row, next-step autoreset; ``params`` the same for every row (``None``: the env's)."""
     n = prev_done.shape[0]
     step_key, reset_key = jax.random.split(key)
     d = env.definition
-    u_step = jax.vmap(lambda k: env._draws(k, d.step_draws))(jax.random.split(step_key, n)) if d.step_draws else ()
-    draws = env._start_draws
-    u_start = jax.vmap(lambda k: env._draws(k, draws))(jax.random.split(reset_key, n)) if draws else ()
-    obs, stepped, reward, terminated, truncated, info = jax.vmap(env.step_with_draws, axis_size=n)(
-        state, action, u_step
-    )
-    fresh = jax.vmap(env.initial_with_draws, axis_size=n)(u_start)
+    u_step = jax.vmap(lambda k: env.draws(k, d.step_draws))(jax.random.split(step_key, n)) if d.step_draws else ()
+    draws = env.start_draws
+    u_start = jax.vmap(lambda k: env.draws(k, draws))(jax.random.split(reset_key, n)) if draws else ()
+    obs, stepped, reward, terminated, truncated, info = jax.vmap(
+        lambda s, a, u: env.step_with_draws(s, a, u, params), axis_size=n
+    )(state, action, u_step)
+    fresh = jax.vmap(lambda u: env.initial_with_draws(u, params), axis_size=n)(u_start)
     restart = prev_done
     next_state = jax.tree.map(lambda a, b: jnp.where(restart.reshape((n,) + (1,) * (a.ndim - 1)), a, b), fresh, stepped)
     if limit:
@@ -890,5 +1076,5 @@ def _batch_step(
     active = ~restart
     terminated, truncated = terminated & active, truncated & active
     reward = jnp.where(active, reward, 0.0)
-    observation = jax.vmap(lambda s: env.definition.observation(s.inner, env._params, env._ops))(next_state)
+    observation = jax.vmap(lambda s: env.observation(s, params))(next_state)
     return next_state, terminated | truncated, (observation, reward, terminated, truncated, info)

@@ -17,6 +17,9 @@ wrapper does not define are the wrapped env's (``env.definition``, ``env.render_
   taken in ``[low, high]`` (default ``[-1, 1]``, where Gaussian policies start), mapped to the
   env's bounds: the JAX counterpart of Gymnasium's ``gymnasium.wrappers.RescaleAction``.
 - :class:`TransformReward`: rewards ``(reward + offset) * scale``, for training.
+- :class:`DrawnParams`: domain randomization: every episode draws its data parameters
+  (``Definition.data_parameters``: heartpole's proclivity, target-v1's speed) at its start, with
+  ``draw(key, params) -> params``; the state carries the episode's params.
 
 rejax's algorithms, unchanged::
 
@@ -44,13 +47,22 @@ import gymnasium
 import jax
 import jax.numpy as jnp
 import numpy as np
+from flax import struct
 from gymnax.environments import environment
 from gymnax.environments import spaces as gymnax_spaces
 from gymnax.wrappers.purerl import GymnaxWrapper
 
 from gym_suite.envs.checks import ArgumentTypeError, check_number, shown
 
-__all__ = ["FiveValueStep", "OneHotObservation", "RescaleAction", "TransformReward", "Wrapper"]
+__all__ = [
+    "DrawnParams",
+    "DrawnParamsState",
+    "FiveValueStep",
+    "OneHotObservation",
+    "RescaleAction",
+    "TransformReward",
+    "Wrapper",
+]
 
 
 class Wrapper(environment.Environment):  # type: ignore[misc]  # gymnax has no type hints
@@ -286,3 +298,53 @@ def _bound(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
     if not np.all(np.isfinite(array)):
         raise ValueError(f"RescaleAction: low and high must be finite with low < high, got {name}={shown(value)}")
     return array
+
+
+@struct.dataclass
+class DrawnParamsState:
+    """:class:`DrawnParams`' state: the wrapped env's and the params its episode drew."""
+
+    env_state: Any
+    params: Any
+
+
+class DrawnParams(Wrapper):
+    """Domain randomization: each episode starts with data parameters drawn by ``draw(key,
+    params) -> params`` (``params``: those given to ``reset`` / ``step``, the env's default ones
+    for ``None``), and keeps them to its end; the next episode draws again. For example target-v1
+    with a target speed uniform in ``[0.5, 2]``::
+
+        env, params = gym_suite.jax.make("target-v1")
+        env = DrawnParams(env, lambda key, p: p.replace(target_speed=jax.random.uniform(key, minval=0.5, maxval=2.0)))
+
+    The state is a :class:`DrawnParamsState` (``state.params``: the episode's). The draws are
+    traced: keep them in the argument's range (the step checks them by dtype and shape only).
+    """
+
+    def __init__(self, env: Any, draw: Any) -> None:
+        super().__init__(env)
+        if not callable(draw):
+            raise ArgumentTypeError(f"DrawnParams: draw must be a function (key, params) -> params, got {shown(draw)}")
+        self._draw = draw
+
+    def _drawn(self, key: jax.Array, params: Any) -> Any:
+        base = self._env.default_params if params is None else params
+        return jax.tree.map(jnp.asarray, self._draw(key, base))  # arrays: one type whatever the draw
+
+    def reset(self, key: jax.Array, params: Any = None) -> tuple[Any, DrawnParamsState]:
+        draw_key, reset_key = jax.random.split(key)
+        drawn = self._drawn(draw_key, params)
+        obs, state = self._env.reset(reset_key, drawn)
+        return obs, DrawnParamsState(env_state=state, params=drawn)
+
+    def step(self, key: jax.Array, state: Any, action: Any, params: Any = None) -> tuple[Any, ...]:
+        step_key, reset_key = jax.random.split(key)
+        obs, env_state, reward, terminated, truncated, info = self._env.step(
+            step_key, state.env_state, action, state.params
+        )
+        done = jnp.logical_or(terminated, truncated)
+        obs_re, state_re = self.reset(reset_key, params)  # the next episode, on params drawn afresh
+        kept = DrawnParamsState(env_state=env_state, params=state.params)
+        next_state = jax.tree.map(lambda a, b: jnp.where(done, a, b), state_re, kept)
+        obs = jax.tree.map(lambda a, b: jnp.where(done, a, b), obs_re, obs)
+        return obs, next_state, reward, terminated, truncated, info

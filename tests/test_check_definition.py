@@ -195,6 +195,12 @@ class TypoArgument(Coin):
     arguments = ("flip",)
 
 
+class DataOfNoArgument(Coin):
+    """A data parameter that is not a declared argument."""
+
+    data_parameters = ("flip",)
+
+
 class BrokenMakeParams(Coin):
     """make_params breaks on the parameter set itself: nothing else can run."""
 
@@ -231,6 +237,7 @@ BROKEN = [
     (FloatOfFlips, _on("make_params", "argument", ("all",))),
     (NamelessMessage, _on("make_params", "argument", ("all",))),
     (TypoArgument, _on("arguments", "not a parameter", ("all",))),
+    (DataOfNoArgument, _on("data_parameters", "not data", ("all",))),
     (BrokenMakeParams, _on("make_params", "raised", ("all",))),
 ]
 

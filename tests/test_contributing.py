@@ -51,6 +51,17 @@ def test_the_hooks_are_the_definitions_methods():
     assert first_column_names("The hooks") == public_methods(definition.Definition)
 
 
+def test_the_guide_names_the_definitions_class_attributes():
+    set_by_the_base = {"ends", "truncates"}  # __init_subclass__ sets them
+    names = {
+        name
+        for name, value in vars(definition.Definition).items()
+        if not name.startswith("_") and not callable(value) and name not in set_by_the_base
+    } | set(definition.Definition.__annotations__) - set_by_the_base
+    missing = {name for name in names if f"`{name}`" not in section("Adding an environment")}
+    assert not missing, f"docs/contributing.md does not name the Definition attributes {sorted(missing)}"
+
+
 def test_the_ops_functions_are_the_ops_namespace():
     expected = {name for name, _ in inspect.getmembers(definition.Ops, callable) if not name.startswith("_")}
     assert first_column_names("The ops functions") == expected

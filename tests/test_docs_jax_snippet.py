@@ -28,3 +28,22 @@ def test_jax_page_rollout_runs():
     mean_reward = float(out.stdout.strip().splitlines()[-1])
     # a random policy on heartpole-v1: the half-hour's work less the attacks' expected cost
     assert math.isfinite(mean_reward) and -50.0 < mean_reward < 5.0
+
+
+def test_jax_page_parameters_as_data_runs():
+    out = subprocess.run(
+        [sys.executable, "-c", page_block("jax-params-snippet")], capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.strip().splitlines()
+    speeds, caught, episodes = [], [], []
+    for line in lines:
+        match = re.match(r"target_speed ([\d.]+): (\d+) of (\d+) episodes caught, \d+ steps an episode", line)
+        assert match, line
+        speeds.append(float(match[1]))
+        caught.append(int(match[2]))
+        episodes.append(int(match[3]))
+    assert speeds == [0.25, 0.5, 1.0, 1.5, 2.0]
+    # pursuit catches every target slower than the worker; faster ones take longer, some escape
+    assert caught[0] == episodes[0] and caught[1] == episodes[1]
+    assert episodes == sorted(episodes, reverse=True) and episodes[-1] < episodes[0]

@@ -82,6 +82,7 @@ PROBLEMS: dict[str, str] = {
     "would change the environment)",
     "disagree": "two backends give different values on the same state and draws",
     "not a parameter": "a name in arguments that the parameters dataclass has no field of",
+    "not data": "a name in data_parameters that is not a declared argument holding a number",
     "argument": "a value of a declared argument that make_params refused with another error than ValueError / "
     "TypeError naming the argument, or accepted and then the start or first step broke on",
 }
@@ -1145,6 +1146,18 @@ def _check_arguments(d: Definition[Any, Any], base: Any, params: Any, owner: str
             "not a parameter",
             f"{shown(name)} is declared in arguments, but {type(base).__name__} has no field of that name "
             f"(its fields: {', '.join(fields)})",
+            shown(name),
+        )
+    for name in d.data_parameters:
+        value = getattr(params, name, None) if isinstance(name, str) else None
+        if name in names and isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+            continue
+        report.add(
+            "data_parameters",
+            "all",
+            "not data",
+            f"{shown(name)} is declared in data_parameters, but it is not a declared argument holding a number "
+            f"(the arguments: {', '.join(map(str, d.arguments)) or 'none'})",
             shown(name),
         )
     if _first_steps(d, params) is not None:

@@ -17,6 +17,9 @@ Gymnasium's functional environments (``gymnasium.experimental.functional.FuncEnv
 ``state_info`` / ``transition_info``               the info of a start / of a step
 ``heuristic(observation, params, ops)``            the documented simple policy
 ``render_ansi`` / ``render_rgb(state, params)``    the pictures of one state (numpy only)
+``data_parameters`` (a class attribute)            the parameters JAX may trace: the fields the
+                                                   rules use only in arithmetic, which the JAX
+                                                   env's ``EnvParams`` carries as data
 =================================================  ===========================================
 
 The state is a ``NamedTuple`` of quantities: Python numbers for one environment, arrays over the
@@ -30,7 +33,14 @@ speed), :data:`NUMPY` for numpy arrays (the native vector env) and :func:`jax_op
 ``jax.numpy`` under ``jit`` (imported only when asked for). A rule never asks which backend it
 runs on: where the backends differ (a name, a column, a copy), an ``ops`` function says what to
 do on each. A rule that branches on data calls :meth:`Ops.where`; a branch on a parameter is an
-ordinary ``if`` (parameters are static configuration).
+ordinary ``if`` (parameters are static configuration), except on a data parameter.
+
+``data_parameters`` names the numeric fields of the parameters that the rules use only in
+arithmetic (never in a Python ``if``, never for a shape, a space's size or bounds, nor to derive
+another field in ``make_params``), each an argument of the same name. The JAX env
+(``gym_suite.jax``) carries them in its ``EnvParams`` as data: ``params.replace(name=value)``,
+``jax.vmap`` over a batch of them, one compiled program for every value; under ``jit`` the rules
+see them as traced scalars. Every other parameter stays static configuration of the env.
 """
 
 from __future__ import annotations
@@ -644,8 +654,9 @@ class Definition(Generic[StateT, ParamsT]):
     ``NamedTuple`` of quantities), ``start_draws`` and ``step_draws`` (uniforms per start and per
     step; override :meth:`draws_at_start` where a start's count depends on the parameters),
     ``render_modes`` and ``human`` (``"ansi"``: human mode prints the text; ``"rgb"``: it shows
-    the picture in a pygame window), ``arguments`` (the parameters a user may set) and
-    ``env_attributes`` (extra attributes of the envs). Every rule takes ``ops``, an :class:`Ops`:
+    the picture in a pygame window), ``arguments`` (the parameters a user may set),
+    ``data_parameters`` (those of them the JAX env carries as data) and ``env_attributes``
+    (extra attributes of the envs). Every rule takes ``ops``, an :class:`Ops`:
     it runs unchanged on Python numbers, numpy arrays and ``jax.numpy``.
     """
 
@@ -659,6 +670,9 @@ class Definition(Generic[StateT, ParamsT]):
     """The uniforms on [0, 1) every step takes, whatever the action."""
     arguments: ClassVar[tuple[str, ...]] = ()
     """The parameters a user may set, in the order of the env's typed constructor."""
+    data_parameters: ClassVar[tuple[str, ...]] = ()
+    """The arguments the rules use only in arithmetic (numbers: never in an ``if``, a shape, a
+    space or a derived field), which the JAX env carries as data in its ``EnvParams``."""
     env_attributes: ClassVar[Mapping[str, Any]] = MappingProxyType({})
     """Attributes the env classes get besides the state's quantities and the parameters (a
     constant, or a ``property`` of the env: ``env.state`` and ``env.params`` are there)."""

@@ -79,6 +79,10 @@ keeps working without drinks (see :meth:`HeartPole.heuristic`).
 | `expected_cost` | False | subtract 100 x the step's attack probability instead of 100 per drawn attack (the same expected return, less spread: for training) |
 | `render_mode` | None | `"ansi"` (the step's log), `"human"` (prints it) or `"rgb_array"` (a dashboard) |
 
+On JAX (``gym_suite.jax.make``) ``heart_attack_proclivity`` is data in ``params``
+(``params.replace(heart_attack_proclivity=0.3)``, ``jax.vmap`` over a batch of params);
+``expected_cost`` chooses the reward's rule, so it stays static (an argument of ``make``).
+
 The state is ``env.unwrapped.state`` (a :class:`HeartPoleState`: the six quantities and the
 last step's record) and ``env.unwrapped.np_random``: restoring both (and TimeLimit's step count)
 replays the same future.
@@ -166,6 +170,8 @@ never sleeping costs hundreds of thousands.
 | `heart_attack_proclivity` | 0.5 | scales the heart-attack probability, in [0, 1] |
 | `expected_cost` | True | subtract 100 x the attack probability (False: 100 per drawn attack) |
 | `render_mode` | None | `"ansi"` (the step's log), `"human"` (prints it) or `"rgb_array"` (a dashboard) |
+
+On JAX ``heart_attack_proclivity`` is data in ``params``; ``expected_cost`` stays static, as in v0.
 
 ```python
 >>> import gymnasium as gym
@@ -317,6 +323,8 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
     name = "heartpole"
     State = HeartPoleState
     arguments = ("heart_attack_proclivity", "expected_cost")
+    #: The JAX env's ``EnvParams`` carry the proclivity as data (``expected_cost`` chooses a rule: static).
+    data_parameters = ("heart_attack_proclivity",)
     #: Uniforms on [0, 1) drawn every step, whatever the action: alertness change, hypertension
     #: change, intoxication change, wake-up alertness, heart-attack draw (a fixed count keeps
     #: every row of a batch on the scalar env's stream).

@@ -154,6 +154,9 @@ arguments, the log (``env.log``) and the read-only arrays the rules index.
 | `vocabularies` | None | vocabularies of some of `app`, `category`, `location`, `ringer_mode` replacing the fixed ones (changes the observation space) |
 | `render_mode` | None | `"ansi"`, `"human"` (text) or `"rgb_array"` (a card, 96x192) |
 
+On JAX (``gym_suite.jax.make``) every argument stays static: ``episode_length`` sets the
+windows and the others name the log (the data).
+
 ```python
 >>> import gymnasium as gym
 >>> env = gym.make("gym_suite:push-v0", render_mode="ansi")

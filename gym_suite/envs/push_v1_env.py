@@ -104,6 +104,9 @@ ended. ``render_mode="ansi"`` gives the same in words.
 | `vocabularies` | None | as push-v0's (changes the observation space) |
 | `render_mode` | None | `"ansi"`, `"human"` (text) or `"rgb_array"` (push-v0's card, 96x192) |
 
+On JAX (``gym_suite.jax.make``) every argument stays static: ``daily_budget`` bounds the
+observation, ``expected_opens`` chooses the reward's rule and the others name the log (the data).
+
 **Why a budget of 2.** Computed exactly on every user-day of the bundled logs (``python -m
 gym_suite.references.push_v1_optimum``: expected opens per user-day on the test log; random
 delivers with probability 1/2, the optimum is defined below, the heuristic normalized is

@@ -82,6 +82,9 @@ TimeLimit's step count) replays the same future.
 | `pixels_per_unit` | None | pixels per field unit of `rgb_array`/`human` pictures, a number with `1 <= size * pixels_per_unit <= 4096` (the picture's side); None: 8 (400 x 400 by default), or a 4096-pixel picture for fields over 512 units |
 | `render_mode` | None | `"ansi"` (coordinates and distance), `"human"` (a pygame window, needs `gym-suite[render]`) or `"rgb_array"` |
 
+On JAX (``gym_suite.jax.make``) every argument stays static: ``size`` bounds the spaces,
+``radius`` sets the start's candidate count and ``target`` chooses a fixed or a drawn target.
+
 Pictures use screen coordinates: x grows to the right, y downward.
 
 ```python
@@ -245,6 +248,11 @@ velocity, their distance and the last reward) and ``env.unwrapped.np_random``: r
 | `target_speed` | 1.5 | the target's speed in field units a step (the worker's top speed is 1), in `[0, size - 2 * radius]` |
 | `pixels_per_unit` | None | pixels per field unit of `rgb_array`/`human` pictures, a number with `1 <= size * pixels_per_unit <= 4096`; None: 8 (400 x 400 by default) |
 | `render_mode` | None | `"ansi"` (coordinates, distance and the target's velocity), `"human"` (a pygame window, needs `gym-suite[render]`) or `"rgb_array"` |
+
+On JAX (``gym_suite.jax.make``) ``target_speed`` is data in ``params``
+(``params.replace(target_speed=2.0)``, ``jax.vmap`` over a batch of params;
+``env.observation_space(params)`` bounds the velocity by it); ``size`` and ``radius`` bound the
+spaces and set the start's candidate count, so they stay static (arguments of ``make``).
 
 Pictures use screen coordinates: x grows to the right, y downward.
 
@@ -697,6 +705,9 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
     name = "target"
     State = TargetV1State
     arguments = ("size", "radius", "target_speed", "pixels_per_unit")
+    #: The JAX env's ``EnvParams`` carry the target's speed as data (the size and the radius fix
+    #: the spaces and the start's candidates: static).
+    data_parameters = ("target_speed",)
     #: v0's start (the target, then the worker's candidates), then the direction's candidates:
     #: at most this many (``draws_at_start`` gives the count of a parameter set).
     start_draws = Target.start_draws + 2 * DIRECTION_CANDIDATES

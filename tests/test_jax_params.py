@@ -1,0 +1,287 @@
+"""Parameters as data in the JAX env: the definition's data parameters travel in ``EnvParams``.
+
+For every id with data parameters: ``jax.vmap(env.step, in_axes=(0, 0, 0, 0))`` over a batch of
+params with different values runs, and each row is the numpy rules' step with the parameters the
+numpy env makes of those values as arguments, on the same draws (float32 and 64-bit mode);
+``params.replace`` changes the result as the argument does; a bad concrete value is refused with
+the numpy env's message; the default params give exactly the results of the env's own constants.
+"""
+
+from __future__ import annotations
+
+import inspect
+import pickle
+
+import gymnasium
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+pytest.importorskip("gymnax")
+
+import jax.numpy as jnp  # noqa: E402
+
+import gym_suite  # noqa: E402, F401  (registers the ids)
+import gym_suite.jax as gj  # noqa: E402
+from gym_suite._registry import find, load  # noqa: E402
+from gym_suite.envs.definition import SCALAR  # noqa: E402
+
+#: Values of each data parameter to batch over (all allowed by the numpy env's checks).
+VALUES = {
+    "heart_attack_proclivity": (0.0, 0.3, 0.9, 1.0),
+    "target_speed": (0.0, 0.7, 1.5, 3.0),
+}
+#: A value the numpy env refuses, per data parameter.
+BAD = {"heart_attack_proclivity": 1.5, "target_speed": -1.0}
+
+DATA_IDS = [i for i in gj.jax_ids() if gj.make(i)[0].data_parameters]
+
+
+def test_the_ids_with_data_parameters():
+    assert set(DATA_IDS) == {"heartpole-v0", "heartpole-v1", "target-v1"}
+    for env_id in gj.jax_ids():
+        env, params = gj.make(env_id)
+        assert isinstance(params, gj.EnvParams)
+        for name in env.data_parameters:  # a data parameter is an argument and a field of the params
+            assert name in env.definition.arguments and hasattr(env.definition_params, name)
+            assert getattr(params, name) == getattr(env.definition_params, name)
+
+
+def _numpy_params(env_id, **arguments):
+    """The parameters the numpy env makes of ``arguments`` (its constructor's route)."""
+    spec = find(env_id)
+    d = load(spec.definition)
+    return d.make_params(load(spec.params), spec.class_name, **arguments)
+
+
+def _batch(params, name, values):
+    return jax.vmap(lambda v: params.replace(**{name: v}))(jnp.asarray(values))
+
+
+def _row(tree, i):
+    inner = tree.inner
+    return type(inner)(*(np.asarray(q)[i].item() for q in inner))
+
+
+def _actions(env, rng, n):
+    space = env.gym_action_space
+    if isinstance(space, gymnasium.spaces.Discrete):
+        return rng.integers(0, int(space.n), size=n)
+    return rng.uniform(-1.5, 1.5, size=(n, *space.shape)).astype(np.float32)
+
+
+def _close(what, got, want, rtol, scale):
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    same = (np.abs(got - want) <= rtol * scale) | (np.isnan(got) & np.isnan(want))
+    assert np.all(same), f"{what}: {got} != {want}"
+
+
+def _scale(*rows):
+    values = [abs(float(q)) for r in rows for q in r if isinstance(q, float) and np.isfinite(q)]
+    return 1.0 + max(values, default=0.0)
+
+
+def _check_batched_steps(env_id, rtol, steps=12):
+    env, params = gj.make(env_id)
+    d = env.definition
+    for name in env.data_parameters:
+        values = VALUES[name]
+        n = len(values)
+        batch = _batch(params, name, values)
+        want_params = [_numpy_params(env_id, **{name: v}) for v in values]
+        keys = jax.random.split(jax.random.key(3), n)
+        reset = jax.jit(jax.vmap(env.reset))
+        step = jax.jit(jax.vmap(env.step, in_axes=(0, 0, 0, 0)))
+        obs, state = reset(keys, batch)
+        for i, p in enumerate(want_params):  # the start: reset_env draws from the key itself
+            u = [float(x) for x in np.asarray(env.draws(keys[i], env.start_draws))]
+            want = d.initial(u, p, SCALAR)
+            for field, got_q, want_q in zip(want._fields, _row(state, i), want):
+                _close(f"{env_id} {name}={values[i]} start {field}", got_q, want_q, rtol, _scale(want))
+        rng = np.random.default_rng(0)
+        for _ in range(steps):
+            keys = jax.random.split(jax.random.fold_in(keys[0], 1), n)
+            actions = _actions(env, rng, n)
+            rows = [_row(state, i) for i in range(n)]
+            obs, state, reward, terminated, truncated, info = step(keys, state, jnp.asarray(actions), batch)
+            for i, p in enumerate(want_params):
+                u = [float(x) for x in np.asarray(env.draws(jax.random.split(keys[i])[0], d.step_draws))]
+                action = d.check_action(actions[i], env.gym_action_space, p)
+                next_row = d.transition(rows[i], action, u, p, SCALAR)
+                scale = _scale(rows[i], next_row)
+                what = f"{env_id} {name}={values[i]}"
+                _close(f"{what} reward", reward[i], d.reward(rows[i], action, next_row, p, SCALAR), rtol, scale)
+                assert bool(terminated[i]) == bool(d.terminal(next_row, p, SCALAR)), what
+                want_obs = np.asarray(d.observation(next_row, p, SCALAR), np.float32)
+                _close(f"{what} observation", info["final_observation"][i], want_obs, rtol, scale)
+    return env
+
+
+@pytest.mark.parametrize("env_id", DATA_IDS)
+def test_vmap_over_params_is_the_numpy_env_row_by_row(env_id):
+    _check_batched_steps(env_id, 1e-5)
+
+
+@pytest.mark.parametrize("env_id", DATA_IDS)
+def test_vmap_over_params_in_64_bits(env_id):
+    with jax.enable_x64(True):
+        _check_batched_steps(env_id, 1e-12, steps=6)
+
+
+@pytest.mark.parametrize("env_id", DATA_IDS)
+def test_replace_changes_the_result_as_the_argument_does(env_id):
+    env, params = gj.make(env_id)
+    d = env.definition
+    name = env.data_parameters[0]
+    value = VALUES[name][2] if VALUES[name][2] != getattr(params, name) else VALUES[name][1]
+    changed = params.replace(**{name: value})
+    assert getattr(changed, name) == value and isinstance(changed, gj.EnvParams)
+    p = _numpy_params(env_id, **{name: value})
+    # the numpy env made with the argument holds the same parameters
+    numpy_env = gymnasium.make(f"gym_suite:{env_id}", **{name: value})
+    assert getattr(numpy_env.unwrapped.params, name) == value
+    u_start = np.random.default_rng(5).random(env.start_draws)
+    u_step = np.random.default_rng(6).random(d.step_draws)
+    action = _actions(env, np.random.default_rng(7), 1)[0]
+    with jax.enable_x64(True):
+        env64, _ = gj.make(env_id)
+        run = jax.jit(
+            lambda q: env64.step_with_draws(
+                env64.initial_with_draws(jnp.asarray(u_start) if env64.start_draws else (), q),
+                jnp.asarray(action),
+                jnp.asarray(u_step),
+                q,
+            )
+        )
+        got = run(changed)
+        default = run(params)
+    start = d.initial(list(u_start), p, SCALAR)
+    checked = d.check_action(action, env.gym_action_space, p)
+    want = d.transition(start, checked, list(u_step), p, SCALAR)
+    scale = _scale(start, want)
+    for field, got_q, want_q in zip(want._fields, got[1].inner, want):
+        _close(f"{env_id} {name}={value} {field}", got_q, want_q, 1e-12, scale)
+    _close(f"{env_id} reward", got[2], d.reward(start, checked, want, p, SCALAR), 1e-12, scale)
+    differs = [not np.array_equal(a, b) for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(default))]
+    assert any(differs), f"{env_id}: {name}={value} changed nothing"
+
+
+@pytest.mark.parametrize("env_id", DATA_IDS)
+def test_a_bad_concrete_value_is_refused_with_the_numpy_envs_message(env_id):
+    env, params = gj.make(env_id)
+    key = jax.random.key(0)
+    _, state = env.reset(key, params)
+    action = jnp.asarray(_actions(env, np.random.default_rng(0), 1)[0])
+    for name in env.data_parameters:
+        with pytest.raises(ValueError) as numpy_error:
+            gymnasium.make(f"gym_suite:{env_id}", **{name: BAD[name]})
+        for bad in (BAD[name], np.float32(BAD[name]), jnp.asarray(BAD[name])):
+            with pytest.raises(ValueError, match=name) as jax_error:
+                env.step(key, state, action, params.replace(**{name: bad}))
+            assert str(jax_error.value).split(": ", 1)[1] == str(numpy_error.value).split(": ", 1)[1]
+            assert str(jax_error.value).startswith(f"{env_id}.step: ")
+        with pytest.raises(ValueError, match=name):
+            env.reset(key, params.replace(**{name: BAD[name]}))
+        with pytest.raises(TypeError, match=name):
+            env.reset(key, params.replace(**{name: "fast"}))
+        with pytest.raises(TypeError, match=name):
+            env.reset(key, params.replace(**{name: True}))
+        with pytest.raises(ValueError, match="jax.vmap"):  # a batch without vmap
+            env.reset(key, params.replace(**{name: jnp.asarray(VALUES[name][:2])}))
+        with pytest.raises(ValueError, match="jax.vmap"):  # traced: checked by shape
+            jax.jit(env.reset)(key, params.replace(**{name: jnp.asarray(VALUES[name][:2])}))
+        with pytest.raises(TypeError, match=name):  # traced: checked by dtype
+            jax.jit(env.reset)(key, params.replace(**{name: jnp.asarray(True)}))
+
+
+@pytest.mark.parametrize("env_id", gj.jax_ids())
+def test_default_params_give_exactly_the_envs_own_constants(env_id):
+    """The default params, traced, give the bits of the rules on the env's own values (``None``)."""
+    env, params = gj.make(env_id)
+    n = 16
+    rng = np.random.default_rng(1)
+    u_start = jnp.asarray(rng.random((n, env.start_draws)), env._float()) if env.start_draws else ()
+    u_step = jnp.asarray(rng.random((n, env.definition.step_draws)), env._float())
+    actions = jnp.asarray(_actions(env, rng, n))
+
+    def run(q):
+        start = jax.vmap(lambda u: env.initial_with_draws(u, q), axis_size=n)(u_start)
+        return jax.vmap(lambda s, a, u: env.step_with_draws(s, a, u if env.definition.step_draws else (), q))(
+            start, actions, u_step
+        )
+
+    got, own = jax.jit(run)(params), jax.jit(lambda: run(None))()
+    for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(own)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+@pytest.mark.parametrize("env_id", DATA_IDS)
+def test_params_pickle_and_bound_the_observation_space(env_id):
+    env, params = gj.make(env_id)
+    name = env.data_parameters[0]
+    changed = params.replace(**{name: VALUES[name][1]})
+    clone = pickle.loads(pickle.dumps(changed))
+    assert clone == changed and type(clone) is type(changed)
+    assert env.numpy_params(changed) == _numpy_params(env_id, **{name: VALUES[name][1]})
+    assert env.numpy_params(params) is env.definition_params
+    if env_id == "target-v1":  # the speed bounds the velocity
+        assert float(env.observation_space(params.replace(target_speed=2.0)).high[-1]) == 2.0
+        assert float(env.observation_space(params).high[-1]) == 1.5
+
+
+@pytest.mark.parametrize("env_id", DATA_IDS)
+def test_the_functional_env_takes_params(env_id):
+    env, params = gj.make(env_id)
+    name = env.data_parameters[0]
+    changed = params.replace(**{name: VALUES[name][1]})
+    func = gj.SuiteFuncEnv(env)
+    assert func.default_params == params
+    key = jax.random.key(2)
+    state = func.initial(key, changed)
+    want_start = env.initial_with_draws(env.draws(key, env.start_draws), changed)
+    for a, b in zip(jax.tree.leaves(state), jax.tree.leaves(want_start)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    action = jnp.asarray(_actions(env, np.random.default_rng(0), 1)[0])
+    next_state = func.transition(state, action, key, changed)
+    want = env.step_with_draws(state, action, env.draws(key, env.definition.step_draws), changed)
+    for a, b in zip(jax.tree.leaves(next_state), jax.tree.leaves(want[1])):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    np.testing.assert_array_equal(np.asarray(func.reward(state, action, next_state, key, changed)), want[2])
+
+
+def test_the_functional_env_uses_the_public_methods_alone():
+    source = inspect.getsource(gj.SuiteFuncEnv)
+    for private in ("._draws", "._params", "._ops", "._start_draws", "._gym_"):
+        assert private not in source
+
+
+def test_drawn_params_draws_each_episodes_speed_at_its_start():
+    from gym_suite.envs.target_env import pursuit
+    from gym_suite.jax_wrappers import DrawnParams
+
+    base, params = gj.make("target-v1")
+    env = DrawnParams(base, lambda k, p: p.replace(target_speed=jax.random.uniform(k, minval=0.5, maxval=2.0)))
+    n = 8
+
+    @jax.jit
+    def run(key):
+        obs, state = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(key, n), params)
+
+        def step(carry, k):
+            obs, state = carry
+            obs, state, _, terminated, truncated, _ = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
+                jax.random.split(k, n), state, pursuit(obs), params
+            )
+            inner = state.env_state.inner
+            speed = jnp.sqrt(inner.target_vx**2 + inner.target_vy**2)
+            return (obs, state), (state.params.target_speed, speed, terminated | truncated)
+
+        return jax.lax.scan(step, (obs, state), jax.random.split(key, 400))[1]
+
+    drawn, speed, done = (np.asarray(x) for x in run(jax.random.key(0)))
+    assert int(done.sum()) >= 20  # episodes ended, and the next ones drew again
+    assert len(np.unique(drawn)) == n + int(done.sum())  # one speed an episode
+    assert np.all((drawn >= 0.5) & (drawn <= 2.0))
+    np.testing.assert_allclose(speed, drawn, rtol=1e-5)  # the target moves at its episode's speed
+    with pytest.raises(TypeError, match="draw must be a function"):
+        DrawnParams(base, 1.5)
