@@ -91,10 +91,12 @@ def doc_pages() -> list[Path]:
 
 
 def markdown_problems(text: str) -> list[str]:
-    """What is wrong with a page's Markdown: no ``# `` title first, a fence left open, Markdown
+    """What is wrong with a page's Markdown: no ``# `` title first (after any front matter), a fence left open, Markdown
     structure inside a fenced code block, or code (``import ...``) outside one."""
     problems = []
     lines = text.splitlines()
+    if lines and lines[0] == "---" and "---" in lines[1:]:  # MkDocs' front matter (hide: ...) comes first
+        lines = lines[lines.index("---", 1) + 1 :]
     first = next((line for line in lines if line.strip()), "")
     if not (first.startswith("# ") or first.startswith('--8<-- "')):  # a snippet page takes its file's title
         problems.append(f"the first line is not a '# ' title: {first[:60]!r}")
