@@ -18,17 +18,12 @@ terminal for the learner, since time_elapsed is in the observation (no bootstrap
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 
 import numpy as np
 
 from gym_suite.cli import key_value
-from gym_suite.training.sb3 import SB3Policy, save_sb3, train_sb3
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from heartpole_v1_reference import (  # noqa: E402
+from gym_suite.references.heartpole_v1_reference import (
     HEADER,
     THRESHOLD_NAMES,
     episode_uniforms,
@@ -38,6 +33,7 @@ from heartpole_v1_reference import (  # noqa: E402
     search_thresholds,
     threshold_policy,
 )
+from gym_suite.training.sb3 import SB3Policy, save_sb3, train_sb3
 
 ENV_ID = "heartpole-v1"
 

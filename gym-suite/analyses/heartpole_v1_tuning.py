@@ -18,14 +18,12 @@ paired difference from the recipe's policy of the same training seed on the same
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from heartpole_v1_reference import episode_uniforms, play  # noqa: E402
+from gym_suite.references.heartpole_v1_reference import episode_uniforms, play
 
 ENV_ID = "heartpole-v1"
 TUNING_SEED = 100_000  # the tuning episodes' first seed; the evaluation episodes are 0 .. 999
