@@ -3,6 +3,7 @@ heuristic against it, and one long episode on Python floats, numpy and JAX."""
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import sys
 
@@ -276,7 +277,16 @@ def _jax_ops_or_skip():
     return jax_ops()
 
 
-@pytest.mark.parametrize("backend", ["scalar", "numpy", "jax"])
+@pytest.mark.parametrize(
+    "backend",
+    [
+        "scalar",
+        "numpy",
+        pytest.param(
+            "jax", marks=pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="needs the jax extra")
+        ),
+    ],
+)
 @settings(max_examples=200, deadline=None)
 @given(x=COMPONENT, y=COMPONENT)
 def test_steer_scales_any_finite_action_to_at_most_length_one(backend, x, y):
@@ -287,10 +297,11 @@ def test_steer_scales_any_finite_action_to_at_most_length_one(backend, x, y):
         vx, vy = (v[0].item() for v in steer(np.array([x, 0.25]), np.array([y, -0.5]), NUMPY))  # a batch of 2
         dtype, rel = np.float64, 1e-15
     else:
+        ops = _jax_ops_or_skip()  # before jax is imported: skipped without the jax extra
         import jax.numpy as jnp
 
         with np.errstate(over="ignore"):
-            vx, vy = (float(v) for v in steer(jnp.float32(x), jnp.float32(y), _jax_ops_or_skip()))
+            vx, vy = (float(v) for v in steer(jnp.float32(x), jnp.float32(y), ops))
         dtype, rel = np.float32, 1e-6  # XLA flushes subnormals (below 1.2e-38) to 0
     tiny = 1e-300 if dtype == np.float64 else 2e-38
     ex, ey = expected_velocity(x, y, dtype)
@@ -314,9 +325,9 @@ def test_steer_keeps_the_bits_of_an_action_within_the_box():
 
 
 def test_an_infinite_component_under_jax_is_the_direction_limit():
+    ops = _jax_ops_or_skip()  # before jax is imported: skipped without the jax extra
     import jax.numpy as jnp
 
-    ops = _jax_ops_or_skip()
     for (x, y), expected in [
         ((math.inf, 5.0), (1.0, 0.0)),
         ((-math.inf, 3e38), (-1.0, 0.0)),
