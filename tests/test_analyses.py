@@ -130,7 +130,7 @@ def test_best_known_policy_beats_the_previous_one_on_evaluation_episodes():
     old = reference.play(reference.threshold_policy(*reference.BEST_THRESHOLDS), seeds, uniforms)["return"]
     diff = new - old
     assert diff.mean() > 5 * diff.std(ddof=1) / np.sqrt(len(diff)), (new.mean(), old.mean())
-    optimum_v1 = 459.27  # the DP policy on evaluation seeds 0-999 (heartpole_optimum.py): not beaten by much
+    optimum_v1 = 460.03  # the 0.07-grid DP policy on evaluation seeds 0-999 (heartpole_optimum.py): not beaten by much
     assert new.mean() < optimum_v1 + 5, new.mean()
 
 

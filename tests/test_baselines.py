@@ -96,11 +96,11 @@ def test_iqm_and_its_interval_are_rliables(baselines):
 
 def test_summary_keeps_a_diverged_seed_and_normalizes_by_the_optimum(baselines):
     runs = [
-        run("heartpole-v1", "random", None, -60.0),
-        run("heartpole-v1", "heuristic", None, 130.0),
-        run("heartpole-v1", "optimum", None, 460.0),
-        *(run("heartpole-v1", "sb3-dqn", s, m) for s, m in enumerate([400.0, 410.0, 420.0, 430.0, -128_000.0])),
-        run("heartpole-v1", "sb3-ppo", 0, 999.0, episodes=50),  # other evaluation episodes: not in this table
+        run("heartpole-v0", "random", None, -60.0),
+        run("heartpole-v0", "heuristic", None, 130.0),
+        run("heartpole-v0", "optimum", None, 460.0),
+        *(run("heartpole-v0", "sb3-dqn", s, m) for s, m in enumerate([400.0, 410.0, 420.0, 430.0, -128_000.0])),
+        run("heartpole-v0", "sb3-ppo", 0, 999.0, episodes=50),  # other evaluation episodes: not in this table
     ]
     rows = {r.policy: r for r in baselines.summarize(runs, episodes=100, reps=2000)}
     assert list(rows) == ["random", "heuristic", "optimum", "sb3-dqn"]
@@ -114,6 +114,19 @@ def test_summary_keeps_a_diverged_seed_and_normalizes_by_the_optimum(baselines):
     half = 1.959964 * 1.0 / np.sqrt(100)
     assert (rows["heuristic"].ci_low, rows["heuristic"].ci_high) == pytest.approx((130.0 - half, 130.0 + half))
     assert "--seeds 0-4" in dqn.command and "gym_suite.references.heartpole_optimum" in rows["optimum"].command
+
+
+def test_a_left_out_row_is_neither_planned_nor_summarized(baselines):
+    """heartpole-v1's SB3 DQN is left out of the table: its runs stay in the file and count for nothing."""
+    assert ("heartpole-v1", "sb3-dqn") in baselines.LEFT_OUT
+    assert not baselines.available("heartpole-v1", "sb3-dqn") and baselines.available("heartpole-v0", "sb3-dqn")
+    runs = [
+        run("heartpole-v1", "random", None, -60.0),
+        *(run("heartpole-v1", "sb3-dqn", s, 400.0, digest="0123456789abcdef") for s in range(5)),
+    ]
+    assert [r.policy for r in baselines.summarize(runs, episodes=100, reps=500)] == ["random"]
+    tasks = baselines.plan(["heartpole-v1"], ["random", "sb3-dqn"], [], episodes=100, quick=True)
+    assert all(task.policy != "sb3-dqn" for task in tasks)
 
 
 def test_a_rerun_seed_replaces_the_earlier_one(baselines):
@@ -495,3 +508,17 @@ def test_what_no_node_can_run_is_an_error_at_once(tmp_path, args, said):
 def baselines_runs(path):
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
+
+
+def test_the_published_runs_summarize_with_every_note(tmp_path):
+    """The repository's runs file gives a table, with the notes the rows call for (each note's code runs)."""
+    runs = Path(__file__).resolve().parents[1] / "docs" / "baselines_runs.csv"
+    md, csv_out = tmp_path / "b.md", tmp_path / "b.csv"
+    done = run_script(
+        "--summarize", "--runs-csv", runs, "--out-md", md, "--out-csv", csv_out, "--out-png", "",
+        "--out-machine", "", "--readme", "", "--reps", "200", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    text = md.read_text()
+    assert "no SB3 DQN row" in text and "`heartpole-v1` | SB3 DQN" not in text
+    assert "train for the same budget" in text
