@@ -17,9 +17,17 @@ from gymnasium.error import ResetNeeded
 import gym_suite  # noqa: F401  (registers the ids)
 from gym_suite.envs import PushV1Env, PushV1VectorEnv
 from gym_suite.envs.definition import NUMPY, SCALAR
-from gym_suite.envs.push_v1_env import PUSH_V1, user_days
+from gym_suite.envs.push_v1_env import (
+    PUSH_V1,
+    RULE_BAR,
+    RULE_DROP,
+    PushV1State,
+    budget_rule,
+    rule_points,
+    user_days,
+)
 from gym_suite.evaluate import evaluate
-from gym_suite.references import push_v1_optimum
+from gym_suite.references import push_v1_optimum, push_v1_rule
 from gym_suite.training.recipes import recipe_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,17 +119,82 @@ def test_expected_and_drawn_rewards_have_the_same_mean():
     assert expected.std < drawn.std
 
 
-def test_heuristic_is_push_v0s_rule_while_budget_remains():
-    env = PushV1Env()
-    obs, _ = env.reset(seed=0)
-    assert env.heuristic(obs) == PUSH_V1.heuristic(obs, env.params, SCALAR)
-    from gym_suite.envs.push_env import PUSH
+def reference_points(obs, vocabularies) -> int:
+    """The heuristic's points, written out from the manual."""
+    category = vocabularies["category"][obs["category"]] if obs["category"] < len(vocabularies["category"]) else None
+    ringer = (
+        vocabularies["ringer_mode"][obs["ringer_mode"]]
+        if obs["ringer_mode"] < len(vocabularies["ringer_mode"])
+        else None
+    )
+    points = 2 * bool(obs["significant_contact"]) + int(obs["priority"][0]) + (obs["num_updates"][0] > 0)
+    points += (category in ("msg", "event", "reminder")) - (category in ("promo", "recommendation", "status"))
+    return points - 2 * (ringer == "silent")
 
-    for seed in range(30):
+
+def test_heuristic_delivers_when_the_points_reach_a_bar_that_falls_as_the_day_runs_out():
+    env = PushV1Env()
+    vocabularies = env.params.log.vocabularies
+    seen = set()
+    for seed in range(200):
         obs, _ = env.reset(seed=seed)
-        assert env.heuristic(obs) == PUSH.heuristic(obs, env.params, SCALAR)
-        obs["budget_left"] = np.zeros(1, dtype=np.float32)
-        assert env.heuristic(obs) == 0
+        points = reference_points(obs, vocabularies)
+        assert rule_points(obs, env.params, SCALAR) == points
+        seen.add(points)
+        budget, left = float(obs["budget_left"][0]), float(obs["notifications_left"][0])
+        assert env.heuristic(obs) == int(points >= RULE_BAR - RULE_DROP * budget / left)
+        assert env.heuristic(obs) == budget_rule(obs, env.params, SCALAR, RULE_BAR, RULE_DROP)
+        late = {**obs, "notifications_left": np.array([budget], dtype=np.float32)}  # as many left as deliveries
+        assert env.heuristic(late) >= env.heuristic(obs)  # the bar only falls
+        for spent in (
+            {**obs, "budget_left": np.zeros(1, np.float32)},
+            {**late, "budget_left": np.zeros(1, np.float32)},
+        ):
+            assert env.heuristic(spent) == 0
+        over = {**obs, "notifications_left": np.zeros(1, np.float32)}  # the day's last observation: no division by 0
+        assert env.heuristic(over) in (0, 1)
+    assert len(seen) >= 8  # the points grade the notifications, not a yes or no
+    # a notification of 3 points: held with 2 deliveries for 30 notifications, delivered for 4
+    obs["significant_contact"], obs["priority"], obs["num_updates"] = 1, np.float32([1.0]), np.float32([0.0])
+    obs["category"], obs["ringer_mode"] = (
+        vocabularies["category"].index("social"),
+        vocabularies["ringer_mode"].index("normal"),
+    )
+    assert rule_points(obs, env.params, SCALAR) == 3
+    obs["budget_left"] = np.float32([2.0])
+    assert [env.heuristic({**obs, "notifications_left": np.float32([n])}) for n in (30, 4)] == [0, 1]
+
+
+def test_heuristic_is_the_same_on_floats_numpy_and_jax():
+    """The rule on 2,000 observations (every budget and count of notifications left, 0 included):
+    the scalar env, the native vector env and jax.numpy under jit take the same decisions."""
+    params = PushV1Env(split="test").params
+    rng = np.random.default_rng(0)
+    n = 2000
+    rows = rng.integers(params.log.n_rows, size=n)
+    left, budget = rng.integers(0, 47, n), rng.integers(0, 3, n)
+    states = PushV1State(rows, rows, rows, left, budget, 0, 0, -1, -1, -1)
+    batch = PUSH_V1.observation(states, params, NUMPY)
+    vector = PushV1VectorEnv(num_envs=2, split="test")
+    actions = np.asarray(vector.heuristic(batch))
+    assert actions.tolist() == np.asarray(PUSH_V1.heuristic(batch, params, NUMPY)).tolist()
+    env = PushV1Env(split="test")
+    singles = [
+        env.heuristic(
+            PUSH_V1.observation(
+                PushV1State(*(int(r), int(r), int(r), int(k), int(b), 0, 0, -1, -1, -1)), params, SCALAR
+            )
+        )
+        for r, k, b in zip(rows, left, budget)
+    ]
+    assert singles == actions.tolist()
+    assert 0.05 < actions.mean() < 0.5 and actions[budget == 0].sum() == 0
+    jax = pytest.importorskip("jax")
+    from gym_suite.envs.definition import jax_ops
+
+    ops = jax_ops()
+    jitted = jax.jit(lambda o: PUSH_V1.heuristic(o, params, ops))
+    assert np.asarray(jitted({k: jax.numpy.asarray(v) for k, v in batch.items()})).tolist() == singles
 
 
 def test_same_draws_same_days_on_floats_numpy_and_jax():
@@ -196,7 +269,7 @@ def test_optimum_beats_the_heuristic_and_stays_below_hindsight(split):
     table = push_v1_optimum.exact_table(split, 2)
     assert table["random"] < table["heuristic"] < table["optimum"] < table["hindsight"]
     normalized = (table["heuristic"] - table["random"]) / (table["optimum"] - table["random"])
-    assert normalized <= 0.9
+    assert 0.9 < normalized < 1  # the tuned rule: close to the optimum, below it
 
 
 def test_optimum_policy_in_the_env_matches_the_exact_value_and_beats_the_heuristic():
@@ -204,7 +277,7 @@ def test_optimum_policy_in_the_env_matches_the_exact_value_and_beats_the_heurist
     optimum = evaluate("push-v1", push_v1_optimum.optimal_policy("test"), episodes=300, seed=0, env_kwargs=kwargs)
     heuristic = evaluate("push-v1", "heuristic", episodes=300, seed=0, env_kwargs=kwargs)
     difference, error = optimum.paired_difference(heuristic)
-    assert difference > 10 * error
+    assert difference > 2 * error  # +0.052 ± 0.016 (the tuned rule is close: +0.038 ± 0.008 on 1,000 days)
     exact = push_v1_optimum.exact_table("test", 2)["optimum"]
     assert abs(optimum.mean - exact) < 4 * optimum.std / np.sqrt(300)
 
@@ -319,3 +392,53 @@ def test_the_picture_shows_the_notification_waiting_for_a_decision():
             )
         region = frame[:CARD_HEIGHT, CARD_WIDTH:]
         assert (region.sum(axis=2) < 500).sum() >= text_mask("priority").sum()  # the labels beside the card
+
+
+def test_rule_tuning_plays_each_day_exactly_and_chooses_the_best_setting():
+    """push_v1_rule on a tiny grid and a few days: each day's exact value is what the scalar env
+    returns playing the rule with that setting, and the choice is the grid's best."""
+    params = push_v1_rule.log_params("train")
+    env = PushV1Env()
+    days = [0, 5, 17, 100, 335]
+    bars, drops = (3.5, 4.5, 6.0), (0.0, 11.0)
+    for bar, drop in itertools.product(bars, drops):
+        exact = push_v1_rule.day_opens(params, bar, drop, days)
+        for day, value in zip(days, exact):
+            env.reset(seed=0)
+            state = PUSH_V1.initial(((day + 0.5) / len(params.day_starts),), params, SCALAR)
+            env.state = state  # the day's start
+            obs, total, terminated = PUSH_V1.observation(state, params, SCALAR), 0.0, False
+            while not terminated:
+                obs, reward, terminated, _, _ = env.step(int(budget_rule(obs, params, SCALAR, bar, drop)))
+                total += reward
+            assert total == pytest.approx(value, abs=1e-9)
+    values = push_v1_rule.grid_values(params, bars, drops, days)
+    assert values.shape == (3, 2) and len(set(values.ravel().round(9))) > 2  # the settings differ
+    bar, drop, best = push_v1_rule.choose(params, bars, drops, days)
+    assert best == values.max() and values[bars.index(bar), drops.index(drop)] == best
+    for bad in ((4.2, 11.0), (4.5, 10.5), (float("nan"), 11.0), (4.5, -1.0)):
+        with pytest.raises(ValueError, match="push_v1_rule"):
+            push_v1_rule.day_opens(params, *bad, days)
+    with pytest.raises(ValueError, match="user-days"):
+        push_v1_rule.day_opens(params, 4.5, 11.0, [336])
+
+
+def test_the_heuristics_bar_is_the_best_of_the_grid_on_the_training_log():
+    """RULE_BAR and RULE_DROP are what ``python -m gym_suite.references.push_v1_rule`` chooses
+    (the training log, every user-day): changing the points or the grid without choosing again fails."""
+    train = push_v1_rule.log_params("train")
+    assert push_v1_rule.choose(train)[:2] == (RULE_BAR, RULE_DROP)
+    assert len(push_v1_rule.GRID_BARS) * len(push_v1_rule.GRID_DROPS) == 100
+    exact = push_v1_rule.day_opens(train)
+    assert push_v1_rule.env_check(60) < 1e-9  # the environment's returns are the days' exact values
+    assert exact.mean() == pytest.approx(push_v1_optimum.exact_table("train", 2)["heuristic"])
+
+
+def test_rule_tuning_command(capsys):
+    assert push_v1_rule.main(["--bars", "4,4.5", "--drops", "11", "--episodes", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "chosen: bar 4.5, drop 11" in out and "the heuristic's RULE_BAR and RULE_DROP" in out
+    assert "held-out test log" in out and "largest |return - the day's exact value| 0.00e+00" in out
+    with pytest.raises(SystemExit):
+        push_v1_rule.main(["--bars", "4.3"])
+    assert "multiple of 0.5" in capsys.readouterr().err

@@ -59,10 +59,10 @@ def test_a_policy_is_played_on_the_tables_episodes_and_paired_with_the_heuristic
     assert (paired.policy, paired.difference, paired.ci_low, paired.ci_high) == ("heuristic", 0.0, 0.0, 0.0)
     (unpaired,) = [d for d in result.differences if not d.paired]
     assert unpaired.policy == "supervised"  # the best row but the optimum
-    assert unpaired.ci_low < unpaired.difference < unpaired.ci_high < 0
+    assert unpaired.ci_low < unpaired.difference < 0 < unpaired.ci_high  # level with the heuristic
     assert not result.notes
     text = str(result)
-    assert "normalized: 0.741" in text and "paired, episode by episode" in text and "unpaired" in text
+    assert "normalized: 0.964" in text and "paired, episode by episode" in text and "unpaired" in text
 
 
 def test_random_returns_score_zero_and_fall_below_the_heuristic():

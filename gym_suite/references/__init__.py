@@ -24,7 +24,8 @@ Each module runs as a script too (``python -m gym_suite.references.target_optimu
 - :mod:`gym_suite.references.example_v1_optimum`: example-v1's dynamic program over beliefs (an exact optimum);
 - :mod:`gym_suite.references.target_optimum`: target-v1's earliest intercept (an exact optimum);
 - :mod:`gym_suite.references.push_supervised`: push-v0's Bayes-optimal policy and supervised fits;
-- :mod:`gym_suite.references.push_v1_optimum`: push-v1's online dynamic program and supervised fit.
+- :mod:`gym_suite.references.push_v1_optimum`: push-v1's online dynamic program and supervised fit;
+- :mod:`gym_suite.references.push_v1_rule`: the choice of push-v1's heuristic's bar on the training log.
 
 They need the ``baselines`` extra (SciPy, scikit-learn); this module imports none of them until a
 policy is built.

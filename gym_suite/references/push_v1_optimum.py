@@ -17,7 +17,7 @@ n - 1)``: a threshold that falls as the day runs out and rises with the budget l
 agent that saw the whole day first would get (no policy that decides in order can).
 
 The script prints, per budget, the expected opens per user-day of random delivery (probability
-1/2 a step), the heuristic (push-v0's hand rule while budget remains), the optimum and the
+1/2 a step), the heuristic (the budget-aware hand rule, ``push_v1_rule.py``), the optimum and the
 hindsight bound, computed exactly for every user-day of the log (each user-day weighs the same,
 as the environment draws them), on the training and on the test log, and the heuristic's
 normalized score ``(heuristic - random) / (optimum - random)``. Then it plays the policies in
@@ -37,10 +37,9 @@ import functools
 import numpy as np
 
 import gym_suite  # noqa: F401  (registers the ids)
-from gym_suite.envs.definition import NUMPY
-from gym_suite.envs.push_log import CATEGORICAL_FIELDS, NUMERIC_FIELDS, load_log
-from gym_suite.envs.push_v1_env import DEFAULT_DAILY_BUDGET, PUSH_V1, _derive_params, user_days
-from gym_suite.references import push_supervised
+from gym_suite.envs.push_log import load_log
+from gym_suite.envs.push_v1_env import DEFAULT_DAILY_BUDGET, user_days
+from gym_suite.references import push_supervised, push_v1_rule
 
 ENV_ID = "push-v1"
 EVAL_KWARGS = {"split": "test"}  # push-v1's recipe: scored on the held-out test log
@@ -67,22 +66,9 @@ def _log_days(split: str) -> tuple[object, list[np.ndarray]]:
     return log, [order[s : s + n] for s, n in zip(starts, lengths)]
 
 
-def heuristic_actions(log) -> np.ndarray:
-    """push-v0's hand rule on every row of ``log`` (0 hold, 1 deliver)."""
-    params = _derive_params(
-        log,
-        {"daily_budget": 1, "expected_opens": True, "split": log.split or "train"}
-        | dict.fromkeys(("csv_path", "data", "test_fraction", "vocabularies")),
-    )
-    observation = {f: log.codes[j] for j, f in enumerate(CATEGORICAL_FIELDS)}
-    observation.update({f: log.numbers[j][:, None] for j, f in enumerate(NUMERIC_FIELDS)})
-    observation["budget_left"] = np.ones((log.n_rows, 1), dtype=np.float32)
-    return np.asarray(PUSH_V1.heuristic(observation, params, NUMPY), dtype=np.int64)
-
-
-def day_values(p: np.ndarray, budget: int, threshold: np.ndarray, delivers: np.ndarray) -> dict[str, float]:
-    """The expected opens of one day (``p`` in order) for random delivery, the first ``budget``
-    rows of ``delivers`` (the heuristic), the online optimum and the hindsight bound."""
+def day_values(p: np.ndarray, budget: int, threshold: np.ndarray) -> dict[str, float]:
+    """The expected opens of one day (``p`` in order) for random delivery, the online optimum and
+    the hindsight bound."""
     alive = np.zeros(budget + 1)  # probability of each budget left, random policy
     alive[budget] = 1.0
     random = 0.0
@@ -91,7 +77,6 @@ def day_values(p: np.ndarray, budget: int, threshold: np.ndarray, delivers: np.n
         spent = 0.5 * alive[1:]
         alive[1:] -= spent
         alive[:-1] += spent
-    heuristic = float(p[np.flatnonzero(delivers)[:budget]].sum())
     optimum, b, n = 0.0, budget, len(p)
     for k, q in enumerate(p):
         if b == 0:
@@ -100,7 +85,7 @@ def day_values(p: np.ndarray, budget: int, threshold: np.ndarray, delivers: np.n
             optimum += q
             b -= 1
     hindsight = float(np.sort(p)[::-1][:budget].sum())
-    return {"random": random, "heuristic": heuristic, "optimum": optimum, "hindsight": hindsight}
+    return {"random": random, "optimum": optimum, "hindsight": hindsight}
 
 
 def exact_table(split: str, budget: int) -> dict[str, float]:
@@ -108,9 +93,10 @@ def exact_table(split: str, budget: int) -> dict[str, float]:
     log, days = _log_days(split)
     p = np.asarray(log.p_open)
     _, threshold = thresholds(p, budget, max(len(d) for d in days))
-    delivers = heuristic_actions(log)
-    values = [day_values(p[d], budget, threshold, delivers[d]) for d in days]
-    return {k: float(np.mean([v[k] for v in values])) for k in values[0]}
+    values = [day_values(p[d], budget, threshold) for d in days]
+    table = {k: float(np.mean([v[k] for v in values])) for k in values[0]}
+    heuristic = push_v1_rule.day_opens(push_v1_rule.log_params(split, budget)).mean()  # every day, exactly
+    return {"random": table["random"], "heuristic": float(heuristic)} | {k: table[k] for k in ("optimum", "hindsight")}
 
 
 class OptimalPolicy:
