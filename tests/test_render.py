@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -483,6 +484,50 @@ def test_step_cost_compares_several_checkouts_in_one_table():
                     ("CartPole-v1", "native", "8")}  # fmt: skip
     refused = run_script(STEP_COST, "--against", ROOT / "docs", "--rounds", "1")
     assert refused.returncode == 2 and "no gym_suite package there" in refused.stderr
+
+
+def test_step_cost_jax_rows_are_held_to_cartpoles_native_vector_env(tmp_path):
+    """step_cost.py --jax adds the JAX vector env through Gymnasium's API (jax-vector) and its
+    compiled rollout (jax-scan) at each size, each compared with CartPole-v1's native vector env of
+    that size, in the script's table and on the Bench page; the default run has neither."""
+    pytest.importorskip("gym_suite.jax")
+    step_json = tmp_path / "step.json"
+    done = run_script(
+        STEP_COST, "--ids", "example-v0", "--num-envs", "8", "--rounds", "1", "--steps", "50", "--jax",
+        "--json", step_json, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    seconds = json.loads(step_json.read_text())["seconds"][0]
+    assert {"example-v0|jax-vector|8", "example-v0|jax-scan|8", "CartPole-v1|native|8"} <= seconds.keys()
+    assert not any(key.startswith("CartPole-v1|jax") for key in seconds)
+    cartpole = seconds["CartPole-v1|native|8"][0]
+    lines = [line for line in done.stdout.splitlines() if line.startswith("| example-v0 ")]
+    ratios = {cells[1]: cells[-1] for cells in ([c.strip() for c in line.strip("|").split("|")] for line in lines)}
+    for how in ("jax-vector", "jax-scan"):
+        assert ratios[how] == f"{cartpole / seconds[f'example-v0|{how}|8'][0]:.2f}", ratios
+    bench_json, md = tmp_path / "bench.json", tmp_path / "bench.md"
+    bench_json.write_text((ROOT / "docs" / "bench.json").read_text())
+    done = run_script(BENCH, "--from-json", bench_json, "--step-cost", step_json, "--markdown", md)
+    assert done.returncode == 0, done.stderr
+    row = next(line for line in md.read_text().splitlines() if line.startswith("| example-v0") and "jax-scan" in line)
+    assert f"{cartpole / seconds['example-v0|jax-scan|8'][0]:.2f}x" in row
+
+
+def test_step_cost_jax_without_jax_is_left_out_with_a_note(monkeypatch, capsys):
+    """Without JAX installed, --jax says so (and how to install it) and the table has the numpy rows alone."""
+    monkeypatch.syspath_prepend(str(STEP_COST.parent))
+    spec = importlib.util.spec_from_file_location("step_cost_under_test", STEP_COST)
+    step_cost = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(step_cost)
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        step_cost.importlib.util, "find_spec", lambda name, *a: None if name == "jax" else find_spec(name, *a)
+    )
+    assert step_cost.main(["--ids", "example-v0", "--num-envs", "8", "--rounds", "1", "--steps", "50", "--jax"]) == 0
+    out, err = capsys.readouterr()
+    assert "JAX is not installed" in err and 'pip install "gym-suite[jax]"' in err
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in out.splitlines() if line.startswith("| ")]
+    assert {row[1] for row in rows[2:]} == {"make", "native"}
 
 
 def test_step_cost_json_becomes_a_table_of_its_cpu_family_on_the_bench_page(tmp_path):

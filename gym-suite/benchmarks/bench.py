@@ -91,6 +91,8 @@ SCALAR_VS_CARTPOLE = {"example-v0": 1.0, "target-v0": 1.0}  # via make >= CartPo
 # the aims of step_cost.py's tables (--step-cost), per CPU family: every id via make >= 1.5x
 # CartPole-v1 via make, every native vector env at N=4,096 >= 1x CartPoleVectorEnv at N=4,096
 STEP_COST_AIMS = {"make": 1.5, "native": 1.0}
+# step_cost.py --jax's rows, compared with CartPole-v1's native vector env (it has no JAX env of ours)
+STEP_COST_REFERENCE = {"jax-vector": "native", "jax-scan": "native"}
 NATIVE_VS_CARTPOLE_VECTOR = 0.5  # native vector env at N=4,096 >= 0.5x CartPoleVectorEnv at N=4,096
 NATIVE_VS_OWN_SCALAR = 20.0  # native vector env at N=4,096 >= 20x its own scalar env via make
 HEARTPOLE_NATIVE_VS_SYNC = (64, 20.0)  # heartpole-v0 native vector env at N=64 >= 20x SyncVectorEnv at N=64
@@ -789,7 +791,7 @@ def step_cost_table(entry: dict) -> str:
         env_id, how, n = key.split("|")
         if env_id == CARTPOLE:
             continue
-        cartpole = seconds.get(f"{CARTPOLE}|{how}|{n}")
+        cartpole = seconds.get(f"{CARTPOLE}|{STEP_COST_REFERENCE.get(how, how)}|{n}")
         best = median = "-"
         if cartpole:
             best = f"{min(cartpole) / min(times):.2f}x"
@@ -850,8 +852,14 @@ def step_cost_sections(entries: list[dict]) -> str:
             "CartPole-v1's timed in the same process with `time.process_time`; Python "
             f"{m.get('python', '?')}, {m.get('versions', '?')}; load average {m.get('load_average_at_start', '?')} "
             f"at the start, {m.get('load_average_at_end', '?')} at the end. `make`: the scalar env through "
-            "`gymnasium.make`; `native`: the native vector env (µs a `step` call of N envs). A speed above 1x is "
-            "faster than CartPole-v1; an aim holds only where it holds on every CPU family.",
+            "`gymnasium.make`; `native`: the native vector env (µs a `step` call of N envs)"
+            + (
+                "; `jax-vector`: the JAX vector env (`gym_suite_jax/<id>`) through Gymnasium's API, `jax-scan`: its "
+                "compiled rollout (µs a batch step; both against CartPole-v1's native vector env)"
+                if any("|jax-" in key for key in e["seconds"])
+                else ""
+            )
+            + ". A speed above 1x is faster than CartPole-v1; an aim holds only where it holds on every CPU family.",
             "",
             step_cost_table(e),
             "",

@@ -16,12 +16,22 @@ targets; this script answers "faster or slower than that commit". It prints the 
 (model name and family), the date, the load and the versions of numpy and gymnasium with the
 table; ``--json`` also saves them with every round's time (``bench.py --step-cost`` puts such a
 file on the Bench page as the table of its CPU family). It needs gymnasium and numpy alone.
+
+``--jax`` adds two rows per id and ``--num-envs`` size, on XLA (the ``jax`` extra; without JAX
+installed the script says so and runs without them; a checkout without ``gym_suite.jax`` has none): ``jax-vector``,
+``gymnasium.make_vec("gym_suite_jax/<id>", num_envs=N)`` stepped through the Gymnasium API as the
+native one is (numpy action batches in, the step's JAX arrays waited for), and ``jax-scan``, the
+batch's step compiled with the actions drawn on the device (``gym_suite.jax.make``'s env under
+``vmap``, ``lax.scan`` over the round's steps in one ``jax.jit`` call): the rollout speed, no Python
+a step. Both are CPU time of the process, XLA's threads included. Their "vs CartPole" is against
+CartPole-v1's native vector env of the same N (Gymnasium's ``CartPoleVectorEnv``: the target).
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
+import importlib.util
 import json
 import platform
 import statistics
@@ -34,11 +44,16 @@ from _tables import markdown_table
 
 REPO = Path(__file__).resolve().parents[2]
 CARTPOLE = "CartPole-v1"
+#: the interface of CartPole-v1 a row is compared with, where it is not the row's own (CartPole-v1
+#: has no gym_suite_jax env: the JAX rows are held to the target, CartPoleVectorEnv)
+REFERENCE = {"jax-vector": "native", "jax-scan": "native"}
+INSTALL_JAX = 'pip install "gym-suite[jax]"'
 
 CHILD = r"""
 import json, sys, time, warnings
 src, ids, sizes, steps = sys.argv[1], sys.argv[2].split(","), [int(n) for n in sys.argv[3].split(",")], int(sys.argv[4])
 numpy_actions = sys.argv[5] == "1"
+use_jax = sys.argv[6] == "1"
 sys.path.insert(0, src)
 warnings.simplefilter("ignore")
 import gymnasium
@@ -77,11 +92,58 @@ for env_id in ids:
             venv.step(batches[i & 15])
         out[f"{env_id}|native|{n}"] = (time.process_time() - start) / count
         venv.close()
+jax_ids = ()
+if use_jax:
+    import jax
+    try:
+        import gym_suite.jax
+        jax_ids = gym_suite.jax.jax_ids()
+    except (ImportError, AttributeError):  # a checkout from before the JAX envs
+        pass
+    for env_id in ids:
+        if env_id not in jax_ids:
+            continue
+        for n in sizes:
+            count = max(100, steps * 40 // n)
+            venv = gymnasium.make_vec(f"gym_suite_jax/{env_id}", num_envs=n)
+            venv.reset(seed=0)
+            venv.action_space.seed(0)
+            batches = [venv.action_space.sample() for _ in range(16)]
+            for i in range(10):  # (the first compiles the step)
+                jax.block_until_ready(venv.step(batches[i & 15]))
+            start = time.process_time()
+            for i in range(count):
+                jax.block_until_ready(venv.step(batches[i & 15]))  # a caller waits for the step's results
+            out[f"{env_id}|jax-vector|{n}"] = (time.process_time() - start) / count
+            venv.close()
+            env, params = gym_suite.jax.make(env_id)
+            sample = env.action_space(params).sample
+
+            def rollout(state, key, env=env, params=params, sample=sample, n=n, count=count):
+                def step(state, key):
+                    action_key, step_key = jax.random.split(key)
+                    actions = jax.vmap(sample)(jax.random.split(action_key, n))
+                    _, state, reward, _, _, _ = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
+                        jax.random.split(step_key, n), state, actions, params
+                    )
+                    return state, reward.sum()
+
+                state, rewards = jax.lax.scan(step, state, jax.random.split(key, count))
+                return state, rewards.sum()
+
+            _, state = jax.jit(jax.vmap(env.reset, in_axes=(0, None)))(jax.random.split(jax.random.key(0), n), params)
+            compiled = jax.jit(rollout).lower(state, jax.random.key(1)).compile()
+            jax.block_until_ready(compiled(state, jax.random.key(1)))
+            start = time.process_time()
+            jax.block_until_ready(compiled(state, jax.random.key(2)))
+            out[f"{env_id}|jax-scan|{n}"] = (time.process_time() - start) / count
 print(json.dumps(out))
 """
 
 
-def _round(src: Path, ids: list[str], sizes: list[int], steps: int, numpy_actions: bool) -> dict[str, float]:
+def _round(
+    src: Path, ids: list[str], sizes: list[int], steps: int, numpy_actions: bool, use_jax: bool = False
+) -> dict[str, float]:
     done = subprocess.run(
         [
             sys.executable,
@@ -92,6 +154,7 @@ def _round(src: Path, ids: list[str], sizes: list[int], steps: int, numpy_action
             ",".join(map(str, sizes)),
             str(steps),
             "1" if numpy_actions else "0",
+            "1" if use_jax else "0",
         ],
         capture_output=True,
         text=True,
@@ -128,6 +191,12 @@ def main(argv: list[str] | None = None) -> int:
         help="give the scalar env the numpy integers action_space.sample() returns (default: Python ints, as bench.py)",
     )
     parser.add_argument(
+        "--jax",
+        action="store_true",
+        help="also time the JAX vector env through Gymnasium's API (jax-vector) and its compiled rollout "
+        "(jax-scan) at each --num-envs, against CartPoleVectorEnv (needs the jax extra)",
+    )
+    parser.add_argument(
         "--json", metavar="PATH", help="also save the machine, the settings and every round's time as JSON"
     )
     args = parser.parse_args(argv)
@@ -142,6 +211,12 @@ def main(argv: list[str] | None = None) -> int:
     for other in args.against:
         if not (other / "gym_suite" / "__init__.py").is_file():
             parser.error(f"--against {other}: no gym_suite package there")
+    if args.jax and importlib.util.find_spec("jax") is None:
+        print(
+            f"--jax: JAX is not installed ({INSTALL_JAX}); the jax-vector and jax-scan rows are left out",
+            file=sys.stderr,
+        )
+        args.jax = False
     ids = [i for i in args.ids.split(",") if i] + [CARTPOLE]
     trees = [REPO] + [other.resolve() for other in args.against]
     command = "python gym-suite/benchmarks/step_cost.py " + " ".join(argv if argv is not None else sys.argv[1:])
@@ -158,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     rounds = 0
     for r in range(args.rounds):
         try:
-            found = [_round(tree, ids, sizes, args.steps, args.numpy_actions) for tree in trees]
+            found = [_round(tree, ids, sizes, args.steps, args.numpy_actions, args.jax) for tree in trees]
         except SystemExit as exc:  # the rounds done so far are still reported
             failed = str(exc)
             break
@@ -180,7 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     if len(trees) > 1:
         print("speed ratio: the other checkout's time over this one's (above 1: this one is faster)")
     print(
-        "vs CartPole: CartPole-v1's time over the id's, same checkout and interface, same rounds; nan: not in that checkout"
+        "vs CartPole: CartPole-v1's time over the id's, same checkout and interface (jax-vector and jax-scan: "
+        "CartPole-v1's native vector env of the same N), same rounds; nan: not in that checkout"
     )
     if args.json:
         result = {
@@ -192,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
                 "steps": args.steps,
                 "num_envs": sizes,
                 "numpy_actions": args.numpy_actions,
+                "jax": args.jax,
             },
             "trees": [str(tree) for tree in trees],
             "seconds": times,
@@ -222,7 +299,7 @@ def _table(trees: list[Path], best: list[dict[str, float]], these: dict[str, lis
         for t in range(1, len(trees)):
             seconds = best[t].get(key)
             row += ["nan", "nan"] if seconds is None else [f"{seconds * 1e6:.2f}", f"{seconds / best[0][key]:.2f}"]
-        cartpole = best[0].get(f"{CARTPOLE}|{how}|{n}")
+        cartpole = best[0].get(f"{CARTPOLE}|{REFERENCE.get(how, how)}|{n}")
         row.append(f"{cartpole / best[0][key]:.2f}" if cartpole else "nan")
         rows.append(row)
     return markdown_table(header, rows, right=set(range(2, len(header))))
