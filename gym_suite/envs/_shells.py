@@ -166,7 +166,16 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
             index = _index(action) if action.__class__ in _NUMPY_INTEGERS else -1
             action = index if 0 <= index < n else d.check_action(action, self.action_space, params)
         count = d.step_draws
-        u = self._uniforms(count) if count else ()
+        if count:
+            i = self._drawn  # _uniforms' common case inline: the block's next numbers
+            j = i + count
+            if j <= self._block_size:
+                self._drawn = j
+                u: Any = self._block[i:j]
+            else:
+                u = self._uniforms(count)
+        else:
+            u = ()
         self.state = next_state = d.transition(state, action, u, params, ops)
         terminated = truncated = False
         if self._ends:
