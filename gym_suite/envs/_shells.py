@@ -214,7 +214,7 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
 
     def _uniforms(self, count: int) -> list[float] | tuple[()]:
         """The next ``count`` uniforms of the env's stream (``()`` for none): the one place the
-        scalar shell draws."""
+        scalar shell draws from its generator (``step`` reads the block's next numbers inline)."""
         if not count:
             return ()
         i = self._drawn
