@@ -16,6 +16,8 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 from gymnasium.error import ResetNeeded
+from hypothesis import given
+from hypothesis import strategies as st
 
 import gym_suite
 from gym_suite.envs.checks import check_int, shown
@@ -368,6 +370,28 @@ def test_one_hot_is_the_same_on_every_backend(n):
 
     np.testing.assert_array_equal(np.asarray(jax.jit(lambda a: jax_ops().one_hot(a, n))(index)), eye[index].T)
     np.testing.assert_array_equal(np.asarray(jax.vmap(lambda a: jax_ops().one_hot(a, n))(index)), eye[index])
+
+
+@pytest.mark.parametrize("n", [1, 2, 4, 16, 17, 40])
+def test_scalar_one_hot_of_any_size_is_the_general_one(n):
+    """SCALAR's one_hot reads a table for small ``n`` (16 or fewer) and makes one for larger:
+    the same tuples either way, and as the cached general rule gives them."""
+    from gym_suite.envs.definition import _one_hots
+
+    for i in range(n):
+        got = SCALAR.one_hot(i, n)
+        assert got == _one_hots(n)[i] == tuple(float(i == j) for j in range(n))
+        assert all(type(v) is float for v in got)
+
+
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True, width=64), max_size=7))
+def test_scalar_sigmoids_written_out_are_the_loop_bit_for_bit(xs):
+    """SCALAR.sigmoids writes out two to four quantities (a fast path) and loops over any other
+    count: the same bits as ``sigmoid`` of each, in a list, for every count and value."""
+    got = SCALAR.sigmoids(*xs)
+    want = [SCALAR.sigmoid(x) for x in xs]
+    assert type(got) is list and len(got) == len(xs)
+    assert [v.hex() for v in got] == [v.hex() for v in want]
 
 
 def _backends():

@@ -166,7 +166,16 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
             index = _index(action) if action.__class__ in _NUMPY_INTEGERS else -1
             action = index if 0 <= index < n else d.check_action(action, self.action_space, params)
         count = d.step_draws
-        u = self._uniforms(count) if count else ()
+        if count:
+            i = self._drawn  # _uniforms' common case inline: the block's next numbers
+            j = i + count
+            if j <= self._block_size:
+                self._drawn = j
+                u: Any = self._block[i:j]
+            else:
+                u = self._uniforms(count)
+        else:
+            u = ()
         self.state = next_state = d.transition(state, action, u, params, ops)
         terminated = truncated = False
         if self._ends:
@@ -205,7 +214,7 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
 
     def _uniforms(self, count: int) -> list[float] | tuple[()]:
         """The next ``count`` uniforms of the env's stream (``()`` for none): the one place the
-        scalar shell draws."""
+        scalar shell draws from its generator (``step`` reads the block's next numbers inline)."""
         if not count:
             return ()
         i = self._drawn

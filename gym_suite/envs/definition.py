@@ -234,6 +234,22 @@ def _scalar_sigmoid(x: float) -> float:
 
 
 def _scalar_sigmoids(*xs: float, tanh: Callable[[float], float] = math.tanh) -> list[float]:
+    # up to four written out: a list display costs less than a comprehension (its own function call)
+    n = len(xs)
+    if n == 4:
+        a, b, c, d = xs
+        return [
+            0.5 + 0.5 * tanh(0.5 * a),
+            0.5 + 0.5 * tanh(0.5 * b),
+            0.5 + 0.5 * tanh(0.5 * c),
+            0.5 + 0.5 * tanh(0.5 * d),
+        ]
+    if n == 3:
+        a, b, c = xs
+        return [0.5 + 0.5 * tanh(0.5 * a), 0.5 + 0.5 * tanh(0.5 * b), 0.5 + 0.5 * tanh(0.5 * c)]
+    if n == 2:
+        a, b = xs
+        return [0.5 + 0.5 * tanh(0.5 * a), 0.5 + 0.5 * tanh(0.5 * b)]
     return [0.5 + 0.5 * tanh(0.5 * x) for x in xs]
 
 
@@ -277,9 +293,14 @@ def _one_hots(n: int) -> tuple[tuple[float, ...], ...]:
     return tuple(tuple(float(i == j) for j in range(n)) for i in range(n))
 
 
+#: ``n`` -> :func:`_one_hots` of ``n``, for the small ``n`` of actions (a dict's lookup, not the cache's call)
+_ONE_HOTS = {n: _one_hots(n) for n in range(1, 17)}
+
+
 def _scalar_one_hot(index: int, n: int) -> tuple[float, ...]:
     """``(0.0, ..., 1.0, ..., 0.0)``: 1.0 at ``index`` of ``n``."""
-    return _one_hots(n)[index]
+    table = _ONE_HOTS.get(n)
+    return (table if table is not None else _one_hots(n))[index]
 
 
 def _scalar_first(

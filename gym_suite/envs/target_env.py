@@ -123,7 +123,7 @@ import numpy as np
 from gymnasium import spaces
 
 from gym_suite.envs.checks import ArgumentTypeError, as_batch, check_int, check_number, shown
-from gym_suite.envs.definition import NUMPY, SCALAR, Array, Definition, Ops
+from gym_suite.envs.definition import NUMPY, SCALAR, Array, Definition, Ops, state_maker
 
 V1_MANUAL = """
 ## Description
@@ -362,6 +362,10 @@ class TargetState(NamedTuple):
     last_reward: Any
 
 
+#: ``TargetState`` from a tuple of its quantities (the rules' fast constructor)
+_new_state = state_maker(TargetState)
+
+
 # --------------------------------------------------------------------------------------------
 # The rules
 # --------------------------------------------------------------------------------------------
@@ -501,7 +505,7 @@ class Target(Definition[TargetState, TargetParams]):
         ux, uy = ops.first(misses, (u[2::2], u[3::2]), corner)  # (params.candidates, ...) each
         worker_x, worker_y = side * ux, side * uy
         distance = centre_distance(worker_x, worker_y, target_x, target_y, ops)
-        return TargetState(worker_x, worker_y, target_x, target_y, distance, NO_REWARD)
+        return _new_state((worker_x, worker_y, target_x, target_y, distance, NO_REWARD))
 
     def transition(self, state: TargetState, action: Any, u: Any, params: TargetParams, ops: Ops) -> TargetState:
         action_x, action_y = action
@@ -509,7 +513,7 @@ class Target(Definition[TargetState, TargetParams]):
         worker_x, worker_y, _, distance, _, reward = target_rules(
             action_x, action_y, target_x, target_y, params.side, params.radius, ops
         )
-        return TargetState(worker_x, worker_y, target_x, target_y, distance, reward)
+        return _new_state((worker_x, worker_y, target_x, target_y, distance, reward))
 
     def observation(self, state: TargetState, params: TargetParams, ops: Ops) -> Any:
         return ops.vector(state[:4], np.float32)
@@ -667,6 +671,10 @@ class TargetV1State(NamedTuple):
     last_reward: Any
 
 
+#: ``TargetV1State`` from a tuple of its quantities (the rules' fast constructor)
+_new_v1_state = state_maker(TargetV1State)
+
+
 def bounce(position: Array, velocity: Array, low: float, high: float, ops: Ops) -> tuple[Array, Array]:
     """One step of a point moving at ``velocity`` along one axis between walls at ``low`` and ``high``.
 
@@ -762,15 +770,17 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
         ux, uy = ops.first(in_disc, (u[v0_draws::2], u[v0_draws + 1 :: 2]), fallback)
         x, y = 2.0 * ux - 1.0, 2.0 * uy - 1.0
         scale = params.target_speed / ops.sqrt(x * x + y * y)
-        return TargetV1State(
-            start.worker_x,
-            start.worker_y,
-            start.target_x,
-            start.target_y,
-            x * scale,
-            y * scale,
-            start.distance,
-            NO_REWARD,
+        return _new_v1_state(
+            (
+                start.worker_x,
+                start.worker_y,
+                start.target_x,
+                start.target_y,
+                x * scale,
+                y * scale,
+                start.distance,
+                NO_REWARD,
+            )
         )
 
     def transition(self, state: TargetV1State, action: Any, u: Any, params: TargetV1Params, ops: Ops) -> TargetV1State:
@@ -783,8 +793,8 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
         target_x, target_vx = bounce(state.target_x, state.target_vx, radius, side - radius, ops)
         target_y, target_vy = bounce(state.target_y, state.target_vy, radius, side - radius, ops)
         distance = centre_distance(worker_x, worker_y, target_x, target_y, ops)
-        return TargetV1State(
-            worker_x, worker_y, target_x, target_y, target_vx, target_vy, distance, REWARD_STEP + 0.0 * distance
+        return _new_v1_state(
+            (worker_x, worker_y, target_x, target_y, target_vx, target_vy, distance, REWARD_STEP + 0.0 * distance)
         )
 
     def observation(self, state: TargetV1State, params: TargetV1Params, ops: Ops) -> Any:
