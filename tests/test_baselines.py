@@ -522,3 +522,4 @@ def test_the_published_runs_summarize_with_every_note(tmp_path):
     text = md.read_text()
     assert "no SB3 DQN row" in text and "`heartpole-v1` | SB3 DQN" not in text
     assert "train for the same budget" in text
+    assert "by rejax's own `train`, one compiled program" in text  # the rows not rerun say so
