@@ -864,7 +864,33 @@ def step_cost_sections(entries: list[dict]) -> str:
             step_cost_table(e),
             "",
         ]
-    return "\n".join(parts)
+    return "\n".join(parts + [AIMS_MISSED])
+
+
+#: Why the missed aims are missed: what each guarantee costs, measured once (not by this script) on
+#: the AMD EPYC 2-core machine on 2026-11-28, by putting a constant in place of one part of a step.
+AIMS_MISSED = """\
+**Where an aim is missed, what it would cost to meet it.** Measured 2026-11-28 on the AMD EPYC
+2-core machine (µs of CPU time a step, the fastest of 8 interleaved rounds; each part replaced by
+a constant in turn):
+
+- Through `make`, push-v0 and push-v1 pay for their fresh `Dict` observation (5 and 7 `(1,)`
+  arrays of their own a step: 2.5 and 4.6 µs, push-v1 starting a new day every ~4 steps);
+  heartpole and target for a fresh float32 observation (0.6-0.7 µs, which CartPole pays too) and
+  the info dict (0.2-0.6 µs); target for its action check (0.2 µs). Rules written once for every
+  backend cost heartpole-v0 0.4 µs a step against the same rules inlined for floats. Handing out
+  a shared observation array would close the gaps and is not done: a caller that keeps an
+  observation would see it change.
+- At N=4,096 heartpole-v1's native step pays 47 µs for per-row draws on the scalar env's stream
+  (so that row *i* replays the scalar env seeded alike), 54 µs for the night's hazard and 25 µs
+  for `SyncVectorEnv`'s info; without all three its rules (four sigmoids, about 40 array passes)
+  would still be 0.76x `CartPoleVectorEnv`. target-v0 spends 45 % of its step restarting the
+  rows that hit (42 draws a start, a fixed count that keeps each row on the scalar env's stream).
+- XLA does not pay on a CPU at that size: `step_cost.py --jax` times the JAX vector env and its
+  compiled rollout, and at N=4,096 both are slower than the numpy env for every id (a threefry key
+  per row costs heartpole-v1 295 µs of draws a step; its transition compiled on numpy's draws took
+  448 µs against numpy's 225). At N=64 the compiled rollout is the fastest route.
+"""
 
 
 HOW_IT_IS_MEASURED = """\
