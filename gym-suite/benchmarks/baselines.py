@@ -1569,9 +1569,9 @@ def main(argv: list[str] | None = None) -> int:
         if {"sb3-ppo", "jax-ppo"} <= set(budgets):
             notes.append(
                 f"`{env_id}`: SB3 PPO and JAX PPO train for the same budget ({_steps(budgets['sb3-ppo'])} and "
-                f"{_steps(budgets['jax-ppo'])} steps: whole updates of each library's batch), JAX PPO's, at which "
-                "its curve has levelled off; the earlier SB3 PPO runs at a smaller budget stay in the runs file, "
-                "superseded (`gym_suite/training/recipes.py`)."
+                f"{_steps(budgets['jax-ppo'])} steps: whole updates of each library's batch), JAX PPO's recipe's; the "
+                "earlier SB3 PPO runs at a smaller budget stay in the runs file, superseded "
+                "(`gym_suite/training/recipes.py`)."
             )
     single = sorted(
         {
