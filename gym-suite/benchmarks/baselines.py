@@ -1581,13 +1581,18 @@ def main(argv: list[str] | None = None) -> int:
         }
         - {r["env_id"] for r in runs if r["policy"] == "jax-ppo" and r.get("date", "") >= CHUNKED_TRAINING_SINCE}
     )
+    rerun = sorted(
+        {r["env_id"] for r in runs if r["policy"] == "jax-ppo" and r.get("date", "") >= CHUNKED_TRAINING_SINCE}
+        & {r["env_id"] for r in runs if r["policy"] == "jax-ppo" and r.get("date", "") < CHUNKED_TRAINING_SINCE}
+    )
     if single:
         notes.append(
             "JAX PPO of " + ", ".join(f"`{env_id}`" for env_id in single) + ": trained before "
             f"{CHUNKED_TRAINING_SINCE} by rejax's own `train`, one compiled program; `train_ppo` now runs the same "
             "updates as three compiled programs (so that JAX's compilation cache keeps them), which rounds "
-            "differently: a rerun gives other seeds' returns, not another algorithm (heartpole-v1's and push-v1's "
-            "rows were rerun so; their earlier runs stay in the runs file, superseded)."
+            "differently: a rerun gives other seeds' returns, not another algorithm ("
+            + ", ".join(f"`{env_id}`" for env_id in rerun)
+            + " were rerun so; their earlier runs stay in the runs file, superseded)."
         )
     for (env_id, _policy), why in LEFT_OUT.items():
         text = f"`{env_id}`: {why}."

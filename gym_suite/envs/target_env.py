@@ -181,11 +181,11 @@ and normalized, ``(return - random) / (optimum - random)``:
 
 Trained agents on the same episodes (``docs/baselines.md``, ``python
 gym-suite/benchmarks/baselines.py --ids target-v1 --seeds 0-9``; interquartile mean over the
-training seeds and its 95 % bootstrap interval): JAX PPO (``train_ppo``, 2M steps, 10 seeds) -24.8
-[-27.3, -24.5], normalized 0.98 [0.97, 0.98]; its seeds -24.2 to -32.1 (mean -25.9, standard
-deviation 2.7): every seed beats the lead policy, its episodes 2.2 to 10.1 steps longer than the
-optimum's on average. The mean over seeds beats the heuristic by 35.6 steps, 15 times the standard
-error of the difference (2.4: the seeds' spread over 10 seeds and the heuristic's standard
+training seeds and its 95 % bootstrap interval): JAX PPO (``train_ppo``, 2M steps, 10 seeds) -25.9
+[-30.0, -24.5], normalized 0.98 [0.95, 0.98]; its seeds -24.0 to -34.8 (mean -27.2, standard
+deviation 4.1): every seed beats the lead policy, its episodes 2.1 to 12.8 steps longer than the
+optimum's on average. The mean over seeds beats the heuristic by 34.3 steps, 13 times the standard
+error of the difference (2.6: the seeds' spread over 10 seeds and the heuristic's standard
 error). SB3 PPO (``train_sb3``, the same 2M steps, 5 seeds; at 60k steps it scored as random
 does) -33.1 [-38.6, -31.3], normalized 0.93 [0.90, 0.94]; its seeds -31.2 to -40.2 (mean -34.2):
 it leads the target too, and beats the heuristic by 27.4 steps, about 10 standard errors.
