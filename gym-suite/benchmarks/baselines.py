@@ -118,8 +118,10 @@ LEFT_OUT = {
         "DQN trains at about 330 steps a second on these machines (an hour a seed at that budget); its 100k-step "
         "runs, a budget rather than a plateau (seeds 219 to 409, one at -49,962), stay in the runs file"
     ),
-    ("example-v1", "sb3-ppo"): "no SB3 PPO or DQN row: memoryless, as JAX PPO is, whose row stands for them",
-    ("example-v1", "sb3-dqn"): "no SB3 PPO or DQN row: memoryless, as JAX PPO is, whose row stands for them",
+    **dict.fromkeys(
+        (("example-v1", "sb3-ppo"), ("example-v1", "sb3-dqn")),
+        "no SB3 PPO or DQN row: memoryless, as JAX PPO is, whose row stands for them",
+    ),
 }
 #: The first day whose JAX PPO runs all ran rejax's updates as ``train_ppo``'s three compiled
 #: programs (before it, rejax's ``train`` as one; runs are dated by the day, and every run of
@@ -1573,18 +1575,11 @@ def main(argv: list[str] | None = None) -> int:
                 "earlier SB3 PPO runs at a smaller budget stay in the runs file, superseded "
                 "(`gym_suite/training/recipes.py`)."
             )
-    single = sorted(
-        {
-            r["env_id"]
-            for r in runs
-            if r["policy"] == "jax-ppo" and current(r, digests) and r.get("date", "") < CHUNKED_TRAINING_SINCE
-        }
-        - {r["env_id"] for r in runs if r["policy"] == "jax-ppo" and r.get("date", "") >= CHUNKED_TRAINING_SINCE}
-    )
-    rerun = sorted(
-        {r["env_id"] for r in runs if r["policy"] == "jax-ppo" and r.get("date", "") >= CHUNKED_TRAINING_SINCE}
-        & {r["env_id"] for r in runs if r["policy"] == "jax-ppo" and r.get("date", "") < CHUNKED_TRAINING_SINCE}
-    )
+    jax_runs = [r for r in runs if r["policy"] == "jax-ppo"]
+    chunked = {r["env_id"] for r in jax_runs if r.get("date", "") >= CHUNKED_TRAINING_SINCE}
+    earlier = {r["env_id"] for r in jax_runs if r.get("date", "") < CHUNKED_TRAINING_SINCE}
+    single = sorted({r["env_id"] for r in jax_runs if current(r, digests)} & earlier - chunked)
+    rerun = sorted(chunked & earlier)
     if single:
         notes.append(
             "JAX PPO of " + ", ".join(f"`{env_id}`" for env_id in single) + ": trained before "
