@@ -110,6 +110,8 @@ class Score:
     rows: tuple[TableRow, ...]
     differences: tuple[Difference, ...]
     notes: tuple[str, ...] = ()
+    #: what the top of the scale is (:func:`reference_kind`): "optimum", "grid DP", "oracle"
+    top_label: str = "optimum"
 
     @property
     def episodes(self) -> int:
@@ -134,7 +136,7 @@ class Score:
             f"{self.env_id}: return {self.mean:.4g} [{self.ci_low:.4g}, {self.ci_high:.4g}] over the table's "
             f"{self.episodes:,} evaluation episodes (95 % interval of the mean)",
             f"normalized: {self.normalized:.3f} [{self.normalized_ci_low:.3f}, {self.normalized_ci_high:.3f}] "
-            f"(0: random {self.random:.4g}, 1: {self.top_policy} {self.top:.4g})",
+            f"(0: random {self.random:.4g}, 1: {self.top_label} {self.top:.4g})",
             f"in the table: {self.placement()}",
         ]
         lines += [d.describe() for d in self.differences]
@@ -165,6 +167,18 @@ def table(env_id: str) -> list[TableRow]:
         )
         for r in rows
     ]
+
+
+def reference_kind(env_id: str) -> str:
+    """What the table's top of the scale (its ``optimum`` row) is for ``env_id``: ``"optimum"``
+    where it is exact, ``"grid DP"`` (heartpole: the best policy known) or ``"oracle"`` (push-v1:
+    a policy that reads what the agent cannot), the first words of the table's reference column."""
+    spec_id = find_spec(env_id).id
+    text = (resources.files("gym_suite") / "data" / "baselines.csv").read_text(encoding="utf-8")
+    found = {r["reference"].split(" (", 1)[0] for r in csv.DictReader(io.StringIO(text)) if r["env_id"] == spec_id}
+    if len(found) != 1:
+        raise ValueError(f"the baselines table's rows of {spec_id} name {sorted(found)} as the reference, not one")
+    return found.pop()
 
 
 def table_episodes(env_id: str) -> int:
@@ -327,6 +341,7 @@ def score(
         tuple(rows),
         tuple(differences),
         tuple(notes),
+        reference_kind(env_id) if top_policy == "optimum" else top_policy,
     )
 
 

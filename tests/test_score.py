@@ -82,6 +82,19 @@ def test_returns_at_the_optimum_score_one():
 
 
 @pytest.mark.parametrize(
+    ("env_id", "label"),
+    [("heartpole-v1", "grid DP"), ("heartpole-v0", "grid DP"), ("push-v1", "oracle"), ("target-v1", "optimum")],
+)
+def test_the_top_of_the_scale_is_named_by_the_tables_reference(env_id, label):
+    """heartpole's top is the grid DP (the best policy known) and push-v1's an oracle: neither is
+    printed as an optimum; target-v1's earliest intercept is one."""
+    top = float(table_row(env_id, "optimum")["iqm"])
+    result = gym_suite.score(env_id, np.full(table_episodes(env_id), top), paired=False)
+    assert result.top_label == label
+    assert f"1: {label} {top:.4g})" in str(result)
+
+
+@pytest.mark.parametrize(
     ("agent", "error", "match"),
     [
         (np.zeros(999), ValueError, "1,000"),
