@@ -24,7 +24,11 @@ hits both alike:
   ``--sb3-recipe-only`` takes the recipe as it is). A callback
   evaluates the greedy policy at the rollout boundaries next to JAX's evaluation points, the
   clock stopped while it does;
-- with ``--jax-seeds K`` (K > 1), also K JAX seeds in one vmapped run.
+- with ``--jax-seeds K`` (K > 1), also K JAX seeds in one vmapped run;
+- every JAX run compiles afresh, a cold start each (``GYM_SUITE_JAX_CACHE=off`` for the run: JAX's
+  persistent compilation cache neither read nor written), unless ``--jax-cache DIR`` names a cache
+  directory (a run then loads what an earlier one with the same settings compiled, as a user's
+  second run does).
 
 The learning curves score every checkpoint of both sides on the same ``--curve-episodes``
 seeded episodes of the numpy env (seeds 10,000, 10,001, ...; ``gym_suite.evaluate``, greedy);
@@ -53,6 +57,7 @@ import numpy as np
 from _machine import cpu_name, load_average, missing  # this folder's helpers (the script's folder is on sys.path)
 
 import gym_suite
+from gym_suite import _jax_cache as jax_cache
 from gym_suite.cli import key_value, non_negative_int, positive_int
 from gym_suite.quiet import import_gym_quietly, no_version_notice
 
@@ -252,6 +257,13 @@ def report(out: dict) -> str:
         f"{out.get('load_after_training', '?')} after the training runs, {out['load_end']} at the end "
         f"(took {out['wall_seconds'] / 60:.1f} min). Command: {out.get('command', COMMAND)}",
     ]
+    cache = out.get("jax_cache")
+    if cache is not None:
+        lines.append(
+            "JAX: every run compiled afresh (no compilation cache)."
+            if cache.lower() in jax_cache.OFF
+            else f"JAX: compilation cache {cache} (a run loads what an earlier one compiled)."
+        )
     if out["sb3"]:
         terminal = ", the two weeks' end terminal" if out["sb3_truncation_is_terminal"] else ""
         lines.append(f"SB3 PPO: the id's recipe with {out['sb3_overrides'] or 'nothing'} over it{terminal}.")
@@ -385,6 +397,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--sb3", nargs="+", type=key_value, default=[], metavar="KEY=VALUE", help="SB3 PPO settings over the recipe's"
     )
+    parser.add_argument(
+        "--jax-cache",
+        metavar="DIR",
+        default="off",
+        help="JAX's compilation cache for the JAX runs (default: off, every run compiles afresh)",
+    )
     parser.add_argument("--png", metavar="PATH", help="draw the learning curves to this PNG")
     parser.add_argument("--json", metavar="PATH", help="save every figure as JSON")
     parser.add_argument("--from-json", metavar="PATH", help="print (and --png draw) a saved run instead of training")
@@ -398,7 +416,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.from_json:
         out = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
     else:
+        if "gym_suite.jax" in sys.modules:  # the cache is set when gym_suite.jax is first imported
+            parser.error("gym_suite.jax was imported before the run: --jax-cache could not take effect")
+        os.environ[jax_cache.ENV_VAR] = args.jax_cache
         out = run(args)
+        out["jax_cache"] = args.jax_cache
         out["command"] = " ".join([COMMAND, *(argv if argv is not None else sys.argv[1:])]).strip()
         if args.json:
             Path(args.json).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
