@@ -30,11 +30,28 @@ def test_the_pages_copies_are_what_the_code_makes(page):
 
 
 def test_fill_replaces_a_stale_table_and_names_a_missing_block():
-    stale = "# JAX\n\n<!-- generated:jax-ids -->\n| old |\n<!-- end:jax-ids -->\n\n<!-- generated:ppo-measured -->\n<!-- end:ppo-measured -->\n"
+    stale = (
+        "# JAX\n\n<!-- generated:jax-ids -->\n| old |\n<!-- end:jax-ids -->\n\n<!-- generated:ppo-measured -->\n"
+        "<!-- end:ppo-measured -->\n<!-- generated:jax-vs-sb3 -->\n<!-- end:jax-vs-sb3 -->\n"
+    )
     filled = doc_tables.fill(stale, "training/jax.md")
     assert "| old |" not in filled and "`gym_suite_jax/target-v1`" in filled
     with pytest.raises(ValueError, match="generated:ppo-measured"):
         doc_tables.fill("# JAX\n\n<!-- generated:jax-ids -->\n<!-- end:jax-ids -->\n", "training/jax.md")
+
+
+def test_the_jax_against_sb3_tables_are_the_saved_runs():
+    """docs/training/jax.md's summary and docs/training-speed.md's report come from the saved run
+    (docs/training/heartpole_v1_jax_vs_sb3.json): its wall times and ratio are in both."""
+    import json
+
+    out = json.loads((ROOT / "docs" / "training" / "heartpole_v1_jax_vs_sb3.json").read_text(encoding="utf-8"))
+    walls = [e["wall"] for e in out["jax"]], [e["wall"] for e in out["sb3"]]
+    ratio = sorted(walls[1])[len(walls[1]) // 2] / sorted(walls[0])[len(walls[0]) // 2]
+    summary = doc_tables.jax_vs_sb3_summary()
+    assert f"(medians: {ratio:.1f}x)" in summary and f"{min(walls[1]):.1f} to {max(walls[1]):.1f} s" in summary
+    assert f"SB3 / JAX = {ratio:.1f}x" in doc_tables.jax_vs_sb3_run()
+    assert out["jax_cache"] == "off", "the published run compiles afresh (a user's first run)"
 
 
 def table_rows(page: str, name: str) -> list[str]:

@@ -10,6 +10,8 @@ copy differs from what the code makes. Regenerate the copies with
 from __future__ import annotations
 
 import csv
+import importlib.util
+import json
 import re
 import sys
 import warnings
@@ -25,6 +27,7 @@ import gymnasium  # noqa: E402
 from gymnasium import spaces  # noqa: E402
 
 import gym_suite  # noqa: E402
+from gym_suite import _jax_cache as jax_cache  # noqa: E402
 from gym_suite.play import controls_help  # noqa: E402
 
 
@@ -97,10 +100,95 @@ def ppo_measured() -> str:
     return "\n".join(lines)
 
 
+#: The run of ``gym-suite/benchmarks/train_jax_vs_sb3.py`` that the pages report.
+JAX_VS_SB3 = DOCS / "training" / "heartpole_v1_jax_vs_sb3.json"
+
+
+def _jax_vs_sb3_script():
+    """``gym-suite/benchmarks/train_jax_vs_sb3.py`` as a module (its report is the page's)."""
+    folder = ROOT / "gym-suite" / "benchmarks"
+    if str(folder) not in sys.path:  # its folder's helper (_machine), as when it runs
+        sys.path.insert(0, str(folder))
+    spec = importlib.util.spec_from_file_location("train_jax_vs_sb3", folder / "train_jax_vs_sb3.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def jax_vs_sb3_run() -> str:
+    """The saved run's report, as the script prints it (``--from-json``)."""
+    return _jax_vs_sb3_script().report(json.loads(JAX_VS_SB3.read_text(encoding="utf-8"))).strip()
+
+
+def jax_vs_sb3_summary() -> str:
+    """The saved run in brief: budgets, returns, wall times and times to the target, with the
+    ratios seed by seed (SB3's seed over JAX's seed of the same number) and of the medians."""
+    bench = _jax_vs_sb3_script()
+    out = json.loads(JAX_VS_SB3.read_text(encoding="utf-8"))
+    jax, sb3, target = out["jax"], out["sb3"], out["target"]
+    seeds = ", ".join(map(str, out["seeds"]))
+
+    def span(values: list[float], unit: str = " s") -> str:
+        return f"{min(values):.1f} to {max(values):.1f}{unit}" if values else "-"
+
+    def ratios(pairs: list[tuple[float | None, float | None]]) -> str:
+        found = [b / a for a, b in pairs if a is not None and b is not None]
+        sides = [[a for a, _ in pairs if a is not None], [b for _, b in pairs if b is not None]]
+        median = bench._median(sides[1]) / bench._median(sides[0]) if all(sides) else float("nan")
+        return f"{span(found, 'x')} (medians: {median:.1f}x)" if found else "-"
+
+    def reached(entry: dict) -> float | None:
+        point = bench.first_reached(entry["points"], target)
+        return point["seconds"] if point else None
+
+    def to_target(side: list[dict]) -> str:
+        times = [reached(e) for e in side]
+        got = [t for t in times if t is not None]
+        return f"{span(got)} ({len(got)} of {len(side)} seeds)"
+
+    lines = [
+        "| | JAX PPO (rejax) | SB3 PPO (SuiteVecEnv) | SB3 / JAX |",
+        "|---|---:|---:|---:|",
+        f"| budget (env steps) | {jax[0]['steps']:,} | {sb3[0]['steps']:,} | |",
+        f"| greedy return, seeds {seeds} ({out['episodes']:,} episodes) | "
+        + " | ".join(", ".join(f"{e['final'][0]:.2f}" for e in side) for side in (jax, sb3))
+        + " | |",
+        "| wall time by seed (JAX: compiling included) | "
+        + f"{span([e['wall'] for e in jax])} | {span([e['wall'] for e in sb3])} | "
+        + ratios([(j["wall"], s["wall"]) for j, s in zip(jax, sb3)])
+        + " |",
+        f"| time to a curve return of {target:g}, by seed | {to_target(jax)} | {to_target(sb3)} | "
+        + ratios([(reached(j), reached(s)) for j, s in zip(jax, sb3)])
+        + " |",
+    ]
+    many = out.get("jax_vmapped")
+    if many:
+        per_seed = many["wall"] / len(many["seeds"])
+        lines.append(
+            f"| {len(many['seeds'])} seeds in one vmapped run | {many['wall']:.1f} s, {per_seed:.1f} s a seed "
+            f"(returns {min(many['finals']):.1f} to {max(many['finals']):.1f}) | | "
+            f"{bench._median([e['wall'] for e in sb3]) / per_seed:.1f}x a seed |"
+        )
+    cache = out.get("jax_cache")
+    compiled = (
+        "every JAX run compiled afresh"
+        if cache is None or cache.lower() in jax_cache.OFF
+        else "JAX's compilation cache on"
+    )
+    lines += [
+        "",
+        f"Measured {out['date'][:10]} on {out['machine']}, load average {out['load_start']} at the start and "
+        f"{out['load_end']} at the end (2 fills the two cores); {compiled}.",
+    ]
+    return "\n".join(lines)
+
+
 #: Every generated table: its name, the page that holds it, the function that makes it.
 TABLES: dict[str, tuple[str, Callable[[], str]]] = {
     "jax-ids": ("training/jax.md", jax_ids),
     "ppo-measured": ("training/jax.md", ppo_measured),
+    "jax-vs-sb3": ("training/jax.md", jax_vs_sb3_summary),
+    "jax-vs-sb3-run": ("training-speed.md", jax_vs_sb3_run),
     "play-controls": ("quickstart.md", play_controls),
 }
 
