@@ -147,13 +147,19 @@ class Score:
         return self.describe()
 
 
-def table(env_id: str) -> list[TableRow]:
-    """The baselines table's rows of ``env_id``, from the package's reference table."""
+def _table_rows(env_id: str) -> tuple[str, list[dict[str, str]]]:
+    """``env_id``'s registered id and its rows of the package's reference table, as text."""
     spec_id = find_spec(env_id).id
     text = (resources.files("gym_suite") / "data" / "baselines.csv").read_text(encoding="utf-8")
     rows = [r for r in csv.DictReader(io.StringIO(text)) if r["env_id"] == spec_id]
     if not rows:
         raise ValueError(f"the baselines table has no rows for {spec_id}")
+    return spec_id, rows
+
+
+def table(env_id: str) -> list[TableRow]:
+    """The baselines table's rows of ``env_id``, from the package's reference table."""
+    _, rows = _table_rows(env_id)
     return [
         TableRow(
             r["policy"],
@@ -173,9 +179,8 @@ def reference_kind(env_id: str) -> str:
     """What the table's top of the scale (its ``optimum`` row) is for ``env_id``: ``"optimum"``
     where it is exact, ``"grid DP"`` (heartpole: the best policy known) or ``"oracle"`` (push-v1:
     a policy that reads what the agent cannot), the first words of the table's reference column."""
-    spec_id = find_spec(env_id).id
-    text = (resources.files("gym_suite") / "data" / "baselines.csv").read_text(encoding="utf-8")
-    found = {r["reference"].split(" (", 1)[0] for r in csv.DictReader(io.StringIO(text)) if r["env_id"] == spec_id}
+    spec_id, rows = _table_rows(env_id)
+    found = {r["reference"].split(" (", 1)[0] for r in rows}
     if len(found) != 1:
         raise ValueError(f"the baselines table's rows of {spec_id} name {sorted(found)} as the reference, not one")
     return found.pop()
@@ -183,9 +188,8 @@ def reference_kind(env_id: str) -> str:
 
 def table_episodes(env_id: str) -> int:
     """How many evaluation episodes the table's rows of ``env_id`` played (seeds ``0 .. N - 1``)."""
-    spec_id = find_spec(env_id).id
-    text = (resources.files("gym_suite") / "data" / "baselines.csv").read_text(encoding="utf-8")
-    found = {int(r["eval_episodes"]) for r in csv.DictReader(io.StringIO(text)) if r["env_id"] == spec_id}
+    spec_id, rows = _table_rows(env_id)
+    found = {int(r["eval_episodes"]) for r in rows}
     if len(found) != 1:
         raise ValueError(f"the baselines table's rows of {spec_id} played {sorted(found)} episodes, not one number")
     return found.pop()

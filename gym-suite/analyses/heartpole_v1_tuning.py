@@ -52,7 +52,11 @@ def main(argv=None) -> int:
     parser.add_argument("--seeds", type=int, default=3, help="training seeds per variant (0, 1, ...)")
     parser.add_argument("--episodes", type=int, default=1000, help="tuning episodes, seeds 100,000 ..")
     parser.add_argument(
-        "--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS), metavar="NAME",
+        "--variants",
+        nargs="+",
+        choices=list(VARIANTS),
+        default=list(VARIANTS),
+        metavar="NAME",
         help="the variants to train (default: all); the first is the one the others are paired with",
     )
     args = parser.parse_args(argv)
