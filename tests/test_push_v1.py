@@ -442,3 +442,56 @@ def test_rule_tuning_command(capsys):
     with pytest.raises(SystemExit):
         push_v1_rule.main(["--bars", "4.3"])
     assert "multiple of 0.5" in capsys.readouterr().err
+
+
+def _headroom():
+    """gym-suite/analyses/push_v1_headroom.py (a repository script), imported by its path."""
+    import importlib.util
+
+    path = ROOT / "gym-suite" / "analyses" / "push_v1_headroom.py"
+    spec = importlib.util.spec_from_file_location("push_v1_headroom", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_features_only_optimum_structural_truths():
+    """What push_v1_headroom.py rests on, true by construction: the person's offset is all the
+    observation lacks (the generator's p_open comes back exactly from the observed fields and the
+    offset); q = E[p_open | observation] lies between the least and the most responsive person's
+    p_open; and, notifications drawn independently from the log's rows, the DP on a probability is
+    the best of all policies for that probability's rewards: the DP on q earns at most the oracle's
+    value in p_open, and the oracle's decisions earn at most the DP on q's value in q. (On the
+    logs' actual days neither DP is an exact optimum: the features-only one scores above the oracle
+    on the training log, so no such order is asserted there.)"""
+    headroom = _headroom()
+    for split in ("train", "test"):
+        data = headroom.Log(split, points=200)
+        np.testing.assert_array_equal(headroom.p_open_of(data.f + data.offset), data.p)
+        low, high = headroom.p_open_of(data.f - 0.5), headroom.p_open_of(data.f + 0.5)
+        assert np.all((low <= data.q + 1e-12) & (data.q <= high + 1e-12))
+        assert np.all(np.diff(data.q[np.argsort(data.f, kind="stable")]) >= -1e-12)  # q rises with f
+        left = data.max_left
+        for budget in (1, 2, 3):
+            value_p, threshold_p = push_v1_optimum.thresholds(data.p, budget, left)
+            value_q, threshold_q = push_v1_optimum.thresholds(data.q, budget, left)
+            assert headroom.iid_value(data.q, data.q, threshold_q, budget, left) == pytest.approx(
+                value_q[budget, left], abs=1e-12
+            )
+            assert headroom.iid_value(data.q, data.p, threshold_q, budget, left) <= value_p[budget, left] + 1e-12
+            assert headroom.iid_value(data.p, data.q, threshold_p, budget, left) <= value_q[budget, left] + 1e-12
+        # the oracle replayed by the script's scorer is push_v1_optimum's
+        oracle = headroom.dp_day_opens(data.p, data.p, data.days, 2, push_v1_optimum.thresholds(data.p, 2, left)[1])
+        assert oracle.mean() == pytest.approx(push_v1_optimum.exact_table(split, 2)["optimum"], abs=1e-12)
+
+
+def test_features_only_policy_sees_only_the_observation():
+    """FeaturesOnlyPolicy, fed observations in the environment, takes the decisions the script
+    scores from the log's rows: each episode's return is its day's exact value."""
+    headroom = _headroom()
+    train, test = headroom.Log("train", points=200), headroom.Log("test", points=200)
+    policy = headroom.FeaturesOnlyPolicy(2, points=200, train=train)
+    exact = headroom.dp_day_opens(test.q, test.p, test.days, 2, policy.threshold)
+    days = headroom.evaluation_days(20)
+    played = evaluate("push-v1", policy, episodes=20, seed=0, env_kwargs={"split": "test"})
+    np.testing.assert_allclose(played.returns, exact[days], atol=1e-6)
