@@ -170,8 +170,8 @@ level) and 0.038 below it for JAX PPO (about 3), and no seed of either reaches i
 the training log, the agents score more there (1.52-1.53, above the oracle's 1.49): a day seen in
 training can be recognised from its first notification, and its future is then known. So on
 push-v1 what PPO learns in 300k steps is what a tuned two-number rule already does; the room left,
-about 0.035 expected opens a day, is within reach of a policy of the observation (below), and
-no trained agent here finds it. The recipe
+about 0.035 expected opens a day, is within reach of a policy of the observation (below): PPO
+does not find it, a learner that models the reward does (below). The recipe
 was chosen before any run (push-v0's standardized observations, no discounting) and checked on
 other training seeds and evaluation days (``gym_suite/training/jax.py``).
 
@@ -188,6 +188,16 @@ the estimate of the offset. The room is in the form of the open probability (the
 interactions: a significant contact's message in the evening, e-mail at work, a promotion at
 night): a logistic regression of the training log on those terms scores 1.500, on one-hot
 features 1.471.
+
+**Learned from the rewards** (``python gym-suite/analyses/push_v1_reward_model.py``). A delivery's
+reward is its expected open, so an agent learns the open probability of what it delivers. One
+that explores 100,000 steps of the training log (each day's two deliveries spread uniformly over
+its notifications), fits gradient-boosted trees to the log-odds of its rewards, and plans with the
+optimum's program on its predictions, scores 1.499 on the test log's 1,000 evaluation days over
+training seeds 0-4 (0.989 to 0.998 normalized, mean 0.993), each seed +0.026 to +0.036 over the
+heuristic paired on the same days (4.4 to 5.8 standard errors); training seeds 100-104, run after:
+1.496 (0.988 to 0.994), +0.025 to +0.031 each. Learning does beat the tuned rule on push-v1, by
+modelling the reward and planning; PPO, which learns the policy itself in 300k steps, does not.
 
 ```python
 >>> import gymnasium as gym
