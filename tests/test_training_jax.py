@@ -386,6 +386,19 @@ def test_draw_params_must_be_a_function_named_in_the_error():
     assert ppo_settings("target-v1", draw_params=_uniform_speed)["draw_params"] is _uniform_speed
 
 
+def test_a_function_in_the_settings_keys_no_run():
+    """The baselines key a run by the digest of its resolved settings: a function's repr (an
+    address, another in every process) is refused there; the resolved JAX PPO settings leave the
+    unset draw_params out, so the runs trained before the setting keep their digests."""
+    from gym_suite.training.recipes import settings_digest
+    from gym_suite.training.resolved import resolved_training
+
+    with pytest.raises(TypeError, match="repr names a memory address.*draw_params"):
+        settings_digest({"settings": ppo_settings("target-v1", draw_params=_uniform_speed)})
+    resolved = resolved_training("target-v1", "jax-ppo")
+    assert "draw_params" not in resolved["settings"] and resolved["settings"]["num_envs"] == 32
+
+
 def test_the_draw_wraps_the_training_env_below_the_adapters_and_the_evaluation_env_never_draws():
     pytest.importorskip("rejax")
     from gym_suite.jax_wrappers import DrawnParams, FiveValueStep, RescaleAction, TransformReward, Wrapper
@@ -400,12 +413,16 @@ def test_the_draw_wraps_the_training_env_below_the_adapters_and_the_evaluation_e
     settings = ppo_settings("target-v1", draw_params=_uniform_speed)
     train_env, params, eval_env, eval_params = _make_adapters("target-v1", settings)
     # innermost the draw, on the env's own params; the adapters above it
-    assert chain(train_env) == [FiveValueStep, TransformReward, RescaleAction, DrawnParams]
+    assert chain(train_env) == [FiveValueStep, TransformReward, DrawnParams]  # actions in [-1, 1] already
     assert train_env.unwrapped is eval_env.unwrapped  # one env: the evaluation's has no draw around it
-    assert chain(eval_env) == [FiveValueStep, RescaleAction]  # the curve plays the id's params
+    assert chain(eval_env) == [FiveValueStep]  # the curve plays the id's params
     assert params.target_speed == eval_params.target_speed == 1.5
     plain = _make_adapters("target-v1", ppo_settings("target-v1"))[0]
-    assert chain(plain) == [FiveValueStep, TransformReward, RescaleAction]
+    assert chain(plain) == [FiveValueStep, TransformReward]
+    # target-v0 acts in its field's units: the actions rescaled above the draw (none of its own
+    # params is drawn here: the identity draw stands for any)
+    settings = ppo_settings("target-v0", draw_params=lambda key, p: p)
+    assert chain(_make_adapters("target-v0", settings)[0]) == [FiveValueStep, RescaleAction, DrawnParams]
 
 
 def test_a_draw_pinning_the_speed_trains_as_the_env_made_at_that_speed():
