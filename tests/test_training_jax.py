@@ -488,8 +488,11 @@ SPEEDS = (0.5, 1.0, 1.5, 2.0)
 def test_a_policy_trained_on_drawn_speeds_beats_random_at_every_speed():
     """target-v1 at the recipe's budget, each training episode's target_speed uniform in [0.5, 2]:
     greedy on the numpy env made at each of four speeds (300 tuning episodes, seeded 100,000
-    onwards as the recipes' comparisons are) it beats the random policy by far at every speed,
-    and keeps most of the way from random to pure pursuit (the heuristic) or beyond."""
+    onwards as the recipes' comparisons are) it beats the random policy by far at every speed
+    (more than half the way from random to pure pursuit, the heuristic, which is near the optimum
+    at 0.5), and beats pure pursuit where pursuit loses to the target (1.5 and 2). Measured
+    (gym-suite/analyses/target_v1_drawn_speeds.py, training seeds 0-2): -24.9 to -57.9 at 0.5
+    (pursuit -24.0, random -256.2), -27.8 to -44.8 at 2 (pursuit -76.7, random -177.1)."""
     pytest.importorskip("rejax")
     result = train_ppo("target-v1", draw_params=_uniform_speed, progress=False)
     for speed in SPEEDS:
@@ -500,4 +503,7 @@ def test_a_policy_trained_on_drawn_speeds_beats_random_at_every_speed():
         )
         gain, se = trained.paired_difference(random)
         shown = (speed, trained.mean, heuristic.mean, random.mean)
-        assert gain > 10 * se and gain > 0.8 * (heuristic.mean - random.mean), shown
+        assert gain > 10 * se and gain > 0.5 * (heuristic.mean - random.mean), shown
+        if speed >= 1.5:
+            lead, se = trained.paired_difference(heuristic)
+            assert lead > 3 * se and lead > 10.0, shown
