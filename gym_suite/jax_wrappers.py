@@ -41,6 +41,7 @@ the numbers (``low``, ``high``, ``scale``, ``offset``) are numbers, not bools or
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import gymnasium
@@ -62,6 +63,7 @@ __all__ = [
     "RescaleAction",
     "TransformReward",
     "Wrapper",
+    "check_drawn",
 ]
 
 
@@ -319,6 +321,11 @@ class DrawnParams(Wrapper):
 
     The state is a :class:`DrawnParamsState` (``state.params``: the episode's). The draws are
     traced: keep them in the argument's range (the step checks them by dtype and shape only).
+    What ``draw`` returns is checked when it is traced (:func:`check_drawn`): params of the class
+    it was given (``params.replace(name=value)`` keeps it), each value of the given one's shape
+    (one number a field: :func:`jax.vmap` the env for a batch), else ``TypeError`` / ``ValueError``
+    saying so. :func:`gym_suite.training.jax.train_ppo` trains on such an env with its
+    ``draw_params`` setting.
     """
 
     def __init__(self, env: Any, draw: Any) -> None:
@@ -329,7 +336,9 @@ class DrawnParams(Wrapper):
 
     def _drawn(self, key: jax.Array, params: Any) -> Any:
         base = self._env.default_params if params is None else params
-        return jax.tree.map(jnp.asarray, self._draw(key, base))  # arrays: one type whatever the draw
+        drawn = jax.tree.map(jnp.asarray, self._draw(key, base))  # arrays: one type whatever the draw
+        check_drawn("DrawnParams: draw", base, drawn)
+        return drawn
 
     def reset(self, key: jax.Array, params: Any = None) -> tuple[Any, DrawnParamsState]:
         draw_key, reset_key = jax.random.split(key)
@@ -348,3 +357,26 @@ class DrawnParams(Wrapper):
         next_state = jax.tree.map(lambda a, b: jnp.where(done, a, b), state_re, kept)
         obs = jax.tree.map(lambda a, b: jnp.where(done, a, b), obs_re, obs)
         return obs, next_state, reward, terminated, truncated, info
+
+
+def check_drawn(owner: str, given: Any, drawn: Any) -> None:
+    """What a draw returned (``drawn``) for the params ``given``, checked as the env will use it:
+    params of ``given``'s class (``params.replace(name=value)`` keeps it; ``TypeError`` otherwise)
+    and each field of the shape of ``given``'s (``ValueError`` otherwise; a field ``None`` on
+    either side, the env's own value, passes). ``owner`` starts the messages (``"DrawnParams:
+    draw"``). Works on traced values: it reads classes and shapes alone, never a value."""
+    if type(drawn) is not type(given) or not dataclasses.is_dataclass(given):
+        names = [f.name for f in dataclasses.fields(given)] if dataclasses.is_dataclass(given) else []
+        raise ArgumentTypeError(
+            f"{owner} must return params of the class it is given ({type(given).__name__}, fields {names}: "
+            f"return params.replace(name=value)), got {shown(drawn)}"
+        )
+    for f in dataclasses.fields(given):
+        before, after = getattr(given, f.name), getattr(drawn, f.name)
+        if before is None or after is None:
+            continue
+        if np.shape(before) != np.shape(after):
+            raise ValueError(
+                f"{owner} must return params whose {f.name} has the shape of the given params' "
+                f"{np.shape(before)} (one value an episode), got one of shape {np.shape(after)}"
+            )

@@ -47,3 +47,22 @@ def test_jax_page_parameters_as_data_runs():
     # pursuit catches every target slower than the worker; faster ones take longer, some escape
     assert caught[0] == episodes[0] and caught[1] == episodes[1]
     assert episodes == sorted(episodes, reverse=True) and episodes[-1] < episodes[0]
+
+
+def test_jax_page_drawn_parameters_run_at_a_small_budget():
+    """The training on drawn target speeds, as the page writes it, at one update of the recipe's
+    (the page's 2M steps are the slow test's, tests/test_training_jax.py) and 20 episodes a speed."""
+    pytest.importorskip("rejax")
+    code = page_block("jax-drawn-snippet")
+    small = code.replace("draw_params=draw)", "draw_params=draw, total_timesteps=8192, progress=False)")
+    small = small.replace("episodes=300", "episodes=20")
+    assert small.count("total_timesteps=8192") == 1 and small.count("episodes=20") == 2, code
+    out = subprocess.run([sys.executable, "-c", small], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    speeds = []
+    for line in out.stdout.strip().splitlines():
+        match = re.fullmatch(r"target_speed ([\d.]+): PPO (-?[\d.]+), heuristic (-?[\d.]+)", line)
+        assert match, line
+        speeds.append(float(match[1]))
+        assert -301.0 <= float(match[2]) <= 0.0 and -301.0 <= float(match[3]) <= 0.0
+    assert speeds == [0.5, 1.0, 1.5, 2.0]

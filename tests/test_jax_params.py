@@ -285,3 +285,19 @@ def test_drawn_params_draws_each_episodes_speed_at_its_start():
     np.testing.assert_allclose(speed, drawn, rtol=1e-5)  # the target moves at its episode's speed
     with pytest.raises(TypeError, match="draw must be a function"):
         DrawnParams(base, 1.5)
+
+
+def test_drawn_params_refuses_a_draw_of_other_params_when_traced():
+    """What the draw returns is checked as it is traced: the params' class, each value's shape."""
+    from gym_suite.jax_wrappers import DrawnParams
+
+    base, params = gj.make("target-v1")
+    key = jax.random.key(0)
+    speed_only = DrawnParams(base, lambda k, p: jax.random.uniform(k, minval=0.5, maxval=2.0))
+    with pytest.raises(TypeError, match=r"^DrawnParams: draw must return params of the class it is given \(EnvParams"):
+        jax.jit(speed_only.reset)(key, params)
+    three = DrawnParams(base, lambda k, p: p.replace(target_speed=jax.random.uniform(k, (3,), minval=0.5, maxval=2.0)))
+    with pytest.raises(ValueError, match=r"target_speed has the shape of the given params' \(\).* shape \(3,\)"):
+        jax.jit(three.reset)(key, params)
+    kept = DrawnParams(base, lambda k, p: p.replace(max_steps_in_episode=50))  # another field, one value
+    assert int(jax.jit(kept.reset)(key, params)[1].params.max_steps_in_episode) == 50

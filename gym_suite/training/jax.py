@@ -32,7 +32,10 @@ The settings of an id (:data:`PPO_RECIPES`) start from its Stable-Baselines3 rec
 fewer steps (:data:`PPO_RECIPES`, :data:`PPO_BUDGETS`: the same return in less time). The env's
 own rewards are what the curve and the evaluation score. Episodes that end by the step limit or
 the rules' clock are terminal for the learner (rejax does not bootstrap past a truncation;
-heartpole-v1 shows the time in its observation).
+heartpole-v1 shows the time in its observation). ``draw_params`` trains on a distribution of the
+env's data parameters in the same compiled run, each training episode drawing its own
+(target-v1's ``target_speed`` uniform in ``[0.5, 2]``, say: :func:`train_ppo`); the curve stays
+on the id's params, and ``gym_suite.evaluate(..., env_kwargs=...)`` scores the policy per value.
 
 The policies take the numpy env's observations: ``gymnasium.spaces.flatten`` of them (a
 ``Discrete`` observation one-hot, push-v0's ``Dict`` the vector ``gym_suite.jax`` gives), the
@@ -163,8 +166,17 @@ PPO_RECIPES: dict[str, dict[str, Any]] = {
 PPO_BUDGETS: dict[str, int] = {"heartpole-v1": 1_200_000, "push-v1": 300_000, "target-v1": 2_000_000}
 
 #: Keywords of :func:`train_ppo` that are not rejax's: the training-only reward transforms (by
-#: default the id's SB3 PPO recipe's), the curve's evaluations and the env's arguments.
-OWN_SETTINGS = ("reward_scale", "reward_offset", "anneal_lr", "eval_episodes", "eval_points", "env_kwargs")
+#: default the id's SB3 PPO recipe's), the curve's evaluations, the env's arguments and the
+#: training episodes' drawn parameters (``draw_params``: domain randomization).
+OWN_SETTINGS = (
+    "reward_scale",
+    "reward_offset",
+    "anneal_lr",
+    "eval_episodes",
+    "eval_points",
+    "env_kwargs",
+    "draw_params",
+)
 #: rejax ``PPO`` keywords that :func:`train_ppo` accepts as overrides.
 REJAX_SETTINGS = tuple(PPO_DEFAULTS) + ("normalize_rewards", "reward_normalization_discount")
 #: Defaults of the rejax settings not in :data:`PPO_DEFAULTS` (rejax's own).
@@ -214,6 +226,7 @@ def ppo_settings(env_id: str, **overrides: Any) -> dict[str, Any]:
         "eval_episodes": 32,
         "eval_points": 20,
         "env_kwargs": {},
+        "draw_params": None,
         **own,
         "agent_kwargs": {**PPO_DEFAULTS["agent_kwargs"], **own.get("agent_kwargs", {})},
     }
@@ -337,6 +350,16 @@ def _env_kwargs(key: str, value: Any) -> dict[str, Any]:
     return check_env_kwargs("train_ppo: ", value) or {}
 
 
+def _draw(key: str, value: Any) -> Callable[[Any, Any], Any] | None:
+    """``draw_params``: ``None`` (every episode on the id's params) or a function ``(key, params) -> params``."""
+    if value is not None and not callable(value):
+        raise TypeError(
+            f"train_ppo: {key} must be a function (key, params) -> params drawing each training episode's "
+            f"params (gym_suite.jax_wrappers.DrawnParams), or None, got {shown(value)}"
+        )
+    return value
+
+
 #: Every setting :func:`ppo_settings` takes, with its check: rejax's PPO keywords
 #: (:data:`REJAX_SETTINGS`) and :data:`OWN_SETTINGS`.
 SETTING_RULES: dict[str, Callable[[str, Any], Any]] = {
@@ -361,6 +384,7 @@ SETTING_RULES: dict[str, Callable[[str, Any], Any]] = {
     "eval_episodes": _integer(0),
     "eval_points": _integer(1),
     "env_kwargs": _env_kwargs,
+    "draw_params": _draw,
 }
 #: The keys of ``agent_kwargs`` (rejax's networks): the hidden layers' widths and their activation.
 AGENT_SETTINGS = ("hidden_layer_sizes", "activation")
@@ -393,7 +417,10 @@ class JaxPPOPolicy:
     """A greedy policy trained by :func:`train_ppo`: a callable ``observation -> action`` on the numpy env.
 
     ``act_batch(observations)`` acts on a list of observations at once (one forward pass), as
-    :func:`gym_suite.evaluate` uses it. Runs in numpy; pickles.
+    :func:`gym_suite.evaluate` uses it. Runs in numpy; pickles. It reads an observation's values,
+    never checks them against ``observation_space``'s bounds (those of the env it trained on): it
+    acts on the env made with other arguments of the same shapes too, target-v1 at another
+    ``target_speed`` (whose velocity bounds are the speed), as ``draw_params`` policies are scored.
     """
 
     name = "JAX PPO"
@@ -465,7 +492,7 @@ class JaxTrainingResult:
     (with ``keep_checkpoints=True``): the greedy policies at each evaluation,
     ``checkpoints[evaluation][seed]``. ``timesteps``: the env steps
     each seed trained (the budget rounded up to whole updates). ``settings``: what
-    :func:`ppo_settings` gave.
+    :func:`ppo_settings` gave (``draw_params``: the function itself, or ``None``).
     """
 
     env_id: str
@@ -511,7 +538,12 @@ def _schedule(total: int, iteration: int, points: int) -> tuple[int, int]:
 
 
 def _make_adapters(env_id: str, settings: dict[str, Any]):
-    """The gymnax envs rejax trains and evaluates on (built lazily: they import JAX)."""
+    """The gymnax envs rejax trains and evaluates on, and their params (built lazily: they import JAX).
+
+    With ``draw_params`` the training env's innermost wrapper is
+    :class:`~gym_suite.jax_wrappers.DrawnParams` (:func:`_drawn_env`): each episode draws the id's
+    own params, below the adapters (one-hot observations, rescaled actions, training rewards),
+    which see an env like any other. The evaluation env never draws: the id's params."""
     from gymnax.environments import spaces as gymnax_spaces
 
     import gym_suite.jax as gsj
@@ -531,10 +563,43 @@ def _make_adapters(env_id: str, settings: dict[str, Any]):
 
     train_kwargs = training_env_kwargs(env_id, "ppo", settings["env_kwargs"])
     env, params = gsj.make(env_id, **train_kwargs)
-    train_env = adapt(env, settings["reward_scale"], settings["reward_offset"])
+    draw = settings["draw_params"]
+    drawn = env if draw is None else _drawn_env(env_id, env, params, draw)
+    train_env = adapt(drawn, settings["reward_scale"], settings["reward_offset"])
     eval_kwargs = {**recipe_for(env_id).eval_env_kwargs, **settings["env_kwargs"]}
     eval_base, eval_params = gsj.make(env_id, **eval_kwargs) if eval_kwargs != train_kwargs else (env, params)
     return train_env, params, adapt(eval_base), eval_params
+
+
+#: How many keys :func:`_drawn_env` tries ``draw_params`` on before anything compiles.
+DRAW_PROBES = 8
+
+
+def _drawn_env(env_id: str, env: Any, params: Any, draw: Callable[[Any, Any], Any]) -> Any:
+    """``DrawnParams(env, draw)``, once ``draw`` has been tried on the keys ``jax.random.PRNGKey(i)``,
+    ``i < DRAW_PROBES`` (run at once, before anything compiles): each draw must be params of the
+    class of ``params`` with values of their shapes (:func:`gym_suite.jax_wrappers.check_drawn`:
+    ``TypeError`` / ``ValueError`` naming ``draw_params``), and values the env takes (its own
+    checks of the arguments, as ``env.reset`` makes them on concrete params: target-v1's
+    ``target_speed`` too fast for the field is a ``ValueError`` with the env's message). An
+    exception of ``draw`` itself propagates as it is. The training then draws under ``jit``,
+    where a value cannot be checked: keep every draw in the argument's range."""
+    import jax
+    import jax.numpy as jnp
+
+    from gym_suite.jax_wrappers import DrawnParams, check_drawn
+
+    for i in range(DRAW_PROBES):
+        drawn = jax.tree.map(jnp.asarray, draw(jax.random.PRNGKey(i), params))
+        check_drawn("train_ppo: draw_params", params, drawn)
+        try:
+            env.check_params("reset", drawn)
+        except (TypeError, ValueError) as exc:
+            kind = ValueError if isinstance(exc, ValueError) else TypeError
+            raise kind(
+                f"train_ppo: draw_params(jax.random.PRNGKey({i}), params) drew params {env_id} refuses: {exc}"
+            ) from None
+    return DrawnParams(env, draw)
 
 
 def _cache_hit_counter():
@@ -576,9 +641,33 @@ def train_ppo(
     ``reward_scale``, ``reward_offset`` (training rewards), ``eval_episodes`` and ``eval_points``
     (the curve: about ``eval_points`` evaluations of ``eval_episodes`` greedy episodes on the JAX
     env; ``eval_episodes=0``: none, the returns are NaN), ``env_kwargs`` (the env's arguments,
-    over the recipe's training env arguments). ``keep_checkpoints``: also keep the greedy
-    policies at every evaluation point (``result.checkpoints``), to score the curve elsewhere
-    (on the numpy env, say).
+    over the recipe's training env arguments), ``draw_params`` (below). ``keep_checkpoints``:
+    also keep the greedy policies at every evaluation point (``result.checkpoints``), to score
+    the curve elsewhere (on the numpy env, say).
+
+    ``draw_params``: domain randomization, one compiled run over a distribution of the env's data
+    parameters (``Definition.data_parameters``: target-v1's ``target_speed``, heartpole's
+    ``heart_attack_proclivity``). A function ``(key, params) -> params`` (default ``None``: every
+    episode on the id's params): each training episode starts with params it draws from the id's
+    (``env_kwargs`` applied) and keeps them to its end, for instance a target speed uniform in
+    ``[0.5, 2]``::
+
+        draw_params=lambda key, p: p.replace(target_speed=jax.random.uniform(key, minval=0.5, maxval=2.0))
+
+    It wraps the id's env in :class:`gym_suite.jax_wrappers.DrawnParams`, under the adapters
+    (rescaled actions, training rewards: :func:`_make_adapters`). Before anything compiles it is
+    tried on a few keys (:func:`_drawn_env`): params of another class, a value of another shape
+    (``TypeError`` / ``ValueError`` naming ``draw_params``) or one the env refuses (the env's
+    message) stop it there; in the compiled run the draws cannot be checked, so keep them in the
+    argument's range. The curve's evaluations do not draw: they play the id's params (with
+    ``env_kwargs``), so that the curve measures what the recipe's curve and the baselines measure,
+    comparable with a run without draws, rather than a mean over the draws whose spread would blur
+    the progress; score the policy at each value on the numpy env,
+    ``gym_suite.evaluate(env_id, policy, env_kwargs={"target_speed": v})``. The programs compiled
+    depend on what the draw computes: JAX's compilation cache loads them for the same draw (the
+    same lambda in a new process too), another compiles anew. ``result.settings["draw_params"]``
+    is the function itself; the digests of the baselines' runs
+    (:func:`gym_suite.training.recipes.settings_digest`) refuse it.
 
     Progress shows on standard error when ``progress`` is true: a bar on a terminal, a line every
     few seconds elsewhere (updated at each evaluation of the curve), with a line when compiling

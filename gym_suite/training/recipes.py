@@ -342,7 +342,7 @@ JAX_PPO_SETTINGS = (
     "num_envs", "num_steps", "num_minibatches", "num_epochs", "learning_rate", "gamma", "gae_lambda", "clip_eps",
     "vf_coef", "ent_coef", "max_grad_norm", "normalize_observations", "normalize_rewards",
     "reward_normalization_discount", "agent_kwargs", "reward_scale", "reward_offset", "anneal_lr", "eval_episodes",
-    "eval_points", "env_kwargs",
+    "eval_points", "env_kwargs", "draw_params",
 )  # fmt: skip
 INF = math.inf
 #: The settings a tuned-recipes file may give each agent other than JAX PPO (whose settings
@@ -602,6 +602,22 @@ def rllib_ppo_settings(env_id: str, **overrides: Any) -> dict[str, Any]:
 
 def settings_digest(resolved: Any) -> str:
     """A short digest (16 hex digits of SHA-256) of ``resolved`` (plain JSON values, as
-    :func:`resolved_training` gives): equal for equal settings, whatever their keys' order."""
-    text = json.dumps(resolved, sort_keys=True, separators=(",", ":"), default=repr)
+    :func:`resolved_training` gives): equal for equal settings, whatever their keys' order. A value
+    JSON does not hold is taken by its ``repr`` (:func:`stable_repr`): ``TypeError`` for one whose
+    ``repr`` names a memory address (a function, as ``train_ppo``'s ``draw_params``), which would
+    give another digest in every process."""
+    text = json.dumps(resolved, sort_keys=True, separators=(",", ":"), default=stable_repr)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def stable_repr(value: Any) -> str:
+    """``repr(value)`` where it is the same in every process: a ``TypeError`` for one that names a
+    memory address (``<function <lambda> at 0x7f...>``), whose settings cannot key a run."""
+    text = repr(value)
+    if " at 0x" in text:
+        raise TypeError(
+            f"settings of a run must be plain values (numbers, strings, lists, dicts), got {_short(value)}: its "
+            "repr names a memory address, another in every process (a function, as train_ppo's draw_params, "
+            "keys no run)"
+        )
+    return text

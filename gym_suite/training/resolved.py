@@ -19,6 +19,7 @@ from gym_suite.training.recipes import (
     recurrent_ppo_settings,
     rllib_ppo_settings,
     sb3_settings,
+    stable_repr,
     training_env_kwargs,
 )
 
@@ -62,8 +63,13 @@ def resolved_training(env_id: str, agent: str, steps: int | None = None, vec_env
     elif agent == "jax-ppo":
         from gym_suite.training.jax import ppo_budget, ppo_settings
 
-        resolved.update(steps=ppo_budget(env_id) if steps is None else steps, settings=ppo_settings(env_id))
+        settings = ppo_settings(env_id)
+        # None here (no overrides; a tuned-recipes file, JSON, holds no function): left out, so that
+        # the runs trained before train_ppo had the setting keep their digests
+        if settings.pop("draw_params") is not None:
+            raise ValueError(f"resolved_training: {env_id} jax-ppo draws its params; a baseline run trains on the id's")
+        resolved.update(steps=ppo_budget(env_id) if steps is None else steps, settings=settings)
     else:
         agents = [*TUNABLE_AGENTS, "sb3-recurrent-ppo"]
         raise ValueError(f"resolved_training: agent must be one of {agents}, got {repr(agent)[:80]}")
-    return json.loads(json.dumps(resolved, default=repr))
+    return json.loads(json.dumps(resolved, default=stable_repr))
