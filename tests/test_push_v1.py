@@ -444,15 +444,18 @@ def test_rule_tuning_command(capsys):
     assert "multiple of 0.5" in capsys.readouterr().err
 
 
-def _headroom():
-    """gym-suite/analyses/push_v1_headroom.py (a repository script), imported by its path."""
+def _analysis(name: str):
+    """``gym-suite/analyses/<name>.py`` (a repository script), imported by its path."""
     import importlib.util
 
-    path = ROOT / "gym-suite" / "analyses" / "push_v1_headroom.py"
-    spec = importlib.util.spec_from_file_location("push_v1_headroom", path)
+    spec = importlib.util.spec_from_file_location(name, ROOT / "gym-suite" / "analyses" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _headroom():
+    return _analysis("push_v1_headroom")
 
 
 def test_features_only_optimum_structural_truths():
@@ -515,14 +518,7 @@ def test_the_pages_figures_of_the_features_only_optimum_are_computed():
 
 
 def _reward_model():
-    """gym-suite/analyses/push_v1_reward_model.py (a repository script), imported by its path."""
-    import importlib.util
-
-    path = ROOT / "gym-suite" / "analyses" / "push_v1_reward_model.py"
-    spec = importlib.util.spec_from_file_location("push_v1_reward_model", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _analysis("push_v1_reward_model")
 
 
 def test_the_reward_model_learns_from_the_deliveries_rewards_alone():
