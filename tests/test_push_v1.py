@@ -525,8 +525,9 @@ def test_the_reward_model_learns_from_the_deliveries_rewards_alone():
     """Exploration spreads each day's two deliveries over its notifications, and the learner keeps
     the reward of what it delivered only; the policy it plans acts on observations."""
     pytest.importorskip("sklearn")
-    learner = _reward_model()
-    seen, delivered, rewards = learner.explore(600, seed=3)
+    from gym_suite.training.reward_model import explore, train_reward_model
+
+    seen, delivered, rewards = explore("push-v1", 600, seed=3)
     assert len(seen) == 600 and len(delivered) == len(rewards) > 0
     assert np.all((rewards > 0) & (rewards < 1))  # expected opens: the delivered notifications' p_open
     # at most the budget a day: 2 deliveries a day begun (within a day the notifications left fall by 1)
@@ -534,14 +535,21 @@ def test_the_reward_model_learns_from_the_deliveries_rewards_alone():
     begun = 1 + sum(now != before - 1 for before, now in zip(left, left[1:]))
     assert 1 < begun < len(seen)
     assert len(rewards) <= 2 * begun
-    policy = learner.learn(3000, seed=0)
+    policy = train_reward_model("push-v1", 3000, seed=0)
     actions = policy.act_batch(seen[:50])
     assert actions.shape == (50,) and set(actions.tolist()) <= {0, 1}
     assert policy(seen[0]) in (0, 1)
     result = evaluate("push-v1", policy, episodes=10, seed=0, env_kwargs={"split": "test"})
     assert np.all(result.returns >= 0)
     with pytest.raises(ValueError, match="too few steps"):
-        learner.learn(1, seed=0)
+        train_reward_model("push-v1", 1, seed=0)
+    with pytest.raises(ValueError, match="env_id must be one of"):
+        train_reward_model("heartpole-v1", 100)
+    with pytest.raises(ValueError, match="steps must be"):
+        train_reward_model("push-v1", 0)
+    with pytest.raises(ValueError, match="seed must be"):
+        train_reward_model("push-v1", 100, seed=-1)
+    assert _reward_model().learn  # the analysis script trains the package's learner
 
 
 @pytest.mark.slow
@@ -550,11 +558,14 @@ def test_the_reward_model_beats_the_heuristic_on_the_test_log():
     1,000 evaluation days: above the heuristic (paired, measured here) by more than 3 standard
     errors, and far above random, measured here too."""
     pytest.importorskip("sklearn")
-    learner = _reward_model()
+    from gym_suite.training.reward_model import train_reward_model
+
     kwargs = {"split": "test"}
     heuristic = evaluate("push-v1", "heuristic", episodes=1000, seed=0, env_kwargs=kwargs)
     random = evaluate("push-v1", "random", episodes=1000, seed=0, env_kwargs=kwargs)
-    learned = evaluate("push-v1", learner.learn(100_000, seed=7), episodes=1000, seed=0, env_kwargs=kwargs)
+    learned = evaluate(
+        "push-v1", train_reward_model("push-v1", 100_000, seed=7), episodes=1000, seed=0, env_kwargs=kwargs
+    )
     difference, error = learned.paired_difference(heuristic)
     assert difference > 3 * error, (learned.mean, heuristic.mean, difference, error)
     assert learned.mean > random.mean + 0.8

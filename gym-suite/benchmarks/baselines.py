@@ -95,8 +95,10 @@ COMMAND = "python gym-suite/benchmarks/baselines.py"
 REFERENCES = ("random", "heuristic", "supervised", "best-known", "optimum")
 #: Trained agents, in the table's order, with their default number of training seeds.
 #: ``sb3-recurrent-ppo``: an agent with memory (an LSTM), trained on the ids whose recipe gives it a
-#: budget (example-v1, whose observation hides the position).
-TRAINED = {"sb3-ppo": 5, "sb3-dqn": 5, "rllib-ppo": 5, "jax-ppo": 10, "sb3-recurrent-ppo": 5}
+#: budget (example-v1, whose observation hides the position). ``reward-model``: a model of the
+#: reward fit on explored steps and planned with the optimum's program
+#: (:mod:`gym_suite.training.reward_model`), on the ids whose recipe gives it a budget (push-v1).
+TRAINED = {"sb3-ppo": 5, "sb3-dqn": 5, "rllib-ppo": 5, "jax-ppo": 10, "sb3-recurrent-ppo": 5, "reward-model": 5}
 POLICIES = (*REFERENCES, *TRAINED)
 LABELS = {
     "random": "random",
@@ -109,6 +111,7 @@ LABELS = {
     "rllib-ppo": "RLlib PPO",
     "jax-ppo": "JAX PPO (rejax)",
     "sb3-recurrent-ppo": "SB3-contrib RecurrentPPO (LSTM)",
+    "reward-model": "reward model + planning",
 }
 #: (id, policy) pairs the table leaves out, and why: nothing plans them and no run of them counts
 #: (the runs already made stay in the runs file).
@@ -207,7 +210,7 @@ def available(env_id: str, policy: str) -> bool:
         discrete = isinstance(probe.action_space, spaces.Discrete)
         probe.close()
         return discrete
-    if policy == "sb3-recurrent-ppo":
+    if policy in ("sb3-recurrent-ppo", "reward-model"):
         return policy in recipe_for(env_id).budgets
     return True
 
@@ -438,6 +441,10 @@ def run_trained(
 
             model = train_recurrent_ppo(env_id, steps, seed=seed)
             act, trained_steps = RecurrentPolicy(model, name=policy), int(model.num_timesteps)
+        elif policy == "reward-model":
+            from gym_suite.training.reward_model import train_reward_model
+
+            act, trained_steps = train_reward_model(env_id, steps, seed=seed), steps
         else:
             import shutil
 
@@ -1102,6 +1109,7 @@ HEADLINE_POLICIES = (
     "rllib-ppo",
     "jax-ppo",
     "sb3-recurrent-ppo",
+    "reward-model",
     "optimum",
 )
 README_START = "<!-- baselines-headline:start -->"
@@ -1226,7 +1234,7 @@ def push_v1_note() -> str:
         "there, +0.034 ± 0.007 a day over the heuristic on the evaluation days "
         "(`python gym-suite/analyses/push_v1_headroom.py`): the room above the heuristic is there to learn, and a "
         "learner that models the reward from explored days and plans with the same program takes most of it "
-        "(`python gym-suite/analyses/push_v1_reward_model.py`, push-v1's manual). The "
+        "(the *reward model + planning* row, `gym_suite.training.reward_model`). The "
         "hindsight bound (the day's two likeliest "
         f"notifications, known in advance), {table['hindsight']:.3f}, is above what any policy deciding in order "
         "can reach (`python -m gym_suite.references.push_v1_optimum`). On the training log an agent can recognise "
@@ -1305,7 +1313,7 @@ def plot_normalized(rows: list[Summary], path: str | os.PathLike) -> None:
     fig, axes = plt.subplots(
         1, len(ids), figsize=(3.2 * len(ids), 0.5 * len(trained) + 1.6), sharey=True, squeeze=False
     )
-    colors = dict(zip(TRAINED, ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3")))
+    colors = dict(zip(TRAINED, ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860")))
     for ax, env_id in zip(axes[0], ids):
         for y, policy in enumerate(trained):
             r = next((r for r in rows if r.env_id == env_id and r.policy == policy and r.seeds), None)

@@ -125,13 +125,15 @@ class OptimalPolicy:
     def act_batch(self, observations) -> np.ndarray:
         observations = list(observations)
         p = self.probabilities(observations)
-        return _threshold_actions(p, observations, self.threshold)
+        return threshold_actions(p, observations, self.threshold)
 
     def __call__(self, observation) -> int:
         return int(self.act_batch([observation])[0])
 
 
-def _threshold_actions(p: np.ndarray, observations: list, threshold: np.ndarray) -> np.ndarray:
+def threshold_actions(p: np.ndarray, observations: list, threshold: np.ndarray) -> np.ndarray:
+    """Deliver (1) where ``p`` reaches ``threshold[budget_left, notifications_left]`` of each
+    observation (both capped to the table), else hold (0)."""
     budget = np.array([int(round(float(np.asarray(o["budget_left"]).reshape(-1)[0]))) for o in observations])
     left = np.array([int(round(float(np.asarray(o["notifications_left"]).reshape(-1)[0]))) for o in observations])
     budget = np.minimum(budget, threshold.shape[0] - 1)
@@ -154,7 +156,7 @@ class SupervisedPolicy:
     def act_batch(self, observations) -> np.ndarray:
         observations = list(observations)
         p = self.model.probability(*push_supervised.observation_fields(observations))
-        return _threshold_actions(p, observations, self.threshold)
+        return threshold_actions(p, observations, self.threshold)
 
     def __call__(self, observation) -> int:
         return int(self.act_batch([observation])[0])

@@ -28,7 +28,7 @@ __all__ = ["resolved_training"]
 
 def resolved_training(env_id: str, agent: str, steps: int | None = None, vec_env: str = "native") -> dict[str, Any]:
     """Everything ``agent`` (``"sb3-ppo"``, ``"sb3-dqn"``, ``"rllib-ppo"``, ``"jax-ppo"``,
-    ``"sb3-recurrent-ppo"``) trains
+    ``"sb3-recurrent-ppo"``, ``"reward-model"``) trains
     ``env_id`` with, resolved now: the model's settings (defaults, the recipe, the tuned settings of
     :func:`~gym_suite.training.recipes.read_tuned_recipes`), the budget (``steps``, or the recipe's), the training env's
     arguments and wrappers, and the env arguments of the evaluation. Plain JSON values; its
@@ -69,7 +69,15 @@ def resolved_training(env_id: str, agent: str, steps: int | None = None, vec_env
         if settings.pop("draw_params") is not None:
             raise ValueError(f"resolved_training: {env_id} jax-ppo draws its params; a baseline run trains on the id's")
         resolved.update(steps=ppo_budget(env_id) if steps is None else steps, settings=settings)
+    elif agent == "reward-model":
+        from gym_suite.training.reward_model import SETTINGS
+
+        resolved.update(
+            steps=recipe_budget(env_id, agent) if steps is None else steps,
+            settings=dict(SETTINGS),
+            train_env_kwargs=recipe.train_env_kwargs.get("reward-model", {}),
+        )
     else:
-        agents = [*TUNABLE_AGENTS, "sb3-recurrent-ppo"]
+        agents = [*TUNABLE_AGENTS, "sb3-recurrent-ppo", "reward-model"]
         raise ValueError(f"resolved_training: agent must be one of {agents}, got {repr(agent)[:80]}")
     return json.loads(json.dumps(resolved, default=stable_repr))
