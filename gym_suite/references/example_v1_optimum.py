@@ -40,7 +40,6 @@ from typing import Any
 
 import numpy as np
 
-import gym_suite  # noqa: F401  (registers the ids)
 from gym_suite.envs.example_env import (
     MOVE_LEFT,
     MOVE_RIGHT,

@@ -83,7 +83,6 @@ import time
 import numpy as np
 from scipy import sparse
 
-import gym_suite  # noqa: F401  (registers the ids)
 from gym_suite.envs.definition import NUMPY
 from gym_suite.envs.heartpole_env import (
     DO_NOTHING,

@@ -36,7 +36,6 @@ import gymnasium
 import numpy as np
 from gymnasium.utils import seeding
 
-import gym_suite  # noqa: F401  (registers the ids)
 from gym_suite.envs.definition import NUMPY
 from gym_suite.envs.heartpole_env import (
     DEFAULT_HEART_ATTACK_PROCLIVITY,

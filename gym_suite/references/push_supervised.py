@@ -40,7 +40,6 @@ import time
 
 import numpy as np
 
-import gym_suite  # noqa: F401  (registers the ids)
 from gym_suite.envs.push_log import CATEGORICAL_FIELDS, NUMERIC_FIELDS, load_log
 
 ENV_ID = "push-v0"

@@ -36,7 +36,6 @@ import functools
 
 import numpy as np
 
-import gym_suite  # noqa: F401  (registers the ids)
 from gym_suite.envs.push_log import load_log
 from gym_suite.envs.push_v1_env import DEFAULT_DAILY_BUDGET, user_days
 from gym_suite.references import push_supervised, push_v1_rule

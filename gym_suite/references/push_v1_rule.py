@@ -28,7 +28,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-import gym_suite  # noqa: F401  (registers the ids)
 from gym_suite.envs.definition import NUMPY
 from gym_suite.envs.push_v1_env import (
     DEFAULT_DAILY_BUDGET,

@@ -40,7 +40,6 @@ import sys
 
 import numpy as np
 
-import gym_suite  # noqa: F401  (registers the ids)
 from gym_suite.envs.definition import NUMPY
 from gym_suite.envs.target_env import TARGET_V1, V1, WORKER_SPEED, TargetV1Params, bounce, pursuit
 
