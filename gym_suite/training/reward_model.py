@@ -19,8 +19,8 @@ agent that delivers a notification learns its open probability, and of nothing i
 
 The result is a :class:`RewardModelPolicy` (``observation -> action``, ``act_batch``; it pickles).
 Needs scikit-learn (the ``baselines`` extra). The baselines table trains it on push-v1 (the
-``reward-model`` row) with :data:`gym_suite.training.recipes` budget; what it scores is in
-push-v1's manual.
+``reward-model`` agent, its *reward model + planning* row) for the budget of push-v1's recipe
+(:mod:`gym_suite.training.recipes`: 100k steps); what it scores is in push-v1's manual.
 """
 
 from __future__ import annotations
