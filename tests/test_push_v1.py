@@ -549,6 +549,12 @@ def test_the_reward_model_learns_from_the_deliveries_rewards_alone():
         train_reward_model("push-v1", 0)
     with pytest.raises(ValueError, match="seed must be"):
         train_reward_model("push-v1", 100, seed=-1)
+    with pytest.raises(TypeError, match="steps must be an integer"):
+        train_reward_model("push-v1", 100.0)
+    with pytest.raises(TypeError, match="env_id must be one of"):
+        train_reward_model(None, 100)
+    with pytest.raises(ValueError, match="expected_opens must stay True"):
+        train_reward_model("push-v1", 100, env_kwargs={"expected_opens": False})
     assert _reward_model().learn  # the analysis script trains the package's learner
 
 

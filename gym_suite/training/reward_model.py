@@ -97,17 +97,28 @@ def train_reward_model(
     env_id: str, steps: int, seed: int = 0, env_kwargs: dict[str, Any] | None = None
 ) -> RewardModelPolicy:
     """Explore ``steps`` steps of ``env_id`` (one of :data:`SUPPORTED`, made with ``env_kwargs``),
-    model the reward, plan (the module's description). ``ValueError`` for another id, fewer than 1
-    step, a negative seed, or an exploration that delivered fewer than 2 notifications."""
+    model the reward, plan (the module's description). ``TypeError`` for an id, ``steps`` or ``seed``
+    of the wrong kind; ``ValueError`` for another id, fewer than 1 step, a negative seed,
+    ``env_kwargs`` with ``expected_opens=False``, or an exploration that delivered fewer than 2
+    notifications."""
     from gym_suite._registry import suite_id
+    from gym_suite.envs.checks import shown
 
-    env_id = suite_id(env_id) if isinstance(env_id, str) else env_id
+    if not isinstance(env_id, str):
+        raise TypeError(f"train_reward_model: env_id must be one of {list(SUPPORTED)}, got {shown(env_id)}")
+    env_id = suite_id(env_id)
     if env_id not in SUPPORTED:
-        raise ValueError(f"train_reward_model: env_id must be one of {list(SUPPORTED)}, got {env_id!r}")
-    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
-        raise ValueError(f"train_reward_model: steps must be a positive integer, got {steps!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"train_reward_model: seed must be a non-negative integer, got {seed!r}")
+        raise ValueError(f"train_reward_model: env_id must be one of {list(SUPPORTED)}, got {shown(env_id)}")
+    for name, value, least in (("steps", steps, 1), ("seed", seed, 0)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"train_reward_model: {name} must be an integer >= {least}, got {shown(value)}")
+        if value < least:
+            raise ValueError(f"train_reward_model: {name} must be an integer >= {least}, got {shown(value)}")
+    if not (env_kwargs or {}).get("expected_opens", True):
+        raise ValueError(
+            "train_reward_model: env_kwargs expected_opens must stay True: the model learns the open probability "
+            "from the rewards, which are then the expected opens (drawn opens, 0 or 1, would be another model)"
+        )
     try:
         from sklearn.ensemble import HistGradientBoostingRegressor
     except ImportError:
