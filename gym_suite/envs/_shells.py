@@ -51,6 +51,7 @@ from gymnasium.vector.utils import batch_space
 
 from gym_suite._registry import CLASSES_MODULE, Spec, load
 from gym_suite.envs.checks import (
+    arguments_table,
     check_int,
     check_options,
     check_render_mode,
@@ -122,6 +123,15 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
     _ended = True  # no step before the first reset
     _window: _Window | None = None
     _shown = False  # human mode: the current frame has been shown
+
+    def __init_subclass__(cls, **kwargs: Any):
+        """An env class of a definition (``definition`` and ``base_params``, the version's parameter
+        set, in its body) gets the rest from them: the typed constructor, the metadata, the state's
+        quantities and the parameters as attributes, the definition's ``env_attributes``, and in its
+        docstring (the manual) the Arguments table written from the declared arguments."""
+        super().__init_subclass__(**kwargs)
+        if "definition" in cls.__dict__:
+            _complete(cls, cls.definition, cls.base_params, vector=False)
 
     def __init__(self, env_config: Mapping[str, Any] | None = None, **kwargs: Any):
         owner = type(self).__name__
@@ -372,6 +382,12 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         "render_modes": ["ansi", "rgb_array"],
         "render_fps": 4,
     }
+
+    def __init_subclass__(cls, **kwargs: Any):
+        """A vector env class of a scalar one (``scalar_env`` in its body) gets the rest from it."""
+        super().__init_subclass__(**kwargs)
+        if "scalar_env" in cls.__dict__:
+            _complete(cls, cls.scalar_env.definition, cls.scalar_env.base_params, vector=True)
 
     def __init__(
         self,
@@ -758,67 +774,87 @@ def _parameter_attributes(base_params: Any, taken: set[str]) -> dict[str, _Param
     return {name: _Parameter(name) for name in names if name not in taken and name != "params"}
 
 
+def with_arguments_table(doc: str | None, definition: Definition[Any, Any], base_params: Any) -> str | None:
+    """``doc`` (a manual) with the table of its ``## Arguments`` section written from the
+    definition's declared arguments (a table there before is replaced)."""
+    if not doc or "## Arguments" not in doc:
+        return doc
+    head, _, rest = doc.partition("## Arguments")
+    lines = rest.split("\n")
+    i = 1
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    while i < len(lines) and lines[i].lstrip().startswith("|"):
+        del lines[i]
+    indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())] if i < len(lines) else ""
+    table = arguments_table(definition.arguments, base_params, definition.render_modes, definition.human)
+    lines[1:1] = ["", *(indent + line for line in table.split("\n"))]
+    return head + "## Arguments" + "\n".join(lines)
+
+
+def _complete(cls: type[Any], definition: Definition[Any, Any], base_params: Any, vector: bool) -> None:
+    """Give an env class what follows from its definition and parameter set (see
+    :meth:`SuiteEnv.__init_subclass__`)."""
+    arguments = tuple(definition.arguments)
+    missing = [name for name in arguments if not isinstance(name, str) or not hasattr(base_params, name)]
+    if missing:
+        raise ValueError(
+            f"{cls.__name__}: {type(definition).__name__}.arguments declares {missing}, which "
+            f"{type(base_params).__name__} has no field of (check_definition reports it too)"
+        )
+    extra = dict(definition.env_attributes)
+    states = _state_properties(definition, extra)
+    taken = set(extra) | set(states) | set(dir(SuiteEnv)) | set(dir(SuiteVectorEnv)) | set(vars(cls))
+    attributes = {**_parameter_attributes(base_params, taken), **states, **extra}
+    for name, value in attributes.items():
+        if name not in vars(cls):
+            setattr(cls, name, value)
+    cls.definition, cls.base_params, cls.arguments = definition, base_params, arguments
+    modes = [m for m in definition.render_modes if m != "human"] if vector else list(definition.render_modes)
+    cls.metadata = {**cls.metadata, "render_modes": modes, "render_fps": definition.render_fps}
+    cls.__signature__ = _signature(definition, base_params, arguments, vector=vector)
+    if vector:
+        cls.__doc__ = cls.__doc__ or (
+            f"``num_envs`` copies of :class:`{cls.scalar_env.__name__}` in numpy arrays (next-step autoreset); "
+            f"the same arguments, plus ``num_envs`` and ``max_episode_steps``. See :class:`{cls.scalar_env.__name__}` "
+            "for the manual."
+        )
+    else:
+        cls.__doc__ = with_arguments_table(cls.__doc__, definition, base_params)
+
+
 def env_classes(spec: Spec, *, module: str = CLASSES_MODULE) -> tuple[type[SuiteEnv], type[SuiteVectorEnv]]:
     """The scalar and the vector env class of one registry row.
 
-    The row names the definition, the parameter set and the manual (``"module:attribute"``);
-    the definition declares the arguments a user may set (``arguments``, the typed constructor)
-    and any attributes of its envs (``env_attributes``, e.g. properties read from ``self.state``
-    and ``self.params``: a property of the scalar env gets Python numbers, of the vector env
-    arrays). The classes are named ``spec.class_name`` and ``spec.vector_class_name`` and say
-    they live in ``module`` (``gym_suite.envs`` publishes the suite's, once each).
+    The classes written in the definition's module under the row's names (``class
+    HeartPoleEnv(SuiteEnv)`` at the end of ``heartpole_env.py``) where there are, else classes made
+    here from the row (a row of ``gym_suite.register`` may hold the objects themselves): named
+    ``spec.class_name`` and ``spec.vector_class_name``, they say they live in ``module``.
     """
     definition: Definition[Any, Any] = load(spec.definition)
     base_params = load(spec.params)
+    if isinstance(spec.definition, str):
+        home = importlib.import_module(spec.definition.partition(":")[0])
+        scalar, vector = getattr(home, spec.class_name, None), getattr(home, spec.vector_class_name, None)
+        if (
+            isinstance(scalar, type)
+            and issubclass(scalar, SuiteEnv)
+            and scalar.definition is definition
+            and scalar.base_params is base_params
+            and isinstance(vector, type)
+            and issubclass(vector, SuiteVectorEnv)
+            and vector.scalar_env is scalar
+        ):
+            return scalar, vector
     if spec.manual:
         doc = load(spec.manual)
     elif isinstance(spec.definition, str):
         doc = importlib.import_module(spec.definition.partition(":")[0]).__doc__
     else:  # a registered row holding the definition itself: its module's docstring
         doc = getattr(sys.modules.get(type(definition).__module__), "__doc__", None) or type(definition).__doc__
-    arguments = tuple(definition.arguments)
-    missing = [name for name in arguments if not isinstance(name, str) or not hasattr(base_params, name)]
-    if missing:
-        raise ValueError(
-            f"{spec.id}: {type(definition).__name__}.arguments declares {missing}, which "
-            f"{type(base_params).__name__} has no field of (check_definition reports it too)"
-        )
-    extra = dict(definition.env_attributes)
-    name = spec.class_name
-    metadata = {"render_modes": list(definition.render_modes), "render_fps": definition.render_fps}
-    states = _state_properties(definition, extra)
-    taken = set(extra) | set(states) | set(dir(SuiteEnv)) | set(dir(SuiteVectorEnv))
-    namespace = {
-        **_parameter_attributes(base_params, taken),
-        **states,
-        "definition": definition,
-        "base_params": base_params,
-        "arguments": arguments,
-        "metadata": metadata,
-        "__doc__": doc,
-        "__module__": module,
-        **extra,
-    }
-    scalar = type(name, (SuiteEnv,), dict(namespace))
-    scalar.__signature__ = _signature(definition, base_params, arguments, vector=False)  # type: ignore[attr-defined]
-    vector_doc = (
-        f"``num_envs`` copies of :class:`{name}` in numpy arrays (next-step autoreset); the same arguments, "
-        f"plus ``num_envs`` and ``max_episode_steps``. See :class:`{name}` for the manual."
+    namespace = {"definition": definition, "base_params": base_params, "__doc__": doc, "__module__": module}
+    scalar_class = type(spec.class_name, (SuiteEnv,), namespace)
+    vector_class = type(
+        spec.vector_class_name, (SuiteVectorEnv,), {"scalar_env": scalar_class, "__module__": module, "__doc__": None}
     )
-    vector_metadata = {
-        **SuiteVectorEnv.metadata,
-        "render_modes": [m for m in definition.render_modes if m != "human"],
-        "render_fps": definition.render_fps,
-    }
-    vector = type(
-        spec.vector_class_name,
-        (SuiteVectorEnv,),
-        {
-            **namespace,
-            "metadata": vector_metadata,
-            "__doc__": vector_doc,
-            "scalar_env": scalar,
-        },
-    )
-    vector.__signature__ = _signature(definition, base_params, arguments, vector=True)  # type: ignore[attr-defined]
-    return scalar, vector
+    return scalar_class, vector_class

@@ -7,7 +7,9 @@ Every message names the argument and what is allowed, and stays short whatever t
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Collection, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
@@ -267,3 +269,150 @@ def merge_arguments(
             f"{owner} got unknown argument(s) {shown(unknown)}; allowed arguments are {sorted(allowed)}{hint}"
         )
     return merged
+
+
+# --------------------------------------------------------------------------------------------
+# Arguments declared as data: one declaration checks the value and writes the manual's table
+# --------------------------------------------------------------------------------------------
+
+#: A bound that another argument sets: ``"lf_min + 2"`` is the value of ``lf_min`` plus 2.
+_RELATIVE_BOUND = re.compile(r"^([A-Za-z_]\w*)\s*([+-])\s*(\d+)$|^([A-Za-z_]\w*)$")
+
+
+class Argument(str):
+    """An argument a user may set, declared once: its name (the ``str`` itself, so a declaration
+    is a name wherever one is wanted), its kind, bounds and meaning.
+
+    ``kind`` is ``int`` (an integer, ``bool`` excluded), ``float`` (a finite real number), ``bool``
+    (``True`` or ``False``) or ``object`` (anything: the definition's ``make_params`` checks it).
+    ``low`` and ``high`` bound it, both included; a bound may name an argument declared before it
+    (``low="lf_min + 2"``). ``none`` admits ``None``. ``meaning`` is the manual's one line;
+    ``allowed`` says what is allowed where the kind and bounds do not say it all (the manual's
+    table shows it instead of the bounds). The default is the parameter set's value.
+    """
+
+    kind: type
+    low: float | str | None
+    high: float | str | None
+    none: bool
+    meaning: str
+    allowed: str
+
+    def __new__(
+        cls,
+        name: str,
+        kind: type = object,
+        meaning: str = "",
+        *,
+        low: float | str | None = None,
+        high: float | str | None = None,
+        none: bool = False,
+        allowed: str = "",
+    ) -> Argument:
+        if kind not in (int, float, bool, object):
+            raise TypeError(f"Argument {name!r}: kind must be int, float, bool or object, got {shown(kind)}")
+        self = super().__new__(cls, name)
+        self.kind, self.low, self.high, self.none, self.meaning, self.allowed = kind, low, high, none, meaning, allowed
+        return self
+
+    def bound(self, bound: float | str | None, values: Mapping[str, Any]) -> Any:
+        """A bound's value: a number as it is, ``"name + k"`` from the arguments' ``values``."""
+        if not isinstance(bound, str):
+            return bound
+        match = _RELATIVE_BOUND.match(bound)
+        if match is None:
+            raise ValueError(f"Argument {str(self)!r}: a bound must be a number or 'name + k', got {bound!r}")
+        name, sign, k, alone = match.groups()
+        if alone:
+            return values[alone]
+        return values[name] + int(k) if sign == "+" else values[name] - int(k)
+
+    def check(self, owner: str, value: object, values: Mapping[str, Any] = MappingProxyType({})) -> Any:
+        """``value`` checked (``TypeError`` / ``ValueError`` naming the argument and what is
+        allowed); ``values`` holds the arguments declared before, for a bound that names one."""
+        name = str(self)
+        if value is None and self.none or self.kind is object:
+            return value
+        low, high = self.bound(self.low, values), self.bound(self.high, values)
+        if self.kind is bool:
+            if not isinstance(value, (bool, np.bool_)):
+                raise ArgumentTypeError(f"{owner}: {name} must be True or False, got {shown(value)}")
+            return bool(value)
+        if self.kind is float:
+            return check_number(
+                owner, name, value, -math.inf if low is None else low, math.inf if high is None else high
+            )
+        number = check_int(owner, name, value, low)
+        if high is not None and number > high:
+            raise ValueError(
+                f"{owner}: {name} must be an integer in {low if low is not None else ''}..{high}"
+                f"{' or None' if self.none else ''}, got {number if number < 10**20 else shown_magnitude(number)}"
+            )
+        return number
+
+    def allowed_text(self) -> str:
+        """What the manual's table says is allowed."""
+        if self.allowed:
+            return self.allowed
+        low, high = (_bound_text(b) for b in (self.low, self.high))
+        if self.kind is bool:
+            text = "`True` or `False`"
+        elif self.kind is int:
+            text = f"an integer in {low}..{high}" if high else f"an integer >= {low}" if low else "an integer"
+        elif self.kind is float:
+            text = f"a number in [{low or '-inf'}, {high or 'inf'}]" if low or high else "a number"
+        else:
+            text = "any"
+        return text + (", or `None`" if self.none else "")
+
+
+def shown_magnitude(number: int) -> str:
+    """A huge integer by its magnitude (``about 2**200``), so a message stays short."""
+    return f"about 2**{abs(number).bit_length() - 1}"
+
+
+def _bound_text(bound: float | str | None) -> str:
+    """A bound as the manual shows it: ``10^12 - 2``, ``2^24``, ``lf_min + 2``, ``0.5``."""
+    if bound is None or isinstance(bound, str):
+        return bound or ""
+    if isinstance(bound, int) and abs(bound) >= 10**6:
+        for base in (10, 2):
+            power = round(math.log(abs(bound), base))
+            rest = bound - base**power
+            if abs(rest) < 100:
+                return f"{base}^{power}" + (f" + {rest}" if rest > 0 else f" - {-rest}" if rest else "")
+    return f"{bound:g}" if isinstance(bound, float) else str(bound)
+
+
+def check_arguments(declared: Collection[str], base: Any, owner: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """Every declared argument's value, checked by its declaration in the order declared: the
+    constructor's where given, else the parameter set ``base``'s (a bound may name an argument
+    declared before it, so a default is checked against the others' values too)."""
+    values: dict[str, Any] = {}
+    for argument in declared:
+        name = str(argument)
+        value = arguments[name] if name in arguments else getattr(base, name)
+        values[name] = argument.check(owner, value, values) if isinstance(argument, Argument) else value
+    return values
+
+
+def arguments_table(declared: Collection[str], base: Any, render_modes: Collection[str], human: str) -> str:
+    """The manual's Arguments table, from the declarations and the parameter set ``base``."""
+    lines = ["| Argument | Default | Allowed | Meaning |", "|---|---|---|---|"]
+    for argument in declared:
+        default = getattr(base, str(argument))
+        shown_default = (
+            f"`{default!r}`"
+            if isinstance(default, str)
+            else _bound_text(default)
+            if isinstance(default, int) and not isinstance(default, bool)
+            else str(default)
+        )
+        if isinstance(argument, Argument):
+            lines.append(f"| `{argument}` | {shown_default} | {argument.allowed_text()} | {argument.meaning} |")
+        else:
+            lines.append(f"| `{argument}` | {shown_default} | | |")
+    modes = ", ".join(f'`"{mode}"`' for mode in render_modes)
+    shows = "prints the text" if human == "ansi" else "shows the picture in a pygame window (`gym-suite[render]`)"
+    lines.append(f'| `render_mode` | None | {modes}, or `None` | what `render()` gives; `"human"` {shows} |')
+    return "\n".join(lines)

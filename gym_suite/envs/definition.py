@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeAlias, T
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite.envs.checks import check_discrete_action, check_discrete_actions, shown
+from gym_suite.envs.checks import check_arguments, check_discrete_action, check_discrete_actions, shown
 
 if TYPE_CHECKING:
     import jax
@@ -663,11 +663,6 @@ def _make_jax_ops() -> Ops:
     return JaxOps()
 
 
-def replace_params(owner: str, base: ParamsT, arguments: dict[str, Any]) -> ParamsT:
-    """``base`` with ``arguments`` replaced (a frozen dataclass: the parameter set of an id)."""
-    return dataclasses.replace(base, **arguments) if arguments else base
-
-
 class Definition(Generic[StateT, ParamsT]):
     """Base of the environment definitions: override the rules; the shells do the rest.
 
@@ -690,7 +685,9 @@ class Definition(Generic[StateT, ParamsT]):
     step_draws: ClassVar[int] = 0
     """The uniforms on [0, 1) every step takes, whatever the action."""
     arguments: ClassVar[tuple[str, ...]] = ()
-    """The parameters a user may set, in the order of the env's typed constructor."""
+    """The parameters a user may set, in the order of the env's typed constructor: each an
+    :class:`~gym_suite.envs.checks.Argument` (its kind, bounds and meaning, which check it and
+    write the manual's Arguments table), or a plain name that ``make_params`` checks."""
     data_parameters: ClassVar[tuple[str, ...]] = ()
     """The arguments the rules use only in arithmetic (numbers: never in an ``if``, a shape, a
     space or a derived field), which the JAX env carries as data in its ``EnvParams``."""
@@ -719,8 +716,11 @@ class Definition(Generic[StateT, ParamsT]):
     def make_params(self, base: ParamsT, owner: str, **arguments: Any) -> ParamsT:
         """The parameters of an environment: ``base`` (the registry row's set) with the
         constructor's ``arguments`` checked and put in. Raises ``ValueError`` / ``TypeError``
-        naming the argument."""
-        return replace_params(owner, base, arguments)
+        naming the argument. The default checks each declared :class:`~gym_suite.envs.checks.Argument`;
+        override it to derive fields or check relations (call it first: ``super().make_params(...)``)."""
+        if not arguments:
+            return base  # the version's own set
+        return dataclasses.replace(base, **check_arguments(self.arguments, base, owner, arguments))
 
     def draws_at_start(self, params: ParamsT) -> int:
         """The uniforms a start takes with these parameters (``start_draws`` unless overridden)."""

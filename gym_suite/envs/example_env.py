@@ -96,7 +96,8 @@ import numpy as np
 from gymnasium import spaces
 
 from gym_suite._registry import SPECS
-from gym_suite.envs.checks import check_int, check_number, shown
+from gym_suite.envs._shells import SuiteEnv, SuiteVectorEnv
+from gym_suite.envs.checks import Argument
 from gym_suite.envs.definition import Array, Definition, Ops, state_maker
 
 V1_MANUAL = """
@@ -329,7 +330,10 @@ class Example(Definition[ExampleState, ExampleParams]):
 
     name = "example"
     State = ExampleState
-    arguments = ("lf_min", "rt_max")
+    arguments = (
+        Argument("lf_min", int, "the leftmost position", low=0, high=MAX_POSITION - 2),
+        Argument("rt_max", int, "the rightmost position", low="lf_min + 2", high=MAX_POSITION),
+    )
     #: The tutorial's name for the registered step limit, as an attribute of the envs: the registry
     #: row's, the one place the limit lives.
     env_attributes: ClassVar[Mapping[str, Any]] = {
@@ -339,17 +343,8 @@ class Example(Definition[ExampleState, ExampleParams]):
     start_draws = 1
 
     def make_params(self, base: ExampleParams, owner: str, **arguments: Any) -> ExampleParams:
-        lf_min = check_int(owner, "lf_min", arguments.get("lf_min", base.lf_min), 0)
-        if lf_min > MAX_POSITION - 2:
-            raise ValueError(
-                f"{owner}: lf_min must be an integer in 0..{MAX_POSITION - 2} (10**12 - 2), got {shown(lf_min)}"
-            )
-        rt_max = check_int(owner, "rt_max", arguments.get("rt_max", base.rt_max), lf_min + 2)
-        if rt_max > MAX_POSITION:
-            raise ValueError(
-                f"{owner}: rt_max must be an integer in lf_min + 2..{MAX_POSITION} (10**12), got {shown(rt_max)}"
-            )
-        return ExampleParams(lf_min, rt_max, goal_of(lf_min, rt_max), rt_max - lf_min - 1)
+        line = super().make_params(base, owner, **arguments)
+        return ExampleParams(line.lf_min, line.rt_max, goal_of(line.lf_min, line.rt_max), line.rt_max - line.lf_min - 1)
 
     def action_space(self, params: ExampleParams) -> spaces.Discrete[np.int64]:
         return spaces.Discrete(len(ACTION_NAMES))
@@ -453,21 +448,24 @@ class ExampleV1(Definition[ExampleV1State, ExampleV1Params]):
 
     name = "example"
     State = ExampleV1State
-    arguments = ("lf_min", "rt_max", "flip_probability")
+    arguments = (
+        *Example.arguments,
+        Argument(
+            "flip_probability",
+            float,
+            "the chance that a move's warmer/colder is heard the wrong way round",
+            low=0.0,
+            high=0.5,
+        ),
+    )
     #: One uniform per start picks the starting position; one per step, whether the signal flips.
     start_draws = 1
     step_draws = 1
 
     def make_params(self, base: ExampleV1Params, owner: str, **arguments: Any) -> ExampleV1Params:
-        line = EXAMPLE.make_params(
-            ExampleParams(base.lf_min, base.rt_max, base.goal, base.n_starts),
-            owner,
-            **{name: arguments[name] for name in ("lf_min", "rt_max") if name in arguments},
-        )
-        flip = check_number(
-            owner, "flip_probability", arguments.get("flip_probability", base.flip_probability), 0.0, 0.5
-        )
-        return ExampleV1Params(line.lf_min, line.rt_max, flip, line.goal, line.n_starts)
+        walk = super().make_params(base, owner, **arguments)
+        goal, n_starts = goal_of(walk.lf_min, walk.rt_max), walk.rt_max - walk.lf_min - 1
+        return ExampleV1Params(walk.lf_min, walk.rt_max, walk.flip_probability, goal, n_starts)
 
     def action_space(self, params: ExampleV1Params) -> spaces.Discrete[np.int64]:
         return spaces.Discrete(len(ACTION_NAMES))
@@ -563,3 +561,32 @@ def rgb_frame(position: int, goal: int, lf_min: int, rt_max: int) -> npt.NDArray
 
 EXAMPLE = Example()
 EXAMPLE_V1 = ExampleV1()
+
+
+# --------------------------------------------------------------------------------------------
+# The env classes (their registry rows: gym_suite/_registry.py; gymnasium.make finds them by id)
+# --------------------------------------------------------------------------------------------
+
+
+class ExampleEnv(SuiteEnv):
+    __doc__ = __doc__  # the manual: this module's docstring, its Arguments table from the declared arguments
+    definition, base_params = EXAMPLE, DEFAULTS
+
+
+class ExampleVectorEnv(SuiteVectorEnv):
+    """``num_envs`` example-v0 environments in numpy arrays, next-step autoreset: :class:`ExampleEnv`'s arguments,
+    plus ``num_envs`` and ``max_episode_steps``."""
+
+    scalar_env = ExampleEnv
+
+
+class ExampleV1Env(SuiteEnv):
+    __doc__ = V1_MANUAL  # the manual: V1_MANUAL above, its Arguments table from the declared arguments
+    definition, base_params = EXAMPLE_V1, V1
+
+
+class ExampleV1VectorEnv(SuiteVectorEnv):
+    """``num_envs`` example-v1 environments in numpy arrays, next-step autoreset: :class:`ExampleV1Env`'s arguments,
+    plus ``num_envs`` and ``max_episode_steps``."""
+
+    scalar_env = ExampleV1Env

@@ -127,7 +127,8 @@ import numpy as np
 from gymnasium import spaces
 
 from gym_suite.envs._draw import GLYPH_HEIGHT, LINE_HEIGHT, draw_text, draw_text_centred, draw_text_right
-from gym_suite.envs.checks import ArgumentTypeError, check_number, shown
+from gym_suite.envs._shells import SuiteEnv, SuiteVectorEnv
+from gym_suite.envs.checks import Argument
 from gym_suite.envs.definition import Definition, Ops, state_maker
 
 if TYPE_CHECKING:
@@ -322,26 +323,21 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
 
     name = "heartpole"
     State = HeartPoleState
-    arguments = ("heart_attack_proclivity", "expected_cost")
+    arguments = (
+        Argument("heart_attack_proclivity", float, "scales the heart-attack probability", low=0.0, high=1.0),
+        Argument(
+            "expected_cost",
+            bool,
+            "subtract 100 x the step's attack probability instead of 100 per drawn attack (the same expected "
+            "return, less spread: for training)",
+        ),
+    )
     #: The JAX env's ``EnvParams`` carry the proclivity as data (``expected_cost`` chooses a rule: static).
     data_parameters = ("heart_attack_proclivity",)
     #: Uniforms on [0, 1) drawn every step, whatever the action: alertness change, hypertension
     #: change, intoxication change, wake-up alertness, heart-attack draw (a fixed count keeps
     #: every row of a batch on the scalar env's stream).
     step_draws = 5
-
-    def make_params(self, base: HeartPoleParams, owner: str, **arguments: Any) -> HeartPoleParams:
-        if "heart_attack_proclivity" in arguments:
-            arguments["heart_attack_proclivity"] = check_number(
-                owner, "heart_attack_proclivity", arguments["heart_attack_proclivity"], 0.0, 1.0
-            )
-        if "expected_cost" in arguments:
-            if not isinstance(arguments["expected_cost"], (bool, np.bool_)):
-                raise ArgumentTypeError(
-                    f"{owner}: expected_cost must be True or False, got {shown(arguments['expected_cost'])}"
-                )
-            arguments["expected_cost"] = bool(arguments["expected_cost"])
-        return super().make_params(base, owner, **arguments)
 
     def action_space(self, params: HeartPoleParams) -> spaces.Discrete[np.int64]:
         return spaces.Discrete(len(ACTION_NAMES))
@@ -576,3 +572,32 @@ def rgb_dashboard(state: Sequence[float], last_action: int, heart_attack: bool) 
 # --------------------------------------------------------------------------------------------
 
 HEARTPOLE = HeartPole()
+
+
+# --------------------------------------------------------------------------------------------
+# The env classes (their registry rows: gym_suite/_registry.py; gymnasium.make finds them by id)
+# --------------------------------------------------------------------------------------------
+
+
+class HeartPoleEnv(SuiteEnv):
+    __doc__ = __doc__  # the manual: this module's docstring, its Arguments table from the declared arguments
+    definition, base_params = HEARTPOLE, V0
+
+
+class HeartPoleVectorEnv(SuiteVectorEnv):
+    """``num_envs`` heartpole-v0 environments in numpy arrays, next-step autoreset: :class:`HeartPoleEnv`'s arguments,
+    plus ``num_envs`` and ``max_episode_steps``."""
+
+    scalar_env = HeartPoleEnv
+
+
+class HeartPoleV1Env(SuiteEnv):
+    __doc__ = V1_MANUAL  # the manual: V1_MANUAL above, its Arguments table from the declared arguments
+    definition, base_params = HEARTPOLE, V1
+
+
+class HeartPoleV1VectorEnv(SuiteVectorEnv):
+    """``num_envs`` heartpole-v1 environments in numpy arrays, next-step autoreset: :class:`HeartPoleV1Env`'s arguments,
+    plus ``num_envs`` and ``max_episode_steps``."""
+
+    scalar_env = HeartPoleV1Env

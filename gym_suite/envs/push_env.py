@@ -195,7 +195,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite.envs.checks import check_int
+from gym_suite.envs._shells import SuiteEnv, SuiteVectorEnv
+from gym_suite.envs.checks import Argument, check_arguments
 from gym_suite.envs.definition import SCALAR, Array, Definition, Ops, state_maker
 from gym_suite.envs.push_log import (
     ACTION_VALUES,
@@ -240,9 +241,38 @@ HEURISTIC_MIN_PRIORITY = 1  # deliver personal notifications from this priority 
 NO_SILENT = -1  # the ringer code of "silent" when the vocabulary has none (never observed)
 
 #: The arguments that name the log, the last of both push envs' signatures (in this order).
-LOG_ARGUMENTS = ("csv_path", "data", "split", "test_fraction", "vocabularies")
+LOG_ARGUMENTS = (
+    Argument("csv_path", meaning="a notification log to play instead of the bundled one", allowed="a path, or `None`"),
+    Argument("data", meaning="a log as a table, instead of a file", allowed="a pandas DataFrame, or `None`"),
+    Argument(
+        "split",
+        meaning="the bundled log, or the part of your log, to play",
+        allowed='`"train"` or `"test"`',
+    ),
+    Argument(
+        "test_fraction",
+        meaning="with your own log: the last fraction of it in time is the test part; `None`: no test part",
+        allowed="a number in (0, 1), or `None`",
+    ),
+    Argument(
+        "vocabularies",
+        meaning="vocabularies of some of `app`, `category`, `location`, `ringer_mode` replacing the fixed ones "
+        "(changes the observation space)",
+        allowed="a dict of lists of strings, or `None`",
+    ),
+)
 #: The constructor's arguments, in the order of the signature.
-ARGUMENTS = ("episode_length", *LOG_ARGUMENTS)
+ARGUMENTS = (
+    Argument(
+        "episode_length",
+        int,
+        "notifications per episode; `None` for the whole log",
+        low=1,
+        high=MAX_EPISODE_LENGTH,
+        none=True,
+    ),
+    *LOG_ARGUMENTS,
+)
 
 _ParamsT = TypeVar("_ParamsT", bound="LogParams")
 
@@ -425,14 +455,7 @@ class Push(Definition[PushState, PushParams]):
     start_draws = 1
 
     def make_params(self, base: PushParams, owner: str, **arguments: Any) -> PushParams:
-        merged = {name: arguments.get(name, getattr(base, name)) for name in ARGUMENTS}
-        episode_length = check_int(owner, "episode_length", merged["episode_length"], 1, allow_none=True)
-        if episode_length is not None and episode_length > MAX_EPISODE_LENGTH:
-            raise ValueError(
-                f"{owner}: episode_length must be an integer in 1..{MAX_EPISODE_LENGTH} or None (the whole log), "
-                f"got {episode_length if episode_length < 10**20 else f'about 2**{episode_length.bit_length() - 1}'}"
-            )
-        merged["episode_length"] = episode_length
+        merged = check_arguments(ARGUMENTS, base, owner, arguments)
         return _derive_params(load_arguments_log(merged, owner), merged)
 
     def action_space(self, params: PushParams) -> spaces.Discrete[np.int64]:
@@ -628,3 +651,20 @@ def card(log: NotificationLog, row: int, action: int | None = None) -> npt.NDArr
 # --------------------------------------------------------------------------------------------
 
 PUSH = Push()
+
+
+# --------------------------------------------------------------------------------------------
+# The env classes (their registry rows: gym_suite/_registry.py; gymnasium.make finds them by id)
+# --------------------------------------------------------------------------------------------
+
+
+class PushEnv(SuiteEnv):
+    __doc__ = __doc__  # the manual: this module's docstring, its Arguments table from the declared arguments
+    definition, base_params = PUSH, DEFAULTS
+
+
+class PushVectorEnv(SuiteVectorEnv):
+    """``num_envs`` push-v0 environments in numpy arrays, next-step autoreset: :class:`PushEnv`'s arguments,
+    plus ``num_envs`` and ``max_episode_steps``."""
+
+    scalar_env = PushEnv

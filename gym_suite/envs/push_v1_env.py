@@ -234,7 +234,8 @@ import numpy as np
 from gymnasium import spaces
 
 from gym_suite.envs._draw import LINE_HEIGHT, draw_text
-from gym_suite.envs.checks import ArgumentTypeError, check_int, shown
+from gym_suite.envs._shells import SuiteEnv, SuiteVectorEnv
+from gym_suite.envs.checks import Argument, check_arguments
 from gym_suite.envs.definition import Definition, Ops, state_maker
 from gym_suite.envs.push_env import (
     ACTION_NAMES,
@@ -293,7 +294,11 @@ RULE_BAR = 4.5  # the bar is RULE_BAR - RULE_DROP * budget_left / notifications_
 RULE_DROP = 11.0
 
 #: The constructor's arguments, in the order of the signature.
-ARGUMENTS = ("daily_budget", "expected_opens", *LOG_ARGUMENTS)
+ARGUMENTS = (
+    Argument("daily_budget", int, "deliveries allowed a user-day", low=1, high=MAX_DAILY_BUDGET),
+    Argument("expected_opens", bool, "reward a delivery with its open probability (`False`: 1 per drawn open)"),
+    *LOG_ARGUMENTS,
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -404,16 +409,7 @@ class PushV1(Definition[PushV1State, PushV1Params]):
     step_draws = 1
 
     def make_params(self, base: PushV1Params, owner: str, **arguments: Any) -> PushV1Params:
-        merged = {name: arguments.get(name, getattr(base, name)) for name in ARGUMENTS}
-        budget = check_int(owner, "daily_budget", merged["daily_budget"], 1)
-        if budget > MAX_DAILY_BUDGET:
-            raise ValueError(f"{owner}: daily_budget must be an integer in 1..{MAX_DAILY_BUDGET}, got {shown(budget)}")
-        merged["daily_budget"] = budget
-        if not isinstance(merged["expected_opens"], (bool, np.bool_)):
-            raise ArgumentTypeError(
-                f"{owner}: expected_opens must be True or False, got {shown(merged['expected_opens'])}"
-            )
-        merged["expected_opens"] = bool(merged["expected_opens"])
+        merged = check_arguments(ARGUMENTS, base, owner, arguments)
         log = load_arguments_log(merged, owner)
         if log.p_open is None:
             raise ValueError(
@@ -625,3 +621,20 @@ def _last_text(state: PushV1State, params: PushV1Params) -> str:
 # --------------------------------------------------------------------------------------------
 
 PUSH_V1 = PushV1()
+
+
+# --------------------------------------------------------------------------------------------
+# The env classes (their registry rows: gym_suite/_registry.py; gymnasium.make finds them by id)
+# --------------------------------------------------------------------------------------------
+
+
+class PushV1Env(SuiteEnv):
+    __doc__ = __doc__  # the manual: this module's docstring, its Arguments table from the declared arguments
+    definition, base_params = PUSH_V1, DEFAULTS
+
+
+class PushV1VectorEnv(SuiteVectorEnv):
+    """``num_envs`` push-v1 environments in numpy arrays, next-step autoreset: :class:`PushV1Env`'s arguments,
+    plus ``num_envs`` and ``max_episode_steps``."""
+
+    scalar_env = PushV1Env

@@ -122,7 +122,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite.envs.checks import ArgumentTypeError, as_batch, check_int, check_number, shown
+from gym_suite.envs._shells import SuiteEnv, SuiteVectorEnv
+from gym_suite.envs.checks import Argument, ArgumentTypeError, as_batch, check_arguments, check_number, shown
 from gym_suite.envs.definition import NUMPY, SCALAR, Array, Definition, Ops, state_maker
 
 V1_MANUAL = """
@@ -408,23 +409,39 @@ class Target(Definition[TargetState, TargetParams]):
 
     name = "target"
     State = TargetState
-    arguments = ("size", "radius", "target", "pixels_per_unit")
+    arguments = (
+        Argument("size", int, "the side of the square field", low=1, high=MAX_FIELD_SIZE),
+        Argument(
+            "radius",
+            float,
+            "the radius of both discs",
+            low=0.0,
+            allowed="a number in (0, size / sqrt(8 * pi)], at least size / 2^24",
+        ),
+        Argument(
+            "target",
+            meaning="a fixed target, or `None` for a random one",
+            allowed="a point `(x, y)` in [radius, size - radius]^2, or `None`",
+        ),
+        Argument(
+            "pixels_per_unit",
+            float,
+            "pixels per field unit of the pictures; `None`: 8, or a picture of 4096 pixels a side for a large field",
+            low=0.0,
+            none=True,
+            allowed="a number with 1 <= size * pixels_per_unit <= 4096, or `None`",
+        ),
+    )
     #: Target x and y, then x and y of each candidate start of the worker: at most this many
     #: (``draws_at_start`` gives the count of a parameter set).
     start_draws = 2 + 2 * START_CANDIDATES
     human = "rgb"  # human mode: the picture in a pygame window
 
     def make_params(self, base: TargetParams, owner: str, **arguments: Any) -> TargetParams:
-        def given(name: str) -> Any:
-            return arguments.get(name, getattr(base, name))
-
-        size = check_int(owner, "size", given("size"), 1)
-        if size > MAX_FIELD_SIZE:
-            raise ValueError(
-                f"{owner}: size must be an integer in 1..{MAX_FIELD_SIZE} (2**24: the float32 observation "
-                f"holds every position's integer part up to it), got {shown(size)}"
-            )
-        radius = check_number(owner, "radius", given("radius"), 0.0)
+        given = check_arguments(self.arguments, base, owner, arguments)
+        size, radius, target, pixels_per_unit = (
+            given[name] for name in ("size", "radius", "target", "pixels_per_unit")
+        )
         if radius == 0.0:
             raise ValueError(f"{owner}: radius must be > 0, got {radius!r}")
         largest = size * math.sqrt(MAX_HIT_SHARE_OF_FIELD / (4.0 * math.pi))  # pi * (2 r)**2 <= share * size**2
@@ -440,7 +457,6 @@ class Target(Definition[TargetState, TargetParams]):
                 f"position by up to size * 2**-24, which must not exceed the radius; size must be at most "
                 f"radius * 2**24 = {radius * FLOAT32_SPAN!r}"
             )
-        target = given("target")
         if target is not None:
             if isinstance(target, np.ndarray):
                 if target.shape != (2,):
@@ -454,13 +470,11 @@ class Target(Definition[TargetState, TargetParams]):
                     f"{owner}: target must be None or a point (x, y) as a tuple, list or array, got {shown(target)}"
                 )
             target = tuple(check_number(owner, f"target[{i}]", v, radius, size - radius) for i, v in enumerate(target))
-        pixels_per_unit = given("pixels_per_unit")
         if pixels_per_unit is None:
             pixels_per_unit = (
                 PIXELS_PER_UNIT if size * PIXELS_PER_UNIT <= MAX_PICTURE_PIXELS else MAX_PICTURE_PIXELS / size
             )
         else:
-            pixels_per_unit = check_number(owner, "pixels_per_unit", pixels_per_unit, 0.0)
             if not 1 <= size * pixels_per_unit <= MAX_PICTURE_PIXELS:
                 raise ValueError(
                     f"{owner}: pixels_per_unit={pixels_per_unit!r} makes a picture of {size * pixels_per_unit:g} "
@@ -708,12 +722,22 @@ def pursuit(observation: Any) -> Any:
     return delta / (length + (length == 0))  # the discs touch long before the centres meet
 
 
+#: target-v1's own argument (its others are target-v0's but ``target``).
+SPEED_ARGUMENT = Argument(
+    "target_speed",
+    float,
+    "the target's speed in field units a step (the worker's top speed is 1)",
+    low=0.0,
+    allowed="a number in [0, size - 2 * radius]",
+)
+
+
 class TargetV1(Definition[TargetV1State, TargetV1Params]):
     """The rules of target-v1: a target bouncing off the walls at constant speed, a steered worker."""
 
     name = "target"
     State = TargetV1State
-    arguments = ("size", "radius", "target_speed", "pixels_per_unit")
+    arguments = (*Target.arguments[:2], SPEED_ARGUMENT, Target.arguments[3])
     #: The JAX env's ``EnvParams`` carry the target's speed as data (the size and the radius fix
     #: the spaces and the start's candidates: static).
     data_parameters = ("target_speed",)
@@ -728,7 +752,7 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
         v0 = TARGET.make_params(
             TargetParams(base.size, base.radius, None, base.pixels_per_unit, base.side, base.candidates), owner, **field
         )
-        speed = check_number(owner, "target_speed", arguments.get("target_speed", base.target_speed), 0.0)
+        speed = SPEED_ARGUMENT.check(owner, arguments.get("target_speed", base.target_speed))
         span = v0.side - 2.0 * v0.radius
         if speed > span:
             raise ValueError(
@@ -901,3 +925,32 @@ def ansi_line(
 
 TARGET = Target()
 TARGET_V1 = TargetV1()
+
+
+# --------------------------------------------------------------------------------------------
+# The env classes (their registry rows: gym_suite/_registry.py; gymnasium.make finds them by id)
+# --------------------------------------------------------------------------------------------
+
+
+class TargetEnv(SuiteEnv):
+    __doc__ = __doc__  # the manual: this module's docstring, its Arguments table from the declared arguments
+    definition, base_params = TARGET, DEFAULTS
+
+
+class TargetVectorEnv(SuiteVectorEnv):
+    """``num_envs`` target-v0 environments in numpy arrays, next-step autoreset: :class:`TargetEnv`'s arguments,
+    plus ``num_envs`` and ``max_episode_steps``."""
+
+    scalar_env = TargetEnv
+
+
+class TargetV1Env(SuiteEnv):
+    __doc__ = V1_MANUAL  # the manual: V1_MANUAL above, its Arguments table from the declared arguments
+    definition, base_params = TARGET_V1, V1
+
+
+class TargetV1VectorEnv(SuiteVectorEnv):
+    """``num_envs`` target-v1 environments in numpy arrays, next-step autoreset: :class:`TargetV1Env`'s arguments,
+    plus ``num_envs`` and ``max_episode_steps``."""
+
+    scalar_env = TargetV1Env
