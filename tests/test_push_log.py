@@ -101,12 +101,6 @@ def test_vocabularies_are_the_generators_values():
     assert set(generator.CATEGORY_LOGIT) == set(generator.CATEGORIES)
 
 
-def test_importing_the_package_and_the_log_module_does_not_import_pandas():
-    code = "import sys, gym_suite, gym_suite.envs.push_log, gym_suite.envs.push_env\nprint('pandas' in sys.modules)\n"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
-
-
 # ------------------------------------------------------------------------------ an honest split
 
 

@@ -24,7 +24,6 @@ from gymnasium.error import ResetNeeded
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import gym_suite
 from gym_suite.envs.argument_values import ARGUMENT_VALUES, argument_values
 from gym_suite.evaluate import action_seed
 
@@ -414,15 +413,6 @@ def test_step_after_termination_raises_reset_needed():
     assert terminated
     with pytest.raises(ResetNeeded, match="reset"):
         env.step(np.array([25.0, 25.0], dtype=np.float32))
-
-
-def test_every_id_is_covered():
-    assert set(ALL_IDS) == {spec.id for spec in gym_suite.SPECS}
-
-
-def test_the_tutorials_id_names_the_suites_id():
-    with pytest.raises(gymnasium.error.Error, match="gym_suite:heartpole-v0"):
-        gymnasium.make("gym_suite:HeartPole-v0")
 
 
 @pytest.mark.parametrize("env_id", ["HeartPole-v0", "gym_suite:HeartPole-v0"])
