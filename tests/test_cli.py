@@ -183,7 +183,7 @@ def test_import_gym_suite_is_light():
     """Importing the package (the push logs' module too) and making an env loads none of the
     optional extras, the legacy gym, pandas or the training package."""
     code = (
-        "import sys, gymnasium, gym_suite, gym_suite.envs.push_log\n"
+        "import sys, gymnasium, gym_suite, gym_suite.envs.push_log, gym_suite.envs.push_env\n"
         "gymnasium.make('example-v0')\n"
         "heavy = ('gym', 'joblib', 'pandas', 'tqdm', 'torch', 'stable_baselines3', 'ray', 'gym_suite.training')\n"
         "assert not [m for m in heavy if m in sys.modules], [m for m in heavy if m in sys.modules]\n"
