@@ -18,6 +18,8 @@ from conftest import ALL_IDS, invalid_action, rollout
 from gymnasium.error import ResetNeeded
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 from gymnasium.vector import AutoresetMode
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_definitions import COIN_ID
 
 import gym_suite
@@ -96,22 +98,23 @@ def test_same_seed_same_trajectory_and_seeds_differ(env_id):
     assert not all(trajectories_equal(first, other) for other in others)
 
 
-def test_pickle_round_trip_mid_episode(env_id):
+@given(st.sampled_from(CONTRACT_IDS), st.integers(0, 10**6), st.integers(0, 40))
+@settings(max_examples=25, deadline=None)
+def test_pickled_checkpoint_continues_identically(env_id, seed, warmup):
     env = gymnasium.make(env_id)
-    env.reset(seed=11)
-    env.action_space.seed(11)
-    for _ in range(3):
+    env.reset(seed=seed)
+    env.action_space.seed(seed)
+    for _ in range(warmup):
         _, _, terminated, truncated, _ = env.step(env.action_space.sample())
         if terminated or truncated:
             env.reset()
-    copy = pickle.loads(pickle.dumps(env))
-    actions = [env.action_space.sample() for _ in range(20)]
-    for action in actions:
-        a = env.step(action)
-        b = copy.step(action)
+    clone = pickle.loads(pickle.dumps(env))
+    for _ in range(15):
+        action = env.action_space.sample()
+        a, b = env.step(action), clone.step(action)
         assert _equal(a[:4], b[:4])
         if a[2] or a[3]:
-            assert _equal(env.reset()[0], copy.reset()[0])
+            assert _equal(env.reset()[0], clone.reset()[0])
 
 
 def test_ten_thousand_random_steps_stay_in_space(env_id):
@@ -131,24 +134,29 @@ def test_ten_thousand_random_steps_stay_in_space(env_id):
                 obs, _ = env.reset()
 
 
-def test_invalid_action_names_the_problem(env_id):
-    env = gymnasium.make(env_id, disable_env_checker=True)
-    env.reset(seed=0)
-    with pytest.raises((ValueError, TypeError), match="(?i)action"):
-        env.step(invalid_action(env.action_space))
+def test_a_rejected_action_names_the_action_and_changes_nothing(env_id):
+    env, reference = gymnasium.make(env_id, disable_env_checker=True), gymnasium.make(env_id)
+    for e in (env, reference):
+        e.reset(seed=4)
+    for bad in (invalid_action(env.action_space), [1] * 10**6):
+        with pytest.raises((ValueError, TypeError), match="(?i)action") as err:
+            env.step(bad)
+        assert len(str(err.value)) < 1000
+    reference.action_space.seed(4)
+    for _ in range(5):
+        action = reference.action_space.sample()
+        a, b = env.step(action), reference.step(action)
+        assert _equal(a[:4], b[:4])
+        if a[2] or a[3]:
+            break
 
 
-def test_step_before_reset_or_after_termination_raises(env_id):
-    env = gymnasium.make(env_id, max_episode_steps=-1)  # no TimeLimit: only the env's own end
-    with pytest.raises(ResetNeeded, match="reset"):
-        env.unwrapped.step(env.action_space.sample())  # never reset
-    env.reset(seed=0)
-    env.unwrapped.step(env.action_space.sample())
-    env.unwrapped._ended = True  # as after a terminal step (heartpole-v0 never terminates)
+def test_step_before_reset_raises(env_id):
+    env = gymnasium.make(env_id, max_episode_steps=-1)
     with pytest.raises(ResetNeeded, match="reset"):
         env.unwrapped.step(env.action_space.sample())
-    env.reset(seed=1)
-    env.step(env.action_space.sample())  # a reset makes it usable again
+    env.reset(seed=0)
+    env.step(env.action_space.sample())  # a reset makes it usable
 
 
 def test_unknown_constructor_key_names_allowed_keys(env_id):
@@ -290,12 +298,6 @@ def test_gym_registration_in_any_import_order(order):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == f"ok {len(ALL_IDS)}"
     assert "could not register" not in out.stderr
-
-
-def test_importing_gym_suite_does_not_import_gym():
-    code = "import sys, gym_suite, gymnasium; gymnasium.make('example-v0'); print('gym' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
 
 
 def test_space_conversion_covers_every_kind():

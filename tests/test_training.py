@@ -293,17 +293,6 @@ def test_deprecated_expected_penalty_reward_warns_and_says_what_to_use():
     assert all(recipe.expected_penalty is None for recipe in recipes.RECIPES.values())
 
 
-def test_training_package_stays_out_of_import_gym_suite():
-    """gym_suite.training is optional: only importing it (or one of its modules) loads it."""
-    code = (
-        "import sys, gym_suite, gymnasium; gymnasium.make('example-v0'); "
-        "print(sorted(m for m in sys.modules if m.startswith(('gym_suite.training', 'stable_baselines3', 'torch'))))"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
-
-
 def test_recipes_cover_every_trained_agent():
     for env_id in ALL_IDS:
         for agent in recipes.TRAINED_AGENTS:

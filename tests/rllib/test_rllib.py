@@ -51,12 +51,18 @@ def ray_session(tmp_path_factory):
             shutil.rmtree(short, ignore_errors=True)
 
 
+def some_slow(quick: tuple[str, ...]) -> list:
+    """Every id, those not in ``quick`` marked slow (each trains an agent)."""
+    return [pytest.param(env_id, marks=() if env_id in quick else pytest.mark.slow) for env_id in ALL_IDS]
+
+
 def paired(a, b):
     """Mean and standard error of the episode-by-episode difference of two evaluations."""
     d = a.returns - b.returns
     return d.mean(), d.std(ddof=1) / np.sqrt(len(d))
 
 
+@pytest.mark.slow
 def test_ppo_with_a_remote_env_runner_beats_random(ray_session, tmp_path):
     """A few seeded iterations on example-v0, sampled by one remote env runner; greedy beats random."""
     config = rllib_config("example-v0", num_env_runners=1, seed=0, train_batch_size_per_learner=1000)
@@ -88,7 +94,7 @@ def test_ppo_with_a_remote_env_runner_beats_random(ray_session, tmp_path):
     np.testing.assert_array_equal(parallel.lengths, greedy.lengths)
 
 
-@pytest.mark.parametrize("env_id", ALL_IDS)
+@pytest.mark.parametrize("env_id", some_slow(("example-v0", "push-v0", "target-v0")))  # Discrete, Dict, Box
 def test_every_env_trains_and_its_checkpoint_plays(ray_session, tmp_path, env_id):
     """One small iteration per id (Dict observations flattened, Box actions unsquashed), then the
     restored module acts validly through gym_suite.evaluate."""
@@ -119,6 +125,7 @@ def test_every_env_trains_and_its_checkpoint_plays(ray_session, tmp_path, env_id
     assert len(result.returns) == 2 and np.isfinite(result.returns).all()
 
 
+@pytest.mark.slow
 def test_train_rllib_script_checkpoints_and_renders(ray_session, tmp_path):
     """The example script, run as a user runs it, on the Ray instance already running (``--address``)."""
     checkpoint = tmp_path / "checkpoint"
@@ -179,7 +186,7 @@ def page_block(marker: str) -> str:
     return text[start : text.index("```", start)]
 
 
-@pytest.mark.parametrize("env_id", ALL_IDS)
+@pytest.mark.parametrize("env_id", some_slow(("push-v0",)))  # the page's own id
 def test_page_snippet_trains_and_acts_on_every_id(ray_session, env_id):
     """The RLlib page's code as it is written, with only its id changed: build, one
     iteration, then a greedy action from the trained module."""
@@ -329,6 +336,7 @@ def tutorials_block(marker: str, *replacements: tuple[str, str]) -> str:
     return code
 
 
+@pytest.mark.slow
 def test_tutorial_001_example_train_and_rollout(ray_session, tmp_path, monkeypatch, capsys):
     """gym_example's train.py on Ray 2.x: PPOConfig, checkpoints, the module, a rollout through RLlibPolicy."""
     monkeypatch.chdir(tmp_path)  # the page saves to tmp/exa in the working directory, as the tutorial did
@@ -349,6 +357,7 @@ def test_tutorial_001_example_train_and_rollout(ray_session, tmp_path, monkeypat
     assert env.action_space.contains(policy(env.reset(seed=1)[0]))
 
 
+@pytest.mark.slow
 def test_tutorial_004_target_training_plot_and_rollout(ray_session, tmp_path, monkeypatch):
     """ruslanmv's target game on Ray 2.x: PPO, the mean-return plot, a rollout without compute_single_action."""
     monkeypatch.chdir(tmp_path)
