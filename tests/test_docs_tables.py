@@ -113,3 +113,57 @@ def test_every_environment_page_opens_with_its_description(env_id):
     blocks = doc.split("\n\n")
     assert "## Description" in blocks[:2], blocks[:2]
     assert "The file reads" not in doc
+
+
+# --------------------------------------------------------------------------------------------
+# The environment notes' tables are what the references compute
+# --------------------------------------------------------------------------------------------
+
+
+def notes_rows(env_id: str, header: str) -> list[list[str]]:
+    """The cells of the table of ``docs/env-notes/<env_id>.md`` whose header starts with ``header``."""
+    lines = (ROOT / "docs" / "env-notes" / f"{env_id}.md").read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header))
+    rows = []
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip().strip("*") for cell in line.strip("|").split("|")])
+    return [rows[0], *rows[2:]]
+
+
+def test_push_v1s_budget_table_is_the_exact_values():
+    from gym_suite.references.push_v1_optimum import exact_table
+
+    header, *rows = notes_rows("push-v1", "| budget |")
+    assert [int(cells[0]) for cells in rows] == [1, 2, 3, 5]
+    for cells in rows:
+        values = exact_table("test", int(cells[0]))
+        normalized = (values["heuristic"] - values["random"]) / (values["optimum"] - values["random"])
+        expected = [values[k] for k in ("random", "heuristic", "optimum", "hindsight")] + [normalized]
+        assert cells[1:] == [f"{v:.3f}" for v in expected], cells
+
+
+def test_target_v1s_speed_table_is_the_sweep(capsys):
+    from gym_suite.references.target_optimum import sweep
+
+    header, pursuit, lead = notes_rows("target-v1", "| target speed")
+    speeds = [float(speed) for speed in header[1:]]
+    sweep(2000, 100_000, speeds, 300)
+    printed = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
+    assert [float(fields[0]) for fields in printed] == speeds
+    assert pursuit[1:] == [fields[-2] for fields in printed]
+    assert lead[1:] == [fields[-1] for fields in printed]
+
+
+def test_example_v1s_parameter_table_is_the_exact_values():
+    from gym_suite.references.example_v1_optimum import sweep
+
+    header, *rows = notes_rows("example-v1", "| line, horizon |")
+    exact = {(row["rt_max"], row["horizon"], row["flip"]): row for row in sweep(lines=(10, 12))}
+    assert len(rows) == len(exact)
+    for cells in rows:
+        rt_max, horizon = (int(n) for n in re.fullmatch(r"1\.\.(\d+), (\d+)", cells[0]).groups())
+        row = exact[rt_max, horizon, float(cells[1])]
+        memoryless = f"{row['best memoryless']:.2f} ({row['best memoryless normalized']:.2f})"
+        assert cells[2:] == [f"{row['random']:.2f}", memoryless, f"{row['optimum']:.2f}"], cells
