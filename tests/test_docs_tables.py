@@ -167,3 +167,27 @@ def test_example_v1s_parameter_table_is_the_exact_values():
         row = exact[rt_max, horizon, float(cells[1])]
         memoryless = f"{row['best memoryless']:.2f} ({row['best memoryless normalized']:.2f})"
         assert cells[2:] == [f"{row['random']:.2f}", memoryless, f"{row['optimum']:.2f}"], cells
+
+
+def test_push_v0s_accuracy_table_is_the_logs():
+    from importlib.resources import files
+
+    import pandas as pd
+
+    header, *rows = notes_rows("push-v0", "| policy | training log |")
+    columns = {}
+    for split in ("train", "test"):
+        log = pd.read_csv(files("gym_suite.envs") / "data" / f"notifications_{split}.csv")
+        opened, p_open = log["action"] == "opened", log["p_open"]
+        heuristic = gym_suite.evaluate(
+            "push-v0", "heuristic", episodes=1, env_kwargs={"episode_length": None, "split": split}
+        )
+        columns[split] = [
+            1 - opened.mean(),
+            (heuristic.returns[0] / len(log) + 1) / 2,  # +1 right, -1 wrong
+            ((p_open >= 0.5) == opened).mean(),
+            p_open.where(p_open >= 0.5, 1 - p_open).mean(),
+        ]
+    assert [cells[1:] for cells in rows] == [
+        [f"{train * 100:.1f} %", f"{test * 100:.1f} %"] for train, test in zip(columns["train"], columns["test"])
+    ]
