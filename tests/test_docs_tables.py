@@ -1,6 +1,6 @@
-"""The documentation's tables that list ids are made from the code (docs/_scripts/doc_tables.py):
-the copies in docs/ are what the code makes today, and they name every id; the environment
-pages open with what the user needs."""
+"""The tables of README and the documentation that list ids are made from the code
+(docs/_scripts/doc_tables.py): the copies in the repository are what the code makes today, and
+they name every registered id; the environment pages open with what the user needs."""
 
 from __future__ import annotations
 
@@ -23,9 +23,9 @@ import doc_tables  # noqa: E402
 
 @pytest.mark.parametrize("page", doc_tables.pages())
 def test_the_pages_copies_are_what_the_code_makes(page):
-    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    text = (ROOT / page).read_text(encoding="utf-8")
     assert doc_tables.fill(text, page) == text, (
-        f"docs/{page}'s generated tables are out of date: run python docs/_scripts/doc_tables.py"
+        f"{page}'s generated tables are out of date: run python docs/_scripts/doc_tables.py"
     )
 
 
@@ -34,10 +34,10 @@ def test_fill_replaces_a_stale_table_and_names_a_missing_block():
         "# JAX\n\n<!-- generated:jax-ids -->\n| old |\n<!-- end:jax-ids -->\n\n<!-- generated:ppo-measured -->\n"
         "<!-- end:ppo-measured -->\n<!-- generated:jax-vs-sb3 -->\n<!-- end:jax-vs-sb3 -->\n"
     )
-    filled = doc_tables.fill(stale, "training/jax.md")
+    filled = doc_tables.fill(stale, "docs/training/jax.md")
     assert "| old |" not in filled and "`gym_suite_jax/target-v1`" in filled
     with pytest.raises(ValueError, match="generated:ppo-measured"):
-        doc_tables.fill("# JAX\n\n<!-- generated:jax-ids -->\n<!-- end:jax-ids -->\n", "training/jax.md")
+        doc_tables.fill("# JAX\n\n<!-- generated:jax-ids -->\n<!-- end:jax-ids -->\n", "docs/training/jax.md")
 
 
 def test_the_jax_against_sb3_tables_are_the_saved_runs():
@@ -55,7 +55,7 @@ def test_the_jax_against_sb3_tables_are_the_saved_runs():
 
 
 def table_rows(page: str, name: str) -> list[str]:
-    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    text = (ROOT / page).read_text(encoding="utf-8")
     block = doc_tables.block_pattern(name).search(text)
     assert block, f"docs/{page} has no {name} block"
     return [line for line in block.group(2).splitlines() if line.startswith("| ")][1:]
@@ -64,13 +64,13 @@ def table_rows(page: str, name: str) -> list[str]:
 def test_the_jax_page_lists_every_registered_gym_suite_jax_id():
     registered = sorted(env_id for env_id in gymnasium.registry if env_id.startswith("gym_suite_jax/"))
     listed = sorted(
-        re.match(r"\| `(gym_suite_jax/[^`]+)`", row).group(1) for row in table_rows("training/jax.md", "jax-ids")
+        re.match(r"\| `(gym_suite_jax/[^`]+)`", row).group(1) for row in table_rows("docs/training/jax.md", "jax-ids")
     )
     assert listed == registered == sorted(f"gym_suite_jax/{env_id}" for env_id in gym_suite.ENV_IDS)
 
 
 def test_the_jax_page_says_which_ids_sac_and_td3_fit():
-    continuous = [row for row in table_rows("training/jax.md", "jax-ids") if "SAC" in row]
+    continuous = [row for row in table_rows("docs/training/jax.md", "jax-ids") if "SAC" in row]
     ids = [re.search(r"\| `([a-z0-9-]+)` \|", row).group(1) for row in continuous]
     assert ids == [
         i for i in gym_suite.ENV_IDS if isinstance(gymnasium.spec(i).make().action_space, gymnasium.spaces.Box)
@@ -80,13 +80,20 @@ def test_the_jax_page_says_which_ids_sac_and_td3_fit():
     assert all(env_id in sentence for env_id in ids), sentence
 
 
+@pytest.mark.parametrize(("page", "name"), [("README.md", "ids"), ("docs/index.md", "home-ids")])
+def test_the_id_tables_are_the_registrys(page, name):
+    rows = table_rows(page, name)
+    assert [re.match(r"\| \[?`([^`]+)`", row).group(1) for row in rows] == [spec.id for spec in gym_suite.SPECS]
+    assert all(spec.summary in row for spec, row in zip(gym_suite.SPECS, rows))
+
+
 def test_the_measured_table_has_every_id():
-    rows = table_rows("training/jax.md", "ppo-measured")
+    rows = table_rows("docs/training/jax.md", "ppo-measured")
     assert [re.match(r"\| `([^`]+)`", row).group(1) for row in rows] == list(gym_suite.ENV_IDS)
 
 
 def test_the_quick_starts_controls_are_play_helps():
-    rows = table_rows("quickstart.md", "play-controls")
+    rows = table_rows("docs/quickstart.md", "play-controls")
     named = [env_id for row in rows for env_id in re.findall(r"`([a-z0-9-]+)`", row.split(" | ")[0])]
     assert sorted(named) == sorted(gym_suite.ENV_IDS)
     text = "\n".join(rows)
@@ -106,3 +113,81 @@ def test_every_environment_page_opens_with_its_description(env_id):
     blocks = doc.split("\n\n")
     assert "## Description" in blocks[:2], blocks[:2]
     assert "The file reads" not in doc
+
+
+# --------------------------------------------------------------------------------------------
+# The environment notes' tables are what the references compute
+# --------------------------------------------------------------------------------------------
+
+
+def notes_rows(env_id: str, header: str) -> list[list[str]]:
+    """The cells of the table of ``docs/env-notes/<env_id>.md`` whose header starts with ``header``."""
+    lines = (ROOT / "docs" / "env-notes" / f"{env_id}.md").read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header))
+    rows = []
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip().strip("*") for cell in line.strip("|").split("|")])
+    return [rows[0], *rows[2:]]
+
+
+def test_push_v1s_budget_table_is_the_exact_values():
+    from gym_suite.references.push_v1_optimum import exact_table
+
+    header, *rows = notes_rows("push-v1", "| budget |")
+    assert [int(cells[0]) for cells in rows] == [1, 2, 3, 5]
+    for cells in rows:
+        values = exact_table("test", int(cells[0]))
+        normalized = (values["heuristic"] - values["random"]) / (values["optimum"] - values["random"])
+        expected = [values[k] for k in ("random", "heuristic", "optimum", "hindsight")] + [normalized]
+        assert cells[1:] == [f"{v:.3f}" for v in expected], cells
+
+
+def test_target_v1s_speed_table_is_the_sweep(capsys):
+    from gym_suite.references.target_optimum import sweep
+
+    header, pursuit, lead = notes_rows("target-v1", "| target speed")
+    speeds = [float(speed) for speed in header[1:]]
+    sweep(2000, 100_000, speeds, 300)
+    printed = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
+    assert [float(fields[0]) for fields in printed] == speeds
+    assert pursuit[1:] == [fields[-2] for fields in printed]
+    assert lead[1:] == [fields[-1] for fields in printed]
+
+
+def test_example_v1s_parameter_table_is_the_exact_values():
+    from gym_suite.references.example_v1_optimum import sweep
+
+    header, *rows = notes_rows("example-v1", "| line, horizon |")
+    exact = {(row["rt_max"], row["horizon"], row["flip"]): row for row in sweep(lines=(10, 12))}
+    assert len(rows) == len(exact)
+    for cells in rows:
+        rt_max, horizon = (int(n) for n in re.fullmatch(r"1\.\.(\d+), (\d+)", cells[0]).groups())
+        row = exact[rt_max, horizon, float(cells[1])]
+        memoryless = f"{row['best memoryless']:.2f} ({row['best memoryless normalized']:.2f})"
+        assert cells[2:] == [f"{row['random']:.2f}", memoryless, f"{row['optimum']:.2f}"], cells
+
+
+def test_push_v0s_accuracy_table_is_the_logs():
+    from importlib.resources import files
+
+    import pandas as pd
+
+    header, *rows = notes_rows("push-v0", "| policy | training log |")
+    columns = {}
+    for split in ("train", "test"):
+        log = pd.read_csv(files("gym_suite.envs") / "data" / f"notifications_{split}.csv")
+        opened, p_open = log["action"] == "opened", log["p_open"]
+        heuristic = gym_suite.evaluate(
+            "push-v0", "heuristic", episodes=1, env_kwargs={"episode_length": None, "split": split}
+        )
+        columns[split] = [
+            1 - opened.mean(),
+            (heuristic.returns[0] / len(log) + 1) / 2,  # +1 right, -1 wrong
+            ((p_open >= 0.5) == opened).mean(),
+            p_open.where(p_open >= 0.5, 1 - p_open).mean(),
+        ]
+    assert [cells[1:] for cells in rows] == [
+        [f"{train * 100:.1f} %", f"{test * 100:.1f} %"] for train, test in zip(columns["train"], columns["test"])
+    ]

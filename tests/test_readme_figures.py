@@ -1,11 +1,12 @@
 """README's figures come from their sources, so that a commit cannot leave one behind.
 
 README states few numbers, and each is checked here against the file or the code it comes from
-(``docs/baselines.csv``, the registry). A number written anywhere in README's prose that this
-test does not know fails it: a new figure comes with its source and its check, or goes to the
-documentation's pages. Code blocks, inline code (commands, ids), links and the headline table
-(rewritten by ``gym-suite/benchmarks/baselines.py`` and checked by ``tests/test_baselines.py``)
-are not prose.
+(``docs/baselines.csv``). A number written anywhere in README's prose that this test does not
+know fails it: a new figure comes with its source and its check, or goes to the documentation's
+pages. Code blocks, inline code (commands, ids), links, the headline table (rewritten by
+``gym-suite/benchmarks/baselines.py`` and checked by ``tests/test_baselines.py``) and the
+generated tables (``docs/_scripts/doc_tables.py``, checked by ``tests/test_docs_tables.py``) are
+not prose.
 """
 
 from __future__ import annotations
@@ -14,15 +15,12 @@ import csv
 import re
 from pathlib import Path
 
-import gymnasium
-
 import gym_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 BASELINES_CSV = ROOT / "docs" / "baselines.csv"
 NUMBER = r"(?<![\w-])(\d[\d,.]*\d|\d)(?![\w-])"  # a number, not part of a name (Stable-Baselines3, v0)
-NUMBER_WORDS = {5: "Five", 6: "Six", 7: "Seven", 8: "Eight", 9: "Nine", 10: "Ten"}
 
 
 def baselines_row(env_id: str, policy: str) -> dict[str, str]:
@@ -33,8 +31,9 @@ def baselines_row(env_id: str, policy: str) -> dict[str, str]:
 
 
 def prose(text: str) -> str:
-    """README without its code blocks, inline code, HTML comments, link targets and headline table."""
+    """README without its code blocks, inline code, HTML comments, link targets and generated tables."""
     text = re.sub(r"<!-- baselines-headline:start -->.*?<!-- baselines-headline:end -->", "", text, flags=re.S)
+    text = re.sub(r"<!-- generated:(\S+) -->.*?<!-- end:\1 -->", "", text, flags=re.S)
     text = re.sub(r"```.*?```", "", text, flags=re.S)
     text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
     text = re.sub(r"`[^`]*`", "", text)
@@ -52,16 +51,23 @@ def checked_figures() -> set[str]:
     """The numbers README's prose may state, each from its source."""
     eval_episodes = {baselines_row(env_id, "random")["eval_episodes"] for env_id in gym_suite.ENV_IDS}
     assert len(eval_episodes) == 1, f"the table's ids are scored on different numbers of episodes: {eval_episodes}"
-    target = gymnasium.make("gym_suite:target-v0")
-    field = float(target.action_space.high[0])
-    target.close()
     return {
-        f"{field:g}",  # target-v0's "50 x 50 field": its action space, the field's points
         f"{int(eval_episodes.pop()):,}",  # "the same 1,000 seeded evaluation episodes"
         "0",  # the normalized score's definition: 0 is the random policy ...
         "1",  # ... and 1 the optimum
-        "95",  # the intervals' level: the baselines table's CONFIDENCE (checked below)
+        confidence_percent(),  # "its 95 % interval": the baselines table's level
     }
+
+
+def confidence_percent() -> str:
+    """The level of the baselines table's intervals (``CONFIDENCE`` of its script), in percent."""
+    found = {
+        level
+        for path in (ROOT / "gym-suite" / "benchmarks").rglob("*.py")
+        for level in re.findall(r"^CONFIDENCE = (0\.\d+)$", path.read_text(encoding="utf-8"), re.M)
+    }
+    assert len(found) == 1, f"gym-suite/benchmarks/ sets CONFIDENCE to {found or 'nothing'}"
+    return f"{float(found.pop()) * 100:g}"
 
 
 def test_every_figure_in_readmes_prose_is_checked():
@@ -78,20 +84,6 @@ def test_the_prose_check_sees_a_figure_and_ignores_code():
     )
     figures = re.findall(NUMBER, prose(sample))
     assert figures == ["5", "26"]
-
-
-def test_readme_counts_the_registered_ids():
-    text = README.read_text(encoding="utf-8")
-    count = len(gym_suite.ENV_IDS)
-    assert text.split("\n", 3)[2].startswith(f"{NUMBER_WORDS[count]} custom reinforcement-learning environments")
-    rows = re.findall(r"^\| `([a-z0-9-]+)` \| (?!\d)", text.split("## On a fresh machine")[0], re.M)
-    assert sorted(rows) == sorted(gym_suite.ENV_IDS)
-
-
-def test_the_confidence_level_is_the_tables():
-    page = (ROOT / "docs" / "baselines.md").read_text(encoding="utf-8")
-    assert "95 % stratified-bootstrap interval" in page
-    assert "95 % interval" in prose(README.read_text(encoding="utf-8"))
 
 
 def test_train_ppo_comment_is_the_tables_jax_ppo_row():

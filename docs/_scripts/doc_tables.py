@@ -1,8 +1,8 @@
-"""The documentation's tables that list ids, made from the code and the results files.
+"""The tables of README and the documentation that list ids, made from the code and the results files.
 
 A page keeps each table between ``<!-- generated:NAME -->`` and ``<!-- end:NAME -->``: the copy in
 the repository reads right on GitHub, the site is built with a fresh one
-(``docs/_scripts/gen_tables.py`` at build time), and ``tests/test_doc_tables.py`` fails when the
+(``docs/_scripts/gen_tables.py`` at build time), and ``tests/test_docs_tables.py`` fails when the
 copy differs from what the code makes. Regenerate the copies with
 ``python docs/_scripts/doc_tables.py``.
 """
@@ -29,6 +29,15 @@ from gymnasium import spaces  # noqa: E402
 import gym_suite  # noqa: E402
 from gym_suite import _jax_cache as jax_cache  # noqa: E402
 from gym_suite.play import controls_help  # noqa: E402
+
+
+def id_table(link: str = "") -> str:
+    """The registry's ids and summaries, each id linked to ``link.format(id)`` when given."""
+    lines = ["| id | what it is |", "|---|---|"]
+    for spec in gym_suite.SPECS:
+        name = f"[`{spec.id}`]({link.format(spec.id)})" if link else f"`{spec.id}`"
+        lines.append(f"| {name} | {spec.summary} |")
+    return "\n".join(lines)
 
 
 def jax_ids() -> str:
@@ -183,13 +192,16 @@ def jax_vs_sb3_summary() -> str:
     return "\n".join(lines)
 
 
-#: Every generated table: its name, the page that holds it, the function that makes it.
+#: Every generated table: its name, the file that holds it (from the repository's root), the
+#: function that makes it.
 TABLES: dict[str, tuple[str, Callable[[], str]]] = {
-    "jax-ids": ("training/jax.md", jax_ids),
-    "ppo-measured": ("training/jax.md", ppo_measured),
-    "jax-vs-sb3": ("training/jax.md", jax_vs_sb3_summary),
-    "jax-vs-sb3-run": ("training-speed.md", jax_vs_sb3_run),
-    "play-controls": ("quickstart.md", play_controls),
+    "ids": ("README.md", id_table),
+    "home-ids": ("docs/index.md", lambda: id_table("environments/{}.md")),
+    "jax-ids": ("docs/training/jax.md", jax_ids),
+    "ppo-measured": ("docs/training/jax.md", ppo_measured),
+    "jax-vs-sb3": ("docs/training/jax.md", jax_vs_sb3_summary),
+    "jax-vs-sb3-run": ("docs/training-speed.md", jax_vs_sb3_run),
+    "play-controls": ("docs/quickstart.md", play_controls),
 }
 
 
@@ -198,14 +210,14 @@ def block_pattern(name: str) -> re.Pattern[str]:
 
 
 def fill(text: str, page: str) -> str:
-    """``text`` (the page ``page``, relative to docs/) with every generated table made afresh.
-    Raises ``ValueError`` when a table's markers are missing."""
+    """``text`` (the file ``page``, from the repository's root) with every generated table made
+    afresh. Raises ``ValueError`` when a table's markers are missing."""
     for name, (table_page, make) in TABLES.items():
         if table_page != page:
             continue
         block = block_pattern(name).search(text)
         if block is None:
-            raise ValueError(f"docs/{page} has no <!-- generated:{name} --> ... <!-- end:{name} --> block")
+            raise ValueError(f"{page} has no <!-- generated:{name} --> ... <!-- end:{name} --> block")
         start, end = block.span(2)
         text = text[:start] + make() + "\n" + text[end:]
     return text
@@ -216,9 +228,9 @@ def pages() -> list[str]:
 
 
 def main() -> None:
-    """Rewrite the copies in docs/ (``python docs/_scripts/doc_tables.py``)."""
+    """Rewrite the copies (``python docs/_scripts/doc_tables.py``)."""
     for page in pages():
-        path = DOCS / page
+        path = ROOT / page
         path.write_text(fill(path.read_text(encoding="utf-8"), page), encoding="utf-8")
 
 

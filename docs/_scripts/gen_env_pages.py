@@ -4,12 +4,14 @@ Everything comes from the code: the registry (``gym_suite.SPECS``: id, summary, 
 class of each id's entry point (its docstring, whose sections are Description, Action Space,
 Observation Space, Rewards, Starting State, Episode End, Arguments and Version History), and an
 instance made with ``gymnasium.make`` (the spaces and render modes). The picture is
-``docs/img/<id>.gif`` when it exists; hand-written results for an id, if any, are appended from
-``docs/env-notes/<id>.md``.
+``docs/img/<id>.gif`` when it exists; the id's rows of the baselines table (``docs/baselines.csv``)
+follow the manual, then the notes written by hand for the id, if any (``docs/env-notes/<id>.md``:
+tuning, reasons, analyses).
 """
 
 from __future__ import annotations
 
+import csv
 import importlib
 import inspect
 import sys
@@ -51,6 +53,38 @@ def step_limit(spec: gym_suite.Spec) -> str:
     return f"{spec.max_episode_steps:,} steps (`TimeLimit`; `max_episode_steps=N` changes it)"
 
 
+def baselines(env_id: str) -> str:
+    """The id's rows of ``docs/baselines.csv``, as the Baselines page shows them."""
+    with (DOCS / "baselines.csv").open(encoding="utf-8", newline="") as f:
+        rows = [row for row in csv.DictReader(f) if row["env_id"] == env_id]
+    if not rows:
+        return (
+            f"## Baselines\n\n{env_id} has no rows in the baselines table yet "
+            f"(`python gym-suite/benchmarks/baselines.py --ids {env_id}` scores it)."
+        )
+
+    def interval(row: dict[str, str], key: str, low: str, high: str, digits: int) -> str:
+        return f"{float(row[key]):.{digits}f} [{float(row[low]):.{digits}f}, {float(row[high]):.{digits}f}]"
+
+    lines = [
+        "## Baselines",
+        "",
+        f"The id's rows of the [baselines table](../baselines.md), on its {int(rows[0]['eval_episodes']):,} "
+        "evaluation episodes: references give the mean return, trained policies the interquartile mean "
+        f"over their training seeds, each with its 95 % interval. Normalized by the {rows[0]['reference']}.",
+        "",
+        "| policy | training seeds | return | normalized | budget (steps) |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        seeds = row["seeds"] if row["seeds"] not in ("", "0") else ""
+        steps = f"{int(float(row['train_steps'])):,}" if row["train_steps"] else ""
+        return_ = interval(row, "iqm", "ci_low", "ci_high", 2)
+        normalized = interval(row, "normalized", "normalized_ci_low", "normalized_ci_high", 3)
+        lines.append(f"| `{row['policy']}` | {seeds} | {return_} | {normalized} | {steps} |")
+    return "\n".join(lines)
+
+
 def env_page(spec: gym_suite.Spec) -> str:
     cls = entry_point_class(spec.id)
     env = gymnasium.make(f"gym_suite:{spec.id}")
@@ -87,6 +121,8 @@ def env_page(spec: gym_suite.Spec) -> str:
         "```",
         "",
         env_docstring(cls, spec.id),
+        "",
+        baselines(spec.id),
         "",
     ]
     notes = DOCS / "env-notes" / f"{spec.id}.md"

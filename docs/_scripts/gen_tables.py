@@ -11,7 +11,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from doc_tables import fill, pages  # noqa: E402
 
 for page in pages():
-    with mkdocs_gen_files.open(page, "r") as f:
+    if not page.startswith("docs/"):
+        continue  # README.md: not a page of the site
+    with mkdocs_gen_files.open(page.removeprefix("docs/"), "r") as f:
         text = f.read()
-    with mkdocs_gen_files.open(page, "w") as f:
+    with mkdocs_gen_files.open(page.removeprefix("docs/"), "w") as f:
         f.write(fill(text, page))

@@ -44,8 +44,7 @@ ballmer(intoxication)`` to work_done, with ``ballmer(x) = sigmoid((0.05 - x) * 5
 | 5   | work_done        | -Inf | Inf |
 
 Times are counted in half-hours. An agent that never sleeps drives alertness (and its
-productivity) far below zero; every sigmoid and exponential is evaluated in a form that
-cannot overflow.
+productivity) far below zero.
 
 ## Rewards
 
@@ -60,16 +59,14 @@ All six quantities are 0.
 
 ## Episode End
 
-Heart attacks do not end the episode, nothing terminates it.
-
-1. Truncation: 1000 steps, registered with the spec (``gymnasium.make`` adds ``TimeLimit``;
+1. Termination: none (a heart attack does not end the episode).
+2. Truncation: 1000 steps, registered with the spec (``gymnasium.make`` adds ``TimeLimit``;
    ``gymnasium.make(..., max_episode_steps=N)`` changes it, ``-1`` removes it).
 
-``info`` holds
-``heart_attack`` (bool), ``heart_attack_probability`` (the chance it had this step: its
-expected cost is 100 times that), ``productivity`` (the half-hour's work) and ``action`` (the
-chosen action's name), in a fresh dict every step. ``heuristic`` sleeps when tired and otherwise
-keeps working without drinks (see :meth:`HeartPole.heuristic`).
+``info`` holds ``heart_attack`` (bool), ``heart_attack_probability`` (the chance it had this
+step), ``productivity`` (the half-hour's work) and ``action`` (the chosen action's name), in a
+fresh dict every step. ``heuristic`` sleeps when tired and otherwise keeps working without
+drinks (see :meth:`HeartPole.heuristic`).
 
 ## Arguments
 
@@ -146,11 +143,9 @@ by the work done, with every half-hour's risk of a heart attack. What differs fr
    ``100 x`` the probability of at least one attack in the step's half-hours. The return is the
    work done in the two weeks less 100 per expected attack. The attack is still drawn (one
    uniform against that probability) and reported in ``info``; ``expected_cost=False`` charges
-   100 for a drawn attack instead: the same expected return, with about nine times the spread
-   per episode (a standard deviation of about 90 instead of 10 for the heuristic).
+   100 for a drawn attack instead: the same expected return, with a far larger spread.
 2. **The hazard**: at the end of every half-hour that passes, asleep or awake, a heart attack
-   strikes with probability ``heart_attack_proclivity * sigmoid(hypertension - 6)`` (0.12 % a
-   half-hour at rest): a sleep step carries the 16 chances of its night (hypertension decaying
+   strikes with probability ``heart_attack_proclivity * sigmoid(hypertension - 6)``: a sleep step carries the 16 chances of its night (hypertension decaying
    by 0.97 each half-hour) and the one of its half-hour of work. An attack leaves hypertension
    as it is (v0 resets it to 0).
 3. **Episode End**: nothing terminates an episode. Truncation: when time_elapsed reaches 672
@@ -160,9 +155,7 @@ by the work done, with every half-hour's risk of a heart attack. What differs fr
 
 The action space, the observation space (the same six quantities: time_elapsed tells the time
 left, so the observation is the whole state), the starting state (all zeros), ``info`` and the
-heuristic (v0's rule, so the versions compare: on v1 a policy that drinks coffee while the blood
-pressure is low does far better) are v0's. Negative alertness still gives negative work:
-never sleeping costs hundreds of thousands.
+heuristic (v0's rule, so the versions compare) are v0's.
 
 ## Arguments
 
@@ -190,13 +183,9 @@ On JAX ``heart_attack_proclivity`` is data in ``params``; ``expected_cost`` stay
   episode ends when time_elapsed reaches 672 half-hours (v0: after 1000 steps); every
   half-hour that passes carries its chance of a heart attack, the 16 of a night included
   (v0: one chance a step, at its end); an attack leaves hypertension as it is (v0: resets it
-  to 0); the reward subtracts the attack's expected cost (v0: 100 per drawn attack). Why:
-  on v0 the unavoidable attacks (about 1.2 an episode, 100 each) dwarf the whole
-  productivity part of the return (about 3 at most), no drink ever pays, and the heuristic
-  is optimal to within 0.001: no agent can do better than it. On v1 the work (hundreds a
-  fortnight) and the attacks are on the same scale, coffee pays while the blood pressure is
-  low, a drink still costs its attacks, and the return's spread per episode is about a
-  tenth of v0's.
+  to 0); the reward subtracts the attack's expected cost (v0: 100 per drawn attack). On v0
+  the unavoidable attacks dwarf the policy's part of the return and the heuristic is all but
+  optimal; on v1 the work and the attacks are on the same scale (the notes below say more).
 * v0: first release, with the rules of ``heartpole`` 1.2 (see :class:`HeartPoleEnv`).
 """
 

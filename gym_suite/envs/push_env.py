@@ -11,19 +11,12 @@ decides to deliver it (predicting that the person opens it) or to hold it back (
 a dismissal). The environment replays a log of notifications with their context and the
 person's real reaction, so agents can be trained and compared offline.
 
-By default it replays the bundled training log ``gym_suite/envs/data/notifications_train.csv``:
-8 people over 6 weeks (9,710 notifications), synthetic because no real notification log may
-be redistributed. ``split="test"`` replays the test log
-``gym_suite/envs/data/notifications_test.csv``: the same people in the 6 weeks after
-(9,732 notifications). **Train on the training log and report results on the test log**:
-its 9,710 observations are all distinct (the hour and the text length alone single out 97 %
-of its rows), so an agent scored on the log it trained on can memorise it and beat what the
-features allow (a lookup table scores 100 % there, and the majority class on the test log). ``gym-suite/tools/make_notifications.py`` generates both from
-one seeded stream, byte for byte reproducible; its docstring states the generative model
-(messages from significant contacts in the evening get opened, promotions at night get
-dismissed, ...). The logs' ``p_open`` column is the generator's true open probability:
-never observed, it gives the Bayes-optimal policy (deliver when ``p_open >= 0.5``), whose
-expected accuracy is 79.4 % on the training log and 79.6 % on the test log.
+By default it replays the bundled training log ``gym_suite/envs/data/notifications_train.csv``
+(synthetic: 8 people over 6 weeks, made by ``gym-suite/tools/make_notifications.py``, whose
+docstring states the generative model); ``split="test"`` replays the held-out test log of the
+6 weeks after. **Train on the training log and report results on the test log**: an agent
+scored on the log it trained on can memorise it. The logs' ``p_open`` column, the generator's
+true open probability, is never observed.
 
 Bring your own log with ``csv_path=`` (a CSV file, UTF-8, plain or compressed with gzip,
 bzip2, xz or zip) or ``data=`` (a pandas DataFrame). It needs these columns (others are
@@ -49,19 +42,11 @@ A missing or repeated column, an empty file, a value of the wrong kind or out of
 an empty cell raises ``ValueError`` at construction, naming the column and the first bad
 row; so does a file that is not UTF-8 CSV, naming the file. A missing file raises
 ``FileNotFoundError``. Rows are replayed in the order of the log (sort it by time). The
-timestamp is never observed: it splits the log in time (``test_fraction``) and is shown by
-``render``; timestamps with UTC offsets (which may differ between rows, as across a
-daylight saving change) are compared and shown in UTC, and the observed time of day is
-always the log's ``hour`` column. With ``test_fraction=f`` the last fraction ``f`` of the
-whole log in time (every row from one cut-off instant on, for all users) is the test part
-and the rows before it the training part; ``split`` picks the one to replay (the
-``gym_suite.envs.push_log`` docstring has the details).
-
-pandas reads a file once per process while environments use it: every environment on a
-file with the same content (its SHA-256) shares one read-only copy of the encoded arrays,
-and ``step`` only indexes them, so its cost does not grow with the log. A log that no
-environment uses any more is freed; a file rewritten in place is read again. A DataFrame is
-encoded anew for each environment.
+timestamp is never observed (timestamps with UTC offsets are compared and shown in UTC); the
+observed time of day is the log's ``hour`` column. With ``test_fraction=f`` the last fraction
+``f`` of the log in time is the test part and the rest the training part; ``split`` picks the
+one to replay (``gym_suite.envs.push_log`` has the details). Environments on files of the same
+content share one read-only copy of the encoded log.
 
 ## Action Space
 
@@ -88,13 +73,10 @@ fields are `Discrete` indices into the fixed vocabularies ``env.vocabularies[fie
 | `hour` | `Box(0, 24)` | local time of day, hours |
 | `battery` | `Box(0, 100)` | battery level, percent |
 
-The vocabularies of `app`, `category`, `location` and `ringer_mode` end with ``"<other>"``
-(``push_log.OTHER``): a value of a log outside the vocabulary is observed as that **last
-index**, ``len(env.vocabularies[field]) - 1``. So an agent trained on one log runs on any
-other. A log that needs other values (its own apps) passes ``vocabularies={"app": (...)}``
-for some of these four fields, which changes the space accordingly (``"<other>"`` is
-appended). ``env.vocabularies`` is read-only, shared by the environments on a log, and also
-holds ``user_id`` (never observed). The Box bounds are the schema's limits. It works with
+A value of a log outside the vocabulary of `app`, `category`, `location` or `ringer_mode` is
+observed as its **last index**, "other" (``push_log.OTHER``), so an agent trained on one log
+runs on any other. ``vocabularies={"app": (...)}`` replaces some of these four vocabularies
+(``"<other>"`` is appended), which changes the space. It works with
 ``gymnasium.wrappers.FlattenObservation`` and Stable-Baselines3's ``MultiInputPolicy``.
 
 ## Rewards
@@ -103,21 +85,19 @@ holds ``user_id`` (never observed). The Box bounds are the schema's limits. It w
 opened, or hold and dismissed), -1 otherwise. The action taken after observing row ``k`` is
 scored against row ``k``, and every row of the episode is scored exactly once.
 
-``env.heuristic(observation)`` (and ``envs.heuristic(observations)`` of the vector env, for a
-batch) is a hand rule from the features, for comparison: deliver
-what a significant contact sends unless it is a promotion, recommendation or status update;
-else hold everything on silent; else deliver messages, events and reminders of priority 1
-or more, and hold the rest.
+``env.heuristic(observation)`` (``envs.heuristic(observations)`` for a batch) is a hand rule:
+deliver what a significant contact sends unless it is a promotion, recommendation or status
+update; else hold everything on silent; else deliver messages, events and reminders of
+priority 1 or more, and hold the rest.
 
 ## Starting State
 
 With ``episode_length=L`` (100 by default) an episode is a window of ``L`` consecutive
-notifications of one user (in the order of the log), its start drawn uniformly (one
-uniform of ``env.np_random``) among every start whose window fits in one user's history (so a user
-with more notifications is picked more often; users with fewer than ``L`` notifications
-are never picked, and if no user has ``L`` the constructor raises ``ValueError``). With
-``episode_length=None`` the episode replays the whole log in order, from its first row.
-The first observation is the window's first notification.
+notifications of one user (in the order of the log), its start drawn uniformly (one uniform
+of ``env.np_random``) among every start whose window fits in one user's history (users with
+fewer than ``L`` notifications are never picked; if no user has ``L`` the constructor raises
+``ValueError``). With ``episode_length=None`` the episode replays the whole log in order. The
+first observation is the window's first notification.
 
 ## Episode End
 
@@ -129,18 +109,13 @@ The first observation is the window's first notification.
 A ``step`` after termination raises ``gymnasium.error.ResetNeeded``.
 
 ``info`` after a step describes the notification just scored, never the one observed next:
-``row`` (its index in the replayed log, 0-based: in a part cut by ``test_fraction``,
-``env.log.source_rows[row]`` is its row in the file), ``truth`` (1 opened, 0 dismissed), and for the
-episode so far ``accuracy``, ``ctr`` (opened among delivered), ``precision`` (the same
-number in an offline replay) and ``recall`` (delivered among opened); a ratio is 0.0 while
-its denominator is 0. ``reset`` returns an empty info. ``env.current_row`` is the log index
-of the observed notification, for analysis (joining with the log), not for the policy (an
-array over the sub-environments for the vector env).
-
-The state is ``env.unwrapped.state`` (a :class:`PushState`: the replay position and the
-observed row, the window's last position, the episode's confusion counts and the last decision) and
-``env.unwrapped.np_random``: restoring both replays the same future. ``env.params`` holds the
-arguments, the log (``env.log``) and the read-only arrays the rules index.
+``row`` (its index in the replayed log, 0-based; ``env.log.source_rows[row]`` is its row in the
+file), ``truth`` (1 opened, 0 dismissed), and for the episode so far ``accuracy``, ``ctr``
+(opened among delivered), ``precision`` (the same number in an offline replay) and ``recall``
+(delivered among opened); a ratio is 0.0 while its denominator is 0. ``reset`` returns an empty
+info. ``env.current_row`` is the log index of the observed notification, for analysis, not for
+the policy. The state is ``env.unwrapped.state`` (a :class:`PushState`) and
+``env.unwrapped.np_random``: restoring both replays the same future.
 
 ## Arguments
 
@@ -154,8 +129,7 @@ arguments, the log (``env.log``) and the read-only arrays the rules index.
 | `vocabularies` | None | vocabularies of some of `app`, `category`, `location`, `ringer_mode` replacing the fixed ones (changes the observation space) |
 | `render_mode` | None | `"ansi"`, `"human"` (text) or `"rgb_array"` (a card, 96x192) |
 
-On JAX (``gym_suite.jax.make``) every argument stays static: ``episode_length`` sets the
-windows and the others name the log (the data).
+On JAX (``gym_suite.jax.make``) every argument stays static.
 
 ```python
 >>> import gymnasium as gym
@@ -171,12 +145,10 @@ windows and the others name the log (the data).
 * v0: first release. Unlike the notification replay it is modelled on, the action after
   observing row ``k`` is scored against row ``k`` (not ``k - 1``), every row of an episode
   is scored once, and the log is checked when the environment is built.
-* v0, before any release: the observation space became fixed (vocabularies declared by the
-  environment, with an "other" index, instead of the values found in the log; `app` is
-  `Discrete(21)`, `category` `Discrete(9)`, `location` `Discrete(5)`, `ringer_mode`
-  `Discrete(4)`), the bundled data became a training log (the former log, unchanged) and a
-  held-out test log (``split``), user logs can be split in time (``test_fraction``), and logs
-  are cached by content.
+* v0, before any release: the observation space became fixed (declared vocabularies with an
+  "other" index instead of the values found in the log), the bundled data became a training
+  log and a held-out test log (``split``), user logs can be split in time
+  (``test_fraction``), and logs are cached by content.
 * v0, before any release: the rules became one definition for Python numbers, numpy and JAX;
   the window's start is drawn from one uniform (so a seed gives other windows than before,
   with the same distribution); ``episode_length`` above 10^9 raises ``ValueError`` at

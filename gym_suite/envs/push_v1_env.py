@@ -15,12 +15,12 @@ bundled generator gives its context, and the agent earns that open. Timing matte
 notification that is likely enough to be opened is worth delivering at 8:00 only if the rest of
 the day is unlikely to bring a better one.
 
-The notifications come from the same bundled logs as push-v0 (synthetic: 8 people, about 29
-notifications a user-day, 336 user-days in each log): the training log by default,
-``split="test"`` for the held-out test log (the 6 weeks after), on which results are reported.
-The logs' ``p_open`` column (the generator's true open probability, see
-``gym-suite/tools/make_notifications.py``) drives the simulation; it is never observed. A log of
-your own (``csv_path=`` or ``data=``, push-v0's schema) needs that column.
+The notifications come from the same bundled logs as push-v0 (synthetic: 8 people, 336
+user-days in each log): the training log by default, ``split="test"`` for the held-out test log
+(the 6 weeks after), on which results are reported. The logs' ``p_open`` column (the
+generator's true open probability, see ``gym-suite/tools/make_notifications.py``) drives the
+simulation; it is never observed. A log of your own (``csv_path=`` or ``data=``, push-v0's
+schema) needs that column.
 
 ## Action Space
 
@@ -47,43 +47,30 @@ With ``expected_opens=True`` (the default) a delivered notification earns its op
 ``p_open`` (the expected open), and a held one 0: the return is the day's expected opens. The
 open itself is still drawn (one uniform a step, against ``p_open``) and reported in ``info``;
 ``expected_opens=False`` rewards 1 per drawn open instead: the same expected return, with more
-spread (for the heuristic on 1,000 test days, budget 2: a standard deviation of 0.62 a day
-instead of 0.35), so that comparisons need about three times the episodes.
+spread.
 
 ``env.heuristic(observation)`` is a hand rule that keeps its budget for the day's best
 notifications. It gives the notification points: 2 if a significant contact sends it, 1 for a
 message, event or reminder, -1 for a promotion, recommendation or status update, its priority
 (-2 to 2), 1 if it was updated, and 2 taken away while the ringer is on silent; and it delivers
-when the points reach ``4.5 - 11 * budget_left / notifications_left``. Early in the day the bar
-is near 4 (with 2 deliveries for 29 notifications, 3.74: a significant contact's message of
-priority 1, say); it falls as the notifications left per delivery run out, to -6.5 when there are
-as many left as deliveries (then everything is delivered, as the optimum does). push-v0's rule,
-which delivers the day's first good-looking notifications, spends the budget before the
-evening's messages arrive (1.219 expected opens a test day, 0.726 normalized); a bar that falls
-as the day runs out is the optimum's shape (below). The points were set by hand from the
-training log's open rates (``RULE_CONTACT_POINTS``, ``RULE_SILENT_POINTS``); the bar's two
-numbers (``RULE_BAR``, ``RULE_DROP``) are the best of 100 settings (bars 2 to 6.5 by halves,
-drops 6 to 15) by expected opens over every user-day of the training log, computed exactly
-(``python -m gym_suite.references.push_v1_rule``, which prints the grid, the choice and then the
-test log's score). Budget 2: 1.467 on the training log (0.965 normalized), 1.469 on the
-held-out test log (0.964), read only after the choice.
+when the points reach ``4.5 - 11 * budget_left / notifications_left``, a bar that falls as the
+notifications left per delivery run out (how its numbers were chosen: the notes below).
 
 ## Starting State
 
 A user-day is the notifications of one user on one day, in time order: the log's rows are
 sorted by user and timestamp (rows of one instant keep the log's order), and a new day starts
 where the day of the week changes or 24 hours or more pass between two of the user's
-consecutive notifications. A log need not be in time order: a user's two Mondays a week apart
-are two days wherever their rows are. An episode is one user-day, drawn uniformly (one uniform of ``env.np_random``)
-among the log's user-days; its first observation is the day's first notification, with the
-whole budget left.
+consecutive notifications. An episode is one user-day, drawn uniformly (one uniform of
+``env.np_random``) among the log's user-days; its first observation is the day's first
+notification, with the whole budget left.
 
 ## Episode End
 
 1. Termination: the budget is spent, or the day's last notification has been decided (nothing
    the agent does after either can change the return). The observation returned then is the
    last notification again, with what is left (0 budget or 0 notifications).
-2. Truncation: none (a day ends by itself: 13 to 46 steps on the bundled logs).
+2. Truncation: none (a day ends by itself).
 
 A ``step`` after termination raises ``gymnasium.error.ResetNeeded``. ``info`` after a step
 describes the notification just decided: ``row`` (its index in the log), ``delivered`` (0 or
@@ -92,17 +79,12 @@ describes the notification just decided: ``row`` (its index in the log), ``deliv
 (joining with the log), not for the policy. The state is ``env.unwrapped.state`` (a
 :class:`PushV1State`); restoring it and ``env.unwrapped.np_random`` replays the same future.
 
-The picture (``render_mode="rgb_array"``, the window of ``gym-suite play push-v1``) shows the
-notification waiting for a decision, the one the observation describes, as push-v0's card: the
-top band's colour is the category and its square the app (a gold star: a significant contact);
-the bars, labelled beside the card, are the priority, the text's length, the updates and the
-battery (red below 15 %); the last bar is the day with the hour marked in red, dark when the
-ringer is silent; the bottom strip is the decision, grey while it waits. Under the card: the
-budget left of ``daily_budget`` (one square per delivery, green while it is left) and the day's
-notifications left, then the last decision (delivered and opened or not, with its ``p_open``, or
-held). Once the day is over the picture keeps the last decided card, its strip green (delivered)
-or grey (held) and beside it the simulated open (green opened, red not), and says why the day
-ended. ``render_mode="ansi"`` gives the same in words.
+The picture (``render_mode="rgb_array"``, the window of ``gym-suite play push-v1``) is push-v0's
+card of the notification waiting for a decision, and under it the budget left (one square per
+delivery, green while it is left), the day's notifications left and the last decision (delivered
+and opened or not, with its ``p_open``, or held). Once the day is over it keeps the last decided
+card, with the simulated open, and says why the day ended. ``render_mode="ansi"`` gives the same
+in words.
 
 ## Arguments
 
@@ -117,90 +99,7 @@ ended. ``render_mode="ansi"`` gives the same in words.
 | `vocabularies` | None | as push-v0's (changes the observation space) |
 | `render_mode` | None | `"ansi"`, `"human"` (text) or `"rgb_array"` (push-v0's card, 96x192) |
 
-On JAX (``gym_suite.jax.make``) every argument stays static: ``daily_budget`` bounds the
-observation, ``expected_opens`` chooses the reward's rule and the others name the log (the data).
-
-**Why a budget of 2.** Computed exactly on every user-day of the bundled logs (``python -m
-gym_suite.references.push_v1_optimum``: expected opens per user-day on the test log; random
-delivers with probability 1/2, the optimum is defined below, the heuristic normalized is
-``(heuristic - random) / (optimum - random)``):
-
-| budget | random | heuristic | optimum | hindsight | heuristic, normalized |
-|---:|---:|---:|---:|---:|---:|
-| 1 | 0.187 | 0.769 | 0.791 | 0.889 | 0.963 |
-| 2 | 0.455 | 1.469 | 1.506 | 1.688 | 0.964 |
-| 3 | 0.769 | 2.129 | 2.177 | 2.409 | 0.966 |
-| 5 | 1.437 | 3.298 | 3.347 | 3.678 | 0.975 |
-
-(the training log: 0.962, 0.965, 0.974 and 0.982 normalized; the heuristic's bar was chosen at
-budget 2 and kept for the others). Budget 2 is the smallest that leaves a choice among the
-deliveries (spend one early, keep one for the evening), and there a rule that waits is worth
-much more than one that does not: push-v0's rule while budget remains, which spends the budget
-on the day's first good-looking notifications, reaches 0.726 of the way from random to the
-optimum on the test log (1.219), the tuned rule 0.964. What is left is small: a logistic
-regression of the open on the training log's features, with the optimum's thresholds on its
-predictions, scores 1.474 at budget 2 (the optimum in the same episodes 1.506, the heuristic
-1.469; paired on 1,000 test days: +0.005 ± 0.006 over the heuristic, level), and the optimum's
-lead on the heuristic is +0.038 ± 0.008 expected opens a day, paired on the same 1,000 test
-days (about 5 standard errors).
-
-**The optimum** (``optimum`` row of the baselines): the online dynamic program over (budget left,
-notifications left) that knows the true ``p_open`` of the notification at hand and the
-distribution of the ones to come (the log's ``p_open`` values, taken as independent): with
-``V(b, n)`` the expected opens of ``b`` deliveries among ``n`` notifications,
-``V(b, n) = E[max(p + V(b - 1, n - 1), V(b, n - 1))]``, deliver when ``p >= V(b, n - 1) -
-V(b - 1, n - 1)``. No policy that sees only the features knows ``p_open``; one could in
-principle still use what the program ignores (the time of day tells something about the
-notifications to come), which is why the baselines table checks that no agent scores above it
-beyond noise. The *hindsight* bound, the day's
-``daily_budget`` largest ``p_open``, is for context: no policy that decides in order reaches it.
-
-**What agents score** (expected opens per user-day, budget 2, on the held-out test log: the
-baselines' 1,000 evaluation days, seeds 0-999; ``python gym-suite/benchmarks/baselines.py --ids
-push-v1 --policies random,heuristic,supervised,optimum,sb3-ppo --seeds 0-4``, and ``--policies
-jax-ppo --seeds 0-9``): random 0.47, the heuristic 1.47 (0.96 normalized), logistic regression
-of the open with the optimum's thresholds 1.47 (0.97: supervised learning, the strongest row but
-the oracle, level with the heuristic), the optimum 1.51; JAX PPO
-(``gym_suite.training.jax.train_ppo``, the recipe's 300k steps, training seeds 0-9) 1.44, an
-interquartile mean over the seeds with 95 % interval [1.42, 1.44] (0.93 normalized; every seed
-between 1.37 and 1.45); SB3 PPO with the same settings and budget (training seeds 0-4) 1.46
-[1.44, 1.46] (0.95; every seed between 1.43 and 1.47); the reward model planned with the
-optimum's program (``gym_suite.training.reward_model``, 100k explored steps, training seeds 0-4,
-below) 1.50 [1.49, 1.50] (0.99). Neither PPO beats the heuristic:
-the mean over seeds is 0.015 below it for SB3 PPO (about 1 standard error of the difference:
-level) and 0.038 below it for JAX PPO (about 3), and no seed of either reaches it. Trained on
-the training log, the agents score more there (1.52-1.53, above the oracle's 1.49): a day seen in
-training can be recognised from its first notification, and its future is then known. So on
-push-v1 what PPO learns in 300k steps is what a tuned two-number rule already does; the room left,
-about 0.035 expected opens a day, is within reach of a policy of the observation (below): PPO
-does not find it, a learner that models the reward does (below). The recipe
-was chosen before any run (push-v0's standardized observations, no discounting) and checked on
-other training seeds and evaluation days (``gym_suite/training/jax.py``).
-
-**The room above the heuristic** (``python gym-suite/analyses/push_v1_headroom.py``). The
-observation holds every input of the generator's open probability but the person's
-responsiveness (a log-odds offset, uniform on -0.5..0.5). The optimum's dynamic program on
-``E[p_open | observation]``, the offset integrated out, is a policy of the observation alone: it
-scores 1.505 on the test log (0.999 normalized), +0.034 ± 0.007 expected opens a day over the
-heuristic on the 1,000 evaluation days (5 standard errors), and 1.50 on the same seeds' days of
-the training log (above the optimum's 1.49 there: the program takes a day's notifications as
-independent, so the optimum is a reference, not a bound, and scoring above it is no sign of
-memorised days by itself). Knowing the person adds +0.004 ± 0.006; one open or miss barely moves
-the estimate of the offset. The room is in the form of the open probability (the generator's
-interactions: a significant contact's message in the evening, e-mail at work, a promotion at
-night): a logistic regression of the training log on those terms scores 1.500, on one-hot
-features 1.471.
-
-**Learned from the rewards** (``gym_suite.training.reward_model``, the table's *reward model +
-planning* row; ``python gym-suite/analyses/push_v1_reward_model.py`` pairs each seed with the
-heuristic). A delivery's reward is its expected open, so an agent learns the open probability of
-what it delivers. One that explores 100,000 steps of the training log (each day's two deliveries spread uniformly over
-its notifications), fits gradient-boosted trees to the log-odds of its rewards, and plans with the
-optimum's program on its predictions, scores 1.499 on the test log's 1,000 evaluation days over
-training seeds 0-4 (0.989 to 0.998 normalized, mean 0.993), each seed +0.026 to +0.036 over the
-heuristic paired on the same days (4.4 to 5.8 standard errors); training seeds 100-104, run after:
-1.496 (0.988 to 0.994), +0.025 to +0.031 each. Learning does beat the tuned rule on push-v1, by
-modelling the reward and planning; PPO, which learns the policy itself in 300k steps, does not.
+On JAX (``gym_suite.jax.make``) every argument stays static.
 
 ```python
 >>> import gymnasium as gym
@@ -220,9 +119,8 @@ modelling the reward and planning; PPO, which learns the policy itself in 300k s
   notifications); a daily budget of deliveries (v0: none); a delivery is opened with the
   generator's probability, drawn anew (v0: the logged reaction replayed); the reward is the
   expected open of a delivery (v0: +1 for a right guess, -1 for a wrong one); the observation
-  adds the budget and the notifications left. Why: on v0 the task is a classification of each
-  notification alone, which the hand rule already solves to 0.93 normalized and no trained
-  agent beat; v1 asks when to interrupt, a sequential decision.
+  adds the budget and the notifications left. On v0 the task is a classification of each
+  notification alone; v1 asks when to interrupt, a sequential decision.
 """
 
 from __future__ import annotations

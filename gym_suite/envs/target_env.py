@@ -30,11 +30,10 @@ numbers are accepted.
 | 2 | target x | radius | size - radius |
 | 3 | target y | radius | size - radius |
 
-Positions are kept in float64 and observed rounded to float32. The arguments are bounded so
-that the rounding never matters to the task: ``size <= 2**24`` (every integer side is exact in
-float32) and ``size <= radius * 2**24``. Rounding a coordinate ``t <= size`` to float32 moves
-it by at most ``t * 2**-24 <= radius``, so the observed target ``obs[2:4]`` lies within
-``sqrt(2) * radius < 2 * radius`` of the true one: moving there always hits.
+Positions are kept in float64 and observed rounded to float32. The arguments are bounded
+(``size <= 2**24`` and ``size <= radius * 2**24``) so that the rounding never matters: the
+observed target ``obs[2:4]`` lies within ``2 * radius`` of the true one, and moving there always
+hits.
 
 ## Rewards
 
@@ -47,14 +46,11 @@ The target is uniform on ``[radius, size - radius]**2`` (inside the field), unle
 ``target`` argument fixes it. The worker is uniform on the points of the field
 ``[0, size]**2`` farther than ``2 * radius`` from the target: ``k`` candidate points are drawn
 uniformly on the field and the first that misses the target is the start. ``k`` is the
-fewest with which all of them hit with probability at most ``2**-48``: at most a share
-``q = pi * (2 * radius)**2 / size**2`` of the field hits, so ``k = ceil(48 / log2(1 / q))``
-(20 with the defaults). ``radius <= size / sqrt(8 * pi)`` is required, so that the points
-that miss are at least half of the field (``q <= 1/2``, ``k <= 48``). If every candidate
-hits, the worker starts at the corner of the field farthest from the target (at least
-``size / sqrt(2)`` from it, more than ``2 * radius``: a miss). A start takes ``2 + 2 * k``
-uniforms of ``env.np_random`` (42 with the defaults: 2 for the target, drawn even when it is
-fixed, and 2 per candidate); a step draws none.
+fewest with which all of them hit with probability at most ``2**-48``: with ``q = pi * (2 *
+radius)**2 / size**2``, ``k = ceil(48 / log2(1 / q))`` (20 with the defaults; ``radius <= size /
+sqrt(8 * pi)`` keeps ``q <= 1/2``). If every candidate hits, the worker starts at the corner of
+the field farthest from the target. A start takes ``2 + 2 * k`` uniforms of ``env.np_random``
+(2 for the target, drawn even when it is fixed, and 2 per candidate); a step draws none.
 
 ## Episode End
 
@@ -67,7 +63,6 @@ A ``step`` after termination raises ``gymnasium.error.ResetNeeded``.
 ``info`` holds ``distance``, the distance between the centres, and ``clipped``, whether
 the action was clipped to the field (``False`` after ``reset``), in a fresh dict after
 ``reset`` and every step. ``heuristic`` moves to the observed target (a hit in one step).
-
 The state is ``env.unwrapped.state`` (a :class:`TargetState`: the two centres, their
 distance and the last reward) and ``env.unwrapped.np_random``: restoring both (and
 TimeLimit's step count) replays the same future.
@@ -82,10 +77,8 @@ TimeLimit's step count) replays the same future.
 | `pixels_per_unit` | None | pixels per field unit of `rgb_array`/`human` pictures, a number with `1 <= size * pixels_per_unit <= 4096` (the picture's side); None: 8 (400 x 400 by default), or a 4096-pixel picture for fields over 512 units |
 | `render_mode` | None | `"ansi"` (coordinates and distance), `"human"` (a pygame window, needs `gym-suite[render]`) or `"rgb_array"` |
 
-On JAX (``gym_suite.jax.make``) every argument stays static: ``size`` bounds the spaces,
-``radius`` sets the start's candidate count and ``target`` chooses a fixed or a drawn target.
-
-Pictures use screen coordinates: x grows to the right, y downward.
+On JAX (``gym_suite.jax.make``) every argument stays static. Pictures use screen coordinates:
+x grows to the right, y downward.
 
 ```python
 >>> import gymnasium as gym
@@ -144,9 +137,8 @@ lasts up to 300 steps and pays -1 a step.
 `Box(-1, 1, (2,), float32)`: the worker's velocity as a fraction of its top speed (1 unit a step),
 so a Gaussian policy centred at 0 starts at rest. An action longer than 1 (the Box's corners reach
 ``sqrt(2)``) is scaled down to length 1, its direction kept, however long it is (``(1e300, 0)``
-moves 1 unit along x; on JAX in float32 a component past float32's range, about ``3.4e38``,
-becomes an infinity, the direction's limit), and ``info["clipped"]`` is then ``True`` (an action
-within float32 rounding of length 1 is not reported). The worker's centre
+moves 1 unit along x), and ``info["clipped"]`` is then ``True`` (an action within float32
+rounding of length 1 is not reported). The worker's centre
 stays in the field ``[0, size]**2`` (clipped coordinate by coordinate at a wall). A NaN or
 infinite coordinate, or an action that is not of shape ``(2,)``, raises ``ValueError``; a
 non-numeric one ``TypeError`` (target-v0's checks).
@@ -169,46 +161,10 @@ The state is kept in float64 and observed rounded to float32.
 ## Rewards
 
 -1 a step, the step that catches the target included: the return is minus the episode's length.
-Measured over 1,000 seeded episodes (seeds 0 .. 999, ``python -m
-gym_suite.references.target_optimum --episodes 1000 --seed 0``), mean return ± standard error,
-and normalized, ``(return - random) / (optimum - random)``:
-
-| Policy | Return | Normalized |
-|---|---|---|
-| random (the action space's sampler) | -180.6 ± 3.4 | 0 |
-| heuristic: pure pursuit at full speed | -61.5 ± 2.2 | 0.75 |
-| lead: aim where the target meets the worker if it keeps its velocity | -42.9 ± 1.7 | 0.87 |
-| optimum: the earliest intercept | -22.0 ± 0.4 | 1 |
-
-Trained agents on the same episodes (``docs/baselines.md``, ``python
-gym-suite/benchmarks/baselines.py --ids target-v1 --seeds 0-9``; interquartile mean over the
-training seeds and its 95 % bootstrap interval): JAX PPO (``train_ppo``, 2M steps, 10 seeds) -25.9
-[-30.0, -24.5], normalized 0.98 [0.95, 0.98]; its seeds -24.0 to -34.8 (mean -27.2, standard
-deviation 4.1): every seed beats the lead policy, its episodes 2.1 to 12.8 steps longer than the
-optimum's on average. The mean over seeds beats the heuristic by 34.3 steps, 13 times the standard
-error of the difference (2.6: the seeds' spread over 10 seeds and the heuristic's standard
-error). SB3 PPO (``train_sb3``, the same 2M steps, 5 seeds; at 60k steps it scored as random
-does) -33.1 [-38.6, -31.3], normalized 0.93 [0.90, 0.94]; its seeds -31.2 to -40.2 (mean -34.2):
-it leads the target too, and beats the heuristic by 27.4 steps, about 10 standard errors.
-
-**The optimum.** After the start the target's path is fixed, whatever the worker does. The worker
-moves at most 1 a step, so it can touch the target at step ``t`` only if the target's centre then
-is within ``t + 2 * radius`` of the worker's start; the earliest such ``t`` is a lower bound on the
-episode's length, and heading straight for that point at full speed attains it (the segment stays
-in the convex field). The optimal return of an episode is ``-min(t, 300)``.
-``gym_suite/references/target_optimum.py`` computes the bound and ships the policy
-(``OptimalPolicy``, on the observation), whose return equals the bound on every tested episode.
-
-**Why these parameters** (``python -m gym_suite.references.target_optimum --sweep``: 2,000 starts
-from seed 100,000 on the rules, normalized pursuit / lead): with the target slower than the
-worker pursuit is nearly optimal (0.97 / 0.98 at 0.9 times the worker's speed), so there is little
-to learn; at 1.1 it is 0.90 / 0.95, at 1.2 0.82 / 0.92, at 1.3 0.78 / 0.90 and at 1.5 0.73 / 0.87.
-1.5 is chosen: pursuit is far from the optimum and even a lead on the current velocity leaves a
-gap (it ignores the bounces), while every target stays catchable (the walls bring it back: the
-optimum ends every one of those episodes within the 300 steps). The field (50, target-v0's) and
-top speed 1 make the optimum about 22 steps; the small discs make aiming matter (a random walk
-takes about 180 steps); 300 steps leave room for a poor policy to finish most episodes without
-making the episodes long.
+After the start the target's path is fixed whatever the worker does, so the best return is
+computable: the earliest step at which the worker, moving straight at full speed, can touch the
+target (:mod:`gym_suite.references.target_optimum` computes it and ships the policy that attains
+it, ``OptimalPolicy``).
 
 ## Starting State
 
@@ -230,8 +186,7 @@ A ``step`` after termination raises ``gymnasium.error.ResetNeeded``.
 
 The target moves first by its velocity; a coordinate that would cross a wall of
 ``[radius, size - radius]`` is mirrored in it and that velocity component turns around (elastic
-reflection, so in a corner both turn). The rule is the same arithmetic (no trigonometry) on
-Python floats, numpy and JAX, so the three give the same bits on the same draws.
+reflection, so in a corner both turn).
 
 ``info`` holds ``distance``, the distance between the centres, and ``clipped``, whether the action
 was longer than 1 (``False`` after ``reset``). ``heuristic`` is pure pursuit: a unit vector towards
@@ -273,8 +228,8 @@ Pictures use screen coordinates: x grows to the right, y downward.
 ## Version History
 
 * v1: a moving target and a steered worker (target-v0: a fixed target, the worker jumps to the
-  action's point). Why: target-v0 is solved in one step by looking (the heuristic, and every
-  trained agent, scores the maximum); on v1 pursuit is clearly below the computable optimum.
+  action's point). target-v0 is solved in one step by looking; on v1 pursuit is clearly below
+  the computable optimum.
 """
 
 if TYPE_CHECKING:
