@@ -159,7 +159,9 @@ def _table_rows(env_id: str) -> tuple[str, list[dict[str, str]]]:
 
 def table(env_id: str) -> list[TableRow]:
     """The baselines table's rows of ``env_id``, from the package's reference table."""
-    _, rows = _table_rows(env_id)
+    spec_id, rows = _table_rows(env_id)
+    if any(not r["normalized"] for r in rows):
+        raise ValueError(f"the baselines table has no reference row for {spec_id}: its returns are not normalized")
     return [
         TableRow(
             r["policy"],
