@@ -20,7 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import gym_suite
-from gym_suite.envs.checks import check_int, shown
+from gym_suite.envs.checks import Argument
 from gym_suite.envs.definition import NUMPY, SCALAR, Definition, state_maker
 
 #: The most heads an episode may take: bounded, as every argument is (check_definition tries 10**1000).
@@ -42,17 +42,9 @@ class Coin(Definition[CoinState, CoinParams]):
 
     name = "coin"
     State = CoinState
-    arguments = ("flips",)  # the parameters a user may set
+    arguments = (Argument("flips", int, "heads that end the episode", low=1, high=MAX_FLIPS),)  # declared once
     start_draws = 1
     step_draws = 1
-
-    def make_params(self, base, owner, **arguments):
-        if "flips" in arguments:
-            flips = check_int(owner, "flips", arguments["flips"], 1)
-            if flips > MAX_FLIPS:
-                raise ValueError(f"{owner}: flips must be an integer in 1..{MAX_FLIPS}, got {shown(flips)}")
-            arguments["flips"] = flips
-        return super().make_params(base, owner, **arguments)
 
     def action_space(self, params):
         return spaces.Discrete(2)

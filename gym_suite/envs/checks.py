@@ -346,7 +346,7 @@ class Argument(str):
         if high is not None and number > high:
             raise ValueError(
                 f"{owner}: {name} must be an integer in {low if low is not None else ''}..{high}"
-                f"{' or None' if self.none else ''}, got {number if number < 10**20 else shown_magnitude(number)}"
+                f"{' or None' if self.none else ''}, got {number if number < 10**20 else _shown_magnitude(number)}"
             )
         return number
 
@@ -366,7 +366,7 @@ class Argument(str):
         return text + (", or `None`" if self.none else "")
 
 
-def shown_magnitude(number: int) -> str:
+def _shown_magnitude(number: int) -> str:
     """A huge integer by its magnitude (``about 2**200``), so a message stays short."""
     return f"about 2**{abs(number).bit_length() - 1}"
 
