@@ -46,11 +46,8 @@ class Coin(Definition[CoinState, CoinParams]):
     start_draws = 1
     step_draws = 1
 
-    def action_space(self, params):
-        return spaces.Discrete(2)
-
-    def observation_space(self, params):
-        return spaces.Discrete(params.flips + 1)
+    def spaces(self, params):
+        return spaces.Discrete(params.flips + 1), spaces.Discrete(2)
 
     def initial(self, u, params, ops):
         zero = ops.floor_int(0.0 * u[0])  # an integer zero of the backend's kind (the draw is not used)
@@ -69,19 +66,17 @@ class Coin(Definition[CoinState, CoinParams]):
     def terminal(self, state, params, ops):
         return state.heads >= params.flips
 
-    def state_info(self, state, params, ops):
-        return {"heads": ops.copy(state.heads)}
-
-    def transition_info(self, state, action, next_state, params, ops):
+    def info(self, state, action, next_state, params, ops):
+        if state is None:  # a start
+            return {"heads": ops.copy(next_state.heads)}
         return {"flip": ops.copy(next_state.last)}
 
     def heuristic(self, observation, params, ops):
         return 1
 
-    def render_ansi(self, state, params):
-        return f"heads {state.heads}, last {state.last}\n"
-
-    def render_rgb(self, state, params):
+    def render(self, state, params, mode):
+        if mode == "ansi":
+            return f"heads {state.heads}, last {state.last}\n"
         frame = np.zeros((1, params.flips, 3), dtype=np.uint8)  # a strip: one white cell per head
         frame[0, : state.heads] = 255
         return frame

@@ -117,7 +117,7 @@ from gymnasium import spaces
 
 from gym_suite.envs._shells import SuiteEnv, SuiteVectorEnv
 from gym_suite.envs.checks import Argument, ArgumentTypeError, check_arguments, check_number, shown
-from gym_suite.envs.definition import NUMPY, SCALAR, Array, Definition, Ops, state_maker
+from gym_suite.envs.definition import NUMPY, SCALAR, Array, Definition, Ops, draws_at_start, state_maker
 
 V1_MANUAL = """
 ## Description
@@ -522,7 +522,7 @@ def draw_start(
     chunk = 8192  # rows of uniforms at a time (at most 98 per row)
     for i in range(0, n, chunk):
         rows = min(chunk, n - i)
-        start = TARGET.initial(rng.random((rows, TARGET.draws_at_start(params))).T, params, NUMPY)
+        start = TARGET.initial(rng.random((rows, draws_at_start(TARGET, params))).T, params, NUMPY)
         out[i : i + rows] = np.stack(np.broadcast_arrays(*start[:4]), axis=1)
     return out
 
