@@ -132,10 +132,6 @@ class Ops(Protocol):
         """``floor(x)`` as an integer: a Python ``int``, an int64 array, a JAX int array."""
         ...
 
-    def sigmoid(self, x: Array) -> Array:
-        """``1 / (1 + exp(-x))``, computed as ``0.5 + 0.5 * tanh(x / 2)``: it never overflows."""
-        ...
-
     def sigmoids(self, *xs: Array) -> Array:
         """The sigmoids of several quantities at once (``[sigmoid(x) for x in xs]``, in fewer
         calls on numpy); unpack the result: ``a, b = ops.sigmoids(x, y)``."""
@@ -235,10 +231,6 @@ def _scalar_maximum(a: float, b: float) -> float:
     return b if b > a else a  # max(a, b) exactly
 
 
-def _scalar_sigmoid(x: float) -> float:
-    return 0.5 + 0.5 * math.tanh(0.5 * x)  # = 1 / (1 + exp(-x)), and never overflows
-
-
 def _scalar_sigmoids(*xs: float, tanh: Callable[[float], float] = math.tanh) -> list[float]:
     # up to four written out: a list display costs less than a comprehension (its own function call)
     n = len(xs)
@@ -334,7 +326,6 @@ class ScalarOps:
     maximum = staticmethod(_scalar_maximum)
     where = staticmethod(_scalar_where)
     floor_int = staticmethod(math.floor)
-    sigmoid = staticmethod(_scalar_sigmoid)
     sigmoids = staticmethod(_scalar_sigmoids)
     clip_to_unit = staticmethod(_scalar_clip_to_unit)
     one_hot = staticmethod(_scalar_one_hot)
@@ -528,7 +519,6 @@ class NumpyOps:
     def floor_int(x: Array) -> Array:
         return np.floor(x).astype(np.int64)
 
-    sigmoid = staticmethod(_numpy_sigmoid)
     sigmoids = staticmethod(_numpy_sigmoids)
     clip_to_unit = staticmethod(_numpy_clip_to_unit)
     one_hot = staticmethod(_numpy_one_hot)
@@ -604,10 +594,6 @@ def _make_jax_ops() -> Ops:
         @staticmethod
         def floor_int(x: Array) -> Array:
             return jnp.floor(x).astype(int)  # int32, or int64 under x64
-
-        @staticmethod
-        def sigmoid(x: Array) -> Array:
-            return sigmoid(x)
 
         @staticmethod
         def sigmoids(*xs: Array) -> list[Array]:
