@@ -106,6 +106,8 @@ from gym_suite._seeds import seed_keys
 from gym_suite.envs._shells import check_num_envs
 from gym_suite.envs.checks import (
     ArgumentTypeError,
+    check_action,
+    check_actions,
     check_int,
     check_options,
     check_seed,
@@ -113,7 +115,7 @@ from gym_suite.envs.checks import (
     merge_arguments,
     shown,
 )
-from gym_suite.envs.definition import Definition, jax_ops
+from gym_suite.envs.definition import Definition, draws_at_start, jax_ops, overrides
 
 __all__ = [
     "NAMESPACE",
@@ -352,11 +354,10 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         _check_int32(owner, self.definition_params)
         self._params = _device_params(self.definition_params)
         self._ops = jax_ops()
-        self._gym_observation_space = self.definition.observation_space(self.definition_params)
-        self._gym_action_space = self.definition.action_space(self.definition_params)
-        self._truncates = self.definition.may_truncate(self.definition_params)
-        #: The uniforms a start takes (``definition.draws_at_start`` of the parameters).
-        self.start_draws = self.definition.draws_at_start(self.definition_params)
+        self._gym_observation_space, self._gym_action_space = self.definition.spaces(self.definition_params)
+        self._truncates = overrides(self.definition, "truncation")
+        #: The uniforms a start takes (the definition's ``start_draws`` with these parameters).
+        self.start_draws = draws_at_start(self.definition, self.definition_params)
         #: The definition's parameters that ``EnvParams`` carries as data (``Definition.data_parameters``).
         self.data_parameters: tuple[str, ...] = tuple(self.definition.data_parameters)
         self._params_class = params_class(self.data_parameters)
@@ -410,14 +411,14 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
                     f"{tuple(space.shape)} (for a batch of envs, jax.vmap the step)"
                 )
             return action
-        checked = self.definition.check_action(action, space, self.definition_params)
+        checked = check_action(action, space)
         return np.asarray(checked) if isinstance(space, gym_spaces.Discrete) else self._as_float(checked)
 
     def check_action_value(self, action: Any) -> Any:
         """``action`` checked in full as the numpy env checks it (a JAX array is read back)."""
         if isinstance(action, jax.Array):
             action = np.asarray(action)
-        checked = self.definition.check_action(action, self._gym_action_space, self.definition_params)
+        checked = check_action(action, self._gym_action_space)
         return (
             self._as_float(checked)
             if not isinstance(self._gym_action_space, gym_spaces.Discrete)
@@ -436,7 +437,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         if isinstance(actions, jax.Array):
             actions = np.asarray(actions)
         space = self._gym_action_space
-        checked = self.definition.check_actions(actions, num_envs, space, self.definition_params)
+        checked = check_actions(actions, num_envs, space)
         if isinstance(space, gym_spaces.Discrete):
             return checked
         return self._as_float(actions)  # the rules' own form may differ (target-v0's columns)
@@ -543,7 +544,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
             return f"invalid action {{}}: expected an integer in 0..{n - 1} (Discrete({n}))"
         probe = np.full(space.shape, np.nan)  # the numpy env's own message for a non-finite action
         try:
-            self.definition.check_action(probe, space, self.definition_params)
+            check_action(probe, space)
         except ValueError as err:
             text = str(err).replace("{", "{{").replace("}", "}}")
             if shown(probe) in text:
@@ -628,7 +629,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
     def observation_space(self, params: EnvParams | None = None) -> gymnax_spaces.Space:
         """The observation space; with concrete ``params`` whose data parameters bound it
         (target-v1's ``target_speed`` bounds the velocity), the space of those values."""
-        return _gymnax_space(self.definition.observation_space(self.numpy_params(params)))
+        return _gymnax_space(self.definition.spaces(self.numpy_params(params))[0])
 
     def numpy_params(self, params: EnvParams | None = None) -> Any:
         """The definition's parameters (numpy, as the numpy env holds them) with the data
@@ -705,7 +706,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
 
     def state_info(self, state: EnvState, params: EnvParams | None = None) -> dict[str, Any]:
         """The numeric ``info`` of a start."""
-        info = self.definition.state_info(state.inner, self.rule_params(params), self._ops)
+        info = self.definition.info(None, None, state.inner, self.rule_params(params), self._ops)
         return {key: jnp.asarray(value) for key, value in info.items() if _numeric(value)}
 
     def transition_info(
@@ -713,7 +714,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
     ) -> dict[str, Any]:
         """The numeric ``info`` of the step from ``state`` to ``next_state``."""
         rules = self.rule_params(params)
-        info = self.definition.transition_info(state.inner, self._action(action), next_state.inner, rules, self._ops)
+        info = self.definition.info(state.inner, self._action(action), next_state.inner, rules, self._ops)
         return {key: jnp.asarray(value) for key, value in info.items() if _numeric(value)}
 
     def is_terminated(self, state: EnvState, params: EnvParams | None = None) -> jax.Array:
@@ -762,7 +763,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         next_state = EnvState(time=state.time + 1, inner=inner)
         info = {
             key: jnp.asarray(value)
-            for key, value in d.transition_info(state.inner, action, inner, rules, ops).items()
+            for key, value in d.info(state.inner, action, inner, rules, ops).items()
             if _numeric(value)
         }
         return (
@@ -823,11 +824,11 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
 
     def render_rgb(self, state: EnvState) -> np.ndarray:
         """The picture of one state (an ``(H, W, 3)`` ``uint8`` array, drawn by numpy)."""
-        return self.definition.render_rgb(self.state_as_numbers(state), self.definition_params)
+        return self.definition.render(self.state_as_numbers(state), self.definition_params, "rgb")
 
     def render_ansi(self, state: EnvState) -> str:
         """The text of one state."""
-        return self.definition.render_ansi(self.state_as_numbers(state), self.definition_params)
+        return self.definition.render(self.state_as_numbers(state), self.definition_params, "ansi")
 
 
 def make(env_id: str, *, checked: bool = False, **kwargs: Any) -> tuple[SuiteJaxEnv, EnvParams]:

@@ -46,11 +46,8 @@ class Coin(Definition[CoinState, CoinParams]):
     start_draws = 1
     step_draws = 1
 
-    def action_space(self, params):
-        return spaces.Discrete(2)
-
-    def observation_space(self, params):
-        return spaces.Discrete(params.flips + 1)
+    def spaces(self, params):
+        return spaces.Discrete(params.flips + 1), spaces.Discrete(2)
 
     def initial(self, u, params, ops):
         zero = ops.floor_int(0.0 * u[0])  # an integer zero of the backend's kind (the draw is not used)
@@ -69,19 +66,17 @@ class Coin(Definition[CoinState, CoinParams]):
     def terminal(self, state, params, ops):
         return state.heads >= params.flips
 
-    def state_info(self, state, params, ops):
-        return {"heads": ops.copy(state.heads)}
-
-    def transition_info(self, state, action, next_state, params, ops):
+    def info(self, state, action, next_state, params, ops):
+        if state is None:  # a start
+            return {"heads": ops.copy(next_state.heads)}
         return {"flip": ops.copy(next_state.last)}
 
     def heuristic(self, observation, params, ops):
         return 1
 
-    def render_ansi(self, state, params):
-        return f"heads {state.heads}, last {state.last}\n"
-
-    def render_rgb(self, state, params):
+    def render(self, state, params, mode):
+        if mode == "ansi":
+            return f"heads {state.heads}, last {state.last}\n"
         frame = np.zeros((1, params.flips, 3), dtype=np.uint8)  # a strip: one white cell per head
         frame[0, : state.heads] = 255
         return frame
@@ -379,9 +374,9 @@ def test_scalar_one_hot_of_any_size_is_the_general_one(n):
 @given(st.lists(st.floats(allow_nan=True, allow_infinity=True, width=64), max_size=7))
 def test_scalar_sigmoids_written_out_are_the_loop_bit_for_bit(xs):
     """SCALAR.sigmoids writes out two to four quantities (a fast path) and loops over any other
-    count: the same bits as ``sigmoid`` of each, in a list, for every count and value."""
+    count: the same bits as ``0.5 + 0.5 * tanh(x / 2)`` of each, in a list, for every count and value."""
     got = SCALAR.sigmoids(*xs)
-    want = [SCALAR.sigmoid(x) for x in xs]
+    want = [0.5 + 0.5 * math.tanh(0.5 * x) for x in xs]
     assert type(got) is list and len(got) == len(xs)
     assert [v.hex() for v in got] == [v.hex() for v in want]
 

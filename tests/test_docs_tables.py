@@ -165,8 +165,10 @@ def test_example_v1s_parameter_table_is_the_exact_values():
     for cells in rows:
         rt_max, horizon = (int(n) for n in re.fullmatch(r"1\.\.(\d+), (\d+)", cells[0]).groups())
         row = exact[rt_max, horizon, float(cells[1])]
-        memoryless = f"{row['best memoryless']:.2f} ({row['best memoryless normalized']:.2f})"
-        assert cells[2:] == [f"{row['random']:.2f}", memoryless, f"{row['optimum']:.2f}"], cells
+        shown = [float(x) for x in re.findall(r"-?\d+\.\d+", " ".join(cells[2:]))]
+        exact_values = [row[k] for k in ("random", "best memoryless", "best memoryless normalized", "optimum")]
+        # to the table's two decimals; a value on a rounding boundary may be shown either way
+        assert all(abs(s - v) <= 0.005 + 1e-9 for s, v in zip(shown, exact_values, strict=True)), cells
 
 
 def test_push_v0s_accuracy_table_is_the_logs():

@@ -25,7 +25,8 @@ from gymnasium import spaces  # noqa: E402
 
 import gym_suite  # noqa: E402
 import gym_suite.jax as gj  # noqa: E402
-from gym_suite.envs.definition import NUMPY, SCALAR, row_of  # noqa: E402
+from gym_suite.envs.checks import check_action, check_actions  # noqa: E402
+from gym_suite.envs.definition import NUMPY, SCALAR, draws_at_start, row_of  # noqa: E402
 
 IDS = list(gj.jax_ids())
 
@@ -87,7 +88,7 @@ def _numpy_step(d, params, state, actions, u):
         "terminated": np.broadcast_to(d.terminal(next_state, params, NUMPY), (n,)),
         "truncated": np.broadcast_to(d.truncation(next_state, params, NUMPY), (n,)),
         "observation": d.observation(next_state, params, NUMPY),
-        "info": d.transition_info(state, actions, next_state, params, NUMPY),
+        "info": d.info(state, actions, next_state, params, NUMPY),
     }
     return next_state, out
 
@@ -120,7 +121,7 @@ def _check_jax_step(env_id, env, d, params, state, raw_actions, actions, u, rtol
     _close(f"{env_id} reward", reward, want["reward"], rtol, scale)
     _close(f"{env_id} terminated", terminated, want["terminated"], rtol, scale)
     _close(f"{env_id} truncated", truncated, want["truncated"], rtol, scale)
-    want_obs = _observation_rows(d.observation_space(params), want["observation"], n)
+    want_obs = _observation_rows(d.spaces(params)[0], want["observation"], n)
     _close(f"{env_id} observation", np.asarray(obs, np.float64).reshape(n, -1), want_obs, rtol, scale[:, None])
     for key, values in want["info"].items():
         values = np.broadcast_to(values, (n,))
@@ -142,14 +143,14 @@ def test_same_draws_same_step_on_every_backend(env_id):
         n = vec.num_envs
         for state in states:
             raw_actions = vec.action_space.sample()
-            actions = d.check_actions(raw_actions, n, vec.single_action_space, params)
+            actions = check_actions(raw_actions, n, vec.single_action_space)
             u = rng.random((n, d.step_draws))
             next_state, want = _numpy_step(d, params, state, actions, u)
             # SCALAR against NUMPY, row by row (a third of the rows keeps it quick)
             scale = _row_scale(n, state, next_state)
             for i in range(0, n, 3):
                 row = row_of(state, i)
-                action = d.check_action(raw_actions[i], vec.single_action_space, params)
+                action = check_action(raw_actions[i], vec.single_action_space)
                 s = d.transition(row, action, list(u[i]), params, SCALAR)
                 for name, got_q, want_q in zip(state._fields, s, next_state):
                     _close(f"{env_id} scalar state.{name}", got_q, np.broadcast_to(want_q, (n,))[i], 1e-12, scale[i])
@@ -162,7 +163,7 @@ def test_same_draws_same_step_on_every_backend(env_id):
                 )
                 assert bool(d.terminal(s, params, SCALAR)) == bool(want["terminated"][i])
                 assert bool(d.truncation(s, params, SCALAR)) == bool(want["truncated"][i])
-                info = d.transition_info(row, action, s, params, SCALAR)
+                info = d.info(row, action, s, params, SCALAR)
                 assert set(info) == set(want["info"])
                 for key, value in info.items():
                     expected = np.broadcast_to(want["info"][key], (n,))[i]
@@ -186,7 +187,7 @@ def test_same_draws_same_step_in_64_bits(env_id):
         vec, states = _reached_states(env_id, seed=3)
         for state in states:
             raw_actions = vec.action_space.sample()
-            actions = d.check_actions(raw_actions, vec.num_envs, vec.single_action_space, params)
+            actions = check_actions(raw_actions, vec.num_envs, vec.single_action_space)
             u = rng.random((vec.num_envs, d.step_draws))
             _check_jax_step(env_id, env, d, params, state, raw_actions, actions, u, 1e-12)
             _, got_state = jax.vmap(env.reset_env, in_axes=(0, None))(
@@ -199,9 +200,10 @@ def test_same_draws_same_step_in_64_bits(env_id):
 def test_start_on_the_same_draws(env_id):
     env, _ = gj.make(env_id)
     d, params = env.definition, env.definition_params
-    u = np.random.default_rng(4).random((32, d.start_draws))
+    draws = draws_at_start(d, env.definition_params)
+    u = np.random.default_rng(4).random((32, draws))
     want = d.initial(tuple(u.T), params, NUMPY)
-    got = jax.jit(jax.vmap(env.initial_with_draws, axis_size=32))(jnp.asarray(u) if d.start_draws else ())
+    got = jax.jit(jax.vmap(env.initial_with_draws, axis_size=32))(jnp.asarray(u) if draws else ())
     for name, got_q, want_q in zip(want._fields, got.inner, want):
         _close(f"{env_id} start {name}", got_q, np.broadcast_to(want_q, (32,)), 1e-5, 1.0)
 

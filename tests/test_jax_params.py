@@ -24,6 +24,7 @@ import jax.numpy as jnp  # noqa: E402
 import gym_suite  # noqa: E402, F401  (registers the ids)
 import gym_suite.jax as gj  # noqa: E402
 from gym_suite._registry import find, load  # noqa: E402
+from gym_suite.envs.checks import check_action  # noqa: E402
 from gym_suite.envs.definition import SCALAR  # noqa: E402
 
 #: Values of each data parameter to batch over (all allowed by the numpy env's checks).
@@ -106,7 +107,7 @@ def _check_batched_steps(env_id, rtol, steps=12):
             obs, state, reward, terminated, truncated, info = step(keys, state, jnp.asarray(actions), batch)
             for i, p in enumerate(want_params):
                 u = [float(x) for x in np.asarray(env.draws(jax.random.split(keys[i])[0], d.step_draws))]
-                action = d.check_action(actions[i], env.gym_action_space, p)
+                action = check_action(actions[i], env.gym_action_space)
                 next_row = d.transition(rows[i], action, u, p, SCALAR)
                 scale = _scale(rows[i], next_row)
                 what = f"{env_id} {name}={values[i]}"
@@ -156,7 +157,7 @@ def test_replace_changes_the_result_as_the_argument_does(env_id):
         got = run(changed)
         default = run(params)
     start = d.initial(list(u_start), p, SCALAR)
-    checked = d.check_action(action, env.gym_action_space, p)
+    checked = check_action(action, env.gym_action_space)
     want = d.transition(start, checked, list(u_step), p, SCALAR)
     scale = _scale(start, want)
     for field, got_q, want_q in zip(want._fields, got[1].inner, want):

@@ -29,6 +29,7 @@ from jax.experimental import checkify  # noqa: E402
 
 import gym_suite  # noqa: E402
 import gym_suite.jax as gj  # noqa: E402
+from gym_suite.envs.checks import check_action, check_actions  # noqa: E402
 
 settings.register_profile(
     "fast", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -105,7 +106,7 @@ def _same_snapshot(a, b):
 def _numpy_check(env_id, action):
     """The numpy env's own check of one action, as its ``step`` calls it (without stepping)."""
     env = _numpy_env(env_id).unwrapped
-    return env.definition.check_action(action, env.action_space, env.params)
+    return check_action(action, env.action_space)
 
 
 # ------------------------------------------------------------------ item 1: actions at the Gymnasium edge
@@ -199,11 +200,7 @@ def test_gymnasium_jax_env_refuses_the_reported_actions(env_id):
 def test_gymnasium_jax_vector_env_checks_actions_as_the_numpy_vector_env_does(env_id, actions):
     envs = _jax_vec(env_id)
     before = (jax.tree.leaves(envs.state), np.asarray(jax.random.key_data(envs.rng)))
-    expected = _outcome(
-        lambda: _numpy_vec(env_id).definition.check_actions(
-            actions, 3, _numpy_vec(env_id).single_action_space, _numpy_vec(env_id).params
-        )
-    )
+    expected = _outcome(lambda: check_actions(actions, 3, _numpy_vec(env_id).single_action_space))
     if expected[0] == "ok":
         envs.step(actions)
         return

@@ -183,3 +183,23 @@ def test_an_id_gymnasium_has_already_is_refused():
         assert "mypkg/elsewhere-v0" not in [s.id for s in gym_suite.specs()]
     finally:
         del gymnasium.registry["mypkg/elsewhere-v0"]
+
+
+class OldCoin(Coin):
+    """The coin written for the older hooks (``action_space``/``observation_space``, ``render_ansi``)."""
+
+    def action_space(self, params):
+        return self.spaces(params)[1]
+
+    def render_ansi(self, state, params):
+        return self.render(state, params, "ansi")
+
+
+def test_a_definition_in_the_old_form_is_told_what_to_change():
+    try:
+        with pytest.raises(TypeError, match=r"action_space \(now spaces\(params\).*render_ansi.*CHANGELOG"):
+            gym_suite.register("mypkg/old-coin-v0", **{**GOOD, "definition": OldCoin()})
+            gymnasium.make("mypkg/old-coin-v0")
+    finally:
+        if "mypkg/old-coin-v0" in [s.id for s in gym_suite.specs()]:
+            gym_suite.unregister("mypkg/old-coin-v0")

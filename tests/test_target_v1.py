@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gym_suite.envs import TargetV1Env
-from gym_suite.envs.definition import NUMPY, SCALAR
+from gym_suite.envs.definition import NUMPY, SCALAR, draws_at_start
 from gym_suite.envs.target_env import TARGET_V1, V1, TargetV1State, bounce, steer
 from gym_suite.evaluate import evaluate
 from gym_suite.references import target_optimum
@@ -58,7 +58,7 @@ def test_the_target_stays_in_the_field_at_constant_speed():
 
 
 def test_start_direction_is_uniform_on_the_circle():
-    u = np.random.default_rng(0).random((TARGET_V1.draws_at_start(V1), 20_000))
+    u = np.random.default_rng(0).random((draws_at_start(TARGET_V1, V1), 20_000))
     start = TARGET_V1.initial(list(u), V1, NUMPY)
     angle = np.arctan2(start.target_vy, start.target_vx)
     counts, _ = np.histogram(angle, bins=8, range=(-math.pi, math.pi))

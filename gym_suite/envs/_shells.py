@@ -12,7 +12,7 @@ The protocol, for both shells:
   definition check the values (``make_params``), once;
 * ``reset(seed=...)`` seeds ``np_random``, draws the start's uniforms and calls ``initial``;
 * ``step`` checks the action (``check_action``), draws the step's uniforms, calls
-  ``transition``, ``reward``, ``terminal``, ``truncation``, ``transition_info`` and
+  ``transition``, ``reward``, ``terminal``, ``truncation``, ``info`` and
   ``observation``; a step after the end (or before the first reset) raises
   ``gymnasium.error.ResetNeeded``; a call that raises leaves the env as it was;
 * the step limit is not the environment's: ``gymnasium.make`` wraps the scalar env in
@@ -52,6 +52,8 @@ from gymnasium.vector.utils import batch_space
 from gym_suite._registry import CLASSES_MODULE, Spec, load
 from gym_suite.envs.checks import (
     arguments_table,
+    check_action,
+    check_actions,
     check_int,
     check_options,
     check_render_mode,
@@ -60,7 +62,7 @@ from gym_suite.envs.checks import (
     merge_arguments,
     shown,
 )
-from gym_suite.envs.definition import NUMPY, SCALAR, Definition, row_of
+from gym_suite.envs.definition import NUMPY, SCALAR, Definition, draws_at_start, overrides, row_of
 
 INSTALL_RENDER_EXTRA = 'pip install "gym-suite[render]"'
 
@@ -138,14 +140,13 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
         kwargs = merge_arguments(owner, (*self.arguments, "render_mode"), env_config, kwargs)
         self.render_mode = check_render_mode(owner, kwargs.pop("render_mode", None), self.metadata["render_modes"])
         self.params = self.definition.make_params(self.base_params, owner, **kwargs)
-        self.action_space = self.definition.action_space(self.params)
-        self.observation_space = self.definition.observation_space(self.params)
-        self._start_draws = self.definition.draws_at_start(self.params)
+        self.observation_space, self.action_space = self.definition.spaces(self.params)
+        self._start_draws = draws_at_start(self.definition, self.params)
         self.state: Any = self.definition.initial((0.5,) * self._start_draws, self.params, SCALAR)
         # the fast path of step: a plain int in range of a Discrete space needs no checking
         self._discrete_n = int(self.action_space.n) if isinstance(self.action_space, spaces.Discrete) else 0
-        self._ends = self.definition.ends
-        self._truncates = self.definition.may_truncate(self.params)
+        self._ends = overrides(self.definition, "terminal")
+        self._truncates = overrides(self.definition, "truncation")
 
     # The protocol -------------------------------------------------------------------------
 
@@ -162,7 +163,7 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
         self._shown = False
         if self.render_mode == "human":
             self._show()
-        return d.observation(state, self.params, SCALAR), d.state_info(state, self.params, SCALAR)
+        return d.observation(state, self.params, SCALAR), d.info(None, None, state, self.params, SCALAR)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if self._ended:
@@ -174,7 +175,7 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
         if action.__class__ is not int or not 0 <= action < n:
             # a numpy integer in range is the int the check would give; anything else is checked
             index = _index(action) if action.__class__ in _NUMPY_INTEGERS else -1
-            action = index if 0 <= index < n else d.check_action(action, self.action_space, params)
+            action = index if 0 <= index < n else check_action(action, self.action_space)
         count = d.step_draws
         if count:
             i = self._drawn  # _uniforms' common case inline: the block's next numbers
@@ -204,7 +205,7 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
         reward = d.reward(state, action, next_state, params, ops)
         if reward.__class__ is not float:
             reward = float(reward)
-        return observation, reward, terminated, truncated, d.transition_info(state, action, next_state, params, ops)
+        return observation, reward, terminated, truncated, d.info(state, action, next_state, params, ops)
 
     # Draws ------------------------------------------------------------------------------------
     #
@@ -271,9 +272,9 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
     def render(self) -> Any:
         mode = self.render_mode
         if mode == "rgb_array":
-            return self.definition.render_rgb(self.state, self.params)
+            return self.definition.render(self.state, self.params, "rgb")
         if mode == "ansi":
-            return self.definition.render_ansi(self.state, self.params)
+            return self.definition.render(self.state, self.params, "ansi")
         if mode == "human":
             self._show()  # a frame the env has shown already is not shown again
         return None
@@ -287,9 +288,9 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
                 self._window = _Window(
                     f"gym-suite {self.spec.id if self.spec else type(self).__name__}", self.metadata["render_fps"]
                 )
-            self._window.show(self.definition.render_rgb(self.state, self.params))
+            self._window.show(self.definition.render(self.state, self.params, "rgb"))
         else:
-            print(self.definition.render_ansi(self.state, self.params), end="")
+            print(self.definition.render(self.state, self.params, "ansi"), end="")
 
     def close(self) -> None:
         if self._window is not None:
@@ -411,18 +412,17 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         self.render_mode = check_render_mode(owner, render_mode, self.metadata["render_modes"])
         d = self.definition
         self.params = d.make_params(self.base_params, owner, **kwargs)
-        self.single_observation_space = d.observation_space(self.params)
-        self.single_action_space = d.action_space(self.params)
+        self.single_observation_space, self.single_action_space = d.spaces(self.params)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self._start_draws = d.draws_at_start(self.params)
+        self._start_draws = draws_at_start(d, self.params)
         u = tuple(np.full(self.num_envs, 0.5) for _ in range(self._start_draws))
         start: Any = d.initial(u, self.params, NUMPY)
         self.state: Any = type(start)(*(np.array(np.broadcast_to(q, (self.num_envs,))) for q in start))
         self._steps = np.zeros(self.num_envs, dtype=np.int64)
         self._prev_done = np.zeros(self.num_envs, dtype=bool)
         self._row_index = np.arange(self.num_envs)
-        self._truncates = d.may_truncate(self.params)
+        self._ends, self._truncates = overrides(d, "terminal"), overrides(d, "truncation")
         self._started = False
         self._single_env: SuiteEnv | None = None
 
@@ -452,7 +452,7 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         self._prev_done[:] = False
         self._started = True
         info = {}
-        for key, values in self.definition.state_info(self.state, self.params, NUMPY).items():
+        for key, values in self.definition.info(None, None, self.state, self.params, NUMPY).items():
             info[key] = _info_array(values, self.num_envs)
             info[f"_{key}"] = everything.copy()
         return self.definition.observation(self.state, self.params, NUMPY), info
@@ -463,7 +463,7 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         if not self._started:
             raise ResetNeeded(f"{type(self).__name__}: call reset() before step()")
         d, params, state = self.definition, self.params, self.state
-        actions = d.check_actions(actions, self.num_envs, self.single_action_space, params)
+        actions = check_actions(actions, self.num_envs, self.single_action_space)
         done = self._prev_done
         # the rows that start afresh, by index: integer indexing is several times faster than a mask's
         rows: np.ndarray | None = done.nonzero()[0]
@@ -506,7 +506,7 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         next_state = d.transition(state, actions, u, params, NUMPY)
         taken = set(map(id, next_state))
         reward = _own(d.reward(state, actions, next_state, params, NUMPY), n, np.float64, taken)
-        if d.ends:
+        if self._ends:
             terminated = _own(d.terminal(next_state, params, NUMPY), n, np.bool_, taken)
         else:
             terminated = np.zeros(n, dtype=bool)
@@ -530,7 +530,7 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         n = self.num_envs
         if rows is not None and rows.size == n:
             return {}
-        step_info = self.definition.transition_info(state, actions, next_state, self.params, NUMPY)
+        step_info = self.definition.info(state, actions, next_state, self.params, NUMPY)
         if not step_info:
             return {}
         info: dict[str, Any] = {}
@@ -561,7 +561,7 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         reward[rows] = 0.0
         terminated[rows] = False
         truncated[rows] = False
-        start_info = self.definition.state_info(self.state, self.params, NUMPY)
+        start_info = self.definition.info(None, None, self.state, self.params, NUMPY)
         for key, values in info.items():
             if key[0] != "_" and key not in start_info:
                 values[rows] = None if values.dtype == object else 0
@@ -601,7 +601,7 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         self._steps[rows] = 0
         self._prev_done[rows] = False
         d = self.definition
-        info = {k: _info_array(v, self.num_envs) for k, v in d.state_info(self.state, self.params, NUMPY).items()}
+        info = {k: _info_array(v, self.num_envs) for k, v in d.info(None, None, self.state, self.params, NUMPY).items()}
         return d.observation(self.state, self.params, NUMPY), info
 
     def _uniforms(self, count: int, draws: int) -> np.ndarray:
@@ -677,10 +677,10 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
     def render(self) -> Any:
         rows = [row_of(self.state, i) for i in range(self.num_envs)]
         if self.render_mode == "rgb_array":
-            return tuple(self.definition.render_rgb(row, self.params) for row in rows)
+            return tuple(self.definition.render(row, self.params, "rgb") for row in rows)
         if self.render_mode == "ansi":
             return "".join(
-                f"[{i}] " + self.definition.render_ansi(row, self.params).rstrip("\n").replace("\n", " | ") + "\n"
+                f"[{i}] " + self.definition.render(row, self.params, "ansi").rstrip("\n").replace("\n", " | ") + "\n"
                 for i, row in enumerate(rows)
             )
         return None
@@ -792,9 +792,30 @@ def with_arguments_table(doc: str | None, definition: Definition[Any, Any], base
     return head + "## Arguments" + "\n".join(lines)
 
 
+#: The hooks an older Definition had, and what replaces each.
+OLD_HOOKS = {
+    "action_space": "now spaces(params), which returns (observation_space, action_space)",
+    "observation_space": "now spaces(params), which returns (observation_space, action_space)",
+    "state_info": "now info(None, None, state, params, ops)",
+    "transition_info": "now info(state, action, next_state, params, ops)",
+    "render_ansi": 'now render(state, params, "ansi")',
+    "render_rgb": 'now render(state, params, "rgb")',
+    "draws_at_start": "now start_draws, a number or a function of the parameters",
+    "check_action": "gone: actions are checked against the action space",
+    "check_actions": "gone: actions are checked against the action space",
+    "may_truncate": "gone: truncation is called whenever the definition defines it",
+}
+
+
 def _complete(cls: type[Any], definition: Definition[Any, Any], base_params: Any, vector: bool) -> None:
     """Give an env class what follows from its definition and parameter set (see
     :meth:`SuiteEnv.__init_subclass__`)."""
+    old = [f"{name} ({new})" for name, new in OLD_HOOKS.items() if hasattr(definition, name)]
+    if old:
+        raise TypeError(
+            f"{cls.__name__}: {type(definition).__name__} defines hooks of gym-suite 0.x's older Definition: "
+            f"{', '.join(old)}; see 'Porting a definition' in the CHANGELOG"
+        )
     arguments = tuple(definition.arguments)
     missing = [name for name in arguments if not isinstance(name, str) or not hasattr(base_params, name)]
     if missing:

@@ -24,8 +24,8 @@ from gymnasium import spaces
 
 from gym_suite._registry import find, load, rows
 from gym_suite.envs.argument_values import argument_values
-from gym_suite.envs.checks import ArgumentTypeError, check_int, shown
-from gym_suite.envs.definition import NUMPY, SCALAR, Definition, jax_ops, row_of
+from gym_suite.envs.checks import ArgumentTypeError, check_action, check_actions, check_int, shown
+from gym_suite.envs.definition import NUMPY, SCALAR, Definition, draws_at_start, jax_ops, row_of
 
 __all__ = ["BACKENDS", "PROBLEMS", "DefinitionError", "Violation", "check_definition"]
 
@@ -75,9 +75,9 @@ PROBLEMS: dict[str, str] = {
     "out of space": "an observation, or a heuristic action, outside its space",
     "not finite": "a reward that is NaN or infinite",
     "not boolean": "terminal / truncation that is not a bool (or bool array)",
-    "not a dict": "state_info / transition_info that is not a dict",
-    "not an image": "render_rgb that is not a uint8 (H, W, 3) array",
-    "not text": "render_ansi that is not a str",
+    "not a dict": "info that is not a dict",
+    "not an image": 'render(state, params, "rgb") that is not a uint8 (H, W, 3) array',
+    "not text": 'render(state, params, "ansi") that is not a str',
     "not fresh": "an observation array sharing memory with the state or the parameters (a caller writing into it "
     "would change the environment)",
     "disagree": "two backends give different values on the same state and draws",
@@ -532,7 +532,7 @@ class _Jax:
         self.ops = jax_ops()
         self.float = jnp.zeros(0).dtype
         self.x64 = self.float == np.float64
-        self.discrete = isinstance(definition.action_space(params), spaces.Discrete)
+        self.discrete = isinstance(definition.spaces(params)[1], spaces.Discrete)
         self.start = jax.jit(jax.vmap(self._start, axis_size=rows))
         self.step = jax.jit(jax.vmap(self._step, axis_size=rows))
 
@@ -572,7 +572,7 @@ class _Jax:
         state = self._state("initial", self._call("initial", d.initial, u, p, ops))
         if state is FAILED:
             return {}
-        out = {"state": state, "state_info": self._call("state_info", d.state_info, state, p, ops)}
+        out = {"state": state, "state_info": self._call("info", d.info, None, None, state, p, ops)}
         return self._after(out, state)
 
     def _step(self, state: Any, action: Any, u: Any) -> dict[str, Any]:
@@ -584,7 +584,7 @@ class _Jax:
         out = {
             "state": next_state,
             "reward": self._call("reward", d.reward, state, action, next_state, p, ops),
-            "transition_info": self._call("transition_info", d.transition_info, state, action, next_state, p, ops),
+            "transition_info": self._call("info", d.info, state, action, next_state, p, ops),
         }
         return self._after(out, next_state)
 
@@ -658,13 +658,13 @@ def check_definition(
       declares float32 is a violation) and shape, no NaN, in arrays of its own (no memory
       shared with the state or the parameters);
     * ``reward``: a finite number; ``terminal`` / ``truncation``: a bool;
-      ``state_info`` / ``transition_info``: a dict (with one value per row for a batch);
-    * ``heuristic``: an action the definition's ``check_action`` / ``check_actions`` accept,
+      ``info``: a dict (with one value per row for a batch);
+    * ``heuristic``: an action of the action space (``check_action`` / ``check_actions`` accept it),
       in the action space;
-    * the spaces are Gymnasium spaces, ``draws_at_start(params)`` and ``step_draws`` counts,
+    * the spaces are Gymnasium spaces, ``start_draws`` and ``step_draws`` counts,
       ``State`` a ``NamedTuple`` (violations on backend ``"all"``; nothing runs without them);
-    * ``render_rgb`` (when the definition renders pictures): a ``uint8`` ``(H, W, 3)`` array;
-      ``render_ansi`` (when it renders text): a ``str``;
+    * ``render(state, params, "rgb")`` (when the definition renders pictures): a ``uint8`` ``(H, W, 3)`` array;
+      ``render(state, params, "ansi")`` (when it renders text): a ``str``;
     * the backends agree on the same draws: Python numbers with numpy to ``RTOL`` (relative,
       after 1 + the largest quantity of the row), JAX with numpy on the same inputs rounded to
       JAX's precision (``RTOL_FLOAT32`` in 32 bits, ``RTOL`` with ``jax_enable_x64``);
@@ -721,12 +721,19 @@ class _Run:
         self.kinds: dict[tuple[str, str], tuple[str, str]] = {}  # (backend, quantity): (kind, hook)
         self.hook_kinds: dict[tuple[str, str, str], str] = {}  # (backend, hook, quantity): the last kind
         # what the definition declares (the same on every backend: "all")
-        self.action_space = self._space("action_space", report.call("action_space", "all", d.action_space, params))
-        self.observation_space = self._space(
-            "observation_space", report.call("observation_space", "all", d.observation_space, params)
+        both = report.call("spaces", "all", d.spaces, params)
+        if both is not FAILED and not (isinstance(both, tuple) and len(both) == 2):
+            report.add(
+                "spaces", "all", "kind", f"returned {_described(both)}, expected (observation_space, action_space)"
+            )
+            both = FAILED
+        self.observation_space, self.action_space = (
+            (None, None)
+            if both is FAILED
+            else (self._space("observation_space", both[0]), self._space("action_space", both[1]))
         )
-        self.start_draws = report.call("draws_at_start", "all", d.draws_at_start, params)
-        for name, count in (("draws_at_start", self.start_draws), ("step_draws", d.step_draws)):
+        self.start_draws = report.call("start_draws", "all", draws_at_start, d, params)
+        for name, count in (("start_draws", self.start_draws), ("step_draws", d.step_draws)):
             if count is not FAILED and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
                 report.add(name, "all", "kind", f"is {_described(count)}, expected a count of uniforms (an int >= 0)")
                 self.start_draws = FAILED
@@ -780,17 +787,17 @@ class _Run:
         d, p, r, rows = self.d, self.params, self.report, self.rows
         out: dict[str, Any] = {"state": state}
         if before is None:
-            out["state_info"] = info = r.call("state_info", "numpy", d.state_info, state, p, NUMPY)
+            out["state_info"] = info = r.call("info", "numpy", d.info, None, None, state, p, NUMPY)
             if info is not FAILED:
-                _check_info(r, "state_info", "numpy", info, rows)
+                _check_info(r, "info", "numpy", info, rows)
         else:
             out["reward"] = reward = r.call("reward", "numpy", d.reward, before, actions, state, p, NUMPY)
             if reward is not FAILED:
                 _check_reward(r, "numpy", reward, rows)
-            info = r.call("transition_info", "numpy", d.transition_info, before, actions, state, p, NUMPY)
+            info = r.call("info", "numpy", d.info, before, actions, state, p, NUMPY)
             out["transition_info"] = info
             if info is not FAILED:
-                _check_info(r, "transition_info", "numpy", info, rows)
+                _check_info(r, "info", "numpy", info, rows)
         for flag in ("terminal", "truncation"):
             out[flag] = value = r.call(flag, "numpy", getattr(d, flag), state, p, NUMPY)
             if value is not FAILED:
@@ -835,17 +842,17 @@ class _Run:
 
     def _check_heuristic(self, backend: str, action: Any) -> None:
         """The heuristic's action is one the definition accepts (``check_action`` /
-        ``check_actions``) and in the action space (a float64 box of a float32 space is fine:
+        ``check_actions`` of its space) and in the action space (a float64 box of a float32 space is fine:
         the shells take actions of any float dtype)."""
         rows = None if backend == "scalar" else self.rows
         try:
             if rows is None:
-                self.d.check_action(action, self.action_space, self.params)
+                check_action(action, self.action_space)
             else:  # one action for every row is taken as that action in each
                 shape = (rows, *(self.action_space.shape or ()))
                 array = np.asarray(action)
                 action = np.broadcast_to(array, shape) if array.ndim < len(shape) else array
-                self.d.check_actions(action, rows, self.action_space, self.params)
+                check_actions(action, rows, self.action_space)
         except Exception as exc:
             self.report.add(
                 "heuristic",
@@ -889,11 +896,11 @@ class _Run:
                 if state is FAILED or not _check_state(r, "initial", backend, state, self.State, None):
                     return
                 self._kinds("initial", backend, state)
-                info = r.call("state_info", backend, d.state_info, state, p, SCALAR)
+                info = r.call("info", backend, d.info, None, None, state, p, SCALAR)
             else:
                 row = row_of(before, i)
                 try:
-                    action = d.check_action(raw_actions[i], self.action_space, p)
+                    action = check_action(raw_actions[i], self.action_space)
                 except Exception as exc:
                     r.add("check_action", backend, "raised", _exception_text(exc))
                     return
@@ -906,7 +913,7 @@ class _Run:
                     _check_reward(r, backend, reward, None)
                     if flags["reward"] is not None:
                         _compare(r, "reward", vs, "reward", reward, flags["reward"][i], RTOL, scale[i])
-                info = r.call("transition_info", backend, d.transition_info, row, action, state, p, SCALAR)
+                info = r.call("info", backend, d.info, row, action, state, p, SCALAR)
             for field, got, expected in zip(self.State._fields, state, states):
                 if expected is not None:
                     _compare(r, hook, vs, f"state.{field}", got, expected[i], RTOL, scale[i])
@@ -957,7 +964,7 @@ class _Run:
         else:
             jax_state, before = jx.state(before)
             jax_u, u = jx.draws(u)
-            actions = self.d.check_actions(raw_actions, rows, self.action_space, self.params)
+            actions = check_actions(raw_actions, rows, self.action_space)
             got = jx.run(jx.step, jax_state, np.asarray(raw_actions), jax_u)
             hook = "transition"
         # numpy's values on the rounded inputs (its own violations are reported by its run)
@@ -1029,7 +1036,7 @@ class _Run:
         self.rendered += 1
         d, p, r = self.d, self.params, self.report
         if self.pictures:
-            frame = r.call("render_rgb", "numpy", d.render_rgb, state, p)
+            frame = r.call("render", "numpy", d.render, state, p, "rgb")
             if frame is not FAILED and not (
                 isinstance(frame, np.ndarray)
                 and frame.dtype == np.uint8
@@ -1038,11 +1045,11 @@ class _Run:
                 and frame.shape[0] >= 1
                 and frame.shape[1] >= 1
             ):
-                r.add("render_rgb", "numpy", "not an image", f"returned {_described(frame)}, expected uint8 (H, W, 3)")
+                r.add("render", "numpy", "not an image", f"returned {_described(frame)}, expected uint8 (H, W, 3)")
         if self.text:
-            text = r.call("render_ansi", "numpy", d.render_ansi, state, p)
+            text = r.call("render", "numpy", d.render, state, p, "ansi")
             if text is not FAILED and not isinstance(text, str):
-                r.add("render_ansi", "numpy", "not text", f"returned {_described(text)}, expected a str")
+                r.add("render", "numpy", "not text", f"returned {_described(text)}, expected a str")
 
     # The episodes ------------------------------------------------------------------------------
 
@@ -1081,7 +1088,7 @@ class _Run:
                 state = self.State(*(np.where(ended, f, q) for f, q in zip(fresh, state)))
             raw_actions = np.array([sampler.sample() for _ in range(rows)])
             try:
-                actions = d.check_actions(raw_actions, rows, self.action_space, self.params)
+                actions = check_actions(raw_actions, rows, self.action_space)
             except Exception as exc:
                 r.add("check_actions", "numpy", "raised", _exception_text(exc))
                 return
@@ -1171,19 +1178,17 @@ def _first_steps(d: Definition[Any, Any], params: Any) -> tuple[str, str] | None
     """The spaces, a start and a first step (the heuristic's action) on Python numbers: ``None``
     when they run, with the observations in their space and a finite reward; else the hook and
     what went wrong."""
-    hook = "action_space"
+    hook = "spaces"
     try:
-        action_space = d.action_space(params)
-        hook = "observation_space"
-        observation_space = d.observation_space(params)
-        hook = "draws_at_start"
-        start_draws = d.draws_at_start(params)
+        observation_space, action_space = d.spaces(params)
+        hook = "start_draws"
+        start_draws = draws_at_start(d, params)
         hook = "initial"
         state = d.initial((0.5,) * start_draws, params, SCALAR)
         hook = "observation"
         observation = d.observation(state, params, SCALAR)
         hook = "heuristic"
-        action = d.check_action(d.heuristic(observation, params, SCALAR), action_space, params)
+        action = check_action(d.heuristic(observation, params, SCALAR), action_space)
         hook = "transition"
         next_state = d.transition(state, action, (0.5,) * d.step_draws, params, SCALAR)
         hook = "reward"

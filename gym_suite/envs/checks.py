@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
+from gymnasium import spaces
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -215,6 +216,67 @@ def check_discrete_actions(actions: object, num_envs: int, n: int, copy: bool = 
             f"invalid action {arr[bad].item()!r} for sub-environment {bad}: expected values in 0..{n - 1} (Discrete({n}))"
         )
     return arr.astype(np.int64, copy=copy)
+
+
+def _box_kind_error(action: object, shape: tuple[int, ...]) -> ArgumentTypeError:
+    return ArgumentTypeError(
+        f"invalid action {shown(action)} of type {type(action).__name__}: expected a float array of shape "
+        f"{shape} or a sequence of {shape[0]} numbers"
+    )
+
+
+def check_box_action(action: Any, shape: tuple[int, ...]) -> tuple[float, ...]:
+    """A ``Box`` action of shape ``(k,)`` as ``k`` finite Python floats, or ``ValueError`` / ``TypeError``.
+
+    The bounds are the rules' to apply (and to report in ``info``): a point outside is not an error."""
+    if action.__class__ is np.ndarray and action.shape == shape and action.dtype.kind == "f":  # fast path
+        values = action.tolist()
+    else:
+        try:
+            arr = np.asarray(action)
+        except (ValueError, TypeError):  # a ragged sequence
+            raise ValueError(f"invalid action {shown(action)}: expected shape {shape}") from None
+        if arr.dtype.kind not in "fiu":
+            raise _box_kind_error(action, shape)
+        if arr.shape != shape:
+            raise ValueError(f"invalid action of shape {arr.shape}: expected shape {shape}; got {shown(action)}")
+        values = arr.astype(np.float64).tolist()
+    if all(map(math.isfinite, values)):
+        return tuple(values)
+    raise ValueError(f"invalid action {shown(action)}: every coordinate must be finite (no NaN or infinity)")
+
+
+def check_box_actions(actions: object, num_envs: int, shape: tuple[int, ...]) -> npt.NDArray[np.float64]:
+    """A batch of ``num_envs`` ``Box`` actions of shape ``(k,)`` as a fresh float64 array of shape
+    ``(k, num_envs)``: ``x, y = actions`` gives a row per coordinate."""
+    arr = as_batch(actions, num_envs, shape, "fiu", "a float array").astype(np.float64)
+    if not np.isfinite(arr).all():  # (one pass over the batch; the rows only on failure)
+        bad = int(np.flatnonzero(~np.isfinite(arr).all(axis=1))[0])
+        raise ValueError(
+            f"invalid action {arr[bad].tolist()} for sub-environment {bad}: "
+            "every coordinate must be finite (no NaN or infinity)"
+        )
+    return np.ascontiguousarray(arr.T)
+
+
+def check_action(action: Any, space: spaces.Space[Any]) -> Any:
+    """One action of ``space`` in the form the rules take: an ``int`` (``Discrete``) or a tuple of
+    floats (``Box`` of shape ``(k,)``); ``ValueError`` / ``TypeError`` naming what is allowed."""
+    if isinstance(space, spaces.Discrete):
+        return check_discrete_action(action, int(space.n))
+    if isinstance(space, spaces.Box) and len(space.shape) == 1:
+        return check_box_action(action, space.shape)
+    raise NotImplementedError(f"actions of {shown(space)}: the suite's shells take Discrete and Box of shape (k,)")
+
+
+def check_actions(actions: Any, num_envs: int, space: spaces.Space[Any]) -> Any:
+    """A batch of actions of ``space`` for the rules: a fresh int64 array (``Discrete``) or a
+    float64 array of shape ``(k, num_envs)`` (``Box``)."""
+    if isinstance(space, spaces.Discrete):
+        return check_discrete_actions(actions, num_envs, int(space.n), copy=True)
+    if isinstance(space, spaces.Box) and len(space.shape) == 1:
+        return check_box_actions(actions, num_envs, space.shape)
+    raise NotImplementedError(f"actions of {shown(space)}: the suite's shells take Discrete and Box of shape (k,)")
 
 
 # --------------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ Gymnasium's functional environments (``gymnasium.experimental.functional.FuncEnv
 =================================================  ===========================================
 ``make_params(base, owner, **arguments)``          the constructor's arguments, checked, as the
                                                    frozen parameters the rules read
-``action_space(params)``, ``observation_space``    the spaces of one environment
+``spaces(params)``                                 the observation and action spaces of one
+                                                   environment
 ``initial(u, params, ops)``                        a fresh state from the start's uniforms
 ``transition(state, action, u, params, ops)``      the next state from the step's uniforms
 ``observation(state, params, ops)``                what the agent sees (fresh memory)
@@ -14,9 +15,11 @@ Gymnasium's functional environments (``gymnasium.experimental.functional.FuncEnv
 ``terminal(state, params, ops)``                   the episode ended by the rules
 ``truncation(state, params, ops)``                 the episode ended by the rules' own clock
                                                    (not the step limit: that is the registry's)
-``state_info`` / ``transition_info``               the info of a start / of a step
+``info(state, action, next_state, params, ops)``   the info of a step (of a start: ``state``
+                                                   and ``action`` are ``None``)
 ``heuristic(observation, params, ops)``            the documented simple policy
-``render_ansi`` / ``render_rgb(state, params)``    the pictures of one state (numpy only)
+``render(state, params, mode)``                    the pictures of one state (``"ansi"``:
+                                                   text, ``"rgb"``: an array; numpy only)
 ``data_parameters`` (a class attribute)            the parameters JAX may trace: the fields the
                                                    rules use only in arithmetic, which the JAX
                                                    env's ``EnvParams`` carries as data
@@ -26,6 +29,9 @@ The state is a ``NamedTuple`` of quantities: Python numbers for one environment,
 rows for a batch, ``jax`` arrays under ``jit``. Randomness comes in as ``u``: ``start_draws``
 uniforms on [0, 1) for ``initial`` and ``step_draws`` for ``transition`` (a sequence of floats,
 or one array per draw for a batch), so every backend runs the same rules on the same draws.
+Actions reach ``transition`` checked against the action space (:func:`~gym_suite.envs.checks.check_action`):
+an ``int`` for ``Discrete``, a tuple of floats for a ``Box`` of shape ``(k,)``; on a batch an int64
+array, or a float64 array of shape ``(k, num_envs)`` (``x, y = action`` works on both).
 
 ``ops`` (an :class:`Ops`) holds the few functions that are not Python operators (``exp``,
 ``where``, ...), with one implementation per backend: :data:`SCALAR` for Python floats (scalar
@@ -57,7 +63,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeAlias, T
 import numpy as np
 from gymnasium import spaces
 
-from gym_suite.envs.checks import check_arguments, check_discrete_action, check_discrete_actions, shown
+from gym_suite.envs.checks import check_arguments, shown
 
 if TYPE_CHECKING:
     import jax
@@ -124,10 +130,6 @@ class Ops(Protocol):
 
     def floor_int(self, x: Array) -> Array:
         """``floor(x)`` as an integer: a Python ``int``, an int64 array, a JAX int array."""
-        ...
-
-    def sigmoid(self, x: Array) -> Array:
-        """``1 / (1 + exp(-x))``, computed as ``0.5 + 0.5 * tanh(x / 2)``: it never overflows."""
         ...
 
     def sigmoids(self, *xs: Array) -> Array:
@@ -229,10 +231,6 @@ def _scalar_maximum(a: float, b: float) -> float:
     return b if b > a else a  # max(a, b) exactly
 
 
-def _scalar_sigmoid(x: float) -> float:
-    return 0.5 + 0.5 * math.tanh(0.5 * x)  # = 1 / (1 + exp(-x)), and never overflows
-
-
 def _scalar_sigmoids(*xs: float, tanh: Callable[[float], float] = math.tanh) -> list[float]:
     # up to four written out: a list display costs less than a comprehension (its own function call)
     n = len(xs)
@@ -328,7 +326,6 @@ class ScalarOps:
     maximum = staticmethod(_scalar_maximum)
     where = staticmethod(_scalar_where)
     floor_int = staticmethod(math.floor)
-    sigmoid = staticmethod(_scalar_sigmoid)
     sigmoids = staticmethod(_scalar_sigmoids)
     clip_to_unit = staticmethod(_scalar_clip_to_unit)
     one_hot = staticmethod(_scalar_one_hot)
@@ -522,7 +519,6 @@ class NumpyOps:
     def floor_int(x: Array) -> Array:
         return np.floor(x).astype(np.int64)
 
-    sigmoid = staticmethod(_numpy_sigmoid)
     sigmoids = staticmethod(_numpy_sigmoids)
     clip_to_unit = staticmethod(_numpy_clip_to_unit)
     one_hot = staticmethod(_numpy_one_hot)
@@ -600,10 +596,6 @@ def _make_jax_ops() -> Ops:
             return jnp.floor(x).astype(int)  # int32, or int64 under x64
 
         @staticmethod
-        def sigmoid(x: Array) -> Array:
-            return sigmoid(x)
-
-        @staticmethod
         def sigmoids(*xs: Array) -> list[Array]:
             return [sigmoid(x) for x in xs]
 
@@ -668,11 +660,10 @@ class Definition(Generic[StateT, ParamsT]):
 
     Class attributes: ``name`` (the file's environment, e.g. ``"heartpole"``), ``State`` (the
     ``NamedTuple`` of quantities), ``start_draws`` and ``step_draws`` (uniforms per start and per
-    step; override :meth:`draws_at_start` where a start's count depends on the parameters),
-    ``render_modes`` and ``human`` (``"ansi"``: human mode prints the text; ``"rgb"``: it shows
-    the picture in a pygame window), ``arguments`` (the parameters a user may set),
-    ``data_parameters`` (those of them the JAX env carries as data) and ``env_attributes``
-    (extra attributes of the envs). Every rule takes ``ops``, an :class:`Ops`:
+    step), ``arguments`` (the parameters a user may set), ``data_parameters`` (those of them the
+    JAX env carries as data), ``render_modes``, ``render_fps`` and ``human`` (``"ansi"``: human
+    mode prints the text; ``"rgb"``: it shows the picture in a pygame window) and
+    ``env_attributes`` (extra attributes of the envs). Every rule takes ``ops``, an :class:`Ops`:
     it runs unchanged on Python numbers, numpy arrays and ``jax.numpy``.
     """
 
@@ -680,8 +671,9 @@ class Definition(Generic[StateT, ParamsT]):
     """The file's environment, e.g. ``"heartpole"``."""
     State: ClassVar[type]
     """The ``NamedTuple`` of the state's quantities."""
-    start_draws: ClassVar[int] = 0
-    """The uniforms on [0, 1) a start takes (see :meth:`draws_at_start`)."""
+    start_draws: ClassVar[int | Callable[[Any], int]] = 0
+    """The uniforms on [0, 1) a start takes: a number, or a function of the parameters
+    (``start_draws = staticmethod(lambda params: 2 + 2 * params.candidates)``)."""
     step_draws: ClassVar[int] = 0
     """The uniforms on [0, 1) every step takes, whatever the action."""
     arguments: ClassVar[tuple[str, ...]] = ()
@@ -700,18 +692,8 @@ class Definition(Generic[StateT, ParamsT]):
     """Frames a second of human rendering."""
     human: ClassVar[str] = "ansi"
     """What human mode shows: ``"ansi"`` prints the text, ``"rgb"`` shows the picture in a pygame window."""
-    ends: ClassVar[bool] = False
-    """Whether ``terminal`` is the definition's own (set for every subclass: the scalar shell skips
-    the calls of the default, which never ends an episode)."""
-    truncates: ClassVar[bool] = False
-    """Whether ``truncation`` is the definition's own (set for every subclass, as ``ends``)."""
 
-    def __init_subclass__(cls, **kwargs: Any):
-        super().__init_subclass__(**kwargs)
-        cls.ends = cls.terminal is not Definition.terminal
-        cls.truncates = cls.truncation is not Definition.truncation
-
-    # Parameters -----------------------------------------------------------------------------
+    # Parameters and spaces ------------------------------------------------------------------
 
     def make_params(self, base: ParamsT, owner: str, **arguments: Any) -> ParamsT:
         """The parameters of an environment: ``base`` (the registry row's set) with the
@@ -722,27 +704,19 @@ class Definition(Generic[StateT, ParamsT]):
             return base  # the version's own set
         return dataclasses.replace(base, **check_arguments(self.arguments, base, owner, arguments))
 
-    def draws_at_start(self, params: ParamsT) -> int:
-        """The uniforms a start takes with these parameters (``start_draws`` unless overridden)."""
-        return self.start_draws
-
-    def action_space(self, params: ParamsT) -> spaces.Space[Any]:
-        """The action space of one environment with these parameters."""
-        raise NotImplementedError
-
-    def observation_space(self, params: ParamsT) -> spaces.Space[Any]:
-        """The observation space of one environment with these parameters."""
+    def spaces(self, params: ParamsT) -> tuple[spaces.Space[Any], spaces.Space[Any]]:
+        """The observation space and the action space of one environment with these parameters."""
         raise NotImplementedError
 
     # The rules --------------------------------------------------------------------------------
 
     def initial(self, u: Sequence[Any], params: ParamsT, ops: Ops) -> StateT:
-        """A fresh state from the start's ``draws_at_start(params)`` uniforms ``u`` on [0, 1)."""
+        """A fresh state from the start's ``start_draws`` uniforms ``u`` on [0, 1)."""
         raise NotImplementedError
 
     def transition(self, state: StateT, action: Any, u: Sequence[Any], params: ParamsT, ops: Ops) -> StateT:
-        """The state after ``action`` (as :meth:`check_action` returns it), from the step's ``step_draws`` uniforms
-        ``u``."""
+        """The state after ``action`` (checked against the action space), from the step's
+        ``step_draws`` uniforms ``u``."""
         raise NotImplementedError
 
     def observation(self, state: StateT, params: ParamsT, ops: Ops) -> Any:
@@ -762,47 +736,32 @@ class Definition(Generic[StateT, ParamsT]):
         registry's)."""
         return False
 
-    def may_truncate(self, params: ParamsT) -> bool:
-        """Whether ``truncation`` can ever hold with these parameters (the shells skip it if not)."""
-        return self.truncates
-
-    def state_info(self, state: StateT, params: ParamsT, ops: Ops) -> dict[str, Any]:
-        """The ``info`` of a start (default: empty)."""
-        return {}
-
-    def transition_info(
-        self, state: StateT, action: Any, next_state: StateT, params: ParamsT, ops: Ops
-    ) -> dict[str, Any]:
-        """The ``info`` of the step from ``state`` to ``next_state`` (default: empty)."""
+    def info(self, state: StateT | None, action: Any, next_state: StateT, params: ParamsT, ops: Ops) -> dict[str, Any]:
+        """The ``info`` of the step from ``state`` to ``next_state``; of a start, ``state`` and
+        ``action`` are ``None`` and ``next_state`` is the start (default: empty)."""
         return {}
 
     def heuristic(self, observation: Any, params: ParamsT, ops: Ops) -> Any:
         """The documented simple policy: an action (a batch of them on arrays) for ``observation``."""
         raise NotImplementedError
 
-    # Actions at the edge (what a caller may pass, in the form the rules take) -----------------
-
-    def check_action(self, action: Any, space: spaces.Space[Any], params: ParamsT) -> Any:
-        """One action for the rules, or ``ValueError`` / ``TypeError`` naming what is allowed."""
-        if isinstance(space, spaces.Discrete):
-            return check_discrete_action(action, int(space.n))
-        raise NotImplementedError(f"{type(self).__name__}.check_action for {shown(space)}")
-
-    def check_actions(self, actions: Any, num_envs: int, space: spaces.Space[Any], params: ParamsT) -> Any:
-        """A batch of actions for the rules (``Discrete``: a fresh int64 array)."""
-        if isinstance(space, spaces.Discrete):
-            return check_discrete_actions(actions, num_envs, int(space.n), copy=True)
-        raise NotImplementedError(f"{type(self).__name__}.check_actions for {shown(space)}")
-
     # Pictures (numpy, one state) ---------------------------------------------------------------
 
-    def render_ansi(self, state: StateT, params: ParamsT) -> str:
-        """The text picture of one state (Python numbers)."""
+    def render(self, state: StateT, params: ParamsT, mode: str) -> Any:
+        """The picture of one state (Python numbers): ``mode="ansi"`` a text, ``mode="rgb"`` a
+        ``uint8`` array of shape ``(H, W, 3)``."""
         raise NotImplementedError
 
-    def render_rgb(self, state: StateT, params: ParamsT) -> npt.NDArray[np.uint8]:
-        """The picture of one state (Python numbers): a ``uint8`` array of shape ``(H, W, 3)``."""
-        raise NotImplementedError
+
+def draws_at_start(definition: Definition[Any, Any], params: Any) -> int:
+    """The uniforms a start of ``definition`` takes with these parameters (its ``start_draws``)."""
+    draws = definition.start_draws
+    return draws if isinstance(draws, int) else draws(params)
+
+
+def overrides(definition: Definition[Any, Any], hook: str) -> bool:
+    """Whether ``definition`` has a ``hook`` of its own (the shells skip the defaults' calls)."""
+    return getattr(type(definition), hook) is not getattr(Definition, hook)
 
 
 def state_maker(state_class: type[_StateT]) -> Callable[[Iterable[Any]], _StateT]:

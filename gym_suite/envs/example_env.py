@@ -290,11 +290,8 @@ class Example(Definition[ExampleState, ExampleParams]):
         line = super().make_params(base, owner, **arguments)
         return ExampleParams(line.lf_min, line.rt_max, goal_of(line.lf_min, line.rt_max), line.rt_max - line.lf_min - 1)
 
-    def action_space(self, params: ExampleParams) -> spaces.Discrete[np.int64]:
-        return spaces.Discrete(len(ACTION_NAMES))
-
-    def observation_space(self, params: ExampleParams) -> spaces.Discrete[np.int64]:
-        return spaces.Discrete(params.rt_max + 1)
+    def spaces(self, params: ExampleParams) -> tuple[spaces.Space[Any], spaces.Space[Any]]:
+        return spaces.Discrete(params.rt_max + 1), spaces.Discrete(len(ACTION_NAMES))
 
     def initial(self, u: Any, params: ExampleParams, ops: Ops) -> ExampleState:
         # floor(u * n) for u in [0, 1); the minimum guards against a product rounded up to n
@@ -316,16 +313,8 @@ class Example(Definition[ExampleState, ExampleParams]):
     def terminal(self, state: ExampleState, params: ExampleParams, ops: Ops) -> Any:
         return state.position == params.goal
 
-    def state_info(self, state: ExampleState, params: ExampleParams, ops: Ops) -> dict[str, Any]:
-        return {"dist": params.goal - state.position}
-
-    def transition_info(
-        self,
-        state: ExampleState,
-        action: Any,
-        next_state: ExampleState,
-        params: ExampleParams,
-        ops: Ops,
+    def info(
+        self, state: ExampleState | None, action: Any, next_state: ExampleState, params: ExampleParams, ops: Ops
     ) -> dict[str, Any]:
         return {"dist": params.goal - next_state.position}
 
@@ -333,11 +322,10 @@ class Example(Definition[ExampleState, ExampleParams]):
         """Move toward the goal."""
         return ops.where(observation < params.goal, MOVE_RIGHT, MOVE_LEFT)
 
-    def render_ansi(self, state: ExampleState, params: ExampleParams) -> str:
-        reward = None if math.isnan(state.last_reward) else state.last_reward
-        return ansi_line(state.position, params.goal, params.lf_min, params.rt_max, reward) + "\n"
-
-    def render_rgb(self, state: ExampleState, params: ExampleParams) -> npt.NDArray[np.uint8]:
+    def render(self, state: ExampleState, params: ExampleParams, mode: str) -> Any:
+        if mode == "ansi":
+            reward = None if math.isnan(state.last_reward) else state.last_reward
+            return ansi_line(state.position, params.goal, params.lf_min, params.rt_max, reward) + "\n"
         return rgb_frame(state.position, params.goal, params.lf_min, params.rt_max)
 
 
@@ -411,11 +399,8 @@ class ExampleV1(Definition[ExampleV1State, ExampleV1Params]):
         goal, n_starts = goal_of(walk.lf_min, walk.rt_max), walk.rt_max - walk.lf_min - 1
         return ExampleV1Params(walk.lf_min, walk.rt_max, walk.flip_probability, goal, n_starts)
 
-    def action_space(self, params: ExampleV1Params) -> spaces.Discrete[np.int64]:
-        return spaces.Discrete(len(ACTION_NAMES))
-
-    def observation_space(self, params: ExampleV1Params) -> spaces.Discrete[np.int64]:
-        return spaces.Discrete(len(OBSERVATION_NAMES))
+    def spaces(self, params: ExampleV1Params) -> tuple[spaces.Space[Any], spaces.Space[Any]]:
+        return spaces.Discrete(len(OBSERVATION_NAMES)), spaces.Discrete(len(ACTION_NAMES))
 
     def initial(self, u: Any, params: ExampleV1Params, ops: Ops) -> ExampleV1State:
         draw = ops.minimum(ops.floor_int(u[0] * params.n_starts), params.n_starts - 1)
@@ -443,16 +428,8 @@ class ExampleV1(Definition[ExampleV1State, ExampleV1Params]):
     def terminal(self, state: ExampleV1State, params: ExampleV1Params, ops: Ops) -> Any:
         return state.position == params.goal
 
-    def state_info(self, state: ExampleV1State, params: ExampleV1Params, ops: Ops) -> dict[str, Any]:
-        return {"dist": params.goal - state.position}
-
-    def transition_info(
-        self,
-        state: ExampleV1State,
-        action: Any,
-        next_state: ExampleV1State,
-        params: ExampleV1Params,
-        ops: Ops,
+    def info(
+        self, state: ExampleV1State | None, action: Any, next_state: ExampleV1State, params: ExampleV1Params, ops: Ops
     ) -> dict[str, Any]:
         return {"dist": params.goal - next_state.position}
 
@@ -461,14 +438,13 @@ class ExampleV1(Definition[ExampleV1State, ExampleV1Params]):
         go_right = (observation == OBS_LEFT_COLDER) | (observation == OBS_RIGHT_WARMER)
         return ops.where(go_right, MOVE_RIGHT, MOVE_LEFT)
 
-    def render_ansi(self, state: ExampleV1State, params: ExampleV1Params) -> str:
-        reward = None if math.isnan(state.last_reward) else state.last_reward
-        line = ansi_line(state.position, params.goal, params.lf_min, params.rt_max, reward)
-        return f"{line}  heard {OBSERVATION_NAMES[int(state.heard)]}\n"
-
-    def render_rgb(self, state: ExampleV1State, params: ExampleV1Params) -> npt.NDArray[np.uint8]:
-        """The line (the position the agent does not see), and under it a strip of what it heard:
-        orange warmer, blue colder, grey nothing yet."""
+    def render(self, state: ExampleV1State, params: ExampleV1Params, mode: str) -> Any:
+        """The line; in the picture, the position the agent does not see, and under it a strip of
+        what it heard: orange warmer, blue colder, grey nothing yet."""
+        if mode == "ansi":
+            reward = None if math.isnan(state.last_reward) else state.last_reward
+            line = ansi_line(state.position, params.goal, params.lf_min, params.rt_max, reward)
+            return f"{line}  heard {OBSERVATION_NAMES[int(state.heard)]}\n"
         line = rgb_frame(state.position, params.goal, params.lf_min, params.rt_max)
         heard = int(state.heard)
         colour = HEARD_COLOURS[0 if heard == OBS_START else 1 + (heard - 1) % 2]

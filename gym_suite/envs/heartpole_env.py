@@ -328,16 +328,14 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
     #: every row of a batch on the scalar env's stream).
     step_draws = 5
 
-    def action_space(self, params: HeartPoleParams) -> spaces.Discrete[np.int64]:
-        return spaces.Discrete(len(ACTION_NAMES))
-
-    def observation_space(self, params: HeartPoleParams) -> spaces.Box:
+    def spaces(self, params: HeartPoleParams) -> tuple[spaces.Space[Any], spaces.Space[Any]]:
         inf = np.inf
-        return spaces.Box(
+        observation_space = spaces.Box(
             low=np.array([-inf, 0.0, 0.0, 0.0, 0.0, -inf], dtype=np.float32),
             high=np.full(len(STATE_NAMES), inf, dtype=np.float32),
             dtype=np.float32,
         )
+        return observation_space, spaces.Discrete(len(ACTION_NAMES))
 
     def initial(self, u: Any, params: HeartPoleParams, ops: Ops) -> HeartPoleState:
         return HeartPoleState(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1, False, 0.0, 0.0)
@@ -433,17 +431,11 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
     def truncation(self, state: HeartPoleState, params: HeartPoleParams, ops: Ops) -> Any:
         return state.time_elapsed >= params.time_horizon
 
-    def may_truncate(self, params: HeartPoleParams) -> bool:
-        return params.time_horizon < NO_HORIZON
-
-    def transition_info(
-        self,
-        state: HeartPoleState,
-        action: Any,
-        next_state: HeartPoleState,
-        params: HeartPoleParams,
-        ops: Ops,
+    def info(
+        self, state: HeartPoleState | None, action: Any, next_state: HeartPoleState, params: HeartPoleParams, ops: Ops
     ) -> dict[str, Any]:
+        if state is None:  # a start
+            return {}
         return {
             "heart_attack": next_state.heart_attack,
             "heart_attack_probability": next_state.heart_attack_probability,
@@ -462,10 +454,9 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
         alertness = ops.column(observation, 0)
         return ops.where(alertness < HEURISTIC_SLEEP_ALERTNESS, SLEEP, DO_NOTHING)
 
-    def render_ansi(self, state: HeartPoleState, params: HeartPoleParams) -> str:
-        return ansi_log(state[:6], state.last_action, state.heart_attack)
-
-    def render_rgb(self, state: HeartPoleState, params: HeartPoleParams) -> npt.NDArray[np.uint8]:
+    def render(self, state: HeartPoleState, params: HeartPoleParams, mode: str) -> Any:
+        if mode == "ansi":
+            return ansi_log(state[:6], state.last_action, state.heart_attack)
         return rgb_dashboard(state[:6], state.last_action, state.heart_attack)
 
 

@@ -430,11 +430,8 @@ class Push(Definition[PushState, PushParams]):
         merged = check_arguments(ARGUMENTS, base, owner, arguments)
         return _derive_params(load_arguments_log(merged, owner), merged)
 
-    def action_space(self, params: PushParams) -> spaces.Discrete[np.int64]:
-        return spaces.Discrete(len(ACTION_NAMES))
-
-    def observation_space(self, params: PushParams) -> spaces.Dict:
-        return observation_space(params.log.vocabularies)
+    def spaces(self, params: PushParams) -> tuple[spaces.Space[Any], spaces.Space[Any]]:
+        return observation_space(params.log.vocabularies), spaces.Discrete(len(ACTION_NAMES))
 
     def initial(self, u: Any, params: PushParams, ops: Ops) -> PushState:
         """A window drawn uniformly among the allowed starts."""
@@ -490,10 +487,12 @@ class Push(Definition[PushState, PushParams]):
         rows of a window are distinct, so only then is the scored row the observed one)."""
         return state.scored_row == state.row
 
-    def transition_info(
-        self, state: PushState, action: Any, next_state: PushState, params: PushParams, ops: Ops
+    def info(
+        self, state: PushState | None, action: Any, next_state: PushState, params: PushParams, ops: Ops
     ) -> dict[str, Any]:
         """The scored row, its label (1 opened) and the episode's scores so far."""
+        if state is None:  # a start
+            return {}
         tp, fp, fn, tn = next_state.tp, next_state.fp, next_state.fn, next_state.tn
         accuracy, precision, recall = scores(tp, fp, fn, tn, ops)
         return {
@@ -525,22 +524,21 @@ class Push(Definition[PushState, PushParams]):
 
     # Pictures --------------------------------------------------------------------------------
 
-    def render_ansi(self, state: PushState, params: PushParams) -> str:
-        scored = state.scored_row >= 0
-        row = state.scored_row if scored else state.row
-        if scored:
-            accuracy = scores(state.tp, state.fp, state.fn, state.tn, SCALAR)[0]
-            truth = int(params.labels[row])
-            verdict = (
-                f"    decision {ACTION_NAMES[state.last_action]}, truth {ACTION_VALUES[truth]}: "
-                f"reward {REWARD_RIGHT if state.last_action == truth else REWARD_WRONG:+.0f}, "
-                f"accuracy {accuracy:.3f} after {state.tp + state.fp + state.fn + state.tn}"
-            )
-        else:
-            verdict = "    decision pending"
-        return f"{describe(params.log, row)}\n{verdict}\n"
-
-    def render_rgb(self, state: PushState, params: PushParams) -> npt.NDArray[np.uint8]:
+    def render(self, state: PushState, params: PushParams, mode: str) -> Any:
+        if mode == "ansi":
+            scored = state.scored_row >= 0
+            row = state.scored_row if scored else state.row
+            if scored:
+                accuracy = scores(state.tp, state.fp, state.fn, state.tn, SCALAR)[0]
+                truth = int(params.labels[row])
+                verdict = (
+                    f"    decision {ACTION_NAMES[state.last_action]}, truth {ACTION_VALUES[truth]}: "
+                    f"reward {REWARD_RIGHT if state.last_action == truth else REWARD_WRONG:+.0f}, "
+                    f"accuracy {accuracy:.3f} after {state.tp + state.fp + state.fn + state.tn}"
+                )
+            else:
+                verdict = "    decision pending"
+            return f"{describe(params.log, row)}\n{verdict}\n"
         if state.scored_row >= 0:
             return card(params.log, state.scored_row, state.last_action)
         return card(params.log, state.row)

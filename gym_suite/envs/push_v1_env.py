@@ -323,12 +323,9 @@ class PushV1(Definition[PushV1State, PushV1Params]):
             )
         return params
 
-    def action_space(self, params: PushV1Params) -> spaces.Discrete[np.int64]:
-        return spaces.Discrete(len(ACTION_NAMES))
-
-    def observation_space(self, params: PushV1Params) -> spaces.Dict:
+    def spaces(self, params: PushV1Params) -> tuple[spaces.Space[Any], spaces.Space[Any]]:
         box = {"budget_left": params.daily_budget, "notifications_left": MAX_DAY_NOTIFICATIONS}
-        return spaces.Dict(  # a dict: its keys sorted, as push-v0's
+        observations = spaces.Dict(  # a dict: its keys sorted, as push-v0's
             {
                 **observation_space(params.log.vocabularies).spaces,
                 **{
@@ -337,6 +334,7 @@ class PushV1(Definition[PushV1State, PushV1Params]):
                 },
             }
         )
+        return observations, spaces.Discrete(len(ACTION_NAMES))
 
     def initial(self, u: Any, params: PushV1Params, ops: Ops) -> PushV1State:
         """A user-day drawn uniformly, the whole budget left."""
@@ -395,10 +393,12 @@ class PushV1(Definition[PushV1State, PushV1Params]):
         """The budget is spent or every notification of the day is decided."""
         return (state.budget <= 0) | (state.left <= 0)
 
-    def transition_info(
-        self, state: PushV1State, action: Any, next_state: PushV1State, params: PushV1Params, ops: Ops
+    def info(
+        self, state: PushV1State | None, action: Any, next_state: PushV1State, params: PushV1Params, ops: Ops
     ) -> dict[str, Any]:
         """The decided row, whether it was delivered and opened, the day's opens and deliveries."""
+        if state is None:  # a start
+            return {}
         return {
             "row": next_state.scored_row,
             "delivered": next_state.last_action,
@@ -414,27 +414,24 @@ class PushV1(Definition[PushV1State, PushV1Params]):
 
     # Pictures --------------------------------------------------------------------------------
 
-    def render_ansi(self, state: PushV1State, params: PushV1Params) -> str:
+    def render(self, state: PushV1State, params: PushV1Params, mode: str) -> Any:
         """The notification waiting for a decision (the one the observation shows), what is left of
-        the budget and of the day, and the last decision; once the day is over, the last decision."""
-        over = state.budget <= 0 or state.left <= 0
-        lines = []
-        if not over:
-            lines += [describe(params.log, state.row), f"    waiting: {_left_text(state, params)}"]
-        else:
-            lines.append(
-                f"    day over: {'budget spent' if state.budget <= 0 else 'no notification left'}; "
-                f"{state.opens} opens of {state.deliveries} deliveries"
-            )
-        if state.scored_row >= 0:
-            lines.append(f"    last: {_last_text(state, params)}")
-        return "\n".join(lines) + "\n"
-
-    def render_rgb(self, state: PushV1State, params: PushV1Params) -> npt.NDArray[np.uint8]:
-        """The notification waiting for a decision as push-v0's card (what the observation shows),
-        every field labelled beside it, and under it the budget and notifications left and the last
-        decision with its simulated open; once the day is over, the last decided card and why the
-        day ended."""
+        the budget and of the day, and the last decision with (in the picture, push-v0's card with
+        every field labelled) its simulated open; once the day is over, the last decided card and
+        why the day ended."""
+        if mode == "ansi":
+            over = state.budget <= 0 or state.left <= 0
+            lines = []
+            if not over:
+                lines += [describe(params.log, state.row), f"    waiting: {_left_text(state, params)}"]
+            else:
+                lines.append(
+                    f"    day over: {'budget spent' if state.budget <= 0 else 'no notification left'}; "
+                    f"{state.opens} opens of {state.deliveries} deliveries"
+                )
+            if state.scored_row >= 0:
+                lines.append(f"    last: {_last_text(state, params)}")
+            return "\n".join(lines) + "\n"
         over = bool(state.budget <= 0 or state.left <= 0)
         frame = np.full((FRAME_HEIGHT, FRAME_WIDTH, 3), 255, dtype=np.uint8)
         if over and state.scored_row >= 0:

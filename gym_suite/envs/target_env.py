@@ -116,8 +116,8 @@ import numpy as np
 from gymnasium import spaces
 
 from gym_suite.envs._shells import SuiteEnv, SuiteVectorEnv
-from gym_suite.envs.checks import Argument, ArgumentTypeError, as_batch, check_arguments, check_number, shown
-from gym_suite.envs.definition import NUMPY, SCALAR, Array, Definition, Ops, state_maker
+from gym_suite.envs.checks import Argument, ArgumentTypeError, check_arguments, check_number, shown
+from gym_suite.envs.definition import NUMPY, SCALAR, Array, Definition, Ops, draws_at_start, state_maker
 
 V1_MANUAL = """
 ## Description
@@ -387,9 +387,8 @@ class Target(Definition[TargetState, TargetParams]):
             allowed="a number with 1 <= size * pixels_per_unit <= 4096, or `None`",
         ),
     )
-    #: Target x and y, then x and y of each candidate start of the worker: at most this many
-    #: (``draws_at_start`` gives the count of a parameter set).
-    start_draws = 2 + 2 * START_CANDIDATES
+    #: Target x and y, then x and y of each candidate start of the worker.
+    start_draws = staticmethod(lambda params: 2 + 2 * params.candidates)
     human = "rgb"  # human mode: the picture in a pygame window
 
     def make_params(self, base: TargetParams, owner: str, **arguments: Any) -> TargetParams:
@@ -440,14 +439,9 @@ class Target(Definition[TargetState, TargetParams]):
                 pixels_per_unit = int(pixels_per_unit)
         return TargetParams(size, radius, target, pixels_per_unit, float(size), start_candidates(size, radius))
 
-    def draws_at_start(self, params: TargetParams) -> int:
-        return 2 + 2 * params.candidates
-
-    def action_space(self, params: TargetParams) -> spaces.Box:
-        return spaces.Box(0.0, params.side, shape=(2,), dtype=np.float32)
-
-    def observation_space(self, params: TargetParams) -> spaces.Box:
-        return spaces.Box(0.0, params.side, shape=(4,), dtype=np.float32)
+    def spaces(self, params: TargetParams) -> tuple[spaces.Space[Any], spaces.Space[Any]]:
+        observation_space = spaces.Box(0.0, params.side, shape=(4,), dtype=np.float32)
+        return observation_space, spaces.Box(0.0, params.side, shape=(2,), dtype=np.float32)
 
     def initial(self, u: Any, params: TargetParams, ops: Ops) -> TargetState:
         """The target, then the first of ``params.candidates`` uniform points that misses it.
@@ -494,12 +488,11 @@ class Target(Definition[TargetState, TargetParams]):
     def terminal(self, state: TargetState, params: TargetParams, ops: Ops) -> Any:
         return discs_touch(state.distance, params.radius)
 
-    def state_info(self, state: TargetState, params: TargetParams, ops: Ops) -> dict[str, Any]:
-        return {"distance": state.distance, "clipped": False}
-
-    def transition_info(
-        self, state: TargetState, action: Any, next_state: TargetState, params: TargetParams, ops: Ops
+    def info(
+        self, state: TargetState | None, action: Any, next_state: TargetState, params: TargetParams, ops: Ops
     ) -> dict[str, Any]:
+        if state is None:  # a start
+            return {"distance": next_state.distance, "clipped": False}
         action_x, action_y = action
         clipped = (next_state.worker_x != action_x) | (next_state.worker_y != action_y)
         return {"distance": next_state.distance, "clipped": clipped}
@@ -508,19 +501,10 @@ class Target(Definition[TargetState, TargetParams]):
         """Move to the observed target: a hit in one step (the size bound makes sure of it)."""
         return ops.vector((ops.column(observation, 2), ops.column(observation, 3)), np.float32)  # fresh
 
-    def check_action(self, action: Any, space: spaces.Space[Any], params: TargetParams) -> tuple[float, float]:
-        return check_point_action(action)
-
-    def check_actions(
-        self, actions: Any, num_envs: int, space: spaces.Space[Any], params: TargetParams
-    ) -> npt.NDArray[np.float64]:
-        return np.ascontiguousarray(check_point_actions(actions, num_envs).T)  # (2, num_envs): x, y = actions
-
-    def render_ansi(self, state: TargetState, params: TargetParams) -> str:
-        reward = None if math.isnan(state.last_reward) else state.last_reward
-        return ansi_line(*state[:4], params.radius, reward) + "\n"
-
-    def render_rgb(self, state: TargetState, params: TargetParams) -> npt.NDArray[np.uint8]:
+    def render(self, state: TargetState, params: TargetParams, mode: str) -> Any:
+        if mode == "ansi":
+            reward = None if math.isnan(state.last_reward) else state.last_reward
+            return ansi_line(*state[:4], params.radius, reward) + "\n"
         return rgb_frame(*state[:4], params.radius, pixel_grid(params.size, params.pixels_per_unit))
 
 
@@ -538,54 +522,9 @@ def draw_start(
     chunk = 8192  # rows of uniforms at a time (at most 98 per row)
     for i in range(0, n, chunk):
         rows = min(chunk, n - i)
-        start = TARGET.initial(rng.random((rows, TARGET.draws_at_start(params))).T, params, NUMPY)
+        start = TARGET.initial(rng.random((rows, draws_at_start(TARGET, params))).T, params, NUMPY)
         out[i : i + rows] = np.stack(np.broadcast_arrays(*start[:4]), axis=1)
     return out
-
-
-# --------------------------------------------------------------------------------------------
-# Action checks
-# --------------------------------------------------------------------------------------------
-
-
-def _action_kind_error(action: object) -> ArgumentTypeError:
-    return ArgumentTypeError(
-        f"invalid action {shown(action)} of type {type(action).__name__}: expected a point (x, y), "
-        "a float array of shape (2,) or a sequence of 2 numbers"
-    )
-
-
-def check_point_action(action: Any) -> tuple[float, float]:
-    """The action as two Python floats, or ``ValueError`` (shape, NaN, inf) / ``TypeError`` (kind)."""
-    if action.__class__ is np.ndarray and action.shape == (2,) and action.dtype.kind == "f":  # fast path
-        x, y = action.tolist()
-    else:
-        try:
-            arr = np.asarray(action)
-        except (ValueError, TypeError):  # a ragged sequence
-            raise ValueError(f"invalid action {shown(action)}: expected shape (2,), a point (x, y)") from None
-        if arr.dtype.kind not in "fiu":
-            raise _action_kind_error(action)
-        if arr.shape != (2,):
-            raise ValueError(
-                f"invalid action of shape {arr.shape}: expected shape (2,), a point (x, y); got {shown(action)}"
-            )
-        x, y = arr.astype(np.float64).tolist()
-    if math.isfinite(x) and math.isfinite(y):
-        return x, y
-    raise ValueError(f"invalid action {shown(action)}: both coordinates must be finite (no NaN or infinity)")
-
-
-def check_point_actions(actions: object, num_envs: int) -> npt.NDArray[np.float64]:
-    """A batch of ``num_envs`` points as a fresh float64 array of shape ``(num_envs, 2)``."""
-    arr = as_batch(actions, num_envs, (2,), "fiu", "a float array of points (x, y)").astype(np.float64)
-    if not np.isfinite(arr).all():  # (one pass over the batch; the rows only on failure)
-        bad = int(np.flatnonzero(~np.isfinite(arr).all(axis=1))[0])
-        raise ValueError(
-            f"invalid action {arr[bad].tolist()} for sub-environment {bad}: "
-            "both coordinates must be finite (no NaN or infinity)"
-        )
-    return arr
 
 
 # --------------------------------------------------------------------------------------------
@@ -696,9 +635,8 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
     #: The JAX env's ``EnvParams`` carry the target's speed as data (the size and the radius fix
     #: the spaces and the start's candidates: static).
     data_parameters = ("target_speed",)
-    #: v0's start (the target, then the worker's candidates), then the direction's candidates:
-    #: at most this many (``draws_at_start`` gives the count of a parameter set).
-    start_draws = Target.start_draws + 2 * DIRECTION_CANDIDATES
+    #: v0's start (the target, then the worker's candidates), then the direction's candidates.
+    start_draws = staticmethod(lambda params: 2 + 2 * params.candidates + 2 * DIRECTION_CANDIDATES)
     human = "rgb"
     render_fps = 10  # the motion shows (the picture's window and GIF)
 
@@ -717,17 +655,12 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
             )
         return TargetV1Params(v0.size, v0.radius, speed, v0.pixels_per_unit, v0.side, v0.candidates)
 
-    def draws_at_start(self, params: TargetV1Params) -> int:
-        return 2 + 2 * params.candidates + 2 * DIRECTION_CANDIDATES
-
-    def action_space(self, params: TargetV1Params) -> spaces.Box:
-        return spaces.Box(-1.0, 1.0, shape=(2,), dtype=np.float32)
-
-    def observation_space(self, params: TargetV1Params) -> spaces.Box:
+    def spaces(self, params: TargetV1Params) -> tuple[spaces.Space[Any], spaces.Space[Any]]:
         speed = params.target_speed
         low = np.array([0.0, 0.0, 0.0, 0.0, -speed, -speed], dtype=np.float32)
         high = np.array([params.side] * 4 + [speed, speed], dtype=np.float32)
-        return spaces.Box(low, high, dtype=np.float32)
+        observation_space = spaces.Box(low, high, dtype=np.float32)
+        return observation_space, spaces.Box(-1.0, 1.0, shape=(2,), dtype=np.float32)
 
     def _v0_params(self, params: TargetV1Params) -> TargetParams:
         return TargetParams(params.size, params.radius, None, params.pixels_per_unit, params.side, params.candidates)
@@ -793,17 +726,11 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
     def terminal(self, state: TargetV1State, params: TargetV1Params, ops: Ops) -> Any:
         return discs_touch(state.distance, params.radius)
 
-    def state_info(self, state: TargetV1State, params: TargetV1Params, ops: Ops) -> dict[str, Any]:
-        return {"distance": state.distance, "clipped": False}
-
-    def transition_info(
-        self,
-        state: TargetV1State,
-        action: Any,
-        next_state: TargetV1State,
-        params: TargetV1Params,
-        ops: Ops,
+    def info(
+        self, state: TargetV1State | None, action: Any, next_state: TargetV1State, params: TargetV1Params, ops: Ops
     ) -> dict[str, Any]:
+        if state is None:  # a start
+            return {"distance": next_state.distance, "clipped": False}
         # each component at most 2 (longer anyway) before it is squared: the square cannot overflow
         action_x, action_y = ops.minimum(ops.abs(action[0]), 2.0), ops.minimum(ops.abs(action[1]), 2.0)
         return {"distance": next_state.distance, "clipped": action_x * action_x + action_y * action_y > LONG_ACTION}
@@ -812,22 +739,13 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
         """Pure pursuit at full speed: head straight for the target's current position."""
         return pursuit(observation)
 
-    def check_action(self, action: Any, space: spaces.Space[Any], params: TargetV1Params) -> tuple[float, float]:
-        return check_point_action(action)
-
-    def check_actions(
-        self, actions: Any, num_envs: int, space: spaces.Space[Any], params: TargetV1Params
-    ) -> npt.NDArray[np.float64]:
-        return np.ascontiguousarray(check_point_actions(actions, num_envs).T)  # (2, num_envs)
-
-    def render_ansi(self, state: TargetV1State, params: TargetV1Params) -> str:
-        reward = None if math.isnan(state.last_reward) else state.last_reward
-        return (
-            ansi_line(*state[:4], params.radius, reward)
-            + f"  target velocity ({state.target_vx:.3f}, {state.target_vy:.3f})\n"
-        )
-
-    def render_rgb(self, state: TargetV1State, params: TargetV1Params) -> npt.NDArray[np.uint8]:
+    def render(self, state: TargetV1State, params: TargetV1Params, mode: str) -> Any:
+        if mode == "ansi":
+            reward = None if math.isnan(state.last_reward) else state.last_reward
+            return (
+                ansi_line(*state[:4], params.radius, reward)
+                + f"  target velocity ({state.target_vx:.3f}, {state.target_vy:.3f})\n"
+            )
         return rgb_frame(*state[:4], params.radius, pixel_grid(params.size, params.pixels_per_unit))
 
 

@@ -40,7 +40,7 @@ import sys
 
 import numpy as np
 
-from gym_suite.envs.definition import NUMPY
+from gym_suite.envs.definition import NUMPY, draws_at_start
 from gym_suite.envs.target_env import TARGET_V1, V1, WORKER_SPEED, TargetV1Params, bounce, pursuit
 
 ENV_ID = "target-v1"
@@ -164,7 +164,7 @@ def sweep(episodes: int, seed: int, speeds, limit: int) -> None:
     for speed in speeds:
         params = TARGET_V1.make_params(V1, ENV_ID, target_speed=speed)
         rng = np.random.default_rng(seed)
-        u = rng.random((TARGET_V1.draws_at_start(params), episodes))
+        u = rng.random((draws_at_start(TARGET_V1, params), episodes))
         starts = TARGET_V1.initial(list(u), params, NUMPY)
         obs = TARGET_V1.observation(starts, params, NUMPY)
         bound, _ = earliest_intercept(obs, params)

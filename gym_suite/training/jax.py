@@ -555,7 +555,7 @@ def _make_adapters(env_id: str, settings: dict[str, Any]):
         training rewards ``(reward + offset) * scale``."""
         if isinstance(env.observation_space(env.default_params), gymnax_spaces.Discrete):
             env = OneHotObservation(env)
-        if acts_in_unit_box(env.definition.action_space(env.definition_params)):
+        if acts_in_unit_box(env.definition.spaces(env.definition_params)[1]):
             env = RescaleAction(env)
         if scale != 1.0 or offset:
             env = TransformReward(env, scale, offset)
