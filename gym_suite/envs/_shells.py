@@ -40,6 +40,7 @@ import operator
 import os
 import sys
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 import gymnasium
@@ -54,6 +55,7 @@ from gym_suite.envs.checks import (
     arguments_table,
     check_action,
     check_actions,
+    check_box_action,
     check_int,
     check_options,
     check_render_mode,
@@ -145,6 +147,9 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
         self.state: Any = self.definition.initial((0.5,) * self._start_draws, self.params, SCALAR)
         # the fast path of step: a plain int in range of a Discrete space needs no checking
         self._discrete_n = int(self.action_space.n) if isinstance(self.action_space, spaces.Discrete) else 0
+        space = self.action_space  # the check of any other action, bound once (a Box's shape)
+        box = isinstance(space, spaces.Box) and len(space.shape) == 1
+        self._check_action = partial(check_box_action, shape=space.shape) if box else partial(check_action, space=space)
         self._ends = overrides(self.definition, "terminal")
         self._truncates = overrides(self.definition, "truncation")
 
@@ -175,7 +180,7 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
         if action.__class__ is not int or not 0 <= action < n:
             # a numpy integer in range is the int the check would give; anything else is checked
             index = _index(action) if action.__class__ in _NUMPY_INTEGERS else -1
-            action = index if 0 <= index < n else check_action(action, self.action_space)
+            action = index if 0 <= index < n else self._check_action(action)
         count = d.step_draws
         if count:
             i = self._drawn  # _uniforms' common case inline: the block's next numbers

@@ -231,6 +231,11 @@ def check_box_action(action: Any, shape: tuple[int, ...]) -> tuple[float, ...]:
     The bounds are the rules' to apply (and to report in ``info``): a point outside is not an error."""
     if action.__class__ is np.ndarray and action.shape == shape and action.dtype.kind == "f":  # fast path
         values = action.tolist()
+        for value in values:
+            if value - value != 0.0:  # NaN or an infinity (0.0 for every finite float)
+                break
+        else:
+            return tuple(values)
     else:
         try:
             arr = np.asarray(action)
