@@ -824,11 +824,13 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
 
     def render_rgb(self, state: EnvState) -> np.ndarray:
         """The picture of one state (an ``(H, W, 3)`` ``uint8`` array, drawn by numpy)."""
-        return self.definition.render(self.state_as_numbers(state), self.definition_params, "rgb")
+        frame: np.ndarray = self.definition.render(self.state_as_numbers(state), self.definition_params, "rgb")
+        return frame
 
     def render_ansi(self, state: EnvState) -> str:
         """The text of one state."""
-        return self.definition.render(self.state_as_numbers(state), self.definition_params, "ansi")
+        text: str = self.definition.render(self.state_as_numbers(state), self.definition_params, "ansi")
+        return text
 
 
 def make(env_id: str, *, checked: bool = False, **kwargs: Any) -> tuple[SuiteJaxEnv, EnvParams]:

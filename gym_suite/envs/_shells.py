@@ -149,7 +149,9 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
         self._discrete_n = int(self.action_space.n) if isinstance(self.action_space, spaces.Discrete) else 0
         space = self.action_space  # the check of any other action, bound once (a Box's shape)
         box = isinstance(space, spaces.Box) and len(space.shape) == 1
-        self._check_action = partial(check_box_action, shape=space.shape) if box else partial(check_action, space=space)
+        self._check_action = (
+            partial(check_box_action, shape=space.shape or ()) if box else partial(check_action, space=space)
+        )
         self._ends = overrides(self.definition, "terminal")
         self._truncates = overrides(self.definition, "truncation")
 

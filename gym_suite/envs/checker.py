@@ -727,6 +727,8 @@ class _Run:
                 "spaces", "all", "kind", f"returned {_described(both)}, expected (observation_space, action_space)"
             )
             both = FAILED
+        self.observation_space: Any
+        self.action_space: Any
         self.observation_space, self.action_space = (
             (None, None)
             if both is FAILED

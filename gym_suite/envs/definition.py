@@ -671,7 +671,7 @@ class Definition(Generic[StateT, ParamsT]):
     """The file's environment, e.g. ``"heartpole"``."""
     State: ClassVar[type]
     """The ``NamedTuple`` of the state's quantities."""
-    start_draws: ClassVar[int | Callable[[Any], int]] = 0
+    start_draws: ClassVar[Any] = 0  # an int, or a function of the parameters
     """The uniforms on [0, 1) a start takes: a number, or a function of the parameters
     (``start_draws = staticmethod(lambda params: 2 + 2 * params.candidates)``)."""
     step_draws: ClassVar[int] = 0

@@ -445,12 +445,12 @@ class ExampleV1(Definition[ExampleV1State, ExampleV1Params]):
             reward = None if math.isnan(state.last_reward) else state.last_reward
             line = ansi_line(state.position, params.goal, params.lf_min, params.rt_max, reward)
             return f"{line}  heard {OBSERVATION_NAMES[int(state.heard)]}\n"
-        line = rgb_frame(state.position, params.goal, params.lf_min, params.rt_max)
+        frame = rgb_frame(state.position, params.goal, params.lf_min, params.rt_max)
         heard = int(state.heard)
         colour = HEARD_COLOURS[0 if heard == OBS_START else 1 + (heard - 1) % 2]
-        strip = np.empty((HEARD_STRIP_PIXELS, line.shape[1], 3), dtype=np.uint8)
+        strip = np.empty((HEARD_STRIP_PIXELS, frame.shape[1], 3), dtype=np.uint8)
         strip[:] = colour
-        return np.concatenate([line, strip], axis=0)
+        return np.concatenate([frame, strip], axis=0)
 
 
 # --------------------------------------------------------------------------------------------
