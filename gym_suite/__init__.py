@@ -17,9 +17,8 @@ from typing import Any, NoReturn
 
 import gymnasium
 
-from gym_suite._registry import ENV_IDS, JAX_NAMESPACE, RENAMED_IDS, SPECS, Spec
+from gym_suite._registry import ENV_IDS, JAX_NAMESPACE, RENAMED_IDS, SPECS, Spec, register, register_row, unregister
 from gym_suite._registry import rows as specs
-from gym_suite.registration import register, register_row, unregister
 
 __version__ = "0.1.0"
 
