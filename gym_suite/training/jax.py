@@ -24,12 +24,12 @@ turns it off), and a later ``train_ppo`` with the same settings, in a new proces
 them instead of compiling them again (another ``seed`` too: the seeds are the programs' input;
 another ``num_seeds``, setting, or budget with other updates between evaluations compiles anew).
 
-The settings of an id (:data:`PPO_RECIPES`) start from its Stable-Baselines3 recipe
-(:mod:`gym_suite.training.recipes`): the same budget, rollout size, minibatches, epochs, network
-(64 x 64, tanh), the same training env arguments (heartpole-v0's ``expected_cost=True``:
+The settings of an id (its recipe's ``jax_ppo``: :data:`gym_suite.training.recipes.RECIPES`)
+start from its Stable-Baselines3 recipe: the same budget, rollout size, minibatches, epochs,
+network (64 x 64, tanh), the same training env arguments (heartpole-v0's ``expected_cost=True``:
 :func:`gym_suite.training.recipes.training_env_kwargs`) and training-only reward transforms
 (reward scale and offset); heartpole-v1 then trains a smaller network on smaller rewards for
-fewer steps (:data:`PPO_RECIPES`, :data:`PPO_BUDGETS`: the same return in less time). The env's
+fewer steps (``jax_ppo``, ``jax_ppo_budget``: the same return in less time). The env's
 own rewards are what the curve and the evaluation score. Episodes that end by the step limit or
 the rules' clock are terminal for the learner (rejax does not bootstrap past a truncation;
 heartpole-v1 shows the time in its observation). ``draw_params`` trains on a distribution of the
@@ -63,6 +63,7 @@ from gym_suite._registry import ENV_IDS, suite_id
 from gym_suite._seeds import seed_keys
 from gym_suite.envs.checks import check_env_kwargs, shown
 from gym_suite.training.recipes import (
+    RECIPES,
     recipe_budget,
     recipe_for,
     training_env_kwargs,
@@ -101,69 +102,13 @@ PPO_DEFAULTS: dict[str, Any] = {
     "agent_kwargs": {"hidden_layer_sizes": (64, 64), "activation": "tanh"},
 }
 
-#: The settings of the ids that need more than :data:`PPO_DEFAULTS` (rejax ``PPO`` keywords).
-PPO_RECIPES: dict[str, dict[str, Any]] = {
-    # raw features (text length up to 5,120): standardized, as VecNormalize does for SB3; a third
-    # of SB3's learning rate (at 3e-4 the greedy policy scored 50.4 and 50.8 on the test log,
-    # seeds 0 and 1, 300 episodes; at 1e-4 54.0 and 53.8 on 1,000 episodes, SB3 PPO 54.0)
-    "push-v0": {"normalize_observations": True, "learning_rate": 1e-4},
-    # SB3 PPO's recipe (gym_suite.training.recipes): observations standardized, no discounting.
-    # Chosen before any run and checked on training seeds 100 and 101 (300k steps), scored on
-    # evaluation days seeded 100,000-100,999 (the table's are 0-999): 1.419 and 1.421 expected opens
-    # a day on the test log, the heuristic 1.207 (paired +0.212 ± 0.011 and +0.213 ± 0.012); on the
-    # training log 1.500 and 1.495 (the heuristic 1.206).
-    "push-v1": {"normalize_observations": True, "gamma": 1.0},
-    # 4 copies x 1,024 steps, minibatches of 256; observations standardized
-    "heartpole-v0": {"num_steps": 1024, "num_minibatches": 16, "normalize_observations": True},
-    # gym-suite/analyses/heartpole_v1_ppo.py's recipe: 8 copies x 512 steps (about ten two-week
-    # episodes) per update, minibatches of 256, 10 epochs, no discounting (the two weeks' end is
-    # terminal; the observation shows the time), observations standardized; then, for speed at
-    # the same return, a 32 x 32 network (about 0.7 of the 64 x 64 one's time a step on a CPU) and
-    # 1.2M steps (PPO_BUDGETS), with rewards scaled by 0.01 instead of the SB3 recipe's 0.1: rejax
-    # clips the value function's change at clip_eps (0.2) in reward units (Stable-Baselines3 does
-    # not clip it), so the smaller rewards let the value function keep up. Greedy returns on 1,000
-    # seeded episodes of the numpy env, seeds 0, 1, 2 at 1.2M steps: 32 x 32 and 0.01: 450.8,
-    # 453.1, 451.6; 64 x 64 and 0.01: 447.9, 443.6, 452.3; 32 x 32 and 0.1: 447.6, 447.7, 447.7
-    # (with the learning rate at 5e-4: 444.6, 451.0, 441.5; annealed to 0: 447.5, 445.1, 441.8);
-    # 64 x 64 and 0.1 at 1.5M steps (the previous recipe): 454.1 (seed 0), 446.3 to 453.7 (8 seeds).
-    "heartpole-v1": {
-        "num_envs": 8,
-        "num_steps": 512,
-        "num_minibatches": 16,
-        "gamma": 1.0,
-        "normalize_observations": True,
-        "reward_scale": 0.01,
-        "agent_kwargs": {"hidden_layer_sizes": (32, 32)},
-    },
-    # positions up to 50: standardized (raw, the greedy policy missed now and then: 0.964 and
-    # 0.957 on 1,000 episodes, seeds 0 and 1; standardized 1.0 and 1.0, as SB3 PPO)
-    "target-v0": {"normalize_observations": True},
-    # positions up to 50 standardized; 32 copies x 256 steps per update, minibatches of 256, an
-    # entropy bonus of 0.01; rewards scaled by 0.02 (returns of -20 to -300: rejax clips the value
-    # function's change at clip_eps in reward units). The scale, with 8 copies, was chosen on
-    # tuning episodes (seeds 100,000 .. 100,499, none of the table's), training seeds 0 .. 2 at 1M
-    # steps, greedy returns against the heuristic's -65.9: scale 0.02: -41.7, -72.2, -42.8; scale
-    # 1: -29.7, -43.0, -154.1; scale 0.1: -29.1, -175.1, -69.7 (4 copies, scale 1, 500k steps:
-    # -41.7, -140.5). The smallest scale had no seed fail. At 2M steps
-    # (PPO_BUDGETS) scale 0.02 gave -37.1, -70.1, -35.6: a seed in three stays at the heuristic's
-    # level (pure pursuit is a local optimum PPO does not always leave). Then, to leave it every
-    # time (gym-suite/analyses/target_v1_tuning.py, the same tuning episodes and training seeds,
-    # 2M steps): 32 copies (minibatches of 256) -25.9, -27.3, -57.9; 32 copies and an entropy
-    # bonus of 0.01 -27.6, -25.9, -25.6 (chosen); 64 copies (minibatches of 512), 3M steps -34.5,
-    # -28.8, -36.5; gamma 0.999 -194.6, -159.3, -219.4. The chosen recipe on training seeds 100 ..
-    # 104 (a check after the choice, same episodes): -24.7, -29.2, -24.6, -25.9, -24.9.
-    "target-v1": {
-        "normalize_observations": True,
-        "num_envs": 32,
-        "num_minibatches": 32,
-        "ent_coef": 0.01,
-        "reward_scale": 0.02,
-    },
+#: The settings of the ids that need more than :data:`PPO_DEFAULTS` (rejax ``PPO`` keywords), and
+#: the budgets of those whose recipe sets one: views of the recipes' ``jax_ppo`` and
+#: ``jax_ppo_budget`` (:data:`gym_suite.training.recipes.RECIPES`, where they are chosen).
+PPO_RECIPES: dict[str, dict[str, Any]] = {env_id: r.jax_ppo for env_id, r in RECIPES.items() if r.jax_ppo}
+PPO_BUDGETS: dict[str, int] = {
+    env_id: r.jax_ppo_budget for env_id, r in RECIPES.items() if r.jax_ppo_budget is not None
 }
-
-#: Training budgets (env steps per seed) of the ids whose JAX recipe needs another than the SB3 PPO
-#: budget (:func:`gym_suite.training.recipes.recipe_budget`), the default of the others.
-PPO_BUDGETS: dict[str, int] = {"heartpole-v1": 1_200_000, "push-v1": 300_000, "target-v1": 2_000_000}
 
 #: Keywords of :func:`train_ppo` that are not rejax's: the training-only reward transforms (by
 #: default the id's SB3 PPO recipe's), the curve's evaluations, the env's arguments and the
@@ -185,10 +130,10 @@ ACTIVATIONS = ("tanh", "relu", "swish", "silu", "elu", "gelu")
 
 
 def ppo_budget(env_id: str) -> int:
-    """The env steps per seed :func:`train_ppo` trains ``env_id`` for by default: :data:`PPO_BUDGETS`,
-    or the id's SB3 PPO budget."""
-    env_id = suite_id(env_id, jax=True)  # "gym_suite:<id>", "gym_suite_jax/<id>": the id's own
-    return PPO_BUDGETS.get(env_id, recipe_budget(env_id, "sb3-ppo"))
+    """The env steps per seed :func:`train_ppo` trains ``env_id`` for by default: its recipe's
+    ``jax_ppo_budget``, or the id's SB3 PPO budget."""
+    budget = recipe_for(env_id).jax_ppo_budget
+    return recipe_budget(env_id, "sb3-ppo") if budget is None else budget
 
 
 def ppo_settings(env_id: str, **overrides: Any) -> dict[str, Any]:
@@ -216,7 +161,7 @@ def ppo_settings(env_id: str, **overrides: Any) -> dict[str, Any]:
             f"train_ppo: unknown setting(s) {shown(unknown)} for {env_id} in the tuned recipes "
             f"{str(tuned_recipes_path())!r}; the settings are {sorted(SETTING_RULES)}"
         )
-    own = {**PPO_RECIPES.get(env_id, {}), **tuned}
+    own = recipe.jax_ppo  # the recipe's, the tuned settings over them (recipe_for)
     settings: dict[str, Any] = {
         **PPO_DEFAULTS,
         **REJAX_DEFAULTS,
@@ -634,7 +579,7 @@ def train_ppo(
     """Train rejax's PPO on ``env_id``'s JAX env for ``num_seeds`` seeds, compiled and vmapped.
 
     ``total_timesteps``: environment steps per seed (default: :func:`ppo_budget`, the id's SB3
-    PPO budget unless :data:`PPO_BUDGETS` has one), rounded up to whole updates of
+    PPO budget unless its recipe's ``jax_ppo_budget`` says otherwise), rounded up to whole updates of
     ``num_envs x num_steps``. ``env_id`` is a suite id, ``gym_suite:<id>`` or ``gym_suite_jax/<id>``
     (the same id: its recipe and its JAX env). ``overrides`` update the settings (:func:`ppo_settings`): rejax's
     ``PPO`` keywords (``num_envs``, ``learning_rate``, ``gamma``, ``agent_kwargs``, ...) and
