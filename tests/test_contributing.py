@@ -122,7 +122,7 @@ def test_jax_ppo_recipes_are_of_registered_ids():
     jax_training = importlib.import_module("gym_suite.training.jax")
 
     assert set(jax_training.PPO_RECIPES) | set(jax_training.PPO_BUDGETS) <= set(gym_suite.ENV_IDS)
-    assert "`PPO_RECIPES`" in GUIDE and "`PPO_BUDGETS`" in GUIDE
+    assert "`jax_ppo`" in GUIDE and "`jax_ppo_budget`" in GUIDE
 
 
 def test_the_changelog_has_the_heading_the_guide_names():
