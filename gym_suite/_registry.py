@@ -298,6 +298,32 @@ def _check_reference(name: str, value: object, kind: str) -> None:
         raise ValueError(f"register: {name} must be {kind} or a 'module:attribute' string naming it, got {value!r}")
 
 
+def _check_definition(definition: Any, params: Any) -> None:
+    """``register``'s checks of the definition and the parameter set, and of the two together."""
+    from gym_suite.envs.definition import Definition
+
+    if not isinstance(definition, (str, Definition)):
+        raise TypeError(
+            f"register: definition must be a Definition instance or a 'module:attribute' string, "
+            f"got {type(definition).__name__}"
+        )
+    _check_reference("definition", definition, "a Definition instance")
+    if isinstance(params, str):
+        _check_reference("params", params, "a parameters dataclass instance")
+    elif not dataclasses.is_dataclass(params) or isinstance(params, type):
+        raise TypeError(
+            "register: params must be the version's parameter set, a dataclass instance (V0 = GridParams()), "
+            f"or a 'module:attribute' string, got {type(params).__name__}"
+        )
+    if not isinstance(definition, str) and not isinstance(params, str):
+        missing = [name for name in definition.arguments if not isinstance(name, str) or not hasattr(params, name)]
+        if missing:
+            raise ValueError(
+                f"register: the definition's arguments declare {missing}, which {type(params).__name__} has no "
+                "field of: each argument is a field of the parameters"
+            )
+
+
 def register(
     env_id: str,
     *,
@@ -326,29 +352,9 @@ def register(
     id or class name, before anything is registered.
     """
     from gym_suite.envs.checks import check_int
-    from gym_suite.envs.definition import Definition
 
     default_class_name = _class_name(env_id)
-    if not isinstance(definition, (str, Definition)):
-        raise TypeError(
-            f"register: definition must be a Definition instance or a 'module:attribute' string, "
-            f"got {type(definition).__name__}"
-        )
-    _check_reference("definition", definition, "a Definition instance")
-    if isinstance(params, str):
-        _check_reference("params", params, "a parameters dataclass instance")
-    elif not dataclasses.is_dataclass(params) or isinstance(params, type):
-        raise TypeError(
-            "register: params must be the version's parameter set, a dataclass instance (V0 = GridParams()), "
-            f"or a 'module:attribute' string, got {type(params).__name__}"
-        )
-    if not isinstance(definition, str) and not isinstance(params, str):
-        missing = [name for name in definition.arguments if not isinstance(name, str) or not hasattr(params, name)]
-        if missing:
-            raise ValueError(
-                f"register: the definition's arguments declare {missing}, which {type(params).__name__} has no "
-                "field of: each argument is a field of the parameters"
-            )
+    _check_definition(definition, params)
     max_episode_steps = check_int("register", "max_episode_steps", max_episode_steps, 1, allow_none=True)
     if not isinstance(summary, str):
         raise TypeError(f"register: summary must be a string (one line), got {type(summary).__name__}")
