@@ -340,7 +340,9 @@ def _check_info(report: _Report, hook: str, backend: str, info: Any, rows: int |
     if not isinstance(info, dict):
         report.add(hook, backend, "not a dict", f"returned {_described(info)}, expected a dict")
         return
-    for key, value in info.items() if rows is not None else ():
+    if rows is None:
+        return
+    for key, value in info.items():
         try:
             np.broadcast_to(value, (rows,))
         except Exception:
@@ -587,18 +589,6 @@ class _Jax:
         return dict(self.jax.tree.map(np.asarray, out))
 
 
-def _jax_backend(d: Definition[Any, Any], params: Any, rows: int, report: _Report) -> _Jax | None:
-    try:
-        import jax  # noqa: F401
-    except ImportError:
-        warnings.warn(
-            'check_definition: JAX is not installed, so the JAX backend was not checked (pip install "gym-suite[jax]")',
-            stacklevel=3,
-        )
-        return None
-    return _Jax(d, params, rows, report)
-
-
 # The checker -----------------------------------------------------------------------------------
 
 
@@ -614,44 +604,21 @@ def check_definition(
 ) -> list[Violation]:
     """Check a definition's hooks on every backend, over seeded random episodes.
 
-    ``definition`` is a :class:`~gym_suite.envs.definition.Definition` instance (with its
-    ``params``, the frozen parameters dataclass; for a definition of the registry they default
-    to its id's), an env class (``gym_suite.envs.HeartPoleEnv``: its parameters) or a registry id
-    (``"heartpole-v1"``). ``num_envs`` rows play ``steps`` steps of random actions from the
-    action space, seeded by ``seed`` (a row whose episode ends starts afresh). Every start and
-    step runs on numpy arrays (the batch), on Python numbers (each row) and on JAX (the rows
-    vmapped under ``jit``, compiled once), on the same states and uniforms, and the checker
-    looks at every value:
+    ``definition`` is a :class:`~gym_suite.envs.definition.Definition` (with ``params``, its frozen
+    parameters dataclass; a registry definition defaults to its id's), an env class or a registry id.
+    ``num_envs`` rows play ``steps`` steps of random actions seeded by ``seed`` on numpy, each row on
+    Python numbers and the rows vmapped under ``jit`` on JAX, on the same states and uniforms (JAX's
+    inputs rounded to its precision; ``backends`` picks among them, numpy always runs; without JAX
+    installed its backend is skipped with a warning). Every hook's value is checked (the state's kind
+    and shape, the observation in its space, of its dtype, no NaN, in memory of its own, a finite
+    reward, bool flags, dict infos, heuristic actions in the action space, the pictures), the backends
+    are compared (``RTOL``; JAX in 32 bits ``RTOL_FLOAT32``), and each declared argument is tried with
+    the odd values of :func:`~gym_suite.envs.argument_values.argument_values`: refused by a
+    ``ValueError`` / ``TypeError`` naming it in at most ``MESSAGE_LIMIT`` characters, or accepted and
+    then a first start and step run. The problems are :data:`PROBLEMS`.
 
-    * ``make_params``: the hooks run on the parameters as an env's constructor makes them
-      (``make_params(params, owner)``);
-    * ``initial`` / ``transition``: the definition's ``State``, each quantity a number or flag
-      (one per row for a batch) of the same kind at the start, after a step and on every backend;
-    * ``observation``: in the observation space, of its dtype (float64 where the space declares
-      float32 is a violation) and shape, no NaN, sharing no memory with the state or the parameters;
-    * ``reward``: a finite number; ``terminal`` / ``truncation``: a bool; ``info``: a dict (one
-      value per row for a batch); ``heuristic``: an action ``check_action`` / ``check_actions`` accept, in the space;
-    * the spaces are Gymnasium spaces, ``start_draws`` and ``step_draws`` counts, ``State`` a
-      ``NamedTuple`` (backend ``"all"``; nothing runs without them);
-    * ``render(state, params, "rgb")`` (when it renders pictures): a ``uint8`` ``(H, W, 3)``
-      array; ``render(state, params, "ansi")`` (when it renders text): a ``str``;
-    * the backends agree: Python numbers with numpy to ``RTOL`` (relative, after 1 + the largest
-      quantity of the row), JAX with numpy on the same inputs rounded to JAX's precision
-      (``RTOL_FLOAT32`` in 32 bits, ``RTOL`` with ``jax_enable_x64``);
-    * the arguments: each name in ``arguments`` is a field of the parameters, and each is tried
-      with the odd values of :func:`~gym_suite.envs.argument_values.argument_values`:
-      ``make_params`` refuses a value with a ``ValueError`` / ``TypeError`` (``FileNotFoundError``
-      for a path) naming the argument (or, for a relation, the other) in at most ``MESSAGE_LIMIT``
-      characters, or accepts it, and then the spaces, a start and a first step on Python numbers
-      run, with the observation in its space and a finite reward (problem ``"argument"``).
-
-    Without JAX installed its backend is skipped with a warning. ``backends`` picks among
-    ``"scalar"``, ``"numpy"`` and ``"jax"`` (numpy always runs: it plays the episodes).
-
-    Returns the list of :class:`Violation` found, one per hook, backend, kind and value (with the
-    first value seen and a count). With ``raise_error=True`` (the default) a non-empty list raises
-    :class:`DefinitionError` instead, whose message lists them all.
-
+    Returns the :class:`Violation` list (one per hook, backend, kind and value, with a count); with
+    ``raise_error=True`` (the default) a non-empty list raises :class:`DefinitionError` listing them.
     Bad arguments raise ``TypeError`` / ``ValueError`` naming them.
     """
     owner = "check_definition"
@@ -689,7 +656,7 @@ class _Run:
         declared = _declared(d, params, report)
         self.observation_space, self.action_space, self.start_draws, self.State = declared
         self.ready = all(x is not FAILED for x in declared)
-        self.jax = _jax_backend(d, params, rows, report) if "jax" in backends and self.ready else None
+        self.jax = _Jax(d, params, rows, report) if "jax" in backends and self.ready and _has_jax() else None
         modes = set(d.render_modes)
         self.pictures = "rgb_array" in modes or "human" in modes and d.human == "rgb"
         self.text = "ansi" in modes or "human" in modes and d.human == "ansi"
@@ -923,6 +890,18 @@ _COMPARED = (
 )
 
 
+def _has_jax() -> bool:
+    try:
+        import jax  # noqa: F401
+    except ImportError:
+        message = (
+            'check_definition: JAX is not installed, so the JAX backend was not checked (pip install "gym-suite[jax]")'
+        )
+        warnings.warn(message, stacklevel=3)
+        return False
+    return True
+
+
 def _is_image(frame: Any) -> bool:
     return (
         isinstance(frame, np.ndarray)
@@ -981,26 +960,23 @@ def _first_steps(d: Definition[Any, Any], params: Any) -> tuple[str, str] | None
     """The spaces, a start and a first step (the heuristic's action) on Python numbers: ``None``
     when they run, with the observations in their space and a finite reward; else the hook and
     what went wrong."""
-    hook = "spaces"
+    at = ["spaces"]
+
+    def run(hook: str, fn: Callable[..., Any], *args: Any) -> Any:
+        at[0] = hook
+        return fn(*args)
+
     try:
-        observation_space, action_space = d.spaces(params)
-        hook = "start_draws"
-        start_draws = draws_at_start(d, params)
-        hook = "initial"
-        state = d.initial((0.5,) * start_draws, params, SCALAR)
-        hook = "observation"
-        observation = d.observation(state, params, SCALAR)
-        hook = "heuristic"
-        action = check_action(d.heuristic(observation, params, SCALAR), action_space)
-        hook = "transition"
-        next_state = d.transition(state, action, (0.5,) * d.step_draws, params, SCALAR)
-        hook = "reward"
-        reward = float(d.reward(state, action, next_state, params, SCALAR))
-        hook = "observation"
-        next_observation = d.observation(next_state, params, SCALAR)
-        in_space = all(observation_space.contains(o) for o in (observation, next_observation))
+        observation_space, action_space = run("spaces", d.spaces, params)
+        state = run("initial", d.initial, (0.5,) * run("start_draws", draws_at_start, d, params), params, SCALAR)
+        observation = run("observation", d.observation, state, params, SCALAR)
+        action = run("heuristic", lambda: check_action(d.heuristic(observation, params, SCALAR), action_space))
+        after = run("transition", d.transition, state, action, (0.5,) * d.step_draws, params, SCALAR)
+        reward = run("reward", lambda: float(d.reward(state, action, after, params, SCALAR)))
+        seen = (observation, run("observation", d.observation, after, params, SCALAR))
+        in_space = all(observation_space.contains(o) for o in seen)
     except Exception as exc:
-        return hook, f"{hook} raised {_exception_text(exc)}"
+        return at[0], f"{at[0]} raised {_exception_text(exc)}"
     if not math.isfinite(reward):
         return "reward", f"the first reward is {reward!r}"
     if not in_space:
