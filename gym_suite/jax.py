@@ -103,6 +103,8 @@ from jax.experimental import checkify
 from gym_suite._jax_cache import cache_dir_in_use, use_compilation_cache
 from gym_suite._registry import ENV_IDS, JAX_NAMESPACE, Spec, find, load
 from gym_suite._seeds import seed_keys
+from gym_suite.envs._device import device_params as _device_params
+from gym_suite.envs._device import numeric as _numeric
 from gym_suite.envs._shells import check_num_envs
 from gym_suite.envs.checks import (
     ArgumentTypeError,
@@ -209,26 +211,6 @@ def jax_ids() -> tuple[str, ...]:
     return ENV_IDS
 
 
-def _device_params(params: Any) -> Any:
-    """``params`` with its numeric numpy arrays (push-v0's log) as device arrays."""
-    if not dataclasses.is_dataclass(params):
-        return params
-    # np.array(value): a writeable copy. JAX caches the device copy of a read-only numpy array (the
-    # logs' arrays are read-only) and hands it out again whatever the precision it is asked for now:
-    # an array first used in 32-bit mode came back float32 under jax.enable_x64.
-    changes = {
-        field.name: jnp.asarray(np.array(value))
-        for field in dataclasses.fields(params)
-        if isinstance(value := getattr(params, field.name), np.ndarray) and value.dtype.kind in "biuf"
-    }
-    if not changes:
-        return params
-    copy = object.__new__(type(params))  # frozen: set the fields without running __init__'s checks
-    for field in dataclasses.fields(params):
-        object.__setattr__(copy, field.name, changes.get(field.name, getattr(params, field.name)))
-    return copy
-
-
 def _with_fields(params: Any, changes: Mapping[str, Any]) -> Any:
     """A copy of the frozen dataclass ``params`` with ``changes`` (JAX values) in its fields, set
     without running its ``__init__``'s checks (the values were checked as arguments)."""
@@ -310,13 +292,6 @@ def _flatten(observation: Any, space: gym_spaces.Dict) -> jax.Array:
         else:
             raise NotImplementedError(f"gym_suite.jax: cannot flatten {sub}")
     return jnp.concatenate(parts)
-
-
-def _numeric(value: Any) -> bool:
-    """Whether an info value can be a JAX array (names and other objects are left out)."""
-    if isinstance(value, (jax.Array, bool, int, float, np.bool_, np.number)):
-        return True
-    return isinstance(value, np.ndarray) and value.dtype.kind in "biuf"
 
 
 class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has no type hints

@@ -1,13 +1,10 @@
 """``check_definition``: a contributor's :class:`~gym_suite.envs.definition.Definition`, checked
 on every backend, as Gymnasium's ``check_env`` checks an env.
 
-The shells trust the rules (a check per step would cost the speed they exist for), so a hook that
-returns a NaN observation, a float64 array where the space says float32 or ``"no"`` as
-``terminal`` would reach the agent unchanged, or fail deep inside numpy. This checker runs every
-hook of a definition on seeded random episodes, on Python numbers (``SCALAR``), on numpy arrays
-(``NUMPY``, a batch of rows) and on JAX (``jax_ops()``, the rules vmapped over the rows under
-``jit``, as the JAX envs run them), on the same states and draws, and reports each violation by
-hook, backend and value.
+The shells trust the rules (a check per step would cost the speed they exist for). This checker
+runs every hook on seeded random episodes on Python numbers (``SCALAR``), numpy arrays (``NUMPY``,
+a batch of rows) and JAX (the rules vmapped over the rows under ``jit``), on the same states and
+draws, and reports each violation by hook, backend and value.
 """
 
 from __future__ import annotations
@@ -35,9 +32,8 @@ BACKENDS: tuple[str, ...] = ("scalar", "numpy", "jax")
 RTOL = 1e-9
 #: ... and JAX in 32 bits (float32 state and draws, from the same float32-rounded inputs).
 RTOL_FLOAT32 = 1e-4
-#: Quantities of a state: Python numbers and flags for one environment, arrays of these kinds
-#: for a batch.
 _KINDS = {"b": "bool", "i": "int", "u": "int", "f": "float"}
+_SCALAR_KINDS = (((bool, np.bool_), "bool"), ((int, np.integer), "int"), ((float, np.floating), "float"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,6 +86,7 @@ PROBLEMS: dict[str, str] = {
 ARGUMENT_ERRORS = (ValueError, TypeError, FileNotFoundError)
 #: The longest message a refused argument may give.
 MESSAGE_LIMIT = 1000
+_TRACER_ERRORS = ("TracerBoolConversionError", "ConcretizationTypeError", "TracerIntegerConversionError")
 
 
 class DefinitionError(ValueError):
@@ -98,10 +95,10 @@ class DefinitionError(ValueError):
 
     def __init__(self, name: str, violations: Sequence[Violation]):
         self.violations = tuple(violations)
-        lines = [str(v) for v in self.violations[:40]]
-        if len(self.violations) > 40:
-            lines.append(f"... and {len(self.violations) - 40} more (DefinitionError.violations has them all)")
         count = len(self.violations)
+        lines = [str(v) for v in self.violations[:40]]
+        if count > 40:
+            lines.append(f"... and {count - 40} more (DefinitionError.violations has them all)")
         super().__init__(f"check_definition({name}): {count} violation{'s' * (count != 1)}:\n  " + "\n  ".join(lines))
 
 
@@ -121,10 +118,11 @@ class _Report:
     def add(self, hook: str, backend: str, problem: str, message: str, what: str = "") -> None:
         key = (hook, backend, problem, what)
         seen = self.found.get(key)
-        if seen is None:
-            self.found[key] = Violation(hook, backend, problem, message)
-        else:
-            self.found[key] = dataclasses.replace(seen, count=seen.count + 1)
+        self.found[key] = (
+            Violation(hook, backend, problem, message)
+            if seen is None
+            else dataclasses.replace(seen, count=seen.count + 1)
+        )
 
     def call(self, hook: str, backend: str, fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(*args)``, or :data:`FAILED` with a violation if it raises."""
@@ -134,35 +132,30 @@ class _Report:
             self.add(hook, backend, "raised", _exception_text(exc), "raised")
             return FAILED
 
+    def on(self, backend: str) -> Callable[..., Any]:
+        """``call`` on ``backend``: ``caller(hook, fn, *args)``."""
+        return lambda hook, fn, *args: self.call(hook, backend, fn, *args)
+
 
 def _exception_text(exc: BaseException) -> str:
     text = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-    if type(exc).__name__ in ("TracerBoolConversionError", "ConcretizationTypeError", "TracerIntegerConversionError"):
+    if type(exc).__name__ in _TRACER_ERRORS:
         text += " (a Python if, bool(), int() or float() on data: use ops.where or arithmetic)"
     return text if len(text) <= 300 else text[:297] + "..."
 
 
-# --------------------------------------------------------------------------------------------
-# The checks of one hook's value
-# --------------------------------------------------------------------------------------------
+# The checks of one hook's value --------------------------------------------------------------
 
 
 def _scalar_kind(value: Any) -> str | None:
-    if isinstance(value, (bool, np.bool_)):
-        return "bool"
-    if isinstance(value, (int, np.integer)):
-        return "int"
-    if isinstance(value, (float, np.floating)):
-        return "float"
-    return None
+    return next((name for types, name in _SCALAR_KINDS if isinstance(value, types)), None)
 
 
 def _array_kind(value: Any) -> str | None:
     try:
-        kind = np.asarray(value).dtype.kind
+        return _KINDS.get(np.asarray(value).dtype.kind)
     except Exception:
         return None
-    return _KINDS.get(kind)
 
 
 def _described(value: Any) -> str:
@@ -183,89 +176,88 @@ def _first_bad(array: np.ndarray, bad: np.ndarray, batch: bool = False) -> str:
     return f"{value} at index {index[0] if len(index) == 1 else index}"
 
 
-def _box_bounds(space: spaces.Box) -> str:
-    low, high = np.unique(space.low), np.unique(space.high)
-    return f"[{_bound(low)}, {_bound(high)}]"
+def _outside(path: str, array: np.ndarray, outside: np.ndarray, batch: bool, allowed: str) -> list[tuple[str, str]]:
+    return (
+        [("out of space", f"{path} holds {_first_bad(array, outside, batch)}, outside {allowed}")]
+        if outside.any()
+        else []
+    )
 
 
-def _bound(bound: np.ndarray) -> str:
-    return shown(bound.item()) if bound.size == 1 else shown(bound)
+def _in_dict(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> list[tuple[str, str]]:
+    if not isinstance(value, Mapping):
+        return [("kind", f"{path} is {_described(value)}, expected a dict with keys {list(space.spaces)}")]
+    if set(value) != set(space.spaces):
+        return [("out of space", f"{path} has keys {sorted(map(str, value))}, the space {list(space.spaces)}")]
+    items = space.spaces.items()
+    return [f for key, sub in items for f in _check_in_space(sub, value[key], rows, f"{path}[{key!r}]", float_dtype)]
+
+
+def _in_discrete(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> list[tuple[str, str]]:
+    start, n, batch = int(space.start), int(space.n), rows is not None
+    allowed = f"an integer in {start}..{start + n - 1} (Discrete({n}{f', start={start}' if start else ''}))"
+    try:
+        array = np.asarray(value)
+    except Exception:
+        array = np.asarray(None)
+    if array.dtype.kind not in "iu" or isinstance(value, (bool, np.bool_)):
+        if array.dtype.kind == "f" and np.isnan(array).any():
+            where = "" if array.ndim == 0 else f" ({_first_bad(array, np.isnan(array), batch)})"
+            return [("nan", f"{path} holds nan{where}, expected {allowed}")]
+        return [("dtype", f"{path} is {_described(value)}, expected {allowed}{' per row' * batch}")]
+    if array.shape != (rows,) * batch:
+        return [("shape", f"{path} has shape {array.shape}, expected {(rows,) * batch}")]
+    return _outside(path, array, (array < start) | (array >= start + n), batch, allowed)
+
+
+def _in_box(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> list[tuple[str, str]]:
+    if not (isinstance(value, np.ndarray) or rows is not None and hasattr(value, "dtype")):
+        return [("kind", f"{path} is {_described(value)}, expected a numpy array ({space})")]
+    array, expected, batch = np.asarray(value), np.dtype(space.dtype), rows is not None
+    if float_dtype is not None and expected.kind == "f" and expected.itemsize > np.dtype(float_dtype).itemsize:
+        expected = np.dtype(float_dtype)  # JAX without 64-bit mode holds float32
+    found = (
+        []
+        if array.dtype == expected
+        else [("dtype", f"{path} has dtype {array.dtype} where the space declares {expected}")]
+    )
+    shape = (rows,) * batch + tuple(space.shape)
+    if array.shape != shape:
+        return [*found, ("shape", f"{path} has shape {array.shape}, expected {shape}")]
+    if array.dtype.kind not in "biuf":
+        return found
+    nan = np.isnan(array) if array.dtype.kind == "f" else np.zeros(array.shape, bool)
+    if nan.any():
+        found.append(("nan", f"{path} holds nan ({_first_bad(array, nan, batch)})"))
+    bounds = [shown(b.item()) if b.size == 1 else shown(b) for b in (np.unique(space.low), np.unique(space.high))]
+    outside = ~nan & ((array < space.low) | (array > space.high))
+    return found + _outside(path, array, outside, batch, f"[{bounds[0]}, {bounds[1]}]")
+
+
+def _in_other(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> list[tuple[str, str]]:
+    """Gymnasium's ``space.contains``, on each row of a batch."""
+    for i, item in enumerate([value] if rows is None else [_row(value, i) for i in range(rows)]):
+        try:
+            inside = space.contains(item)
+        except Exception:
+            inside = False
+        if not inside:
+            return [
+                ("out of space", f"{path} is {_described(item)}{'' if rows is None else f' (row {i})'}, not in {space}")
+            ]
+    return []
+
+
+_SPACE_CHECKS = ((spaces.Dict, _in_dict), (spaces.Discrete, _in_discrete), (spaces.Box, _in_box))
 
 
 def _check_in_space(
     space: spaces.Space[Any], value: Any, rows: int | None, path: str, float_dtype: Any = None
 ) -> list[tuple[str, str]]:
     """``(problem, message)`` for each way ``value`` is not in ``space`` (a batch of ``rows`` when
-    ``rows`` is given). ``float_dtype`` is the float dtype JAX gives for a float box (float32
-    without 64-bit mode), ``None`` off JAX."""
-    batch = () if rows is None else (rows,)
-    if isinstance(space, spaces.Dict):
-        if not isinstance(value, Mapping):
-            return [("kind", f"{path} is {_described(value)}, expected a dict with keys {list(space.spaces)}")]
-        if set(value) != set(space.spaces):
-            return [("out of space", f"{path} has keys {sorted(map(str, value))}, the space {list(space.spaces)}")]
-        found: list[tuple[str, str]] = []
-        for key, sub in space.spaces.items():
-            found += _check_in_space(sub, value[key], rows, f"{path}[{key!r}]", float_dtype)
-        return found
-    if isinstance(space, spaces.Discrete):
-        start, n = int(space.start), int(space.n)
-        allowed = f"an integer in {start}..{start + n - 1} (Discrete({n}{f', start={start}' if start else ''}))"
-        try:
-            array = np.asarray(value)
-        except Exception:
-            array = np.asarray(None)
-        if array.dtype.kind not in "iu" or isinstance(value, (bool, np.bool_)):
-            if array.dtype.kind == "f" and np.isnan(array).any():
-                where = "" if array.ndim == 0 else f" ({_first_bad(array, np.isnan(array), rows is not None)})"
-                return [("nan", f"{path} holds nan{where}, expected {allowed}")]
-            return [("dtype", f"{path} is {_described(value)}, expected {allowed}{'' if rows is None else ' per row'}")]
-        if array.shape != batch:
-            return [("shape", f"{path} has shape {array.shape}, expected {batch}")]
-        outside = (array < start) | (array >= start + n)
-        if outside.any():
-            return [("out of space", f"{path} holds {_first_bad(array, outside, rows is not None)}, outside {allowed}")]
-        return []
-    if isinstance(space, spaces.Box):
-        if not (isinstance(value, np.ndarray) or rows is not None and hasattr(value, "dtype")):
-            return [("kind", f"{path} is {_described(value)}, expected a numpy array ({space})")]
-        array = np.asarray(value)
-        expected = np.dtype(space.dtype)
-        if float_dtype is not None and expected.kind == "f":
-            expected = np.dtype(float_dtype) if expected.itemsize > np.dtype(float_dtype).itemsize else expected
-        found = []
-        if array.dtype != expected:
-            found.append(("dtype", f"{path} has dtype {array.dtype} where the space declares {expected}"))
-        if array.shape != batch + tuple(space.shape):
-            found.append(("shape", f"{path} has shape {array.shape}, expected {batch + tuple(space.shape)}"))
-            return found
-        if array.dtype.kind not in "biuf":
-            return found
-        if array.dtype.kind == "f":
-            nan = np.isnan(array)
-            if nan.any():
-                found.append(("nan", f"{path} holds nan ({_first_bad(array, nan, rows is not None)})"))
-            outside = ~nan & ((array < space.low) | (array > space.high))
-        else:
-            outside = (array < space.low) | (array > space.high)
-        if outside.any():
-            found.append(
-                (
-                    "out of space",
-                    f"{path} holds {_first_bad(array, outside, rows is not None)}, outside {_box_bounds(space)}",
-                )
-            )
-        return found
-    items = [value] if rows is None else [_row(value, i) for i in range(rows)]
-    for i, item in enumerate(items):
-        try:
-            inside = space.contains(item)
-        except Exception:
-            inside = False
-        if not inside:
-            where = "" if rows is None else f" (row {i})"
-            return [("out of space", f"{path} is {_described(item)}{where}, not in {space}")]
-    return []
+    ``rows`` is given). ``float_dtype`` is JAX's float dtype (float32 without 64-bit mode), ``None`` off JAX."""
+    check = next((check for kind, check in _SPACE_CHECKS if isinstance(space, kind)), _in_other)
+    return check(space, value, rows, path, float_dtype)
 
 
 def _row(value: Any, i: int) -> Any:
@@ -273,8 +265,8 @@ def _row(value: Any, i: int) -> Any:
     if value is FAILED:
         return FAILED
     if isinstance(value, Mapping):
-        rows = {key: _row(v, i) for key, v in value.items()}
-        return FAILED if any(v is FAILED for v in rows.values()) else rows
+        found = {key: _row(v, i) for key, v in value.items()}
+        return FAILED if any(v is FAILED for v in found.values()) else found
     try:
         array = np.asarray(value)
         return array[i] if array.ndim else array  # one value for every row (its shape is checked apart)
@@ -284,49 +276,41 @@ def _row(value: Any, i: int) -> Any:
 
 def _column(value: Any, rows: int) -> np.ndarray | None:
     """``value`` as one value per row, or ``None`` (missing, or of the wrong shape: reported apart)."""
-    if value is FAILED:
-        return None
     try:
-        return np.broadcast_to(np.asarray(value), (rows,))
+        return None if value is FAILED else np.broadcast_to(np.asarray(value), (rows,))
     except Exception:
         return None
 
 
+def _quantity_problem(hook: str, quantity: Any, rows: int | None) -> tuple[str, str] | None:
+    """What is wrong with one quantity of a state (at the start, a plain value stands for every row)."""
+    if rows is None:
+        if _scalar_kind(quantity) is None:
+            return "kind", f"is {_described(quantity)}: one environment's quantities are Python numbers or bools"
+        return None
+    if _array_kind(quantity) is None:
+        return "kind", f"is {_described(quantity)}, not numbers or flags"
+    shape = np.shape(quantity)
+    if shape != (rows,) and (hook != "initial" or shape != ()):
+        plain = " (a plain value stands for every row at the start only)" if shape == () else ""
+        return "shape", f"has shape {shape}, expected ({rows},){plain}"
+    return None
+
+
 def _check_state(report: _Report, hook: str, backend: str, state: Any, state_type: Any, rows: int | None) -> bool:
-    """Whether ``state`` is a ``state_type`` whose quantities are numbers or flags (one per row
-    for a batch; at the start, ``initial``, a plain number or flag stands for every row: the
-    shells broadcast it); reports what is not."""
+    """Whether ``state`` is a ``state_type`` of numbers or flags (one per row for a batch); reports what is not."""
     if not isinstance(state, state_type):
         report.add(hook, backend, "not a state", f"returned {_described(state)}, not a {state_type.__name__}")
         return False
-    ok = True
-    for name, quantity in zip(state_type._fields, state):
-        if rows is None:
-            if _scalar_kind(quantity) is None:
-                report.add(
-                    hook,
-                    backend,
-                    "kind",
-                    f"state.{name} is {_described(quantity)}: one environment's quantities are Python numbers or bools",
-                    name,
-                )
-                ok = False
-        elif _array_kind(quantity) is None:
-            report.add(hook, backend, "kind", f"state.{name} is {_described(quantity)}, not numbers or flags", name)
-            ok = False
-        elif np.shape(quantity) != (rows,) and (hook != "initial" or np.shape(quantity) != ()):
-            plain = " (a plain value stands for every row at the start only)" if np.shape(quantity) == () else ""
-            report.add(
-                hook, backend, "shape", f"state.{name} has shape {np.shape(quantity)}, expected ({rows},){plain}", name
-            )
-            ok = False
-    return ok
+    problems = [(n, p) for n, q in zip(state_type._fields, state) if (p := _quantity_problem(hook, q, rows))]
+    for name, (problem, message) in problems:
+        report.add(hook, backend, problem, f"state.{name} {message}", name)
+    return not problems
 
 
 def _check_reward(report: _Report, backend: str, reward: Any, rows: int | None) -> None:
     if rows is None:
-        kind = _scalar_kind(reward)
-        if kind not in ("int", "float"):
+        if _scalar_kind(reward) not in ("int", "float"):
             report.add("reward", backend, "kind", f"returned {_described(reward)}, expected a number")
         elif not math.isfinite(reward):
             report.add("reward", backend, "not finite", f"returned {reward!r}")
@@ -352,19 +336,17 @@ def _check_flag(report: _Report, hook: str, backend: str, flag: Any, rows: int |
         report.add(hook, backend, "shape", f"returned shape {array.shape}, expected ({rows},)")
 
 
-def _check_info(report: _Report, hook: str, backend: str, info: Any, rows: int | None) -> bool:
+def _check_info(report: _Report, hook: str, backend: str, info: Any, rows: int | None) -> None:
     if not isinstance(info, dict):
         report.add(hook, backend, "not a dict", f"returned {_described(info)}, expected a dict")
-        return False
-    if rows is not None:
-        for key, value in info.items():
-            try:
-                np.broadcast_to(value, (rows,))
-            except Exception:
-                report.add(
-                    hook, backend, "shape", f"info[{key!r}] is {_described(value)}, expected one value per row", key
-                )
-    return True
+        return
+    if rows is None:
+        return
+    for key, value in info.items():
+        try:
+            np.broadcast_to(value, (rows,))
+        except Exception:
+            report.add(hook, backend, "shape", f"info[{key!r}] is {_described(value)}, expected one value per row", key)
 
 
 def _check_space_value(report: _Report, hook: str, backend: str, found: list[tuple[str, str]]) -> None:
@@ -372,20 +354,16 @@ def _check_space_value(report: _Report, hook: str, backend: str, found: list[tup
         report.add(hook, backend, problem, message, message.split(" ", 1)[0])
 
 
-# --------------------------------------------------------------------------------------------
-# Comparisons of two backends
-# --------------------------------------------------------------------------------------------
+# Comparisons of two backends ------------------------------------------------------------------
 
 
 def _row_scale(rows: int, *states: Any) -> np.ndarray:
     """Per row: 1 + the largest finite magnitude of the float quantities (the absolute tolerance)."""
     scale = np.ones(rows)
-    for state in states:
-        for q in state:
-            column = _column(q, rows)
-            if column is not None and column.dtype.kind == "f":
-                magnitude = np.abs(column.astype(np.float64))
-                scale = np.maximum(scale, 1.0 + np.where(np.isfinite(magnitude), magnitude, 0.0))
+    for column in (_column(q, rows) for state in states for q in state):
+        if column is not None and column.dtype.kind == "f":
+            magnitude = np.abs(column.astype(np.float64))
+            scale = np.maximum(scale, 1.0 + np.where(np.isfinite(magnitude), magnitude, 0.0))
     return scale
 
 
@@ -411,49 +389,61 @@ def _disagreement(got: Any, want: Any, rtol: float, scale: Any) -> str | None:
     if same.all():
         return None
     index = tuple(int(i) for i in np.argwhere(~same)[0])
-    where = f" (row {index[0]})" if index else ""
-    return f"{g[index]!r} where numpy gives {w[index]!r}{where}"
+    return f"{g[index]!r} where numpy gives {w[index]!r}{f' (row {index[0]})' if index else ''}"
 
 
 def _compare(report: _Report, hook: str, backend: str, what: str, got: Any, want: Any, rtol: float, scale: Any) -> None:
     if isinstance(want, Mapping) and isinstance(got, Mapping):
-        for key in want:
-            if key in got:
-                _compare(report, hook, backend, f"{what}[{key!r}]", got[key], want[key], rtol, scale)
+        for key in (key for key in want if key in got):
+            _compare(report, hook, backend, f"{what}[{key!r}]", got[key], want[key], rtol, scale)
         return
     difference = _disagreement(got, want, rtol, scale)
     if difference is not None:
         report.add(hook, backend, "disagree", f"{what}: {difference}", what)
 
 
-# --------------------------------------------------------------------------------------------
-# The definition to check
-# --------------------------------------------------------------------------------------------
+def _aligned(want: dict[str, Any], rows: int, i: int | None) -> dict[str, Any]:
+    """numpy's values as another backend's are compared with them: row ``i`` of each (Python
+    numbers), or the batch (JAX, ``i=None``); ``None`` where missing or of the wrong shape."""
+
+    def column(value: Any) -> Any:
+        found = _column(value, rows)
+        return found if found is None or i is None else found[i]
+
+    def numeric(found: Any) -> Any:  # a name on numpy (heartpole's action) is its index on JAX: not compared
+        return found if i is not None or found is None or found.dtype.kind in "biuf" else None
+
+    out = {key: column(want.get(key, FAILED)) for key in ("reward", "terminal", "truncation")}
+    for key in ("observation", "heuristic") if i is not None else ("reward", "observation", "heuristic"):
+        value = want.get(key, FAILED) if i is None else _row(want.get(key, FAILED), i)
+        out[key] = None if value is FAILED else value
+    out["state"] = [column(q) for q in want.get("state", ())]
+    for key in ("state_info", "transition_info"):
+        if isinstance(info := want.get(key), dict):
+            out[key] = {k: numeric(column(v)) for k, v in info.items()}
+    return out
+
+
+# The definition to check ----------------------------------------------------------------------
 
 
 def _resolve(definition: Any, params: Any) -> tuple[Definition[Any, Any], Any, str, str]:
-    """The definition, its parameter set (as an env's constructor gets it, before ``make_params``),
-    a name for messages (the id, the class, the definition's class) and the owner ``make_params``
-    names in its messages (the env class)."""
+    """The definition, its parameter set (before ``make_params``), a name for messages and the
+    owner ``make_params`` names in its messages (the env class)."""
     label = owner = None
     if isinstance(definition, str):
         name = definition.removeprefix("gym_suite:")
-        found = find(name)
-        if found is None:
+        spec = find(name)
+        if spec is None:
             ids = [spec.id for spec in rows()]
             raise ValueError(f"check_definition: unknown id {definition!r}; the ids are {ids}")
-        spec = found
         definition = load(spec.definition)
-        if params is None:  # the id's parameters
-            params = load(spec.params)
+        params = load(spec.params) if params is None else params
         label, owner = name, spec.class_name
     if isinstance(definition, type) and isinstance(getattr(definition, "definition", None), Definition):
         cls: Any = definition
-        label = label or cls.__name__
-        definition = cls.definition
-        owner = cls.__name__
-        if params is None:  # the class's parameters
-            params = cls.base_params
+        label, owner, definition = label or cls.__name__, cls.__name__, cls.definition
+        params = cls.base_params if params is None else params
     if not isinstance(definition, Definition):
         raise ArgumentTypeError(
             "check_definition: definition must be a Definition instance, an env class (gym_suite.envs.HeartPoleEnv, "
@@ -461,21 +451,18 @@ def _resolve(definition: Any, params: Any) -> tuple[Definition[Any, Any], Any, s
         )
     d: Definition[Any, Any] = definition
     if params is None:
-        for spec in rows():
-            if load(spec.definition) is d:
-                params, owner = load(spec.params), owner or spec.class_name
-                break
-        else:
+        spec = next((spec for spec in rows() if load(spec.definition) is d), None)
+        if spec is None:
             raise ArgumentTypeError(
-                f"check_definition: params is required for {type(definition).__name__} (its parameters "
+                f"check_definition: params is required for {type(d).__name__} (its parameters "
                 "dataclass, e.g. MyParams()): the definition is not in the registry"
             )
+        params, owner = load(spec.params), owner or spec.class_name
     return d, params, label or type(d).__name__, owner or type(d).__name__
 
 
 def _check_params(d: Definition[Any, Any], params: Any) -> None:
-    """``params`` is a parameters dataclass instance, of the registry's class for a definition of the
-    registry: ``TypeError`` naming ``params`` (not a hook that fails on them)."""
+    """``params`` is a parameters dataclass instance, of the registry's class for a definition of the registry."""
     expected = next((type(load(spec.params)) for spec in rows() if load(spec.definition) is d), None)
     if expected is not None and not isinstance(params, expected):
         raise ArgumentTypeError(
@@ -489,47 +476,62 @@ def _check_params(d: Definition[Any, Any], params: Any) -> None:
         )
 
 
-# --------------------------------------------------------------------------------------------
-# JAX: the rules vmapped over the rows, under jit
-# --------------------------------------------------------------------------------------------
+def _declared(d: Definition[Any, Any], params: Any, report: _Report) -> list[Any]:
+    """The spaces, the start's draws and ``State`` (``FAILED`` for each one that is broken)."""
+    both = report.call("spaces", "all", d.spaces, params)
+    if both is not FAILED and not (isinstance(both, tuple) and len(both) == 2):
+        report.add("spaces", "all", "kind", f"returned {_described(both)}, expected (observation_space, action_space)")
+        both = FAILED
+    found = [FAILED, FAILED] if both is FAILED else list(both)
+    for i, name in enumerate(("observation_space", "action_space")):
+        if found[i] is not FAILED and not isinstance(found[i], spaces.Space):
+            report.add(name, "all", "kind", f"is {_described(found[i])}, expected a gymnasium.spaces.Space")
+            found[i] = FAILED
+    found.append(report.call("start_draws", "all", draws_at_start, d, params))
+    for name, count in (("start_draws", found[2]), ("step_draws", d.step_draws)):
+        if count is not FAILED and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
+            report.add(name, "all", "kind", f"is {_described(count)}, expected a count of uniforms (an int >= 0)")
+            found[2] = FAILED
+    state = getattr(d, "State", None)
+    if not (isinstance(state, type) and issubclass(state, tuple) and hasattr(state, "_fields")):
+        report.add("State", "all", "not a state", f"is {_described(state)}, expected the state's NamedTuple")
+        state = FAILED
+    return [*found, state]
 
 
-def _device_params(params: Any) -> Any:
-    """``params`` with its numeric numpy arrays as JAX arrays (as the JAX envs hold them)."""
-    import jax.numpy as jnp
+def _hooks(d: Any, params: Any, ops: Any, call: Callable[..., Any], state: Any, before: Any, action: Any) -> Any:
+    """Every hook's value on ``state``, a start (``before`` None) or the step from ``before`` by
+    ``action``, each called by ``call(hook, fn, *args)``; those that failed are left out."""
+    out = {"state": state}
+    if before is None:
+        out["state_info"] = call("info", d.info, None, None, state, params, ops)
+    else:
+        out["reward"] = call("reward", d.reward, before, action, state, params, ops)
+        out["transition_info"] = call("info", d.info, before, action, state, params, ops)
+    for flag in ("terminal", "truncation"):
+        out[flag] = call(flag, getattr(d, flag), state, params, ops)
+    out["observation"] = call("observation", d.observation, state, params, ops)
+    if out["observation"] is not FAILED:
+        out["heuristic"] = call("heuristic", d.heuristic, out["observation"], params, ops)
+    return {key: value for key, value in out.items() if value is not FAILED}
 
-    if not dataclasses.is_dataclass(params) or isinstance(params, type):
-        return params
-    copy = object.__new__(type(params))  # frozen: set the fields without running __init__'s checks
-    for field in dataclasses.fields(params):
-        value = getattr(params, field.name)
-        if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
-            value = jnp.asarray(value)
-        object.__setattr__(copy, field.name, value)
-    return copy
 
-
-def _numeric(value: Any) -> bool:
-    import jax
-
-    if isinstance(value, (jax.Array, bool, int, float, np.bool_, np.number)):
-        return True
-    return isinstance(value, np.ndarray) and value.dtype.kind in "biuf"
+# JAX: the rules vmapped over the rows, under jit ----------------------------------------------
 
 
 class _Jax:
-    """The definition's hooks on ``jax.numpy``: a start and a step, each one jitted, vmapped call
-    (compiled once) that returns every hook's value; a hook that raises while tracing is reported
-    and left out."""
+    """The hooks on ``jax.numpy``: a jitted, vmapped start and step (compiled once) that return
+    every hook's value; a hook that raises while tracing is reported and left out."""
 
     def __init__(self, definition: Definition[Any, Any], params: Any, rows: int, report: _Report):
         import jax
         import jax.numpy as jnp
 
-        self.jax, self.jnp = jax, jnp
+        from gym_suite.envs._device import device_params, numeric
+
+        self.jax, self.jnp, self.numeric = jax, jnp, numeric
         self.d, self.report, self.rows = definition, report, rows
-        self.params = _device_params(params)
-        self.ops = jax_ops()
+        self.params, self.ops = device_params(params), jax_ops()
         self.float = jnp.zeros(0).dtype
         self.x64 = self.float == np.float64
         self.discrete = isinstance(definition.spaces(params)[1], spaces.Discrete)
@@ -540,53 +542,30 @@ class _Jax:
         value = self.report.call(hook, "jax", fn, *args)
         if value is FAILED:
             return FAILED
-        if hook.endswith("info"):
+        if hook == "info":
             if not isinstance(value, dict):
                 self.report.add(hook, "jax", "not a dict", f"returned {_described(value)}, expected a dict")
                 return FAILED
-            value = {k: v for k, v in value.items() if _numeric(v)}  # names are left out, as the JAX envs do
+            value = {k: v for k, v in value.items() if self.numeric(v)}  # names are left out, as the JAX envs do
         try:
-            return self.jax.tree.map(self.jnp.asarray, value)
+            value = self.jax.tree.map(self.jnp.asarray, value)
         except Exception as exc:
             problem = "not boolean" if hook in ("terminal", "truncation") else "kind"
             self.report.add(hook, "jax", problem, f"returned {_described(value)}: not arrays ({_exception_text(exc)})")
             return FAILED
-
-    def _state(self, hook: str, state: Any) -> Any:
-        if state is not FAILED and not isinstance(state, self.d.State):
-            self.report.add(hook, "jax", "not a state", f"returned {_described(state)}, not a {self.d.State.__name__}")
+        if hook in ("initial", "transition") and not isinstance(value, self.d.State):
+            self.report.add(hook, "jax", "not a state", f"returned {_described(value)}, not a {self.d.State.__name__}")
             return FAILED
-        return state
-
-    def _after(self, out: dict[str, Any], state: Any) -> dict[str, Any]:
-        d, p, ops = self.d, self.params, self.ops
-        out["terminal"] = self._call("terminal", d.terminal, state, p, ops)
-        out["truncation"] = self._call("truncation", d.truncation, state, p, ops)
-        out["observation"] = observation = self._call("observation", d.observation, state, p, ops)
-        if observation is not FAILED:
-            out["heuristic"] = self._call("heuristic", d.heuristic, observation, p, ops)
-        return {key: value for key, value in out.items() if value is not FAILED}
+        return value
 
     def _start(self, u: Any) -> dict[str, Any]:
-        d, p, ops = self.d, self.params, self.ops
-        state = self._state("initial", self._call("initial", d.initial, u, p, ops))
-        if state is FAILED:
-            return {}
-        out = {"state": state, "state_info": self._call("info", d.info, None, None, state, p, ops)}
-        return self._after(out, state)
+        state = self._call("initial", self.d.initial, u, self.params, self.ops)
+        return {} if state is FAILED else _hooks(self.d, self.params, self.ops, self._call, state, None, None)
 
     def _step(self, state: Any, action: Any, u: Any) -> dict[str, Any]:
-        d, p, ops = self.d, self.params, self.ops
         action = self.jnp.asarray(action, dtype=self.jnp.int32 if self.discrete else self.float)
-        next_state = self._state("transition", self._call("transition", d.transition, state, action, u, p, ops))
-        if next_state is FAILED:
-            return {}
-        out = {
-            "state": next_state,
-            "reward": self._call("reward", d.reward, state, action, next_state, p, ops),
-            "transition_info": self._call("info", d.info, state, action, next_state, p, ops),
-        }
-        return self._after(out, next_state)
+        after = self._call("transition", self.d.transition, state, action, u, self.params, self.ops)
+        return {} if after is FAILED else _hooks(self.d, self.params, self.ops, self._call, after, state, action)
 
     def draws(self, u: np.ndarray) -> tuple[Any, np.ndarray]:
         """The JAX draws of numpy's ``u`` ``(rows, count)``, and ``u`` rounded as JAX holds them."""
@@ -595,8 +574,7 @@ class _Jax:
         return (self.jnp.asarray(u, dtype=self.float) if u.shape[1] else ()), u
 
     def state(self, state: Any) -> tuple[Any, Any]:
-        """The JAX state of numpy's ``state``, and ``state`` rounded as JAX holds it (what numpy's
-        reference step starts from)."""
+        """The JAX state of numpy's ``state``, and ``state`` rounded as JAX holds it."""
         quantities = [np.broadcast_to(np.asarray(q), (self.rows,)) for q in state]
         if not self.x64:
             quantities = [q.astype(np.float32).astype(np.float64) if q.dtype.kind == "f" else q for q in quantities]
@@ -611,21 +589,7 @@ class _Jax:
         return dict(self.jax.tree.map(np.asarray, out))
 
 
-def _jax_backend(d: Definition[Any, Any], params: Any, rows: int, report: _Report) -> _Jax | None:
-    try:
-        import jax  # noqa: F401
-    except ImportError:
-        warnings.warn(
-            'check_definition: JAX is not installed, so the JAX backend was not checked (pip install "gym-suite[jax]")',
-            stacklevel=3,
-        )
-        return None
-    return _Jax(d, params, rows, report)
-
-
-# --------------------------------------------------------------------------------------------
-# The checker
-# --------------------------------------------------------------------------------------------
+# The checker -----------------------------------------------------------------------------------
 
 
 def check_definition(
@@ -640,58 +604,28 @@ def check_definition(
 ) -> list[Violation]:
     """Check a definition's hooks on every backend, over seeded random episodes.
 
-    ``definition`` is a :class:`~gym_suite.envs.definition.Definition` instance (with its
-    ``params``, the frozen parameters dataclass; for a definition of the registry they default
-    to its id's), an env class (``gym_suite.envs.HeartPoleEnv``: its parameters) or a registry id
-    (``"heartpole-v1"``). ``num_envs`` rows play ``steps`` steps of random actions from the
-    action space, seeded by ``seed`` (a row whose episode ends starts afresh). Every start and
-    step runs on numpy arrays (the batch), on Python numbers (each row, ``row_of`` the batch's
-    state) and on JAX (the rows vmapped under ``jit``, compiled once), on the same states and
-    uniforms, and the checker looks at every value:
+    ``definition`` is a :class:`~gym_suite.envs.definition.Definition` (with ``params``, its frozen
+    parameters dataclass; a registry definition defaults to its id's), an env class or a registry id.
+    ``num_envs`` rows play ``steps`` steps of random actions seeded by ``seed`` on numpy, each row on
+    Python numbers and the rows vmapped under ``jit`` on JAX, on the same states and uniforms (JAX's
+    inputs rounded to its precision; ``backends`` picks among them, numpy always runs; without JAX
+    installed its backend is skipped with a warning). Every hook's value is checked (the state's kind
+    and shape, the observation in its space, of its dtype, no NaN, in memory of its own, a finite
+    reward, bool flags, dict infos, heuristic actions in the action space, the pictures), the backends
+    are compared (``RTOL``; JAX in 32 bits ``RTOL_FLOAT32``), and each declared argument is tried with
+    the odd values of :func:`~gym_suite.envs.argument_values.argument_values`: refused by a
+    ``ValueError`` / ``TypeError`` naming it in at most ``MESSAGE_LIMIT`` characters, or accepted and
+    then a first start and step run. The problems are :data:`PROBLEMS`.
 
-    * ``make_params``: the parameters are made as an env's constructor makes them (the set,
-      checked and completed: ``make_params(params, owner)``), and the hooks run on those;
-    * ``initial`` / ``transition``: the definition's ``State``, each quantity a number or flag
-      (Python numbers for one environment, one per row for a batch) of the same kind at the
-      start and after a step, and on every backend;
-    * ``observation``: in the observation space, of its dtype (float64 where the space
-      declares float32 is a violation) and shape, no NaN, in arrays of its own (no memory
-      shared with the state or the parameters);
-    * ``reward``: a finite number; ``terminal`` / ``truncation``: a bool;
-      ``info``: a dict (with one value per row for a batch);
-    * ``heuristic``: an action of the action space (``check_action`` / ``check_actions`` accept it),
-      in the action space;
-    * the spaces are Gymnasium spaces, ``start_draws`` and ``step_draws`` counts,
-      ``State`` a ``NamedTuple`` (violations on backend ``"all"``; nothing runs without them);
-    * ``render(state, params, "rgb")`` (when the definition renders pictures): a ``uint8`` ``(H, W, 3)`` array;
-      ``render(state, params, "ansi")`` (when it renders text): a ``str``;
-    * the backends agree on the same draws: Python numbers with numpy to ``RTOL`` (relative,
-      after 1 + the largest quantity of the row), JAX with numpy on the same inputs rounded to
-      JAX's precision (``RTOL_FLOAT32`` in 32 bits, ``RTOL`` with ``jax_enable_x64``);
-    * the arguments: each name in ``arguments`` is a field of the parameters, and each is tried
-      with the odd values of :func:`~gym_suite.envs.argument_values.argument_values` (the wrong
-      kinds, the boundaries, ``10**1000``, NaN, the infinities): ``make_params`` refuses a value
-      with a ``ValueError`` / ``TypeError`` (``FileNotFoundError`` for a path) naming the
-      argument (or, for a relation between two, the other: ``rt_max must be >= lf_min + 2``) in
-      at most ``MESSAGE_LIMIT`` characters, or accepts it, and then the spaces, a start and a first step on Python numbers
-      run, with the observation in its space and a finite reward (problem ``"argument"``).
-
-    JAX runs in the precision it is configured for; without JAX installed its backend is skipped
-    with a warning. ``backends`` picks among ``"scalar"``, ``"numpy"`` and ``"jax"`` (numpy
-    always runs: it plays the episodes).
-
-    Returns the list of :class:`Violation` found, one per hook, backend, kind and value (with
-    the first value seen and a count). With ``raise_error=True`` (the default) a non-empty list
-    raises :class:`DefinitionError` instead, whose message lists them all; pass
-    ``raise_error=False`` to get the list and decide yourself.
-
+    Returns the :class:`Violation` list (one per hook, backend, kind and value, with a count); with
+    ``raise_error=True`` (the default) a non-empty list raises :class:`DefinitionError` listing them.
     Bad arguments raise ``TypeError`` / ``ValueError`` naming them.
     """
     owner = "check_definition"
     d, base, name, env_owner = _resolve(definition, params)
     _check_params(d, base)
     seed = check_int(owner, "seed", seed, 0)
-    rows = check_int(owner, "num_envs", num_envs, 1)
+    num_rows = check_int(owner, "num_envs", num_envs, 1)
     steps = check_int(owner, "steps", steps, 1)
     if isinstance(backends, str) or not isinstance(backends, Sequence):
         raise ArgumentTypeError(f"{owner}: backends must be a sequence of {list(BACKENDS)}, got {shown(backends)}")
@@ -701,11 +635,10 @@ def check_definition(
     if not isinstance(raise_error, (bool, np.bool_)):
         raise ArgumentTypeError(f"{owner}: raise_error must be True or False, got {shown(raise_error)}")
     report = _Report()
-    # the parameters as an env's constructor makes them: the set, checked and completed
-    params = report.call("make_params", "all", d.make_params, base, env_owner)
-    if params is not FAILED:
-        _Run(d, params, rows, set(backends), report).play(seed, steps)
-        _check_arguments(d, base, params, env_owner, report)
+    made = report.call("make_params", "all", d.make_params, base, env_owner)
+    if made is not FAILED:
+        _Run(d, made, num_rows, set(backends), report).play(seed, steps)
+        _check_arguments(d, base, made, env_owner, report)
     violations = list(report.found.values())
     if violations and raise_error:
         raise DefinitionError(name, violations)
@@ -720,40 +653,14 @@ class _Run:
         self.scalar = "scalar" in backends
         self.kinds: dict[tuple[str, str], tuple[str, str]] = {}  # (backend, quantity): (kind, hook)
         self.hook_kinds: dict[tuple[str, str, str], str] = {}  # (backend, hook, quantity): the last kind
-        # what the definition declares (the same on every backend: "all")
-        both = report.call("spaces", "all", d.spaces, params)
-        if both is not FAILED and not (isinstance(both, tuple) and len(both) == 2):
-            report.add(
-                "spaces", "all", "kind", f"returned {_described(both)}, expected (observation_space, action_space)"
-            )
-            both = FAILED
-        self.observation_space: Any
-        self.action_space: Any
-        self.observation_space, self.action_space = (
-            (None, None)
-            if both is FAILED
-            else (self._space("observation_space", both[0]), self._space("action_space", both[1]))
-        )
-        self.start_draws = report.call("start_draws", "all", draws_at_start, d, params)
-        for name, count in (("start_draws", self.start_draws), ("step_draws", d.step_draws)):
-            if count is not FAILED and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
-                report.add(name, "all", "kind", f"is {_described(count)}, expected a count of uniforms (an int >= 0)")
-                self.start_draws = FAILED
-        self.State: Any = getattr(d, "State", None)
-        if not (isinstance(self.State, type) and issubclass(self.State, tuple) and hasattr(self.State, "_fields")):
-            report.add("State", "all", "not a state", f"is {_described(self.State)}, expected the state's NamedTuple")
-            self.State = None
-        self.ready = all(
-            x is not None and x is not FAILED
-            for x in (self.action_space, self.observation_space, self.start_draws, self.State)
-        )
-        self.jax = _jax_backend(d, params, rows, report) if "jax" in backends and self.ready else None
+        declared = _declared(d, params, report)
+        self.observation_space, self.action_space, self.start_draws, self.State = declared
+        self.ready = all(x is not FAILED for x in declared)
+        self.jax = _Jax(d, params, rows, report) if "jax" in backends and self.ready and _has_jax() else None
         modes = set(d.render_modes)
         self.pictures = "rgb_array" in modes or "human" in modes and d.human == "rgb"
         self.text = "ansi" in modes or "human" in modes and d.human == "ansi"
         self.rendered = 0
-
-    # Bookkeeping ----------------------------------------------------------------------------
 
     def _kinds(self, hook: str, backend: str, state: Any) -> None:
         """Each quantity keeps one kind (bool, int, float) on every backend, start and step alike."""
@@ -764,88 +671,71 @@ class _Run:
             first = self.kinds.setdefault((backend, field), (kind, hook))
             if first[0] != kind:
                 self.report.add(
-                    hook,
-                    backend,
-                    "kind",
-                    f"state.{field} is {kind} here but {first[0]} from {first[1]}",
-                    field,
+                    hook, backend, "kind", f"state.{field} is {kind} here but {first[0]} from {first[1]}", field
                 )
             self.hook_kinds[(backend, hook, field)] = kind
             numpy = self.hook_kinds.get(("numpy", hook, field))
             if backend != "numpy" and numpy is not None and numpy != kind:
-                self.report.add(
-                    hook,
-                    f"{backend} vs numpy",
-                    "kind",
-                    f"state.{field} is {kind} on {backend} but {numpy} on numpy",
-                    field,
-                )
+                message = f"state.{field} is {kind} on {backend} but {numpy} on numpy"
+                self.report.add(hook, f"{backend} vs numpy", "kind", message, field)
 
-    # numpy ----------------------------------------------------------------------------------
-
-    def _numpy_outputs(self, state: Any, before: Any = None, actions: Any = None) -> dict[str, Any]:
-        """Every hook's value on ``state`` (a start, or the step from ``before`` by ``actions``),
-        checked; ``FAILED`` where a hook raised."""
-        d, p, r, rows = self.d, self.params, self.report, self.rows
-        out: dict[str, Any] = {"state": state}
-        if before is None:
-            out["state_info"] = info = r.call("info", "numpy", d.info, None, None, state, p, NUMPY)
-            if info is not FAILED:
-                _check_info(r, "info", "numpy", info, rows)
-        else:
-            out["reward"] = reward = r.call("reward", "numpy", d.reward, before, actions, state, p, NUMPY)
-            if reward is not FAILED:
-                _check_reward(r, "numpy", reward, rows)
-            info = r.call("info", "numpy", d.info, before, actions, state, p, NUMPY)
-            out["transition_info"] = info
-            if info is not FAILED:
-                _check_info(r, "info", "numpy", info, rows)
+    def _checked(self, backend: str, out: dict[str, Any], rows: int | None, float_dtype: Any = None) -> None:
+        """The checks of each hook's value after a start or a step (the state's are made apart)."""
+        r = self.report
+        if "reward" in out:
+            _check_reward(r, backend, out["reward"], rows)
+        for key in ("state_info", "transition_info") if backend != "jax" else ():  # JAX's: when traced
+            if key in out:
+                _check_info(r, key if rows is None else "info", backend, out[key], rows)
         for flag in ("terminal", "truncation"):
-            out[flag] = value = r.call(flag, "numpy", getattr(d, flag), state, p, NUMPY)
-            if value is not FAILED:
-                _check_flag(r, flag, "numpy", value, rows)
-        out["observation"] = obs = r.call("observation", "numpy", d.observation, state, p, NUMPY)
-        if obs is not FAILED:
-            _check_space_value(
-                r, "observation", "numpy", _check_in_space(self.observation_space, obs, rows, "observation")
-            )
-            self._check_fresh("numpy", obs, state)
-            out["heuristic"] = action = r.call("heuristic", "numpy", d.heuristic, obs, p, NUMPY)
-            if action is not FAILED:
-                self._check_heuristic("numpy", action)
-        return out
+            if flag in out:
+                _check_flag(r, flag, backend, out[flag], rows)
+        if "observation" in out:
+            found = _check_in_space(self.observation_space, out["observation"], rows, "observation", float_dtype)
+            _check_space_value(r, "observation", backend, found)
+            if backend != "jax":
+                self._check_fresh(backend, out["observation"], out["state"])
+        if "heuristic" in out:
+            self._check_heuristic(backend, out["heuristic"])
+
+    def _agree(self, hook: str, vs: str, got: dict[str, Any], want: dict[str, Any], rtol: float, scale: Any) -> None:
+        """A backend's values ``got`` against numpy's, ``want`` (:func:`_aligned`)."""
+        r = self.report
+        for field, g, w in zip(self.State._fields, got.get("state", ()), want["state"]):
+            if w is not None:
+                _compare(r, hook, vs, f"state.{field}", g, w, rtol, scale)
+        for key, what, exact in _COMPARED:
+            if key in got and want[key] is not None:
+                _compare(r, key, vs, what, got[key], want[key], 0.0 if exact else rtol, 0.0 if exact else scale)
+        for key in ("state_info", "transition_info"):
+            info, expected = got.get(key), want.get(key)
+            if not isinstance(info, dict) or expected is None:
+                continue
+            if vs == "scalar vs numpy" and set(info) != set(expected):
+                r.add(key, vs, "disagree", f"keys {sorted(info)} where numpy has {sorted(expected)}")
+            for k, value in info.items():
+                if k not in expected and vs == "jax vs numpy":
+                    r.add(key, vs, "disagree", f"info[{k!r}] on JAX, not on numpy", k)
+                elif expected.get(k) is not None:
+                    _compare(r, key, vs, f"info[{k!r}]", value, expected[k], rtol, scale)
 
     def _check_fresh(self, backend: str, observation: Any, state: Any) -> None:
-        """The observation's arrays are the caller's own: no memory shared with the state's
-        quantities or the parameters' arrays (the shells hand the observation over as it is, so
-        a caller writing into it would change the environment)."""
-        parts = observation.items() if isinstance(observation, Mapping) else [("", observation)]
-        holders = [(f"state.{f}", q) for f, q in zip(self.State._fields, state) if isinstance(q, np.ndarray)]
+        """No observation array shares memory with the state's quantities or the parameters' arrays
+        (the shells hand it over as it is: a caller writing into it would change the environment)."""
+        holders = [(f"state.{f}", q) for f, q in zip(self.State._fields, state)]
         if dataclasses.is_dataclass(self.params):
-            holders += [
-                (f"params.{f.name}", v)
-                for f in dataclasses.fields(self.params)
-                if isinstance(v := getattr(self.params, f.name), np.ndarray)
-            ]
-        for key, part in parts:
-            if not isinstance(part, np.ndarray):
-                continue
-            for holder, array in holders:
-                if np.may_share_memory(part, array):
-                    where = f"observation[{key!r}]" if key else "observation"
-                    self.report.add(
-                        "observation",
-                        backend,
-                        "not fresh",
-                        f"{where} shares memory with {holder} (return a copy: ops.copy)",
-                        where,
-                    )
-                    break
+            holders += [(f"params.{f.name}", getattr(self.params, f.name)) for f in dataclasses.fields(self.params)]
+        holders = [(holder, array) for holder, array in holders if isinstance(array, np.ndarray)]
+        for key, part in observation.items() if isinstance(observation, Mapping) else [("", observation)]:
+            shared = [h for h, array in holders if isinstance(part, np.ndarray) and np.may_share_memory(part, array)]
+            if shared:
+                where = f"observation[{key!r}]" if key else "observation"
+                message = f"{where} shares memory with {shared[0]} (return a copy: ops.copy)"
+                self.report.add("observation", backend, "not fresh", message, where)
 
     def _check_heuristic(self, backend: str, action: Any) -> None:
-        """The heuristic's action is one the definition accepts (``check_action`` /
-        ``check_actions`` of its space) and in the action space (a float64 box of a float32 space is fine:
-        the shells take actions of any float dtype)."""
+        """The heuristic's action is one ``check_action`` / ``check_actions`` accept, in the action
+        space (a float64 box of a float32 space is fine: the shells take actions of any float dtype)."""
         rows = None if backend == "scalar" else self.rows
         try:
             if rows is None:
@@ -856,12 +746,8 @@ class _Run:
                 action = np.broadcast_to(array, shape) if array.ndim < len(shape) else array
                 check_actions(action, rows, self.action_space)
         except Exception as exc:
-            self.report.add(
-                "heuristic",
-                backend,
-                "out of space",
-                f"gave {_described(action)}, not an action of {self.action_space}: {_exception_text(exc)}",
-            )
+            message = f"gave {_described(action)}, not an action of {self.action_space}: {_exception_text(exc)}"
+            self.report.add("heuristic", backend, "out of space", message)
             return
         for problem, message in _check_in_space(self.action_space, action, rows, "action"):
             if problem != "dtype":
@@ -869,167 +755,71 @@ class _Run:
 
     def _numpy_start(self, u: np.ndarray) -> Any:
         """A checked batch start from the draws ``u`` ``(rows, count)``, its quantities ``(rows,)``."""
-        d, r = self.d, self.report
-        state = r.call("initial", "numpy", d.initial, _uniforms(u), self.params, NUMPY)
-        if state is FAILED or not _check_state(r, "initial", "numpy", state, self.State, u.shape[0]):
+        state = self.report.call("initial", "numpy", self.d.initial, _uniforms(u), self.params, NUMPY)
+        if state is FAILED or not _check_state(self.report, "initial", "numpy", state, self.State, u.shape[0]):
             return FAILED
         self._kinds("initial", "numpy", state)
         return _broadcast(state, u.shape[0])  # as the vector shell holds it: one value per row
 
-    # Python numbers --------------------------------------------------------------------------
+    def _numpy(self, state: Any, before: Any = None, actions: Any = None) -> dict[str, Any]:
+        out: dict[str, Any] = _hooks(self.d, self.params, NUMPY, self.report.on("numpy"), state, before, actions)
+        self._checked("numpy", out, self.rows)
+        return out
 
     def _scalar(self, want: dict[str, Any], before: Any, raw_actions: Any, u: np.ndarray, scale: np.ndarray) -> None:
         """Each row on Python numbers, against numpy's values ``want``."""
-        d, p, r, rows = self.d, self.params, self.report, self.rows
-        backend, vs = "scalar", "scalar vs numpy"
+        d, p, r = self.d, self.params, self.report
         hook = "initial" if before is None else "transition"
-        info_hook = "state_info" if before is None else "transition_info"
-        # numpy's values, one per row (None where numpy's value is missing or of the wrong shape)
-        states = (
-            [None] * len(self.State._fields) if want["state"] is FAILED else [_column(q, rows) for q in want["state"]]
-        )
-        flags = {flag: _column(want.get(flag, FAILED), rows) for flag in ("terminal", "truncation", "reward")}
-        infos = want.get(info_hook)
-        info_columns = {k: _column(v, rows) for k, v in infos.items()} if isinstance(infos, dict) else None
-        for i in range(rows):
-            draws = u[i].tolist()
+        for i in range(self.rows):
+            row = action = None
             if before is None:
-                state = r.call("initial", backend, d.initial, draws, p, SCALAR)
-                if state is FAILED or not _check_state(r, "initial", backend, state, self.State, None):
-                    return
-                self._kinds("initial", backend, state)
-                info = r.call("info", backend, d.info, None, None, state, p, SCALAR)
+                state = r.call("initial", "scalar", d.initial, u[i].tolist(), p, SCALAR)
             else:
                 row = row_of(before, i)
                 try:
                     action = check_action(raw_actions[i], self.action_space)
                 except Exception as exc:
-                    r.add("check_action", backend, "raised", _exception_text(exc))
+                    r.add("check_action", "scalar", "raised", _exception_text(exc))
                     return
-                state = r.call("transition", backend, d.transition, row, action, draws, p, SCALAR)
-                if state is FAILED or not _check_state(r, "transition", backend, state, self.State, None):
-                    return
-                self._kinds("transition", backend, state)
-                reward = r.call("reward", backend, d.reward, row, action, state, p, SCALAR)
-                if reward is not FAILED:
-                    _check_reward(r, backend, reward, None)
-                    if flags["reward"] is not None:
-                        _compare(r, "reward", vs, "reward", reward, flags["reward"][i], RTOL, scale[i])
-                info = r.call("info", backend, d.info, row, action, state, p, SCALAR)
-            for field, got, expected in zip(self.State._fields, state, states):
-                if expected is not None:
-                    _compare(r, hook, vs, f"state.{field}", got, expected[i], RTOL, scale[i])
-            if info is not FAILED and _check_info(r, info_hook, backend, info, None) and info_columns is not None:
-                if set(info) != set(info_columns):
-                    r.add(info_hook, vs, "disagree", f"keys {sorted(info)} where numpy has {sorted(info_columns)}")
-                for key in set(info) & set(info_columns):
-                    column = info_columns[key]
-                    if column is not None:
-                        _compare(r, info_hook, vs, f"info[{key!r}]", info[key], column[i], RTOL, scale[i])
-            for flag in ("terminal", "truncation"):
-                value = r.call(flag, backend, getattr(d, flag), state, p, SCALAR)
-                if value is not FAILED:
-                    _check_flag(r, flag, backend, value, None)
-                    if flags[flag] is not None:
-                        _compare(r, flag, vs, flag, value, flags[flag][i], 0.0, 0.0)  # type: ignore[index]
-            obs = r.call("observation", backend, d.observation, state, p, SCALAR)
-            if obs is FAILED:
-                continue
-            _check_space_value(
-                r, "observation", backend, _check_in_space(self.observation_space, obs, None, "observation")
-            )
-            self._check_fresh(backend, obs, state)
-            expected = _row(want.get("observation", FAILED), i)
-            if expected is not FAILED:
-                _compare(r, "observation", vs, "observation", obs, expected, RTOL, scale[i])
-            action = r.call("heuristic", backend, d.heuristic, obs, p, SCALAR)
-            if action is not FAILED:
-                self._check_heuristic(backend, action)
-                expected = _row(want.get("heuristic", FAILED), i)
-                if expected is not FAILED:
-                    _compare(r, "heuristic", vs, "action", action, expected, RTOL, scale[i])
-            if i == 0:
+                state = r.call("transition", "scalar", d.transition, row, action, u[i].tolist(), p, SCALAR)
+            if state is FAILED or not _check_state(r, hook, "scalar", state, self.State, None):
+                return
+            self._kinds(hook, "scalar", state)
+            out = _hooks(d, p, SCALAR, r.on("scalar"), state, row, action)
+            self._checked("scalar", out, None)
+            self._agree(hook, "scalar vs numpy", out, _aligned(want, self.rows, i), RTOL, scale[i])
+            if i == 0 and "observation" in out:
                 self._render(state)
-
-    # JAX ----------------------------------------------------------------------------------------
 
     def _jax(self, before: Any, raw_actions: Any, u: np.ndarray) -> None:
         """The rows on JAX, against numpy on the same inputs rounded as JAX holds them."""
-        jx, r, rows = self.jax, self.report, self.rows
+        jx, d, rows = self.jax, self.d, self.rows
         assert jx is not None
-        backend, vs = "jax", "jax vs numpy"
-        rtol = RTOL if jx.x64 else RTOL_FLOAT32
+        jax_u, u = jx.draws(u)
+        actions = None
         if before is None:
-            jax_u, u = jx.draws(u)
             got = jx.run(jx.start, jax_u)
-            hook = "initial"
         else:
             jax_state, before = jx.state(before)
-            jax_u, u = jx.draws(u)
             actions = check_actions(raw_actions, rows, self.action_space)
             got = jx.run(jx.step, jax_state, np.asarray(raw_actions), jax_u)
-            hook = "transition"
-        # numpy's values on the rounded inputs (its own violations are reported by its run)
-        state: Any = FAILED
-        want: dict[str, Any] = {}
-        try:
+        try:  # numpy's values on the rounded inputs (its own violations are reported by its run)
             if before is None:
-                state = _broadcast(self.d.initial(_uniforms(u), self.params, NUMPY), rows)
-                want = self._silent(state)
+                state = _broadcast(d.initial(_uniforms(u), self.params, NUMPY), rows)
             else:
-                state = self.d.transition(before, actions, _uniforms(u), self.params, NUMPY)
-                want = self._silent(state, before, actions)
+                state = d.transition(before, actions, _uniforms(u), self.params, NUMPY)
         except Exception:
-            pass
-        if not isinstance(state, self.State):
             state = FAILED
-        scale = _row_scale(rows, *(s for s in (state, before) if s is not None and s is not FAILED))
-        if "state" in got:
-            jax_state_out = got["state"]
-            if _check_state(r, hook, backend, jax_state_out, self.State, rows):
-                self._kinds(hook, backend, jax_state_out)
-                if state is not FAILED:
-                    for field, g, w in zip(self.State._fields, jax_state_out, state):
-                        if (column := _column(w, rows)) is not None:
-                            _compare(r, hook, vs, f"state.{field}", g, column, rtol, scale)
-        if "reward" in got:
-            _check_reward(r, backend, got["reward"], rows)
-            if want.get("reward", FAILED) is not FAILED:
-                _compare(r, "reward", vs, "reward", got["reward"], want["reward"], rtol, scale)
-        for info_hook in ("state_info", "transition_info"):
-            if info_hook in got and isinstance(want.get(info_hook), dict):
-                for key, value in got[info_hook].items():
-                    if key not in want[info_hook]:
-                        r.add(info_hook, vs, "disagree", f"info[{key!r}] on JAX, not on numpy", key)
-                    else:  # a name on numpy (heartpole's action) is its index on JAX: not compared
-                        expected = _column(want[info_hook][key], rows)
-                        if expected is not None and expected.dtype.kind in "biuf":
-                            _compare(r, info_hook, vs, f"info[{key!r}]", value, expected, rtol, scale)
-        for flag in ("terminal", "truncation"):
-            if flag in got:
-                _check_flag(r, flag, backend, got[flag], rows)
-                if (column := _column(want.get(flag, FAILED), rows)) is not None:
-                    _compare(r, flag, vs, flag, got[flag], column, 0.0, 0.0)
-        if "observation" in got:
-            found = _check_in_space(self.observation_space, got["observation"], rows, "observation", jx.float)
-            _check_space_value(r, "observation", backend, found)
-            if want.get("observation", FAILED) is not FAILED:
-                _compare(r, "observation", vs, "observation", got["observation"], want["observation"], rtol, scale)
-        if "heuristic" in got:
-            self._check_heuristic(backend, got["heuristic"])
-            if want.get("heuristic", FAILED) is not FAILED:
-                _compare(r, "heuristic", vs, "action", got["heuristic"], want["heuristic"], rtol, scale)
-
-    def _silent(self, state: Any, before: Any = None, actions: Any = None) -> dict[str, Any]:
-        """numpy's values without reporting (a reference: numpy's own violations are reported once)."""
-        saved = self.report
-        self.report = _Report()
-        try:
-            return self._numpy_outputs(state, before, actions)
-        finally:
-            self.report = saved
-
-    # Pictures --------------------------------------------------------------------------------
+        valid = isinstance(state, self.State)
+        want = _hooks(d, self.params, NUMPY, _Report().on("numpy"), state, before, actions) if valid else {}
+        scale = _row_scale(rows, *([state] if valid else []), *([] if before is None else [before]))
+        hook = "initial" if before is None else "transition"
+        if "state" in got and _check_state(self.report, hook, "jax", got["state"], self.State, rows):
+            self._kinds(hook, "jax", got["state"])
+        else:
+            got.pop("state", None)
+        self._checked("jax", got, rows, jx.float)
+        self._agree(hook, "jax vs numpy", got, _aligned(want, rows, None), RTOL if jx.x64 else RTOL_FLOAT32, scale)
 
     def _render(self, state: Any) -> None:
         """The pictures of a few states of row 0 (at the start, and after the first steps)."""
@@ -1039,27 +829,19 @@ class _Run:
         d, p, r = self.d, self.params, self.report
         if self.pictures:
             frame = r.call("render", "numpy", d.render, state, p, "rgb")
-            if frame is not FAILED and not (
-                isinstance(frame, np.ndarray)
-                and frame.dtype == np.uint8
-                and frame.ndim == 3
-                and frame.shape[2] == 3
-                and frame.shape[0] >= 1
-                and frame.shape[1] >= 1
-            ):
+            if frame is not FAILED and not _is_image(frame):
                 r.add("render", "numpy", "not an image", f"returned {_described(frame)}, expected uint8 (H, W, 3)")
         if self.text:
             text = r.call("render", "numpy", d.render, state, p, "ansi")
             if text is not FAILED and not isinstance(text, str):
                 r.add("render", "numpy", "not text", f"returned {_described(text)}, expected a str")
 
-    # The episodes ------------------------------------------------------------------------------
-
-    def _space(self, hook: str, space: Any) -> Any:
-        if space is not FAILED and not isinstance(space, spaces.Space):
-            self.report.add(hook, "all", "kind", f"is {_described(space)}, expected a gymnasium.spaces.Space")
-            return FAILED
-        return space
+    def _follow(self, want: dict[str, Any], before: Any, raw_actions: Any, u: np.ndarray, scale: np.ndarray) -> None:
+        """The scalar and JAX backends on numpy's start or step."""
+        if self.scalar:
+            self._scalar(want, before, raw_actions, u, scale)
+        if self.jax is not None:
+            self._jax(before, raw_actions, u)
 
     def play(self, seed: int, steps: int) -> None:
         if not self.ready:  # nothing runs without the spaces, the draws and the state
@@ -1070,24 +852,17 @@ class _Run:
         sampler.seed(seed)
         u = rng.random((rows, self.start_draws))
         state = self._numpy_start(u)
-        want = {"state": FAILED} if state is FAILED else self._numpy_outputs(state)
-        scale = np.ones(rows) if state is FAILED else _row_scale(rows, state)
-        if self.scalar:
-            self._scalar(want, None, None, u, scale)
-        elif state is not FAILED:
+        want = {} if state is FAILED else self._numpy(state)
+        if not self.scalar and state is not FAILED:
             self._render(row_of(state, 0))
-        if self.jax is not None:
-            self._jax(None, None, u)
-        if state is FAILED:
-            return
+        self._follow(want, None, None, u, np.ones(rows) if state is FAILED else _row_scale(rows, state))
         ended = np.zeros(rows, dtype=bool)
-        for _ in range(steps):
+        for _ in range(steps if state is not FAILED else 0):
             if ended.any():  # those rows start afresh (on draws of their own)
                 fresh = self._numpy_start(rng.random((rows, self.start_draws)))
                 if fresh is FAILED:
                     return
-                fresh = _broadcast(fresh, rows)
-                state = self.State(*(np.where(ended, f, q) for f, q in zip(fresh, state)))
+                state = self.State(*(np.where(ended, f, q) for f, q in zip(_broadcast(fresh, rows), state)))
             raw_actions = np.array([sampler.sample() for _ in range(rows)])
             try:
                 actions = check_actions(raw_actions, rows, self.action_space)
@@ -1095,23 +870,46 @@ class _Run:
                 r.add("check_actions", "numpy", "raised", _exception_text(exc))
                 return
             u = rng.random((rows, d.step_draws))
-            draws = _uniforms(u)
-            next_state = r.call("transition", "numpy", d.transition, state, actions, draws, self.params, NUMPY)
-            failed = next_state is FAILED or not _check_state(r, "transition", "numpy", next_state, self.State, rows)
-            if failed:  # the other backends still take this step; the episodes end here
-                want, scale = {"state": FAILED}, _row_scale(rows, state)
-            else:
-                self._kinds("transition", "numpy", next_state)
-                want = self._numpy_outputs(next_state, state, actions)
-                scale = _row_scale(rows, state, next_state)
-            if self.scalar:
-                self._scalar(want, state, raw_actions, u, scale)
-            if self.jax is not None:
-                self._jax(state, raw_actions, u)
+            after = r.call("transition", "numpy", d.transition, state, actions, _uniforms(u), self.params, NUMPY)
+            failed = after is FAILED or not _check_state(r, "transition", "numpy", after, self.State, rows)
+            if not failed:  # else the other backends still take this step; the episodes end here
+                self._kinds("transition", "numpy", after)
+            want = {} if failed else self._numpy(after, state, actions)
+            self._follow(want, state, raw_actions, u, _row_scale(rows, state, *([] if failed else [after])))
             if failed:
                 return
-            ended = _ended(want, rows)
-            state = _broadcast(next_state, rows)
+            ended, state = _ended(want, rows), _broadcast(after, rows)
+
+
+_COMPARED = (
+    ("reward", "reward", False),
+    ("terminal", "terminal", True),
+    ("truncation", "truncation", True),
+    ("observation", "observation", False),
+    ("heuristic", "action", False),
+)
+
+
+def _has_jax() -> bool:
+    try:
+        import jax  # noqa: F401
+    except ImportError:
+        message = (
+            'check_definition: JAX is not installed, so the JAX backend was not checked (pip install "gym-suite[jax]")'
+        )
+        warnings.warn(message, stacklevel=3)
+        return False
+    return True
+
+
+def _is_image(frame: Any) -> bool:
+    return (
+        isinstance(frame, np.ndarray)
+        and frame.dtype == np.uint8
+        and frame.ndim == 3
+        and frame.shape[2] == 3
+        and min(frame.shape[:2]) >= 1
+    )
 
 
 def _uniforms(u: np.ndarray) -> Any:
@@ -1127,79 +925,58 @@ def _ended(out: dict[str, Any], rows: int) -> np.ndarray:
     ended = np.zeros(rows, dtype=bool)
     for flag in ("terminal", "truncation"):
         try:
-            ended |= np.broadcast_to(np.asarray(out.get(flag, False), dtype=bool), (rows,))
+            ended |= np.broadcast_to(np.asarray(out.get(flag, True), dtype=bool), (rows,))  # raised: every row ends
         except Exception:  # reported already
             pass
     return ended
 
 
-# --------------------------------------------------------------------------------------------
-# The arguments: each declared one, tried with odd values
-# --------------------------------------------------------------------------------------------
+# The arguments: each declared one, tried with odd values --------------------------------------
 
 
 def _check_arguments(d: Definition[Any, Any], base: Any, params: Any, owner: str, report: _Report) -> None:
     """Each name of ``d.arguments`` is a field of the parameters, and each odd value of it is
-    refused with a documented error naming it, or accepted and run (:func:`_try_argument`).
-    ``params`` are those made from ``base``: when a start and a step on them break already, the
-    episodes report it, and the values are not tried."""
-    fields = [f.name for f in dataclasses.fields(base)] if dataclasses.is_dataclass(base) else []
-    names = []
-    for name in d.arguments:
-        if isinstance(name, str) and hasattr(base, name):
-            names.append(name)
-            continue
-        report.add(
-            "arguments",
-            "all",
-            "not a parameter",
-            f"{shown(name)} is declared in arguments, but {type(base).__name__} has no field of that name "
-            f"(its fields: {', '.join(fields)})",
-            shown(name),
-        )
+    refused with a documented error naming it, or accepted and run (:func:`_try_argument`); not
+    tried when the first steps on ``params`` (made from ``base``) break already."""
+    fields = ", ".join(f.name for f in dataclasses.fields(base)) if dataclasses.is_dataclass(base) else ""
+    names = [name for name in d.arguments if isinstance(name, str) and hasattr(base, name)]
+    for name in (name for name in d.arguments if name not in names):
+        message = f"{shown(name)} is declared in arguments, but {type(base).__name__} has no field of that name"
+        report.add("arguments", "all", "not a parameter", f"{message} (its fields: {fields})", shown(name))
     for name in d.data_parameters:
         value = getattr(params, name, None) if isinstance(name, str) else None
         if name in names and isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
             continue
-        report.add(
-            "data_parameters",
-            "all",
-            "not data",
-            f"{shown(name)} is declared in data_parameters, but it is not a declared argument holding a number "
-            f"(the arguments: {', '.join(map(str, d.arguments)) or 'none'})",
-            shown(name),
-        )
-    if _first_steps(d, params) is not None:
-        return
-    for name in names:
-        for value in argument_values(getattr(base, name)):
-            _try_argument(d, base, owner, name, value, report)
+        message = f"{shown(name)} is declared in data_parameters, but it is not a declared argument holding a number"
+        arguments = ", ".join(map(str, d.arguments)) or "none"
+        report.add("data_parameters", "all", "not data", f"{message} (the arguments: {arguments})", shown(name))
+    if _first_steps(d, params) is None:
+        for name in names:
+            for value in argument_values(getattr(base, name)):
+                _try_argument(d, base, owner, name, value, report)
 
 
 def _first_steps(d: Definition[Any, Any], params: Any) -> tuple[str, str] | None:
     """The spaces, a start and a first step (the heuristic's action) on Python numbers: ``None``
     when they run, with the observations in their space and a finite reward; else the hook and
     what went wrong."""
-    hook = "spaces"
+    at = ["spaces"]
+
+    def run(hook: str, fn: Callable[..., Any], *args: Any) -> Any:
+        at[0] = hook
+        return fn(*args)
+
     try:
-        observation_space, action_space = d.spaces(params)
-        hook = "start_draws"
-        start_draws = draws_at_start(d, params)
-        hook = "initial"
-        state = d.initial((0.5,) * start_draws, params, SCALAR)
-        hook = "observation"
-        observation = d.observation(state, params, SCALAR)
-        hook = "heuristic"
-        action = check_action(d.heuristic(observation, params, SCALAR), action_space)
-        hook = "transition"
-        next_state = d.transition(state, action, (0.5,) * d.step_draws, params, SCALAR)
-        hook = "reward"
-        reward = float(d.reward(state, action, next_state, params, SCALAR))
-        hook = "observation"
-        next_observation = d.observation(next_state, params, SCALAR)
-        in_space = all(observation_space.contains(o) for o in (observation, next_observation))
+        observation_space, action_space = run("spaces", d.spaces, params)
+        state = run("initial", d.initial, (0.5,) * run("start_draws", draws_at_start, d, params), params, SCALAR)
+        observation = run("observation", d.observation, state, params, SCALAR)
+        action = run("heuristic", lambda: check_action(d.heuristic(observation, params, SCALAR), action_space))
+        after = run("transition", d.transition, state, action, (0.5,) * d.step_draws, params, SCALAR)
+        reward = run("reward", lambda: float(d.reward(state, action, after, params, SCALAR)))
+        seen = (observation, run("observation", d.observation, after, params, SCALAR))
+        in_space = all(observation_space.contains(o) for o in seen)
     except Exception as exc:
-        return hook, f"{hook} raised {_exception_text(exc)}"
+        return at[0], f"{at[0]} raised {_exception_text(exc)}"
     if not math.isfinite(reward):
         return "reward", f"the first reward is {reward!r}"
     if not in_space:
@@ -1216,33 +993,20 @@ def _try_argument(d: Definition[Any, Any], base: Any, owner: str, name: str, val
     except ARGUMENT_ERRORS as exc:
         text = str(exc)
         if not any(isinstance(n, str) and n in text for n in (name, *d.arguments)):  # a relation names the other
-            report.add(
-                "make_params",
-                "all",
-                "argument",
-                f"{given} was refused by {_exception_text(exc)}, which does not name {name!r}",
-                f"{name} unnamed",
-            )
+            message = f"{given} was refused by {_exception_text(exc)}, which does not name {name!r}"
+            report.add("make_params", "all", "argument", message, f"{name} unnamed")
         elif len(text) > MESSAGE_LIMIT:
             report.add(
                 "make_params", "all", "argument", f"{given}: a message of {len(text)} characters", f"{name} long"
             )
         return
     except Exception as exc:  # a contributor's check may raise anything: report it
-        report.add(
-            "make_params",
-            "all",
-            "argument",
-            f"{given} raised {_exception_text(exc)}; expected a ValueError or TypeError naming {name!r}",
-            f"{name} {type(exc).__name__}",
-        )
+        message = f"{given} raised {_exception_text(exc)}; expected a ValueError or TypeError naming {name!r}"
+        report.add("make_params", "all", "argument", message, f"{name} {type(exc).__name__}")
         return
     broken = _first_steps(d, params)
-    if broken is not None:
-        hook, what = broken
-        report.add(
-            hook, "scalar", "argument", f"{given} was accepted by make_params, then {what}", name
-        )  # one per hook
+    if broken is not None:  # one per hook
+        report.add(broken[0], "scalar", "argument", f"{given} was accepted by make_params, then {broken[1]}", name)
 
 
 def _value_text(value: Any) -> str:
