@@ -316,7 +316,7 @@ def test_numpy_first_picks_what_every_candidate_at_once_picks(share, rows):
 
     default = (np.full(rows, -1.0), -2.0)
     lazy = first(NUMPY, passes, (xs, ys), default)
-    eager = first_of_all(NUMPY, passes, (xs, ys), default)
+    eager = first_of_all(np, passes, (xs, ys), default)
     for got, want in zip(lazy, eager):
         np.testing.assert_array_equal(got, want)
     for i in range(0, rows, 7):

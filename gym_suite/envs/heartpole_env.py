@@ -349,11 +349,17 @@ def _arange_column(n: int, ndim: int) -> npt.NDArray[np.int64]:
 def one_hot(ops: Ops, index: Any, n: int) -> Any:
     """``n`` floats, 1.0 at ``index`` and 0.0 elsewhere (per row for arrays: ``(n, rows)``);
     unpack the result. Arithmetic with them is exact, and on arrays cheaper than with flags."""
-    if ops.name == "scalar":
+    name = ops.name
+    if name == "scalar":
         table = _ONE_HOTS.get(n)
         return (table if table is not None else _one_hots(n))[index]
-    rows = index == _arange_column(n, np.ndim(index))  # (n, *index.shape), numpy or JAX
-    return rows.astype(float)  # float64 on numpy; JAX's float (float32 unless x64)
+    if name == "numpy":
+        rows: npt.NDArray[np.bool_] = index == _arange_column(n, np.ndim(index))  # (n, *index.shape)
+        return rows.astype(np.float64)
+    import jax.numpy as jnp  # JAX's constants are its own arrays (a numpy one may not match its int type)
+
+    column = jnp.arange(n).reshape((n,) + (1,) * jnp.ndim(index))
+    return (jnp.asarray(index) == column).astype(jnp.result_type(float))
 
 
 @functools.cache
@@ -372,11 +378,16 @@ def product(ops: Ops, fn: Callable[..., Any], constants: tuple[float, ...], *arg
     operators and ``ops`` functions (pass ``ops`` in ``args``): the night's chance of no attack
     is one (:func:`night_attack_probability`).
     """
-    if ops.name == "scalar":  # a loop; map with repeat calls fn without building its arguments
+    name = ops.name
+    if name == "scalar":  # a loop; map with repeat calls fn without building its arguments
         return math.prod(map(fn, constants, *map(itertools.repeat, args)))
-    values = fn(_constant_column(constants, np.ndim(args[0]) if args else 0), *args)
-    if ops.name == "numpy":
-        return np.multiply.reduce(values, axis=0)  # over the leading axis: in its order, per element
+    if name == "numpy":
+        column = _constant_column(constants, np.ndim(args[0]) if args else 0)
+        return np.multiply.reduce(fn(column, *args), axis=0)  # over the leading axis: in its order, per element
+    import jax.numpy as jnp
+
+    ndim = jnp.ndim(args[0]) if args else 0
+    values = fn(jnp.asarray(constants).reshape((len(constants),) + (1,) * ndim), *args)
     return functools.reduce(operator.mul, [values[k] for k in range(len(constants))])  # in order
 
 

@@ -110,6 +110,7 @@ import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -346,26 +347,23 @@ def first(ops: Ops, test: Callable[..., Any], candidates: Sequence[Any], default
         return tuple(default)
     if name == "numpy":
         return numpy_first(test, candidates, default)
-    return first_of_all(ops, test, candidates, default)
+    import jax.numpy as jnp  # JAX's constants are its own arrays (a numpy one may not match its int type)
 
-
-@functools.cache
-def _arange_column(n: int, ndim: int) -> npt.NDArray[np.int64]:
-    column = np.arange(n).reshape((n,) + (1,) * ndim)
-    column.flags.writeable = False
-    return column
+    return first_of_all(jnp, test, candidates, default)
 
 
 def first_of_all(
-    ops: Ops, test: Callable[..., Any], candidates: Sequence[Any], default: Sequence[Any]
+    xp: ModuleType, test: Callable[..., Any], candidates: Sequence[Any], default: Sequence[Any]
 ) -> tuple[Any, ...]:
-    """:func:`first` on arrays (numpy or JAX), every candidate tested at once."""
-    passes = test(*candidates)  # (candidates, ...)
+    """:func:`first` on the arrays of ``xp`` (``jax.numpy``, or numpy), every candidate tested at once."""
+    columns = [xp.asarray(c) for c in candidates]  # (candidates, ...) each
+    passes = test(*columns)
     # argmax: the index of the first True (of the first False when none is: then not found)
-    chosen = passes.argmax(axis=0) == _arange_column(passes.shape[0], passes.ndim - 1)
+    index = xp.arange(passes.shape[0]).reshape((-1,) + (1,) * (passes.ndim - 1))
+    chosen = passes.argmax(axis=0) == index
     found = passes.any(axis=0)
     # (c * chosen).sum() is c's chosen value exactly: the other terms are +0.0
-    return tuple(ops.where(found, (c * chosen).sum(axis=0), d) for c, d in zip(candidates, default))
+    return tuple(xp.where(found, (c * chosen).sum(axis=0), d) for c, d in zip(columns, default))
 
 
 #: numpy's ``first`` on more rows than this tests ``FIRST_BLOCK`` candidates at once, then (for
