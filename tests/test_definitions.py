@@ -305,7 +305,7 @@ def test_type_errors_stay_short_through_make_with_a_dataframe():
 def test_numpy_first_picks_what_every_candidate_at_once_picks(share, rows):
     """The numpy ``first`` stops once every row has a candidate; it picks what testing every
     candidate at once (the JAX way) and the scalar loop pick, the default where none passes."""
-    from gym_suite.envs.definition import _array_first
+    from gym_suite.envs.target_env import first, first_of_all
 
     rng = np.random.default_rng(7)
     xs, ys = rng.random((6, rows)), rng.random((6, rows))  # 6 candidates
@@ -315,12 +315,12 @@ def test_numpy_first_picks_what_every_candidate_at_once_picks(share, rows):
         return (x + y) * 0.5 < share * limit + (share - 0.5) * 0.01
 
     default = (np.full(rows, -1.0), -2.0)
-    lazy = NUMPY.first(passes, (xs, ys), default)
-    eager = _array_first(np)(passes, (xs, ys), default)
+    lazy = first(NUMPY, passes, (xs, ys), default)
+    eager = first_of_all(np, passes, (xs, ys), default)
     for got, want in zip(lazy, eager):
         np.testing.assert_array_equal(got, want)
     for i in range(0, rows, 7):
-        row = SCALAR.first(lambda x, y, i=i: passes(x, y)[i], (xs[:, i], ys[:, i]), (default[0][i], default[1]))
+        row = first(SCALAR, lambda x, y, i=i: passes(x, y)[i], (xs[:, i], ys[:, i]), (default[0][i], default[1]))
         assert (lazy[0][i], lazy[1][i]) == row
 
 
@@ -344,38 +344,44 @@ def test_native_discrete_actions_out_of_range_are_refused(dtype, bad):
 
 @pytest.mark.parametrize("n", [1, 2, 4])
 def test_one_hot_is_the_same_on_every_backend(n):
-    """``ops.one_hot(index, n)``: ``n`` floats, 1.0 at ``index``; per row on arrays (``(n, rows)``)."""
+    """heartpole's ``one_hot(ops, index, n)``: ``n`` floats, 1.0 at ``index``; per row on arrays (``(n, rows)``)."""
+    from gym_suite.envs.heartpole_env import one_hot
+
     eye = np.eye(n)
     for i in range(n):
-        got = SCALAR.one_hot(i, n)
+        got = one_hot(SCALAR, i, n)
         assert got == tuple(eye[i]) and all(type(v) is float for v in got)
     index = np.arange(3 * n) % n
-    np.testing.assert_array_equal(NUMPY.one_hot(index, n), eye[index].T)
-    assert NUMPY.one_hot(index, n).dtype == np.float64
+    np.testing.assert_array_equal(one_hot(NUMPY, index, n), eye[index].T)
+    assert one_hot(NUMPY, index, n).dtype == np.float64
     jax = pytest.importorskip("jax")
     from gym_suite.envs.definition import jax_ops
 
-    np.testing.assert_array_equal(np.asarray(jax.jit(lambda a: jax_ops().one_hot(a, n))(index)), eye[index].T)
-    np.testing.assert_array_equal(np.asarray(jax.vmap(lambda a: jax_ops().one_hot(a, n))(index)), eye[index])
+    got = jax.jit(lambda a: one_hot(jax_ops(), a, n))(index)
+    np.testing.assert_array_equal(np.asarray(got), eye[index].T)
+    assert got.dtype == jax.numpy.result_type(float)
+    np.testing.assert_array_equal(np.asarray(jax.vmap(lambda a: one_hot(jax_ops(), a, n))(index)), eye[index])
 
 
 @pytest.mark.parametrize("n", [1, 2, 4, 16, 17, 40])
 def test_scalar_one_hot_of_any_size_is_the_general_one(n):
-    """SCALAR's one_hot reads a table for small ``n`` (16 or fewer) and makes one for larger:
-    the same tuples either way, and as the cached general rule gives them."""
-    from gym_suite.envs.definition import _one_hots
+    """heartpole's one_hot on SCALAR reads a table for small ``n`` (16 or fewer) and makes one for
+    larger: the same tuples either way, and as the cached general rule gives them."""
+    from gym_suite.envs.heartpole_env import _one_hots, one_hot
 
     for i in range(n):
-        got = SCALAR.one_hot(i, n)
+        got = one_hot(SCALAR, i, n)
         assert got == _one_hots(n)[i] == tuple(float(i == j) for j in range(n))
         assert all(type(v) is float for v in got)
 
 
 @given(st.lists(st.floats(allow_nan=True, allow_infinity=True, width=64), max_size=7))
 def test_scalar_sigmoids_written_out_are_the_loop_bit_for_bit(xs):
-    """SCALAR.sigmoids writes out two to four quantities (a fast path) and loops over any other
-    count: the same bits as ``0.5 + 0.5 * tanh(x / 2)`` of each, in a list, for every count and value."""
-    got = SCALAR.sigmoids(*xs)
+    """heartpole's sigmoids on SCALAR writes out four quantities (a fast path) and loops over any
+    other count: the same bits as ``0.5 + 0.5 * tanh(x / 2)`` of each, in a list, for every count and value."""
+    from gym_suite.envs.heartpole_env import sigmoids
+
+    got = sigmoids(SCALAR, *xs)
     want = [0.5 + 0.5 * math.tanh(0.5 * x) for x in xs]
     assert type(got) is list and len(got) == len(xs)
     assert [v.hex() for v in got] == [v.hex() for v in want]
@@ -399,52 +405,58 @@ def _backends():
 
 
 def test_every_backend_implements_exactly_the_ops_protocol():
-    """SCALAR, NUMPY and jax_ops() each have every function of ``Ops``, documented there, and no
-    other public attribute (nothing a rule could ask its backend by, such as a name)."""
+    """SCALAR, NUMPY and jax_ops() each have every member of ``Ops``, documented there, and no
+    other public attribute; ``Ops`` holds at most twelve, the general ones (what one environment
+    needs besides is in its file), and ``name`` tells the backends apart."""
     from gym_suite.envs.definition import Ops
 
     members = {name for name in vars(Ops) if not name.startswith("_")}
-    assert {"where", "product", "lookup", "column", "take_columns", "copy"} <= members
+    assert {"where", "take", "column", "vector", "copy", "name"} <= members and len(members) <= 12, members
+    assert not members & {"sigmoids", "one_hot", "product", "only_where", "lookup", "clip_to_unit", "first"}
     for name in members:
         assert (getattr(Ops, name).__doc__ or "").strip(), f"Ops.{name} has no docstring"
-    for _, ops, _ in _backends():
+    for backend, ops, _ in _backends():
         assert {name for name in dir(ops) if not name.startswith("_")} == members, ops
-        assert not hasattr(ops, "name")
+        assert ops.name == backend
 
 
 @pytest.mark.parametrize("hypertension", [0.0, 0.3, 2.5, 40.0])
 def test_product_is_the_same_on_every_backend(hypertension):
-    """``ops.product(fn, constants, *args)``: the product of ``fn(c, *args)`` in the constants' order,
-    equal on every backend to a relative 1e-12 in float64 (heartpole-v1's night hazard is one)."""
-    from gym_suite.envs.heartpole_env import NIGHT_DECAYS, no_attack_after
+    """heartpole's ``product(ops, fn, constants, *args)``: the product of ``fn(c, *args)`` in the
+    constants' order, equal on every backend to a relative 1e-12 in float64 (v1's night hazard is one)."""
+    from gym_suite.envs.heartpole_env import NIGHT_DECAYS, no_attack_after, product
 
     h = np.array([hypertension, hypertension * 0.5, 0.0, 1.0 + hypertension])
     want = np.array([math.prod(1.0 - 0.3 / (1.0 + math.exp(6.0 - x * d)) for d in NIGHT_DECAYS) for x in h])
     for name, ops, run in _backends():
-        got = run(lambda x, ops=ops: ops.product(no_attack_after, NIGHT_DECAYS, x, 0.3, ops), h)
+        got = run(lambda x, ops=ops: product(ops, no_attack_after, NIGHT_DECAYS, x, 0.3, ops), h)
         rtol = 1e-12 if got.dtype == np.float64 else 1e-6  # JAX without x64 computes in float32
         np.testing.assert_allclose(got, want, rtol=rtol, err_msg=name)
     # the order is the constants' (not a tree): the same bits as a loop on Python floats and numpy
     loop = [math.prod([x * c for c in (0.1, 3.0, 7.0)]) for x in h]
-    assert SCALAR.product(lambda c, x: x * c, (0.1, 3.0, 7.0), h[0]) == loop[0]
-    np.testing.assert_array_equal(NUMPY.product(lambda c, x: x * c, (0.1, 3.0, 7.0), h), loop)
+    assert product(SCALAR, lambda c, x: x * c, (0.1, 3.0, 7.0), h[0]) == loop[0]
+    np.testing.assert_array_equal(product(NUMPY, lambda c, x: x * c, (0.1, 3.0, 7.0), h), loop)
 
 
 def test_lookup_column_take_columns_and_copy_say_what_each_backend_returns():
-    """The functions where the backends differ, so that no rule asks which one it runs on."""
+    """The functions where the backends differ, so that no rule asks which one it runs on
+    (heartpole's lookup, push-v0's take_columns and Ops' column and copy)."""
+    from gym_suite.envs.heartpole_env import lookup
+    from gym_suite.envs.push_env import take_columns
+
     names = ("do_nothing", "drink_coffee", "drink_beer", "sleep")
-    assert SCALAR.lookup(names, 2) == "drink_beer"
-    got = NUMPY.lookup(names, np.array([3, 0, 3]))
+    assert lookup(SCALAR, names, 2) == "drink_beer"
+    got = lookup(NUMPY, names, np.array([3, 0, 3]))
     assert got.dtype == object and got.tolist() == ["sleep", "do_nothing", "sleep"]
     observation = np.arange(12, dtype=np.float32).reshape(3, 4)
     assert SCALAR.column(observation[1], 2) == 6.0
     np.testing.assert_array_equal(NUMPY.column(observation, 2), [2.0, 6.0, 10.0])
     table = np.arange(12).reshape(2, 6)  # (fields, rows)
-    assert SCALAR.take_columns(table, 4) == [4, 10] and all(type(v) is int for v in SCALAR.take_columns(table, 4))
-    kept = SCALAR.take_columns(table, 4, keepdims=True)
+    assert take_columns(SCALAR, table, 4) == [4, 10] and all(type(v) is int for v in take_columns(SCALAR, table, 4))
+    kept = take_columns(SCALAR, table, 4, keepdims=True)
     assert kept.shape == (2, 1) and not np.shares_memory(kept, table)
-    np.testing.assert_array_equal(NUMPY.take_columns(table, np.array([4, 0])), [[4, 0], [10, 6]])
-    assert NUMPY.take_columns(table, np.array([4, 0]), keepdims=True).shape == (2, 2, 1)
+    np.testing.assert_array_equal(take_columns(NUMPY, table, np.array([4, 0])), [[4, 0], [10, 6]])
+    assert take_columns(NUMPY, table, np.array([4, 0]), keepdims=True).shape == (2, 2, 1)
     vector = np.ones(3)
     for ops in (SCALAR, NUMPY):
         copied = ops.copy(vector)
@@ -455,10 +467,14 @@ def test_lookup_column_take_columns_and_copy_say_what_each_backend_returns():
 
     ops = jax_ops()
     index = jax.numpy.array([3, 0])
-    np.testing.assert_array_equal(np.asarray(jax.jit(lambda i: ops.lookup(names, i))(index)), [3, 0])  # no strings
+    np.testing.assert_array_equal(np.asarray(jax.jit(lambda i: lookup(ops, names, i))(index)), [3, 0])  # no strings
     np.testing.assert_array_equal(np.asarray(ops.column(jax.numpy.asarray(observation), 2)), [2.0, 6.0, 10.0])
-    taken = jax.vmap(lambda i: ops.take_columns(jax.numpy.asarray(table), i, keepdims=True))(index)
-    np.testing.assert_array_equal(np.asarray(taken), np.stack([table[:, 3:4], table[:, 0:1]]))  # (2, fields, 1)
+    taken = jax.vmap(lambda i: take_columns(ops, jax.numpy.asarray(table), i, keepdims=True))(index)
+    assert len(taken) == len(table)  # one value per field, each (rows, 1)
+    for field, values in zip(table, taken):
+        np.testing.assert_array_equal(np.asarray(values), field[[3, 0], None])
+    taken = jax.jit(lambda i: take_columns(ops, table, i))(index)  # a numpy table, a batch of indices
+    np.testing.assert_array_equal(np.asarray(taken), table[:, [3, 0]])  # (fields, 2)
 
 
 @pytest.mark.parametrize("env_id", [COIN_ID, *gym_suite.ENV_IDS])

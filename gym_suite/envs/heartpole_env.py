@@ -115,8 +115,11 @@ replays the same future.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
-from collections.abc import Sequence
+import operator
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -126,7 +129,7 @@ from gymnasium import spaces
 from gym_suite.envs._draw import GLYPH_HEIGHT, LINE_HEIGHT, draw_text, draw_text_centred, draw_text_right
 from gym_suite.envs._shells import SuiteEnv, SuiteVectorEnv
 from gym_suite.envs.checks import Argument
-from gym_suite.envs.definition import Definition, Ops, state_maker
+from gym_suite.envs.definition import Definition, FloatArray, Ops, state_maker
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -285,6 +288,146 @@ _new_state = state_maker(HeartPoleState)
 
 
 # --------------------------------------------------------------------------------------------
+# What the rules compute beyond Ops: each takes ``ops`` first and its fastest way on each
+# backend (``ops.name``); the same values on every one
+# --------------------------------------------------------------------------------------------
+
+#: Small batches stack the arguments of :func:`sigmoids` into one array (fewer numpy calls);
+#: above this many bytes the stacked temporaries cost more in page faults than the calls they
+#: save (glibc serves blocks of 128 KiB and more with fresh pages).
+STACK_BYTES = 64 * 1024
+
+
+def sigmoids(ops: Ops, *xs: Any, tanh: Callable[[float], float] = math.tanh) -> Any:
+    """The sigmoids of several quantities at once, ``0.5 + 0.5 * tanh(0.5 * x)`` of each (never
+    overflowing), in fewer calls on numpy; unpack the result: ``a, b = sigmoids(ops, x, y)``."""
+    name = ops.name
+    if name == "scalar":
+        if len(xs) == 4:  # the rules' four written out: a list display costs less than a comprehension
+            a, b, c, d = xs
+            return [
+                0.5 + 0.5 * tanh(0.5 * a),
+                0.5 + 0.5 * tanh(0.5 * b),
+                0.5 + 0.5 * tanh(0.5 * c),
+                0.5 + 0.5 * tanh(0.5 * d),
+            ]
+        return [0.5 + 0.5 * tanh(0.5 * x) for x in xs]
+    if name == "numpy":
+        if len(xs) * np.asarray(xs[0]).nbytes <= STACK_BYTES:  # small batches: one pass
+            return _numpy_sigmoid(np.array(xs))
+        return [_numpy_sigmoid(x) for x in xs]
+    import jax.numpy as jnp  # JAX's tanh (only these rules need one: Ops has none)
+
+    return [0.5 + 0.5 * jnp.tanh(0.5 * x) for x in xs]
+
+
+def _numpy_sigmoid(x: FloatArray) -> FloatArray:
+    s = np.multiply(x, 0.5)  # 0.5 + 0.5 * tanh(0.5 * x), in one array of its own
+    if s.__class__ is not np.ndarray:  # a number
+        return 0.5 + 0.5 * np.tanh(s)
+    np.tanh(s, out=s)
+    np.multiply(s, 0.5, out=s)
+    return np.add(s, 0.5, out=s)
+
+
+@functools.cache
+def _one_hots(n: int) -> tuple[tuple[float, ...], ...]:
+    return tuple(tuple(float(i == j) for j in range(n)) for i in range(n))
+
+
+#: ``n`` -> :func:`_one_hots` of ``n``, for the small ``n`` of actions (a dict's lookup, not the cache's call)
+_ONE_HOTS = {n: _one_hots(n) for n in range(1, 17)}
+
+
+@functools.cache
+def _arange_column(n: int, ndim: int) -> npt.NDArray[np.int64]:
+    column = np.arange(n).reshape((n,) + (1,) * ndim)
+    column.flags.writeable = False
+    return column
+
+
+def one_hot(ops: Ops, index: Any, n: int) -> Any:
+    """``n`` floats, 1.0 at ``index`` and 0.0 elsewhere (per row for arrays: ``(n, rows)``);
+    unpack the result. Arithmetic with them is exact, and on arrays cheaper than with flags."""
+    name = ops.name
+    if name == "scalar":
+        table = _ONE_HOTS.get(n)
+        return (table if table is not None else _one_hots(n))[index]
+    if name == "numpy":
+        rows: npt.NDArray[np.bool_] = index == _arange_column(n, np.ndim(index))  # (n, *index.shape)
+        return rows.astype(np.float64)
+    import jax.numpy as jnp  # JAX's constants are its own arrays (a numpy one may not match its int type)
+
+    column = jnp.arange(n).reshape((n,) + (1,) * jnp.ndim(index))
+    return (jnp.asarray(index) == column).astype(jnp.result_type(float))
+
+
+@functools.cache
+def _constant_column(constants: tuple[float, ...], ndim: int) -> FloatArray:
+    """``constants`` as a float64 array of shape ``(k, 1, ...)``: a new leading axis for ``ndim`` axes."""
+    column = np.array(constants, dtype=np.float64).reshape((len(constants),) + (1,) * ndim)
+    column.flags.writeable = False
+    return column
+
+
+def product(ops: Ops, fn: Callable[..., Any], constants: tuple[float, ...], *args: Any) -> Any:
+    """The product of ``fn(c, *args)`` over the ``constants`` ``c``, multiplied in their order.
+
+    On arrays ``fn`` runs once, with ``c`` a column of the constants broadcast against the first
+    of ``args`` (a new leading axis); on Python numbers once per constant. ``fn`` uses only
+    operators and ``ops`` functions (pass ``ops`` in ``args``): the night's chance of no attack
+    is one (:func:`night_attack_probability`).
+    """
+    name = ops.name
+    if name == "scalar":  # a loop; map with repeat calls fn without building its arguments
+        return math.prod(map(fn, constants, *map(itertools.repeat, args)))
+    if name == "numpy":
+        column = _constant_column(constants, np.ndim(args[0]) if args else 0)
+        return np.multiply.reduce(fn(column, *args), axis=0)  # over the leading axis: in its order, per element
+    import jax.numpy as jnp
+
+    ndim = jnp.ndim(args[0]) if args else 0
+    values = fn(jnp.asarray(constants).reshape((len(constants),) + (1,) * ndim), *args)
+    return functools.reduce(operator.mul, [values[k] for k in range(len(constants))])  # in order
+
+
+def only_where(ops: Ops, mask: Any, fn: Callable[..., Any], x: Any, *shared: Any) -> Any:
+    """``fn(x, *shared)`` where ``mask`` holds, 0.0 elsewhere: on Python numbers ``fn`` runs only
+    if ``mask``, on numpy on the rows of ``mask`` alone (``x`` an array over the rows, ``shared``
+    the same for every row), on JAX on every row."""
+    name = ops.name
+    if name == "scalar":
+        return fn(x, *shared) if mask else 0.0
+    if name == "numpy":
+        out = np.zeros(np.shape(mask))
+        rows = np.flatnonzero(mask)
+        if rows.size:
+            out[rows] = fn(x[rows], *shared)
+        return out
+    return ops.where(mask, fn(x, *shared), 0.0)
+
+
+@functools.cache
+def _object_table(names: tuple[Any, ...]) -> npt.NDArray[np.object_]:
+    table = np.empty(len(names), dtype=object)
+    table[:] = names
+    table.flags.writeable = False
+    return table
+
+
+def lookup(ops: Ops, names: tuple[Any, ...], index: Any) -> Any:
+    """``names[index]`` of a tuple of Python objects (the actions' names, for ``info``): the
+    object on Python numbers, an object array of them on numpy; under JAX, whose arrays hold no
+    strings, ``index`` itself."""
+    name = ops.name
+    if name == "scalar":
+        return names[index]
+    if name == "numpy":
+        return _object_table(names).take(index)
+    return index
+
+
+# --------------------------------------------------------------------------------------------
 # The rules
 # --------------------------------------------------------------------------------------------
 
@@ -295,7 +438,7 @@ def night_attack_probability(hypertension: Any, heart_attack_proclivity: float, 
     At the end of night half-hour ``h`` hypertension is ``hypertension * 0.97^h`` and the chance
     is ``proclivity * sigmoid(hypertension * 0.97^h - 6)``, as at the end of a half-hour of work.
     """
-    return 1.0 - ops.product(no_attack_after, NIGHT_DECAYS, hypertension, heart_attack_proclivity, ops)
+    return 1.0 - product(ops, no_attack_after, NIGHT_DECAYS, hypertension, heart_attack_proclivity, ops)
 
 
 def no_attack_after(decay: Any, hypertension: Any, heart_attack_proclivity: float, ops: Ops) -> Any:
@@ -347,7 +490,7 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
         alertness, hypertension, intoxication, time_since_slept, time_elapsed, work_done, _, _, _, _ = state
         u_alertness, u_hypertension, u_intoxication, u_wake, u_heart = u
         # 1.0 for the action taken, else 0.0 (floats: arithmetic with them needs no casts)
-        _, coffee, beer, sleep = ops.one_hot(action, len(ACTION_NAMES))
+        _, coffee, beer, sleep = one_hot(ops, action, len(ACTION_NAMES))
         asleep = action == SLEEP
         proclivity = params.heart_attack_proclivity
 
@@ -356,7 +499,7 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
         hypertension = hypertension + (DRINK_HYPERTENSION * u_hypertension) * (coffee + beer)
         intoxication = intoxication + (BEER_INTOXICATION_LOW + BEER_INTOXICATION_RANGE * u_intoxication) * beer
         if params.night_hazard:  # the night's 16 chances of a heart attack (sleepers only)
-            night_attack = ops.only_where(asleep, night_attack_probability, hypertension, proclivity, ops)
+            night_attack = only_where(ops, asleep, night_attack_probability, hypertension, proclivity, ops)
         # Sleep in closed form: 16 half-hours pass, then wakeup overwrites alertness (so its decay
         # during the night does not matter) and time_since_slept.
         # (Selections by arithmetic where it is exact: 1 + (NIGHT_DECAY - 1) is NIGHT_DECAY to the
@@ -371,7 +514,8 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
         # Work for a half-hour (the tutorial's work(): productivity, then half_hour_passed), and
         # the heart-attack risk at its end. 1 - sigmoid(alertness - 3) == sigmoid(3 - alertness).
         hypertension = hypertension * DECAY_RATE
-        calm, sober, tiring, risk = ops.sigmoids(
+        calm, sober, tiring, risk = sigmoids(
+            ops,
             ANXIETY_ALERTNESS - alertness,
             (SOBER_LIMIT - intoxication) * SOBER_STEEPNESS,
             (time_since_slept - TIRING_ONSET) / TIRING_SCALE,
@@ -440,7 +584,7 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
             "heart_attack": next_state.heart_attack,
             "heart_attack_probability": next_state.heart_attack_probability,
             "productivity": next_state.productivity,
-            "action": ops.lookup(ACTION_NAMES, action),  # the name (under JAX, which has no strings: the index)
+            "action": lookup(ops, ACTION_NAMES, action),  # the name (under JAX, which has no strings: the index)
         }
 
     def heuristic(self, observation: Any, params: HeartPoleParams, ops: Ops) -> Any:

@@ -383,6 +383,29 @@ _new_state = state_maker(PushState)
 
 
 # --------------------------------------------------------------------------------------------
+# What the rules compute beyond Ops: it takes ``ops`` first and its fastest way on each backend
+# (``ops.name``); the same values on every one
+# --------------------------------------------------------------------------------------------
+
+
+def take_columns(ops: Ops, table: Any, index: Any, keepdims: bool = False) -> Any:
+    """Column ``index`` of a 2-D numeric table ``(fields, rows)`` of the parameters: one value
+    per field, fresh. Python numbers on one environment; arrays over the batch's rows otherwise.
+    ``keepdims=True`` keeps a last axis of length 1 (each value an array of shape ``(1,)`` for
+    one environment, ``(N, 1)`` for a batch)."""
+    name = ops.name
+    if name == "scalar":
+        if keepdims:
+            return table[:, index : index + 1].copy()  # (fields, 1): a fresh (1,) array per field
+        return table[:, index].tolist()
+    if name == "numpy":
+        columns = table.take(index, axis=1)  # fresh: (fields, N); a fast path of table[:, index]
+        return columns[..., None] if keepdims else columns
+    values = [ops.take(field, index) for field in table]
+    return [v[..., None] for v in values] if keepdims else values
+
+
+# --------------------------------------------------------------------------------------------
 # The rules
 # --------------------------------------------------------------------------------------------
 
@@ -475,8 +498,8 @@ class Push(Definition[PushState, PushParams]):
 
     def observation(self, state: PushState, params: PushParams, ops: Ops) -> dict[str, Any]:
         # one env: Python ints and fresh (1,) float32 arrays; a batch: fresh (N,) and (N, 1) arrays
-        observation = dict(zip(CATEGORICAL_FIELDS, ops.take_columns(params.codes, state.row)))
-        observation.update(zip(NUMERIC_FIELDS, ops.take_columns(params.numbers, state.row, keepdims=True)))
+        observation = dict(zip(CATEGORICAL_FIELDS, take_columns(ops, params.codes, state.row)))
+        observation.update(zip(NUMERIC_FIELDS, take_columns(ops, params.numbers, state.row, keepdims=True)))
         return observation
 
     def reward(self, state: PushState, action: Any, next_state: PushState, params: PushParams, ops: Ops) -> Any:

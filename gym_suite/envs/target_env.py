@@ -108,8 +108,9 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -324,6 +325,141 @@ _new_state = state_maker(TargetState)
 
 
 # --------------------------------------------------------------------------------------------
+# What the rules compute beyond Ops: each takes ``ops`` first and its fastest way on each
+# backend (``ops.name``); the same values on every one
+# --------------------------------------------------------------------------------------------
+
+
+def first(ops: Ops, test: Callable[..., Any], candidates: Sequence[Any], default: Sequence[Any]) -> tuple[Any, ...]:
+    """The first of several candidates that passes ``test``, else ``default``.
+
+    ``candidates`` is one sequence per quantity (a candidate is one value of each; on arrays each
+    an array of shape ``(candidates, ...)``), ``test(*quantities)`` says whether a candidate
+    passes (elementwise), ``default`` gives a value per quantity. On Python numbers a loop that
+    stops at the first pass; on numpy a block of candidates at a time (:func:`numpy_first`);
+    under JAX every candidate at once (:func:`first_of_all`).
+    """
+    name = ops.name
+    if name == "scalar":
+        for values in zip(*candidates):
+            if test(*values):
+                return values
+        return tuple(default)
+    if name == "numpy":
+        return numpy_first(test, candidates, default)
+    import jax.numpy as jnp  # JAX's constants are its own arrays (a numpy one may not match its int type)
+
+    return first_of_all(jnp, test, candidates, default)
+
+
+def first_of_all(
+    xp: ModuleType, test: Callable[..., Any], candidates: Sequence[Any], default: Sequence[Any]
+) -> tuple[Any, ...]:
+    """:func:`first` on the arrays of ``xp`` (``jax.numpy``, or numpy), every candidate tested at once."""
+    columns = [xp.asarray(c) for c in candidates]  # (candidates, ...) each
+    passes = test(*columns)
+    # argmax: the index of the first True (of the first False when none is: then not found)
+    index = xp.arange(passes.shape[0]).reshape((-1,) + (1,) * (passes.ndim - 1))
+    chosen = passes.argmax(axis=0) == index
+    found = passes.any(axis=0)
+    # (c * chosen).sum() is c's chosen value exactly: the other terms are +0.0
+    return tuple(xp.where(found, (c * chosen).sum(axis=0), d) for c, d in zip(columns, default))
+
+
+#: numpy's ``first`` on more rows than this tests ``FIRST_BLOCK`` candidates at once, then (for
+#: the rows still without one) all the others: a few dozen numpy calls whatever the count, where
+#: one candidate at a time took a dozen calls per candidate; on fewer rows, where a call costs
+#: more than its elements, it takes one candidate at a time and stops when every row has one.
+FIRST_BLOCK, FIRST_BLOCK_ROWS = 4, 256
+
+
+def numpy_first(test: Callable[..., Any], candidates: Sequence[Any], default: Sequence[Any]) -> tuple[Any, ...]:
+    """:func:`first` on numpy arrays: the same choice as :func:`first_of_all`'s (the first
+    candidate that passes, else the default), without testing candidates no row needs (see
+    ``FIRST_BLOCK``): where a candidate passes with probability ``p``, a row needs the second
+    block with probability ``(1 - p) ** FIRST_BLOCK``.
+    """
+    columns = [np.asarray(c) for c in candidates]  # (candidates, ...) each
+    total = columns[0].shape[0]
+    if total == 0:  # no candidates: the default
+        return tuple(np.array(d, dtype=np.float64) for d in default)
+    rows = max(c[0].size for c in columns)
+    if rows > FIRST_BLOCK_ROWS:
+        blocks = [(0, min(FIRST_BLOCK, total)), (FIRST_BLOCK, total)]
+    else:
+        blocks = [(k, k + 1) for k in range(total)]
+    chosen: list[Any] = []
+    found: Any = None
+    for start, stop in blocks:
+        if start >= stop:
+            break
+        if stop - start == 1:  # one candidate
+            values = [c[start] for c in columns]
+            hit: Any = np.asarray(test(*values))
+        else:
+            block = [c[start:stop] for c in columns]
+            passes = np.asarray(test(*block))  # (block, ...)
+            hit = passes.any(axis=0)
+            # the first passing candidate of each row as a one-hot mask over the block: (b * first)
+            # summed over the block is that candidate's value exactly (the other terms are +0.0)
+            first = passes.argmax(axis=0) == np.arange(stop - start).reshape((-1,) + (1,) * (passes.ndim - 1))
+            values = [(b * first).sum(axis=0) for b in block]
+        if found is None:
+            chosen = [np.where(hit, v, d) for v, d in zip(values, default)]  # fresh arrays
+            found = np.array(hit, dtype=bool)
+        else:
+            new = hit & ~found
+            for out, v in zip(chosen, values):
+                np.copyto(out, v, where=new)
+            found |= new
+        if found.all():
+            break
+    return tuple(chosen)
+
+
+def clip_to_unit(ops: Ops, x: Any, y: Any, sqrt: Callable[[float], float] = math.sqrt) -> tuple[Any, Any]:
+    """The plane vector ``(x, y)`` scaled down to length 1 where it is longer (its direction
+    kept), else as it is: ``x, y = clip_to_unit(ops, x, y)``. Computed as ``x * (1 / sqrt(x * x
+    + y * y))``, the same bits on every backend, and never overflowing: where the square
+    overflows (a component beyond about ``1.3e154`` in float64, ``1.8e19`` in float32) the
+    vector is first divided by its largest component. An infinite component (under JAX, a
+    finite number past float32's range) counts as the largest: ``(inf, 5)`` gives ``(1, 0)``."""
+    if ops.name == "scalar":
+        squared = x * x + y * y
+        if squared <= 1.0:  # the common case: as it is
+            return x, y
+        if squared == math.inf:  # a square overflowed: divide by the largest component first
+            largest = abs(x) if abs(x) > abs(y) else abs(y)
+            x = math.copysign(1.0, x) if abs(x) == largest else x / largest  # inf / inf would be NaN
+            y = math.copysign(1.0, y) if abs(y) == largest else y / largest
+            squared = x * x + y * y
+        scale = 1.0 / sqrt(squared)
+        return x * scale, y * scale
+    with np.errstate(over="ignore"):  # an overflow gives inf: handled below
+        squared = x * x + y * y
+    # numpy divides only when a square overflowed; JAX, which cannot ask, every time (a no-op elsewhere)
+    if ops.name != "numpy" or np.max(squared, initial=0.0) == math.inf:
+        x, y = _divided_by_largest(ops, x, y, squared == math.inf)
+        squared = x * x + y * y
+    scale = ops.where(squared > 1.0, 1.0 / ops.sqrt(ops.maximum(squared, 1.0)), 1.0)
+    return x * scale, y * scale
+
+
+def _divided_by_largest(ops: Ops, x: Any, y: Any, rows: Any) -> tuple[Any, Any]:
+    """``(x, y)`` divided by their largest magnitude on ``rows``, as they are elsewhere (arrays):
+    the largest component becomes its sign (an infinite one too), the others 0 beside an
+    infinite one. (The largest is at least 1 on every row, so never 0 nor NaN: its sign is
+    ``where(x < 0, -1, 1)``.)"""
+    ax, ay = ops.abs(x), ops.abs(y)
+    largest = ops.where(rows, ops.maximum(ax, ay), 1.0)
+    with np.errstate(invalid="ignore"):  # inf / inf, replaced by the sign
+        return (
+            ops.where(ax == largest, ops.where(x < 0.0, -1.0, 1.0), x / largest),
+            ops.where(ay == largest, ops.where(y < 0.0, -1.0, 1.0), y / largest),
+        )
+
+
+# --------------------------------------------------------------------------------------------
 # The rules
 # --------------------------------------------------------------------------------------------
 
@@ -446,7 +582,7 @@ class Target(Definition[TargetState, TargetParams]):
     def initial(self, u: Any, params: TargetParams, ops: Ops) -> TargetState:
         """The target, then the first of ``params.candidates`` uniform points that misses it.
 
-        ``ops.first`` picks the candidate: on Python floats a loop that stops at the first miss
+        :func:`first` picks the candidate: on Python floats a loop that stops at the first miss
         (one or two candidates, mostly), on arrays every candidate at once. The candidates stay
         uniforms until one is picked (the point is ``side`` times them); if none misses, the
         fallback is the corner of the field farthest from the target (uniforms 0 or 1): the target
@@ -466,7 +602,7 @@ class Target(Definition[TargetState, TargetParams]):
 
         half = 0.5 * side
         corner = (ops.where(target_x <= half, 1.0, 0.0), ops.where(target_y <= half, 1.0, 0.0))
-        ux, uy = ops.first(misses, (u[2::2], u[3::2]), corner)  # (params.candidates, ...) each
+        ux, uy = first(ops, misses, (u[2::2], u[3::2]), corner)  # (params.candidates, ...) each
         worker_x, worker_y = side * ux, side * uy
         distance = centre_distance(worker_x, worker_y, target_x, target_y, ops)
         return _new_state((worker_x, worker_y, target_x, target_y, distance, NO_REWARD))
@@ -602,10 +738,10 @@ def steer(action_x: Array, action_y: Array, ops: Ops) -> tuple[Array, Array]:
     """The action as a velocity of length at most 1: ``(x, y)``.
 
     An action longer than 1 is scaled down to length 1 (its direction kept), as the action's
-    Box bounds allow corners of length ``sqrt(2)``; however long it is (``ops.clip_to_unit``
+    Box bounds allow corners of length ``sqrt(2)``; however long it is (:func:`clip_to_unit`
     never overflows: ``(1e300, 0)`` is ``(1, 0)``).
     """
-    return ops.clip_to_unit(action_x, action_y)
+    return clip_to_unit(ops, action_x, action_y)
 
 
 def pursuit(observation: Any) -> Any:
@@ -680,7 +816,7 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
             return (squared <= 1.0) & (squared > 0.0)
 
         fallback = (0.5 + 0.5 * FALLBACK_DIRECTION[0], 0.5 + 0.5 * FALLBACK_DIRECTION[1])
-        ux, uy = ops.first(in_disc, (u[v0_draws::2], u[v0_draws + 1 :: 2]), fallback)
+        ux, uy = first(ops, in_disc, (u[v0_draws::2], u[v0_draws + 1 :: 2]), fallback)
         x, y = 2.0 * ux - 1.0, 2.0 * uy - 1.0
         scale = params.target_speed / ops.sqrt(x * x + y * y)
         return _new_v1_state(
