@@ -7,6 +7,7 @@ import importlib
 import os
 import pickle
 import sys
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 import gymnasium
@@ -31,7 +32,17 @@ def short_message(message: str) -> str:
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    """argparse's parser whose usage errors stay one short line (exit status 2), whatever the input."""
+    """argparse's parser whose usage errors stay one short line (exit status 2), whatever the input,
+    and whose epilog may be written only when the help is shown (``epilog_from``)."""
+
+    def __init__(self, *args: Any, epilog_from: Callable[[], str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.epilog_from = epilog_from
+
+    def format_help(self) -> str:
+        if self.epilog_from is not None:
+            self.epilog = self.epilog_from()
+        return super().format_help()
 
     def error(self, message: str) -> NoReturn:
         super().error(short_message(message))
@@ -381,7 +392,7 @@ def build_parser() -> argparse.ArgumentParser:
         "play",
         help="play an environment by hand in a window (needs gym-suite[render])",
         description='Play an environment by hand in a pygame window (pip install "gym-suite[render]").',
-        epilog=controls_help(ids),
+        epilog_from=lambda: controls_help(ids),  # makes every env: only for --help
         formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,
     )
