@@ -412,36 +412,41 @@ class SuiteVecEnv(VecEnv):
         if not isinstance(method_name, str):
             raise TypeError(f"SuiteVecEnv.env_method: method_name must be a str, got {shown(method_name)}")
         rows = self._get_indices(indices)
-        if method_name == "get_wrapper_attr" and len(method_args) == 1 and not method_kwargs:
-            return self.get_attr(method_args[0], indices=rows)
-        if method_name == "set_wrapper_attr" and len(method_args) == 2 and set(method_kwargs) <= {"force"}:
-            self.set_attr(method_args[0], method_args[1], indices=rows)
-            return [True for _ in rows]  # as gymnasium's set_wrapper_attr: the attribute was set
-        if method_name == "render" and not method_args and not method_kwargs:
-            frames = self._render_rows()
-            return [frames[i] for i in rows]
+        done = self._wrapper_method(method_name, method_args, method_kwargs, rows)
+        if done is not None:
+            return done
         if method_name in _BATCH_METHODS:
             raise ValueError(
                 f"SuiteVecEnv.env_method: {method_name!r} acts on the whole native batch; call the VecEnv's own "
                 f"{method_name}() instead"
             )
         native = self.venv
-        row_method = getattr(native.single_env, method_name, None)  # a row's own method comes first
-        if callable(row_method) and not method_name.startswith("_"):
-            return [row_method(*method_args, **method_kwargs) for _ in rows]
-        method = getattr(native, method_name, None)
-        if callable(method) and not method_name.startswith("_"):
-            result = method(*method_args, **method_kwargs)
-            if isinstance(result, (list, tuple, np.ndarray)) and len(result) == self.num_envs:
-                return [result[i] for i in rows]
-            return [result for _ in rows]
-        method = getattr(native.single_env, method_name, None)
-        if not callable(method) or method_name.startswith("_"):
-            raise AttributeError(
-                f"neither {type(native).__name__} nor its scalar env {type(native.single_env).__name__} "
-                f"has a method {method_name!r}"
-            )
-        return [method(*method_args, **method_kwargs) for _ in rows]
+        if not method_name.startswith("_"):
+            row_method = getattr(native.single_env, method_name, None)  # a row's own method comes first
+            if callable(row_method):
+                return [row_method(*method_args, **method_kwargs) for _ in rows]
+            method = getattr(native, method_name, None)
+            if callable(method):
+                result = method(*method_args, **method_kwargs)
+                if isinstance(result, (list, tuple, np.ndarray)) and len(result) == self.num_envs:
+                    return [result[i] for i in rows]
+                return [result for _ in rows]
+        raise AttributeError(
+            f"neither {type(native).__name__} nor its scalar env {type(native.single_env).__name__} "
+            f"has a method {method_name!r}"
+        )
+
+    def _wrapper_method(self, name: str, args: tuple, kwargs: dict, rows: list[int]) -> list[Any] | None:
+        """``get_wrapper_attr``, ``set_wrapper_attr`` and ``render`` of the rows; None for another method."""
+        if name == "get_wrapper_attr" and len(args) == 1 and not kwargs:
+            return self.get_attr(args[0], indices=rows)
+        if name == "set_wrapper_attr" and len(args) == 2 and set(kwargs) <= {"force"}:
+            self.set_attr(args[0], args[1], indices=rows)
+            return [True for _ in rows]  # as gymnasium's set_wrapper_attr: the attribute was set
+        if name == "render" and not args and not kwargs:
+            frames = self._render_rows()
+            return [frames[i] for i in rows]
+        return None
 
     def env_is_wrapped(self, wrapper_class: type[gymnasium.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
         """True for the wrappers whose work the adapter does: ``Monitor`` (always), ``TimeLimit``
