@@ -200,7 +200,9 @@ def check_algo(algo: str) -> str:
     return algo.lower()
 
 
-def _check_flag(name: str, value: Any) -> bool:
+def _check_flag(name: str, value: Any, allow_none: bool = False) -> bool | None:
+    if value is None and allow_none:
+        return None
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"train_sb3: {name} must be True or False, got {shown(value)}")
     return bool(value)
@@ -304,43 +306,22 @@ def train_sb3(
     verbose = check_int("train_sb3", "verbose", verbose, 0)
     progress_bar = _check_flag("progress_bar", progress_bar)
     check_vec_env(vec_env)
-    if n_envs is not None:
-        n_envs = check_int("train_sb3", "n_envs", n_envs, 1)
+    n_envs = check_int("train_sb3", "n_envs", n_envs, 1, allow_none=True)
     _check_callback(callback)
-    if truncation_is_terminal is not None:
-        truncation_is_terminal = _check_flag("truncation_is_terminal", truncation_is_terminal)
-    overrides = _check_overrides(PPO if algo == "ppo" else DQN, overrides)
-    settings = {**sb3_settings(env_id, algo), **overrides}
+    truncation_is_terminal = _check_flag("truncation_is_terminal", truncation_is_terminal, allow_none=True)
+    cls = PPO if algo == "ppo" else DQN
+    settings = {**sb3_settings(env_id, algo), **_check_overrides(cls, overrides)}
     single_thread_torch()
     recipe = recipe_for(env_id)
-    if steps is None:
-        steps = recipe_budget(env_id, f"sb3-{algo}")
-    probe = gymnasium.make(env_id, **(env_kwargs or {}))
-    if algo == "dqn" and not isinstance(probe.action_space, spaces.Discrete):
-        raise ValueError(f"DQN needs a Discrete action space; {env_id} has {probe.action_space}")
-    policy = "MultiInputPolicy" if isinstance(probe.observation_space, spaces.Dict) else "MlpPolicy"
-    if algo == "dqn":
-        n_envs = 1
-    elif n_envs is None:
-        n_envs = recipe.n_envs
-    vec_normalize = recipe.vec_normalize.get(algo)
-    if vec_normalize is not None:
-        vec_normalize = {"gamma": settings.get("gamma", 0.99), **vec_normalize}
-        if isinstance(probe.observation_space, spaces.Dict) and vec_normalize.get("norm_obs", True):
-            # VecNormalize scales Box entries only: the Discrete ones are one-hot encoded
-            vec_normalize.setdefault(
-                "norm_obs_keys",
-                [key for key, space in probe.observation_space.spaces.items() if isinstance(space, spaces.Box)],
-            )
-    env_action_space = probe.action_space
-    probe.close()
+    steps = recipe_budget(env_id, f"sb3-{algo}") if steps is None else steps
+    policy, vec_normalize, env_action_space = _probe(env_id, algo, env_kwargs, recipe.vec_normalize.get(algo), settings)
     if truncation_is_terminal is None:
         truncation_is_terminal = recipe.truncation_is_terminal.get(algo, False)
     # deprecated: a recipe's expected cost is the env's own argument (train_env_kwargs)
     penalty = recipe.expected_penalty if recipe.expected_penalty and algo in recipe.expected_penalty.algos else None
     venv = make_sb3_env(
         env_id,
-        n_envs,
+        1 if algo == "dqn" else n_envs or recipe.n_envs,
         seed,
         training_env_kwargs(env_id, algo, env_kwargs),
         vec_normalize,
@@ -350,15 +331,36 @@ def train_sb3(
         vec_env=vec_env,
         truncation_is_terminal=truncation_is_terminal,
     )
-    cls = PPO if algo == "ppo" else DQN
     model = cls(policy, venv, seed=seed, device="cpu", verbose=verbose, **settings)
     # SB3's default logger makes a fresh directory under the temporary directory at every
     # learn(): log to standard output only
-    formats = [HumanOutputFormat(sys.stdout)] if verbose else []
-    model.set_logger(Logger(folder=None, output_formats=formats))
+    model.set_logger(Logger(folder=None, output_formats=[HumanOutputFormat(sys.stdout)] if verbose else []))
     model.env_action_space = env_action_space  # what SB3Policy maps the [-1, 1] actions back to
     model.learn(total_timesteps=int(steps), progress_bar=progress_bar, callback=callback)
     return model
+
+
+def _probe(
+    env_id: str, algo: str, env_kwargs: dict | None, vec_normalize: dict | None, settings: dict[str, Any]
+) -> tuple[str, dict | None, spaces.Space]:
+    """From one env of the id: the model's policy class, the ``VecNormalize`` arguments (the
+    recipe's, with the discount and, for a ``Dict`` observation, its ``Box`` keys) and the env's
+    action space; ``ValueError`` for DQN on an action space that is not ``Discrete``."""
+    probe = gymnasium.make(env_id, **(env_kwargs or {}))
+    try:
+        if algo == "dqn" and not isinstance(probe.action_space, spaces.Discrete):
+            raise ValueError(f"DQN needs a Discrete action space; {env_id} has {probe.action_space}")
+        observation_space = probe.observation_space
+        policy = "MultiInputPolicy" if isinstance(observation_space, spaces.Dict) else "MlpPolicy"
+        if vec_normalize is not None:
+            vec_normalize = {"gamma": settings.get("gamma", 0.99), **vec_normalize}
+            if isinstance(observation_space, spaces.Dict) and vec_normalize.get("norm_obs", True):
+                # VecNormalize scales Box entries only: the Discrete ones are one-hot encoded
+                boxes = [key for key, space in observation_space.spaces.items() if isinstance(space, spaces.Box)]
+                vec_normalize.setdefault("norm_obs_keys", boxes)
+        return policy, vec_normalize, probe.action_space
+    finally:
+        probe.close()
 
 
 def _model_files(path: str | os.PathLike) -> tuple[Path, Path]:
