@@ -24,80 +24,61 @@ Other columns are ignored (the bundled logs also have `response_delay_s`).
 
 Vocabularies
 ------------
-The categorical fields are encoded as indices into fixed vocabularies (:data:`VOCABULARIES`),
-declared here and not taken from the log, so that the observation space
-(:func:`observation_space`) is the same for the bundled logs and for any user log, and an
-agent trained on one log runs on another. The open-ended fields ``app``, ``category``,
-``location`` and ``ringer_mode`` list the values of the bundled generator
-(``gym-suite/tools/make_notifications.py``) followed by :data:`OTHER` (``"<other>"``): a
-value outside the vocabulary is encoded as its **last index**, ``len(vocabulary) - 1``. (The
-location ``"other"``, a place that is neither home, work nor transit, is a value of the
-vocabulary like ``"home"``; ``"<other>"`` is the index of the values the vocabulary does not
-know.) ``day_of_week`` (the seven days) and ``significant_contact`` (0 or 1, or a boolean) are closed by the
-schema: a value outside them is an error, not an unknown category.
+The categorical fields are indices into fixed vocabularies (:data:`VOCABULARIES`), declared
+here rather than taken from the log, so that the observation space (:func:`observation_space`)
+is the same for every log and an agent trained on one runs on another. The open-ended fields
+``app``, ``category``, ``location`` and ``ringer_mode`` list the values of the bundled generator
+(``gym-suite/tools/make_notifications.py``), then :data:`OTHER` (``"<other>"``): a value outside
+the vocabulary is encoded as the last index. (The location ``"other"``, neither home, work nor
+transit, is an ordinary value.) ``day_of_week`` and ``significant_contact`` (0 or 1, or a
+boolean) are closed: a value outside them is an error.
 
-A log that needs a different space (other apps that matter, finer categories) passes its own
-vocabularies for some of the open-ended fields: ``vocabularies={"app": ("com.a", "com.b")}``;
-:data:`OTHER` is appended when the given values do not already end with it, and the fields not
-given keep the defaults. Every vocabulary is a tuple and ``log.vocabularies`` is a read-only
-mapping (:class:`ReadOnlyMapping`: item assignment raises ``TypeError``), shared by every
-environment on the log; it also holds
-``user_id``, the users of the log in sorted order (never observed).
+A log may pass its own vocabularies for open-ended fields (``vocabularies={"app": ("com.a",
+"com.b")}``; :data:`OTHER` is appended unless already last; the others keep the defaults).
+``log.vocabularies`` is a read-only mapping (:class:`ReadOnlyMapping`) of tuples, shared by
+every environment on the log; it also holds ``user_id``, the log's users sorted (never observed).
 
 Reading and caching
 -------------------
-:func:`load_log` returns a :class:`NotificationLog`: the checked log encoded to read-only numpy
-arrays. It reads one of
+:func:`load_log` returns a :class:`NotificationLog`, the checked log encoded to read-only numpy
+arrays, from one of: the bundled data (``csv_path=None, data=None``; by ``split``,
+``data/notifications_train.csv``, weeks 1-6 of 8 users, 9,710 notifications, or
+``data/notifications_test.csv``, weeks 7-12); a CSV file (``csv_path``: UTF-8, plain or
+compressed with gzip, bzip2, xz or zip, recognised from the bytes); a pandas DataFrame
+(``data``, encoded anew on every call).
 
-* the bundled data (``csv_path=None, data=None``): ``data/notifications_train.csv`` (weeks
-  1-6 of 8 users, 9,710 notifications) or ``data/notifications_test.csv`` (weeks 7-12 of the
-  same users), chosen by ``split``;
-* a CSV file (``csv_path``): UTF-8 text, plain or compressed with gzip, bzip2, xz or zip (the
-  compression is recognised from the bytes, not the file name);
-* a pandas DataFrame (``data``), only read, encoded anew on every call.
-
-A file is read and checked once per process as long as an environment uses it: logs are
-cached by the SHA-256 of the file's bytes (so a file rewritten in place is read again, and two
-copies of one file share the arrays), the vocabularies and the split, and held weakly: a log
-that no environment or other object refers to any more is freed. The two bundled logs, once
-read with the default vocabularies, stay for the life of the process. pandas is imported only
-when a log is read.
+Logs are cached, held weakly, by the SHA-256 of the file's bytes (a file rewritten in place is
+read again; two copies share the arrays), the vocabularies and the split: a file is read once
+per process while something uses it. The bundled logs with the default vocabularies stay for
+the life of the process. pandas is imported only when a log is read.
 
 A bad log raises at construction, naming the file (or ``data``) and the problem: ``ValueError``
-for a missing column, a duplicated column, an empty file, an empty cell, a value of the wrong
-kind or out of range (naming the column and the first bad row), text that is not UTF-8, a file
-that is not CSV or a damaged compressed file; ``FileNotFoundError`` for a missing file;
-``PermissionError`` for a file that cannot be read; ``TypeError`` for an argument of the wrong
-kind. Every message stays under 1,000 characters: a long value is shown cut, ending in
-``...``. A call that raises leaves the cache as it was.
+for a missing or duplicated column, an empty file or cell, a value of the wrong kind or out of
+range (naming the column and the first bad row), text that is not UTF-8, a file that is not CSV
+or a damaged compressed file; ``FileNotFoundError``, ``PermissionError``; ``TypeError`` for an
+argument of the wrong kind. Messages stay under 1,000 characters (a long value is cut, ending
+in ``...``). A call that raises leaves the cache as it was.
 
 Timestamps
 ----------
-The timestamp orders the rows and splits a log in time; it is never observed (the
-observation's time of day is the log's own ``hour`` column, the local wall-clock time on the
-phone). Either every timestamp carries a UTC offset (``Z``, ``+01:00``, ``-0500``; the offsets
-may differ between rows, as across a daylight saving change) and they are compared as the
-instants they are, kept in UTC (``log.utc`` is True); or none does and they are taken as they
-are written (``log.utc`` is False). A log that mixes the two raises ``ValueError`` naming the
-first row whose timestamp differs in kind from the first row's: a time without an offset
-cannot be placed among times with one.
+The timestamp orders the rows and splits a log in time; it is never observed (the time of day
+observed is the ``hour`` column, the phone's wall clock). Either every timestamp has a UTC
+offset (``Z``, ``+01:00``, ``-0500``; they may differ between rows) and they are compared as
+instants, kept in UTC (``log.utc`` True), or none has and they are taken as written
+(``log.utc`` False). A log that mixes the two raises ``ValueError`` naming the first row whose
+kind differs from the first row's.
 
 Train and test
 --------------
-Results are reported on data the agent did not train on. The bundled data are two files made
-by one seeded stream: train on ``split="train"`` (weeks 1-6), report on ``split="test"``
-(weeks 7-12 of the same people). A user log is split in time with ``test_fraction=f``
-(0 < f < 1): the **test part is the last fraction f of the whole log in time**, every row from
-the cut-off instant on, where the cut-off is the timestamp of the row ``ceil(f * n)``-th from the
-end in time order (rows sharing that instant all go to the test part, so it can be a little
-larger than f); the train part is every row before it. Both keep the log's row order. The cut
-is one instant for all users rather than the last fraction of each user's history because
-that is how an agent is deployed: trained on everything logged up to a day, then run on what
-comes after. No training row is later than a test row, so nothing from the test period (an
-app update, a change of habits common to all users) leaks into training, and the bundled
-files are split the same way. A user who stopped logging before the cut-off has rows only in
-the train part, one who started after it only in the test part. Without ``test_fraction`` a
-user log is not split: ``split="train"`` replays all of it and ``split="test"`` raises.
+The bundled data are two files of one seeded stream: train on ``split="train"`` (weeks 1-6),
+report on ``split="test"`` (weeks 7-12 of the same people). A user log is split in time with
+``test_fraction=f`` (0 < f < 1): the test part is every row from the cut-off instant on, the
+timestamp of the row ``ceil(f * n)``-th from the end in time order (rows sharing it all go to
+the test part, which can be a little larger than f); the train part is every row before. Both
+keep the log's row order. The cut is one instant for all users, as an agent is deployed
+(trained on everything up to a day, run on what comes after): no training row is later than a
+test row, so nothing of the test period leaks into training. Without ``test_fraction`` a user
+log is not split: ``split="train"`` replays all of it and ``split="test"`` raises.
 ``log.source_rows`` maps the rows of a part to the rows of the log it was cut from.
 """
 
