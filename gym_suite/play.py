@@ -271,9 +271,7 @@ class ScorePanel(gymnasium.Wrapper[Any, Any, Any, Any]):
         left, top = self.frame_offset
         width, height = self.frame_size
         fx, fy = (x - left) / self.zoom, (y - top) / self.zoom
-        if not (0 <= fx < width and 0 <= fy < height):
-            return None
-        if not isinstance(self.action_space, spaces.Box):
+        if not (0 <= fx < width and 0 <= fy < height) or not isinstance(self.action_space, spaces.Box):
             return None
         return pixel_to_point(fx, fy, self.frame_size, self.action_space)
 
@@ -304,13 +302,12 @@ SCREENSHOT_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".tga")
 
 
 def check_screenshot(screenshot: object) -> str | None:
-    """``screenshot`` as the path :func:`play` saves the window's last picture to, checked before
-    the window opens: ``None``, or a path (``str`` or ``os.PathLike``) with a picture extension
-    (:data:`SCREENSHOT_EXTENSIONS`) of a file that can be written, in a directory that exists.
+    """``screenshot`` checked before the window opens: ``None``, or the path (``str`` or
+    ``os.PathLike``) of a picture file (:data:`SCREENSHOT_EXTENSIONS`) that can be written.
 
-    Raises ``TypeError`` for a value that is not a path, ``ValueError`` for one that cannot be
-    written (empty, a NUL character, a directory, a missing directory, no permission, ``/proc``).
-    A file that did not exist is not left behind.
+    ``TypeError`` for a value that is not a path, ``ValueError`` for one that cannot be written
+    (empty, a NUL, a directory, a missing directory, no permission, ``/proc``); a file that did
+    not exist is not left behind.
     """
     if screenshot is None:
         return None
@@ -366,12 +363,11 @@ def play(
 ) -> list[float]:
     """Play ``env_id`` by hand in a pygame window; returns the returns of the finished episodes.
 
-    ``seed``: episode ``i`` (from 0) is reset with ``seed + i`` (None: unseeded). ``episodes``:
-    stop after that many (None: until Esc or the window is closed); both take Python or numpy
-    integers. ``screenshot``: save the window's last picture to this image file (PNG, ...) when
-    playing stops; it is checked before the window opens (:func:`check_screenshot`).
-    ``on_episode`` is called as ``on_episode(index, return, steps, terminated)`` after each
-    episode ends.
+    Episode ``i`` (from 0) is reset with ``seed + i`` (None: unseeded); ``episodes``: stop after
+    that many (None: at Esc or the window's closing); both Python or numpy integers.
+    ``screenshot``: the image file (PNG, ...) the window's last picture is saved to, checked
+    first (:func:`check_screenshot`). ``on_episode(index, return, steps, terminated)`` is called
+    after each episode.
     """
     if seed is not None and (not _is_int(seed) or seed < 0):
         raise ValueError(f"seed must be None or a non-negative integer, got {shown(seed)}")
@@ -451,24 +447,21 @@ class _Game:
             elif event.type == pygame.KEYDOWN and event.key in self.by_key:
                 self.pending.append(self.by_key[event.key])
             elif self.controls.steered:
-                self.chasing = self.chasing or self._left_button(event, pygame.MOUSEBUTTONDOWN)
+                self.chasing = self.chasing or _left_button(event, pygame.MOUSEBUTTONDOWN)
             elif self.controls.keys is None:
                 drag_to = self._mouse(event, drag_to)
         if drag_to is not None:  # after the clicks of the same frame
             self.pending.append(drag_to)
         return next_episode
 
-    def _left_button(self, event: Any, kind: int) -> bool:
-        return bool(event.type == kind and event.button == 1)
-
     def _mouse(self, event: Any, drag_to: np.ndarray | None) -> np.ndarray | None:
         """A click moves to its point at once, a drag to its latest point of the frame (returned)."""
-        if self._left_button(event, self.pygame.MOUSEBUTTONDOWN):
+        if _left_button(event, self.pygame.MOUSEBUTTONDOWN):
             self.dragging = True
             point = self.panel.point_at(*event.pos)
             if point is not None:
                 self.pending.append(point)
-        elif self._left_button(event, self.pygame.MOUSEBUTTONUP):
+        elif _left_button(event, self.pygame.MOUSEBUTTONUP):
             self.dragging = False
         elif event.type == self.pygame.MOUSEMOTION and self.dragging:
             return self.panel.point_at(*event.pos)
@@ -505,6 +498,10 @@ class _Game:
         panel.status = EPISODE_OVER
         if self.episodes is not None and len(self.returns) >= self.episodes:
             self.running = False
+
+
+def _left_button(event: Any, kind: int) -> bool:
+    return bool(event.type == kind and event.button == 1)
 
 
 def _open_window(pygame: ModuleType, panel: ScorePanel, seed: int | None) -> Any:

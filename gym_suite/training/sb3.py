@@ -269,27 +269,24 @@ def train_sb3(
 ):
     """Train Stable-Baselines3 ``algo`` (``"ppo"`` or ``"dqn"``) on ``env_id`` for ``steps`` env steps.
 
-    Uses the id's recipe (:data:`gym_suite.training.recipes.RECIPES`) for the settings and,
-    when ``steps`` is None, the budget; ``n_envs`` overrides the recipe's number of env copies
-    (PPO; DQN trains on one). ``vec_env``: ``"native"`` steps the id's native vector env
-    (:class:`SuiteVecEnv`), ``"dummy"`` Stable-Baselines3's ``DummyVecEnv`` of scalar envs (see
-    :func:`make_sb3_env`). ``overrides`` update the recipe's model settings (``n_epochs``, ...);
-    ``callback`` goes to ``model.learn``; ``truncation_is_terminal`` ends truncated episodes as
-    terminal ones for the learner (see :func:`make_sb3_env`; None: the recipe's
-    ``truncation_is_terminal`` for ``algo``, heartpole-v1's PPO: True). The training env is made with the recipe's
-    ``train_env_kwargs`` for ``algo`` under ``env_kwargs`` (heartpole-v0's PPO: ``expected_cost=True``,
-    :func:`~gym_suite.training.recipes.training_env_kwargs`). Returns the model;
-    ``model.get_vec_normalize_env()`` holds the observation statistics when the recipe
-    normalizes. Sets torch to one thread. Nothing is written to disk (see :func:`save_sb3`).
+    The id's recipe (:data:`gym_suite.training.recipes.RECIPES`) gives the settings, which
+    ``overrides`` update (``n_epochs``, ...), and the budget when ``steps`` is None; ``n_envs``
+    replaces its number of env copies (PPO; DQN trains on one). ``vec_env``: ``"native"``
+    (:class:`SuiteVecEnv`) or ``"dummy"`` (see :func:`make_sb3_env`). ``callback`` goes to
+    ``model.learn``. ``truncation_is_terminal`` (None: the recipe's for ``algo``; heartpole-v1's
+    PPO: True) ends truncated episodes as terminal ones for the learner. The training env takes
+    the recipe's ``train_env_kwargs`` under ``env_kwargs``
+    (:func:`~gym_suite.training.recipes.training_env_kwargs`; heartpole-v0's PPO:
+    ``expected_cost=True``). Returns the model (``model.get_vec_normalize_env()``: the
+    observation statistics when the recipe normalizes); torch is set to one thread and nothing
+    is written to disk (see :func:`save_sb3`). ``env_id`` may carry the ``gym_suite:`` prefix.
 
-    ``env_id`` may carry the ``gym_suite:`` prefix (the id's own recipe applies). Every argument
-    is checked by name before an env is made: ``steps`` None or an integer >= 1, ``seed`` an
-    integer in ``0..2**32 - 1`` (numpy integers count), ``progress_bar`` and
-    ``truncation_is_terminal`` bools (or None for the latter), ``algo`` ``"ppo"`` or ``"dqn"``,
-    ``overrides`` a dict of the model class's settings (not ``seed``, ``env``, ``policy``,
-    ``device`` or ``verbose``, which are train_sb3's), ``callback`` None, a ``BaseCallback``, a
-    callable or a list of them: ``TypeError`` for a value of the wrong kind or an unknown
-    setting, ``ValueError`` for one out of range.
+    Every argument is checked by name before an env is made: ``steps`` None or an integer >= 1,
+    ``seed`` an integer in ``0..2**32 - 1`` (numpy integers count), ``progress_bar`` and
+    ``truncation_is_terminal`` bools (the latter or None), ``overrides`` a dict of the model
+    class's settings (not ``seed``, ``env``, ``policy``, ``device`` or ``verbose``), ``callback``
+    None, a ``BaseCallback``, a callable or a list of them: ``TypeError`` for a value of the wrong
+    kind or an unknown setting, ``ValueError`` for one out of range.
     """
     from stable_baselines3 import DQN, PPO
     from stable_baselines3.common.logger import HumanOutputFormat, Logger
