@@ -625,11 +625,9 @@ def _decompress(raw: bytes, name: str) -> bytes:
             ) from None
         data: bytes = zstandard.ZstdDecompressor().decompressobj().decompress(raw)
         return data
-    except ValueError as exc:
-        if str(exc).startswith(name):
+    except (ValueError, OSError, EOFError, lzma.LZMAError, zipfile.BadZipFile, RuntimeError) as exc:
+        if isinstance(exc, ValueError) and str(exc).startswith(name):
             raise
-        raise ValueError(f"{name} looks {kind}-compressed but cannot be decompressed: {exc}") from None
-    except (OSError, EOFError, lzma.LZMAError, zipfile.BadZipFile, RuntimeError) as exc:
         raise ValueError(f"{name} looks {kind}-compressed but cannot be decompressed: {exc}") from None
 
 
@@ -693,6 +691,12 @@ def _encode(
     def fail(name: str, i: int, value: object, expected: str) -> NoReturn:
         raise ValueError(f"{source}: column {name!r}, {where(i)}: {shown(value)} is not {expected}")
 
+    def fail_first(name: str, bad: npt.NDArray[np.bool_], values: Any, expected: str) -> None:
+        """:func:`fail` at the first row of ``bad``, if any (``values``: the column or its array)."""
+        if bad.any():
+            i = int(bad.argmax())
+            fail(name, i, values.iloc[i] if isinstance(values, pd.Series) else values[i], expected)
+
     if isinstance(frame.columns, pd.MultiIndex):
         raise ValueError(
             f"{source} has hierarchical (MultiIndex) columns ({frame.columns.nlevels} level(s)); a notification log "
@@ -728,30 +732,22 @@ def _encode(
         if kind == "c" or (kind == "b" and not booleans):  # a whole column of bools or complex numbers
             fail(name, 0, column.iloc[0], f"a real number ({refused})")
         if kind == "O":  # a bool or complex number among the values: never silently 1 or its real part
-            odd = column.map(lambda v: isinstance(v, odd_kinds)).to_numpy(dtype=bool)
-            if odd.any():
-                fail(
-                    name,
-                    int(odd.argmax()),
-                    column.iloc[int(odd.argmax())],
-                    f"a real number ({refused})",
-                )
+            fail_first(
+                name,
+                column.map(lambda v: isinstance(v, odd_kinds)).to_numpy(dtype=bool),
+                column,
+                f"a real number ({refused})",
+            )
         if booleans and kind == "O":  # True and False among numbers: 1 and 0
             column = column.map(lambda v: int(v) if isinstance(v, (bool, np.bool_)) else v)
         parsed = pd.to_numeric(column, errors="coerce")
         if parsed.dtype.kind == "c":  # strings pandas reads as complex numbers
             fail(name, 0, column.iloc[0], f"a real number ({refused})")
         values: npt.NDArray[np.float64] = parsed.to_numpy(dtype=np.float64, na_value=np.nan)
-        bad = ~np.isfinite(values)
-        if bad.any():
-            fail(name, int(bad.argmax()), column.iloc[int(bad.argmax())], "a number")
+        fail_first(name, ~np.isfinite(values), column, "a number")
         if integer:
-            bad = values != np.floor(values)
-            if bad.any():
-                fail(name, int(bad.argmax()), column.iloc[int(bad.argmax())], "an integer")
-        bad = (values < low) | (values > high)
-        if bad.any():
-            fail(name, int(bad.argmax()), column.iloc[int(bad.argmax())], f"within {low}..{high}")
+            fail_first(name, values != np.floor(values), column, "an integer")
+        fail_first(name, (values < low) | (values > high), column, f"within {low}..{high}")
         return values
 
     def text(name: str) -> npt.NDArray[np.object_]:
@@ -761,9 +757,7 @@ def _encode(
     def closed(name: str, vocabulary: Sequence[str | bool]) -> npt.NDArray[np.int64]:
         values = text(name)
         codes: npt.NDArray[np.int64] = pd.Index(list(vocabulary)).get_indexer(values).astype(np.int64)  # -1: not in it
-        bad = codes < 0
-        if bad.any():
-            fail(name, int(bad.argmax()), values[int(bad.argmax())], f"one of {list(vocabulary)}")
+        fail_first(name, codes < 0, values, f"one of {list(vocabulary)}")
         return codes
 
     def open_ended(name: str, vocabulary: Sequence[str | bool]) -> npt.NDArray[np.int64]:
@@ -786,20 +780,10 @@ def _encode(
     labels = closed(ACTION, ACTION_VALUES)
     stamps, utc = _timestamps(frame[TIMESTAMP], source, where, fail)
     p_open = numeric(TRUTH, 0, 1, False) if TRUTH in frame.columns else None
+    users = user_codes.astype(np.int64)
+    everything = {**vocabularies, USER: tuple(str(u) for u in user_names)}
     return NotificationLog(
-        source,
-        codes,
-        values,
-        labels,
-        user_codes.astype(np.int64),
-        stamps,
-        p_open,
-        {**vocabularies, USER: tuple(str(u) for u in user_names)},
-        digest,
-        utc,
-        split,
-        None,
-        bundled,
+        source, codes, values, labels, users, stamps, p_open, everything, digest, utc, split, None, bundled
     )
 
 
@@ -867,20 +851,9 @@ def _part(log: NotificationLog, split: str, test_fraction: float | None, owner: 
             "(the log needs rows at more than one time)"
         )
     rows = np.flatnonzero(keep)
-    return NotificationLog(
-        log.source,
-        log.codes[:, rows],
-        log.numbers[:, rows],
-        log.labels[rows],
-        log.users[rows],
-        log.timestamps[rows],
-        None if log.p_open is None else log.p_open[rows],
-        log.vocabularies,
-        log.digest,
-        log.utc,
-        split,
-        rows,
-    )
+    p_open = None if log.p_open is None else log.p_open[rows]
+    arrays = (log.codes[:, rows], log.numbers[:, rows], log.labels[rows], log.users[rows], log.timestamps[rows], p_open)
+    return NotificationLog(log.source, *arrays, log.vocabularies, log.digest, log.utc, split, rows)
 
 
 __all__ = [
