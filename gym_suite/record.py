@@ -125,23 +125,18 @@ InfoTemplate = dict[str, tuple[np.dtype[Any], tuple[int, ...]]]
 
 
 def consistent_info(info: dict[str, Any], template: InfoTemplate) -> dict[str, Any]:
-    """``info`` as Minari records it: exactly the keys of ``template``, each value a numpy array of
-    the template's dtype and shape; a key ``info`` lacks (or holds in another shape) is filled with
-    NaN for a float, 0 for an integer, False for a bool.
+    """``info`` as Minari records it: exactly the keys of ``template``, each an array of its dtype
+    and shape; a key ``info`` lacks (or holds in another shape) reads NaN, 0 or False.
 
-    Minari keeps the infos of ``reset`` and of every step as one array per key, so each must have
-    the same keys, each value the same kind and shape; an env's ``reset`` info need not have its
-    steps' keys (heartpole's and push's have none).
+    Minari keeps the infos of ``reset`` and of every step as one array per key, but a ``reset``
+    info need not have the steps' keys (heartpole's and push's have none).
     """
     out: dict[str, Any] = {}
     for key, (dtype, shape) in template.items():
-        value = info.get(key)
-        array = None
-        if value is not None:
-            try:
-                array = np.asarray(value, dtype=dtype)
-            except (TypeError, ValueError, OverflowError):
-                array = None
+        try:
+            array = None if info.get(key) is None else np.asarray(info[key], dtype=dtype)
+        except (TypeError, ValueError, OverflowError):
+            array = None
         if array is None or array.shape != shape:
             array = np.full(shape, np.nan if dtype.kind == "f" else 0, dtype=dtype)
         out[key] = array
@@ -255,22 +250,21 @@ def record(
 ) -> Any:
     """Record ``episodes`` seeded episodes of ``policy`` on ``env_id`` as a Minari dataset and return it.
 
-    ``policy`` is ``"random"``, ``"heuristic"`` or a callable ``observation -> action`` (see
-    :func:`load_policy` for one saved in a file). ``dataset_id`` defaults to
-    :func:`default_dataset_id` with ``policy_name`` (the policy's string, or its ``name``
-    attribute, or ``"trained"``). ``env_kwargs`` are the env's arguments: the dataset keeps
-    them, so ``dataset.recover_environment()`` makes the same env. ``record_infos`` also stores
-    the infos of every reset and step, their numeric values only (:func:`consistent_info`: a key
-    the reset's info lacks reads NaN, 0 or False there). An existing dataset of the same id is an
-    error unless ``overwrite``; with ``overwrite`` it is replaced once the new one is complete, and
-    kept whole when the run fails.
+    ``policy``: ``"random"``, ``"heuristic"`` or a callable ``observation -> action``
+    (:func:`load_policy` reads one from a file). ``dataset_id`` defaults to
+    :func:`default_dataset_id` of ``policy_name`` (default: the policy's string, its ``name``
+    attribute or ``"trained"``). The dataset keeps ``env_kwargs``, so that
+    ``dataset.recover_environment()`` makes the same env. ``record_infos`` also stores the
+    numeric values of every reset's and step's info (:func:`consistent_info`). An existing
+    dataset of the id is an error unless ``overwrite``: then it is replaced once the new one is
+    complete, and kept whole when the run fails.
 
-    ``episodes``: 1 to :data:`gym_suite.evaluate.MAX_EPISODES`; ``seed``: an integer, with the
-    episodes' seeds ``seed`` .. ``seed + episodes - 1`` in ``0 .. 2**64 - 1`` (Minari stores them
-    as unsigned 64-bit integers); numpy integers count as integers. Raises ``ValueError`` for a
-    bad id, episode count, seed, dataset id or policy name, ``TypeError`` for an argument of the
-    wrong kind (``record_infos`` and ``overwrite`` are bools, ``env_kwargs`` a dict), ``FileExistsError``
-    when the dataset exists; every check happens before any episode runs.
+    ``episodes``: 1 to :data:`gym_suite.evaluate.MAX_EPISODES`; ``seed``: an integer (numpy's
+    count), the seeds ``seed .. seed + episodes - 1`` within ``0 .. 2**64 - 1`` (Minari stores
+    them as unsigned 64-bit integers). Every check happens before any episode runs:
+    ``ValueError`` for a bad id, episode count, seed, dataset id or policy name, ``TypeError`` for
+    an argument of the wrong kind (``record_infos`` and ``overwrite`` are bools, ``env_kwargs`` a
+    dict), ``FileExistsError`` when the dataset exists.
     """
     import minari
     from minari import DataCollector
