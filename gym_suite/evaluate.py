@@ -309,7 +309,7 @@ def evaluate(
     shows a tqdm bar on a terminal, elsewhere a line every few seconds (done, rate, time left).
     """
     _check_arguments(policy, episodes, seed, n_jobs, progress)
-    kwargs = _check_env_kwargs(env_kwargs)
+    kwargs = check_env_kwargs("", env_kwargs, allow_none=True)
     spec_id = find_spec(env_id).id  # an unknown id fails here, with gymnasium's message
     if isinstance(policy, str) and policy == "heuristic":
         _check_heuristic(env_id, kwargs)
@@ -374,11 +374,6 @@ def _check_actions(policy: object, actions: Any, n: int) -> None:
             f"{_policy_name(policy)}.act_batch returned {len(actions)} actions for {n} "
             f"observations: expected {n}, one per observation"
         )
-
-
-def _check_env_kwargs(env_kwargs: object) -> dict[str, Any] | None:
-    """``env_kwargs`` as a dict of keyword arguments (None stays None)."""
-    return check_env_kwargs("", env_kwargs, allow_none=True)
 
 
 def _n_workers(n_jobs: int) -> int:

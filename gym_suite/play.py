@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, NoReturn, SupportsFloat
 
@@ -41,8 +41,7 @@ TEXT_SCALE = 2
 PANEL_BACKGROUND, PANEL_TEXT, PANEL_DIM = (30, 30, 36), (235, 235, 235), (150, 150, 160)
 PANEL_GOOD, PANEL_BAD = (120, 220, 120), (240, 120, 110)
 FPS = 30  # window refresh while waiting for input
-#: The status line when an episode ends (the panel keeps room for it from the start, so that the
-#: window does not change size and the field does not move when it shows).
+#: The status line at an episode's end (the panel has room for it from the start: the window keeps its size).
 EPISODE_OVER = "episode over: a key or a click starts the next"
 
 #: Ids played by steering: the worker heads for the pointer, the env steps in real time.
@@ -52,8 +51,7 @@ STEPS_PER_SECOND = 10  # a steered game's steps: one every FPS // STEPS_PER_SECO
 
 @dataclass(frozen=True)
 class Key:
-    """A key of the keyboard controls: the pygame key names that press it, what the legend
-    shows, and the action it takes."""
+    """A key of the controls: the pygame key names that press it, the legend's text, its action."""
 
     names: tuple[str, ...]
     shown: str
@@ -388,29 +386,27 @@ def play(
         env.close()
 
 
+@dataclass
 class _Game:
     """A game in the window: the frame's events read, the steps taken, the returns kept."""
 
-    def __init__(
-        self,
-        pygame: ModuleType,
-        panel: ScorePanel,
-        chosen: Controls,
-        seed: int | None,
-        episodes: int | None,
-        on_episode: Callable[[int, float, int, bool], None] | None,
-    ) -> None:
-        self.pygame, self.panel, self.controls = pygame, panel, chosen
-        self.seed, self.episodes, self.on_episode = seed, episodes, on_episode
-        self.by_key: dict[int, int] = {}
-        for key in chosen.keys or ():
-            for name in key.names:
-                self.by_key[getattr(pygame, f"K_{name}", None) or getattr(pygame, f"K_{name.upper()}")] = key.action
-        self.returns: list[float] = []
-        self.pending: deque[int | np.ndarray] = deque()  # one step per key press or click, one a frame, in order
-        self.running, self.dragging = True, False
-        self.chasing = False  # a steered game: started by a click, then a step every few frames
-        self.frame = 0
+    pygame: ModuleType
+    panel: ScorePanel
+    controls: Controls
+    seed: int | None
+    episodes: int | None
+    on_episode: Callable[[int, float, int, bool], None] | None
+    returns: list[float] = field(default_factory=list)
+    pending: deque[int | np.ndarray] = field(default_factory=deque)  # a step per key press or click, one a frame
+    running: bool = True
+    dragging: bool = False
+    chasing: bool = False  # a steered game: started by a click, then a step every few frames
+    frame: int = 0
+
+    def __post_init__(self) -> None:
+        names = [(name, key.action) for key in self.controls.keys or () for name in key.names]
+        pygame = self.pygame
+        self.by_key = {getattr(pygame, f"K_{n}", None) or getattr(pygame, f"K_{n.upper()}"): a for n, a in names}
 
     def run(self, screenshot: str | None) -> list[float]:
         """Play until Esc, the window's closing or the last episode; save the screenshot; the returns."""
