@@ -7,6 +7,7 @@ import importlib
 import os
 import pickle
 import sys
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 import gymnasium
@@ -31,7 +32,17 @@ def short_message(message: str) -> str:
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    """argparse's parser whose usage errors stay one short line (exit status 2), whatever the input."""
+    """argparse's parser whose usage errors stay one short line (exit status 2), whatever the input,
+    and whose epilog may be written only when the help is shown (``epilog_from``)."""
+
+    def __init__(self, *args: Any, epilog_from: Callable[[], str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.epilog_from = epilog_from
+
+    def format_help(self) -> str:
+        if self.epilog_from is not None:
+            self.epilog = self.epilog_from()
+        return super().format_help()
 
     def error(self, message: str) -> NoReturn:
         super().error(short_message(message))
@@ -164,6 +175,10 @@ def _play(args: argparse.Namespace) -> int:
     return 0
 
 
+#: What a bad policy file or bad arguments of ``record`` raise: a usage error, one line.
+_POLICY_ERRORS = (TypeError, ValueError, OSError, EOFError, pickle.UnpicklingError, gymnasium.error.Error)
+
+
 def _record(args: argparse.Namespace) -> int:
     """``gym-suite record ID``: exit 2 with one line when Minari is missing or the dataset exists."""
     import importlib.util
@@ -181,7 +196,7 @@ def _record(args: argparse.Namespace) -> int:
     if policy not in ("random", "heuristic"):
         try:
             policy = load_policy(args.policy, args.id, args.algo)
-        except (TypeError, ValueError, OSError, EOFError, pickle.UnpicklingError, gymnasium.error.Error) as exc:
+        except _POLICY_ERRORS as exc:
             args.parser.error(f"argument --policy: {_env_error_message(args.id, exc)}")
         name = name or os.path.splitext(os.path.basename(args.policy))[0]
     try:
@@ -195,7 +210,7 @@ def _record(args: argparse.Namespace) -> int:
             policy_name=name,
             overwrite=args.overwrite,
         )
-    except (TypeError, ValueError, OSError, EOFError, pickle.UnpicklingError, gymnasium.error.Error) as exc:
+    except _POLICY_ERRORS as exc:
         args.parser.error(_env_error_message(args.id, exc))
     print(f"{dataset.spec.dataset_id}: {dataset.total_episodes} episodes, {dataset.total_steps} steps")
     print(f"written to {dataset.spec.data_path}")
@@ -332,6 +347,12 @@ def key_value(text: str) -> tuple[str, object]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _env_kwargs_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--env-kwargs", nargs="*", type=key_value, default=[], metavar="KEY=VALUE", help="arguments of the environment"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command's parser. No option may be abbreviated (``--episode`` is not ``--episodes``);
     an error in a subcommand's arguments prints that subcommand's usage (see :func:`main`)."""
@@ -367,9 +388,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--episodes", type=episodes_int, default=1000, help="episodes to play (default: 1000)")
     ev.add_argument("--seed", type=non_negative_int, default=0, help="episode i is reset with seed + i")
     ev.add_argument("--jobs", type=jobs_int, default=1, help="parallel processes (-1: every core)")
-    ev.add_argument(
-        "--env-kwargs", nargs="*", type=key_value, default=[], metavar="KEY=VALUE", help="arguments of the environment"
-    )
+    _env_kwargs_option(ev)
     ev.add_argument(
         "--against-table",
         action="store_true",
@@ -381,16 +400,14 @@ def build_parser() -> argparse.ArgumentParser:
         "play",
         help="play an environment by hand in a window (needs gym-suite[render])",
         description='Play an environment by hand in a pygame window (pip install "gym-suite[render]").',
-        epilog=controls_help(ids),
+        epilog_from=lambda: controls_help(ids),  # makes every env: only for --help
         formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False,
     )
     pl.add_argument("id", type=suite_id, choices=_Ids())
     pl.add_argument("--seed", type=non_negative_int, default=None, help="episode i is reset with seed + i")
     pl.add_argument("--episodes", type=positive_int, default=None, help="stop after this many (default: until Esc)")
-    pl.add_argument(
-        "--env-kwargs", nargs="*", type=key_value, default=[], metavar="KEY=VALUE", help="arguments of the environment"
-    )
+    _env_kwargs_option(pl)
     pl.add_argument(
         "--screenshot",
         type=screenshot_path,
@@ -422,9 +439,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--name", default=None, help="the policy's name in the dataset (default: heuristic, random or the file's stem)"
     )
     rec.add_argument("--overwrite", action="store_true", help="replace a local dataset of the same id")
-    rec.add_argument(
-        "--env-kwargs", nargs="*", type=key_value, default=[], metavar="KEY=VALUE", help="arguments of the environment"
-    )
+    _env_kwargs_option(rec)
     rec.set_defaults(func=_record, parser=rec)
     return parser
 

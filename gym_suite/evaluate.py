@@ -227,20 +227,7 @@ def _run_episodes_batched(
         running = list(range(len(envs)))
         while running:
             actions = policy.act_batch([observations[i] for i in running])
-            if (
-                isinstance(actions, (str, bytes, Mapping))
-                or not hasattr(actions, "__len__")
-                or getattr(actions, "ndim", 1) == 0
-            ):
-                raise TypeError(
-                    f"{_policy_name(policy)}.act_batch returned {shown(actions)} for {len(running)} observations: "
-                    "it must return a list (or array) of actions, one per observation"
-                )
-            if len(actions) != len(running):
-                raise ValueError(
-                    f"{_policy_name(policy)}.act_batch returned {len(actions)} actions for {len(running)} "
-                    f"observations: expected {len(running)}, one per observation"
-                )
+            _check_actions(policy, actions, len(running))
             still: list[int] = []
             for i, action in zip(running, actions):
                 observations[i], reward, terminated, truncated, _ = envs[i].step(action)
@@ -307,40 +294,22 @@ def evaluate(
 ) -> EvalResult:
     """Run ``episodes`` seeded episodes of ``policy`` on ``env_id``.
 
-    ``env_id`` is a registered id, with the ``module:`` prefix ``gymnasium.make`` takes if need
-    be (``"gym_suite:example-v0"``; the result's ``env_id`` is the registered id, without it).
-    Episode ``i`` is reset with seed ``seed + i`` (and, for ``"random"``, the action space is
-    seeded with ``action_seed(seed + i)``), so the result does not depend
-    on ``n_jobs`` (``episodes`` is at most :data:`MAX_EPISODES`). ``policy`` is a callable
-    ``observation -> action`` or a built-in name:
-    ``"random"`` or ``"heuristic"`` (the environment's documented heuristic, its ``heuristic``
-    method; an environment without one raises ``ValueError``). A callable with memory (a
-    recurrent network, a belief) has a ``reset()`` method, called before each episode.
+    ``env_id`` is a registered id, ``module:`` prefix allowed (``"gym_suite:example-v0"``; the
+    result's ``env_id`` is without it). Episode ``i`` is reset with ``seed + i`` (``"random"``
+    also seeds the action space with ``action_seed(seed + i)``), so the result does not depend on
+    ``n_jobs``; ``episodes`` is at most :data:`MAX_EPISODES`. ``policy`` is ``"random"``,
+    ``"heuristic"`` (the env's ``heuristic`` method; ``ValueError`` without one) or a callable
+    ``observation -> action``, whose ``reset()``, if any, is called before each episode (a policy
+    with memory). A callable with ``act_batch(observations) -> actions`` (one action per
+    observation, as :mod:`gym_suite.training`'s agents have) plays each job's episodes in
+    lockstep, one call a step.
 
-    A callable that also has an ``act_batch(observations) -> actions`` method (a list of
-    observations in, exactly one action per observation out), as the trained agents of
-    :mod:`gym_suite.training` do, runs the episodes of each job in lockstep with one call per
-    step: one forward pass of a network for many episodes instead of one each.
-
-    ``n_jobs`` processes run the episodes (joblib; ``-1`` uses every core); a callable policy
-    must then pickle. Progress shows on standard error when ``progress`` is True (None, the
-    default: when standard error is a terminal; anything but None or a bool raises ``TypeError``): a tqdm bar on a terminal, elsewhere a line every few
-    seconds with the episodes done, the rate and the time left.
+    ``n_jobs`` processes (joblib; ``-1``: every core) run the episodes; a callable must then
+    pickle. ``progress`` (None: when standard error is a terminal; else a bool, or ``TypeError``)
+    shows a tqdm bar on a terminal, elsewhere a line every few seconds (done, rate, time left).
     """
-    if isinstance(policy, str):
-        if policy not in BUILTIN_POLICIES:
-            raise ValueError(f"unknown policy {policy!r}: use a callable or one of {list(BUILTIN_POLICIES)}")
-    elif not callable(policy):
-        raise TypeError(f"policy must be a callable obs -> action or one of {list(BUILTIN_POLICIES)}, got {policy!r}")
-    if not _is_int(episodes) or not 1 <= episodes <= MAX_EPISODES:
-        raise ValueError(f"episodes must be a positive integer, at most {MAX_EPISODES:,}, got {shown(episodes)}")
-    if not _is_int(seed) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {shown(seed)}")
-    if not _is_int(n_jobs) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be a positive integer or negative (-1: every core), got {shown(n_jobs)}")
-    if progress is not None and not isinstance(progress, (bool, np.bool_)):
-        raise TypeError(f"progress must be None, True or False, got {shown(progress)}")
-    kwargs = _check_env_kwargs(env_kwargs)
+    _check_arguments(policy, episodes, seed, n_jobs, progress)
+    kwargs = check_env_kwargs("", env_kwargs, allow_none=True)
     spec_id = find_spec(env_id).id  # an unknown id fails here, with gymnasium's message
     if isinstance(policy, str) and policy == "heuristic":
         _check_heuristic(env_id, kwargs)
@@ -348,9 +317,6 @@ def evaluate(
     seeds = range(seed, seed + episodes)  # exact Python ints: seeds past 2**63 stay distinct
     chunks = [seeds[i : i + CHUNK_EPISODES] for i in range(0, episodes, CHUNK_EPISODES)]
     run = _run_episodes_batched if callable(getattr(policy, "act_batch", None)) else _run_episodes
-    if progress is None:
-        progress = sys.stderr.isatty()
-    returns, lengths = [], []
     workers = min(_n_workers(n_jobs), len(chunks))
     if workers == 1:
         results = (run(env_id, policy, chunk, kwargs) for chunk in chunks)
@@ -360,7 +326,9 @@ def evaluate(
         results = Parallel(n_jobs=workers, return_as="generator")(
             delayed(run)(env_id, policy, chunk, kwargs) for chunk in chunks
         )
-    bar = _progress_bar(episodes, f"{spec_id} {_policy_name(policy)}") if progress else None
+    show = sys.stderr.isatty() if progress is None else progress
+    bar = _progress_bar(episodes, f"{spec_id} {_policy_name(policy)}") if show else None
+    returns, lengths = [], []
     try:
         for chunk_returns, chunk_lengths in results:
             returns.extend(chunk_returns)
@@ -373,9 +341,39 @@ def evaluate(
     return EvalResult(spec_id, _policy_name(policy), seed, np.array(returns), np.array(lengths))
 
 
-def _check_env_kwargs(env_kwargs: object) -> dict[str, Any] | None:
-    """``env_kwargs`` as a dict of keyword arguments (None stays None)."""
-    return check_env_kwargs("", env_kwargs, allow_none=True)
+def _check_arguments(policy: object, episodes: object, seed: object, n_jobs: object, progress: object) -> None:
+    """:func:`evaluate`'s arguments but the id and the env's, checked before anything runs."""
+    if isinstance(policy, str):
+        if policy not in BUILTIN_POLICIES:
+            raise ValueError(f"unknown policy {policy!r}: use a callable or one of {list(BUILTIN_POLICIES)}")
+    elif not callable(policy):
+        raise TypeError(f"policy must be a callable obs -> action or one of {list(BUILTIN_POLICIES)}, got {policy!r}")
+    if not _is_int(episodes) or not 1 <= episodes <= MAX_EPISODES:  # type: ignore[operator]
+        raise ValueError(f"episodes must be a positive integer, at most {MAX_EPISODES:,}, got {shown(episodes)}")
+    if not _is_int(seed) or seed < 0:  # type: ignore[operator]
+        raise ValueError(f"seed must be a non-negative integer, got {shown(seed)}")
+    if not _is_int(n_jobs) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be a positive integer or negative (-1: every core), got {shown(n_jobs)}")
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise TypeError(f"progress must be None, True or False, got {shown(progress)}")
+
+
+def _check_actions(policy: object, actions: Any, n: int) -> None:
+    """``act_batch``'s answer for ``n`` observations: a sequence of ``n`` actions."""
+    if (
+        isinstance(actions, (str, bytes, Mapping))
+        or not hasattr(actions, "__len__")
+        or getattr(actions, "ndim", 1) == 0
+    ):
+        raise TypeError(
+            f"{_policy_name(policy)}.act_batch returned {shown(actions)} for {n} observations: "
+            "it must return a list (or array) of actions, one per observation"
+        )
+    if len(actions) != n:
+        raise ValueError(
+            f"{_policy_name(policy)}.act_batch returned {len(actions)} actions for {n} "
+            f"observations: expected {n}, one per observation"
+        )
 
 
 def _n_workers(n_jobs: int) -> int:

@@ -1,28 +1,21 @@
 """Play an environment by hand in a pygame window: ``gym-suite play ID`` and :func:`play`.
 
-The frame is the environment's ``rgb_array`` picture, enlarged, with a panel under it (drawn
-by :class:`ScorePanel` with the suite's bitmap font): the id, the episode and step, the last
-step's reward, the return so far and the controls.
+The frame is the environment's ``rgb_array`` picture, enlarged, over a panel (:class:`ScorePanel`,
+in the suite's bitmap font): the id, the episode and step, the last reward, the return and the
+controls, which :func:`controls` chooses (``gym-suite play --help`` lists the same):
 
-* Discrete ids are played with keys, one step per key press: heartpole-v0/v1 ``N`` nothing,
-  ``C`` coffee, ``B`` beer, ``S`` sleep; example-v0/v1 ``A`` or Left, ``D`` or Right; push-v0
-  and push-v1 ``D`` deliver, ``H`` hold. Any other id with a ``Discrete`` action space of at most ten
-  actions: the digit keys.
-* target-v0 (any id whose action is a point ``Box(2,)``): a mouse click, or a drag, moves the
-  worker to the point under the pointer, as in the tutorial's ``worker_step(event)``.
-* target-v1 (the ids of ``STEERED_IDS``): a click starts the chase; then the env steps on its
-  own, ``STEPS_PER_SECOND`` times a second, and the worker heads for the pointer at full speed
-  (slower within one unit of it: :func:`heading`).
-* Esc or closing the window quits. When an episode ends its return is printed; any key or a
-  click starts the next one (reset with ``seed + episode``, as :func:`gym_suite.evaluate` does).
+* keys, one step per press: an id's own (:data:`KEYS`: heartpole ``N C B S``, example ``A``/Left
+  ``D``/Right, push ``D`` deliver ``H`` hold), else the digits for a ``Discrete`` space of at
+  most ten actions;
+* a point ``Box(2,)`` (target-v0): a click or a drag moves the worker to the pointer;
+* the ids of ``STEERED_IDS`` (target-v1): a click starts the chase, then the env steps on its
+  own, ``STEPS_PER_SECOND`` times a second, the worker heading for the pointer (:func:`heading`).
 
-Needs pygame: ``pip install "gym-suite[render]"``.
-
-Why not ``gymnasium.utils.play.play``: it samples the keys held down once per frame, at the
-env's ``render_fps`` (4 here), so a quick key press between two frames is lost and a held key
-repeats its action; these environments are turn-based and need one step per press (and a
-mouse for target-v0). :class:`ScorePanel` is a Gymnasium wrapper, so the same overlay also
-works with ``gymnasium.utils.play.play`` or a video recorder.
+Esc or closing the window quits; after an episode (its return is printed) any key or click
+starts the next, reset with ``seed + episode`` as :func:`gym_suite.evaluate` does. Needs pygame:
+``pip install "gym-suite[render]"``. ``gymnasium.utils.play.play`` samples the held keys once a
+frame at ``render_fps``, losing quick presses and repeating held ones; these games need one step
+per press. :class:`ScorePanel` is a Gymnasium wrapper, so the overlay works with it too.
 """
 
 from __future__ import annotations
@@ -30,7 +23,7 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, NoReturn, SupportsFloat
 
@@ -45,16 +38,10 @@ from gym_suite.envs.checks import shown, shown_path
 INSTALL_RENDER_EXTRA = 'pip install "gym-suite[render]"'
 MIN_WINDOW_WIDTH = 400  # small frames are enlarged (whole times) to at least this width
 TEXT_SCALE = 2
-PANEL_BACKGROUND, PANEL_TEXT, PANEL_DIM, PANEL_GOOD, PANEL_BAD = (
-    (30, 30, 36),
-    (235, 235, 235),
-    (150, 150, 160),
-    (120, 220, 120),
-    (240, 120, 110),
-)
+PANEL_BACKGROUND, PANEL_TEXT, PANEL_DIM = (30, 30, 36), (235, 235, 235), (150, 150, 160)
+PANEL_GOOD, PANEL_BAD = (120, 220, 120), (240, 120, 110)
 FPS = 30  # window refresh while waiting for input
-#: The status line when an episode ends (the panel keeps room for it from the start, so that the
-#: window does not change size and the field does not move when it shows).
+#: The status line at an episode's end (the panel has room for it from the start: the window keeps its size).
 EPISODE_OVER = "episode over: a key or a click starts the next"
 
 #: Ids played by steering: the worker heads for the pointer, the env steps in real time.
@@ -64,8 +51,7 @@ STEPS_PER_SECOND = 10  # a steered game's steps: one every FPS // STEPS_PER_SECO
 
 @dataclass(frozen=True)
 class Key:
-    """A key of the keyboard controls: the pygame key names that press it, what the legend
-    shows, and the action it takes."""
+    """A key of the controls: the pygame key names that press it, the legend's text, its action."""
 
     names: tuple[str, ...]
     shown: str
@@ -92,7 +78,7 @@ def _base_id(env_id: str) -> str:
     return env_id.rpartition(":")[2]
 
 
-def keys_for(env_id: str, action_space: spaces.Space[Any]) -> tuple[Key, ...] | None:
+def keys_for(env_id: str, action_space: spaces.Space[Any] | None) -> tuple[Key, ...] | None:
     """The keyboard controls of ``env_id``; ``None`` when it is played with the mouse.
 
     Raises ``ValueError`` for an action space that cannot be played by hand.
@@ -101,11 +87,9 @@ def keys_for(env_id: str, action_space: spaces.Space[Any]) -> tuple[Key, ...] | 
     if name in KEYS:
         return KEYS[name]
     if isinstance(action_space, spaces.Discrete) and int(action_space.n) <= 10:
-        return tuple(
-            Key((str(i),), str(i), int(action_space.start) + i, str(int(action_space.start) + i))
-            for i in range(int(action_space.n))
-        )
-    if is_point_space(action_space):
+        start = int(action_space.start)
+        return tuple(Key((str(i),), str(i), start + i, str(start + i)) for i in range(int(action_space.n)))
+    if action_space is not None and is_point_space(action_space):
         return None
     raise ValueError(
         f"{env_id} cannot be played by hand: its action space {action_space} is neither Discrete "
@@ -113,19 +97,61 @@ def keys_for(env_id: str, action_space: spaces.Space[Any]) -> tuple[Key, ...] | 
     )
 
 
+@dataclass(frozen=True)
+class Controls:
+    """How an id is played: with ``keys`` (None: the mouse), steering towards the pointer or not."""
+
+    keys: tuple[Key, ...] | None
+    steered: bool = False
+
+    def legend(self) -> str:
+        """The id's line of ``gym-suite play --help``."""
+        if self.steered:
+            return "the mouse: a click starts the chase, then the worker (blue) heads for the pointer"
+        if self.keys is None:
+            return "the mouse: click or drag (the worker is blue, the target red)"
+        return _key_legend(self.keys)
+
+    def panel_text(self) -> list[str]:
+        """The controls' lines under the frame."""
+        if self.steered:
+            return ["you: the blue disc; catch the red one", "click: start; the blue disc heads for the pointer"]
+        if self.keys is None:
+            return ["you: the blue disc; reach the red one", "click or drag: move the blue disc there"]
+        return [_key_legend(self.keys)]
+
+
+def _key_legend(keys: tuple[Key, ...]) -> str:
+    return "  ".join(f"{key.shown} {key.label}" for key in keys)
+
+
+def controls(env_id: str, action_space: spaces.Space[Any]) -> Controls:
+    """The controls :func:`play` gives ``env_id`` and ``gym-suite play --help`` describes.
+
+    Raises ``ValueError`` for an action space that cannot be played by hand (:func:`keys_for`).
+    """
+    return Controls(keys_for(env_id, action_space), steers(env_id))
+
+
+def controls_text(keys: tuple[Key, ...] | None, steered: bool = False) -> list[str]:
+    """The panel's lines of these controls, then ``Esc: quit``."""
+    return [*Controls(keys, steered).panel_text(), "Esc: quit"]
+
+
 def controls_help(env_ids: Sequence[str]) -> str:
-    """The controls of every id, one line each (``gym-suite play --help``): the keys where the id
-    has its own, the mouse otherwise (an id with a point or a velocity action: the worker moves
-    toward the pointer), then the keys of every id."""
+    """The controls of every id, one line each (``gym-suite play --help``): :func:`controls` of
+    the id's action space (the env is made to read it), then what every id shares."""
+    from gym_suite.quiet import make
+
     lines = ["controls:"]
     for env_id in env_ids:
-        keys = KEYS.get(_base_id(env_id))
-        if keys:
-            legend = "  ".join(f"{key.shown} {key.label}" for key in keys)
-        elif steers(env_id):
-            legend = "the mouse: a click starts the chase, then the worker (blue) heads for the pointer"
-        else:
-            legend = "the mouse: click or drag (the worker is blue, the target red)"
+        env = make(env_id)
+        try:
+            legend = controls(env_id, env.action_space).legend()
+        except ValueError:
+            legend = f"cannot be played by hand (its action space is {env.action_space})"
+        finally:
+            env.close()
         lines.append(f"  {env_id:<14} {legend}")
     lines.append("  any id         Esc or closing the window quits; after an episode, any key or click starts the next")
     return "\n".join(lines)
@@ -243,9 +269,7 @@ class ScorePanel(gymnasium.Wrapper[Any, Any, Any, Any]):
         left, top = self.frame_offset
         width, height = self.frame_size
         fx, fy = (x - left) / self.zoom, (y - top) / self.zoom
-        if not (0 <= fx < width and 0 <= fy < height):
-            return None
-        if not isinstance(self.action_space, spaces.Box):
+        if not (0 <= fx < width and 0 <= fy < height) or not isinstance(self.action_space, spaces.Box):
             return None
         return pixel_to_point(fx, fy, self.frame_size, self.action_space)
 
@@ -271,31 +295,17 @@ def _import_pygame() -> ModuleType:
     return pygame
 
 
-def controls_text(keys: tuple[Key, ...] | None, steered: bool = False) -> list[str]:
-    if steered:
-        return [
-            "you: the blue disc; catch the red one",
-            "click: start; the blue disc heads for the pointer",
-            "Esc: quit",
-        ]
-    if keys is None:
-        return ["you: the blue disc; reach the red one", "click or drag: move the blue disc there", "Esc: quit"]
-    legend = "  ".join(f"{key.shown} {key.label}" for key in keys)
-    return [legend, "Esc: quit"]
-
-
 #: The picture formats ``pygame.image.save`` writes, by file extension (it writes any other name as TGA).
 SCREENSHOT_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".tga")
 
 
 def check_screenshot(screenshot: object) -> str | None:
-    """``screenshot`` as the path :func:`play` saves the window's last picture to, checked before
-    the window opens: ``None``, or a path (``str`` or ``os.PathLike``) with a picture extension
-    (:data:`SCREENSHOT_EXTENSIONS`) of a file that can be written, in a directory that exists.
+    """``screenshot`` checked before the window opens: ``None``, or the path (``str`` or
+    ``os.PathLike``) of a picture file (:data:`SCREENSHOT_EXTENSIONS`) that can be written.
 
-    Raises ``TypeError`` for a value that is not a path, ``ValueError`` for one that cannot be
-    written (empty, a NUL character, a directory, a missing directory, no permission, ``/proc``).
-    A file that did not exist is not left behind.
+    ``TypeError`` for a value that is not a path, ``ValueError`` for one that cannot be written
+    (empty, a NUL, a directory, a missing directory, no permission, ``/proc``); a file that did
+    not exist is not left behind.
     """
     if screenshot is None:
         return None
@@ -351,12 +361,11 @@ def play(
 ) -> list[float]:
     """Play ``env_id`` by hand in a pygame window; returns the returns of the finished episodes.
 
-    ``seed``: episode ``i`` (from 0) is reset with ``seed + i`` (None: unseeded). ``episodes``:
-    stop after that many (None: until Esc or the window is closed); both take Python or numpy
-    integers. ``screenshot``: save the window's last picture to this image file (PNG, ...) when
-    playing stops; it is checked before the window opens (:func:`check_screenshot`).
-    ``on_episode`` is called as ``on_episode(index, return, steps, terminated)`` after each
-    episode ends.
+    Episode ``i`` (from 0) is reset with ``seed + i`` (None: unseeded); ``episodes``: stop after
+    that many (None: at Esc or the window's closing); both Python or numpy integers.
+    ``screenshot``: the image file (PNG, ...) the window's last picture is saved to, checked
+    first (:func:`check_screenshot`). ``on_episode(index, return, steps, terminated)`` is called
+    after each episode.
     """
     if seed is not None and (not _is_int(seed) or seed < 0):
         raise ValueError(f"seed must be None or a non-negative integer, got {shown(seed)}")
@@ -364,110 +373,156 @@ def play(
         raise ValueError(f"episodes must be None or a positive integer, got {shown(episodes)}")
     seed = None if seed is None else int(seed)
     episodes = None if episodes is None else int(episodes)
-    screenshot = check_screenshot(screenshot)
+    path = check_screenshot(screenshot)
     pygame = _import_pygame()
     from gym_suite.quiet import make
 
     env = make(env_id, render_mode="rgb_array", **(env_kwargs or {}))
     try:
-        keys = keys_for(env_id, env.action_space)
-        panel = ScorePanel(env, controls_text(keys, steers(env_id)))
-        return _loop(pygame, panel, keys, seed, episodes, screenshot, on_episode, steers(env_id))
+        chosen = controls(env_id, env.action_space)
+        panel = ScorePanel(env, controls_text(chosen.keys, chosen.steered))
+        return _Game(pygame, panel, chosen, seed, episodes, on_episode).run(path)
     finally:
         env.close()
 
 
-def _loop(
-    pygame: ModuleType,
-    panel: ScorePanel,
-    keys: tuple[Key, ...] | None,
-    seed: int | None,
-    episodes: int | None,
-    screenshot: str | os.PathLike[str] | None,
-    on_episode: Callable[[int, float, int, bool], None] | None,
-    steered: bool = False,
-) -> list[float]:
-    by_key: dict[int, int] = {}
-    if keys is not None:
-        for key in keys:
-            for name in key.names:
-                by_key[getattr(pygame, f"K_{name}", None) or getattr(pygame, f"K_{name.upper()}")] = key.action
-    returns: list[float] = []
-    pygame.display.init()
-    try:
-        driver = pygame.display.get_driver()
-        if driver in ("offscreen", "dummy") and not os.environ.get("SDL_VIDEODRIVER"):
-            raise pygame.error(f"no display to show a window on (SDL chose its {driver!r} video driver)")
-        env_id = panel.spec.id if panel.spec is not None else "environment"
-        pygame.display.set_caption(f"gym-suite play {env_id}")
-        panel.reset(seed=seed)
-        picture = panel.render()
+@dataclass
+class _Game:
+    """A game in the window: the frame's events read, the steps taken, the returns kept."""
+
+    pygame: ModuleType
+    panel: ScorePanel
+    controls: Controls
+    seed: int | None
+    episodes: int | None
+    on_episode: Callable[[int, float, int, bool], None] | None
+    returns: list[float] = field(default_factory=list)
+    pending: deque[int | np.ndarray] = field(default_factory=deque)  # a step per key press or click, one a frame
+    running: bool = True
+    dragging: bool = False
+    chasing: bool = False  # a steered game: started by a click, then a step every few frames
+    frame: int = 0
+
+    def __post_init__(self) -> None:
+        names = [(name, key.action) for key in self.controls.keys or () for name in key.names]
+        pygame = self.pygame
+        self.by_key = {getattr(pygame, f"K_{n}", None) or getattr(pygame, f"K_{n.upper()}"): a for n, a in names}
+
+    def run(self, screenshot: str | None) -> list[float]:
+        """Play until Esc, the window's closing or the last episode; save the screenshot; the returns."""
+        pygame, panel = self.pygame, self.panel
+        pygame.display.init()
+        try:
+            window = _open_window(pygame, panel, self.seed)
+            clock = pygame.time.Clock()
+            while self.running:
+                next_episode = self.read_events()
+                action = self.next_action()
+                if not self.running:
+                    break
+                if next_episode:
+                    self.next_episode()
+                elif action is not None and not panel.ended:
+                    self.step(action)
+                window = _show(pygame, window, panel.render())
+                clock.tick(FPS)
+            if screenshot is not None:
+                _save(pygame, window, screenshot)
+        finally:
+            pygame.display.quit()
+        return self.returns
+
+    def read_events(self) -> bool:
+        """Take in the frame's events; whether one starts the next episode."""
+        pygame, next_episode, drag_to = self.pygame, False, None
+        for event in pygame.event.get():
+            if event.type == pygame.QUIT or (event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE):
+                self.running = False
+            elif self.panel.ended:
+                next_episode = next_episode or event.type in (pygame.KEYDOWN, pygame.MOUSEBUTTONDOWN)
+            elif event.type == pygame.KEYDOWN and event.key in self.by_key:
+                self.pending.append(self.by_key[event.key])
+            elif self.controls.steered:
+                self.chasing = self.chasing or _left_button(event, pygame.MOUSEBUTTONDOWN)
+            elif self.controls.keys is None:
+                drag_to = self._mouse(event, drag_to)
+        if drag_to is not None:  # after the clicks of the same frame
+            self.pending.append(drag_to)
+        return next_episode
+
+    def _mouse(self, event: Any, drag_to: np.ndarray | None) -> np.ndarray | None:
+        """A click moves to its point at once, a drag to its latest point of the frame (returned)."""
+        if _left_button(event, self.pygame.MOUSEBUTTONDOWN):
+            self.dragging = True
+            point = self.panel.point_at(*event.pos)
+            if point is not None:
+                self.pending.append(point)
+        elif _left_button(event, self.pygame.MOUSEBUTTONUP):
+            self.dragging = False
+        elif event.type == self.pygame.MOUSEMOTION and self.dragging:
+            return self.panel.point_at(*event.pos)
+        return drag_to
+
+    def next_action(self) -> int | np.ndarray | None:
+        """The frame's action: the next one pending, or the steered worker's every few frames."""
+        action = self.pending.popleft() if self.pending else None
+        self.frame += 1
+        steps_now = self.frame % max(1, FPS // STEPS_PER_SECOND) == 0
+        if self.controls.steered and self.chasing and not self.panel.ended and steps_now:
+            action = self.panel.steer_action(*self.pygame.mouse.get_pos())
+        return action
+
+    def next_episode(self) -> None:
+        self.panel.status = ""
+        self.pending.clear()
+        self.chasing = False
+        self.panel.reset(seed=None if self.seed is None else self.seed + len(self.returns))
+
+    def step(self, action: int | np.ndarray) -> None:
+        panel = self.panel
+        _, _, terminated, truncated, _ = panel.step(action)
+        if not (terminated or truncated):
+            return
+        self.returns.append(panel.episode_return)
+        how = "terminated" if terminated else "truncated"
+        print(
+            f"episode {len(self.returns)}: return {panel.episode_return:.3f} after {panel.steps} steps ({how})",
+            flush=True,
+        )
+        if self.on_episode is not None:
+            self.on_episode(len(self.returns) - 1, panel.episode_return, panel.steps, bool(terminated))
+        panel.status = EPISODE_OVER
+        if self.episodes is not None and len(self.returns) >= self.episodes:
+            self.running = False
+
+
+def _left_button(event: Any, kind: int) -> bool:
+    return bool(event.type == kind and event.button == 1)
+
+
+def _open_window(pygame: ModuleType, panel: ScorePanel, seed: int | None) -> Any:
+    """The window, showing the first episode's start; ``pygame.error`` when there is no display."""
+    driver = pygame.display.get_driver()
+    if driver in ("offscreen", "dummy") and not os.environ.get("SDL_VIDEODRIVER"):
+        raise pygame.error(f"no display to show a window on (SDL chose its {driver!r} video driver)")
+    env_id = panel.spec.id if panel.spec is not None else "environment"
+    pygame.display.set_caption(f"gym-suite play {env_id}")
+    panel.reset(seed=seed)
+    picture = panel.render()
+    return pygame.display.set_mode((picture.shape[1], picture.shape[0]))
+
+
+def _show(pygame: ModuleType, window: Any, picture: np.ndarray) -> Any:
+    """Show ``picture`` in ``window`` (resized to it if need be); returns the window."""
+    if (picture.shape[1], picture.shape[0]) != window.get_size():
         window = pygame.display.set_mode((picture.shape[1], picture.shape[0]))
-        clock = pygame.time.Clock()
-        dragging = False
-        chasing = False  # a steered game: started by a click, then a step every few frames
-        frame = 0
-        running = True
-        pending: deque[int | np.ndarray] = deque()  # one step per key press or click, one a frame, in order
-        while running:
-            drag_to = None
-            next_episode = False
-            for event in pygame.event.get():
-                if event.type == pygame.QUIT or (event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE):
-                    running = False
-                elif panel.ended:
-                    next_episode = next_episode or event.type in (pygame.KEYDOWN, pygame.MOUSEBUTTONDOWN)
-                elif event.type == pygame.KEYDOWN and event.key in by_key:
-                    pending.append(by_key[event.key])
-                elif steered:
-                    chasing = chasing or (event.type == pygame.MOUSEBUTTONDOWN and event.button == 1)
-                elif keys is None and event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
-                    dragging = True
-                    point = panel.point_at(*event.pos)
-                    if point is not None:
-                        pending.append(point)
-                elif keys is None and event.type == pygame.MOUSEBUTTONUP and event.button == 1:
-                    dragging = False
-                elif keys is None and event.type == pygame.MOUSEMOTION and dragging:
-                    drag_to = panel.point_at(*event.pos)  # a drag: the latest point of the frame
-            if drag_to is not None:  # after the clicks of the same frame
-                pending.append(drag_to)
-            action = pending.popleft() if pending else None
-            frame += 1
-            if steered and chasing and not panel.ended and frame % max(1, FPS // STEPS_PER_SECOND) == 0:
-                action = panel.steer_action(*pygame.mouse.get_pos())
-            if not running:
-                break
-            if next_episode:
-                panel.status = ""
-                pending.clear()
-                chasing = False
-                panel.reset(seed=None if seed is None else seed + len(returns))
-            elif action is not None and not panel.ended:
-                _, _, terminated, truncated, _ = panel.step(action)
-                if terminated or truncated:
-                    returns.append(panel.episode_return)
-                    how = "terminated" if terminated else "truncated"
-                    print(
-                        f"episode {len(returns)}: return {panel.episode_return:.3f} after {panel.steps} steps ({how})",
-                        flush=True,
-                    )
-                    if on_episode is not None:
-                        on_episode(len(returns) - 1, panel.episode_return, panel.steps, bool(terminated))
-                    panel.status = EPISODE_OVER
-                    if episodes is not None and len(returns) >= episodes:
-                        running = False
-            picture = panel.render()
-            if (picture.shape[1], picture.shape[0]) != window.get_size():
-                window = pygame.display.set_mode((picture.shape[1], picture.shape[0]))
-            pygame.surfarray.blit_array(window, picture.swapaxes(0, 1))
-            pygame.display.flip()
-            clock.tick(FPS)
-        if screenshot is not None:
-            try:
-                pygame.image.save(window, os.fspath(screenshot))
-            except Exception as exc:  # pygame.error: the disk filled up, the file went away meanwhile
-                raise OSError(f"screenshot={shown_path(os.fspath(screenshot))} could not be saved: {exc}") from None
-    finally:
-        pygame.display.quit()
-    return returns
+    pygame.surfarray.blit_array(window, picture.swapaxes(0, 1))
+    pygame.display.flip()
+    return window
+
+
+def _save(pygame: ModuleType, window: Any, screenshot: str) -> None:
+    try:
+        pygame.image.save(window, screenshot)
+    except Exception as exc:  # pygame.error: the disk filled up, the file went away meanwhile
+        raise OSError(f"screenshot={shown_path(screenshot)} could not be saved: {exc}") from None

@@ -125,23 +125,18 @@ InfoTemplate = dict[str, tuple[np.dtype[Any], tuple[int, ...]]]
 
 
 def consistent_info(info: dict[str, Any], template: InfoTemplate) -> dict[str, Any]:
-    """``info`` as Minari records it: exactly the keys of ``template``, each value a numpy array of
-    the template's dtype and shape; a key ``info`` lacks (or holds in another shape) is filled with
-    NaN for a float, 0 for an integer, False for a bool.
+    """``info`` as Minari records it: exactly the keys of ``template``, each an array of its dtype
+    and shape; a key ``info`` lacks (or holds in another shape) reads NaN, 0 or False.
 
-    Minari keeps the infos of ``reset`` and of every step as one array per key, so each must have
-    the same keys, each value the same kind and shape; an env's ``reset`` info need not have its
-    steps' keys (heartpole's and push's have none).
+    Minari keeps the infos of ``reset`` and of every step as one array per key, but a ``reset``
+    info need not have the steps' keys (heartpole's and push's have none).
     """
     out: dict[str, Any] = {}
     for key, (dtype, shape) in template.items():
-        value = info.get(key)
-        array = None
-        if value is not None:
-            try:
-                array = np.asarray(value, dtype=dtype)
-            except (TypeError, ValueError, OverflowError):
-                array = None
+        try:
+            array = None if info.get(key) is None else np.asarray(info[key], dtype=dtype)
+        except (TypeError, ValueError, OverflowError):
+            array = None
         if array is None or array.shape != shape:
             array = np.full(shape, np.nan if dtype.kind == "f" else 0, dtype=dtype)
         out[key] = array
@@ -255,62 +250,34 @@ def record(
 ) -> Any:
     """Record ``episodes`` seeded episodes of ``policy`` on ``env_id`` as a Minari dataset and return it.
 
-    ``policy`` is ``"random"``, ``"heuristic"`` or a callable ``observation -> action`` (see
-    :func:`load_policy` for one saved in a file). ``dataset_id`` defaults to
-    :func:`default_dataset_id` with ``policy_name`` (the policy's string, or its ``name``
-    attribute, or ``"trained"``). ``env_kwargs`` are the env's arguments: the dataset keeps
-    them, so ``dataset.recover_environment()`` makes the same env. ``record_infos`` also stores
-    the infos of every reset and step, their numeric values only (:func:`consistent_info`: a key
-    the reset's info lacks reads NaN, 0 or False there). An existing dataset of the same id is an
-    error unless ``overwrite``; with ``overwrite`` it is replaced once the new one is complete, and
-    kept whole when the run fails.
+    ``policy``: ``"random"``, ``"heuristic"`` or a callable ``observation -> action``
+    (:func:`load_policy` reads one from a file). ``dataset_id`` defaults to
+    :func:`default_dataset_id` of ``policy_name`` (default: the policy's string, its ``name``
+    attribute or ``"trained"``). The dataset keeps ``env_kwargs``, so that
+    ``dataset.recover_environment()`` makes the same env. ``record_infos`` also stores the
+    numeric values of every reset's and step's info (:func:`consistent_info`). An existing
+    dataset of the id is an error unless ``overwrite``: then it is replaced once the new one is
+    complete, and kept whole when the run fails.
 
-    ``episodes``: 1 to :data:`gym_suite.evaluate.MAX_EPISODES`; ``seed``: an integer, with the
-    episodes' seeds ``seed`` .. ``seed + episodes - 1`` in ``0 .. 2**64 - 1`` (Minari stores them
-    as unsigned 64-bit integers); numpy integers count as integers. Raises ``ValueError`` for a
-    bad id, episode count, seed, dataset id or policy name, ``TypeError`` for an argument of the
-    wrong kind (``record_infos`` and ``overwrite`` are bools, ``env_kwargs`` a dict), ``FileExistsError``
-    when the dataset exists; every check happens before any episode runs.
+    ``episodes``: 1 to :data:`gym_suite.evaluate.MAX_EPISODES`; ``seed``: an integer (numpy's
+    count), the seeds ``seed .. seed + episodes - 1`` within ``0 .. 2**64 - 1`` (Minari stores
+    them as unsigned 64-bit integers). Every check happens before any episode runs:
+    ``ValueError`` for a bad id, episode count, seed, dataset id or policy name, ``TypeError`` for
+    an argument of the wrong kind (``record_infos`` and ``overwrite`` are bools, ``env_kwargs`` a
+    dict), ``FileExistsError`` when the dataset exists.
     """
     import minari
     from minari import DataCollector
-    from minari.namespace import create_namespace, list_local_namespaces
     from minari.storage.datasets_root_dir import get_dataset_path
 
-    from gym_suite.quiet import make
-
-    if isinstance(episodes, (bool, np.bool_)) or not isinstance(episodes, (int, np.integer)):
-        raise TypeError(f"record: episodes must be a positive integer, got {shown(episodes)}")
-    if not 1 <= episodes <= MAX_EPISODES:
-        raise ValueError(
-            f"record: episodes must be a positive integer, at most {MAX_EPISODES:,}, got {shown(episodes)}"
-        )
-    episodes = int(episodes)
-    if not _is_int(seed):
-        raise TypeError(f"record: seed must be a non-negative integer, got {shown(seed)}")
-    if not 0 <= seed <= SEED_LIMIT - episodes:
-        raise ValueError(
-            f"record: seed must be an integer in 0 .. 2**64 - episodes (= 2**64 - {episodes:,}): the seeds "
-            f"seed .. seed + episodes - 1 are stored as unsigned 64-bit integers; got {shown(seed)}"
-        )
-    seed = int(seed)
+    episodes, seed = _check_episodes_and_seed(episodes, seed)
     spec = find_spec(suite_id(env_id))
     dataset_id = _check_name("dataset_id", dataset_id)
     policy_name = _check_name("policy_name", policy_name)
     kwargs = check_env_kwargs("record: ", env_kwargs, allow_none=True) or {}
     record_infos = _check_flag("record_infos", record_infos)
     overwrite = _check_flag("overwrite", overwrite)
-    if isinstance(policy, str):
-        if policy not in BUILTIN_POLICIES:
-            raise ValueError(f"unknown policy {shown(policy)}: use a callable or one of {list(BUILTIN_POLICIES)}")
-        name = policy
-    elif callable(policy):
-        name = str(getattr(policy, "name", "") or "trained")
-    else:
-        raise TypeError(
-            f"policy must be a callable obs -> action or one of {list(BUILTIN_POLICIES)}, got {shown(policy)}"
-        )
-    name = policy_name or name
+    name = policy_name or _policy_name(policy)
     dataset_id = dataset_id or default_dataset_id(spec.id, name)
     _check_dataset_id(dataset_id)
     final = get_dataset_path(dataset_id)
@@ -319,17 +286,7 @@ def record(
             f"the Minari dataset {dataset_id!r} exists already: pick another id, or overwrite it "
             f"(--overwrite; minari.delete_dataset({dataset_id!r}))"
         )
-    env = make(spec.id, **kwargs)  # bad arguments raise here, before anything is written
-    if isinstance(policy, str) and policy == "heuristic" and not callable(getattr(env.unwrapped, "heuristic", None)):
-        env.close()
-        raise ValueError(f"{spec.id} has no heuristic policy; use 'random' or a trained policy")
-    callback: dict[str, Any] = {}
-    if record_infos:
-        try:
-            callback["step_data_callback"] = _consistent_infos_callback(info_template(spec.id, kwargs, seed))
-        except BaseException:
-            env.close()
-            raise
+    env, callback = _recorded_env(spec.id, kwargs, policy, record_infos, seed)
     collector = DataCollector(env, record_infos=record_infos, **callback)
     try:
         for i in range(episodes):
@@ -340,23 +297,82 @@ def record(
             + (f" with {kwargs}" if kwargs else "")
             + f", reset with seeds {seed} to {seed + episodes - 1} (gym-suite)"
         )
-        # written whole under a hidden directory, then moved into place: an old dataset of the id
-        # is replaced only by a complete one
-        with _staging(get_dataset_path()) as staging:
-            with _datasets_path(staging), warnings.catch_warnings():
-                # Minari asks for an author, e-mail and code link: none to give
-                warnings.filterwarnings("ignore", category=UserWarning, module=r"minari\.")
-                collector.create_dataset(
-                    dataset_id,
-                    eval_env=env.spec,
-                    algorithm_name=name,
-                    description=description,
-                    requirements=[f"gym-suite>={__version__}"],
-                )
-            namespace = minari.dataset.minari_dataset.parse_dataset_id(dataset_id)[0]
-            if namespace is not None and namespace not in list_local_namespaces():
-                create_namespace(namespace)
-            _move_into_place(staging / dataset_id, final, staging / ".old")
+        _write(collector, env, dataset_id, name, description, final)
     finally:
         collector.close()
     return minari.load_dataset(dataset_id)
+
+
+def _check_episodes_and_seed(episodes: object, seed: object) -> tuple[int, int]:
+    if isinstance(episodes, (bool, np.bool_)) or not isinstance(episodes, (int, np.integer)):
+        raise TypeError(f"record: episodes must be a positive integer, got {shown(episodes)}")
+    if not 1 <= episodes <= MAX_EPISODES:
+        raise ValueError(
+            f"record: episodes must be a positive integer, at most {MAX_EPISODES:,}, got {shown(episodes)}"
+        )
+    episodes = int(episodes)
+    if not _is_int(seed):
+        raise TypeError(f"record: seed must be a non-negative integer, got {shown(seed)}")
+    if not 0 <= seed <= SEED_LIMIT - episodes:  # type: ignore[operator]  # an integer: checked above
+        raise ValueError(
+            f"record: seed must be an integer in 0 .. 2**64 - episodes (= 2**64 - {episodes:,}): the seeds "
+            f"seed .. seed + episodes - 1 are stored as unsigned 64-bit integers; got {shown(seed)}"
+        )
+    return episodes, int(seed)  # type: ignore[call-overload]
+
+
+def _policy_name(policy: object) -> str:
+    """A built-in policy's name, a callable's ``name`` attribute or ``"trained"``."""
+    if isinstance(policy, str):
+        if policy not in BUILTIN_POLICIES:
+            raise ValueError(f"unknown policy {shown(policy)}: use a callable or one of {list(BUILTIN_POLICIES)}")
+        return policy
+    if callable(policy):
+        return str(getattr(policy, "name", "") or "trained")
+    raise TypeError(f"policy must be a callable obs -> action or one of {list(BUILTIN_POLICIES)}, got {shown(policy)}")
+
+
+def _recorded_env(
+    env_id: str, kwargs: dict[str, Any], policy: object, record_infos: bool, seed: int
+) -> tuple[Any, dict[str, Any]]:
+    """The env to record, and the ``DataCollector``'s callback of the infos (with ``record_infos``)."""
+    from gym_suite.quiet import make
+
+    env = make(env_id, **kwargs)  # bad arguments raise here, before anything is written
+    try:
+        if (
+            isinstance(policy, str)
+            and policy == "heuristic"
+            and not callable(getattr(env.unwrapped, "heuristic", None))
+        ):
+            raise ValueError(f"{env_id} has no heuristic policy; use 'random' or a trained policy")
+        if not record_infos:
+            return env, {}
+        return env, {"step_data_callback": _consistent_infos_callback(info_template(env_id, kwargs, seed))}
+    except BaseException:
+        env.close()
+        raise
+
+
+def _write(collector: Any, env: Any, dataset_id: str, name: str, description: str, final: Path) -> None:
+    """Write the dataset whole under a hidden directory, then move it into place: an old dataset
+    of the id is replaced only by a complete one."""
+    import minari
+    from minari.namespace import create_namespace, list_local_namespaces
+    from minari.storage.datasets_root_dir import get_dataset_path
+
+    with _staging(get_dataset_path()) as staging:
+        with _datasets_path(staging), warnings.catch_warnings():
+            # Minari asks for an author, e-mail and code link: none to give
+            warnings.filterwarnings("ignore", category=UserWarning, module=r"minari\.")
+            collector.create_dataset(
+                dataset_id,
+                eval_env=env.spec,
+                algorithm_name=name,
+                description=description,
+                requirements=[f"gym-suite>={__version__}"],
+            )
+        namespace = minari.dataset.minari_dataset.parse_dataset_id(dataset_id)[0]
+        if namespace is not None and namespace not in list_local_namespaces():
+            create_namespace(namespace)
+        _move_into_place(staging / dataset_id, final, staging / ".old")

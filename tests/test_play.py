@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import gym_suite  # noqa: F401  (registers the ids)
-from gym_suite.play import KEYS, ScorePanel, controls_text, heading, keys_for, pixel_to_point, steers
+from gym_suite.play import KEYS, ScorePanel, controls, controls_text, heading, keys_for, pixel_to_point, steers
 from gym_suite.quiet import make
 
 pygame = pytest.importorskip("pygame", reason='gym-suite play needs pygame: pip install "gym-suite[render]"')
@@ -66,6 +66,48 @@ def test_every_id_has_controls():
     assert [key.label for key in KEYS["heartpole-v0"]] == ["nothing", "coffee", "beer", "sleep"]
     with pytest.raises(ValueError, match="cannot be played by hand"):
         keys_for("x-v0", gymnasium.spaces.Box(0, 1, (3,)))
+
+
+@pytest.fixture
+def digits_id():
+    """A registered Discrete(4) id without keys of its own (heartpole's rules): the digit keys play it."""
+    spec = gym_suite.register(
+        "playtest/pole-v0",
+        definition="gym_suite.envs.heartpole_env:HEARTPOLE",
+        params="gym_suite.envs.heartpole_env:V0",
+        max_episode_steps=10,
+        summary="HeartPole's rules, played with the digit keys.",
+    )
+    yield spec.id
+    gym_suite.unregister(spec.id)
+
+
+def test_play_help_describes_the_controls_play_uses(capsys, digits_id):
+    """For every registered id, ``play --help`` shows the legend of :func:`controls` of the env
+    ``play`` makes, the one that picks the keys or the mouse and writes the panel's lines."""
+    from gym_suite._registry import rows
+    from gym_suite.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["play", "--help"])
+    out = capsys.readouterr().out
+    ids = [spec.id for spec in rows()]
+    assert digits_id in ids
+    for env_id in ids:
+        env = make(env_id, render_mode="rgb_array")  # as play makes it
+        chosen = controls(env_id, env.action_space)
+        assert f"  {env_id:<14} {chosen.legend()}\n" in out, env_id
+        assert controls_text(chosen.keys, chosen.steered)[:-1] == chosen.panel_text()
+        if chosen.keys is None:  # the mouse: a point to click or to steer towards
+            assert "the mouse" in chosen.legend() and env.action_space.shape == (2,), env_id
+            assert chosen.steered == (env_id == "target-v1")
+        else:
+            assert "mouse" not in chosen.legend() and not chosen.steered, env_id
+            assert {key.action for key in chosen.keys} == set(range(env.action_space.n)), env_id
+        env.close()
+    digits = controls(digits_id, make(digits_id).action_space)
+    assert [key.names for key in digits.keys] == [("0",), ("1",), ("2",), ("3",)]
+    assert digits.legend() == "0 0  1 1  2 2  3 3"
 
 
 def test_score_panel_counts_and_draws():

@@ -24,80 +24,61 @@ Other columns are ignored (the bundled logs also have `response_delay_s`).
 
 Vocabularies
 ------------
-The categorical fields are encoded as indices into fixed vocabularies (:data:`VOCABULARIES`),
-declared here and not taken from the log, so that the observation space
-(:func:`observation_space`) is the same for the bundled logs and for any user log, and an
-agent trained on one log runs on another. The open-ended fields ``app``, ``category``,
-``location`` and ``ringer_mode`` list the values of the bundled generator
-(``gym-suite/tools/make_notifications.py``) followed by :data:`OTHER` (``"<other>"``): a
-value outside the vocabulary is encoded as its **last index**, ``len(vocabulary) - 1``. (The
-location ``"other"``, a place that is neither home, work nor transit, is a value of the
-vocabulary like ``"home"``; ``"<other>"`` is the index of the values the vocabulary does not
-know.) ``day_of_week`` (the seven days) and ``significant_contact`` (0 or 1, or a boolean) are closed by the
-schema: a value outside them is an error, not an unknown category.
+The categorical fields are indices into fixed vocabularies (:data:`VOCABULARIES`), declared
+here rather than taken from the log, so that the observation space (:func:`observation_space`)
+is the same for every log and an agent trained on one runs on another. The open-ended fields
+``app``, ``category``, ``location`` and ``ringer_mode`` list the values of the bundled generator
+(``gym-suite/tools/make_notifications.py``), then :data:`OTHER` (``"<other>"``): a value outside
+the vocabulary is encoded as the last index. (The location ``"other"``, neither home, work nor
+transit, is an ordinary value.) ``day_of_week`` and ``significant_contact`` (0 or 1, or a
+boolean) are closed: a value outside them is an error.
 
-A log that needs a different space (other apps that matter, finer categories) passes its own
-vocabularies for some of the open-ended fields: ``vocabularies={"app": ("com.a", "com.b")}``;
-:data:`OTHER` is appended when the given values do not already end with it, and the fields not
-given keep the defaults. Every vocabulary is a tuple and ``log.vocabularies`` is a read-only
-mapping (:class:`ReadOnlyMapping`: item assignment raises ``TypeError``), shared by every
-environment on the log; it also holds
-``user_id``, the users of the log in sorted order (never observed).
+A log may pass its own vocabularies for open-ended fields (``vocabularies={"app": ("com.a",
+"com.b")}``; :data:`OTHER` is appended unless already last; the others keep the defaults).
+``log.vocabularies`` is a read-only mapping (:class:`ReadOnlyMapping`) of tuples, shared by
+every environment on the log; it also holds ``user_id``, the log's users sorted (never observed).
 
 Reading and caching
 -------------------
-:func:`load_log` returns a :class:`NotificationLog`: the checked log encoded to read-only numpy
-arrays. It reads one of
+:func:`load_log` returns a :class:`NotificationLog`, the checked log encoded to read-only numpy
+arrays, from one of: the bundled data (``csv_path=None, data=None``; by ``split``,
+``data/notifications_train.csv``, weeks 1-6 of 8 users, 9,710 notifications, or
+``data/notifications_test.csv``, weeks 7-12); a CSV file (``csv_path``: UTF-8, plain or
+compressed with gzip, bzip2, xz or zip, recognised from the bytes); a pandas DataFrame
+(``data``, encoded anew on every call).
 
-* the bundled data (``csv_path=None, data=None``): ``data/notifications_train.csv`` (weeks
-  1-6 of 8 users, 9,710 notifications) or ``data/notifications_test.csv`` (weeks 7-12 of the
-  same users), chosen by ``split``;
-* a CSV file (``csv_path``): UTF-8 text, plain or compressed with gzip, bzip2, xz or zip (the
-  compression is recognised from the bytes, not the file name);
-* a pandas DataFrame (``data``), only read, encoded anew on every call.
-
-A file is read and checked once per process as long as an environment uses it: logs are
-cached by the SHA-256 of the file's bytes (so a file rewritten in place is read again, and two
-copies of one file share the arrays), the vocabularies and the split, and held weakly: a log
-that no environment or other object refers to any more is freed. The two bundled logs, once
-read with the default vocabularies, stay for the life of the process. pandas is imported only
-when a log is read.
+Logs are cached, held weakly, by the SHA-256 of the file's bytes (a file rewritten in place is
+read again; two copies share the arrays), the vocabularies and the split: a file is read once
+per process while something uses it. The bundled logs with the default vocabularies stay for
+the life of the process. pandas is imported only when a log is read.
 
 A bad log raises at construction, naming the file (or ``data``) and the problem: ``ValueError``
-for a missing column, a duplicated column, an empty file, an empty cell, a value of the wrong
-kind or out of range (naming the column and the first bad row), text that is not UTF-8, a file
-that is not CSV or a damaged compressed file; ``FileNotFoundError`` for a missing file;
-``PermissionError`` for a file that cannot be read; ``TypeError`` for an argument of the wrong
-kind. Every message stays under 1,000 characters: a long value is shown cut, ending in
-``...``. A call that raises leaves the cache as it was.
+for a missing or duplicated column, an empty file or cell, a value of the wrong kind or out of
+range (naming the column and the first bad row), text that is not UTF-8, a file that is not CSV
+or a damaged compressed file; ``FileNotFoundError``, ``PermissionError``; ``TypeError`` for an
+argument of the wrong kind. Messages stay under 1,000 characters (a long value is cut, ending
+in ``...``). A call that raises leaves the cache as it was.
 
 Timestamps
 ----------
-The timestamp orders the rows and splits a log in time; it is never observed (the
-observation's time of day is the log's own ``hour`` column, the local wall-clock time on the
-phone). Either every timestamp carries a UTC offset (``Z``, ``+01:00``, ``-0500``; the offsets
-may differ between rows, as across a daylight saving change) and they are compared as the
-instants they are, kept in UTC (``log.utc`` is True); or none does and they are taken as they
-are written (``log.utc`` is False). A log that mixes the two raises ``ValueError`` naming the
-first row whose timestamp differs in kind from the first row's: a time without an offset
-cannot be placed among times with one.
+The timestamp orders the rows and splits a log in time; it is never observed (the time of day
+observed is the ``hour`` column, the phone's wall clock). Either every timestamp has a UTC
+offset (``Z``, ``+01:00``, ``-0500``; they may differ between rows) and they are compared as
+instants, kept in UTC (``log.utc`` True), or none has and they are taken as written
+(``log.utc`` False). A log that mixes the two raises ``ValueError`` naming the first row whose
+kind differs from the first row's.
 
 Train and test
 --------------
-Results are reported on data the agent did not train on. The bundled data are two files made
-by one seeded stream: train on ``split="train"`` (weeks 1-6), report on ``split="test"``
-(weeks 7-12 of the same people). A user log is split in time with ``test_fraction=f``
-(0 < f < 1): the **test part is the last fraction f of the whole log in time**, every row from
-the cut-off instant on, where the cut-off is the timestamp of the row ``ceil(f * n)``-th from the
-end in time order (rows sharing that instant all go to the test part, so it can be a little
-larger than f); the train part is every row before it. Both keep the log's row order. The cut
-is one instant for all users rather than the last fraction of each user's history because
-that is how an agent is deployed: trained on everything logged up to a day, then run on what
-comes after. No training row is later than a test row, so nothing from the test period (an
-app update, a change of habits common to all users) leaks into training, and the bundled
-files are split the same way. A user who stopped logging before the cut-off has rows only in
-the train part, one who started after it only in the test part. Without ``test_fraction`` a
-user log is not split: ``split="train"`` replays all of it and ``split="test"`` raises.
+The bundled data are two files of one seeded stream: train on ``split="train"`` (weeks 1-6),
+report on ``split="test"`` (weeks 7-12 of the same people). A user log is split in time with
+``test_fraction=f`` (0 < f < 1): the test part is every row from the cut-off instant on, the
+timestamp of the row ``ceil(f * n)``-th from the end in time order (rows sharing it all go to
+the test part, which can be a little larger than f); the train part is every row before. Both
+keep the log's row order. The cut is one instant for all users, as an agent is deployed
+(trained on everything up to a day, run on what comes after): no training row is later than a
+test row, so nothing of the test period leaks into training. Without ``test_fraction`` a user
+log is not split: ``split="train"`` replays all of it and ``split="test"`` raises.
 ``log.source_rows`` maps the rows of a part to the rows of the log it was cut from.
 """
 
@@ -404,40 +385,35 @@ def check_vocabularies(vocabularies: object = None, owner: str = "load_log") -> 
         )
     merged = dict(VOCABULARIES)
     for field, values in vocabularies.items():
-        if (
-            field in VOCABULARIES
-            and field not in OPEN_FIELDS
-            and isinstance(values, (tuple, list))
-            and tuple(values) == VOCABULARIES[field]
-        ):
-            continue  # a fixed vocabulary given as it is (e.g. VOCABULARIES passed back)
-        if field not in OPEN_FIELDS:
+        if field in OPEN_FIELDS:
+            merged[field] = _check_vocabulary(field, values, owner)
+        elif field not in VOCABULARIES or not isinstance(values, (tuple, list)) or tuple(values) != VOCABULARIES[field]:
             fixed = " (fixed by the schema)" if field in VOCABULARIES else ""
             raise ValueError(
                 f"{owner}: vocabularies[{shown(field)}]{fixed}: only the vocabularies of {list(OPEN_FIELDS)} can be given"
-            )
-        if isinstance(values, (str, bytes)) or not isinstance(values, (tuple, list)):
-            raise ArgumentTypeError(
-                f"{owner}: vocabularies[{shown(field)}] must be a tuple or list of strings, got {type(values).__name__}"
-            )
-        values = tuple(values)
-        bad = [v for v in values if not isinstance(v, str)]
-        if bad:
-            raise ArgumentTypeError(f"{owner}: vocabularies[{shown(field)}] must hold strings, got {shown(bad[0])}")
-        if values and values[-1] == OTHER:
-            values = values[:-1]
-        if not values:
-            raise ValueError(f"{owner}: vocabularies[{shown(field)}] is empty; give at least one value")
-        if OTHER in values:
-            raise ValueError(
-                f"{owner}: vocabularies[{shown(field)}]: {OTHER!r} marks values outside the vocabulary; "
-                "it can only be the last entry"
-            )
-        repeated = sorted({v for v in values if values.count(v) > 1})
-        if repeated:
-            raise ValueError(f"{owner}: vocabularies[{shown(field)}] lists {shown(repeated)} more than once")
-        merged[field] = values + (OTHER,)
+            )  # a fixed vocabulary may be given as it is (VOCABULARIES passed back)
     return ReadOnlyMapping(merged)
+
+
+def _check_vocabulary(field: str, values: object, owner: str) -> Vocabulary:
+    """An open field's vocabulary: distinct strings, :data:`OTHER` appended (or already last)."""
+    name = f"{owner}: vocabularies[{shown(field)}]"
+    if isinstance(values, (str, bytes)) or not isinstance(values, (tuple, list)):
+        raise ArgumentTypeError(f"{name} must be a tuple or list of strings, got {type(values).__name__}")
+    values = tuple(values)
+    bad = [v for v in values if not isinstance(v, str)]
+    if bad:
+        raise ArgumentTypeError(f"{name} must hold strings, got {shown(bad[0])}")
+    if values and values[-1] == OTHER:
+        values = values[:-1]
+    if not values:
+        raise ValueError(f"{name} is empty; give at least one value")
+    if OTHER in values:
+        raise ValueError(f"{name}: {OTHER!r} marks values outside the vocabulary; it can only be the last entry")
+    repeated = sorted({v for v in values if values.count(v) > 1})
+    if repeated:
+        raise ValueError(f"{name} lists {shown(repeated)} more than once")
+    return values + (OTHER,)
 
 
 def check_split(split: object, test_fraction: object, owner: str = "load_log") -> tuple[str, float | None]:
@@ -649,11 +625,9 @@ def _decompress(raw: bytes, name: str) -> bytes:
             ) from None
         data: bytes = zstandard.ZstdDecompressor().decompressobj().decompress(raw)
         return data
-    except ValueError as exc:
-        if str(exc).startswith(name):
+    except (ValueError, OSError, EOFError, lzma.LZMAError, zipfile.BadZipFile, RuntimeError) as exc:
+        if isinstance(exc, ValueError) and str(exc).startswith(name):
             raise
-        raise ValueError(f"{name} looks {kind}-compressed but cannot be decompressed: {exc}") from None
-    except (OSError, EOFError, lzma.LZMAError, zipfile.BadZipFile, RuntimeError) as exc:
         raise ValueError(f"{name} looks {kind}-compressed but cannot be decompressed: {exc}") from None
 
 
@@ -717,6 +691,12 @@ def _encode(
     def fail(name: str, i: int, value: object, expected: str) -> NoReturn:
         raise ValueError(f"{source}: column {name!r}, {where(i)}: {shown(value)} is not {expected}")
 
+    def fail_first(name: str, bad: npt.NDArray[np.bool_], values: Any, expected: str) -> None:
+        """:func:`fail` at the first row of ``bad``, if any (``values``: the column or its array)."""
+        if bad.any():
+            i = int(bad.argmax())
+            fail(name, i, values.iloc[i] if isinstance(values, pd.Series) else values[i], expected)
+
     if isinstance(frame.columns, pd.MultiIndex):
         raise ValueError(
             f"{source} has hierarchical (MultiIndex) columns ({frame.columns.nlevels} level(s)); a notification log "
@@ -752,30 +732,22 @@ def _encode(
         if kind == "c" or (kind == "b" and not booleans):  # a whole column of bools or complex numbers
             fail(name, 0, column.iloc[0], f"a real number ({refused})")
         if kind == "O":  # a bool or complex number among the values: never silently 1 or its real part
-            odd = column.map(lambda v: isinstance(v, odd_kinds)).to_numpy(dtype=bool)
-            if odd.any():
-                fail(
-                    name,
-                    int(odd.argmax()),
-                    column.iloc[int(odd.argmax())],
-                    f"a real number ({refused})",
-                )
+            fail_first(
+                name,
+                column.map(lambda v: isinstance(v, odd_kinds)).to_numpy(dtype=bool),
+                column,
+                f"a real number ({refused})",
+            )
         if booleans and kind == "O":  # True and False among numbers: 1 and 0
             column = column.map(lambda v: int(v) if isinstance(v, (bool, np.bool_)) else v)
         parsed = pd.to_numeric(column, errors="coerce")
         if parsed.dtype.kind == "c":  # strings pandas reads as complex numbers
             fail(name, 0, column.iloc[0], f"a real number ({refused})")
         values: npt.NDArray[np.float64] = parsed.to_numpy(dtype=np.float64, na_value=np.nan)
-        bad = ~np.isfinite(values)
-        if bad.any():
-            fail(name, int(bad.argmax()), column.iloc[int(bad.argmax())], "a number")
+        fail_first(name, ~np.isfinite(values), column, "a number")
         if integer:
-            bad = values != np.floor(values)
-            if bad.any():
-                fail(name, int(bad.argmax()), column.iloc[int(bad.argmax())], "an integer")
-        bad = (values < low) | (values > high)
-        if bad.any():
-            fail(name, int(bad.argmax()), column.iloc[int(bad.argmax())], f"within {low}..{high}")
+            fail_first(name, values != np.floor(values), column, "an integer")
+        fail_first(name, (values < low) | (values > high), column, f"within {low}..{high}")
         return values
 
     def text(name: str) -> npt.NDArray[np.object_]:
@@ -785,9 +757,7 @@ def _encode(
     def closed(name: str, vocabulary: Sequence[str | bool]) -> npt.NDArray[np.int64]:
         values = text(name)
         codes: npt.NDArray[np.int64] = pd.Index(list(vocabulary)).get_indexer(values).astype(np.int64)  # -1: not in it
-        bad = codes < 0
-        if bad.any():
-            fail(name, int(bad.argmax()), values[int(bad.argmax())], f"one of {list(vocabulary)}")
+        fail_first(name, codes < 0, values, f"one of {list(vocabulary)}")
         return codes
 
     def open_ended(name: str, vocabulary: Sequence[str | bool]) -> npt.NDArray[np.int64]:
@@ -810,20 +780,10 @@ def _encode(
     labels = closed(ACTION, ACTION_VALUES)
     stamps, utc = _timestamps(frame[TIMESTAMP], source, where, fail)
     p_open = numeric(TRUTH, 0, 1, False) if TRUTH in frame.columns else None
+    users = user_codes.astype(np.int64)
+    everything = {**vocabularies, USER: tuple(str(u) for u in user_names)}
     return NotificationLog(
-        source,
-        codes,
-        values,
-        labels,
-        user_codes.astype(np.int64),
-        stamps,
-        p_open,
-        {**vocabularies, USER: tuple(str(u) for u in user_names)},
-        digest,
-        utc,
-        split,
-        None,
-        bundled,
+        source, codes, values, labels, users, stamps, p_open, everything, digest, utc, split, None, bundled
     )
 
 
@@ -891,20 +851,9 @@ def _part(log: NotificationLog, split: str, test_fraction: float | None, owner: 
             "(the log needs rows at more than one time)"
         )
     rows = np.flatnonzero(keep)
-    return NotificationLog(
-        log.source,
-        log.codes[:, rows],
-        log.numbers[:, rows],
-        log.labels[rows],
-        log.users[rows],
-        log.timestamps[rows],
-        None if log.p_open is None else log.p_open[rows],
-        log.vocabularies,
-        log.digest,
-        log.utc,
-        split,
-        rows,
-    )
+    p_open = None if log.p_open is None else log.p_open[rows]
+    arrays = (log.codes[:, rows], log.numbers[:, rows], log.labels[rows], log.users[rows], log.timestamps[rows], p_open)
+    return NotificationLog(log.source, *arrays, log.vocabularies, log.digest, log.utc, split, rows)
 
 
 __all__ = [

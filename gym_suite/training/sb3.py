@@ -200,7 +200,9 @@ def check_algo(algo: str) -> str:
     return algo.lower()
 
 
-def _check_flag(name: str, value: Any) -> bool:
+def _check_flag(name: str, value: Any, allow_none: bool = False) -> bool | None:
+    if value is None and allow_none:
+        return None
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"train_sb3: {name} must be True or False, got {shown(value)}")
     return bool(value)
@@ -267,27 +269,24 @@ def train_sb3(
 ):
     """Train Stable-Baselines3 ``algo`` (``"ppo"`` or ``"dqn"``) on ``env_id`` for ``steps`` env steps.
 
-    Uses the id's recipe (:data:`gym_suite.training.recipes.RECIPES`) for the settings and,
-    when ``steps`` is None, the budget; ``n_envs`` overrides the recipe's number of env copies
-    (PPO; DQN trains on one). ``vec_env``: ``"native"`` steps the id's native vector env
-    (:class:`SuiteVecEnv`), ``"dummy"`` Stable-Baselines3's ``DummyVecEnv`` of scalar envs (see
-    :func:`make_sb3_env`). ``overrides`` update the recipe's model settings (``n_epochs``, ...);
-    ``callback`` goes to ``model.learn``; ``truncation_is_terminal`` ends truncated episodes as
-    terminal ones for the learner (see :func:`make_sb3_env`; None: the recipe's
-    ``truncation_is_terminal`` for ``algo``, heartpole-v1's PPO: True). The training env is made with the recipe's
-    ``train_env_kwargs`` for ``algo`` under ``env_kwargs`` (heartpole-v0's PPO: ``expected_cost=True``,
-    :func:`~gym_suite.training.recipes.training_env_kwargs`). Returns the model;
-    ``model.get_vec_normalize_env()`` holds the observation statistics when the recipe
-    normalizes. Sets torch to one thread. Nothing is written to disk (see :func:`save_sb3`).
+    The id's recipe (:data:`gym_suite.training.recipes.RECIPES`) gives the settings, which
+    ``overrides`` update (``n_epochs``, ...), and the budget when ``steps`` is None; ``n_envs``
+    replaces its number of env copies (PPO; DQN trains on one). ``vec_env``: ``"native"``
+    (:class:`SuiteVecEnv`) or ``"dummy"`` (see :func:`make_sb3_env`). ``callback`` goes to
+    ``model.learn``. ``truncation_is_terminal`` (None: the recipe's for ``algo``; heartpole-v1's
+    PPO: True) ends truncated episodes as terminal ones for the learner. The training env takes
+    the recipe's ``train_env_kwargs`` under ``env_kwargs``
+    (:func:`~gym_suite.training.recipes.training_env_kwargs`; heartpole-v0's PPO:
+    ``expected_cost=True``). Returns the model (``model.get_vec_normalize_env()``: the
+    observation statistics when the recipe normalizes); torch is set to one thread and nothing
+    is written to disk (see :func:`save_sb3`). ``env_id`` may carry the ``gym_suite:`` prefix.
 
-    ``env_id`` may carry the ``gym_suite:`` prefix (the id's own recipe applies). Every argument
-    is checked by name before an env is made: ``steps`` None or an integer >= 1, ``seed`` an
-    integer in ``0..2**32 - 1`` (numpy integers count), ``progress_bar`` and
-    ``truncation_is_terminal`` bools (or None for the latter), ``algo`` ``"ppo"`` or ``"dqn"``,
-    ``overrides`` a dict of the model class's settings (not ``seed``, ``env``, ``policy``,
-    ``device`` or ``verbose``, which are train_sb3's), ``callback`` None, a ``BaseCallback``, a
-    callable or a list of them: ``TypeError`` for a value of the wrong kind or an unknown
-    setting, ``ValueError`` for one out of range.
+    Every argument is checked by name before an env is made: ``steps`` None or an integer >= 1,
+    ``seed`` an integer in ``0..2**32 - 1`` (numpy integers count), ``progress_bar`` and
+    ``truncation_is_terminal`` bools (the latter or None), ``overrides`` a dict of the model
+    class's settings (not ``seed``, ``env``, ``policy``, ``device`` or ``verbose``), ``callback``
+    None, a ``BaseCallback``, a callable or a list of them: ``TypeError`` for a value of the wrong
+    kind or an unknown setting, ``ValueError`` for one out of range.
     """
     from stable_baselines3 import DQN, PPO
     from stable_baselines3.common.logger import HumanOutputFormat, Logger
@@ -304,43 +303,22 @@ def train_sb3(
     verbose = check_int("train_sb3", "verbose", verbose, 0)
     progress_bar = _check_flag("progress_bar", progress_bar)
     check_vec_env(vec_env)
-    if n_envs is not None:
-        n_envs = check_int("train_sb3", "n_envs", n_envs, 1)
+    n_envs = check_int("train_sb3", "n_envs", n_envs, 1, allow_none=True)
     _check_callback(callback)
-    if truncation_is_terminal is not None:
-        truncation_is_terminal = _check_flag("truncation_is_terminal", truncation_is_terminal)
-    overrides = _check_overrides(PPO if algo == "ppo" else DQN, overrides)
-    settings = {**sb3_settings(env_id, algo), **overrides}
+    truncation_is_terminal = _check_flag("truncation_is_terminal", truncation_is_terminal, allow_none=True)
+    cls = PPO if algo == "ppo" else DQN
+    settings = {**sb3_settings(env_id, algo), **_check_overrides(cls, overrides)}
     single_thread_torch()
     recipe = recipe_for(env_id)
-    if steps is None:
-        steps = recipe_budget(env_id, f"sb3-{algo}")
-    probe = gymnasium.make(env_id, **(env_kwargs or {}))
-    if algo == "dqn" and not isinstance(probe.action_space, spaces.Discrete):
-        raise ValueError(f"DQN needs a Discrete action space; {env_id} has {probe.action_space}")
-    policy = "MultiInputPolicy" if isinstance(probe.observation_space, spaces.Dict) else "MlpPolicy"
-    if algo == "dqn":
-        n_envs = 1
-    elif n_envs is None:
-        n_envs = recipe.n_envs
-    vec_normalize = recipe.vec_normalize.get(algo)
-    if vec_normalize is not None:
-        vec_normalize = {"gamma": settings.get("gamma", 0.99), **vec_normalize}
-        if isinstance(probe.observation_space, spaces.Dict) and vec_normalize.get("norm_obs", True):
-            # VecNormalize scales Box entries only: the Discrete ones are one-hot encoded
-            vec_normalize.setdefault(
-                "norm_obs_keys",
-                [key for key, space in probe.observation_space.spaces.items() if isinstance(space, spaces.Box)],
-            )
-    env_action_space = probe.action_space
-    probe.close()
+    steps = recipe_budget(env_id, f"sb3-{algo}") if steps is None else steps
+    policy, vec_normalize, env_action_space = _probe(env_id, algo, env_kwargs, recipe.vec_normalize.get(algo), settings)
     if truncation_is_terminal is None:
         truncation_is_terminal = recipe.truncation_is_terminal.get(algo, False)
     # deprecated: a recipe's expected cost is the env's own argument (train_env_kwargs)
     penalty = recipe.expected_penalty if recipe.expected_penalty and algo in recipe.expected_penalty.algos else None
     venv = make_sb3_env(
         env_id,
-        n_envs,
+        1 if algo == "dqn" else n_envs or recipe.n_envs,
         seed,
         training_env_kwargs(env_id, algo, env_kwargs),
         vec_normalize,
@@ -350,15 +328,36 @@ def train_sb3(
         vec_env=vec_env,
         truncation_is_terminal=truncation_is_terminal,
     )
-    cls = PPO if algo == "ppo" else DQN
     model = cls(policy, venv, seed=seed, device="cpu", verbose=verbose, **settings)
     # SB3's default logger makes a fresh directory under the temporary directory at every
     # learn(): log to standard output only
-    formats = [HumanOutputFormat(sys.stdout)] if verbose else []
-    model.set_logger(Logger(folder=None, output_formats=formats))
+    model.set_logger(Logger(folder=None, output_formats=[HumanOutputFormat(sys.stdout)] if verbose else []))
     model.env_action_space = env_action_space  # what SB3Policy maps the [-1, 1] actions back to
     model.learn(total_timesteps=int(steps), progress_bar=progress_bar, callback=callback)
     return model
+
+
+def _probe(
+    env_id: str, algo: str, env_kwargs: dict | None, vec_normalize: dict | None, settings: dict[str, Any]
+) -> tuple[str, dict | None, spaces.Space]:
+    """From one env of the id: the model's policy class, the ``VecNormalize`` arguments (the
+    recipe's, with the discount and, for a ``Dict`` observation, its ``Box`` keys) and the env's
+    action space; ``ValueError`` for DQN on an action space that is not ``Discrete``."""
+    probe = gymnasium.make(env_id, **(env_kwargs or {}))
+    try:
+        if algo == "dqn" and not isinstance(probe.action_space, spaces.Discrete):
+            raise ValueError(f"DQN needs a Discrete action space; {env_id} has {probe.action_space}")
+        observation_space = probe.observation_space
+        policy = "MultiInputPolicy" if isinstance(observation_space, spaces.Dict) else "MlpPolicy"
+        if vec_normalize is not None:
+            vec_normalize = {"gamma": settings.get("gamma", 0.99), **vec_normalize}
+            if isinstance(observation_space, spaces.Dict) and vec_normalize.get("norm_obs", True):
+                # VecNormalize scales Box entries only: the Discrete ones are one-hot encoded
+                boxes = [key for key, space in observation_space.spaces.items() if isinstance(space, spaces.Box)]
+                vec_normalize.setdefault("norm_obs_keys", boxes)
+        return policy, vec_normalize, probe.action_space
+    finally:
+        probe.close()
 
 
 def _model_files(path: str | os.PathLike) -> tuple[Path, Path]:

@@ -1,30 +1,24 @@
 """A suite id's native vector env as a Stable-Baselines3 ``VecEnv``: :class:`SuiteVecEnv`.
 
-Stable-Baselines3 trains on a ``VecEnv``; its ``DummyVecEnv`` steps N scalar envs one after the
-other in Python. :class:`SuiteVecEnv` steps the id's native numpy vector env instead (its
-``vector_entry_point``: one call for the whole batch) and gives Stable-Baselines3 what it expects
-of a ``DummyVecEnv`` of ``Monitor``-wrapped envs:
+Stable-Baselines3's ``DummyVecEnv`` steps N scalar envs one after the other in Python;
+:class:`SuiteVecEnv` steps the id's native numpy vector env (its ``vector_entry_point``: one call
+for the batch) and gives what a ``DummyVecEnv`` of ``Monitor``-wrapped envs gives:
 
 - a finished row starts afresh in the same step (Stable-Baselines3's autoreset): its info holds
-  ``terminal_observation`` (the last observation of the episode) and the returned observation is
-  the new start's. The native env would start the row on the next step; the adapter starts it
-  at once through the vector env's ``restart(rows)``, which calls the start hooks its next-step
-  autoreset calls, so the rules of a fresh start stay the env's;
-- ``info["TimeLimit.truncated"]`` on every step (truncated and not terminated) and, when an
-  episode ends, ``info["episode"] = {"r": return, "l": length, "t": seconds}`` as ``Monitor``
-  writes it (the env's own rewards, before any training transform);
-- float32 rewards, bool dones, one info dict per row with the env's info keys of that row.
+  ``terminal_observation`` and the observation returned is the new start's, made by the vector
+  env's ``restart(rows)`` (the start hooks of its own autoreset: a fresh start's rules stay the env's);
+- ``info["TimeLimit.truncated"]`` on every step and, when an episode ends, ``info["episode"] =
+  {"r": return, "l": length, "t": seconds}`` as ``Monitor`` writes it (the env's own rewards);
+- float32 rewards, bool dones, one info dict per row with that row's info keys.
 
-With ``n_envs=1`` and the same seed it gives the observations, rewards, dones and infos of
-``DummyVecEnv([lambda: Monitor(gymnasium.make(env_id))])``: the native env at N=1 follows the
-scalar env from the same seed. With more rows the episodes differ from ``DummyVecEnv``'s: the
-native env draws every row from one generator (seeded once for the batch), where
-``DummyVecEnv`` seeds row ``i`` with ``seed + i``.
+With ``n_envs=1`` and the same seed it gives what ``DummyVecEnv([lambda:
+Monitor(gymnasium.make(env_id))])`` gives. With more rows the episodes differ: the native env
+draws every row from one generator seeded once, ``DummyVecEnv`` seeds row ``i`` with ``seed + i``.
 
 The training transforms of :func:`gym_suite.training.wrappers.training_wrappers` (actions in
-``[-1, 1]`` for a bounded ``Box``, shifted and scaled rewards) are keyword arguments here,
-applied to the whole batch with the same arithmetic. A heart attack's expected cost is the
-env's own argument (``env_kwargs={"expected_cost": True}``); ``expected_penalty`` is deprecated.
+``[-1, 1]`` for a bounded ``Box``, shifted and scaled rewards) are keyword arguments, applied to
+the batch with the same arithmetic. A heart attack's expected cost is the env's own argument
+(``env_kwargs={"expected_cost": True}``); ``expected_penalty`` is deprecated.
 """
 
 from __future__ import annotations
@@ -93,48 +87,38 @@ def make_native_vector_env(env_id: str, n_envs: int, env_kwargs: Mapping[str, An
 class SuiteVecEnv(VecEnv):
     """A suite id's native vector env as a Stable-Baselines3 ``VecEnv`` (see the module's docstring).
 
-    ``env_id``: a registered suite id (``"gym_suite:<id>"`` works too); ``n_envs``: rows;
-    ``seed``: the seed of the first ``reset`` (None: fresh entropy), as ``make_vec_env(seed=...)``;
-    ``env_kwargs``: the env's arguments, ``max_episode_steps`` included, as ``gymnasium.make``
-    takes them. Training transforms, off by default: ``unit_box_actions`` (a bounded ``Box``
-    action space is presented as ``[-1, 1]`` and mapped back to the env's bounds, as
-    ``RescaleAction`` does), ``reward_offset`` and ``reward_scale``
-    (:func:`gym_suite.training.wrappers.training_wrappers`; ``expected_penalty`` is deprecated:
-    pass the env's ``expected_cost=True`` in ``env_kwargs``); the ``episode`` info always holds
-    the env's own return.
+    ``env_id``: a registered suite id (``"gym_suite:<id>"`` too); ``n_envs``: rows; ``seed``: the
+    first ``reset``'s (None: fresh entropy), as ``make_vec_env(seed=...)``; ``env_kwargs``: the
+    env's arguments, ``max_episode_steps`` included. Training transforms, off by default:
+    ``unit_box_actions`` (a bounded ``Box`` presented as ``[-1, 1]``, as ``RescaleAction`` does),
+    ``reward_offset`` and ``reward_scale`` (``expected_penalty`` is deprecated: pass the env's
+    ``expected_cost=True``); the ``episode`` info keeps the env's own return.
 
-    Seeding: :meth:`seed` (Stable-Baselines3 calls it with the model's seed) sets the seed of the
-    next ``reset``, which seeds the one generator of the batch; it returns that seed for every row.
+    :meth:`seed` (Stable-Baselines3 calls it with the model's seed) seeds the next ``reset``,
+    hence the batch's one generator, and returns that seed for every row.
 
-    Attributes (:meth:`get_attr`, :meth:`set_attr`) are the native vector env's: an array over
-    the rows gives each row its element, any other value is shared by every row; a name the
-    vector env lacks is looked up on its scalar template ``single_env`` (``heuristic``, say).
-    :meth:`env_method` calls a method of the vector env once (a sequence of one result per row
-    is split over the rows) or, when the vector env has none of that name, the scalar
-    template's method for each requested row; ``env_method("render")`` gives each row's frame
-    (``rgb_array``) or text line (``ansi``). ``env_method("get_wrapper_attr", name)`` and
-    ``env_method("set_wrapper_attr", name, value)`` are :meth:`get_attr` and :meth:`set_attr`.
-    ``metadata`` and ``spec`` are a row's, as ``DummyVecEnv`` gives them: the scalar env's
-    metadata and the spec that makes one row with ``gymnasium.make``. Indices are those of
-    ``DummyVecEnv``: ints or sequences of ints, negative ones counting from the end, and one
-    out of range raises ``IndexError``.
+    Attributes (:meth:`get_attr`, :meth:`set_attr`) are the vector env's (an array over the rows
+    gives each row its element; any other value is shared), else its scalar template's
+    (``single_env``: ``heuristic``, say). :meth:`env_method` calls the template's method for each
+    row, else the vector env's once (a sequence of one result per row is split over the rows);
+    ``env_method("render")`` gives each row's frame (``rgb_array``) or text line (``ansi``);
+    ``get_wrapper_attr`` and ``set_wrapper_attr`` are :meth:`get_attr` and :meth:`set_attr`.
+    ``metadata`` and ``spec`` are a row's, as in ``DummyVecEnv`` (the spec makes one row).
+    Indices are ``DummyVecEnv``'s: ints or sequences of ints, negative from the end, one out of
+    range an ``IndexError``.
 
     Deliberate differences from ``DummyVecEnv`` (the rows are one native batch, not N envs):
 
-    - :meth:`set_attr` of a value shared by every row (not an array over the rows) is for every
-      row at once; ``indices`` naming only some rows is refused with ``ValueError``. A per-row
-      attribute takes one row's value, in its dtype (``1.5`` for an int position is refused,
-      never truncated); ``observation_space`` and ``action_space`` are the adapter's and cannot
-      be set; ``state`` takes only the definition's state (its ``NamedTuple``, each quantity one
-      value or one per row). The environment's parameters (its arguments, such as
-      ``heart_attack_proclivity``, what follows from them, and ``params``) are checked and fixed
-      when it is made: setting one raises ``ValueError`` (make a new env with other
-      ``env_kwargs``). What :meth:`set_attr` accepts, :meth:`get_attr` reads back the same.
-    - Reset options (``set_options``) are the batch's: different options per row are refused
-      with ``ValueError`` at ``reset``.
-    - The rows draw from one generator (``np_random`` is shared), seeded once per batch;
-      ``unwrapped`` is the native vector env.
-    - ``render_mode="human"`` is refused (use ``rgb_array`` or ``DummyVecEnv``).
+    - :meth:`set_attr` of a shared value is for every row at once (``indices`` naming only some
+      is a ``ValueError``); a per-row attribute takes one row's value in its dtype (``1.5`` for
+      an int is refused, never truncated); ``observation_space`` and ``action_space`` cannot be
+      set; ``state`` takes only the definition's ``NamedTuple`` (each quantity one value or one
+      per row); the environment's parameters (its arguments, what follows from them, ``params``)
+      are fixed when it is made: setting one raises ``ValueError``. What :meth:`set_attr`
+      accepts, :meth:`get_attr` reads back the same.
+    - Reset options (``set_options``) are the batch's: different ones per row are a ``ValueError``.
+    - The rows share one generator (``np_random``), seeded once per batch; ``unwrapped`` is the
+      native vector env; ``render_mode="human"`` is refused (use ``rgb_array`` or ``DummyVecEnv``).
     """
 
     def __init__(
@@ -311,8 +295,7 @@ class SuiteVecEnv(VecEnv):
         except AttributeError:
             pass
         else:
-            per_row = isinstance(value, np.ndarray) and value.ndim >= 1 and value.shape[0] == self.num_envs
-            return value, per_row
+            return value, self._per_row(value)
         if name.startswith("_"):
             raise AttributeError(f"{type(native).__name__} has no attribute {name!r}")
         try:
@@ -322,6 +305,10 @@ class SuiteVecEnv(VecEnv):
                 f"neither {type(native).__name__} nor its scalar env {type(native.single_env).__name__} "
                 f"has an attribute {name!r}"
             ) from None
+
+    def _per_row(self, value: Any) -> bool:
+        """Whether ``value`` is an array over the rows."""
+        return isinstance(value, np.ndarray) and value.ndim >= 1 and value.shape[0] == self.num_envs
 
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
         if not isinstance(attr_name, str):
@@ -355,7 +342,7 @@ class SuiteVecEnv(VecEnv):
         if attr_name == "state":
             value = self._checked_state(value)
         current = getattr(self.venv, attr_name, None)
-        if isinstance(current, np.ndarray) and current.ndim >= 1 and current.shape[0] == self.num_envs:
+        if self._per_row(current):
             current[rows] = self._row_value(attr_name, current, value)
         elif sorted(set(rows)) == list(range(self.num_envs)):
             if attr_name in self._row_attrs:
@@ -412,36 +399,41 @@ class SuiteVecEnv(VecEnv):
         if not isinstance(method_name, str):
             raise TypeError(f"SuiteVecEnv.env_method: method_name must be a str, got {shown(method_name)}")
         rows = self._get_indices(indices)
-        if method_name == "get_wrapper_attr" and len(method_args) == 1 and not method_kwargs:
-            return self.get_attr(method_args[0], indices=rows)
-        if method_name == "set_wrapper_attr" and len(method_args) == 2 and set(method_kwargs) <= {"force"}:
-            self.set_attr(method_args[0], method_args[1], indices=rows)
-            return [True for _ in rows]  # as gymnasium's set_wrapper_attr: the attribute was set
-        if method_name == "render" and not method_args and not method_kwargs:
-            frames = self._render_rows()
-            return [frames[i] for i in rows]
+        done = self._wrapper_method(method_name, method_args, method_kwargs, rows)
+        if done is not None:
+            return done
         if method_name in _BATCH_METHODS:
             raise ValueError(
                 f"SuiteVecEnv.env_method: {method_name!r} acts on the whole native batch; call the VecEnv's own "
                 f"{method_name}() instead"
             )
         native = self.venv
-        row_method = getattr(native.single_env, method_name, None)  # a row's own method comes first
-        if callable(row_method) and not method_name.startswith("_"):
-            return [row_method(*method_args, **method_kwargs) for _ in rows]
-        method = getattr(native, method_name, None)
-        if callable(method) and not method_name.startswith("_"):
-            result = method(*method_args, **method_kwargs)
-            if isinstance(result, (list, tuple, np.ndarray)) and len(result) == self.num_envs:
-                return [result[i] for i in rows]
-            return [result for _ in rows]
-        method = getattr(native.single_env, method_name, None)
-        if not callable(method) or method_name.startswith("_"):
-            raise AttributeError(
-                f"neither {type(native).__name__} nor its scalar env {type(native.single_env).__name__} "
-                f"has a method {method_name!r}"
-            )
-        return [method(*method_args, **method_kwargs) for _ in rows]
+        if not method_name.startswith("_"):
+            row_method = getattr(native.single_env, method_name, None)  # a row's own method comes first
+            if callable(row_method):
+                return [row_method(*method_args, **method_kwargs) for _ in rows]
+            method = getattr(native, method_name, None)
+            if callable(method):
+                result = method(*method_args, **method_kwargs)
+                if isinstance(result, (list, tuple, np.ndarray)) and len(result) == self.num_envs:
+                    return [result[i] for i in rows]
+                return [result for _ in rows]
+        raise AttributeError(
+            f"neither {type(native).__name__} nor its scalar env {type(native.single_env).__name__} "
+            f"has a method {method_name!r}"
+        )
+
+    def _wrapper_method(self, name: str, args: tuple, kwargs: dict, rows: list[int]) -> list[Any] | None:
+        """``get_wrapper_attr``, ``set_wrapper_attr`` and ``render`` of the rows; None for another method."""
+        if name == "get_wrapper_attr" and len(args) == 1 and not kwargs:
+            return self.get_attr(args[0], indices=rows)
+        if name == "set_wrapper_attr" and len(args) == 2 and set(kwargs) <= {"force"}:
+            self.set_attr(args[0], args[1], indices=rows)
+            return [True for _ in rows]  # as gymnasium's set_wrapper_attr: the attribute was set
+        if name == "render" and not args and not kwargs:
+            frames = self._render_rows()
+            return [frames[i] for i in rows]
+        return None
 
     def env_is_wrapped(self, wrapper_class: type[gymnasium.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
         """True for the wrappers whose work the adapter does: ``Monitor`` (always), ``TimeLimit``
@@ -456,8 +448,7 @@ class SuiteVecEnv(VecEnv):
     # Helpers -------------------------------------------------------------------------------
 
     def _restart(self, rows: np.ndarray):
-        """Start ``rows`` afresh now (Stable-Baselines3's autoreset): the vector env's own start
-        hooks, as its next-step autoreset calls them; the rows then step normally next time."""
+        """Start ``rows`` afresh now (Stable-Baselines3's autoreset) with the vector env's start hooks."""
         return self.venv.restart(rows)
 
     def _training_reward(self, reward: np.ndarray, info: dict) -> np.ndarray:
