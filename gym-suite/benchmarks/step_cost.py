@@ -14,9 +14,10 @@ it on the Bench page). It needs gymnasium and numpy alone.
 
 ``--jax`` (the ``jax`` extra) adds, per id and size, ``jax-vector``: ``gymnasium.make_vec(
 "gym_suite_jax/<id>")`` stepped through Gymnasium's API, its results waited for, and ``jax-scan``: the
-JAX page's compiled rollout (``gym_suite.jax.make``'s env under ``vmap``, actions drawn on the device,
-``lax.scan`` over the round's steps in one ``jax.jit`` call), both against CartPole-v1's native vector
-env of the same N. With ``--against``, the compiled rollout of this checkout against another's.
+steps of the JAX page's compiled rollout (``gym_suite.jax.make``'s env under ``vmap``, actions drawn on
+the device, ``lax.scan`` over the round's steps in one ``jax.jit`` call), both against CartPole-v1's
+native vector env of the same N. With ``--against``, the compiled rollout of this checkout against
+another's.
 """
 
 from __future__ import annotations
