@@ -4,44 +4,15 @@
 
     python gym-suite/benchmarks/bench.py [--quick] [--ids ID [ID ...]] [--json PATH] [--markdown PATH]
     python gym-suite/benchmarks/bench.py --ids heartpole-v0 --create-heartpole-venv   # against heartpole 1.2
-    python gym-suite/benchmarks/bench.py --from-json docs/bench.json --markdown docs/bench.md
     python gym-suite/benchmarks/bench.py --from-json docs/bench.json --step-cost step_cost.json \
         --json docs/bench.json --markdown docs/bench.md   # adds step_cost.py's table of a CPU family
 
-For every registered id it times the raw environment class, the environment through
-``gymnasium.make``, through gym's ``gym.make`` (when gym is installed), Gymnasium's
-``SyncVectorEnv`` at N=8 and N=64 and the environment's native vector env at N=64, 1,024 and
-4,096. Reference rows are timed in the same run: Gymnasium's ``CartPole-v1`` through ``make``
-and its native ``CartPoleVectorEnv``, and the PyPI package ``heartpole==1.2`` when a virtual
-environment holding it is available (it pins ``numpy<2`` and ``gymnasium 0.29``, so it runs in
-its own interpreter, timed by the same loop: the source of :func:`time_scalar` is sent to it).
-``--create-heartpole-venv`` makes that environment with pip from PyPI when it is missing: by
-default ``.venv-heartpole12`` at the repository's root, or ``--heartpole-venv PATH``, or
-``$HEARTPOLE12_VENV``.
-
-Protocol: actions are drawn in advance from the seeded action space (a pool that the timed loop
-cycles through), so a figure is the environment's cost and not the sampler's. The scalar loop
-resets when an episode ends, and the reset is part of the time; vector envs reset themselves.
-Every row first calibrates the number of steps that lasts about ``--seconds``; then the rows
-are timed in ``--repeats`` rounds, one repeat of every row per round, so that a burst of load
-from another process hits all rows alike and the ratios stay fair. A figure is the median over
-the rounds, shown with its min-max. Vector rows count environment steps (N x ``step`` calls).
-
-Targets are ratios inside the one run, printed with PASS/MISS. When ``push-v0`` is selected
-it also times ``push-v0`` with a 1k-row and a 100k-row notification log (windows of 100, the
-whole log as one episode, the native vector env at N=1,024), the time ``gymnasium.make`` takes
-to build the first and a second env on each log (in a fresh interpreter: the first reads and
-encodes the file, the second shares it) and the peak memory (resident set size) of 1,024
-``push-v0`` environments against one.
-
-``--from-json`` re-reads the rows of an earlier run and reports them again, with the targets
-worked out anew, without timing anything. ``--step-cost`` adds the JSON of ``step_cost.py
---json`` (paired CPU time a step against CartPole-v1, the processor recorded): one table per CPU
-family, a later file of the same family in place of the earlier one; the page keeps them.
-
-Progress goes to standard error (``gym_suite.progress``): a bar of the rows calibrated and timed
-when it is a terminal (the log lines above it), otherwise the log lines and, every few seconds,
-a line with the count of rows done.
+Every id is timed raw, through ``gymnasium.make``, ``gym.make`` (gym installed), ``SyncVectorEnv``
+and its native vector env, next to CartPole-v1 and the PyPI ``heartpole==1.2`` (in a virtual
+environment of its own, timed by the same loop); with push-v0, its logs of 1k and 100k rows and the
+memory of 1,024 copies. The page's "How it is measured" gives the protocol. ``--from-json`` reports
+an earlier run anew, timing nothing; ``--step-cost`` adds ``step_cost.py --json``'s table of a CPU
+family (a later file of the same family replaces the earlier one).
 """
 
 from __future__ import annotations
@@ -75,6 +46,7 @@ from gym_suite.progress import Progress
 
 SYNC_SIZES = (8, 64)
 NATIVE_SIZES = (64, 1024, 4096)
+VECTOR = ("SyncVectorEnv", "native vector")  # the interfaces timed as vector envs
 TARGET_N = 4096  # the vector size the targets compare at
 CARTPOLE = "CartPole-v1"
 ROOT = Path(__file__).resolve().parents[2]  # the repository
@@ -104,18 +76,13 @@ PUSH_VECTOR_N = 1024  # the native vector env on each log
 MEMORY_COUNT = 1024
 
 
-# --------------------------------------------------------------------------------------------
 # The timing protocol. These two functions need nothing but itertools, time and numpy: their
 # source also runs in the heartpole 1.2 interpreter, so both sides time the very same loop.
-# --------------------------------------------------------------------------------------------
 
 
 def draw_actions(space, count, seed):
-    """``count`` actions sampled in advance from ``space`` seeded with ``seed``.
-
-    Numpy scalars become Python numbers (a ``Discrete`` sample is an ``np.int64``; scalar code
-    passes a Python int); arrays (``Box`` samples) stay as they are.
-    """
+    """``count`` actions sampled in advance from ``space`` seeded with ``seed`` (numpy scalars as
+    Python numbers, as scalar code passes them; ``Box`` samples stay arrays)."""
     space.seed(seed)
     draws = [space.sample() for _ in range(count)]
     return [d.item() if isinstance(d, np.generic) else d for d in draws]
@@ -151,11 +118,6 @@ def calibrate(run: Callable[[int], float], seconds: float) -> int:
     return max(4, math.ceil(n * seconds / max(elapsed, 1e-9)))
 
 
-# --------------------------------------------------------------------------------------------
-# Rows
-# --------------------------------------------------------------------------------------------
-
-
 @dataclass
 class Row:
     """One measured configuration: ``env_id`` through ``interface`` with ``num_envs`` copies."""
@@ -182,13 +144,13 @@ class Row:
         return statistics.median(self.rates) if self.ok else None
 
     def as_dict(self) -> dict:
-        rates = self.rates
+        rates, ok = self.rates, self.ok
         return {
             **asdict(self),
             "env_steps_per_repeat": self.num_envs * self.steps,
             "steps_per_second": self.median,
-            "min": min(rates) if self.ok else None,
-            "max": max(rates) if self.ok else None,
+            "min": min(rates) if ok else None,
+            "max": max(rates) if ok else None,
         }
 
     @classmethod
@@ -210,105 +172,64 @@ def _error(row: Row, exc: BaseException) -> Timed:
     return Timed(row)
 
 
-def _closer(env) -> Callable[[], None]:
+def env_timed(row: Row, make_env: Callable[[], object]) -> Timed:
+    """The env ``make_env`` builds (a vector env when ``row.interface`` is one of :data:`VECTOR`)."""
+    try:
+        env = make_env()
+        env.reset(seed=SEED)
+        if row.interface in VECTOR:
+            env.action_space.seed(SEED)
+            batches = [env.action_space.sample() for _ in range(BATCH_POOL)]
+            time_it = lambda n: time_vector(env.step, batches, n)  # noqa: E731
+        else:
+            actions = draw_actions(env.action_space, ACTION_POOL, SEED)
+            time_it = lambda n: time_scalar(env.step, env.reset, actions, n)  # noqa: E731
+    except Exception as exc:  # noqa: BLE001 - one broken row must not end the run
+        return _error(row, exc)
+
+    def run(n):
+        env.reset(seed=SEED)
+        return time_it(n)
+
     def close():
         try:
             env.close()
         except Exception:  # noqa: BLE001 - closing must not hide the figures
             pass
 
-    return close
+    return Timed(row, run, close)
 
 
-def scalar_timed(row: Row, make_env: Callable[[], object]) -> Timed:
-    """A scalar env (any object with the Gymnasium ``reset``/``step`` API)."""
-    try:
-        env = make_env()
-        env.reset(seed=SEED)
-        actions = draw_actions(env.action_space, ACTION_POOL, SEED)
-        step, reset = env.step, env.reset
-
-        def run(n):
-            reset(seed=SEED)
-            return time_scalar(step, reset, actions, n)
-
-        return Timed(row, run, _closer(env))
-    except Exception as exc:  # noqa: BLE001 - one broken row must not end the run
-        return _error(row, exc)
-
-
-def vector_timed(row: Row, make_env: Callable[[], object]) -> Timed:
-    try:
-        env = make_env()
-        env.reset(seed=SEED)
-        space = env.action_space
-        space.seed(SEED)
-        batches = [space.sample() for _ in range(BATCH_POOL)]
-        step = env.step
-
-        def run(n):
-            env.reset(seed=SEED)
-            return time_vector(step, batches, n)
-
-        return Timed(row, run, _closer(env))
-    except Exception as exc:  # noqa: BLE001
-        return _error(row, exc)
-
-
-def _import_gym():
-    """gym 0.26 when installed (it prints a deprecation notice on import), else ``None``. gym gives
-    itself the suite's ids on import (gym-suite's ``gym.envs`` entry point)."""
-    try:
-        import gym
-    except ImportError:
-        return None
-    return gym
-
-
-def _raw_maker(env_id: str, env_kwargs: dict | None = None):
-    """The env class itself, with the registered arguments (its own step limit included), no wrappers."""
-    spec = gymnasium.spec(env_id)
-    creator = gymnasium.envs.registration.load_env_creator(spec.entry_point)
-    return lambda: creator(**{**spec.kwargs, **(env_kwargs or {})})
-
-
-def _vec_maker(env_id: str, num_envs: int, mode: str, env_kwargs: dict | None = None):
+def _vec_maker(env_id: str, num_envs: int, mode: str = "vector_entry_point", env_kwargs: dict | None = None):
     return lambda: gymnasium.make_vec(env_id, num_envs=num_envs, vectorization_mode=mode, **(env_kwargs or {}))
 
 
-def suite_timed(env_id: str, env_kwargs: dict | None = None) -> list[Timed]:
-    """Every interface of one suite environment (built with ``env_kwargs``)."""
-    kw = dict(env_kwargs or {})
+def suite_timed(env_id: str, kw: dict) -> list[Timed]:
+    """Every interface of one suite environment (built with ``kw``)."""
+    spec = gymnasium.spec(env_id)  # raw: the env class with the registered arguments, no wrappers
+    creator = gymnasium.envs.registration.load_env_creator(spec.entry_point)
     out = [
-        scalar_timed(Row(env_id, "raw"), _raw_maker(env_id, kw)),
-        scalar_timed(Row(env_id, "gymnasium.make"), lambda: gymnasium.make(env_id, **kw)),
+        env_timed(Row(env_id, "raw"), lambda: creator(**{**spec.kwargs, **kw})),
+        env_timed(Row(env_id, "gymnasium.make"), lambda: gymnasium.make(env_id, **kw)),
     ]
-    gym = _import_gym()
-    if gym is None:
+    try:  # gym 0.26 gives itself the suite's ids on import (gym-suite's ``gym.envs`` entry point)
+        import gym
+
+        out.append(env_timed(Row(env_id, "gym.make"), lambda: gym.make(env_id, **kw)))
+    except ImportError:
         out.append(Timed(Row(env_id, "gym.make", status="not measured: gym is not installed")))
-    else:
-        out.append(scalar_timed(Row(env_id, "gym.make"), lambda: gym.make(env_id, **kw)))
-    out += [vector_timed(Row(env_id, "SyncVectorEnv", n), _vec_maker(env_id, n, "sync", kw)) for n in SYNC_SIZES]
-    out += [
-        vector_timed(Row(env_id, "native vector", n), _vec_maker(env_id, n, "vector_entry_point", kw))
-        for n in NATIVE_SIZES
-    ]
+    out += [env_timed(Row(env_id, "SyncVectorEnv", n), _vec_maker(env_id, n, "sync", kw)) for n in SYNC_SIZES]
+    out += [env_timed(Row(env_id, "native vector", n), _vec_maker(env_id, n, env_kwargs=kw)) for n in NATIVE_SIZES]
     return out
 
 
 def reference_timed(args) -> list[Timed]:
-    out = [scalar_timed(Row(CARTPOLE, "gymnasium.make", reference=True), lambda: gymnasium.make(CARTPOLE))]
-    out += [
-        vector_timed(Row(CARTPOLE, "native vector", n, reference=True), _vec_maker(CARTPOLE, n, "vector_entry_point"))
-        for n in NATIVE_SIZES
-    ]
-    out.append(heartpole_pypi_timed(args))
-    return out
+    out = [env_timed(Row(CARTPOLE, "gymnasium.make", reference=True), lambda: gymnasium.make(CARTPOLE))]
+    out += [env_timed(Row(CARTPOLE, "native vector", n, reference=True), _vec_maker(CARTPOLE, n)) for n in NATIVE_SIZES]
+    return out + [heartpole_pypi_timed(args)]
 
 
-# --------------------------------------------------------------------------------------------
-# heartpole==1.2 from PyPI, in its own interpreter
-# --------------------------------------------------------------------------------------------
+# heartpole==1.2 from PyPI pins numpy<2 and gymnasium 0.29: it runs in its own interpreter.
 
 _SIDE_SCRIPT = """
 import itertools, json, sys, time
@@ -354,17 +275,10 @@ def heartpole_venv_path(option: str | None) -> Path:
     return Path(option or os.environ.get("HEARTPOLE12_VENV") or DEFAULT_HEARTPOLE_VENV)
 
 
-def find_heartpole_venv(option: str | None) -> Path | None:
-    """The python of the heartpole==1.2 venv (see :func:`heartpole_venv_path`), when it exists."""
-    python = heartpole_venv_path(option) / "bin" / "python"
-    return python if python.exists() else None
-
-
 def ensure_heartpole_venv(path: Path) -> Path:
     """A virtual environment at ``path`` holding ``heartpole==1.2``, made with pip from PyPI when missing."""
     python = path / "bin" / "python"
-    check = [str(python), "-c", "import heartpole"]
-    if python.exists() and subprocess.run(check, capture_output=True).returncode == 0:
+    if python.exists() and subprocess.run([str(python), "-c", "import heartpole"], capture_output=True).returncode == 0:
         return path
     print(f"creating {path} with heartpole==1.2 from PyPI ...", file=sys.stderr, flush=True)
     subprocess.run([sys.executable, "-m", "venv", str(path)], check=True)
@@ -372,34 +286,23 @@ def ensure_heartpole_venv(path: Path) -> Path:
     return path
 
 
-def _heartpole_episode_steps() -> int:
-    """heartpole-v0's episode length (its registered ``max_episode_steps``), for heartpole 1.2's episodes."""
-    spec = next((s for s in SPECS if s.id == "heartpole-v0"), None)
-    return spec.max_episode_steps if spec is not None and spec.max_episode_steps else HEARTPOLE_PYPI_EPISODE
-
-
 def heartpole_pypi_timed(args) -> Timed:
-    """``heartpole==1.2``'s ``HeartPole`` (the class, as its README uses it), in the side interpreter.
-
-    It never ends an episode itself; here each episode lasts as long as one of heartpole-v0 and
-    runs in a fresh ``HeartPole`` (see ``Episodes`` in the side script), its best case.
-    """
-    limit = _heartpole_episode_steps()
+    """``heartpole==1.2``'s ``HeartPole`` in the side interpreter, in episodes as long as heartpole-v0's,
+    each in a fresh ``HeartPole`` (it never ends an episode itself): its best case."""
+    spec = next((s for s in SPECS if s.id == "heartpole-v0"), None)
+    limit = spec.max_episode_steps if spec is not None and spec.max_episode_steps else HEARTPOLE_PYPI_EPISODE
     row = Row("heartpole==1.2", HEARTPOLE_PYPI, reference=True, note=f"{limit:,}-step episodes")
-    python = find_heartpole_venv(args.heartpole_venv)
-    if python is None:
+    python = heartpole_venv_path(args.heartpole_venv) / "bin" / "python"
+    if not python.exists():
         where = heartpole_venv_path(args.heartpole_venv)
         row.status = f"not measured: no heartpole==1.2 venv at {where} (see --create-heartpole-venv)"
         return Timed(row)
-    functions = "\n\n".join(inspect.getsource(f) for f in (draw_actions, time_scalar))
+    script = _SIDE_SCRIPT.format(functions="\n\n".join(inspect.getsource(f) for f in (draw_actions, time_scalar)))
     try:
         side = subprocess.Popen(
-            [str(python), "-c", _SIDE_SCRIPT.format(functions=functions), str(SEED), str(ACTION_POOL), str(limit)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+            [str(python), "-c", script, str(SEED), str(ACTION_POOL), str(limit)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
         first = side.stdout.readline()
         if not first:
             why = side.stderr.read().strip().splitlines()[-1:] or ["no output"]
@@ -426,9 +329,7 @@ def heartpole_pypi_timed(args) -> Timed:
     return Timed(row, run, close)
 
 
-# --------------------------------------------------------------------------------------------
 # push-v0: a small and a big notification log; memory of many copies
-# --------------------------------------------------------------------------------------------
 
 
 def write_push_logs(tmp: Path) -> dict[int, Path]:
@@ -445,39 +346,39 @@ def write_push_logs(tmp: Path) -> dict[int, Path]:
         base = pd.read_csv(f)
     stamps = pd.to_datetime(base["timestamp"])
     weeks = math.ceil(((stamps.max() - stamps.min()).days + 1) / 7)
-    copies = []
-    for k in range(math.ceil(max(PUSH_LOG_ROWS) / len(base))):
-        copy = base.copy()
-        copy["timestamp"] = (stamps + pd.Timedelta(weeks=weeks * k)).dt.strftime("%Y-%m-%dT%H:%M:%S")
-        copies.append(copy)
+    copies = [
+        base.assign(timestamp=(stamps + pd.Timedelta(weeks=weeks * k)).dt.strftime("%Y-%m-%dT%H:%M:%S"))
+        for k in range(math.ceil(max(PUSH_LOG_ROWS) / len(base)))
+    ]
     log = pd.concat(copies, ignore_index=True)
-    paths = {}
-    for rows in PUSH_LOG_ROWS:
-        paths[rows] = tmp / f"notifications-{rows}.csv"
-        log.iloc[:rows].to_csv(paths[rows], index=False)
+    paths = {rows: tmp / f"notifications-{rows}.csv" for rows in PUSH_LOG_ROWS}
+    for rows, path in paths.items():
+        log.iloc[:rows].to_csv(path, index=False)
     return paths
 
 
-def push_log_timed(paths: dict[int, Path] | Exception, env_kwargs: dict | None = None) -> list[Timed]:
-    """``push-v0`` on a 1k-row and a 100k-row notification log: through ``gymnasium.make`` in
-    windows of 100 and as one whole-log episode, and the native vector env at N=1,024."""
-    kw = dict(env_kwargs or {})
+def _log_note(rows: int) -> str:
+    return f"{rows:,}-row log"
+
+
+def push_log_timed(paths: dict[int, Path] | Exception, kw: dict) -> list[Timed]:
+    """``push-v0`` on each log: through ``gymnasium.make`` in windows of 100 and as one whole-log
+    episode, and the native vector env at N=1,024."""
     out = []
     for n in PUSH_LOG_ROWS:
-        windows = Row(PUSH_ID, "gymnasium.make", note=_log_note(n))
-        whole = Row(PUSH_ID, "gymnasium.make", note=_log_note(n) + ", whole log")
-        vector = Row(PUSH_ID, "native vector", PUSH_VECTOR_N, note=_log_note(n))
+        note = _log_note(n)
+        rows = [Row(PUSH_ID, "gymnasium.make", note=note), Row(PUSH_ID, "gymnasium.make", note=note + ", whole log")]
+        rows.append(Row(PUSH_ID, "native vector", PUSH_VECTOR_N, note=note))
         if isinstance(paths, Exception):
-            out += [_error(row, paths) for row in (windows, whole, vector)]
+            out += [_error(row, paths) for row in rows]
             continue
-        path = str(paths[n])
-        out += [
-            scalar_timed(windows, lambda path=path: gymnasium.make(PUSH_ID, **{**kw, "csv_path": path})),
-            scalar_timed(
-                whole, lambda path=path: gymnasium.make(PUSH_ID, **{**kw, "csv_path": path, "episode_length": None})
-            ),
-            vector_timed(vector, _vec_maker(PUSH_ID, PUSH_VECTOR_N, "vector_entry_point", {**kw, "csv_path": path})),
+        on_log = {**kw, "csv_path": str(paths[n])}
+        makers = [
+            lambda a=on_log: gymnasium.make(PUSH_ID, **a),
+            lambda a=on_log: gymnasium.make(PUSH_ID, **{**a, "episode_length": None}),
+            _vec_maker(PUSH_ID, PUSH_VECTOR_N, env_kwargs=on_log),
         ]
+        out += [env_timed(row, make) for row, make in zip(rows, makers)]
     return out
 
 
@@ -492,30 +393,6 @@ start = time.perf_counter()
 gymnasium.make(sys.argv[1], csv_path=path)
 print(json.dumps({"first": first, "second": time.perf_counter() - start}))
 """
-
-
-def push_make_seconds(paths: dict[int, Path] | Exception) -> list[dict]:
-    """Seconds ``gymnasium.make`` takes to build the first and a second ``push-v0`` on each log,
-    in a fresh interpreter (the first reads and encodes the file, the second shares the arrays)."""
-    out = []
-    for n in PUSH_LOG_ROWS:
-        entry = {"rows": n, "first": None, "second": None}
-        try:
-            if isinstance(paths, Exception):
-                raise paths
-            done = subprocess.run(
-                [sys.executable, "-c", _MAKE_SCRIPT, PUSH_ID, str(paths[n])],
-                capture_output=True,
-                text=True,
-                timeout=600,
-                check=True,
-            )
-            entry.update(json.loads(done.stdout.strip().splitlines()[-1]))
-        except Exception as exc:  # noqa: BLE001 - one broken figure must not end the run
-            entry["status"] = f"not measured: {type(exc).__name__}"
-        out.append(entry)
-    return out
-
 
 _MEMORY_SCRIPT = """
 import json, resource, sys
@@ -544,24 +421,33 @@ print(json.dumps({"peak_rss_kib": peak, "log_kib": sum(a.nbytes for a in arrays)
 """
 
 
-def peak_rss(env_id: str, how: str, count: int) -> dict:
-    """Peak resident set size (MiB) of a fresh interpreter holding ``count`` envs.
-
-    It is the process's high-water mark ``VmHWM`` where ``/proc`` has it, else ``ru_maxrss``
-    (which, on Linux, starts from the parent's peak: a child made by fork + exec inherits it).
-    """
+def _fresh(script: str, *argv: object) -> dict:
+    """The JSON a fresh interpreter running ``script`` prints last."""
     done = subprocess.run(
-        [sys.executable, "-c", _MEMORY_SCRIPT, env_id, how, str(count)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=True,
+        [sys.executable, "-c", script, *map(str, argv)], capture_output=True, text=True, timeout=600, check=True
     )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def push_make_seconds(paths: dict[int, Path] | Exception) -> list[dict]:
+    """Seconds ``gymnasium.make`` takes to build the first and a second ``push-v0`` on each log,
+    in a fresh interpreter (the first reads and encodes the file, the second shares the arrays)."""
+    out = []
+    for n in PUSH_LOG_ROWS:
+        entry = {"rows": n, "first": None, "second": None}
+        try:
+            if isinstance(paths, Exception):
+                raise paths
+            entry.update(_fresh(_MAKE_SCRIPT, PUSH_ID, paths[n]))
+        except Exception as exc:  # noqa: BLE001 - one broken figure must not end the run
+            entry["status"] = f"not measured: {type(exc).__name__}"
+        out.append(entry)
+    return out
+
+
 def memory_of_copies(env_id: str, count: int = MEMORY_COUNT) -> dict:
-    """Peak RSS of 1 against ``count`` copies of ``env_id``: shared data shows as a small increment."""
+    """Peak RSS (``VmHWM`` of a fresh interpreter, else ``ru_maxrss``) of 1 against ``count`` copies of
+    ``env_id``: shared data shows as a small increment."""
     plan = [
         ("python + import gym_suite, no env", "none", 0),
         (f"1 {env_id} (gymnasium.make)", "gymnasium.make", 1),
@@ -570,37 +456,24 @@ def memory_of_copies(env_id: str, count: int = MEMORY_COUNT) -> dict:
     ]
     runs, log_kib = [], None
     for what, how, n in plan:
+        run = {"what": what, "interface": how, "num_envs": n}
         try:
-            measured = peak_rss(env_id, how, n)
-            runs.append(
-                {"what": what, "interface": how, "num_envs": n, "peak_rss_mib": measured["peak_rss_kib"] / 1024}
-            )
+            measured = _fresh(_MEMORY_SCRIPT, env_id, how, n)
+            runs.append({**run, "peak_rss_mib": measured["peak_rss_kib"] / 1024})
             log_kib = measured.get("log_kib") or log_kib
         except (OSError, ValueError, IndexError, subprocess.SubprocessError) as exc:
-            runs.append(
-                {
-                    "what": what,
-                    "interface": how,
-                    "num_envs": n,
-                    "peak_rss_mib": None,
-                    "status": f"not measured: {type(exc).__name__}",
-                }
-            )
+            runs.append({**run, "peak_rss_mib": None, "status": f"not measured: {type(exc).__name__}"})
     one, many = runs[1]["peak_rss_mib"], runs[2]["peak_rss_mib"]
     per_env = None if one is None or many is None else (many - one) * 1024 / (count - 1)
     return {"env_id": env_id, "count": count, "runs": runs, "per_extra_env_kib": per_env, "log_kib": log_kib}
 
 
-# --------------------------------------------------------------------------------------------
 # Targets
-# --------------------------------------------------------------------------------------------
 
 
 def _find(rows, env_id, interface, num_envs=1, note=""):
-    for row in rows:
-        if (row.env_id, row.interface, row.num_envs, row.note) == (env_id, interface, num_envs, note):
-            return row
-    return None
+    wanted = (env_id, interface, num_envs, note)
+    return next((r for r in rows if (r.env_id, r.interface, r.num_envs, r.note) == wanted), None)
 
 
 def _target(name, top, bottom, need, cost=False) -> dict:
@@ -614,89 +487,69 @@ def _target(name, top, bottom, need, cost=False) -> dict:
     return {"target": name, "ratio": ratio, "need": need, "result": "PASS" if passed else "MISS"}
 
 
+def _heartpole_targets(rows: list[Row], made: Row | None) -> list[dict]:
+    pypi = next((r for r in rows if r.interface == HEARTPOLE_PYPI), None)
+    name = f"heartpole-v0 via gymnasium.make >= {HEARTPOLE_VS_PYPI:g}x heartpole 1.2"
+    out = [_target(name, made, pypi, HEARTPOLE_VS_PYPI)]
+    n, need = HEARTPOLE_NATIVE_VS_SYNC
+    native, sync = _find(rows, "heartpole-v0", "native vector", n), _find(rows, "heartpole-v0", "SyncVectorEnv", n)
+    out.append(_target(f"heartpole-v0 native N={n} >= {need:g}x SyncVectorEnv N={n}", native, sync, need))
+    n, floor = HEARTPOLE_NATIVE_FLOOR
+    native = _find(rows, "heartpole-v0", "native vector", n)
+    name = f"heartpole-v0 native N={n:,} >= {floor / 1e6:g}M env-steps/s"
+    if native is None or not native.ok:
+        return out + [{"target": name, "ratio": None, "need": floor, "result": "not measured", "why": "row absent"}]
+    ratio = native.median / floor
+    return out + [{"target": name, "ratio": ratio, "need": 1.0, "result": "PASS" if ratio >= 1 else "MISS"}]
+
+
 def targets(rows: list[Row], ids: list[str]) -> list[dict]:
-    out = []
     made = {env_id: _find(rows, env_id, "gymnasium.make") for env_id in ids}
-    if "heartpole-v0" in ids:
-        pypi = next((r for r in rows if r.interface == HEARTPOLE_PYPI), None)
-        name = f"heartpole-v0 via gymnasium.make >= {HEARTPOLE_VS_PYPI:g}x heartpole 1.2"
-        out.append(_target(name, made["heartpole-v0"], pypi, HEARTPOLE_VS_PYPI))
-        n, need = HEARTPOLE_NATIVE_VS_SYNC
-        name = f"heartpole-v0 native N={n} >= {need:g}x SyncVectorEnv N={n}"
-        out.append(
-            _target(
-                name,
-                _find(rows, "heartpole-v0", "native vector", n),
-                _find(rows, "heartpole-v0", "SyncVectorEnv", n),
-                need,
-            )
-        )
-        n, floor = HEARTPOLE_NATIVE_FLOOR
-        native = _find(rows, "heartpole-v0", "native vector", n)
-        name = f"heartpole-v0 native N={n:,} >= {floor / 1e6:g}M env-steps/s"
-        if native is None or not native.ok:
-            out.append({"target": name, "ratio": None, "need": floor, "result": "not measured", "why": "row absent"})
-        else:
-            ratio = native.median / floor
-            out.append({"target": name, "ratio": ratio, "need": 1.0, "result": "PASS" if ratio >= 1 else "MISS"})
+    out = _heartpole_targets(rows, made["heartpole-v0"]) if "heartpole-v0" in ids else []
     cartpole = _find(rows, CARTPOLE, "gymnasium.make")
     for env_id, need in SCALAR_VS_CARTPOLE.items():
         if env_id in ids:
             name = f"{env_id} via gymnasium.make >= {need:g}x {CARTPOLE} via gymnasium.make"
             out.append(_target(name, made[env_id], cartpole, need))
-    cartpole_vector = _find(rows, CARTPOLE, "native vector", TARGET_N)
+    cartpole_vector, at = _find(rows, CARTPOLE, "native vector", TARGET_N), f"N={TARGET_N:,}"
     for env_id in ids:
         native = _find(rows, env_id, "native vector", TARGET_N)
-        name = f"{env_id} native N={TARGET_N:,} >= {NATIVE_VS_CARTPOLE_VECTOR:g}x CartPoleVectorEnv N={TARGET_N:,}"
+        name = f"{env_id} native {at} >= {NATIVE_VS_CARTPOLE_VECTOR:g}x CartPoleVectorEnv {at}"
         out.append(_target(name, native, cartpole_vector, NATIVE_VS_CARTPOLE_VECTOR))
-        name = f"{env_id} native N={TARGET_N:,} >= {NATIVE_VS_OWN_SCALAR:g}x {env_id} via gymnasium.make"
+        name = f"{env_id} native {at} >= {NATIVE_VS_OWN_SCALAR:g}x {env_id} via gymnasium.make"
         out.append(_target(name, native, made[env_id], NATIVE_VS_OWN_SCALAR))
     if PUSH_ID in ids:
         small, big = (_find(rows, PUSH_ID, "gymnasium.make", 1, _log_note(n)) for n in PUSH_LOG_ROWS)
-        name = (
-            f"{PUSH_ID} step cost with a {PUSH_LOG_ROWS[1]:,}-row log <= {PUSH_LOG_COST_RATIO:g}x "
-            f"with a {PUSH_LOG_ROWS[0]:,}-row log"
-        )
+        name = f"{PUSH_ID} step cost with a {PUSH_LOG_ROWS[1]:,}-row log <= {PUSH_LOG_COST_RATIO:g}x "
+        name += f"with a {PUSH_LOG_ROWS[0]:,}-row log"
         out.append(_target(name, big, small, PUSH_LOG_COST_RATIO, cost=True))
     return out
 
 
-def _log_note(rows: int) -> str:
-    return f"{rows:,}-row log"
-
-
-# --------------------------------------------------------------------------------------------
 # Reporting
-# --------------------------------------------------------------------------------------------
 
 
 def _row_cells(row: Row) -> list[str]:
-    name = row.env_id + (" (ref)" if row.reference else "")
-    interface = row.interface + (f", {row.note}" if row.note else "")
+    cells = [row.env_id + (" (ref)" if row.reference else ""), row.interface + (f", {row.note}" if row.note else "")]
     if not row.ok:
-        return [name, interface, f"{row.num_envs:,}", row.status, ""]
-    rates = row.rates
-    return [name, interface, f"{row.num_envs:,}", f"{row.median:,.0f}", f"{min(rates):,.0f} - {max(rates):,.0f}"]
-
-
-def rows_table(rows: list[Row]) -> str:
-    header = ["id", "interface", "N", "env-steps/s (median)", "min - max"]
-    return markdown_table(header, [_row_cells(r) for r in rows], right={2, 3, 4})
+        return cells + [f"{row.num_envs:,}", row.status, ""]
+    return cells + [f"{row.num_envs:,}", f"{row.median:,.0f}", f"{min(row.rates):,.0f} - {max(row.rates):,.0f}"]
 
 
 def targets_table(found: list[dict]) -> str:
-    lines = []
-    for t in found:
-        ratio = "-" if t["ratio"] is None else f"{t['ratio']:.2f}x"
-        result = t["result"] if t["result"] != "not measured" else f"not measured ({t['why']})"
-        lines.append([t["target"], ratio, result])
+    lines = [
+        [t["target"], "-" if t["ratio"] is None else f"{t['ratio']:.2f}x", t["result"]]
+        if t["result"] != "not measured"
+        else [t["target"], "-", f"not measured ({t['why']})"]
+        for t in found
+    ]
     return markdown_table(["target (ratio of medians, same run)", "ratio", "result"], lines, right={1})
 
 
 def memory_table(memory: dict) -> str:
+    runs = memory["runs"]
     lines = [
-        [m["what"], f"{m['peak_rss_mib']:,.1f}" if m["peak_rss_mib"] is not None else m.get("status", "-")]
-        for m in memory["runs"]
+        [m["what"], m.get("status", "-") if m["peak_rss_mib"] is None else f"{m['peak_rss_mib']:,.1f}"] for m in runs
     ]
     table = markdown_table(["process", "peak RSS (MiB)"], lines, right={1})
     if memory["per_extra_env_kib"] is not None:
@@ -728,30 +581,27 @@ def machine_info() -> dict:
         except PackageNotFoundError:
             versions[name] = None
     return {
-        "cpu": cpu_name(),
-        "cpu_family": cpu_family(),
-        "cpu_count": os.cpu_count(),
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        **versions,
-        "load_average_at_start": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
-    }
+        "cpu": cpu_name(), "cpu_family": cpu_family(), "cpu_count": os.cpu_count(), "platform": platform.platform(),
+        "python": platform.python_version(), **versions, "load_average_at_start": _load(),
+    }  # fmt: skip
+
+
+def _load() -> list[float] | None:
+    return list(os.getloadavg()) if hasattr(os, "getloadavg") else None
 
 
 def render_text(result: dict, rows: list[Row]) -> str:
-    m, s = result["machine"], result["settings"]
+    m, s, pypi = result["machine"], result["settings"], result["heartpole_pypi_venv"]
     per = f"{s['steps']} env steps" if s["steps"] else f"~{s['seconds']:g} s"
-    pypi = result["heartpole_pypi_venv"]
+    header = ["id", "interface", "N", "env-steps/s (median)", "min - max"]
+    side = f"; heartpole {pypi['heartpole']} with numpy {pypi['numpy']}, gymnasium {pypi['gymnasium']}" if pypi else ""
     parts = [
         f"{m['cpu']}, {m['cpu_count']} cores, Python {m['python']}, gymnasium {m['gymnasium']}, numpy {m['numpy']}, "
-        f"gym {m['gym'] or 'not installed'}"
-        + (
-            f"; heartpole {pypi['heartpole']} with numpy {pypi['numpy']}, gymnasium {pypi['gymnasium']}" if pypi else ""
-        ),
+        f"gym {m['gym'] or 'not installed'}" + side,
         f"Median of {s['repeats']} interleaved rounds of {per} per row, actions drawn in advance; "
         "vector rows count env steps (N x step calls).",
         "",
-        rows_table(rows),
+        markdown_table(header, [_row_cells(r) for r in rows], right={2, 3, 4}),
         "",
         targets_table(result["targets"]),
     ]
@@ -770,14 +620,11 @@ def step_cost_entry(path: str) -> dict:
     return {k: found[k] for k in ("machine", "command", "date", "settings")} | {"seconds": found["seconds"][0]}
 
 
-def _cpu_key(entry: dict) -> tuple[str, str]:
-    return entry["machine"].get("cpu", ""), entry["machine"].get("cpu_family", "")
-
-
 def merge_step_cost(kept: list[dict], new: list[dict]) -> list[dict]:
     """One entry per CPU family (model name and family numbers): a new one replaces a kept one."""
-    out = {_cpu_key(e): e for e in kept}
-    out.update({_cpu_key(e): e for e in new})
+    out = {}
+    for e in kept + new:
+        out[e["machine"].get("cpu", ""), e["machine"].get("cpu_family", "")] = e
     return list(out.values())
 
 
@@ -786,48 +633,27 @@ def step_cost_table(entry: dict) -> str:
     the same interface (fastest rounds, and the median of the rounds' ratios: the rounds are paired)
     and the aim it is held to."""
     seconds = entry["seconds"]
+
+    def cells(env_id, how, n, times, *rest):
+        return [env_id, how, f"{int(n):,}", f"{min(times) * 1e6:,.2f}", f"{statistics.median(times) * 1e6:,.2f}", *rest]
+
     lines = []
     for key, times in seconds.items():
         env_id, how, n = key.split("|")
         if env_id == CARTPOLE:
             continue
         cartpole = seconds.get(f"{CARTPOLE}|{STEP_COST_REFERENCE.get(how, how)}|{n}")
-        best = median = "-"
+        best = median = aim = "-"
         if cartpole:
             best = f"{min(cartpole) / min(times):.2f}x"
             median = f"{statistics.median(c / t for c, t in zip(cartpole, times)):.2f}x"
         need = STEP_COST_AIMS.get(how) if how == "make" or int(n) == TARGET_N else None
-        aim = "-"
         if need is not None and cartpole:
             aim = f">= {need:g}x: " + ("PASS" if min(cartpole) / min(times) >= need else "MISS")
-        lines.append(
-            [
-                env_id,
-                how,
-                f"{int(n):,}",
-                f"{min(times) * 1e6:,.2f}",
-                f"{statistics.median(times) * 1e6:,.2f}",
-                best,
-                median,
-                aim,
-            ]
-        )
-    for how, n in sorted(
-        {tuple(k.split("|")[1:]) for k in seconds if k.startswith(CARTPOLE + "|")}, key=lambda hn: (hn[0], int(hn[1]))
-    ):
-        times = seconds[f"{CARTPOLE}|{how}|{n}"]
-        lines.append(
-            [
-                f"{CARTPOLE} (ref)",
-                how,
-                f"{int(n):,}",
-                f"{min(times) * 1e6:,.2f}",
-                f"{statistics.median(times) * 1e6:,.2f}",
-                "1.00x",
-                "1.00x",
-                "-",
-            ]
-        )
+        lines.append(cells(env_id, how, n, times, best, median, aim))
+    references = {tuple(k.split("|")[1:]) for k in seconds if k.startswith(CARTPOLE + "|")}
+    for how, n in sorted(references, key=lambda hn: (hn[0], int(hn[1]))):
+        lines.append(cells(f"{CARTPOLE} (ref)", how, n, seconds[f"{CARTPOLE}|{how}|{n}"], "1.00x", "1.00x", "-"))
     header = [
         "id",
         "interface",
@@ -845,6 +671,10 @@ def step_cost_sections(entries: list[dict]) -> str:
     parts = []
     for e in entries:
         m, s = e["machine"], e.get("settings") or {}
+        jax = (
+            "; `jax-vector`: the JAX vector env (`gym_suite_jax/<id>`) through Gymnasium's API, `jax-scan`: its "
+            "compiled rollout (µs a batch step; both against CartPole-v1's native vector env)"
+        )
         parts += [
             f"## Paired CPU time a step: {m.get('cpu', '?')} ({m.get('cpu_family') or 'family not recorded'})",
             "",
@@ -853,12 +683,7 @@ def step_cost_sections(entries: list[dict]) -> str:
             f"{m.get('python', '?')}, {m.get('versions', '?')}; load average {m.get('load_average_at_start', '?')} "
             f"at the start, {m.get('load_average_at_end', '?')} at the end. `make`: the scalar env through "
             "`gymnasium.make`; `native`: the native vector env (µs a `step` call of N envs)"
-            + (
-                "; `jax-vector`: the JAX vector env (`gym_suite_jax/<id>`) through Gymnasium's API, `jax-scan`: its "
-                "compiled rollout (µs a batch step; both against CartPole-v1's native vector env)"
-                if any("|jax-" in key for key in e["seconds"])
-                else ""
-            )
+            + (jax if any("|jax-" in key for key in e["seconds"]) else "")
             + ". A speed above 1x is faster than CartPole-v1; an aim holds only where it holds on every CPU family.",
             "",
             step_cost_table(e),
@@ -935,9 +760,7 @@ def render_markdown(result: dict, text: str, json_path: str | None = None) -> st
     )
 
 
-# --------------------------------------------------------------------------------------------
 # Entry point
-# --------------------------------------------------------------------------------------------
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -945,162 +768,59 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python gym-suite/benchmarks/bench.py",
         description="Steps per second of every gym-suite environment against reference envs, in one run.",
     )
-    parser.add_argument("--quick", action="store_true", help="a short run: 3 rounds of ~0.25 s per row")
-    parser.add_argument("--ids", nargs="+", metavar="ID", help="suite ids to time (default: every registered id)")
-    parser.add_argument("--repeats", type=int, help="timed rounds (default 5, --quick 3)")
-    parser.add_argument("--seconds", type=float, help="length of one repeat of a row (default 1, --quick 0.25)")
-    parser.add_argument("--steps", type=int, help="fixed env steps per repeat instead of --seconds")
-    parser.add_argument(
-        "--env-kwargs",
-        nargs="+",
-        type=key_value,
-        default=[],
-        metavar="KEY=VALUE",
-        help="arguments of the suite environments timed (not of the reference rows)",
-    )
-    parser.add_argument("--json", metavar="PATH", help="also save every figure as JSON")
-    parser.add_argument("--markdown", metavar="PATH", help="also save the tables as a markdown page")
-    parser.add_argument(
-        "--from-json",
-        metavar="PATH",
-        help="time nothing: report the rows of an earlier run's JSON, with the targets worked out anew",
-    )
-    parser.add_argument(
-        "--step-cost",
-        nargs="+",
-        default=[],
-        metavar="PATH",
-        help="add the JSON of step_cost.py --json: a table per CPU family (with --from-json: beside the kept ones)",
-    )
-    parser.add_argument(
-        "--heartpole-venv",
-        metavar="PATH",
+    add = parser.add_argument
+    add("--quick", action="store_true", help="a short run: 3 rounds of ~0.25 s per row")
+    add("--ids", nargs="+", metavar="ID", help="suite ids to time (default: every registered id)")
+    add("--repeats", type=int, help="timed rounds (default 5, --quick 3)")
+    add("--seconds", type=float, help="length of one repeat of a row (default 1, --quick 0.25)")
+    add("--steps", type=int, help="fixed env steps per repeat instead of --seconds")
+    add("--env-kwargs", nargs="+", type=key_value, default=[], metavar="KEY=VALUE",
+        help="arguments of the suite environments timed (not of the reference rows)")  # fmt: skip
+    add("--json", metavar="PATH", help="also save every figure as JSON")
+    add("--markdown", metavar="PATH", help="also save the tables as a markdown page")
+    add("--from-json", metavar="PATH",
+        help="time nothing: report the rows of an earlier run's JSON, with the targets worked out anew")  # fmt: skip
+    add("--step-cost", nargs="+", default=[], metavar="PATH",
+        help="add the JSON of step_cost.py --json: a table per CPU family (with --from-json: beside the kept ones)")  # fmt: skip
+    add("--heartpole-venv", metavar="PATH",
         help="a virtual environment with heartpole==1.2 installed, for its reference row "
-        f"(default: $HEARTPOLE12_VENV, else {DEFAULT_HEARTPOLE_VENV})",
-    )
-    parser.add_argument(
-        "--create-heartpole-venv",
-        action="store_true",
-        help="make that virtual environment with pip from PyPI when it is missing",
-    )
-    parser.add_argument(
-        "--jax",
-        action="store_true",
-        help="time only the JAX rollout (jit, vmap over 4,096 envs, scan over 1,000 steps) of every "
-        "id and of gymnax's CartPole-v1 (needs the jax extra)",
-    )
+        f"(default: $HEARTPOLE12_VENV, else {DEFAULT_HEARTPOLE_VENV})")  # fmt: skip
+    add("--create-heartpole-venv", action="store_true",
+        help="make that virtual environment with pip from PyPI when it is missing")  # fmt: skip
     return parser
-
-
-def jax_rollout_rows(ids: list[str], num_envs: int = 4096, steps: int = 1000, repeats: int = 3) -> list[dict]:
-    """The JAX rollout of each id (gym_suite.jax.make) and of gymnax's CartPole-v1: random actions,
-    ``jax.vmap`` over ``num_envs`` envs, ``jax.lax.scan`` over ``steps`` steps, all under one
-    ``jax.jit``; the compile time (first call) apart from the best of ``repeats`` timed calls."""
-    import gymnax
-    import jax
-
-    import gym_suite.jax
-
-    makers = [(i, lambda i=i: gym_suite.jax.make(i)) for i in ids]
-    makers.append(("gymnax CartPole-v1", lambda: gymnax.make("CartPole-v1")))
-    rows = []
-    for name, make in makers:
-        env, params = make()
-        space = env.action_space(params)
-
-        @jax.jit
-        def rollout(key, env=env, params=params, space=space):
-            key, reset_key = jax.random.split(key)
-            _, state = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(reset_key, num_envs), params)
-
-            def one_step(state, key):
-                action_key, step_key = jax.random.split(key)
-                actions = jax.vmap(space.sample)(jax.random.split(action_key, num_envs))
-                out = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
-                    jax.random.split(step_key, num_envs), state, actions, params
-                )
-                return out[1], out[2].sum()
-
-            state, rewards = jax.lax.scan(one_step, state, jax.random.split(key, steps))
-            return rewards.sum()
-
-        start = time.perf_counter()
-        compiled = rollout.lower(jax.random.key(0)).compile()
-        compile_seconds = time.perf_counter() - start
-        compiled(jax.random.key(0)).block_until_ready()  # warm
-        best = math.inf
-        for k in range(repeats):
-            start = time.perf_counter()
-            compiled(jax.random.key(k + 1)).block_until_ready()
-            best = min(best, time.perf_counter() - start)
-        rows.append(
-            {
-                "env": name,
-                "num_envs": num_envs,
-                "steps": steps,
-                "compile_seconds": compile_seconds,
-                "run_seconds": best,
-                "steps_per_second": num_envs * steps / best,
-            }
-        )
-        print(
-            f"jax rollout {name}: {num_envs * steps / best:,.0f} steps/s (compile {compile_seconds:.2f} s)",
-            file=sys.stderr,
-            flush=True,
-        )
-    return rows
-
-
-def jax_rollout_table(rows: list[dict]) -> str:
-    lines = [
-        [
-            r["env"],
-            f"{r['num_envs']:,}",
-            f"{r['steps']:,}",
-            f"{r['compile_seconds']:.2f}",
-            f"{r['run_seconds']:.3f}",
-            f"{r['steps_per_second']:,.0f}",
-        ]
-        for r in rows
-    ]
-    return markdown_table(
-        ["jax rollout", "envs", "steps", "compile s", "run s", "steps/s"], lines, right=frozenset(range(1, 6))
-    )
 
 
 def time_rows(timed: list[Timed], args) -> None:
     """Calibrate every row, then time them in ``args.repeats`` interleaved rounds (a progress bar
     on a terminal counts the rows calibrated and timed; elsewhere a log line every few seconds)."""
+
+    def attempt(t: Timed, action: Callable[[], None]) -> None:
+        try:
+            action()
+        except Exception as exc:  # noqa: BLE001 - one broken row must not end the run
+            _error(t.row, exc)
+            t.run = None
+
+    def ready(t: Timed) -> None:
+        if args.steps is None:
+            t.row.steps = calibrate(t.run, args.seconds)
+        else:
+            t.row.steps = max(1, args.steps // t.row.num_envs)
+            t.run(min(t.row.steps, 16))  # warm-up
+
     with Progress(len(timed) * (1 + args.repeats), desc="bench", unit="row") as progress:
-        _time_rows(timed, args, progress)
-
-
-def _time_rows(timed: list[Timed], args, progress: Progress) -> None:
-    for t in timed:
-        if t.run is not None:
-            try:
-                if args.steps is None:
-                    t.row.steps = calibrate(t.run, args.seconds)
-                else:
-                    t.row.steps = max(1, args.steps // t.row.num_envs)
-                    t.run(min(t.row.steps, 16))  # warm-up
-            except Exception as exc:  # noqa: BLE001 - one broken row must not end the run
-                _error(t.row, exc)
-                t.run = None
-        cells = "  ".join(_row_cells(t.row)[:3])
-        progress.write(f"  ready  {cells}  " + (f"{t.row.steps:,} steps a repeat" if t.run else t.row.status))
-        progress.update(1)
-    for round_ in range(args.repeats):
         for t in timed:
+            if t.run is not None:
+                attempt(t, lambda t=t: ready(t))
+            cells = "  ".join(_row_cells(t.row)[:3])
+            progress.write(f"  ready  {cells}  " + (f"{t.row.steps:,} steps a repeat" if t.run else t.row.status))
             progress.update(1)
-            if t.run is None:
-                continue
-            try:
-                t.row.seconds.append(t.run(t.row.steps))
-            except Exception as exc:  # noqa: BLE001
-                _error(t.row, exc)
-                t.run = None
-        progress.write(f"  round {round_ + 1}/{args.repeats} done")
+        for round_ in range(args.repeats):
+            for t in timed:
+                progress.update(1)
+                if t.run is not None:
+                    attempt(t, lambda t=t: t.row.seconds.append(t.run(t.row.steps)))
+            progress.write(f"  round {round_ + 1}/{args.repeats} done")
 
 
 def report(result: dict, args) -> int:
@@ -1119,6 +839,30 @@ def report(result: dict, args) -> int:
     return 0
 
 
+def measure(args, ids: list[str], env_kwargs: dict) -> dict:
+    """Time every row, then push-v0's makes and memory: the result's figures."""
+    found = {"push_make": None, "memory": None}
+    with tempfile.TemporaryDirectory(prefix="gym-suite-bench-") as tmp:
+        timed = reference_timed(args) + [t for env_id in ids for t in suite_timed(env_id, env_kwargs)]
+        if PUSH_ID in ids:
+            try:
+                paths = write_push_logs(Path(tmp))
+            except Exception as exc:  # noqa: BLE001 - the rows say what went wrong
+                paths = exc
+            timed += push_log_timed(paths, env_kwargs)
+        time_rows(timed, args)
+        for t in timed:
+            t.close()
+        if PUSH_ID in ids:
+            print(f"  time to make {PUSH_ID} on each log ...", file=sys.stderr, flush=True)
+            found["push_make"] = push_make_seconds(paths)
+    gc.collect()
+    if PUSH_ID in ids:
+        print(f"  peak memory of {MEMORY_COUNT:,} {PUSH_ID} envs against one ...", file=sys.stderr, flush=True)
+        found["memory"] = memory_of_copies(PUSH_ID)
+    return {"rows": [t.row.as_dict() for t in timed], **found}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -1135,69 +879,36 @@ def main(argv: list[str] | None = None) -> int:
         return report(result, args)
     known = [spec.id for spec in SPECS]
     ids = args.ids or known
-    unknown = [i for i in ids if i not in known]
-    if unknown:
+    if unknown := [i for i in ids if i not in known]:
         parser.error(f"unknown id(s) {unknown}; registered ids are {known}")
-    if args.jax:
-        print(jax_rollout_table(jax_rollout_rows(ids)))
-        return 0
-    if args.repeats is None:
-        args.repeats = 3 if args.quick else 5
-    if args.seconds is None:
-        args.seconds = 0.25 if args.quick else 1.0
+    args.repeats = args.repeats if args.repeats is not None else 3 if args.quick else 5
+    args.seconds = args.seconds if args.seconds is not None else 0.25 if args.quick else 1.0
     if args.repeats < 1 or args.seconds <= 0 or (args.steps is not None and args.steps < 1):
         parser.error("--repeats, --seconds and --steps must be positive")
     env_kwargs = dict(args.env_kwargs)
     if args.create_heartpole_venv:
         ensure_heartpole_venv(heartpole_venv_path(args.heartpole_venv))
     args.side_versions = None
-    started = time.perf_counter()
-    machine = machine_info()
+    started, machine = time.perf_counter(), machine_info()
     print(f"bench: {', '.join(ids)}; {args.repeats} rounds", file=sys.stderr, flush=True)
-
-    push_make = None
-    with tempfile.TemporaryDirectory(prefix="gym-suite-bench-") as tmp:
-        timed = reference_timed(args)
-        for env_id in ids:
-            timed += suite_timed(env_id, env_kwargs)
-        if PUSH_ID in ids:
-            try:
-                paths = write_push_logs(Path(tmp))
-            except Exception as exc:  # noqa: BLE001 - the rows say what went wrong
-                paths = exc
-            timed += push_log_timed(paths, env_kwargs)
-        time_rows(timed, args)
-        for t in timed:
-            t.close()
-        if PUSH_ID in ids:
-            print(f"  time to make {PUSH_ID} on each log ...", file=sys.stderr, flush=True)
-            push_make = push_make_seconds(paths)
-    gc.collect()
-    memory = None
-    if PUSH_ID in ids:
-        print(f"  peak memory of {MEMORY_COUNT:,} {PUSH_ID} envs against one ...", file=sys.stderr, flush=True)
-        memory = memory_of_copies(PUSH_ID)
-    machine["load_average_at_end"] = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
+    found = measure(args, ids, env_kwargs)
+    machine["load_average_at_end"] = _load()
     command = "python gym-suite/benchmarks/bench.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    settings = {
+        "repeats": args.repeats,
+        "seconds": args.seconds,
+        "steps": args.steps,
+        "quick": args.quick,
+        "seed": SEED,
+    }
     result = {
         "command": command.strip(),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": machine,
         "heartpole_pypi_venv": args.side_versions,
-        "settings": {
-            "repeats": args.repeats,
-            "seconds": args.seconds,
-            "steps": args.steps,
-            "quick": args.quick,
-            "seed": SEED,
-            "action_pool": ACTION_POOL,
-            "batch_pool": BATCH_POOL,
-            "env_kwargs": env_kwargs,
-        },
+        "settings": settings | {"action_pool": ACTION_POOL, "batch_pool": BATCH_POOL, "env_kwargs": env_kwargs},
         "ids": ids,
-        "rows": [t.row.as_dict() for t in timed],
-        "push_make": push_make,
-        "memory": memory,
+        **found,
         "wall_seconds": time.perf_counter() - started,
     }
     return report(result, args)

@@ -3,28 +3,18 @@
 ::
 
     OMP_NUM_THREADS=1 python gym-suite/benchmarks/jax_compile_cache.py heartpole-v1 --rounds 3
-    OMP_NUM_THREADS=1 python gym-suite/benchmarks/jax_compile_cache.py heartpole-v1 --timesteps 65536 --num-seeds 4
-    OMP_NUM_THREADS=1 python gym-suite/benchmarks/jax_compile_cache.py example-v0 --timesteps 4096 --rounds 3
+    OMP_NUM_THREADS=1 python gym-suite/benchmarks/jax_compile_cache.py example-v0 --timesteps 4096 --num-seeds 4
     # against another checkout (a directory holding gym_suite/, say ``git archive <commit> gym_suite | tar -x -C /tmp/old``)
     OMP_NUM_THREADS=1 python gym-suite/benchmarks/jax_compile_cache.py heartpole-v1 --against /tmp/old
 
-A round starts with an empty cache directory (``GYM_SUITE_JAX_CACHE`` pointing to a new temporary
-directory) and runs ``train_ppo(id, seed=0, progress=False)`` in two new Python processes one
-after the other: the first compiles and writes the cache, the second finds it. Each process
-reports the seconds to import ``gym_suite.training.jax`` and JAX, ``train_ppo``'s
-``compile_seconds`` (tracing, lowering and compiling, or loading, its programs) and
-``train_seconds``, and how many programs JAX loaded from the cache (its
-``/jax/compilation_cache/cache_hits`` events); the parent times the whole process. With
-``--against``, each round runs the other tree's two processes too, the trees alternating, so that a
-change of load touches both. Prints one row per process and the medians; ``--json`` keeps them.
-
-It also prints where each process's time goes (wall clock and CPU time): the imports one by one
-(JAX; seaborn and matplotlib.pyplot, which gymnax's Pong and Catch import when gymnax imports
-all its environments; the rest of gymnax; rejax; ``gym_suite.jax``; ``gym_suite.training.jax``),
-then ``train_ppo``'s compile time split into tracing, lowering to MLIR and XLA's compiling (or
-loading from the cache), from JAX's own monitoring events, and the training. ``--num-seeds``
-and ``--eval-points`` pass those settings to ``train_ppo`` (what several seeds, or fewer curve
-points, cost to compile).
+A round gives each tree an empty cache directory (``GYM_SUITE_JAX_CACHE``) and runs
+``train_ppo(id, seed=0, progress=False)`` in two new processes one after the other: the first
+compiles and writes the cache, the second loads it (the trees alternating round by round). Each
+process reports its imports one by one (JAX; seaborn and matplotlib.pyplot, which gymnax's Pong and
+Catch import; the rest of gymnax; rejax; ``gym_suite.jax``; ``gym_suite.training.jax``),
+``train_ppo``'s ``compile_seconds`` split into tracing, lowering to MLIR and XLA's compiling (JAX's
+monitoring events), ``train_seconds`` and the programs loaded from the cache; wall clock and CPU
+time. Prints one row per process and the medians; ``--json`` keeps them.
 """
 
 from __future__ import annotations
@@ -39,6 +29,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _machine import load_average  # this folder's helpers (the script's folder is on sys.path)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -116,26 +108,14 @@ print(json.dumps({
 """
 
 
-def _load() -> str:
-    try:
-        return "/".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:
-        return "n/a"
-
-
 def _child(src: Path, args: argparse.Namespace, cache: str) -> dict:
     env = {**os.environ, "GYM_SUITE_JAX_CACHE": cache, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
     env.pop("JAX_COMPILATION_CACHE_DIR", None)
     timesteps = "-" if args.timesteps is None else str(args.timesteps)
     overrides = {"num_seeds": args.num_seeds} | ({"eval_points": args.eval_points} if args.eval_points else {})
     start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(src), args.id, timesteps, json.dumps(overrides)],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-    )
+    argv = [sys.executable, "-c", CHILD, str(src), args.id, timesteps, json.dumps(overrides)]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False, env=env)
     wall = time.perf_counter() - start
     if done.returncode != 0:
         sys.exit(f"{src}: {done.stderr[-3000:]}")
@@ -144,25 +124,69 @@ def _child(src: Path, args: argparse.Namespace, cache: str) -> dict:
     return row
 
 
+def _median(group: list[dict], get) -> float:
+    return statistics.median(get(r) for r in group)
+
+
+def _summary(rows: list[dict], trees: list[str]) -> None:
+    """The medians of each tree's first and second processes, then where their time goes."""
+    print("| tree | process | compile (s), median [min, max] | from the cache | train (s) | whole process (s) |")
+    print("|---|---|---:|---:|---:|---:|")
+    runs = {(t, w): [r for r in rows if r["tree"] == t and r["run"] == w] for t in trees for w in ("first", "second")}
+    for (name, which), group in runs.items():
+        compile_ = [r["compile"] for r in group]
+        print(
+            f"| {name} | {which} | {statistics.median(compile_):.2f} [{min(compile_):.2f}, {max(compile_):.2f}] | "
+            f"{_median(group, lambda r: r['hits']):.0f} | {_median(group, lambda r: r['train']):.2f} | "
+            f"{_median(group, lambda r: r['process']):.1f} |"
+        )
+    print()
+    print("Where a process's time goes (seconds, median of the rounds: wall clock, and CPU time in brackets;")
+    print("an import counts what it adds to the ones above it; the compile parts are within train_ppo's compile):")
+    print()
+    for name in trees:
+        groups = [runs[name, "first"], runs[name, "second"]]
+
+        def line(label: str, *gets, groups=groups) -> None:
+            cells = [[f"{_median(g, get):.2f}" for get in gets] for g in groups]  # wall clock [CPU time]
+            print(f"| {label} | {' | '.join(c[0] + ''.join(f' [{x}]' for x in c[1:]) for c in cells)} |")
+
+        print(f"| {name}: part | first process | second process |")
+        print("|---|---:|---:|")
+        for part in groups[0][0]["parts"]:
+            line(part, lambda r, p=part: r["parts"][p][0], lambda r, p=part: r["parts"][p][1])
+            if part == "train_ppo":
+                line("- compile_seconds", lambda r: r["compile"])
+                for key in groups[0][0]["compile_parts"]:
+                    line(f"- {key}", lambda r, k=key: r["compile_parts"][k])
+                line("- training (train_seconds)", lambda r: r["train"])
+        line("whole process", lambda r: r["process"], lambda r: r["cpu"])
+        print()
+    for name in trees:
+        shares = ", ".join(
+            f"{b['compile'] / a['compile']:.2f}" for a, b in zip(runs[name, "first"], runs[name, "second"])
+        )
+        print(f"\n{name}: second process's compile time / first's, round by round: {shares}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("id", help="the env id (its JAX PPO recipe)")
-    parser.add_argument("--timesteps", type=int, default=None, help="env steps (default: the recipe's budget)")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds of (first process, second process)")
-    parser.add_argument("--num-seeds", type=int, default=1, help="seeds trained in the one compiled run (train_ppo's)")
-    parser.add_argument("--eval-points", type=int, default=None, help="points of the curve (default: the recipe's)")
-    parser.add_argument("--against", type=Path, default=None, help="another checkout (a directory holding gym_suite/)")
-    parser.add_argument("--json", default=None, help="write every row to this file")
+    add = parser.add_argument
+    add("id", help="the env id (its JAX PPO recipe)")
+    add("--timesteps", type=int, default=None, help="env steps (default: the recipe's budget)")
+    add("--rounds", type=int, default=3, help="rounds of (first process, second process)")
+    add("--num-seeds", type=int, default=1, help="seeds trained in the one compiled run (train_ppo's)")
+    add("--eval-points", type=int, default=None, help="points of the curve (default: the recipe's)")
+    add("--against", type=Path, default=None, help="another checkout (a directory holding gym_suite/)")
+    add("--json", default=None, help="write every row to this file")
     args = parser.parse_args(argv)
     if args.against is not None and not (args.against / "gym_suite").is_dir():
         parser.error(f"--against: {args.against} holds no gym_suite/ directory")
     trees = [("this", REPO)] + ([("against", args.against.resolve())] if args.against is not None else [])
     rows = []
-    load_start = _load()
-    started = time.perf_counter()
+    load_start, started = load_average(), time.perf_counter()
     for round_ in range(args.rounds):
-        order = trees if round_ % 2 == 0 else trees[::-1]
-        for name, src in order:
+        for name, src in trees if round_ % 2 == 0 else trees[::-1]:
             with tempfile.TemporaryDirectory(prefix="gym_suite_jax_cache_") as cache:
                 for which in ("first", "second"):
                     row = _child(src, args, cache)
@@ -174,66 +198,14 @@ def main(argv: list[str] | None = None) -> int:
                         f"train {row['train']:6.2f} s, final return {row['final']:.2f}",
                         flush=True,
                     )
-    load_end = _load()
-    print()
+    load_end = load_average()
     print(
-        f"{args.id}, {rows[0]['steps']:,} steps, seed 0; {args.rounds} rounds; load average {load_start} at the start,"
+        f"\n{args.id}, {rows[0]['steps']:,} steps, seed 0; {args.rounds} rounds; load average {load_start} at the start,"
     )
-    print(f"{load_end} at the end ({(time.perf_counter() - started) / 60:.1f} min); Python {platform.python_version()}")
-    print()
-    print("| tree | process | compile (s), median [min, max] | from the cache | train (s) | whole process (s) |")
-    print("|---|---|---:|---:|---:|---:|")
-    for name, _ in trees:
-        for which in ("first", "second"):
-            group = [r for r in rows if r["tree"] == name and r["run"] == which]
-            compile_ = [r["compile"] for r in group]
-            print(
-                f"| {name} | {which} | {statistics.median(compile_):.2f} [{min(compile_):.2f}, {max(compile_):.2f}] | "
-                f"{statistics.median(r['hits'] for r in group):.0f} | {statistics.median(r['train'] for r in group):.2f} | "
-                f"{statistics.median(r['process'] for r in group):.1f} |"
-            )
-    print()
-    print("Where a process's time goes (seconds, median of the rounds: wall clock, and CPU time in brackets;")
-    print("an import counts what it adds to the ones above it; the compile parts are within train_ppo's compile):")
-    print()
-    for name, _ in trees:
-        print(f"| {name}: part | first process | second process |")
-        print("|---|---:|---:|")
-        by_run = {w: [r for r in rows if r["tree"] == name and r["run"] == w] for w in ("first", "second")}
-        for part in by_run["first"][0]["parts"]:
-            cells = [
-                f"{statistics.median(r['parts'][part][0] for r in g):.2f} "
-                f"[{statistics.median(r['parts'][part][1] for r in g):.2f}]"
-                for g in by_run.values()
-            ]
-            print(f"| {part} | {' | '.join(cells)} |")
-            if part == "train_ppo":
-                for key, label in [("compile", "compile_seconds")] + [
-                    (k, k) for k in by_run["first"][0]["compile_parts"]
-                ]:
-                    cells = [
-                        f"{statistics.median(r['compile_parts'][key] if key in r['compile_parts'] else r[key] for r in g):.2f}"
-                        for g in by_run.values()
-                    ]
-                    print(f"| - {label} | {' | '.join(cells)} |")
-                cells = [f"{statistics.median(r['train'] for r in g):.2f}" for g in by_run.values()]
-                print(f"| - training (train_seconds) | {' | '.join(cells)} |")
-        cells = [
-            f"{statistics.median(r['process'] for r in g):.2f} [{statistics.median(r['cpu'] for r in g):.2f}]"
-            for g in by_run.values()
-        ]
-        print(f"| whole process | {' | '.join(cells)} |")
-        print()
-    for name, _ in trees:
-        pairs = [
-            (a["compile"], b["compile"])
-            for a, b in zip(
-                [r for r in rows if r["tree"] == name and r["run"] == "first"],
-                [r for r in rows if r["tree"] == name and r["run"] == "second"],
-            )
-        ]
-        shares = ", ".join(f"{b / a:.2f}" for a, b in pairs)
-        print(f"\n{name}: second process's compile time / first's, round by round: {shares}")
+    print(
+        f"{load_end} at the end ({(time.perf_counter() - started) / 60:.1f} min); Python {platform.python_version()}\n"
+    )
+    _summary(rows, [name for name, _ in trees])
     if args.json:
         Path(args.json).write_text(json.dumps({"id": args.id, "load": [load_start, load_end], "rows": rows}, indent=1))
     return 0

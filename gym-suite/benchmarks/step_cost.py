@@ -3,28 +3,21 @@
     git worktree add /tmp/before <commit>
     python gym-suite/benchmarks/step_cost.py --against /tmp/before [--against /tmp/older ...] [--json out.json]
 
-Each source tree (this one and every ``--against``) runs in a subprocess of its own (its ``gym_suite`` first on ``sys.path``), the
-two alternating round by round so that a change of load touches both; a round times the scalar
-env through ``gymnasium.make`` and the native vector env at each ``--num-envs``, with
-``time.process_time`` (CPU time of the process: less sensitive to other jobs than wall time), and
-the table gives the fastest round of each. The scalar env gets a ``Discrete`` action as a Python
-int, as ``bench.py`` gives it (``--numpy-actions``: the numpy integer ``action_space.sample()``
-returns, which takes another path through the checks). Gymnasium's CartPole-v1 (``make`` and its
-``CartPoleVectorEnv``) is timed in every round too: its two columns should agree, else the
-machine changed under the run. ``bench.py`` gives the steps per second of one checkout with its
-targets; this script answers "faster or slower than that commit". It prints the processor
-(model name and family), the date, the load and the versions of numpy and gymnasium with the
-table; ``--json`` also saves them with every round's time (``bench.py --step-cost`` puts such a
-file on the Bench page as the table of its CPU family). It needs gymnasium and numpy alone.
+Each source tree runs in a subprocess of its own (its ``gym_suite`` first on ``sys.path``), the
+trees alternating round by round so that a change of load touches all; a round times the scalar
+env through ``gymnasium.make`` (a ``Discrete`` action as a Python int, as ``bench.py`` gives it;
+``--numpy-actions``: the numpy integer ``action_space.sample()`` returns) and the native vector env
+at each ``--num-envs``, with ``time.process_time``, next to CartPole-v1 (its columns should agree
+between trees, else the machine changed under the run). The table gives the fastest round of each;
+``--json`` keeps the processor, date, load, versions and every round (``bench.py --step-cost`` puts
+it on the Bench page). It needs gymnasium and numpy alone.
 
-``--jax`` adds two rows per id and ``--num-envs`` size, on XLA (the ``jax`` extra; without JAX
-installed the script says so and runs without them; a checkout without ``gym_suite.jax`` has none): ``jax-vector``,
-``gymnasium.make_vec("gym_suite_jax/<id>", num_envs=N)`` stepped through the Gymnasium API as the
-native one is (numpy action batches in, the step's JAX arrays waited for), and ``jax-scan``, the
-batch's step compiled with the actions drawn on the device (``gym_suite.jax.make``'s env under
-``vmap``, ``lax.scan`` over the round's steps in one ``jax.jit`` call): the rollout speed, no Python
-a step. Both are CPU time of the process, XLA's threads included. Their "vs CartPole" is against
-CartPole-v1's native vector env of the same N (Gymnasium's ``CartPoleVectorEnv``: the target).
+``--jax`` (the ``jax`` extra) adds, per id and size, ``jax-vector``: ``gymnasium.make_vec(
+"gym_suite_jax/<id>")`` stepped through Gymnasium's API, its results waited for, and ``jax-scan``: the
+steps of the JAX page's compiled rollout (``gym_suite.jax.make``'s env under ``vmap``, actions drawn on
+the device, ``lax.scan`` over the round's steps in one ``jax.jit`` call), both against CartPole-v1's
+native vector env of the same N. With ``--against``, the compiled rollout of this checkout against
+another's.
 """
 
 from __future__ import annotations
@@ -52,8 +45,7 @@ INSTALL_JAX = 'pip install "gym-suite[jax]"'
 CHILD = r"""
 import json, sys, time, warnings
 src, ids, sizes, steps = sys.argv[1], sys.argv[2].split(","), [int(n) for n in sys.argv[3].split(",")], int(sys.argv[4])
-numpy_actions = sys.argv[5] == "1"
-use_jax = sys.argv[6] == "1"
+numpy_actions, use_jax = sys.argv[5] == "1", sys.argv[6] == "1"
 sys.path.insert(0, src)
 warnings.simplefilter("ignore")
 import gymnasium
@@ -61,6 +53,25 @@ import gym_suite
 if not gym_suite.__file__.startswith(src):
     sys.exit(f"gym_suite was imported from {gym_suite.__file__}, not from {src}")
 out = {}
+
+
+def vector(key, name, n, wait=None, **kwargs):
+    count = max(100, steps * 40 // n)
+    venv = gymnasium.make_vec(name, num_envs=n, **kwargs)
+    venv.reset(seed=0)
+    venv.action_space.seed(0)
+    batches = [venv.action_space.sample() for _ in range(16)]
+    step = venv.step if wait is None else lambda actions: wait(venv.step(actions))  # a caller waits for results
+    for i in range(10):  # (a JAX env's first step compiles it)
+        step(batches[i & 15])
+    start = time.process_time()
+    for i in range(count):
+        step(batches[i & 15])
+    out[key] = (time.process_time() - start) / count
+    venv.close()
+    return count
+
+
 for env_id in ids:
     name = env_id if env_id == "CartPole-v1" else f"gym_suite:{env_id}"
     try:
@@ -80,18 +91,7 @@ for env_id in ids:
     out[f"{env_id}|make|1"] = (time.process_time() - start) / steps
     env.close()
     for n in sizes:
-        venv = gymnasium.make_vec(name, num_envs=n, vectorization_mode="vector_entry_point")
-        venv.reset(seed=0)
-        venv.action_space.seed(0)
-        batches = [venv.action_space.sample() for _ in range(16)]
-        count = max(100, steps * 40 // n)
-        for i in range(10):
-            venv.step(batches[i & 15])
-        start = time.process_time()
-        for i in range(count):
-            venv.step(batches[i & 15])
-        out[f"{env_id}|native|{n}"] = (time.process_time() - start) / count
-        venv.close()
+        vector(f"{env_id}|native|{n}", name, n, vectorization_mode="vector_entry_point")
 jax_ids = ()
 if use_jax:
     import jax
@@ -100,43 +100,30 @@ if use_jax:
         jax_ids = gym_suite.jax.jax_ids()
     except (ImportError, AttributeError):  # a checkout from before the JAX envs
         pass
-    for env_id in ids:
-        if env_id not in jax_ids:
-            continue
-        for n in sizes:
-            count = max(100, steps * 40 // n)
-            venv = gymnasium.make_vec(f"gym_suite_jax/{env_id}", num_envs=n)
-            venv.reset(seed=0)
-            venv.action_space.seed(0)
-            batches = [venv.action_space.sample() for _ in range(16)]
-            for i in range(10):  # (the first compiles the step)
-                jax.block_until_ready(venv.step(batches[i & 15]))
-            start = time.process_time()
-            for i in range(count):
-                jax.block_until_ready(venv.step(batches[i & 15]))  # a caller waits for the step's results
-            out[f"{env_id}|jax-vector|{n}"] = (time.process_time() - start) / count
-            venv.close()
-            env, params = gym_suite.jax.make(env_id)
-            sample = env.action_space(params).sample
+for env_id in (i for i in ids if i in jax_ids):
+    for n in sizes:
+        count = vector(f"{env_id}|jax-vector|{n}", f"gym_suite_jax/{env_id}", n, jax.block_until_ready)
+        env, params = gym_suite.jax.make(env_id)
+        sample = env.action_space(params).sample
 
-            def rollout(state, key, env=env, params=params, sample=sample, n=n, count=count):
-                def step(state, key):
-                    action_key, step_key = jax.random.split(key)
-                    actions = jax.vmap(sample)(jax.random.split(action_key, n))
-                    _, state, reward, _, _, _ = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
-                        jax.random.split(step_key, n), state, actions, params
-                    )
-                    return state, reward.sum()
+        def rollout(state, key, env=env, params=params, sample=sample, n=n, count=count):
+            def step(state, key):
+                action_key, step_key = jax.random.split(key)
+                actions = jax.vmap(sample)(jax.random.split(action_key, n))
+                _, state, reward, _, _, _ = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
+                    jax.random.split(step_key, n), state, actions, params
+                )
+                return state, reward.sum()
 
-                state, rewards = jax.lax.scan(step, state, jax.random.split(key, count))
-                return state, rewards.sum()
+            state, rewards = jax.lax.scan(step, state, jax.random.split(key, count))
+            return state, rewards.sum()
 
-            _, state = jax.jit(jax.vmap(env.reset, in_axes=(0, None)))(jax.random.split(jax.random.key(0), n), params)
-            compiled = jax.jit(rollout).lower(state, jax.random.key(1)).compile()
-            jax.block_until_ready(compiled(state, jax.random.key(1)))
-            start = time.process_time()
-            jax.block_until_ready(compiled(state, jax.random.key(2)))
-            out[f"{env_id}|jax-scan|{n}"] = (time.process_time() - start) / count
+        _, state = jax.jit(jax.vmap(env.reset, in_axes=(0, None)))(jax.random.split(jax.random.key(0), n), params)
+        compiled = jax.jit(rollout).lower(state, jax.random.key(1)).compile()
+        jax.block_until_ready(compiled(state, jax.random.key(1)))
+        start = time.process_time()
+        jax.block_until_ready(compiled(state, jax.random.key(2)))
+        out[f"{env_id}|jax-scan|{n}"] = (time.process_time() - start) / count
 print(json.dumps(out))
 """
 
@@ -144,61 +131,36 @@ print(json.dumps(out))
 def _round(
     src: Path, ids: list[str], sizes: list[int], steps: int, numpy_actions: bool, use_jax: bool = False
 ) -> dict[str, float]:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            CHILD,
-            str(src),
-            ",".join(ids),
-            ",".join(map(str, sizes)),
-            str(steps),
-            "1" if numpy_actions else "0",
-            "1" if use_jax else "0",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    argv = [str(src), ",".join(ids), ",".join(map(str, sizes)), str(steps), str(int(numpy_actions)), str(int(use_jax))]
+    done = subprocess.run([sys.executable, "-c", CHILD, *argv], capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"timing {src} failed:\n{done.stderr.strip()}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python gym-suite/benchmarks/step_cost.py",
         description="CPU time per step of every id, this checkout against others (paired, interleaved rounds).",
     )
-    parser.add_argument(
-        "--against",
-        type=Path,
-        action="append",
-        default=[],
-        help="another checkout (a git worktree); repeat for several; without it, this one alone",
-    )
-    parser.add_argument(
-        "--ids", default="example-v0,push-v0,heartpole-v0,heartpole-v1,target-v0", help="comma-separated ids"
-    )
-    parser.add_argument("--num-envs", default="64,4096", help="native vector sizes, comma-separated")
-    parser.add_argument("--rounds", type=int, default=5, help="rounds per checkout (the fastest counts)")
-    parser.add_argument(
-        "--steps", type=int, default=20_000, help="scalar steps a round (vector: 40x as many env-steps)"
-    )
-    parser.add_argument(
-        "--numpy-actions",
-        action="store_true",
-        help="give the scalar env the numpy integers action_space.sample() returns (default: Python ints, as bench.py)",
-    )
-    parser.add_argument(
-        "--jax",
-        action="store_true",
+    add = parser.add_argument
+    add("--against", type=Path, action="append", default=[],
+        help="another checkout (a git worktree); repeat for several; without it, this one alone")  # fmt: skip
+    add("--ids", default="example-v0,push-v0,heartpole-v0,heartpole-v1,target-v0", help="comma-separated ids")
+    add("--num-envs", default="64,4096", help="native vector sizes, comma-separated")
+    add("--rounds", type=int, default=5, help="rounds per checkout (the fastest counts)")
+    add("--steps", type=int, default=20_000, help="scalar steps a round (vector: 40x as many env-steps)")
+    add("--numpy-actions", action="store_true",
+        help="give the scalar env the numpy integers action_space.sample() returns (default: Python ints, as bench.py)")  # fmt: skip
+    add("--jax", action="store_true",
         help="also time the JAX vector env through Gymnasium's API (jax-vector) and its compiled rollout "
-        "(jax-scan) at each --num-envs, against CartPoleVectorEnv (needs the jax extra)",
-    )
-    parser.add_argument(
-        "--json", metavar="PATH", help="also save the machine, the settings and every round's time as JSON"
-    )
+        "(jax-scan) at each --num-envs, against CartPoleVectorEnv (needs the jax extra)")  # fmt: skip
+    add("--json", metavar="PATH", help="also save the machine, the settings and every round's time as JSON")
+    return parser
+
+
+def _arguments(argv: list[str] | None) -> tuple[argparse.Namespace, list[int]]:
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.steps < 1:
         parser.error("--rounds and --steps must be positive")
@@ -212,25 +174,21 @@ def main(argv: list[str] | None = None) -> int:
         if not (other / "gym_suite" / "__init__.py").is_file():
             parser.error(f"--against {other}: no gym_suite package there")
     if args.jax and importlib.util.find_spec("jax") is None:
-        print(
-            f"--jax: JAX is not installed ({INSTALL_JAX}); the jax-vector and jax-scan rows are left out",
-            file=sys.stderr,
-        )
+        print(f"--jax: JAX is not installed ({INSTALL_JAX}); the jax-vector and jax-scan rows are left out", file=sys.stderr)  # fmt: skip
         args.jax = False
+    return args, sizes
+
+
+def main(argv: list[str] | None = None) -> int:
+    args, sizes = _arguments(argv)
     ids = [i for i in args.ids.split(",") if i] + [CARTPOLE]
     trees = [REPO] + [other.resolve() for other in args.against]
-    command = "python gym-suite/benchmarks/step_cost.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    machine = {
-        "cpu": cpu_name(),
-        "cpu_family": cpu_family(),
-        "python": platform.python_version(),
-        "versions": versions(("numpy", "gymnasium")),
-        "load_average_at_start": load_average(),
-    }
+    command = ("python gym-suite/benchmarks/step_cost.py " + " ".join(argv if argv is not None else sys.argv[1:])).strip()  # fmt: skip
+    machine = {"cpu": cpu_name(), "cpu_family": cpu_family(), "python": platform.python_version(),
+               "versions": versions(("numpy", "gymnasium")), "load_average_at_start": load_average()}  # fmt: skip
     date = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     times: list[dict[str, list[float]]] = [{} for _ in trees]
-    failed = None
-    rounds = 0
+    failed, rounds = None, 0
     for r in range(args.rounds):
         try:
             found = [_round(tree, ids, sizes, args.steps, args.numpy_actions, args.jax) for tree in trees]
@@ -250,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{machine['cpu']} ({machine['cpu_family'] or 'family unknown'}), Python {machine['python']}, "
         f"{machine['versions']}; {date}; load {machine['load_average_at_start']} -> {machine['load_average_at_end']}"
     )
-    print(f"`{command.strip()}`: the fastest of {rounds} rounds (CPU time)")
+    print(f"`{command}`: the fastest of {rounds} rounds (CPU time)")
     print(_table(trees, best, times[0]))
     if len(trees) > 1:
         print("speed ratio: the other checkout's time over this one's (above 1: this one is faster)")
@@ -259,20 +217,9 @@ def main(argv: list[str] | None = None) -> int:
         "CartPole-v1's native vector env of the same N), same rounds; nan: not in that checkout"
     )
     if args.json:
-        result = {
-            "command": command.strip(),
-            "date": date,
-            "machine": machine,
-            "settings": {
-                "rounds": rounds,
-                "steps": args.steps,
-                "num_envs": sizes,
-                "numpy_actions": args.numpy_actions,
-                "jax": args.jax,
-            },
-            "trees": [str(tree) for tree in trees],
-            "seconds": times,
-        }
+        settings = {"rounds": rounds, "steps": args.steps, "num_envs": sizes, "numpy_actions": args.numpy_actions}
+        result = {"command": command, "date": date, "machine": machine, "settings": settings | {"jax": args.jax}}
+        result |= {"trees": [str(tree) for tree in trees], "seconds": times}
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
     if failed is not None:
         print(f"stopped after {rounds} of {args.rounds} rounds: {failed}", file=sys.stderr)
@@ -280,29 +227,22 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _table(trees: list[Path], best: list[dict[str, float]], these: dict[str, list[float]] | None = None) -> str:
-    """The Markdown table: µs a step of each checkout (the fastest round; with ``these``, the rounds
-    of this checkout, also their median), the ratios to this one, and to CartPole."""
+def _table(trees: list[Path], best: list[dict[str, float]], these: dict[str, list[float]]) -> str:
+    """The Markdown table: µs a step of each checkout (the fastest round; for this checkout also the
+    median of its rounds), the ratios to this one, and to CartPole."""
     names = ["this"] + [str(tree) if tree not in trees[:t] else f"{tree} #{t}" for t, tree in enumerate(trees)][1:]
-    header = ["id", "interface", "N", f"{names[0]} (µs)"]
-    if these is not None:
-        header.append(f"{names[0]} median (µs)")
+    header = ["id", "interface", "N", "this (µs)", "this median (µs)"]
     for name in names[1:]:
         header += [f"{name} (µs)", f"speed vs {Path(name).name}"]
-    header.append("vs CartPole")
     rows = []
-    for key in best[0]:
+    for key, seconds in best[0].items():
         env_id, how, n = key.split("|")
-        row: list[object] = [env_id, how, n, f"{best[0][key] * 1e6:.2f}"]
-        if these is not None:
-            row.append(f"{statistics.median(these[key]) * 1e6:.2f}")
-        for t in range(1, len(trees)):
-            seconds = best[t].get(key)
-            row += ["nan", "nan"] if seconds is None else [f"{seconds * 1e6:.2f}", f"{seconds / best[0][key]:.2f}"]
+        row = [env_id, how, n, f"{seconds * 1e6:.2f}", f"{statistics.median(these[key]) * 1e6:.2f}"]
+        for other in best[1:]:
+            row += ["nan", "nan"] if key not in other else [f"{other[key] * 1e6:.2f}", f"{other[key] / seconds:.2f}"]
         cartpole = best[0].get(f"{CARTPOLE}|{REFERENCE.get(how, how)}|{n}")
-        row.append(f"{cartpole / best[0][key]:.2f}" if cartpole else "nan")
-        rows.append(row)
-    return markdown_table(header, rows, right=set(range(2, len(header))))
+        rows.append(row + [f"{cartpole / seconds:.2f}" if cartpole else "nan"])
+    return markdown_table(header + ["vs CartPole"], rows, right=set(range(2, len(header) + 1)))
 
 
 if __name__ == "__main__":

@@ -5,33 +5,16 @@
     python gym-suite/benchmarks/train_throughput.py                       # every id, 16 envs
     python gym-suite/benchmarks/train_throughput.py --ids example-v0 --steps 65536 --seeds 3 --json out.json
 
-For every id it trains Stable-Baselines3 PPO twice per seed, with the same recipe
-(``gym_suite.training.recipes``: hyper-parameters, normalization, reward transforms), the same
-seed and the same budget of environment steps: once on the id's native vector env
-(``SuiteVecEnv``) and once on ``DummyVecEnv`` of scalar envs, ``--n-envs`` copies each. The runs
-of one seed follow each other (the order alternates from seed to seed), so that the load of
-other processes hits both alike. It reports, side by side:
-
-- env-steps/s of the whole training loop (``model.learn``: collecting rollouts and updating the
-  networks), without the time of the evaluations below;
-- env-steps/s of the collection phase alone (``collect_rollouts``: the policy's forward pass,
-  the environment steps and the rollout buffer), and the share of the time spent updating;
-- env-steps/s of ``VecEnv.step`` alone (random actions drawn in advance, the training
-  transforms of the recipe applied), the environments' part of the collection phase;
-- the learning curves: the greedy agent is evaluated with ``gym_suite.evaluate`` on the same
-  seeded episodes every ``--eval-every`` steps (at the first rollout boundary past each
-  multiple: PPO's policy only changes between rollouts) and at the end, next to the random
-  policy and the heuristic on the same episodes. "Reached" is the training time (evaluations
-  left out) and steps at the first evaluation whose mean return is at least
-  ``heuristic - (1 - reach) * (heuristic - random)`` (``--reach 1``: the heuristic's return
-  itself). The curves agree when, at every evaluation, the difference of the two mean returns
-  (averaged over the seeds) is within 3 standard errors; with several seeds the standard
-  error comes from the spread between seeds (which holds the evaluation noise), with one from
-  the episode-by-episode differences of the evaluation only.
-
-Training runs on the CPU with one torch thread (``train_sb3``). Standard error shows the
-environment steps trained (``gym_suite.progress``: a bar on a terminal, a line every few
-seconds elsewhere) and one line per run.
+For every id, SB3 PPO trains twice per seed with the id's recipe, seed and budget: on the native
+vector env (``SuiteVecEnv``) and on ``DummyVecEnv`` of scalar envs, ``--n-envs`` copies each, one
+after the other (the order alternating from seed to seed), one torch thread. Reported side by side:
+env-steps/s of the whole training loop and of ``collect_rollouts`` alone (evaluations left out),
+the share of the time spent updating, env-steps/s of ``VecEnv.step`` alone (random actions, the
+recipe's transforms); and the learning curves: the greedy agent scored on the same seeded episodes
+every ``--eval-every`` steps (at rollout boundaries) next to random and the heuristic, the training
+time to ``heuristic - (1 - reach) * (heuristic - random)``, and whether the curves agree (within 3
+standard errors at every evaluation: from the spread between seeds, or with one seed from the
+episode-by-episode differences).
 """
 
 from __future__ import annotations
@@ -44,7 +27,6 @@ import platform
 import statistics
 import sys
 import time
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -64,116 +46,22 @@ TARGET_RATIO = 2.0  # the aim: the native env trains at least this many times as
 AGREE_Z = 3.0
 
 
-@dataclass
-class Run:
-    """One training run: its timings and its evaluations."""
+def train_run(env_id: str, variant: str, seed: int, args, progress: Progress | None = None) -> dict:
+    """One training run: its timings and its evaluations (``evals``: steps, seconds, mean, returns)."""
+    from _sb3_curve import curve_callback
 
-    env_id: str
-    variant: str
-    seed: int
-    steps: int = 0
-    wall: float = 0.0  # model.learn, evaluations left out
-    collect: float = 0.0  # collect_rollouts, evaluations left out
-    evals: list[dict] = field(default_factory=list)  # {"steps", "seconds", "mean", "returns"}
-
-    @property
-    def loop_rate(self) -> float:
-        return self.steps / self.wall if self.wall > 0 else math.nan
-
-    @property
-    def collect_rate(self) -> float:
-        return self.steps / self.collect if self.collect > 0 else math.nan
-
-    @property
-    def update_share(self) -> float:
-        return (self.wall - self.collect) / self.wall if self.wall > 0 else math.nan
-
-
-# --------------------------------------------------------------------------------------------
-# Measuring
-# --------------------------------------------------------------------------------------------
-
-
-def _timing_callback(run: Run, evaluate_agent, eval_every: int, progress: Progress | None = None):
-    """A Stable-Baselines3 callback that times the phases and evaluates at rollout boundaries
-    (``progress`` counts the env steps trained)."""
-    from stable_baselines3.common.callbacks import BaseCallback
-
-    class Timing(BaseCallback):
-        def __init__(self):
-            super().__init__()
-            self.eval_seconds = 0.0
-            self.next_eval = 0
-            self.started = self.rollout_started = 0.0
-            self.rollout_eval = 0.0
-            self.last_steps = 0
-
-        def _evaluate(self) -> None:
-            start = time.perf_counter()
-            result = evaluate_agent(self.model)
-            self.eval_seconds += time.perf_counter() - start
-            run.evals.append(
-                {
-                    "steps": int(self.model.num_timesteps),
-                    "seconds": self._train_seconds(),
-                    "mean": result.mean,
-                    "returns": result.returns.tolist(),
-                }
-            )
-            while self.next_eval <= self.model.num_timesteps:
-                self.next_eval += eval_every
-
-        def _train_seconds(self) -> float:
-            return time.perf_counter() - self.started - self.eval_seconds
-
-        def _on_training_start(self) -> None:
-            self.started = time.perf_counter()
-            self._evaluate()  # the untrained agent
-
-        def _on_rollout_start(self) -> None:
-            if self.model.num_timesteps >= self.next_eval:
-                self._evaluate()  # the policy the previous update made
-            self.rollout_started = time.perf_counter()
-            self.rollout_eval = self.eval_seconds
-
-        def _on_step(self) -> bool:
-            return True
-
-        def _on_rollout_end(self) -> None:
-            run.collect += time.perf_counter() - self.rollout_started - (self.eval_seconds - self.rollout_eval)
-            if progress is not None:
-                progress.update(self.model.num_timesteps - self.last_steps)
-            self.last_steps = self.model.num_timesteps
-
-        def _on_training_end(self) -> None:
-            run.wall = self._train_seconds()
-            run.steps = int(self.model.num_timesteps)
-            self._evaluate()  # the trained agent
-
-    return Timing()
-
-
-def train_run(
-    env_id: str,
-    variant: str,
-    seed: int,
-    steps: int,
-    n_envs: int,
-    eval_every: int,
-    eval_episodes: int,
-    overrides: dict | None = None,
-    progress: Progress | None = None,
-) -> Run:
     from gym_suite.training.sb3 import SB3Policy, train_sb3
 
-    run = Run(env_id, variant, seed)
+    run = {"env_id": env_id, "variant": variant, "seed": seed, "steps": 0, "wall": 0.0, "collect": 0.0, "evals": []}
 
-    def evaluate_agent(model):
+    def evaluate_agent(model) -> dict:
         policy = SB3Policy(model, name=f"ppo-{variant}")
-        return gym_suite.evaluate(env_id, policy, episodes=eval_episodes, seed=EVAL_SEED, progress=False)
+        result = gym_suite.evaluate(env_id, policy, episodes=args.eval_episodes, seed=EVAL_SEED, progress=False)
+        return {"mean": result.mean, "returns": result.returns.tolist()}
 
-    callback = _timing_callback(run, evaluate_agent, eval_every, progress)
-    train_sb3(env_id, "ppo", steps, seed=seed, vec_env=variant, n_envs=n_envs, callback=callback, overrides=overrides)
+    callback = curve_callback(run, evaluate_agent, args.eval_every, progress, points="evals")
+    kw = {"vec_env": variant, "n_envs": args.n_envs, "callback": callback, "overrides": dict(args.ppo)}
+    train_sb3(env_id, "ppo", args.steps, seed=seed, **kw)
     return run
 
 
@@ -207,23 +95,15 @@ def step_rates(env_id: str, n_envs: int, seconds: float = STEP_SECONDS) -> dict[
     return rates
 
 
-# --------------------------------------------------------------------------------------------
-# Summaries
-# --------------------------------------------------------------------------------------------
-
-
 def reach_threshold(random_mean: float, heuristic_mean: float, reach: float) -> float:
     return heuristic_mean - (1.0 - reach) * (heuristic_mean - random_mean)
 
 
-def first_reached(run: Run, threshold: float) -> dict | None:
-    for point in run.evals:
-        if point["mean"] >= threshold - 1e-9:
-            return point
-    return None
+def first_reached(run: dict, threshold: float) -> dict | None:
+    return next((point for point in run["evals"] if point["mean"] >= threshold - 1e-9), None)
 
 
-def curve_agreement(native: list[Run], dummy: list[Run]) -> tuple[float, str]:
+def curve_agreement(native: list[dict], dummy: list[dict]) -> tuple[float, str]:
     """``(max |z| over the evaluations, how the standard error was estimated)``.
 
     ``z``: the difference of the two variants' mean returns (averaged over the seeds) over its
@@ -232,32 +112,27 @@ def curve_agreement(native: list[Run], dummy: list[Run]) -> tuple[float, str]:
     evaluation noise alone (two seeds can agree by chance); with one, from the episode-by-episode
     differences of the evaluation (the same seeded episodes).
     """
-    points = min(len(r.evals) for r in native + dummy)
+    points = min(len(r["evals"]) for r in native + dummy)
     worst = 0.0
     several = len(native) >= 2 and len(dummy) >= 2
     how = "seed spread, at least the evaluation noise" if several else "evaluation noise only (one seed)"
     for i in range(points):
-        a = np.array([r.evals[i]["mean"] for r in native])
-        b = np.array([r.evals[i]["mean"] for r in dummy])
+        a, b = (np.array([r["evals"][i]["mean"] for r in runs]) for runs in (native, dummy))
         diff = a.mean() - b.mean()
         if several:
             pooled = (a.var(ddof=1) + b.var(ddof=1)) / 2.0
             noise = sum(
-                np.mean([np.var(r.evals[i]["returns"], ddof=1) / len(r.evals[i]["returns"]) for r in runs]) / len(runs)
+                np.mean([np.var(r["evals"][i]["returns"], ddof=1) / len(r["evals"][i]["returns"]) for r in runs])
+                / len(runs)
                 for runs in (native, dummy)
             )
             se = math.sqrt(max(pooled * (1.0 / len(native) + 1.0 / len(dummy)), noise))
         else:
-            paired = np.array(native[0].evals[i]["returns"]) - np.array(dummy[0].evals[i]["returns"])
+            paired = np.array(native[0]["evals"][i]["returns"]) - np.array(dummy[0]["evals"][i]["returns"])
             se = float(paired.std(ddof=1) / math.sqrt(len(paired))) if len(paired) > 1 else 0.0
         z = abs(diff) / se if se > 0 else (0.0 if abs(diff) < 1e-12 else math.inf)
         worst = max(worst, z)
     return worst, how
-
-
-def _overrides(settings: dict) -> str:
-    ppo = settings.get("ppo") or {}
-    return f" (and {', '.join(f'{k}={v!r}' for k, v in ppo.items())})" if ppo else ""
 
 
 def _median(values) -> float:
@@ -281,164 +156,117 @@ def _reached(points: list[dict | None]) -> str:
     return text if len(found) == len(points) else f"{text}, {len(found)}/{len(points)} seeds"
 
 
-def table(header: list[str], rows: list[list[str]]) -> str:
+def _per_variant(r: dict, of) -> dict[str, float]:
+    """The median over the seeds of ``of(run)``, for each variant."""
+    return {v: _median([of(run) for run in r["runs"][v]]) for v in VARIANTS}
+
+
+def _loop(r: dict) -> dict[str, float]:
+    return _per_variant(r, lambda run: run["steps"] / run["wall"])
+
+
+def speed_table(result: dict) -> str:
+    rows = []
+    for env_id, r in result["ids"].items():
+        loop, step = _loop(r), r["step_rates"]
+        collect = _per_variant(r, lambda run: run["steps"] / run["collect"])
+        share = _per_variant(r, lambda run: (run["wall"] - run["collect"]) / run["wall"])
+        cells = [[_rate(d["native"]), _rate(d["dummy"]), _ratio(d["native"], d["dummy"])] for d in (loop, collect)]
+        rows.append([env_id, *cells[0], *cells[1], f"{share['native']:.0%} / {share['dummy']:.0%}"])
+        rows[-1] += [_rate(step["native"]), _rate(step["dummy"]), _ratio(step["native"], step["dummy"])]
+    header = ["id", "loop: native", "loop: DummyVecEnv", "ratio", "collect: native", "collect: DummyVecEnv", "ratio"]
+    header += ["updating (native / Dummy)", "VecEnv.step: native", "VecEnv.step: DummyVecEnv", "ratio"]
     return markdown_table(header, rows)
 
 
+def learning_table(result: dict) -> str:
+    rows = []
+    for env_id, r in result["ids"].items():
+        threshold, runs = r["threshold"], r["runs"]
+        z, how = curve_agreement(runs["native"], runs["dummy"])
+        finals = _per_variant(r, lambda run: run["evals"][-1]["mean"])
+        reached = [_reached([first_reached(run, threshold) for run in runs[v]]) for v in VARIANTS]
+        rows.append([env_id, f"{r['random']:.3f}", f"{r['heuristic']:.3f}", f"{threshold:.3f}", *reached])
+        rows[-1] += [f"{finals['native']:.3f}", f"{finals['dummy']:.3f}"]
+        rows[-1].append(f"{'yes' if z <= AGREE_Z else 'no'} (largest z {z:.2f}; {how})")
+    header = ["id", "random", "heuristic", "threshold", "reached: native", "reached: DummyVecEnv", "final: native"]
+    return markdown_table(header + ["final: DummyVecEnv", "curves agree"], rows)
+
+
 def report(result: dict) -> str:
-    s = result["settings"]
+    s, m = result["settings"], result["machine"]
+    ppo = s.get("ppo") or {}
+    overrides = f" (and {', '.join(f'{k}={v!r}' for k, v in ppo.items())})" if ppo else ""
+    targets = []
+    for env_id, r in result["ids"].items():
+        loop = _loop(r)
+        ratio = loop["native"] / loop["dummy"]
+        name = f"{env_id} whole training loop, native >= {TARGET_RATIO:g}x DummyVecEnv at {s['n_envs']} envs"
+        targets.append([name, f"{ratio:.2f}x", "PASS" if ratio >= TARGET_RATIO else "MISS"])
     lines = [
         f"Measured {result['date']} with `{result['command']}` (took {result['wall_seconds'] / 60:.1f} min).",
         "",
-        f"{result['machine']['cpu']} ({result['machine']['cores']} cores), Python {result['machine']['python']}, "
-        f"{result['machine']['versions']}; load average {result['machine']['load_start']} at the start, "
-        f"{result['machine']['load_end']} at the end.",
-        f"SB3 PPO with each id's recipe{_overrides(s)}, {s['n_envs']} envs, {s['steps']:,} env steps a run, seeds "
+        f"{m['cpu']} ({m['cores']} cores), Python {m['python']}, {m['versions']}; load average {m['load_start']} "
+        f"at the start, {m['load_end']} at the end.",
+        f"SB3 PPO with each id's recipe{overrides}, {s['n_envs']} envs, {s['steps']:,} env steps a run, seeds "
         f"{', '.join(map(str, range(s['seeds'])))}; medians over the seeds. Evaluation: {s['eval_episodes']} "
         f"episodes from seed {EVAL_SEED} every {s['eval_every']:,} steps (at rollout boundaries) and at the end.",
         "",
-    ]
-    rows = []
-    for env_id, r in result["ids"].items():
-        loop = {v: _median([run["steps"] / run["wall"] for run in r["runs"][v]]) for v in VARIANTS}
-        collect = {v: _median([run["steps"] / run["collect"] for run in r["runs"][v]]) for v in VARIANTS}
-        share = {v: _median([(run["wall"] - run["collect"]) / run["wall"] for run in r["runs"][v]]) for v in VARIANTS}
-        step = r["step_rates"]
-        rows.append(
-            [
-                env_id,
-                _rate(loop["native"]),
-                _rate(loop["dummy"]),
-                _ratio(loop["native"], loop["dummy"]),
-                _rate(collect["native"]),
-                _rate(collect["dummy"]),
-                _ratio(collect["native"], collect["dummy"]),
-                f"{share['native']:.0%} / {share['dummy']:.0%}",
-                _rate(step["native"]),
-                _rate(step["dummy"]),
-                _ratio(step["native"], step["dummy"]),
-            ]
-        )
-    lines += [
         "Env-steps/s (native = SuiteVecEnv over the native vector env):",
         "",
-        table(
-            [
-                "id",
-                "loop: native",
-                "loop: DummyVecEnv",
-                "ratio",
-                "collect: native",
-                "collect: DummyVecEnv",
-                "ratio",
-                "updating (native / Dummy)",
-                "VecEnv.step: native",
-                "VecEnv.step: DummyVecEnv",
-                "ratio",
-            ],
-            rows,
-        ),
+        speed_table(result),
         "",
-    ]
-    rows = []
-    for env_id, r in result["ids"].items():
-        threshold = r["threshold"]
-        runs = {
-            v: [Run(env_id, v, x["seed"], x["steps"], x["wall"], x["collect"], x["evals"]) for x in r["runs"][v]]
-            for v in VARIANTS
-        }
-        z, how = curve_agreement(runs["native"], runs["dummy"])
-        finals = {v: _median([run.evals[-1]["mean"] for run in runs[v]]) for v in VARIANTS}
-        rows.append(
-            [
-                env_id,
-                f"{r['random']:.3f}",
-                f"{r['heuristic']:.3f}",
-                f"{threshold:.3f}",
-                _reached([first_reached(run, threshold) for run in runs["native"]]),
-                _reached([first_reached(run, threshold) for run in runs["dummy"]]),
-                f"{finals['native']:.3f}",
-                f"{finals['dummy']:.3f}",
-                f"{'yes' if z <= AGREE_Z else 'no'} (largest z {z:.2f}; {how})",
-            ]
-        )
-    lines += [
         f"Learning: mean evaluation return; reached = training wall time (evaluations left out) to a mean "
         f"return >= heuristic - {1 - s['reach']:g} x (heuristic - random):",
         "",
-        table(
-            [
-                "id",
-                "random",
-                "heuristic",
-                "threshold",
-                "reached: native",
-                "reached: DummyVecEnv",
-                "final: native",
-                "final: DummyVecEnv",
-                "curves agree",
-            ],
-            rows,
-        ),
+        learning_table(result),
         "",
-    ]
-    rows = []
-    for env_id, r in result["ids"].items():
-        loop = {v: _median([run["steps"] / run["wall"] for run in r["runs"][v]]) for v in VARIANTS}
-        ratio = loop["native"] / loop["dummy"]
-        rows.append(
-            [
-                f"{env_id} whole training loop, native >= {TARGET_RATIO:g}x DummyVecEnv at {s['n_envs']} envs",
-                f"{ratio:.2f}x",
-                "PASS" if ratio >= TARGET_RATIO else "MISS",
-            ]
-        )
-    lines += [
         f"The aim: the native env makes the whole training loop at least {TARGET_RATIO:g}x as fast as DummyVecEnv. "
         "PASS: the ratio of this run reaches it; MISS: it does not (what bounds the ratio: the share of the "
         "loop spent updating the networks, in the first table).",
         "",
-        table(["target (ratio of medians, same run)", "ratio", "result"], rows),
+        markdown_table(["target (ratio of medians, same run)", "ratio", "result"], targets),
     ]
     return "\n".join(lines) + "\n"
 
 
-# --------------------------------------------------------------------------------------------
-# Entry point
-# --------------------------------------------------------------------------------------------
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.splitlines()[0])
-    parser.add_argument("--ids", nargs="+", metavar="ID", default=None, help="ids (default: every registered id)")
-    parser.add_argument("--steps", type=positive_int, default=32_768, help="env steps of a training run")
-    parser.add_argument("--n-envs", type=positive_int, default=16, help="env copies, for both variants")
-    parser.add_argument("--seeds", type=positive_int, default=2, help="training seeds 0..SEEDS-1, for both variants")
-    parser.add_argument("--eval-every", type=positive_int, default=8_192, help="env steps between evaluations")
-    parser.add_argument("--eval-episodes", type=positive_int, default=30, help="episodes of an evaluation")
-    parser.add_argument(
-        "--reach",
-        type=float,
-        default=0.95,
-        help="reached: this fraction of the way from random's return to the heuristic's (1: the heuristic's)",
-    )
-    parser.add_argument("--step-seconds", type=float, default=STEP_SECONDS, help="length of each VecEnv.step timing")
-    parser.add_argument(
-        "--ppo",
-        nargs="+",
-        type=key_value,
-        default=[],
-        metavar="KEY=VALUE",
-        help="PPO settings over the recipe's, for both variants (e.g. n_epochs=1 batch_size=256)",
-    )
-    parser.add_argument("--json", metavar="PATH", help="also save every figure (each run, each evaluation) as JSON")
-    parser.add_argument(
-        "--warmup",
-        type=non_negative_int,
-        default=2_048,
-        help="env steps of an untimed run first (imports, first allocations)",
-    )
+    add = parser.add_argument
+    add("--ids", nargs="+", metavar="ID", default=None, help="ids (default: every registered id)")
+    add("--steps", type=positive_int, default=32_768, help="env steps of a training run")
+    add("--n-envs", type=positive_int, default=16, help="env copies, for both variants")
+    add("--seeds", type=positive_int, default=2, help="training seeds 0..SEEDS-1, for both variants")
+    add("--eval-every", type=positive_int, default=8_192, help="env steps between evaluations")
+    add("--eval-episodes", type=positive_int, default=30, help="episodes of an evaluation")
+    add("--reach", type=float, default=0.95,
+        help="reached: this fraction of the way from random's return to the heuristic's (1: the heuristic's)")  # fmt: skip
+    add("--step-seconds", type=float, default=STEP_SECONDS, help="length of each VecEnv.step timing")
+    add("--ppo", nargs="+", type=key_value, default=[], metavar="KEY=VALUE",
+        help="PPO settings over the recipe's, for both variants (e.g. n_epochs=1 batch_size=256)")  # fmt: skip
+    add("--json", metavar="PATH", help="also save every figure (each run, each evaluation) as JSON")
+    add("--warmup", type=non_negative_int, default=2_048, help="env steps of an untimed run first (imports, first allocations)")  # fmt: skip
     return parser
+
+
+def measure(env_id: str, args, progress: Progress) -> dict:
+    """An id's reference returns, step rates and training runs, the variants alternating by seed."""
+    random, heuristic = (
+        gym_suite.evaluate(env_id, policy, episodes=args.eval_episodes, seed=EVAL_SEED, progress=False).mean
+        for policy in ("random", "heuristic")
+    )
+    entry = {"random": random, "heuristic": heuristic, "threshold": reach_threshold(random, heuristic, args.reach)}
+    entry |= {"runs": {v: [] for v in VARIANTS}, "step_rates": step_rates(env_id, args.n_envs, args.step_seconds)}
+    for seed in range(args.seeds):
+        for variant in VARIANTS if seed % 2 == 0 else VARIANTS[::-1]:
+            run = train_run(env_id, variant, seed, args, progress)
+            entry["runs"][variant].append(run)
+            loop, collect = (run["steps"] / t if t > 0 else math.nan for t in (run["wall"], run["collect"]))
+            progress.write(
+                f"{env_id:<14} {LABELS[variant]:<12} seed {seed}: {loop:8,.0f} env-steps/s "
+                f"(collect {collect:8,.0f}), final return {run['evals'][-1]['mean']:.3f}"
+            )
+    return entry
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -446,8 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     known = list(gym_suite.ENV_IDS)
     ids = args.ids or known
-    unknown = [i for i in ids if i not in known]
-    if unknown:
+    if unknown := [i for i in ids if i not in known]:
         parser.error(f"unknown id(s) {unknown}; registered ids are {known}")
     if not 0.0 < args.reach <= 1.0:
         parser.error(f"--reach must be in (0, 1], got {args.reach}")
@@ -460,63 +287,20 @@ def main(argv: list[str] | None = None) -> int:
     started, load_start = time.perf_counter(), load_average()
     if args.warmup:
         train_sb3(ids[0], "ppo", args.warmup, seed=0, n_envs=args.n_envs)
+    settings = {k: getattr(args, k) for k in ("steps", "n_envs", "seeds", "eval_every", "eval_episodes", "reach")}
     result = {
         "command": " ".join([COMMAND, *(argv if argv is not None else sys.argv[1:])]).strip(),
         "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "settings": {
-            "steps": args.steps,
-            "n_envs": args.n_envs,
-            "seeds": args.seeds,
-            "eval_every": args.eval_every,
-            "eval_episodes": args.eval_episodes,
-            "reach": args.reach,
-            "ppo": dict(args.ppo),
-        },
-        "ids": {},
+        "settings": settings | {"ppo": dict(args.ppo)},
     }
-    total = len(ids) * args.seeds * len(VARIANTS) * args.steps
-    with Progress(total, desc="train_throughput", unit="step") as progress:
-        for env_id in ids:
-            random = gym_suite.evaluate(env_id, "random", episodes=args.eval_episodes, seed=EVAL_SEED, progress=False)
-            heuristic = gym_suite.evaluate(
-                env_id, "heuristic", episodes=args.eval_episodes, seed=EVAL_SEED, progress=False
-            )
-            entry = {
-                "random": random.mean,
-                "heuristic": heuristic.mean,
-                "threshold": reach_threshold(random.mean, heuristic.mean, args.reach),
-                "runs": {v: [] for v in VARIANTS},
-                "step_rates": step_rates(env_id, args.n_envs, args.step_seconds),
-            }
-            for seed in range(args.seeds):
-                order = VARIANTS if seed % 2 == 0 else VARIANTS[::-1]
-                for variant in order:
-                    run = train_run(
-                        env_id,
-                        variant,
-                        seed,
-                        args.steps,
-                        args.n_envs,
-                        args.eval_every,
-                        args.eval_episodes,
-                        dict(args.ppo),
-                        progress,
-                    )
-                    entry["runs"][variant].append(asdict(run))
-                    progress.write(
-                        f"{env_id:<14} {LABELS[variant]:<12} seed {seed}: {run.loop_rate:8,.0f} env-steps/s "
-                        f"(collect {run.collect_rate:8,.0f}), final return {run.evals[-1]['mean']:.3f}"
-                    )
-            result["ids"][env_id] = entry
+    with Progress(len(ids) * args.seeds * len(VARIANTS) * args.steps, desc="train_throughput", unit="step") as progress:
+        result["ids"] = {env_id: measure(env_id, args, progress) for env_id in ids}
     result["wall_seconds"] = time.perf_counter() - started
     result["machine"] = {
-        "cpu": cpu_name(),
-        "cores": os.cpu_count(),
-        "python": platform.python_version(),
+        "cpu": cpu_name(), "cores": os.cpu_count(), "python": platform.python_version(),
         "versions": versions(("gymnasium", "numpy", "torch", "stable-baselines3")),
-        "load_start": load_start,
-        "load_end": load_average(),
-    }
+        "load_start": load_start, "load_end": load_average(),
+    }  # fmt: skip
     print(report(result))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
