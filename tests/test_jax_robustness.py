@@ -335,15 +335,20 @@ def test_integers_are_int64_in_64_bit_mode():
 # -- items 1, 6, 8: gymnax step and reset
 
 
+def _started(env_id, checked=False, seed=0):
+    """A gymnax env, its params, a key and the state its reset gives."""
+    env, params = _gymnax(env_id, checked)
+    key = jax.random.key(seed)
+    return env, params, key, env.reset(key, params)[1]
+
+
 def _valid_action(env):
     return env.action_space().sample(jax.random.key(1))
 
 
 @pytest.mark.parametrize("env_id", IDS)
 def test_gymnax_step_refuses_a_wrong_action_type_at_trace_time(env_id):
-    env, params = _gymnax(env_id)
-    key = jax.random.key(0)
-    _, state = env.reset(key, params)
+    env, params, key, state = _started(env_id)
     step = jax.jit(env.step)
     space = env._gym_action_space
     if isinstance(space, spaces.Discrete):
@@ -360,9 +365,7 @@ def test_gymnax_step_refuses_a_wrong_action_type_at_trace_time(env_id):
 
 @pytest.mark.parametrize("env_id", IDS)
 def test_gymnax_step_checks_python_and_numpy_actions_in_full(env_id):
-    env, params = _gymnax(env_id)
-    key = jax.random.key(0)
-    _, state = env.reset(key, params)
+    env, params, key, state = _started(env_id)
     bad = int(env._gym_action_space.n) if isinstance(env._gym_action_space, spaces.Discrete) else [math.nan, 1.0]
     with pytest.raises(ValueError) as got:
         env.step(key, state, bad, params)
@@ -373,9 +376,7 @@ def test_gymnax_step_checks_python_and_numpy_actions_in_full(env_id):
 
 @pytest.mark.parametrize("env_id", [i for i in IDS if isinstance(_gymnax(i)[0]._gym_action_space, spaces.Discrete)])
 def test_gymnax_out_of_range_action_under_jit_acts_as_the_nearest_valid_one(env_id):
-    env, params = _gymnax(env_id)
-    key = jax.random.key(3)
-    _, state = env.reset(key, params)
+    env, params, key, state = _started(env_id, False, 3)
     n = int(env._gym_action_space.n)
     step = jax.jit(env.step)
     for bad, nearest in ((-5, 0), (n, n - 1), (2**30, n - 1)):
@@ -415,9 +416,7 @@ def test_checked_mode_reports_an_out_of_range_action_under_jit_with_the_numpy_me
 
 
 def test_checked_mode_reports_a_step_limit_below_one_under_jit():
-    env, params = _gymnax("example-v0", checked=True)
-    key = jax.random.key(0)
-    _, state = env.reset(key, params)
+    env, params, key, state = _started("example-v0", checked=True)
     step = jax.jit(checkify.checkify(env.step))
     error, _ = step(key, state, jnp.array(1), params.replace(max_steps_in_episode=jnp.array(0)))
     with pytest.raises(ValueError, match="max_steps_in_episode must be a positive integer"):
@@ -447,9 +446,7 @@ def test_checked_must_be_a_bool():
     ],
 )
 def test_gymnax_params_step_limit_is_checked(limit, error, traced):
-    env, params = _gymnax("example-v0")
-    key = jax.random.key(0)
-    _, state = env.reset(key, params)
+    env, params, key, state = _started("example-v0")
     bad = params.replace(max_steps_in_episode=limit)
     with pytest.raises(error, match="max_steps_in_episode"):
         env.step(key, state, 1, bad)
@@ -467,9 +464,7 @@ def test_gymnax_params_must_be_env_params():
 
 
 def test_gymnax_step_limit_as_traced_integer_truncates():
-    env, params = _gymnax("example-v0")
-    key = jax.random.key(0)
-    _, state = env.reset(key, params)
+    env, params, key, state = _started("example-v0")
     limit = params.replace(max_steps_in_episode=jnp.array(1))
     *_, truncated, _ = jax.jit(env.step)(key, state, 0, limit)
     assert bool(truncated)
@@ -488,9 +483,7 @@ def test_gymnax_step_limit_as_traced_integer_truncates():
     ],
 )
 def test_gymnax_reset_and_step_refuse_a_bad_key(env_id, key, error):
-    env, params = _gymnax(env_id)
-    good = jax.random.key(0)
-    _, state = env.reset(good, params)
+    env, params, good, state = _started(env_id)
     traced = not (isinstance(key, str) and key == "key")  # a string is no JAX type: jit refuses it itself
     if isinstance(key, str) and key == "batch":
         key = jax.random.split(good, 2)
@@ -515,11 +508,9 @@ def test_gymnax_reset_and_step_refuse_a_bad_key(env_id, key, error):
     + [(i, True) if i in QUICK else pytest.param(i, True, marks=pytest.mark.slow) for i in IDS],
 )
 def test_gymnax_env_pickles_and_steps_the_same(env_id, checked):
-    env, params = _gymnax(env_id, checked)
+    env, params, key, state = _started(env_id, checked, 7)
     clone, clone_params = pickle.loads(pickle.dumps((env, params)))
     assert clone.checked == checked and clone_params == params
-    key = jax.random.key(7)
-    _, state = env.reset(key, params)
     _, clone_state = clone.reset(key, clone_params)
     for k in jax.random.split(key, 3):
         action = _valid_action(env)

@@ -155,6 +155,12 @@ def test_rescale_action_refuses_a_bad_box(low, high):
         RescaleAction(env, low, high)
 
 
+def _wrap_target(which, value):
+    """target-v0 wrapped with one number of RescaleAction (low, high) or TransformReward (scale, offset)."""
+    wrapper = RescaleAction if which in ("low", "high") else TransformReward
+    return wrapper(_made("target-v0")[0], **{which: value})
+
+
 NOT_NUMBERS = st.one_of(
     st.booleans(),
     st.sampled_from([np.bool_(True), None, {}, b"1", np.array(["1", "2"]), [True, False], np.array([1.0, 2.0]) > 0]),
@@ -167,25 +173,17 @@ NOT_NUMBERS = st.one_of(
 @given(bad=NOT_NUMBERS, which=st.sampled_from(["low", "high", "scale", "offset"]))
 def test_wrapper_numbers_refuse_bools_strings_and_other_kinds(bad, which):
     """A bool, a string (``"2"`` too) or another kind is a TypeError naming the argument."""
-    target, _ = _made("target-v0")
     with pytest.raises(TypeError, match=which):
-        if which in ("low", "high"):
-            RescaleAction(target, **{which: bad})
-        else:
-            TransformReward(target, **{which: bad})
+        _wrap_target(which, bad)
 
 
 @pytest.mark.parametrize("which", ["low", "high", "scale", "offset"])
 @pytest.mark.parametrize("huge", [2**1100, -(2**1100), [0, 2**1100]], ids=["2**1100", "-2**1100", "[0, 2**1100]"])
 def test_wrapper_numbers_past_the_largest_float_are_a_value_error(which, huge):
-    target, _ = _made("target-v0")
     if isinstance(huge, list) and which in ("scale", "offset"):
         huge = huge[1]
     with pytest.raises(ValueError, match=which):
-        if which in ("low", "high"):
-            RescaleAction(target, **{which: huge})
-        else:
-            TransformReward(target, **{which: huge})
+        _wrap_target(which, huge)
 
 
 def test_wrapper_numbers_take_numpy_and_jax_numbers():
