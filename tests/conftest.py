@@ -13,6 +13,28 @@ from ray_cluster import isolated_cluster, two_node_cluster  # noqa: F401  (fixtu
 import gym_suite
 
 ALL_IDS = [spec.id for spec in gym_suite.SPECS]
+DOCUMENTED_ERRORS = (ValueError, TypeError)  # what a refused argument or action raises
+MESSAGE_LIMIT = 1000  # the longest error message allowed
+
+
+def load_hypothesis_profile():
+    """``HYPOTHESIS_PROFILE=long`` runs many more examples than the default ``fast``."""
+    from hypothesis import HealthCheck, settings
+
+    for name, examples in (("fast", 25), ("long", 1000)):
+        settings.register_profile(
+            name, max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+        )
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
+
+
+def same(a, b) -> bool:
+    """Equal, recursively through dicts, tuples and lists (NaNs unequal)."""
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, (tuple, list)):
+        return isinstance(b, (tuple, list)) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return bool(np.array_equal(np.asarray(a), np.asarray(b)))
 
 
 def invalid_action(space):

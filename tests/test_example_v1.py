@@ -1,8 +1,5 @@
-"""example-v1: the hot/cold walk, partly observed; its belief optimum and its best memoryless policy.
-
-The registry-wide tests (conformance, definitions, JAX, play, docs) cover what every id promises;
-here what is particular to example-v1.
-"""
+"""example-v1, the partly observed hot/cold walk: its belief optimum and its best memoryless policy
+(what every id promises: the registry-wide tests)."""
 
 from __future__ import annotations
 
@@ -125,8 +122,7 @@ def test_memory_pays_only_with_noise():
 
 
 def test_the_optimum_plays_what_it_computes():
-    """The belief DP's value is its policy's played mean return, within 4 standard errors, and the
-    exact memoryless values are what the heuristic and random play."""
+    """The belief DP's and the memoryless policies' exact values are their played means (4 standard errors)."""
     exact = opt.exact_values()
     episodes = 3000
     for policy, expected in (
@@ -173,7 +169,7 @@ def test_evaluate_resets_a_policy_with_memory_before_each_episode():
 
 @pytest.mark.slow
 def test_recurrent_ppo_learns_beyond_random():
-    """A short RecurrentPPO run (16,384 steps) beats random, paired on the same tuning episodes."""
+    """16,384 steps of RecurrentPPO beat random, paired on the same tuning episodes."""
     pytest.importorskip("sb3_contrib")
     from gym_suite.training.sb3_recurrent import RecurrentPolicy, train_recurrent_ppo
 

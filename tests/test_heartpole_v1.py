@@ -9,6 +9,7 @@ import gymnasium
 import numpy as np
 import pytest
 from heartpole_steps import NUMPY, SCALAR, V0, V1, V1_DRAWN_COST, heartpole_step  # noqa: E402
+from test_heartpole import _random_state, _sigmoid
 
 import gym_suite  # noqa: F401  (registers the ids)
 from gym_suite.envs import HeartPoleEnv, HeartPoleV1Env, HeartPoleV1VectorEnv, HeartPoleVectorEnv
@@ -20,24 +21,7 @@ HORIZON = 672.0
 ALERTNESS, HYPERTENSION, TIME_ELAPSED = 0, 1, 4
 
 
-def _sigmoid(x):
-    return 1 / (1 + math.exp(-x))
-
-
-def _random_state(rng):
-    return (
-        rng.uniform(-3, 4),
-        rng.uniform(0, 9),
-        rng.choice([0.0, rng.uniform(0, 0.3)]),
-        float(rng.integers(0, 80)),
-        float(rng.integers(1, 500)),
-        rng.uniform(-50, 300),
-    )
-
-
-# --------------------------------------------------------------------------------------------
-# Every half-hour carries its hazard: a sleep step's 17
-# --------------------------------------------------------------------------------------------
+# -- Every half-hour carries its hazard: a sleep step's 17
 
 
 def _sleep_attack_probability(hypertension, proclivity=0.5):
@@ -93,9 +77,7 @@ def test_sleep_attacks_are_drawn_as_often_as_their_probability():
     assert abs(attacks - chances) < 4 * math.sqrt(chances)
 
 
-# --------------------------------------------------------------------------------------------
-# The episode ends at two weeks of time
-# --------------------------------------------------------------------------------------------
+# -- The episode ends at two weeks of time
 
 
 POLICIES = {
@@ -155,9 +137,7 @@ def test_vector_rows_end_at_two_weeks_and_restart():
     assert (ended >= 2).all()  # every policy ended at least two episodes
 
 
-# --------------------------------------------------------------------------------------------
-# A heart attack leaves hypertension as it is
-# --------------------------------------------------------------------------------------------
+# -- A heart attack leaves hypertension as it is
 
 
 def test_hypertension_is_not_reset_by_a_heart_attack():
@@ -186,9 +166,7 @@ def test_hypertension_is_not_reset_by_a_heart_attack():
     assert attacks >= 3
 
 
-# --------------------------------------------------------------------------------------------
-# Reward: the work, less the attacks' expected cost; the drawn cost as an option
-# --------------------------------------------------------------------------------------------
+# -- Reward: the work, less the attacks' expected cost; the drawn cost as an option
 
 
 def _first_episodes(expected_cost: bool, n: int, seed: int):
@@ -238,13 +216,10 @@ def test_expected_cost_has_the_drawn_costs_mean_with_a_much_smaller_spread():
     assert (drawn - work).mean() < -150  # the policy does suffer attacks: the test has power
 
 
-# --------------------------------------------------------------------------------------------
-# v0 as it was; the versions' classes and arguments
-# --------------------------------------------------------------------------------------------
+# -- v0 as it was; the versions' classes and arguments
 
 
 def test_v0_is_unchanged():
-    # the rules' default is v0's, the same numbers to the bit
     rng = np.random.default_rng(10)
     for _ in range(300):
         state, u, action = _random_state(rng), rng.random(5).tolist(), int(rng.integers(4))
@@ -252,7 +227,7 @@ def test_v0_is_unchanged():
         assert default == heartpole_step(state, action, u, 0.5, SCALAR, V0)
     assert HeartPoleEnv.base_params is V0 and math.isinf(V0.time_horizon)
     assert gymnasium.spec("heartpole-v0").max_episode_steps == 1000
-    # a seeded episode and batch give the returns they gave before v1 existed (to the bit)
+    # a seeded episode and batch give the returns they gave before v1 existed
     env = HeartPoleEnv()
     env.reset(seed=2024)
     rng = np.random.default_rng(2024)

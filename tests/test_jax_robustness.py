@@ -1,17 +1,14 @@
 """What outside callers do to the JAX envs: bad actions, seeds, options, keys, params, checkpoints.
 
-The Gymnasium route (``gym_suite_jax/<id>``, scalar and vector) answers every input as the numpy
-env answers it (the same error type and message, before anything changes); gymnax's ``step`` and
-``reset`` refuse a wrong key, ``params`` or action dtype/shape when traced, and ``checked=True``
-reports an out-of-range value under ``jit`` through ``checkify``. Every id of the registry is
-covered (``gym_suite.SPECS``). ``HYPOTHESIS_PROFILE=long`` runs many more examples.
+``gym_suite_jax/<id>`` answers every input as the numpy env does (the same error and message, before
+anything changes); gymnax's ``step`` and ``reset`` refuse a wrong key, ``params`` or action when
+traced, and ``checked=True`` reports an out-of-range value under ``jit`` through ``checkify``.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-import os
 import pickle
 
 import numpy as np
@@ -22,8 +19,9 @@ pytest.importorskip("gymnax")
 
 import gymnasium  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
+from conftest import DOCUMENTED_ERRORS, MESSAGE_LIMIT, load_hypothesis_profile  # noqa: E402
 from gymnasium import spaces  # noqa: E402
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from jax.experimental import checkify  # noqa: E402
 
@@ -31,27 +29,15 @@ import gym_suite  # noqa: E402
 import gym_suite.jax as gj  # noqa: E402
 from gym_suite.envs.checks import check_action, check_actions  # noqa: E402
 
-settings.register_profile(
-    "fast", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-settings.register_profile(
-    "long", max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
-
+load_hypothesis_profile()
 IDS = [spec.id for spec in gym_suite.SPECS if spec.id in gj.jax_ids()]
-DOCUMENTED_ERRORS = (ValueError, TypeError)
-MESSAGE_LIMIT = 1000
 
 
 def test_every_id_runs_on_jax():
     assert IDS == [spec.id for spec in gym_suite.SPECS]
 
 
-# One env of each kind per id for the whole module: making a JAX env compiles its functions.
-
-
-@functools.cache
+@functools.cache  # one env of each kind per id for the module: making a JAX env compiles
 def _numpy_env(env_id):
     return gymnasium.make(env_id, disable_env_checker=True)
 
@@ -92,15 +78,17 @@ def _outcome(call):
 def _snapshot(env):
     """What a rejected call must leave as it was: the state and the key."""
     env = env.unwrapped
-    return (jax.tree.leaves(getattr(env, "state", None)), np.asarray(jax.random.key_data(env.rng)))
+    return (jax.tree.leaves(env.state), np.asarray(jax.random.key_data(env.rng)))
+
+
+def _same_leaves(a, b):
+    """The same pytree leaves, NaNs equal."""
+    a, b = jax.tree.leaves(a), jax.tree.leaves(b)
+    return len(a) == len(b) and all(np.array_equal(x, y, equal_nan=True) for x, y in zip(a, b))
 
 
 def _same_snapshot(a, b):
-    return (
-        len(a[0]) == len(b[0])
-        and all(np.array_equal(x, y, equal_nan=True) for x, y in zip(a[0], b[0]))
-        and np.array_equal(a[1], b[1])
-    )
+    return _same_leaves(a[0], b[0]) and np.array_equal(a[1], b[1])
 
 
 def _numpy_check(env_id, action):
@@ -109,7 +97,7 @@ def _numpy_check(env_id, action):
     return check_action(action, env.action_space)
 
 
-# ------------------------------------------------------------------ item 1: actions at the Gymnasium edge
+# -- item 1: actions at the Gymnasium edge
 
 
 def _actions():
@@ -199,7 +187,7 @@ def test_gymnasium_jax_env_refuses_the_reported_actions(env_id):
 )
 def test_gymnasium_jax_vector_env_checks_actions_as_the_numpy_vector_env_does(env_id, actions):
     envs = _jax_vec(env_id)
-    before = (jax.tree.leaves(envs.state), np.asarray(jax.random.key_data(envs.rng)))
+    before = _snapshot(envs)
     expected = _outcome(lambda: check_actions(actions, 3, _numpy_vec(env_id).single_action_space))
     if expected[0] == "ok":
         envs.step(actions)
@@ -207,11 +195,10 @@ def test_gymnasium_jax_vector_env_checks_actions_as_the_numpy_vector_env_does(en
     with pytest.raises(expected[0]) as err:
         envs.step(jnp.asarray(actions) if isinstance(actions, np.ndarray) else actions)
     assert str(err.value) == expected[1] and len(expected[1]) < MESSAGE_LIMIT
-    after = (jax.tree.leaves(envs.state), np.asarray(jax.random.key_data(envs.rng)))
-    assert _same_snapshot(after, before)
+    assert _same_snapshot(_snapshot(envs), before)
 
 
-# ------------------------------------------------------------------ item 3: seeds and options
+# -- item 3: seeds and options
 
 
 def _seeds():
@@ -243,7 +230,6 @@ def test_gymnasium_jax_reset_follows_the_numpy_env(env_id, seed, options):
     assert got[0] == expected[0]  # any non-negative integer is a seed, 2**63 and beyond too
     if got[0] != "ok":
         assert got[1].replace("JaxEnv", "") == expected[1].replace(type(_numpy_env(env_id).unwrapped).__name__, "")
-    if got[0] != "ok":
         assert _same_snapshot(_snapshot(env), before)
         env.reset(seed=0)  # still usable
 
@@ -268,9 +254,7 @@ def test_gymnasium_jax_vector_reset_follows_the_numpy_vector_env(env_id, seed):
 @pytest.mark.parametrize("env_id", IDS)
 def test_vector_seed_lists_are_reproducible(env_id):
     envs = _jax_vec(env_id)
-    a, _ = envs.reset(seed=[1, 2, 3])
-    b, _ = envs.reset(seed=[1, 2, 3])
-    assert all(np.array_equal(x, y) for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)))
+    assert _same_leaves(envs.reset(seed=[1, 2, 3])[0], envs.reset(seed=[1, 2, 3])[0])
     envs.reset(seed=np.array([1, 2, 4]))
     envs.reset(seed=[None, 2, None])
     envs.step(envs.action_space.sample())
@@ -287,7 +271,7 @@ def test_reset_takes_numpy_integer_seeds_and_refuses_bools():
         env.reset(options={"bogus": 1})
 
 
-# ------------------------------------------------------------------ items 4 and 5: the constructors
+# -- items 4 and 5: the constructors
 
 
 @pytest.mark.parametrize("limit", [0, -3, np.int64(0)])
@@ -322,7 +306,7 @@ def test_env_config_is_merged_with_keywords():
     assert env.unwrapped._env.definition_params.lf_min == 2
 
 
-# ------------------------------------------------------------------ item 2: integers and 64-bit mode
+# -- item 2: integers and 64-bit mode
 
 
 def test_without_64_bit_mode_make_refuses_lines_int32_cannot_walk():
@@ -348,7 +332,14 @@ def test_integers_are_int64_in_64_bit_mode():
         assert obs.dtype == jnp.int64
 
 
-# ------------------------------------------------------------------ items 1, 6, 8: gymnax step and reset
+# -- items 1, 6, 8: gymnax step and reset
+
+
+def _started(env_id, checked=False, seed=0):
+    """A gymnax env, its params, a key and the state its reset gives."""
+    env, params = _gymnax(env_id, checked)
+    key = jax.random.key(seed)
+    return env, params, key, env.reset(key, params)[1]
 
 
 def _valid_action(env):
@@ -357,9 +348,7 @@ def _valid_action(env):
 
 @pytest.mark.parametrize("env_id", IDS)
 def test_gymnax_step_refuses_a_wrong_action_type_at_trace_time(env_id):
-    env, params = _gymnax(env_id)
-    key = jax.random.key(0)
-    _, state = env.reset(key, params)
+    env, params, key, state = _started(env_id)
     step = jax.jit(env.step)
     space = env._gym_action_space
     if isinstance(space, spaces.Discrete):
@@ -376,9 +365,7 @@ def test_gymnax_step_refuses_a_wrong_action_type_at_trace_time(env_id):
 
 @pytest.mark.parametrize("env_id", IDS)
 def test_gymnax_step_checks_python_and_numpy_actions_in_full(env_id):
-    env, params = _gymnax(env_id)
-    key = jax.random.key(0)
-    _, state = env.reset(key, params)
+    env, params, key, state = _started(env_id)
     bad = int(env._gym_action_space.n) if isinstance(env._gym_action_space, spaces.Discrete) else [math.nan, 1.0]
     with pytest.raises(ValueError) as got:
         env.step(key, state, bad, params)
@@ -389,15 +376,11 @@ def test_gymnax_step_checks_python_and_numpy_actions_in_full(env_id):
 
 @pytest.mark.parametrize("env_id", [i for i in IDS if isinstance(_gymnax(i)[0]._gym_action_space, spaces.Discrete)])
 def test_gymnax_out_of_range_action_under_jit_acts_as_the_nearest_valid_one(env_id):
-    env, params = _gymnax(env_id)
-    key = jax.random.key(3)
-    _, state = env.reset(key, params)
+    env, params, key, state = _started(env_id, False, 3)
     n = int(env._gym_action_space.n)
     step = jax.jit(env.step)
     for bad, nearest in ((-5, 0), (n, n - 1), (2**30, n - 1)):
-        a = step(key, state, jnp.array(bad), params)
-        b = step(key, state, jnp.array(nearest), params)
-        assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)))
+        assert _same_leaves(step(key, state, jnp.array(bad), params), step(key, state, jnp.array(nearest), params))
 
 
 #: One id per kind of action space runs in the quick tests; the others (compiling more) are slow.
@@ -433,9 +416,7 @@ def test_checked_mode_reports_an_out_of_range_action_under_jit_with_the_numpy_me
 
 
 def test_checked_mode_reports_a_step_limit_below_one_under_jit():
-    env, params = _gymnax("example-v0", checked=True)
-    key = jax.random.key(0)
-    _, state = env.reset(key, params)
+    env, params, key, state = _started("example-v0", checked=True)
     step = jax.jit(checkify.checkify(env.step))
     error, _ = step(key, state, jnp.array(1), params.replace(max_steps_in_episode=jnp.array(0)))
     with pytest.raises(ValueError, match="max_steps_in_episode must be a positive integer"):
@@ -465,9 +446,7 @@ def test_checked_must_be_a_bool():
     ],
 )
 def test_gymnax_params_step_limit_is_checked(limit, error, traced):
-    env, params = _gymnax("example-v0")
-    key = jax.random.key(0)
-    _, state = env.reset(key, params)
+    env, params, key, state = _started("example-v0")
     bad = params.replace(max_steps_in_episode=limit)
     with pytest.raises(error, match="max_steps_in_episode"):
         env.step(key, state, 1, bad)
@@ -485,9 +464,7 @@ def test_gymnax_params_must_be_env_params():
 
 
 def test_gymnax_step_limit_as_traced_integer_truncates():
-    env, params = _gymnax("example-v0")
-    key = jax.random.key(0)
-    _, state = env.reset(key, params)
+    env, params, key, state = _started("example-v0")
     limit = params.replace(max_steps_in_episode=jnp.array(1))
     *_, truncated, _ = jax.jit(env.step)(key, state, 0, limit)
     assert bool(truncated)
@@ -506,9 +483,7 @@ def test_gymnax_step_limit_as_traced_integer_truncates():
     ],
 )
 def test_gymnax_reset_and_step_refuse_a_bad_key(env_id, key, error):
-    env, params = _gymnax(env_id)
-    good = jax.random.key(0)
-    _, state = env.reset(good, params)
+    env, params, good, state = _started(env_id)
     traced = not (isinstance(key, str) and key == "key")  # a string is no JAX type: jit refuses it itself
     if isinstance(key, str) and key == "batch":
         key = jax.random.split(good, 2)
@@ -524,7 +499,7 @@ def test_gymnax_reset_and_step_refuse_a_bad_key(env_id, key, error):
     env.reset(jax.random.PRNGKey(0), params)  # a raw key is a key
 
 
-# ------------------------------------------------------------------ item 7: pickling
+# -- item 7: pickling
 
 
 @pytest.mark.parametrize(
@@ -533,28 +508,25 @@ def test_gymnax_reset_and_step_refuse_a_bad_key(env_id, key, error):
     + [(i, True) if i in QUICK else pytest.param(i, True, marks=pytest.mark.slow) for i in IDS],
 )
 def test_gymnax_env_pickles_and_steps_the_same(env_id, checked):
-    env, params = _gymnax(env_id, checked)
+    env, params, key, state = _started(env_id, checked, 7)
     clone, clone_params = pickle.loads(pickle.dumps((env, params)))
     assert clone.checked == checked and clone_params == params
-    key = jax.random.key(7)
-    _, state = env.reset(key, params)
     _, clone_state = clone.reset(key, clone_params)
     for k in jax.random.split(key, 3):
         action = _valid_action(env)
         a = env.step(k, state, action, params)
         b = clone.step(k, clone_state, action, clone_params)
-        assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)))
+        assert _same_leaves(a, b)
         state, clone_state = a[1], b[1]
 
 
-# ------------------------------------------------------------------ seeds of any size, the end of an episode
+# -- seeds of any size, the end of an episode
 
 
 @pytest.mark.parametrize("seed", [2**63, 2**64 + 1, np.uint64(2**63), 10**30])
 def test_any_non_negative_integer_is_a_seed_as_for_train_ppo(seed):
-    """A seed past 2**63 is a seed, as for the numpy env and ``train_ppo``: its key is
-    ``train_ppo``'s (:func:`gym_suite._seeds.seed_keys`), the same seed the same start, and seeds
-    that differ only above 32 bits start differently (32-bit JAX's ``PRNGKey`` dropped those bits)."""
+    """A seed past 2**63 is a seed: ``train_ppo``'s key (``seed_keys``), the same seed the same start, and
+    seeds that differ only above 32 bits start differently."""
     from gym_suite._seeds import seed_keys
     from gym_suite.training.jax import _seed_keys
 
@@ -575,9 +547,7 @@ def test_any_non_negative_integer_is_a_seed_as_for_train_ppo(seed):
 
 @pytest.mark.parametrize("env_id", ["push-v1", "target-v1", "heartpole-v1"])
 def test_step_after_the_end_raises_reset_needed_as_the_numpy_env(env_id):
-    """After termination (push-v1's spent budget, target-v1's catch) or the rules' truncation
-    (heartpole-v1's two weeks) the ``gym_suite_jax/`` env refuses to step on, as the numpy env does,
-    until ``reset``; a step before the first ``reset`` too."""
+    """After termination or the rules' truncation, and before the first reset, as the numpy env."""
     from gym_suite.envs.target_env import pursuit
 
     env = gymnasium.make(f"{gj.NAMESPACE}/{env_id}", max_episode_steps=-1).unwrapped
@@ -588,13 +558,8 @@ def test_step_after_the_end_raises_reset_needed_as_the_numpy_env(env_id):
         for e in (env, numpy_env):
             obs, _ = e.reset(seed=seed)
             steps = 0
-            while True:
-                if env_id == "target-v1":
-                    action = pursuit(np.asarray(obs))  # the heuristic: a catch
-                else:
-                    action = (
-                        1 if env_id == "push-v1" else e.action_space.sample()
-                    )  # push-v1: deliver, the budget ends the day
+            while True:  # target-v1: the heuristic catches; push-v1: deliveries spend the budget
+                action = pursuit(np.asarray(obs)) if env_id == "target-v1" else 1 if env_id == "push-v1" else 0
                 obs, _, terminated, truncated, _ = e.step(action)
                 steps += 1
                 if terminated or truncated:
@@ -610,8 +575,7 @@ def test_step_after_the_end_raises_reset_needed_as_the_numpy_env(env_id):
 
 @pytest.mark.parametrize("value", [10**1000, -(10**1000), np.int64(2**40)], ids=["10**1000", "-10**1000", "int64"])
 def test_int32_parameter_message_stays_short(value):
-    """A parameter beyond 32-bit JAX's integers is named with its value cut short (a definition's own
-    parameters may hold any integer: the message quoted all of its 1,001 digits)."""
+    """A parameter beyond 32-bit JAX's integers is named with its value cut short."""
     import dataclasses
 
     @dataclasses.dataclass(frozen=True)

@@ -1,13 +1,7 @@
-"""gym_suite.jax_wrappers and the JAX ecosystem's own code on the suite's JAX envs.
-
-(a) Each wrapper does what it says, against an independent computation (gymnasium's flatten,
-Gymnasium's ``RescaleAction``), and refuses what it cannot wrap; the wrappers deepcopy (rejax
-deepcopies its config). (b) rejax's PPO, DQN and SAC, unchanged, train on the ids they fit
-through the documented adapter, and a PPO loop in PureJaxRL's shape (its wrappers unpack five
-values from ``step``) runs on the discrete-action ids. (c) Gymnasium's ``check_env`` and
-``JaxToNumpy`` work on every ``gym_suite_jax/<id>`` (the ``jax`` extra's ``gymnasium[jax]``).
-(d) Gymnasium's ``RescaleAction`` on the numpy target-v0.
-"""
+"""gym_suite.jax_wrappers and the JAX ecosystem's own code on the suite's JAX envs: (a) each wrapper
+against an independent computation, (b) rejax and a PureJaxRL-shaped PPO loop, unchanged, through the
+documented adapter, (c) Gymnasium's ``check_env`` and ``JaxToNumpy`` on every ``gym_suite_jax/<id>``,
+(d) Gymnasium's ``RescaleAction`` on the numpy target-v0."""
 
 from __future__ import annotations
 
@@ -52,9 +46,7 @@ def for_five_value_agents(env: Any) -> Any:
     return FiveValueStep(env)
 
 
-# --------------------------------------------------------------------------------------------
-# (a) the wrappers
-# --------------------------------------------------------------------------------------------
+# -- (a) the wrappers
 
 
 def test_five_value_step_joins_terminated_and_truncated_and_keeps_them_in_info():
@@ -62,7 +54,7 @@ def test_five_value_step_joins_terminated_and_truncated_and_keeps_them_in_info()
     params = params.replace(max_steps_in_episode=3)
     wrapped = FiveValueStep(env)
     obs, state = wrapped.reset(KEY, params)
-    dones, truncs = [], []
+    truncs = []
     for i in range(8):
         key = jax.random.fold_in(KEY, i)
         six = env.step(key, state, 1, params)
@@ -71,7 +63,6 @@ def test_five_value_step_joins_terminated_and_truncated_and_keeps_them_in_info()
         np.testing.assert_array_equal(five[0], six[0])
         assert bool(five[3]) == bool(six[3] or six[4])
         assert bool(five[4]["terminated"]) == bool(six[3]) and bool(five[4]["truncated"]) == bool(six[4])
-        dones.append(bool(five[3]))
         truncs.append(bool(six[4]))
         state = five[1]
     assert any(truncs), "the step limit of 3 truncates within 8 steps"
@@ -121,12 +112,10 @@ def test_rescale_action_maps_the_agents_box_to_the_envs_bounds_as_gymnasiums_res
         expected = numpy_env.action(np.asarray(action, np.float32))
         np.testing.assert_allclose(wrapped.env_action(jnp.asarray(action)), expected, rtol=1e-6)
     np.testing.assert_array_equal(wrapped.env_action(jnp.asarray([-3.0, 7.0])), [0.0, 50.0])  # clipped first
-    # a step with the agent's action is the env's step with the mapped action
     obs, state = env.reset(KEY, params)
     a = wrapped.step(KEY, state, jnp.asarray([0.5, -0.5]), params)
     b = env.step(KEY, state, jnp.asarray([37.5, 12.5]), params)
     np.testing.assert_allclose(a[0], b[0], rtol=1e-6)
-    # another box
     other = RescaleAction(env, low=0.0, high=np.array([2.0, 4.0]))
     np.testing.assert_allclose(other.env_action(jnp.asarray([1.0, 1.0])), [25.0, 12.5])
 
@@ -166,7 +155,12 @@ def test_rescale_action_refuses_a_bad_box(low, high):
         RescaleAction(env, low, high)
 
 
-# Anything but numbers (or arrays of numbers): a bool, a string, a number in a string, None, a dict.
+def _wrap_target(which, value):
+    """target-v0 wrapped with one number of RescaleAction (low, high) or TransformReward (scale, offset)."""
+    wrapper = RescaleAction if which in ("low", "high") else TransformReward
+    return wrapper(_made("target-v0")[0], **{which: value})
+
+
 NOT_NUMBERS = st.one_of(
     st.booleans(),
     st.sampled_from([np.bool_(True), None, {}, b"1", np.array(["1", "2"]), [True, False], np.array([1.0, 2.0]) > 0]),
@@ -178,28 +172,18 @@ NOT_NUMBERS = st.one_of(
 @settings(max_examples=60, deadline=None)
 @given(bad=NOT_NUMBERS, which=st.sampled_from(["low", "high", "scale", "offset"]))
 def test_wrapper_numbers_refuse_bools_strings_and_other_kinds(bad, which):
-    """``RescaleAction``'s ``low`` / ``high`` and ``TransformReward``'s ``scale`` / ``offset`` are
-    numbers: a bool, a string (``"-1"``, ``"2"``) or another kind is a ``TypeError`` naming the
-    argument (they were taken: ``float("2")``, ``True`` as 1)."""
-    target, _ = _made("target-v0")
+    """A bool, a string (``"2"`` too) or another kind is a TypeError naming the argument."""
     with pytest.raises(TypeError, match=which):
-        if which in ("low", "high"):
-            RescaleAction(target, **{which: bad})
-        else:
-            TransformReward(target, **{which: bad})
+        _wrap_target(which, bad)
 
 
 @pytest.mark.parametrize("which", ["low", "high", "scale", "offset"])
 @pytest.mark.parametrize("huge", [2**1100, -(2**1100), [0, 2**1100]], ids=["2**1100", "-2**1100", "[0, 2**1100]"])
 def test_wrapper_numbers_past_the_largest_float_are_a_value_error(which, huge):
-    target, _ = _made("target-v0")
     if isinstance(huge, list) and which in ("scale", "offset"):
         huge = huge[1]
     with pytest.raises(ValueError, match=which):
-        if which in ("low", "high"):
-            RescaleAction(target, **{which: huge})
-        else:
-            TransformReward(target, **{which: huge})
+        _wrap_target(which, huge)
 
 
 def test_wrapper_numbers_take_numpy_and_jax_numbers():
@@ -210,8 +194,7 @@ def test_wrapper_numbers_take_numpy_and_jax_numbers():
 
 
 def test_five_value_step_wraps_gymnax_envs_only_and_once():
-    """A Gymnasium env (its ``step(action)`` is not gymnax's) and a second ``FiveValueStep`` (whose
-    step would unpack five values as six) are refused when wrapped, not at the first ``step``."""
+    """A Gymnasium env and a second ``FiveValueStep`` are refused when wrapped, not at the first step."""
     env, params = _made("heartpole-v1")
     with pytest.raises(TypeError, match=r"gymnax Environment.*Gymnasium env.*gym_suite\.jax\.make"):
         FiveValueStep(gymnasium.make("heartpole-v1"))
@@ -241,9 +224,7 @@ def test_wrappers_deepcopy_and_hand_other_attributes_to_the_env():
         wrapped.no_such_attribute  # noqa: B018
 
 
-# --------------------------------------------------------------------------------------------
-# (b) rejax and a PureJaxRL-shaped loop, unchanged
-# --------------------------------------------------------------------------------------------
+# -- (b) rejax and a PureJaxRL-shaped loop, unchanged
 
 
 def rejax_returns(algo_name: str, env_id: str, **settings: Any) -> np.ndarray:
@@ -292,9 +273,8 @@ def test_rejax_sac_runs_on_target_v0():
     )
 
 
-# PureJaxRL's shape (purejaxrl/ppo.py and purejaxrl/wrappers.py): its wrappers unpack five values
-# from the env's step, an ActorCritic module, make_train(config) -> train(rng), one lax.scan of
-# update steps, each a scan of env steps, GAE, and epochs of shuffled minibatches.
+# PureJaxRL's shape (purejaxrl/ppo.py and wrappers.py): wrappers that unpack five values from step,
+# make_train(config) -> train(rng), a lax.scan of updates of env-step scans, GAE, shuffled minibatches.
 
 
 class GymnaxWrapper:
@@ -525,9 +505,7 @@ def test_a_purejaxrl_shaped_ppo_loop_learns_example_v0():
     assert returns[-5:].mean() > returns[:5].mean() + 5.0
 
 
-# --------------------------------------------------------------------------------------------
-# (c) Gymnasium's checker and JaxToNumpy on the gym_suite_jax/ ids
-# --------------------------------------------------------------------------------------------
+# -- (c) Gymnasium's checker and JaxToNumpy on the gym_suite_jax/ ids
 
 
 @pytest.mark.parametrize("env_id", gj.jax_ids())
@@ -549,9 +527,7 @@ def test_gymnasium_check_env_and_jax_to_numpy_on_every_jax_id(env_id):
     env.close()
 
 
-# --------------------------------------------------------------------------------------------
-# (d) the numpy target-v0 with Gymnasium's RescaleAction
-# --------------------------------------------------------------------------------------------
+# -- (d) the numpy target-v0 with Gymnasium's RescaleAction
 
 
 def test_gymnasium_rescale_action_gives_target_v0_actions_in_minus_one_one():

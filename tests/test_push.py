@@ -38,6 +38,10 @@ GENERATOR = ROOT / "gym-suite" / "tools" / "make_notifications.py"
 INFO_KEYS = {"row", "truth", "accuracy", "ctr", "precision", "recall"}
 
 
+def make(**kwargs):
+    return gymnasium.make("gym_suite:push-v0", **kwargs)
+
+
 def bundled_bytes(split: str = "train") -> bytes:
     return resources.files("gym_suite.envs").joinpath(f"data/notifications_{split}.csv").read_bytes()
 
@@ -76,7 +80,7 @@ def oracle(env, obs):
     return int(env.unwrapped.log.labels[env.unwrapped.current_row])
 
 
-# ------------------------------------------------------------------------------ the bundled log
+# -- the bundled log
 
 
 @pytest.mark.parametrize("split", ["train", "test"])
@@ -130,11 +134,11 @@ def test_bundled_log_loads_from_a_zip_away_from_the_working_directory(tmp_path):
     assert [int(n) for n in out.stdout.split()] == expected
 
 
-# ------------------------------------------------------------------------------ scoring
+# -- scoring
 
 
 def test_every_row_of_a_window_is_scored_exactly_once():
-    env = gymnasium.make("gym_suite:push-v0")
+    env = make()
     log = env.unwrapped.log
     for seed in range(5):
         rewards, infos, observed, _ = run_episode(env, always(DELIVER), seed)
@@ -152,7 +156,7 @@ def test_every_row_of_a_window_is_scored_exactly_once():
 
 
 def test_action_is_scored_against_the_row_it_observed():
-    env = gymnasium.make("gym_suite:push-v0")
+    env = make()
     rewards, infos, _, _ = run_episode(env, oracle, seed=3)
     assert rewards == [1.0] * 100
     assert infos[-1]["accuracy"] == 1.0
@@ -163,7 +167,7 @@ def test_action_is_scored_against_the_row_it_observed():
 
 
 def test_observation_is_the_observed_row_and_info_only_the_scored_one():
-    env = gymnasium.make("gym_suite:push-v0")
+    env = make()
     log = env.unwrapped.log
     obs, _ = env.reset(seed=5)
     for _ in range(30):
@@ -178,7 +182,7 @@ def test_observation_is_the_observed_row_and_info_only_the_scored_one():
 
 
 def test_running_metrics_match_a_recount():
-    env = gymnasium.make("gym_suite:push-v0")
+    env = make()
     env.reset(seed=8)
     rng = np.random.default_rng(0)
     actions, truths = [], []
@@ -198,7 +202,7 @@ def test_running_metrics_match_a_recount():
 
 
 def test_terminal_observation_repeats_the_last_row_and_then_reset_is_needed():
-    env = gymnasium.make("gym_suite:push-v0", episode_length=7)
+    env = make(episode_length=7)
     _, infos, observed, last_obs = run_episode(env, always(HOLD), seed=1)
     assert len(infos) == 7 and env.unwrapped.current_row == observed[-1] == infos[-1]["row"]
     log = env.unwrapped.log
@@ -210,13 +214,13 @@ def test_terminal_observation_repeats_the_last_row_and_then_reset_is_needed():
 
 
 def test_whole_log_replays_every_row_in_order(small):
-    env = gymnasium.make("gym_suite:push-v0", data=small, episode_length=None)
+    env = make(data=small, episode_length=None)
     rewards, infos, _, _ = run_episode(env, always(DELIVER), seed=0)
     assert [info["row"] for info in infos] == list(range(len(small)))
     opened = (small["action"] == "opened").to_numpy()
     assert sum(rewards) == opened.sum() - (~opened).sum()
     # and the bundled log: one episode of all of it, whatever the seed
-    env = gymnasium.make("gym_suite:push-v0", episode_length=None)
+    env = make(episode_length=None)
     env.reset(seed=int(np.random.default_rng().integers(1000)))
     assert env.unwrapped.current_row == 0
     steps = 1
@@ -238,7 +242,7 @@ def test_heuristic_beats_always_deliver_and_the_majority_class():
     assert returns["heuristic"] < 100
 
 
-# ------------------------------------------------------------------------------ user logs
+# -- user logs
 
 
 def to_csv(frame: pd.DataFrame, path: Path) -> Path:
@@ -264,7 +268,7 @@ def test_bad_value_names_column_and_row(small, tmp_path, source, column, row, va
     bad.loc[row, column] = value
     kwargs = {"csv_path": to_csv(bad, tmp_path / "bad.csv")} if source == "csv" else {"data": bad}
     with pytest.raises(ValueError, match=f"{column}.*row {row}.*{expected}"):
-        gymnasium.make("gym_suite:push-v0", **kwargs)
+        make(**kwargs)
 
 
 @pytest.mark.parametrize("source", ["csv", "frame"])
@@ -272,56 +276,54 @@ def test_missing_column_is_named(small, tmp_path, source):
     bad = small.drop(columns=["ringer_mode"])
     kwargs = {"csv_path": to_csv(bad, tmp_path / "bad.csv")} if source == "csv" else {"data": bad}
     with pytest.raises(ValueError, match="missing column.*ringer_mode"):
-        gymnasium.make("gym_suite:push-v0", **kwargs)
+        make(**kwargs)
 
 
 def test_empty_file_and_header_only_file_raise(small, tmp_path):
     empty = tmp_path / "empty.csv"
     empty.write_bytes(b"")
     with pytest.raises(ValueError, match="empty"):
-        gymnasium.make("gym_suite:push-v0", csv_path=empty)
+        make(csv_path=empty)
     header = to_csv(small.head(0), tmp_path / "header.csv")
     with pytest.raises(ValueError, match="empty"):
-        gymnasium.make("gym_suite:push-v0", csv_path=header)
+        make(csv_path=header)
     with pytest.raises(ValueError, match="empty"):
-        gymnasium.make("gym_suite:push-v0", data=small.head(0))
+        make(data=small.head(0))
 
 
-def test_bad_arguments(small, tmp_path):
-    with pytest.raises(ValueError, match="episode_length"):
-        gymnasium.make("gym_suite:push-v0", episode_length=0)
-    with pytest.raises(ValueError, match="episode_length"):
-        gymnasium.make("gym_suite:push-v0", data=small, episode_length=500)
-    with pytest.raises(ValueError, match="csv_path"):
-        gymnasium.make("gym_suite:push-v0", data=small, csv_path=tmp_path / "x.csv")
-    with pytest.raises(TypeError, match="DataFrame"):
-        gymnasium.make("gym_suite:push-v0", data=small.to_dict())
-    with pytest.raises(FileNotFoundError, match="no_such.csv"):
-        gymnasium.make("gym_suite:push-v0", csv_path=tmp_path / "no_such.csv")
-    with pytest.raises(ValueError, match="split.*'train', 'test'"):
-        gymnasium.make("gym_suite:push-v0", split="validation")
-    with pytest.raises(ValueError, match="test_fraction"):
-        gymnasium.make("gym_suite:push-v0", data=small, test_fraction=1.5)
-    with pytest.raises(ValueError, match="test_fraction"):  # the bundled data is split by file
-        gymnasium.make("gym_suite:push-v0", test_fraction=0.2)
-    with pytest.raises(ValueError, match="split='test'.*test_fraction"):
-        gymnasium.make("gym_suite:push-v0", data=small, split="test")
-    with pytest.raises(ValueError, match="vocabularies.*day_of_week"):
-        gymnasium.make("gym_suite:push-v0", vocabularies={"day_of_week": ("Lun",)})
-    with pytest.raises(TypeError, match="vocabularies"):
-        gymnasium.make("gym_suite:push-v0", vocabularies=["app"])
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"episode_length": 0}, ValueError, "episode_length"),
+        ({"data": "small", "episode_length": 500}, ValueError, "episode_length"),
+        ({"data": "small", "csv_path": "x.csv"}, ValueError, "csv_path"),
+        ({"data": "small as a dict"}, TypeError, "DataFrame"),
+        ({"csv_path": "no_such.csv"}, FileNotFoundError, "no_such.csv"),
+        ({"split": "validation"}, ValueError, "split.*'train', 'test'"),
+        ({"data": "small", "test_fraction": 1.5}, ValueError, "test_fraction"),
+        ({"test_fraction": 0.2}, ValueError, "test_fraction"),  # the bundled data is split by file
+        ({"data": "small", "split": "test"}, ValueError, "split='test'.*test_fraction"),
+        ({"vocabularies": {"day_of_week": ("Lun",)}}, ValueError, "vocabularies.*day_of_week"),
+        ({"vocabularies": ["app"]}, TypeError, "vocabularies"),
+    ],
+)
+def test_bad_arguments(small, tmp_path, kwargs, error, match):
+    data = {"small": small, "small as a dict": small.to_dict()}
+    kwargs = {k: data.get(v, v) if k == "data" else tmp_path / v if k == "csv_path" else v for k, v in kwargs.items()}
+    with pytest.raises(error, match=match):
+        make(**kwargs)
 
 
 def test_input_frame_and_file_are_left_unchanged(small, tmp_path):
     frame = small.sample(frac=1.0, random_state=0)  # a shuffled index too
     before = frame.copy(deep=True)
-    env = gymnasium.make("gym_suite:push-v0", data=frame, episode_length=10)
+    env = make(data=frame, episode_length=10)
     env.reset(seed=0)
     env.step(DELIVER)
     pd.testing.assert_frame_equal(frame, before)
     path = to_csv(small, tmp_path / "log.csv")
     content, stat = path.read_bytes(), path.stat()
-    env = gymnasium.make("gym_suite:push-v0", csv_path=path, episode_length=10)
+    env = make(csv_path=path, episode_length=10)
     env.reset(seed=0)
     env.step(DELIVER)
     assert path.read_bytes() == content and path.stat().st_mtime_ns == stat.st_mtime_ns
@@ -344,18 +346,18 @@ def test_user_log_round_trips_through_the_encoding(small, tmp_path):
 
 def test_log_without_optional_columns_works(small):
     bare = small.drop(columns=["p_open", "response_delay_s"])
-    env = gymnasium.make("gym_suite:push-v0", data=bare, episode_length=20)
+    env = make(data=bare, episode_length=20)
     assert env.unwrapped.log.p_open is None
     rewards, _, _, _ = run_episode(env, always(DELIVER), seed=0)
     assert len(rewards) == 20
 
 
-# ------------------------------------------------------------------------------ splits and spaces
+# -- splits and spaces
 
 
 def test_split_picks_the_bundled_training_or_test_log():
-    train = gymnasium.make("gym_suite:push-v0", episode_length=None).unwrapped
-    test = gymnasium.make("gym_suite:push-v0", split="test", episode_length=None).unwrapped
+    train = make(episode_length=None).unwrapped
+    test = make(split="test", episode_length=None).unwrapped
     assert train.log.n_rows == len(bundled_bytes("train").splitlines()) - 1
     assert test.log.n_rows == len(bundled_bytes("test").splitlines()) - 1
     assert train.log.timestamps.max() < test.log.timestamps.min()
@@ -369,12 +371,8 @@ def test_split_picks_the_bundled_training_or_test_log():
 def test_test_fraction_splits_a_user_log_in_time(bundled, tmp_path):
     frame = bundled.head(2000)
     path = to_csv(frame, tmp_path / "log.csv")
-    parts = {
-        split: gymnasium.make(
-            "gym_suite:push-v0", csv_path=path, split=split, test_fraction=0.25, episode_length=None
-        ).unwrapped
-        for split in ("train", "test")
-    }
+    kwargs = {"csv_path": path, "test_fraction": 0.25, "episode_length": None}
+    parts = {split: make(split=split, **kwargs).unwrapped for split in ("train", "test")}
     train, test = parts["train"].log, parts["test"].log
     assert train.n_rows + test.n_rows == len(frame)
     assert test.n_rows >= 500 and train.timestamps.max() < test.timestamps.min()
@@ -388,7 +386,7 @@ def test_test_fraction_splits_a_user_log_in_time(bundled, tmp_path):
     assert frame["timestamp"].iloc[source] == str(test.timestamps[info["row"]])
 
 
-# ------------------------------------------------------------------------------ sharing
+# -- sharing
 
 
 @pytest.mark.parametrize("source", ["bundled", "bundled test", "frame", "part of a file"])
@@ -404,7 +402,7 @@ def test_pickle_mid_episode_continues_identically(small, tmp_path, source):
             "episode_length": 15,
         },
     }[source]
-    env = gymnasium.make("gym_suite:push-v0", **kwargs)
+    env = make(**kwargs)
     env.reset(seed=4)
     for _ in range(5):
         env.step(DELIVER)
@@ -418,11 +416,11 @@ def test_pickle_mid_episode_continues_identically(small, tmp_path, source):
         assert all(np.array_equal(a[0][k], b[0][k]) for k in a[0])
 
 
-# ------------------------------------------------------------------------------ wrappers, SB3
+# -- wrappers, SB3
 
 
 def test_flatten_observation():
-    env = FlattenObservation(gymnasium.make("gym_suite:push-v0"))
+    env = FlattenObservation(make())
     obs, _ = env.reset(seed=0)
     assert env.observation_space.contains(obs) and obs.ndim == 1
     inner = env.unwrapped.observation_space
@@ -432,7 +430,7 @@ def test_flatten_observation():
     assert env.observation_space.contains(obs)
 
 
-# ------------------------------------------------------------------------------ vector env
+# -- vector env
 
 
 def test_vector_env_many_copies_follow_the_same_rules(small):
@@ -452,14 +450,14 @@ def test_vector_env_many_copies_follow_the_same_rules(small):
 
 
 def test_render_modes():
-    env = gymnasium.make("gym_suite:push-v0", render_mode="ansi")
+    env = make(render_mode="ansi")
     env.reset(seed=0)
     log, row = env.unwrapped.log, env.unwrapped.current_row
     pending = env.render()
     assert log.vocabularies["app"][log.codes[0, row]] in pending
     env.step(DELIVER)
     assert env.render() != pending
-    cards = gymnasium.make("gym_suite:push-v0", render_mode="rgb_array")
+    cards = make(render_mode="rgb_array")
     frames = []
     for actions in ([], [DELIVER], [HOLD]):
         cards.reset(seed=0)
@@ -474,18 +472,18 @@ def test_render_modes():
     assert vector.render().count("\n") == 3  # one line per sub-environment
 
 
-# ------------------------------------------------------------------------------ arguments and imports
+# -- arguments and imports
 
 
 @pytest.mark.parametrize("length", [np.int64(2**63 - 1), 10**30, push_env.MAX_EPISODE_LENGTH + 1])
-@pytest.mark.parametrize("make", [PushEnv, PushVectorEnv, lambda **kw: gymnasium.make("gym_suite:push-v0", **kw)])
-def test_huge_episode_length_is_rejected_naming_the_argument(make, length):
+@pytest.mark.parametrize("maker", [PushEnv, PushVectorEnv, make])
+def test_huge_episode_length_is_rejected_naming_the_argument(maker, length):
     with pytest.raises(ValueError, match="episode_length") as err:
-        make(episode_length=length)
+        maker(episode_length=length)
     assert len(str(err.value)) < 200
 
 
-# ------------------------------------------------------------------------------ the definition
+# -- the definition
 
 
 def reference_heuristic(obs, vocabularies) -> int:

@@ -35,6 +35,11 @@ ROOT = Path(__file__).resolve().parents[1]
 ENV_ID = "gym_suite:push-v1"
 
 
+def _bundled_frame():
+    raw = resources.files("gym_suite.envs").joinpath("data/notifications_train.csv").read_bytes()
+    return pd.read_csv(io.BytesIO(raw), dtype={"user_id": str})
+
+
 def play(env, policy, seed):
     """``(rewards, infos, observations)`` of one episode of ``policy(obs)``."""
     obs, _ = env.reset(seed=seed)
@@ -91,8 +96,7 @@ def test_user_days_of_the_bundled_logs():
 
 
 def test_opens_are_drawn_with_the_generators_probability():
-    """Every delivered notification of 400 days (budget 50: all of them): the drawn opens against
-    the sum of their p_open, within 5 standard errors; the expected-open reward is that p_open."""
+    """400 days of deliveries: the drawn opens are the sum of their p_open within 5 standard errors."""
     env = gymnasium.make(ENV_ID, daily_budget=50, expected_opens=False)
     log = env.unwrapped.params.log
     p, opened = [], []
@@ -166,8 +170,7 @@ def test_heuristic_delivers_when_the_points_reach_a_bar_that_falls_as_the_day_ru
 
 
 def test_heuristic_is_the_same_on_floats_numpy_and_jax():
-    """The rule on 2,000 observations (every budget and count of notifications left, 0 included):
-    the scalar env, the native vector env and jax.numpy under jit take the same decisions."""
+    """2,000 observations (every budget and count left, 0 included): the same decisions on every backend."""
     params = PushV1Env(split="test").params
     rng = np.random.default_rng(0)
     n = 2000
@@ -234,8 +237,7 @@ def test_same_draws_same_days_on_floats_numpy_and_jax():
 
 
 def brute_force_online_value(p_values, budget, left):
-    """The best online policy's expected opens, by expectimax over every sequence of p's (not the
-    (budget, left) recursion): each history is its own node."""
+    """The best online policy's expected opens by expectimax over every history (not the DP's recursion)."""
 
     def value(history, b):
         if b == 0 or len(history) == left:
@@ -294,17 +296,18 @@ def test_evaluation_uses_the_held_out_test_log():
         push_v1_optimum.optimal_policy("test")(obs)
 
 
-def test_bad_arguments_name_the_argument():
-    with pytest.raises(ValueError, match="daily_budget"):
-        PushV1Env(daily_budget=0)
-    with pytest.raises(ValueError, match="daily_budget"):
-        PushV1Env(daily_budget=51)
-    with pytest.raises(TypeError, match="daily_budget"):
-        PushV1Env(daily_budget=1.5)
-    with pytest.raises(TypeError, match="expected_opens"):
-        PushV1Env(expected_opens="yes")
-    raw = resources.files("gym_suite.envs").joinpath("data/notifications_train.csv").read_bytes()
-    frame = pd.read_csv(io.BytesIO(raw), dtype={"user_id": str}).head(300)
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [({"daily_budget": 0}, ValueError), ({"daily_budget": 51}, ValueError), ({"daily_budget": 1.5}, TypeError)]
+    + [({"expected_opens": "yes"}, TypeError)],
+)
+def test_bad_arguments_name_the_argument(kwargs, error):
+    with pytest.raises(error, match=next(iter(kwargs))):
+        PushV1Env(**kwargs)
+
+
+def test_a_log_of_ones_own_needs_p_open():
+    frame = _bundled_frame().head(300)
     with pytest.raises(ValueError, match="p_open"):
         PushV1Env(data=frame.drop(columns="p_open"))
     env = PushV1Env(data=frame, daily_budget=1)  # a log of your own with p_open plays
@@ -322,14 +325,8 @@ def test_vector_env_follows_the_scalar_rules():
     assert info["delivered"].tolist() == [1, 1, 0]
 
 
-def _bundled_frame():
-    raw = resources.files("gym_suite.envs").joinpath("data/notifications_train.csv").read_bytes()
-    return pd.read_csv(io.BytesIO(raw), dtype={"user_id": str})
-
-
 def test_a_users_rows_out_of_time_order_are_still_split_by_day():
-    """A user's two Mondays a week apart, the later one written first: two user-days, each in
-    time order (before, the negative gap between them never split, so they made one day)."""
+    """A user's two Mondays a week apart, the later one written first: two user-days, each in time order."""
     frame = _bundled_frame()
     stamps = pd.to_datetime(frame["timestamp"])
     one = frame[frame["user_id"] == "u04"]
@@ -350,8 +347,7 @@ def test_a_users_rows_out_of_time_order_are_still_split_by_day():
 
 
 def test_user_days_are_the_same_whatever_the_order_of_the_rows():
-    """Shuffling a log's rows leaves its user-days as they are (the same rows in the same order,
-    named by the shuffled positions)."""
+    """Shuffling a log's rows leaves its user-days as they are."""
     frame = _bundled_frame().head(2000)
     shuffled_positions = np.random.default_rng(0).permutation(len(frame))
     shuffled = frame.iloc[shuffled_positions].reset_index(drop=True)
@@ -364,8 +360,7 @@ def test_user_days_are_the_same_whatever_the_order_of_the_rows():
 
 
 def test_the_picture_shows_the_notification_waiting_for_a_decision():
-    """After a decision the card is the next notification's (the observed one), labelled; the text
-    names it as waiting and the last decision apart; once the day is over, why it ended."""
+    """The card and text show the waiting notification, the last decision apart, and why the day ended."""
     from gym_suite.envs._draw import text_mask
     from gym_suite.envs.push_env import CARD_HEIGHT, CARD_WIDTH, card
 
@@ -395,8 +390,7 @@ def test_the_picture_shows_the_notification_waiting_for_a_decision():
 
 
 def test_rule_tuning_plays_each_day_exactly_and_chooses_the_best_setting():
-    """push_v1_rule on a tiny grid and a few days: each day's exact value is what the scalar env
-    returns playing the rule with that setting, and the choice is the grid's best."""
+    """On a tiny grid, each day's exact value is the scalar env's return, and the choice the grid's best."""
     params = push_v1_rule.log_params("train")
     env = PushV1Env()
     days = [0, 5, 17, 100, 335]
@@ -424,8 +418,7 @@ def test_rule_tuning_plays_each_day_exactly_and_chooses_the_best_setting():
 
 
 def test_the_heuristics_bar_is_the_best_of_the_grid_on_the_training_log():
-    """RULE_BAR and RULE_DROP are what ``python -m gym_suite.references.push_v1_rule`` chooses
-    (the training log, every user-day): changing the points or the grid without choosing again fails."""
+    """RULE_BAR and RULE_DROP are what ``python -m gym_suite.references.push_v1_rule`` chooses."""
     train = push_v1_rule.log_params("train")
     assert push_v1_rule.choose(train)[:2] == (RULE_BAR, RULE_DROP)
     assert len(push_v1_rule.GRID_BARS) * len(push_v1_rule.GRID_DROPS) == 100

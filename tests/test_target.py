@@ -18,9 +18,7 @@ from gym_suite.envs.target_env import DEFAULTS, START_CANDIDATES, TARGET, TARGET
 ENV_ID = "target-v0"
 
 
-# --------------------------------------------------------------------------------------------
-# The rules
-# --------------------------------------------------------------------------------------------
+# -- The rules
 
 
 @pytest.mark.parametrize(
@@ -30,7 +28,7 @@ ENV_ID = "target-v0"
 def test_hit_exactly_at_twice_the_radius_and_miss_just_beyond(radius, target, legs):
     env = TargetEnv(radius=radius, target=target)
     tx, ty = target
-    contact = 2 * radius  # "just beyond" below: 1e-12 relative, well above float64 rounding
+    contact = 2 * radius  # just beyond: 1e-12 relative
     for point, expect_hit in [
         ((tx + contact, ty), True),
         ((tx, ty - contact), True),
@@ -49,7 +47,6 @@ def test_hit_exactly_at_twice_the_radius_and_miss_just_beyond(radius, target, le
 
 
 def test_a_circle_test_not_a_rectangle_test():
-    # the corner of the square around the target is inside a box test but not within 2 r
     env = TargetEnv(target=(25.0, 25.0))
     env.reset(seed=1)
     _, reward, terminated, _, info = env.step(np.array([25 + 11.0, 25 + 11.0], dtype=np.float32))
@@ -71,41 +68,26 @@ def test_clipping_to_the_field_is_reported():
         assert tuple(obs[:2]) == tuple(float(a) for a in action)
 
 
+NON_NUMERIC = ["ab", [None, 1.0], np.array([True, False]), {"x": 1}]
+NOT_FINITE = [np.array([np.nan, 1.0], dtype=np.float32), np.array([1.0, np.inf]), [-math.inf, 3.0]]
+MISSHAPEN = [np.zeros(3, dtype=np.float32), np.zeros((1, 2), dtype=np.float32), [1.0], 5.0, [1.0, [2.0, 3.0]]]
+
+
 @pytest.mark.parametrize(
-    "action",
-    [
-        np.array([np.nan, 1.0], dtype=np.float32),
-        np.array([1.0, np.inf]),
-        [-math.inf, 3.0],
-        np.zeros(3, dtype=np.float32),
-        np.zeros((1, 2), dtype=np.float32),
-        [1.0],
-        5.0,
-        [1.0, [2.0, 3.0]],
-    ],
+    "action, error, message",
+    [(a, ValueError, r"finite|shape \(2,\)") for a in NOT_FINITE + MISSHAPEN]
+    + [(a, TypeError, r"expected a float array of shape \(2,\)") for a in NON_NUMERIC],
 )
-def test_bad_actions_raise_value_error(action):
+def test_bad_actions_are_refused_with_the_expected_shape(action, error, message):
     env = TargetEnv()
     env.reset(seed=0)
-    with pytest.raises(ValueError, match=r"finite|shape \(2,\)"):
-        env.step(action)
-
-
-@pytest.mark.parametrize("action", ["ab", [None, 1.0], np.array([True, False]), {"x": 1}])
-def test_non_numeric_actions_raise_type_error(action):
-    env = TargetEnv()
-    env.reset(seed=0)
-    with pytest.raises(TypeError, match=r"expected a float array of shape \(2,\)"):
+    with pytest.raises(error, match=message):
         env.step(action)
 
 
 def test_bad_vector_actions():
     env = TargetVectorEnv(3)
     env.reset(seed=0)
-    with pytest.raises(ValueError, match=r"shape \(3, 2\)"):
-        env.step(np.zeros((3, 3), dtype=np.float32))
-    with pytest.raises(ValueError, match=r"shape \(3, 2\)"):
-        env.step(np.zeros(2, dtype=np.float32))
     bad = np.ones((3, 2), dtype=np.float32)
     bad[1, 0] = np.nan
     with pytest.raises(ValueError, match="sub-environment 1"):
@@ -128,18 +110,11 @@ def test_vector_clipping_and_info():
 def test_truncated_at_the_registered_limit():
     env = gymnasium.make(ENV_ID, target=(25.0, 25.0))
     env.reset(seed=0)
-    total, steps, done = 0.0, 0, False
-    while not done:  # the corner is 35 units from the centre: never a hit
-        _, reward, terminated, truncated, _ = env.step(np.zeros(2, dtype=np.float32))
-        total += reward
-        steps += 1
-        done = terminated or truncated
-    assert (steps, total, terminated, truncated) == (1000, -1000.0, False, True)
+    steps = [env.step(np.zeros(2, dtype=np.float32))[1:4] for _ in range(1000)]  # the corner never hits
+    assert steps == [(-1.0, False, False)] * 999 + [(-1.0, False, True)]
 
 
-# --------------------------------------------------------------------------------------------
-# Arguments and starts
-# --------------------------------------------------------------------------------------------
+# -- Arguments and starts
 
 
 def test_target_argument_fixes_the_target():
@@ -202,7 +177,6 @@ def test_worker_never_starts_on_the_target_vector():
 
 
 def test_start_is_uniform_outside_the_hit_disc():
-    # fixed central target: the share of starts with 2 r < distance <= 20 is an area ratio
     n, radius, ring = 200_000, 6.0, 20.0
     start = draw_start(np.random.default_rng(0), n, 50.0, radius, (25.0, 25.0))
     distance = np.hypot(start[:, 0] - 25, start[:, 1] - 25)
@@ -211,7 +185,7 @@ def test_start_is_uniform_outside_the_hit_disc():
     share = np.mean(distance <= ring)
     assert abs(share - expected) < 5 * math.sqrt(expected * (1 - expected) / n)
     assert distance.min() > 2 * radius
-    # and the four quadrants around the centre are equally likely
+    # the starts with 2 r < distance <= 20 are an area ratio, the four quadrants equally likely
     quadrant = (start[:, 0] > 25) * 2 + (start[:, 1] > 25)
     counts = np.bincount(quadrant, minlength=4)
     assert np.all(np.abs(counts / n - 0.25) < 5 * math.sqrt(0.25 * 0.75 / n))
@@ -227,17 +201,13 @@ def test_random_target_is_uniform_inside_the_margin():
     np.testing.assert_allclose(target.std(axis=0), sd, rtol=0.01)
 
 
-# --------------------------------------------------------------------------------------------
-# Scalar and vector env: the same rules
-# --------------------------------------------------------------------------------------------
+# -- Scalar and vector env: the same rules
 
 
 def test_random_episode_lengths_agree_between_scalar_and_vector():
     n = 2000
     scalar = gymnasium.make(ENV_ID)
-    # actions from a stream of their own: a Box seeded with the env's seed would draw the
-    # env's own uniforms and aim at where the start put things
-    scalar.action_space.seed(10**6)
+    scalar.action_space.seed(10**6)  # not the env's seed: that would aim at where the start put things
     scalar_lengths = []
     for seed in range(n):
         scalar.reset(seed=seed)
@@ -270,7 +240,6 @@ def test_vector_next_step_autoreset():
     np.testing.assert_array_equal(terminated, [True, False])
     np.testing.assert_array_equal(reward, [1.0, -1.0])
     obs, reward, terminated, truncated, info = env.step(hit_and_miss)
-    # row 0 ignored its action and started afresh; row 1 went on
     assert (reward[0], terminated[0], truncated[0]) == (0.0, False, False)
     assert math.dist(obs[0, :2], obs[0, 2:]) > 12
     assert info["distance"][0] == pytest.approx(math.dist(obs[0, :2], obs[0, 2:]), abs=1e-4)
@@ -283,9 +252,7 @@ def test_vector_next_step_autoreset():
     assert math.dist(obs[1, :2], obs[1, 2:]) > 12
 
 
-# --------------------------------------------------------------------------------------------
-# The oracle
-# --------------------------------------------------------------------------------------------
+# -- The oracle
 
 
 @pytest.mark.parametrize("kwargs", [{}, {"radius": 0.25}, {"size": 200, "radius": 1}])
@@ -298,13 +265,10 @@ def test_oracle_hits_in_one_step(kwargs):
 def test_random_policy_is_worse_than_the_oracle():
     result = gym_suite.evaluate(ENV_ID, policy="random", episodes=100)
     assert result.mean_length > 1 and result.mean < 1
-    # every episode is some misses then one hit (no truncation at these lengths)
     np.testing.assert_array_equal(result.returns, 2 - result.lengths)
 
 
-# --------------------------------------------------------------------------------------------
-# Rendering
-# --------------------------------------------------------------------------------------------
+# -- Rendering
 
 
 def _colour_at(frame, x, y, pixels_per_unit):
@@ -323,7 +287,6 @@ def test_rgb_array_draws_blue_worker_and_red_target():
     assert _colour_at(frame, 10, 12 + 5.5, 8) == TARGET_RGB  # y grows downward
     assert _colour_at(frame, 10 + 6.5, 12, 8) not in (WORKER_RGB, TARGET_RGB)
     assert _colour_at(frame, 48, 2, 8) not in (WORKER_RGB, TARGET_RGB)
-    # each disc covers about pi r^2 of the field
     disc_pixels = math.pi * (6 * 8) ** 2
     for colour in (WORKER_RGB, TARGET_RGB):
         count = np.all(frame == colour, axis=-1).sum()
@@ -384,9 +347,7 @@ def test_human_render_opens_a_pygame_window(monkeypatch):
     assert not pygame.display.get_init()
 
 
-# --------------------------------------------------------------------------------------------
-# Bounds: the float32 observation, the target's kind, the picture's size
-# --------------------------------------------------------------------------------------------
+# -- Bounds: the float32 observation, the target's kind, the picture's size
 
 
 @pytest.mark.parametrize(
@@ -404,10 +365,8 @@ def test_a_field_the_float32_observation_cannot_hold_is_refused(kwargs):
 
 
 def test_at_the_size_bound_the_observed_target_always_hits():
-    # radius 2**-4, size radius * 2**24 = 2**20: coordinates in [2**19, 2**20) are float32 multiples
-    # of 2**-4, and 2**19 + 2**-5 is halfway between two of them: the largest rounding there is
+    # size radius * 2**24 (the largest): float32 steps of 2**-4 above 2**19, 2**19 + 2**-5 rounds worst
     radius, size = 2.0**-4, 2**20
-    env = TargetEnv(size=size, radius=radius)  # the largest size for this radius
     worst = 2.0**19 + 2.0**-5
     for target in [(worst, worst), (worst + 2.0**-4, size - 1.5), (size - radius, size - radius)]:
         env = TargetEnv(size=size, radius=radius, target=target)
@@ -417,11 +376,11 @@ def test_at_the_size_bound_the_observed_target_always_hits():
         assert (reward, terminated) == (1.0, True) and info["distance"] < 2 * radius
 
 
-@pytest.mark.parametrize("target", [np.array(25.0), np.array([[25.0, 25.0]]), np.zeros(3), 25.0])
+@pytest.mark.parametrize("target", [np.array(25.0), np.array([[25.0, 25.0]]), np.zeros(3), 25.0, {30.0, 20.0}])
 def test_a_target_that_is_not_a_point_is_a_type_error_naming_target(target):
-    for cls in (TargetEnv, TargetVectorEnv):
+    for make in (TargetEnv, TargetVectorEnv, lambda **kw: gymnasium.make(ENV_ID, **kw)):
         with pytest.raises(TypeError, match="target"):
-            cls(target=target)
+            make(target=target)
     assert TargetEnv(target=np.array([20.0, 30.0])).reset(seed=0)[0][2:].tolist() == [20.0, 30.0]
 
 
@@ -441,9 +400,7 @@ def test_large_fields_get_a_4096_pixel_picture_by_default():
     assert TargetEnv(size=30, radius=3, pixels_per_unit=2.5, render_mode="rgb_array").reset(seed=0) is not None
 
 
-# --------------------------------------------------------------------------------------------
-# The start's candidates (the same rules on Python floats, numpy and JAX)
-# --------------------------------------------------------------------------------------------
+# -- The start's candidates (the same rules on Python floats, numpy and JAX)
 
 
 def test_the_fallback_corner_is_the_farthest_from_the_target():
@@ -456,9 +413,7 @@ def test_the_fallback_corner_is_the_farthest_from_the_target():
 
 @pytest.mark.parametrize("size", [1, 7, 50, 1000, 2**24])
 def test_start_candidates_are_the_fewest_that_all_hit_with_probability_2_to_the_minus_48(size):
-    """``k`` candidates all hit with probability at most ``q**k <= 2**-48`` (``q``: the hit
-    disc's share of the field), and ``k - 1`` would not do; at the largest radius ``k`` is 48;
-    a start takes ``2 + 2 * k`` uniforms on every backend's shell."""
+    """``q**k <= 2**-48 < q**(k-1)`` (``q``: the hit disc's share), 48 at the largest radius, 2 + 2k draws."""
     largest = size / math.sqrt(8 * math.pi)
     for radius in [largest, largest * 0.999, largest / 2, largest / 10, max(size / 2**24, largest / 1e5)]:
         params = TARGET.make_params(DEFAULTS, "test", size=size, radius=radius)
@@ -472,11 +427,7 @@ def test_start_candidates_are_the_fewest_that_all_hit_with_probability_2_to_the_
 
 
 def test_a_start_takes_its_candidates_draws_from_the_stream():
-    """Reset after reset, the scalar env's starts are those of :func:`draw_start` on a generator
-    of the same seed (2 + 2k uniforms each, one start after another), for the defaults and a
-    large radius; and the native vector env's first starts too (row after row)."""
-    from gym_suite.envs.target_env import draw_start
-
+    """Successive resets (and the vector env's rows) are :func:`draw_start` on a generator of the same seed."""
     for kwargs in [{}, {"radius": 9.5}]:
         env = TargetEnv(**kwargs)
         env.reset(seed=5)
