@@ -174,26 +174,34 @@ def test_own_vocabularies(small):
 
 
 @pytest.mark.parametrize(
-    "vocabularies, error, match",
+    "kwargs, error, match",
     [
-        ({"user_id": ("a",)}, ValueError, "only the vocabularies of"),
-        ({"day_of_week": ("Lun", "Mar")}, ValueError, "fixed by the schema"),
-        ({"app": ("a", OTHER, "b")}, ValueError, "last entry"),
-        ({"app": ("a", "a")}, ValueError, "more than once"),
-        ({"app": ()}, ValueError, "empty"),
-        ({"app": "com.whatsapp"}, TypeError, "tuple or list"),
-        ({"app": ("a", 3)}, TypeError, "strings"),
-        (["app"], TypeError, "mapping"),
-        ({"day_of_week": 5}, ValueError, r"vocabularies\['day_of_week'\] \(fixed by the schema\)"),
-        ({"significant_contact": None}, ValueError, r"vocabularies\['significant_contact'\] \(fixed by the schema\)"),
-        ({"no_such_field": 5}, ValueError, r"vocabularies\['no_such_field'\]: only the vocabularies of"),
-        ({"app": 5}, TypeError, r"vocabularies\['app'\] must be a tuple or list"),
-        ({"app": None}, TypeError, r"vocabularies\['app'\] must be a tuple or list"),
+        ({"vocabularies": {"user_id": ("a",)}}, ValueError, "only the vocabularies of"),
+        ({"vocabularies": {"day_of_week": ("Lun", "Mar")}}, ValueError, "fixed by the schema"),
+        ({"vocabularies": {"app": ("a", OTHER, "b")}}, ValueError, "last entry"),
+        ({"vocabularies": {"app": ("a", "a")}}, ValueError, "more than once"),
+        ({"vocabularies": {"app": ()}}, ValueError, "empty"),
+        ({"vocabularies": {"app": "com.whatsapp"}}, TypeError, "tuple or list"),
+        ({"vocabularies": {"app": ("a", 3)}}, TypeError, "strings"),
+        ({"vocabularies": ["app"]}, TypeError, "mapping"),
+        ({"vocabularies": {"day_of_week": 5}}, ValueError, r"vocabularies\['day_of_week'\] \(fixed by the schema\)"),
+        ({"vocabularies": {"significant_contact": None}}, ValueError, r"vocabularies\['significant_contact'\] \(fixed by the schema\)"),
+        ({"vocabularies": {"no_such_field": 5}}, ValueError, r"vocabularies\['no_such_field'\]: only the vocabularies of"),
+        ({"vocabularies": {"app": 5}}, TypeError, r"vocabularies\['app'\] must be a tuple or list"),
+        ({"vocabularies": {"app": None}}, TypeError, r"vocabularies\['app'\] must be a tuple or list"),
+        ({"split": "valid"}, ValueError, r"split must be one of \['train', 'test'\]"),
+        ({"split": 1}, TypeError, "split"),
+        ({"test_fraction": 0.0}, ValueError, "strictly between 0 and 1"),
+        ({"test_fraction": 1.0}, ValueError, "strictly between 0 and 1"),
+        ({"test_fraction": float("nan")}, ValueError, "strictly between 0 and 1"),
+        ({"test_fraction": "0.2"}, TypeError, "test_fraction"),
+        ({"test_fraction": True}, TypeError, "test_fraction"),
+        ({"split": "test"}, ValueError, "needs test_fraction"),
     ],
-)
-def test_bad_vocabularies_are_named(small, vocabularies, error, match):
+)  # fmt: skip
+def test_bad_vocabularies_and_split_arguments_are_named(small, kwargs, error, match):
     with pytest.raises(error, match=match):
-        load_log(data=small, vocabularies=vocabularies)
+        load_log(data=small, **kwargs)
 
 
 # ------------------------------------------------------------------------------ the split of a user log
@@ -229,24 +237,6 @@ def test_rows_at_the_cut_off_instant_all_go_to_the_test_part(small):
     frame["timestamp"] = "2024-03-04T08:00:00"
     with pytest.raises(ValueError, match="train part.*empty"):
         load_log(data=frame, test_fraction=0.1)
-
-
-@pytest.mark.parametrize(
-    "kwargs, error, match",
-    [
-        ({"split": "valid"}, ValueError, r"split must be one of \['train', 'test'\]"),
-        ({"split": 1}, TypeError, "split"),
-        ({"test_fraction": 0.0}, ValueError, "strictly between 0 and 1"),
-        ({"test_fraction": 1.0}, ValueError, "strictly between 0 and 1"),
-        ({"test_fraction": float("nan")}, ValueError, "strictly between 0 and 1"),
-        ({"test_fraction": "0.2"}, TypeError, "test_fraction"),
-        ({"test_fraction": True}, TypeError, "test_fraction"),
-        ({"split": "test"}, ValueError, "needs test_fraction"),
-    ],
-)
-def test_bad_split_arguments(small, kwargs, error, match):
-    with pytest.raises(error, match=match):
-        load_log(data=small, **kwargs)
 
 
 def test_bundled_data_is_split_by_file_only():
