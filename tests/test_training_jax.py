@@ -94,34 +94,24 @@ def test_bad_settings_raise_value_error_naming_them(kwargs, message):
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "message"),
+    ("env_id", "kwargs", "error", "message"),
     [
-        ({"env_id": "nope-v0"}, "env_id must be one of"),
-        ({"env_id": "example-v0", "seed": -1}, "seed must be"),
-        ({"env_id": "example-v0", "num_seeds": 0}, "num_seeds must be"),
-        ({"env_id": "example-v0", "total_timesteps": 0}, "total_timesteps must be"),
-        ({"env_id": "example-v0", "num_seeds": 4097}, "num_seeds must be an integer in 1..4,096"),
-        ({"env_id": "example-v0", "total_timesteps": 2**31 - 100}, "rounds up to"),
+        ("nope-v0", {}, ValueError, "env_id must be one of"),
+        ("example-v0", {"seed": -1}, ValueError, "seed must be"),
+        ("example-v0", {"num_seeds": 0}, ValueError, "num_seeds must be"),
+        ("example-v0", {"total_timesteps": 0}, ValueError, "total_timesteps must be"),
+        ("example-v0", {"num_seeds": 4097}, ValueError, "num_seeds must be an integer in 1..4,096"),
+        ("example-v0", {"total_timesteps": 2**31 - 100}, ValueError, "rounds up to"),
+        ("example-v0", {"learning_rat": 1e-3}, TypeError,
+         r"unknown setting\(s\) \['learning_rat'\]; the settings are \['agent_kwargs'"),
+        ("example-v0", {"gamma_": 0.9}, TypeError, "unknown setting"),
+        ("example-v0", {"expected_penalty": None}, TypeError, "expected_cost"),
+        ("example-v0", {"agent_kwargs": {"width": 3}}, TypeError, r"unknown agent_kwargs key\(s\) \['width'\]"),
     ],
-)
-def test_train_ppo_checks_its_arguments_before_compiling(kwargs, message):
-    env_id = kwargs.pop("env_id")
-    with pytest.raises(ValueError, match=message):
+)  # fmt: skip
+def test_train_ppo_checks_its_arguments_before_compiling(env_id, kwargs, error, message):
+    with pytest.raises(error, match=message):
         train_ppo(env_id, progress=False, **kwargs)
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "message"),
-    [
-        ({"learning_rat": 1e-3}, r"unknown setting\(s\) \['learning_rat'\]; the settings are \['agent_kwargs'"),
-        ({"gamma_": 0.9}, "unknown setting"),
-        ({"expected_penalty": None}, "expected_cost"),
-        ({"agent_kwargs": {"width": 3}}, r"unknown agent_kwargs key\(s\) \['width'\]"),
-    ],
-)
-def test_unknown_settings_are_type_errors_listing_the_settings(kwargs, message):
-    with pytest.raises(TypeError, match=message):
-        train_ppo("example-v0", progress=False, **kwargs)
 
 
 # Values each kind of setting refuses (drawn by the property test below), and ones it takes.
