@@ -52,11 +52,6 @@ def untrained_ppo(env_id: str):
     return PPO(policy, env, n_steps=64, batch_size=32, seed=0, device="cpu")
 
 
-# --------------------------------------------------------------------------------------------
-# Trained agents beat random
-# --------------------------------------------------------------------------------------------
-
-
 @pytest.mark.slow
 def test_sb3_ppo_on_example_beats_random():
     model = sb3.train_sb3("example-v0", "ppo", steps=8_192, seed=0)
@@ -76,14 +71,8 @@ def test_sb3_dqn_on_heartpole_beats_random():
     assert_clearly_better(*(gym_suite.evaluate("heartpole-v0", p, episodes=60, seed=0, n_jobs=-1) for p in policies))
 
 
-# --------------------------------------------------------------------------------------------
-# The greedy policy wrapper and evaluation
-# --------------------------------------------------------------------------------------------
-
-
 @pytest.mark.parametrize("env_id", ALL_IDS)
 def test_sb3_policy_acts_validly_batched_or_not(env_id):
-    """Every observation space (Dict included) and action space (Box included) goes through."""
     policy = sb3.SB3Policy(untrained_ppo(env_id))
     env = gymnasium.make(env_id)
     observations = [env.reset(seed=s)[0] for s in range(6)]
@@ -128,7 +117,7 @@ def test_dqn_refuses_a_continuous_action_space():
 
 
 def test_saved_model_with_normalization_acts_the_same_after_loading(tmp_path, monkeypatch):
-    """The VecNormalize statistics travel with the model (saved next to it, applied on load)."""
+    """The VecNormalize statistics are saved next to the model and applied on load."""
     env_id = "heartpole-v0" if "heartpole-v0" in ALL_IDS else ALL_IDS[0]
     recipe = recipes.Recipe(
         n_envs=2,
@@ -152,11 +141,6 @@ def test_saved_model_with_normalization_acts_the_same_after_loading(tmp_path, mo
     assert not np.allclose(before.normalizer.normalize_obs(np.stack(observations)), np.stack(observations))
 
 
-# --------------------------------------------------------------------------------------------
-# The scripts that train: run as a user runs them
-# --------------------------------------------------------------------------------------------
-
-
 @pytest.mark.slow
 def test_train_sb3_script_saves_loads_and_evaluates(tmp_path):
     out = tmp_path / "models" / "walk"
@@ -178,11 +162,6 @@ def test_train_sb3_script_rejects_a_bad_argument(args):
     assert "Traceback" not in done.stderr
 
 
-# --------------------------------------------------------------------------------------------
-# Training wrappers and recipes
-# --------------------------------------------------------------------------------------------
-
-
 def test_heartpole_v0_ppo_trains_on_the_envs_own_expected_cost_and_keeps_the_expected_return():
     # the recipe trains PPO on the env's expected_cost=True: the same dynamics and expected return, less noise
     assert recipes.training_env_kwargs("heartpole-v0", "ppo") == {"expected_cost": True}
@@ -191,10 +170,8 @@ def test_heartpole_v0_ppo_trains_on_the_envs_own_expected_cost_and_keeps_the_exp
     kwargs = recipes.training_env_kwargs("heartpole-v0", "ppo")
     drawn_returns, expected_returns, attacks, chances = [], [], 0, 0.0
     for seed in range(30):
-        plain = gymnasium.make("heartpole-v0")
-        trained_on = gymnasium.make("heartpole-v0", **kwargs)
-        plain.reset(seed=seed)
-        trained_on.reset(seed=seed)
+        plain, trained_on = gymnasium.make("heartpole-v0"), gymnasium.make("heartpole-v0", **kwargs)
+        plain.reset(seed=seed), trained_on.reset(seed=seed)
         drawn = expected = 0.0
         for _ in range(300):
             obs, reward, _, _, info = plain.step(1)  # always coffee: attacks are frequent
@@ -276,11 +253,6 @@ def test_recipes_cover_every_trained_agent():
         recipes.recipe_budget("example-v0", "ppo")
     with pytest.raises(ValueError, match="unknown algorithm"):
         recipes.sb3_settings("example-v0", "a2c")
-
-
-# --------------------------------------------------------------------------------------------
-# The tutorials' flows: HeartPole's SB3 DQN with the legacy gym, and the renamed arguments
-# --------------------------------------------------------------------------------------------
 
 
 SB3_PAGE = ROOT / "docs" / "training" / "sb3.md"
