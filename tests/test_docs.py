@@ -1,12 +1,6 @@
-"""The documentation site: built strictly from mkdocs.yml, opened in headless Chromium.
-
-The build runs ``mkdocs build --strict`` (any warning fails it) into a temporary folder; the site
-is served on 127.0.0.1 and a real browser follows every internal link, stylesheet, script and image
-from the home page. Needs the ``docs`` extra and the Debian packages ``chromium`` and
-``chromium-driver``; the browser tests are skipped, saying why, without them
-(``GYM_SUITE_REQUIRE_BROWSER=1``, as CI sets it, makes that a failure instead, as it does for a
-missing ``docs`` extra).
-"""
+"""The documentation site: ``mkdocs build --strict``, served on 127.0.0.1 and followed link by link
+in headless Chromium (the ``docs`` extra and Debian's chromium, chromium-driver; skipped without
+them, a failure with ``GYM_SUITE_REQUIRE_BROWSER=1``)."""
 
 from __future__ import annotations
 
@@ -30,21 +24,10 @@ import gym_suite
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 QUIET_MKDOCS = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}  # the plugins' banners
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--window-size=1280,1000",
-]
-
-
-# --------------------------------------------------------------------------------------------
-# README renders on PyPI: no link relative to the repository; pictures from docs/img
-# --------------------------------------------------------------------------------------------
+CHROMIUM_FLAGS = (
+    "--headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update "
+    "--disable-sync --no-first-run --window-size=1280,1000"
+).split()
 
 
 def readme_targets() -> tuple[list[str], list[str]]:
@@ -57,9 +40,7 @@ def readme_targets() -> tuple[list[str], list[str]]:
 
 
 def test_readme_links_are_absolute_and_its_pictures_exist():
-    """PyPI shows README.md as the long description, without the repository's files: a relative
-    link there is broken. Pictures are the repository's docs/img files (GitHub and the
-    documentation site show them; PyPI shows their alt text), and each must exist."""
+    """PyPI shows README.md without the repository's files: no relative link; pictures from docs/img, existing."""
     links, images = readme_targets()
     relative = [t for t in links if not re.match(r"(https?:|mailto:|#)", t)]
     assert not relative, f"README.md has links relative to the repository: {relative}"
@@ -76,10 +57,6 @@ def test_readme_names_every_id():
     assert not missing, f"README.md does not name {missing}"
 
 
-# --------------------------------------------------------------------------------------------
-# The pages' Markdown: a title on every page, code blocks that close where they should
-# --------------------------------------------------------------------------------------------
-
 #: Lines that are Markdown structure (a heading of level 2 or more, a table's rule, a fence):
 #: inside a code block they mean a fence was lost and the page's prose shows as code.
 MARKDOWN_STRUCTURE = re.compile(r"^(#{2,6} \S|\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$|```)")
@@ -91,8 +68,7 @@ def doc_pages() -> list[Path]:
 
 
 def markdown_problems(text: str) -> list[str]:
-    """What is wrong with a page's Markdown: no ``# `` title first (after any front matter), a fence left open, Markdown
-    structure inside a fenced code block, or code (``import ...``) outside one."""
+    """No ``# `` title first (after front matter), a fence left open, structure inside a fence, or code outside one."""
     problems = []
     lines = text.splitlines()
     if lines and lines[0] == "---" and "---" in lines[1:]:  # MkDocs' front matter (hide: ...) comes first
@@ -133,11 +109,6 @@ def test_the_page_check_catches_a_page_whose_title_and_fence_are_lost():
     assert markdown_problems("# Title\n\n```python\nimport jax\n```\n\n## Next\n") == []
 
 
-# --------------------------------------------------------------------------------------------
-# The strict build
-# --------------------------------------------------------------------------------------------
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     import importlib.util
@@ -146,13 +117,9 @@ def site(tmp_path_factory) -> Path:
         if importlib.util.find_spec(module.split(".")[0]) is None:
             _missing_tool(f'{module} is missing: pip install -e ".[docs]"')
     out = tmp_path_factory.mktemp("site")
+    build = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)]
     done = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env={**os.environ, **QUIET_MKDOCS},
+        build, cwd=ROOT, capture_output=True, text=True, timeout=600, env={**os.environ, **QUIET_MKDOCS}
     )
     log = done.stdout + done.stderr
     assert done.returncode == 0, f"mkdocs build --strict failed:\n{log[-5000:]}"
@@ -191,13 +158,8 @@ def test_api_reference_is_built_from_the_docstrings(site):
     evaluate = (site / "reference" / "evaluate" / "index.html").read_text(encoding="utf-8")
     assert 'id="gym_suite.evaluate.evaluate"' in evaluate and 'id="gym_suite.evaluate.EvalResult"' in evaluate
     training = (site / "reference" / "training" / "index.html").read_text(encoding="utf-8")
-    for name in (
-        "gym_suite.training.sb3.train_sb3",
-        "gym_suite.training.sb3_vec.SuiteVecEnv",
-        "gym_suite.training.rllib.rllib_config",
-        "gym_suite.training.recipes.recipe_for",
-    ):
-        assert f'id="{name}"' in training, f"{name} is missing from the API reference"
+    for name in ("sb3.train_sb3", "sb3_vec.SuiteVecEnv", "rllib.rllib_config", "recipes.recipe_for"):
+        assert f'id="gym_suite.training.{name}"' in training, f"{name} is missing from the API reference"
     assert ":func:`" not in evaluate + training  # Sphinx roles are turned into code
     envs = (site / "reference" / "envs" / "index.html").read_text(encoding="utf-8")
     for name in ("check_definition", "Violation", "DefinitionError"):
@@ -228,15 +190,8 @@ def test_api_reference_is_built_from_the_docstrings(site):
         "quiet": ("make", "make_vec", "no_version_notice", "import_gym_quietly"),
     }.items():
         page = (site / "reference" / module / "index.html").read_text(encoding="utf-8")
-        for name in names:
-            assert f'id="gym_suite.{module}.{name}"' in page, (
-                f"gym_suite.{module}.{name} is missing from the API reference"
-            )
-
-
-# --------------------------------------------------------------------------------------------
-# In a browser
-# --------------------------------------------------------------------------------------------
+        missing = [name for name in names if f'id="gym_suite.{module}.{name}"' not in page]
+        assert not missing, f"gym_suite.{module}: {missing} missing from the API reference"
 
 
 @pytest.fixture(scope="module")
@@ -312,8 +267,8 @@ return [refs, Array.from(document.querySelectorAll("[id]")).map(e => e.id)];
 
 @pytest.mark.slow
 def test_every_internal_link_and_image_loads_in_chromium(server, browser):
-    """From the home page, every internal page, asset and image answers 200, every image is
-    drawn (natural width > 0), every #anchor exists, and no page logs a browser error."""
+    """From the home page: every internal page, asset and image answers 200, images are drawn, anchors
+    exist, and no page logs a browser error."""
     browser.set_script_timeout(60)
     pages, queue, broken, blank, errors = {}, [server], [], [], []
     references: list[tuple[str, str]] = []
@@ -377,9 +332,7 @@ def test_screenshot_of_an_environment_page(server, browser, tmp_path):
     with Image.open(path) as shot:
         assert shot.size[0] >= 800 and shot.size[1] >= 600
         colours = shot.convert("RGB").getcolors(maxcolors=1 << 20)
-    assert colours is not None and len(colours) > 50, (
-        f"the screenshot {path} looks blank ({colours and len(colours)} colours)"
-    )
+    assert colours is not None and len(colours) > 50, f"the screenshot {path} looks blank"
     most_common = max(colours)[0] / (shot.size[0] * shot.size[1])
     assert most_common < 0.95, f"the screenshot {path} is {most_common:.0%} one colour"
     if (ROOT / "docs" / "img" / f"{env_id}.gif").exists():
@@ -389,8 +342,7 @@ def test_screenshot_of_an_environment_page(server, browser, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("page", ["baselines/", "training-speed/", "bench/", "environments/"])
 def test_wide_tables_and_pictures_stay_in_the_content_column_at_1280px(server, browser, page):
-    """The widest pages at 1280 px: a table scrolls inside the content column, never past it;
-    the environments' pictures carry their ids."""
+    """At 1280 px a table scrolls inside the content column; the environments' pictures carry their ids."""
     browser.set_window_size(1280, 1000)
     browser.get(f"{server}{page}")
     overflow = browser.execute_script(

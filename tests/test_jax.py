@@ -1,10 +1,6 @@
-"""The JAX backend (gym_suite.jax) over the registry: every id whose environment is a definition.
-
-(a) The same draws give the same step on Python floats, numpy and JAX (float32 and float64);
-(b) ``make(id)`` runs under ``jit`` and ``vmap``; (c) random-policy returns of the JAX env agree
-with the numpy vector env's; (d) ``import gym_suite`` does not import JAX; (e) Gymnasium's route
-(``gym_suite_jax/<id>`` through ``make`` and ``make_vec``).
-"""
+"""The JAX backend (gym_suite.jax) on every definition id: (a) the same draws give the same step on
+Python floats, numpy and JAX; (b) jit and vmap; (c) random returns agree with numpy's; (d) no JAX on
+``import gym_suite``; (e) Gymnasium's route ``gym_suite_jax/<id>``."""
 
 from __future__ import annotations
 
@@ -41,7 +37,7 @@ def test_the_registry_runs_on_jax():
     assert {"heartpole-v0", "heartpole-v1"} <= set(IDS)
 
 
-# (a) Equivalence on the same draws --------------------------------------------------------------
+# (a) Equivalence on the same draws
 
 
 def _reached_states(env_id, seed, num_envs=64, snapshots=6, every=25):
@@ -60,12 +56,8 @@ def _reached_states(env_id, seed, num_envs=64, snapshots=6, every=25):
 
 def _float32_inputs(tree):
     """Float values rounded to float32 (and back to float64): what the float32 JAX env starts from."""
-    return type(tree)(
-        *(
-            np.asarray(q, np.float32).astype(np.float64) if np.asarray(q).dtype.kind == "f" else np.asarray(q)
-            for q in tree
-        )
-    )
+    as32 = [np.asarray(q, np.float32).astype(np.float64) if np.asarray(q).dtype.kind == "f" else q for q in tree]
+    return type(tree)(*map(np.asarray, as32))
 
 
 def _close(name, got, want, rtol, scale):
@@ -118,9 +110,8 @@ def _check_jax_step(env_id, env, d, params, state, raw_actions, actions, u, rtol
     obs, got_state, reward, terminated, truncated, info = step(jax_state, jnp.asarray(raw_actions), jnp.asarray(u))
     for name, got_q, want_q in zip(state._fields, got_state.inner, want_state):
         _close(f"{env_id} state.{name}", got_q, np.broadcast_to(want_q, (n,)), rtol, scale)
-    _close(f"{env_id} reward", reward, want["reward"], rtol, scale)
-    _close(f"{env_id} terminated", terminated, want["terminated"], rtol, scale)
-    _close(f"{env_id} truncated", truncated, want["truncated"], rtol, scale)
+    for name, got_q in (("reward", reward), ("terminated", terminated), ("truncated", truncated)):
+        _close(f"{env_id} {name}", got_q, want[name], rtol, scale)
     want_obs = _observation_rows(d.spaces(params)[0], want["observation"], n)
     _close(f"{env_id} observation", np.asarray(obs, np.float64).reshape(n, -1), want_obs, rtol, scale[:, None])
     for key, values in want["info"].items():
@@ -154,13 +145,8 @@ def test_same_draws_same_step_on_every_backend(env_id):
                 s = d.transition(row, action, list(u[i]), params, SCALAR)
                 for name, got_q, want_q in zip(state._fields, s, next_state):
                     _close(f"{env_id} scalar state.{name}", got_q, np.broadcast_to(want_q, (n,))[i], 1e-12, scale[i])
-                _close(
-                    f"{env_id} scalar reward",
-                    d.reward(row, action, s, params, SCALAR),
-                    want["reward"][i],
-                    1e-12,
-                    scale[i],
-                )
+                reward = d.reward(row, action, s, params, SCALAR)
+                _close(f"{env_id} scalar reward", reward, want["reward"][i], 1e-12, scale[i])
                 assert bool(d.terminal(s, params, SCALAR)) == bool(want["terminated"][i])
                 assert bool(d.truncation(s, params, SCALAR)) == bool(want["truncated"][i])
                 info = d.info(row, action, s, params, SCALAR)
@@ -208,7 +194,7 @@ def test_start_on_the_same_draws(env_id):
         _close(f"{env_id} start {name}", got_q, np.broadcast_to(want_q, (32,)), 1e-5, 1.0)
 
 
-# (b) jit and vmap --------------------------------------------------------------------------------
+# (b) jit and vmap
 
 
 @pytest.mark.parametrize("env_id", IDS)
@@ -268,7 +254,7 @@ def test_the_rules_own_truncation_ends_the_gymnax_episode():
     assert float(info["final_observation"][4]) == 680.0 and float(obs[4]) == 0.0  # reset in the same call
 
 
-# (c) Returns of a random policy ----------------------------------------------------------------------
+# (c) Returns of a random policy
 
 
 def _numpy_returns(env_id, episodes, seed):
@@ -334,7 +320,7 @@ def test_random_policy_returns_agree_with_numpy(env_id):
     assert ours.std() == pytest.approx(theirs.std(), rel=0.15, abs=1e-9)
 
 
-# (d) A plain install never imports JAX -----------------------------------------------------------
+# (d) A plain install never imports JAX
 
 
 def test_import_gym_suite_does_not_import_jax():
@@ -355,7 +341,7 @@ def test_import_gym_suite_does_not_import_jax():
     assert result.returncode == 0, result.stderr[-2000:]
 
 
-# (e) Gymnasium's route -------------------------------------------------------------------------------
+# (e) Gymnasium's route
 
 
 @pytest.mark.parametrize("env_id", IDS)
@@ -427,8 +413,7 @@ def test_integers_beyond_int32_need_64_bit_mode():
 
 
 def test_64_bit_params_after_the_same_log_ran_in_32_bits():
-    """The logs' arrays are read-only numpy arrays, whose device copies JAX caches: an env made in
-    64-bit mode after one ran in 32 bits on the same log must still hold float64 parameters."""
+    """JAX caches the device copies of the logs' read-only arrays: a 64-bit env after a 32-bit one holds float64."""
     import pickle
 
     env, params = gj.make("push-v1")
@@ -445,8 +430,7 @@ def test_64_bit_params_after_the_same_log_ran_in_32_bits():
 
 @pytest.mark.parametrize("x64", [False, True], ids=["32-bit", "64-bit"])
 def test_observations_and_actions_have_the_dtypes_of_their_spaces(x64):
-    """The gymnax spaces' dtypes are the observations' and the rules' integers in either mode
-    (example-v0's observation was int64 in 64-bit mode while its space said int32)."""
+    """The gymnax spaces' dtypes are the observations' in either mode."""
     with jax.enable_x64(x64):
         for env_id in IDS:
             env, params = gj.make(env_id)

@@ -1,11 +1,6 @@
-"""Parameters as data in the JAX env: the definition's data parameters travel in ``EnvParams``.
-
-For every id with data parameters: ``jax.vmap(env.step, in_axes=(0, 0, 0, 0))`` over a batch of
-params with different values runs, and each row is the numpy rules' step with the parameters the
-numpy env makes of those values as arguments, on the same draws (float32 and 64-bit mode);
-``params.replace`` changes the result as the argument does; a bad concrete value is refused with
-the numpy env's message; the default params give exactly the results of the env's own constants.
-"""
+"""Data parameters in the JAX env's ``EnvParams``: vmapped over a batch of params, each row is the
+numpy rules' step with those values (float32 and 64-bit); ``replace`` acts as the argument does; bad
+values get the numpy env's message; the default params give exactly the env's own constants."""
 
 from __future__ import annotations
 
@@ -77,6 +72,11 @@ def _close(what, got, want, rtol, scale):
     assert np.all(same), f"{what}: {got} != {want}"
 
 
+def _same_leaves(a, b):
+    for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b), strict=True):
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+
+
 def _scale(*rows):
     values = [abs(float(q)) for r in rows for q in r if isinstance(q, float) and np.isfinite(q)]
     return 1.0 + max(values, default=0.0)
@@ -146,16 +146,15 @@ def test_replace_changes_the_result_as_the_argument_does(env_id):
     action = _actions(env, np.random.default_rng(7), 1)[0]
     with jax.enable_x64(True):
         env64, _ = gj.make(env_id)
-        run = jax.jit(
-            lambda q: env64.step_with_draws(
-                env64.initial_with_draws(jnp.asarray(u_start) if env64.start_draws else (), q),
-                jnp.asarray(action),
-                jnp.asarray(u_step),
-                q,
+        start_draws = jnp.asarray(u_start) if env64.start_draws else ()
+
+        @jax.jit
+        def run(q):
+            return env64.step_with_draws(
+                env64.initial_with_draws(start_draws, q), jnp.asarray(action), jnp.asarray(u_step), q
             )
-        )
-        got = run(changed)
-        default = run(params)
+
+        got, default = run(changed), run(params)
     start = d.initial(list(u_start), p, SCALAR)
     checked = check_action(action, env.gym_action_space)
     want = d.transition(start, checked, list(u_step), p, SCALAR)
@@ -181,18 +180,14 @@ def test_a_bad_concrete_value_is_refused_with_the_numpy_envs_message(env_id):
                 env.step(key, state, action, params.replace(**{name: bad}))
             assert str(jax_error.value).split(": ", 1)[1] == str(numpy_error.value).split(": ", 1)[1]
             assert str(jax_error.value).startswith(f"{env_id}.step: ")
-        with pytest.raises(ValueError, match=name):
-            env.reset(key, params.replace(**{name: BAD[name]}))
-        with pytest.raises(TypeError, match=name):
-            env.reset(key, params.replace(**{name: "fast"}))
-        with pytest.raises(TypeError, match=name):
-            env.reset(key, params.replace(**{name: True}))
-        with pytest.raises(ValueError, match="jax.vmap"):  # a batch without vmap
-            env.reset(key, params.replace(**{name: jnp.asarray(VALUES[name][:2])}))
-        with pytest.raises(ValueError, match="jax.vmap"):  # traced: checked by shape
-            jax.jit(env.reset)(key, params.replace(**{name: jnp.asarray(VALUES[name][:2])}))
-        with pytest.raises(TypeError, match=name):  # traced: checked by dtype
-            jax.jit(env.reset)(key, params.replace(**{name: jnp.asarray(True)}))
+        batch = jnp.asarray(VALUES[name][:2])  # a batch without vmap; traced, checked by shape and dtype
+        for reset, value, error, match in [
+            (env.reset, BAD[name], ValueError, name), (env.reset, "fast", TypeError, name),
+            (env.reset, True, TypeError, name), (env.reset, batch, ValueError, "jax.vmap"),
+            (jax.jit(env.reset), batch, ValueError, "jax.vmap"), (jax.jit(env.reset), jnp.asarray(True), TypeError, name),
+        ]:  # fmt: skip
+            with pytest.raises(error, match=match):
+                reset(key, params.replace(**{name: value}))
 
 
 @pytest.mark.parametrize("env_id", gj.jax_ids())
@@ -211,9 +206,7 @@ def test_default_params_give_exactly_the_envs_own_constants(env_id):
             start, actions, u_step
         )
 
-    got, own = jax.jit(run)(params), jax.jit(lambda: run(None))()
-    for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(own)):
-        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    _same_leaves(jax.jit(run)(params), jax.jit(lambda: run(None))())
 
 
 @pytest.mark.parametrize("env_id", DATA_IDS)
@@ -239,14 +232,11 @@ def test_the_functional_env_takes_params(env_id):
     assert func.default_params == params
     key = jax.random.key(2)
     state = func.initial(key, changed)
-    want_start = env.initial_with_draws(env.draws(key, env.start_draws), changed)
-    for a, b in zip(jax.tree.leaves(state), jax.tree.leaves(want_start)):
-        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    _same_leaves(state, env.initial_with_draws(env.draws(key, env.start_draws), changed))
     action = jnp.asarray(_actions(env, np.random.default_rng(0), 1)[0])
     next_state = func.transition(state, action, key, changed)
     want = env.step_with_draws(state, action, env.draws(key, env.definition.step_draws), changed)
-    for a, b in zip(jax.tree.leaves(next_state), jax.tree.leaves(want[1])):
-        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    _same_leaves(next_state, want[1])
     np.testing.assert_array_equal(np.asarray(func.reward(state, action, next_state, key, changed)), want[2])
 
 

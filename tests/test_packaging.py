@@ -1,8 +1,4 @@
-"""The package as users get it: a built sdist and wheel, twine, a fresh virtual environment, an index.
-
-These tests build and install for real (a minute or two): a wheel that forgot its data or its
-plugin entry point fails here, not in a user's hands.
-"""
+"""The package as users get it, built and installed for real: sdist and wheel, twine, a fresh venv, an index."""
 
 from __future__ import annotations
 
@@ -84,14 +80,10 @@ def test_every_data_file_ships_in_sdist_and_wheel(dist):
     wheel_names = set(zipfile.ZipFile(wheel).namelist())
     with tarfile.open(sdist) as tar:
         sdist_names = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
-    for name in data_files:
+    for name in [*data_files, "gym_suite/py.typed", "gym_suite/data/baselines.csv"]:  # type hints; score's table
         assert name in wheel_names, f"{name} missing from the wheel"
         assert name in sdist_names, f"{name} missing from the sdist"
-    for module in ("gym_suite/__init__.py", "gym_suite/_gym.py", "gym_suite/envs/example_env.py"):
-        assert module in wheel_names
-    for name in ("gym_suite/py.typed", "gym_suite/data/baselines.csv"):  # type hints; gym_suite.score's table
-        assert name in wheel_names, f"{name} missing from the wheel"
-        assert name in sdist_names, f"{name} missing from the sdist"
+    assert {"gym_suite/__init__.py", "gym_suite/_gym.py", "gym_suite/envs/example_env.py"} <= wheel_names
     entry_points = zipfile.ZipFile(wheel).read(f"gym_suite-{VERSION}.dist-info/entry_points.txt").decode()
     assert "gym-suite = gym_suite.cli:main" in entry_points
     assert "[gym.envs]" in entry_points
@@ -116,17 +108,10 @@ def test_build_sdist_holds_docs_scripts_and_tests(dist):
     with tarfile.open(sdist) as tar:
         names = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
     wanted = ["README.md", "LICENSE", "CHANGELOG.md", "environment.yml", "pyproject.toml", "setup.py", "mkdocs.yml"]
-    for folder, patterns in (
-        ("gym-suite", ("*.py", "README.md")),
-        ("tests", ("*.py",)),
-        ("docs", ("*.md", "*.py", "*.gif")),
-    ):  # the documentation site builds from the sdist
-        wanted += [
-            p.relative_to(ROOT).as_posix()
-            for pattern in patterns
-            for p in (ROOT / folder).rglob(pattern)
-            if "__pycache__" not in p.parts
-        ]
+    folders = {"gym-suite": ("*.py", "README.md"), "tests": ("*.py",), "docs": ("*.md", "*.py", "*.gif")}
+    for folder, patterns in folders.items():  # the documentation site builds from the sdist
+        found = [p for pattern in patterns for p in (ROOT / folder).rglob(pattern) if "__pycache__" not in p.parts]
+        wanted += [p.relative_to(ROOT).as_posix() for p in found]
     assert any(name.startswith("gym-suite/") for name in wanted) and "tests/conftest.py" in wanted
     assert "docs/_scripts/gen_env_pages.py" in wanted and "docs/index.md" in wanted
     missing = [name for name in wanted if name not in names]
@@ -156,25 +141,8 @@ def test_release_path_twine_upload_to_an_index_then_pip_install(dist, tmp_path):
     packages = tmp_path / "index"
     packages.mkdir()
     port = free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "pypiserver",
-            "run",
-            "-i",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            "-a",
-            ".",
-            "-P",
-            ".",
-            str(packages),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    serve = [sys.executable, "-m", "pypiserver", "run", "-i", "127.0.0.1", "-p", str(port), "-a", ".", "-P", "."]
+    server = subprocess.Popen([*serve, str(packages)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
@@ -186,20 +154,8 @@ def test_release_path_twine_upload_to_an_index_then_pip_install(dist, tmp_path):
                 if time.monotonic() > deadline or server.poll() is not None:
                     raise AssertionError("the local package index did not start") from None
                 time.sleep(0.2)
-        run(
-            sys.executable,
-            "-m",
-            "twine",
-            "upload",
-            "--non-interactive",
-            "--repository-url",
-            url + "/",
-            "-u",
-            "user",
-            "-p",
-            "secret",
-            *dist.glob("*"),
-        )
+        upload = ["upload", "--non-interactive", "--repository-url", url + "/", "-u", "user", "-p", "secret"]
+        run(sys.executable, "-m", "twine", *upload, *dist.glob("*"))
         uploaded = sorted(p.name for p in packages.iterdir())
         assert len(uploaded) == 2, uploaded
         python = fresh_python(tmp_path / "venv")
@@ -226,15 +182,11 @@ def requirement_name(requirement: str) -> str:
 
 
 def environment_yml_drift(conda: list[str], runtime: list[str]) -> list[str]:
-    """How environment.yml's conda dependencies differ from the runtime requirements (none: in step).
-
-    Every runtime requirement needs a conda entry of the same name and the same version bounds,
-    and the conda list holds nothing else but python and pip.
-    """
+    """How environment.yml's conda list differs from the runtime requirements: the same names and
+    bounds, and nothing else but python and pip."""
+    names = [requirement_name(d) for d in conda]
     conda_specs = {
-        requirement_name(d): Requirement(d.replace(" ", "")).specifier
-        for d in conda
-        if requirement_name(d) not in ("python", "pip")
+        n: Requirement(d.replace(" ", "")).specifier for n, d in zip(names, conda) if n not in ("python", "pip")
     }
     problems = []
     for line in runtime:
@@ -281,9 +233,7 @@ def test_cli_list_and_demo_and_module_entry():
         assert "terminated" in row or "truncated" in row
     assert "observation space" in listed
     usage = run(sys.executable, "-m", "gym_suite", "--help").stdout
-    assert (
-        "{list,demo,evaluate,play,record}" in usage
-    )  # the benchmarks and baselines are repository scripts, not commands
+    assert "{list,demo,evaluate,play,record}" in usage  # the benchmarks and baselines are repository scripts
     for script in ("benchmarks/bench.py", "benchmarks/baselines.py", "examples/train_sb3.py", "tools/record_gifs.py"):
         assert (ROOT / "gym-suite" / script).is_file()
     assert not (ROOT / "gym_suite" / "bench.py").exists() and not (ROOT / "gym_suite" / "baselines.py").exists()

@@ -33,13 +33,6 @@ def test_log_lines_off_a_terminal():
     assert "\r" not in log.getvalue()
 
 
-def test_short_work_logs_nothing():
-    log = io.StringIO()
-    with Progress(10, "quick", file=log, interval=3600) as progress:
-        progress.update(10)
-    assert log.getvalue() == ""
-
-
 def test_written_lines_stand_alone_off_a_terminal_and_nothing_when_disabled():
     log = io.StringIO()
     with Progress(100, "bench", "row", file=log, interval=3600) as progress:
@@ -47,6 +40,10 @@ def test_written_lines_stand_alone_off_a_terminal_and_nothing_when_disabled():
         progress.write("  ready  example-v0")
         progress.update(90)
     assert log.getvalue() == "  ready  example-v0\n"  # no count line: the work ended within the interval
+    short = io.StringIO()
+    with Progress(10, "quick", file=short, interval=3600) as progress:
+        progress.update(10)
+    assert short.getvalue() == ""
     quiet = io.StringIO()
     with Progress(100, file=quiet, disable=True) as progress:
         progress.write("hidden")
@@ -107,13 +104,8 @@ def test_duration():
 
 def test_evaluate_command_logs_progress_when_not_a_terminal():
     env = {**os.environ, "GYM_SUITE_PROGRESS_INTERVAL": "0", "OMP_NUM_THREADS": "1"}
-    done = subprocess.run(
-        [sys.executable, "-m", "gym_suite", "evaluate", "example-v0", "--episodes", "120"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-    )
+    command = [sys.executable, "-m", "gym_suite", "evaluate", "example-v0", "--episodes", "120"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stderr
     lines = [line for line in done.stderr.splitlines() if line.startswith("example-v0 random: ")]
     assert lines and all(LINE.match(line) for line in lines), done.stderr

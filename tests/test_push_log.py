@@ -63,6 +63,11 @@ def to_csv(frame: pd.DataFrame, path: Path) -> Path:
     return path
 
 
+def source_kwargs(frame: pd.DataFrame, tmp_path: Path, source: str) -> dict:
+    """The log given to the env as a CSV file or as a data frame."""
+    return {"csv_path": to_csv(frame, tmp_path / "log.csv")} if source == "csv" else {"data": frame}
+
+
 def app_code(log, row: int) -> int:
     return int(log.codes[CATEGORICAL_FIELDS.index("app"), row])
 
@@ -169,26 +174,34 @@ def test_own_vocabularies(small):
 
 
 @pytest.mark.parametrize(
-    "vocabularies, error, match",
+    "kwargs, error, match",
     [
-        ({"user_id": ("a",)}, ValueError, "only the vocabularies of"),
-        ({"day_of_week": ("Lun", "Mar")}, ValueError, "fixed by the schema"),
-        ({"app": ("a", OTHER, "b")}, ValueError, "last entry"),
-        ({"app": ("a", "a")}, ValueError, "more than once"),
-        ({"app": ()}, ValueError, "empty"),
-        ({"app": "com.whatsapp"}, TypeError, "tuple or list"),
-        ({"app": ("a", 3)}, TypeError, "strings"),
-        (["app"], TypeError, "mapping"),
-        ({"day_of_week": 5}, ValueError, r"vocabularies\['day_of_week'\] \(fixed by the schema\)"),
-        ({"significant_contact": None}, ValueError, r"vocabularies\['significant_contact'\] \(fixed by the schema\)"),
-        ({"no_such_field": 5}, ValueError, r"vocabularies\['no_such_field'\]: only the vocabularies of"),
-        ({"app": 5}, TypeError, r"vocabularies\['app'\] must be a tuple or list"),
-        ({"app": None}, TypeError, r"vocabularies\['app'\] must be a tuple or list"),
+        ({"vocabularies": {"user_id": ("a",)}}, ValueError, "only the vocabularies of"),
+        ({"vocabularies": {"day_of_week": ("Lun", "Mar")}}, ValueError, "fixed by the schema"),
+        ({"vocabularies": {"app": ("a", OTHER, "b")}}, ValueError, "last entry"),
+        ({"vocabularies": {"app": ("a", "a")}}, ValueError, "more than once"),
+        ({"vocabularies": {"app": ()}}, ValueError, "empty"),
+        ({"vocabularies": {"app": "com.whatsapp"}}, TypeError, "tuple or list"),
+        ({"vocabularies": {"app": ("a", 3)}}, TypeError, "strings"),
+        ({"vocabularies": ["app"]}, TypeError, "mapping"),
+        ({"vocabularies": {"day_of_week": 5}}, ValueError, r"vocabularies\['day_of_week'\] \(fixed by the schema\)"),
+        ({"vocabularies": {"significant_contact": None}}, ValueError, r"vocabularies\['significant_contact'\] \(fixed by the schema\)"),
+        ({"vocabularies": {"no_such_field": 5}}, ValueError, r"vocabularies\['no_such_field'\]: only the vocabularies of"),
+        ({"vocabularies": {"app": 5}}, TypeError, r"vocabularies\['app'\] must be a tuple or list"),
+        ({"vocabularies": {"app": None}}, TypeError, r"vocabularies\['app'\] must be a tuple or list"),
+        ({"split": "valid"}, ValueError, r"split must be one of \['train', 'test'\]"),
+        ({"split": 1}, TypeError, "split"),
+        ({"test_fraction": 0.0}, ValueError, "strictly between 0 and 1"),
+        ({"test_fraction": 1.0}, ValueError, "strictly between 0 and 1"),
+        ({"test_fraction": float("nan")}, ValueError, "strictly between 0 and 1"),
+        ({"test_fraction": "0.2"}, TypeError, "test_fraction"),
+        ({"test_fraction": True}, TypeError, "test_fraction"),
+        ({"split": "test"}, ValueError, "needs test_fraction"),
     ],
-)
-def test_bad_vocabularies_are_named(small, vocabularies, error, match):
+)  # fmt: skip
+def test_bad_vocabularies_and_split_arguments_are_named(small, kwargs, error, match):
     with pytest.raises(error, match=match):
-        load_log(data=small, vocabularies=vocabularies)
+        load_log(data=small, **kwargs)
 
 
 # ------------------------------------------------------------------------------ the split of a user log
@@ -224,24 +237,6 @@ def test_rows_at_the_cut_off_instant_all_go_to_the_test_part(small):
     frame["timestamp"] = "2024-03-04T08:00:00"
     with pytest.raises(ValueError, match="train part.*empty"):
         load_log(data=frame, test_fraction=0.1)
-
-
-@pytest.mark.parametrize(
-    "kwargs, error, match",
-    [
-        ({"split": "valid"}, ValueError, r"split must be one of \['train', 'test'\]"),
-        ({"split": 1}, TypeError, "split"),
-        ({"test_fraction": 0.0}, ValueError, "strictly between 0 and 1"),
-        ({"test_fraction": 1.0}, ValueError, "strictly between 0 and 1"),
-        ({"test_fraction": float("nan")}, ValueError, "strictly between 0 and 1"),
-        ({"test_fraction": "0.2"}, TypeError, "test_fraction"),
-        ({"test_fraction": True}, TypeError, "test_fraction"),
-        ({"split": "test"}, ValueError, "needs test_fraction"),
-    ],
-)
-def test_bad_split_arguments(small, kwargs, error, match):
-    with pytest.raises(error, match=match):
-        load_log(data=small, **kwargs)
 
 
 def test_bundled_data_is_split_by_file_only():
@@ -281,8 +276,7 @@ def dst_log(small: pd.DataFrame) -> pd.DataFrame:
 def test_mixed_utc_offsets(small, tmp_path, source):
     frame = dst_log(small)
     assert frame["timestamp"].str.endswith("+01:00").any() and frame["timestamp"].str.endswith("+02:00").any()
-    kwargs = {"csv_path": to_csv(frame, tmp_path / "dst.csv")} if source == "csv" else {"data": frame}
-    env = gymnasium.make("gym_suite:push-v0", episode_length=None, **kwargs)
+    env = gymnasium.make("gym_suite:push-v0", episode_length=None, **source_kwargs(frame, tmp_path, source))
     log = env.unwrapped.log
     assert log.utc
     expected = pd.to_datetime(frame["timestamp"], utc=True).dt.tz_localize(None).to_numpy(dtype="datetime64[s]")
@@ -292,12 +286,8 @@ def test_mixed_utc_offsets(small, tmp_path, source):
     assert obs["hour"][0] == np.float32(frame["hour"].iloc[0])  # the log's local hour, as written
     # ordering is by instant: 10:00+05:00 (05:00 UTC) comes before 08:00+00:00
     zones = small.head(4).copy()
-    zones["timestamp"] = [
-        "2024-03-04T10:00:00+05:00",
-        "2024-03-04T08:00:00+00:00",
-        "2024-03-04T01:00:00-06:00",
-        "2024-03-04T06:00:00Z",
-    ]
+    zones["timestamp"] = ["2024-03-04T10:00:00+05:00", "2024-03-04T08:00:00+00:00", "2024-03-04T01:00:00-06:00",
+                          "2024-03-04T06:00:00Z"]  # fmt: skip
     test = load_log(data=zones, split="test", test_fraction=0.25)
     assert test.source_rows.tolist() == [1]
     assert str(test.timestamps[0]) == "2024-03-04T08:00:00"
@@ -307,9 +297,8 @@ def test_mixed_utc_offsets(small, tmp_path, source):
 def test_offset_and_naive_timestamps_mixed_name_the_first_bad_row(small, tmp_path, source):
     frame = dst_log(small)
     frame.loc[7, "timestamp"] = frame.loc[7, "timestamp"][:19]  # the offset dropped
-    kwargs = {"csv_path": to_csv(frame, tmp_path / "mixed.csv")} if source == "csv" else {"data": frame}
     with pytest.raises(ValueError, match=r"'timestamp', row 7.*has no UTC offset.*row 0"):
-        gymnasium.make("gym_suite:push-v0", **kwargs)
+        gymnasium.make("gym_suite:push-v0", **source_kwargs(frame, tmp_path, source))
     naive_first = small.head(20).copy()
     naive_first.loc[3, "timestamp"] = "2024-03-04T05:00:00+01:00"
     with pytest.raises(ValueError, match=r"'timestamp', row 3.*has a UTC offset"):
@@ -567,7 +556,6 @@ def test_a_path_with_a_nul_character_names_csv_path(path):
     ],
 )
 def test_a_bad_argument_beside_a_frame_keeps_the_message_short(small, name, value):
-    """gymnasium.make appends its keyword arguments to a TypeError: a frame of 50 rows' repr is all of them."""
     with pytest.raises((TypeError, ValueError), match=name) as err:
         gymnasium.make("gym_suite:push-v0", data=small.head(50), **{name: value})
     assert len(str(err.value)) < 1000

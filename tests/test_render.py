@@ -1,4 +1,4 @@
-"""Pictures of every registered environment (headless), the GIF recorder, and the benchmark script's output."""
+"""Pictures of every registered environment (headless), the GIF recorder, and the benchmark scripts' output."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ import gym_suite
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "gym-suite" / "benchmarks" / "bench.py"
 RECORD_GIFS = ROOT / "gym-suite" / "tools" / "record_gifs.py"
+STEP_COST = ROOT / "gym-suite" / "benchmarks" / "step_cost.py"
+QUICK_STEP_COST = "--ids example-v0 --num-envs 8 --rounds 1 --steps 50".split()
 
 
 def run_script(*args, timeout=600):
@@ -29,22 +31,23 @@ def run_script(*args, timeout=600):
     return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True, timeout=timeout)
 
 
+def run_ok(*args, timeout=600):
+    done = run_script(*args, timeout=timeout)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
 def _metadata(env_id: str) -> dict:
-    spec = gymnasium.spec(env_id)
-    return gymnasium.envs.registration.load_env_creator(spec.entry_point).metadata
+    return gymnasium.envs.registration.load_env_creator(gymnasium.spec(env_id).entry_point).metadata
 
 
 ANSI_IDS = [env_id for env_id in ALL_IDS if "ansi" in _metadata(env_id)["render_modes"]]
 
 
-@pytest.fixture(params=ALL_IDS)
-def env_id(request):
-    return request.param
-
-
+@pytest.mark.parametrize("env_id", ALL_IDS)
 def test_rgb_array_frames_follow_the_state_and_are_fresh(env_id):
-    """A non-blank H x W x 3 uint8 frame of a size that stays, changing with the state over a few
-    seeded steps; two renders of one state are equal but not one buffer."""
+    """A non-blank H x W x 3 uint8 frame of a fixed size that changes with the state; two renders
+    of one state are equal but not one buffer."""
     env = gymnasium.make(env_id, render_mode="rgb_array")
     env.reset(seed=1)
     env.action_space.seed(1)
@@ -69,39 +72,20 @@ def test_rgb_array_frames_follow_the_state_and_are_fresh(env_id):
 def test_ansi_render_is_text(ansi_id):
     env = gymnasium.make(ansi_id, render_mode="ansi")
     env.reset(seed=0)
-    text = env.render()
-    assert isinstance(text, str) and text.strip()
     env.action_space.seed(0)
-    env.step(env.action_space.sample())
-    text = env.render()
-    assert isinstance(text, str) and text.strip()
-    env.close()
+    texts = [env.render(), env.step(env.action_space.sample()) and env.render()]
+    assert all(isinstance(text, str) and text.strip() for text in texts)
 
 
-# --------------------------------------------------------------------------------------------
 # gym-suite/benchmarks/bench.py: what it writes (behaviour only; the figures themselves are not tested)
-# --------------------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
 def quick_bench(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench")
     json_path, md_path = out / "bench.json", out / "bench.md"
-    done = run_script(
-        BENCH,
-        "--quick",
-        "--steps",
-        "64",
-        "--ids",
-        "example-v0",
-        "--json",
-        json_path,
-        "--markdown",
-        md_path,
-        "--heartpole-venv",
-        out / "no-such-venv",
-    )
-    assert done.returncode == 0, done.stderr
+    run_ok(BENCH, *"--quick --steps 64 --ids example-v0 --json".split(), json_path, "--markdown", md_path,
+           "--heartpole-venv", out / "no-such-venv")  # fmt: skip
     return json.loads(json_path.read_text()), md_path.read_text()
 
 
@@ -123,24 +107,26 @@ def test_bench_json_holds_every_interface_and_targets_as_ratios_of_rows(quick_be
 
 
 def _row(env_id, interface, rate, num_envs=1, note="", reference=False):
-    steps = 1000
-    return {
-        "env_id": env_id,
-        "interface": interface,
-        "num_envs": num_envs,
-        "reference": reference,
-        "note": note,
-        "steps": steps,
-        "seconds": [num_envs * steps / rate] * 3,
-        "status": "ok",
-    }
+    return {"env_id": env_id, "interface": interface, "num_envs": num_envs, "reference": reference, "note": note,
+            "steps": 1000, "seconds": [num_envs * 1000 / rate] * 3, "status": "ok"}  # fmt: skip
+
+
+#: target name's start -> (ratio or None, result or None) that bench.py must find in the made-up run below
+EXPECTED_TARGETS = {
+    "heartpole-v0 via": (40.0 / 10.0, "MISS"),
+    "heartpole-v0 native N=4,096 >= 0.5x": (0.9, None),
+    "heartpole-v0 native N=4,096 >= 20x": (900.0 / 40.0, "PASS"),
+    "heartpole-v0 native N=64 >= 20x SyncVectorEnv": (300.0 / 20.0, "MISS"),
+    "heartpole-v0 native N=4,096 >= 5M": (None, "MISS"),  # 900 env-steps/s
+    "push-v0 native N=4,096 >= 0.5x": (None, "MISS"),
+    "push-v0 native N=4,096 >= 20x": (None, "MISS"),
+    "push-v0 step cost": (2.0, "MISS"),  # cost, not rate: big / small
+}
 
 
 def test_targets_compare_the_right_rows_in_the_right_direction(quick_bench, tmp_path):
     """Rows of a made-up run, re-read with --from-json: every target compares the rows it names."""
-    n = 4096
-    pypi = "heartpole 1.2 (PyPI)"
-    small, big = "1,000-row log", "100,000-row log"
+    n, pypi = 4096, "heartpole 1.2 (PyPI)"
     rows = [
         _row("CartPole-v1", "gymnasium.make", 100.0, reference=True),
         _row("CartPole-v1", "native vector", 1000.0, n, reference=True),
@@ -151,58 +137,30 @@ def test_targets_compare_the_right_rows_in_the_right_direction(quick_bench, tmp_
         _row("heartpole-v0", "native vector", 300.0, 64),  # 15x SyncVectorEnv at N=64: short of 20x
         _row("push-v0", "gymnasium.make", 30.0),
         _row("push-v0", "native vector", 400.0, n),  # 0.4x CartPoleVectorEnv, 13.3x its scalar env
-        _row("push-v0", "gymnasium.make", 30.0, note=small),
-        _row("push-v0", "gymnasium.make", 15.0, note=big),  # twice the step cost with the big log
+        _row("push-v0", "gymnasium.make", 30.0, note="1,000-row log"),
+        _row("push-v0", "gymnasium.make", 15.0, note="100,000-row log"),  # twice the step cost with the big log
     ]
 
     def targets_of(rows, ids):
-        made_up = {**quick_bench[0], "rows": rows, "ids": ids, "targets": []}
         source, out = tmp_path / "in.json", tmp_path / "out.json"
-        source.write_text(json.dumps(made_up))
-        done = run_script(BENCH, "--from-json", source, "--json", out)
-        assert done.returncode == 0, done.stderr
+        source.write_text(json.dumps({**quick_bench[0], "rows": rows, "ids": ids, "targets": []}))
+        run_ok(BENCH, "--from-json", source, "--json", out)
         return json.loads(out.read_text())["targets"]
 
     found = {t["target"]: t for t in targets_of(rows, ["heartpole-v0", "push-v0"])}
     assert not any("example-v0" in name or "target-v0" in name for name in found)  # not selected
-
-    def one(prefix):
+    for prefix, (ratio, result) in EXPECTED_TARGETS.items():
         (target,) = [t for name, t in found.items() if name.startswith(prefix)]
-        return target
-
-    assert one("heartpole-v0 via")["ratio"] == pytest.approx(40.0 / 10.0)
-    assert one("heartpole-v0 via")["result"] == "MISS"
-    assert one("heartpole-v0 native N=4,096 >= 0.5x")["ratio"] == pytest.approx(0.9)
-    assert one("heartpole-v0 native N=4,096 >= 20x")["ratio"] == pytest.approx(900.0 / 40.0)
-    assert one("heartpole-v0 native N=4,096 >= 20x")["result"] == "PASS"
-    assert one("heartpole-v0 native N=64 >= 20x SyncVectorEnv")["ratio"] == pytest.approx(300.0 / 20.0)
-    assert one("heartpole-v0 native N=64 >= 20x SyncVectorEnv")["result"] == "MISS"
-    assert one("heartpole-v0 native N=4,096 >= 5M")["result"] == "MISS"  # 900 env-steps/s
-    assert one("push-v0 native N=4,096 >= 0.5x")["result"] == "MISS"
-    assert one("push-v0 native N=4,096 >= 20x")["result"] == "MISS"
-    assert one("push-v0 step cost")["ratio"] == pytest.approx(2.0)  # cost, not rate: big / small
-    assert one("push-v0 step cost")["result"] == "MISS"
+        assert ratio is None or target["ratio"] == pytest.approx(ratio), prefix
+        assert result is None or target["result"] == result, prefix
     absent = targets_of(rows[:3], ["heartpole-v0"])  # heartpole-v0's own rows are missing
     assert absent and all(t["result"] == "not measured" and t["ratio"] is None for t in absent)
 
 
 def test_a_broken_env_becomes_an_error_row_not_a_crash(tmp_path):
     out = tmp_path / "bench.json"
-    done = run_script(
-        BENCH,
-        "--quick",
-        "--steps",
-        "64",
-        "--ids",
-        "example-v0",
-        "--env-kwargs",
-        "no_such_argument=1",
-        "--json",
-        out,
-        "--heartpole-venv",
-        tmp_path / "no-such-venv",
-    )
-    assert done.returncode == 0, done.stderr
+    run_ok(BENCH, *"--quick --steps 64 --ids example-v0 --env-kwargs no_such_argument=1 --json".split(), out,
+           "--heartpole-venv", tmp_path / "no-such-venv")  # fmt: skip
     rows = json.loads(out.read_text())["rows"]
     suite = [r for r in rows if r["env_id"] == "example-v0"]
     assert suite and all(
@@ -212,47 +170,27 @@ def test_a_broken_env_becomes_an_error_row_not_a_crash(tmp_path):
     assert all(r["status"] == "ok" for r in rows if r["env_id"] == "CartPole-v1")  # the others are timed
 
 
-def _heartpole_venv() -> Path | None:
-    where = Path(os.environ.get("HEARTPOLE12_VENV") or ROOT / ".venv-heartpole12")
-    return where if (where / "bin" / "python").exists() else None
+HEARTPOLE_VENV = Path(os.environ.get("HEARTPOLE12_VENV") or ROOT / ".venv-heartpole12")
 
 
-@pytest.mark.skipif(
-    _heartpole_venv() is None,
-    reason="no heartpole==1.2 venv on this machine (see bench.py --create-heartpole-venv)",
-)
+@pytest.mark.skipif(not (HEARTPOLE_VENV / "bin" / "python").exists(), reason="no heartpole==1.2 venv on this machine")
 def test_heartpole_pypi_row_runs_in_its_own_interpreter(tmp_path):
     out = tmp_path / "bench.json"
-    done = run_script(
-        BENCH,
-        "--quick",
-        "--steps",
-        "200",
-        "--ids",
-        "heartpole-v0",
-        "--json",
-        out,
-        "--heartpole-venv",
-        _heartpole_venv(),
-    )
-    assert done.returncode == 0, done.stderr
+    run_ok(BENCH, *"--quick --steps 200 --ids heartpole-v0 --json".split(), out, "--heartpole-venv", HEARTPOLE_VENV)
     result = json.loads(out.read_text())
     assert result["heartpole_pypi_venv"]["heartpole"] == "1.2"
     (pypi,) = [r for r in result["rows"] if "PyPI" in r["interface"]]
     assert pypi["status"] == "ok" and pypi["steps_per_second"] > 0
 
 
-# --------------------------------------------------------------------------------------------
 # gym-suite/tools/record_gifs.py
-# --------------------------------------------------------------------------------------------
 
 LAST_FRAME_HOLD = 4  # the recorder shows the last frame this many frame times
 
 
 def test_record_gifs_writes_an_animation_of_the_episode(tmp_path):
     image = pytest.importorskip("PIL.Image")
-    done = run_script(RECORD_GIFS, "--out", tmp_path, "--ids", "example-v0", "--min-frames", "6", "--max-frames", "8")
-    assert done.returncode == 0, done.stderr
+    done = run_ok(RECORD_GIFS, "--out", tmp_path, *"--ids example-v0 --min-frames 6 --max-frames 8".split())
     found = re.search(r"(\d+) frames of (\d+)x(\d+) at ([\d.]+) fps", done.stdout)
     assert found, done.stdout
     frames, fps = int(found[1]), float(found[4])
@@ -264,29 +202,23 @@ def test_record_gifs_writes_an_animation_of_the_episode(tmp_path):
         for index in range(gif.n_frames):  # Pillow may merge equal neighbours, adding their durations
             gif.seek(index)
             total_ms += gif.info["duration"]
-    frame_ms = round(1000 / fps)
-    assert total_ms == frame_ms * (frames - 1 + LAST_FRAME_HOLD)
+    assert total_ms == round(1000 / fps) * (frames - 1 + LAST_FRAME_HOLD)
 
 
 def test_record_gifs_plays_the_heuristic_from_the_seed(tmp_path):
     """The GIF shows the seeded heuristic episode: its return is the one gym_suite.evaluate scores."""
     pytest.importorskip("PIL.Image")
-    done = run_script(
-        RECORD_GIFS, "--out", tmp_path, "--ids", "target-v0", "--seed", "3", "--min-frames", "1", "--max-frames", "200"
-    )
-    assert done.returncode == 0, done.stderr
+    args = "--ids target-v0 --seed 3 --min-frames 1 --max-frames 200".split()
+    done = run_ok(RECORD_GIFS, "--out", tmp_path, *args)
     expected = gym_suite.evaluate("target-v0", "heuristic", episodes=1, seed=3)
     assert f"one episode of {expected.lengths[0]} steps, return {expected.returns[0]:.2f}" in done.stdout
 
 
-# --------------------------------------------------------------------------------------------
 # Labelled pictures: the bitmap font and the heartpole dashboard
-# --------------------------------------------------------------------------------------------
 
 
 def find_text(frame: np.ndarray, text: str, colour) -> list[tuple[int, int]]:
-    """Top-left corners ``(x, y)`` where ``text`` is drawn in ``colour``, exactly (every lit pixel of
-    the font, and no pixel of that colour in between)."""
+    """Top-left corners ``(x, y)`` where ``text`` is drawn exactly in ``colour``."""
     from numpy.lib.stride_tricks import sliding_window_view
 
     from gym_suite.envs._draw import text_mask
@@ -295,8 +227,7 @@ def find_text(frame: np.ndarray, text: str, colour) -> list[tuple[int, int]]:
     inked = np.all(frame == np.asarray(colour, dtype=np.uint8), axis=2)
     if inked.shape[0] < mask.shape[0] or inked.shape[1] < mask.shape[1]:
         return []
-    windows = sliding_window_view(inked, mask.shape)
-    ys, xs = np.nonzero(np.all(windows == mask, axis=(2, 3)))
+    ys, xs = np.nonzero(np.all(sliding_window_view(inked, mask.shape) == mask, axis=(2, 3)))
     return list(zip(xs.tolist(), ys.tolist()))
 
 
@@ -307,12 +238,10 @@ def test_heartpole_dashboard_names_and_values_on_the_bars(heartpole_id):
     env = gymnasium.make(heartpole_id, render_mode="rgb_array")
     env.reset(seed=0)
     for _ in range(3):
-        obs, *_ = env.step(1)  # coffee
+        env.step(1)  # coffee
     frame = env.render()
-    env.close()
-    state = env.unwrapped.state
     label_rows = []
-    for name, value in zip(STATE_NAMES, state):
+    for name, value in zip(STATE_NAMES, env.unwrapped.state):
         (name_at,) = find_text(frame, name, TEXT_RGB)
         beside = [
             (x, y) for x, y in find_text(frame, value_text(value), TEXT_RGB) if y == name_at[1] and x > name_at[0]
@@ -331,104 +260,70 @@ def test_heartpole_dashboard_says_heart_attack():
 
     frame = rgb_dashboard((0.5, 3.0, 0.0, 4.0, 100.0, -1234.5), 2, True)
     assert len(find_text(frame, "HEART ATTACK", ATTACK_RGB)) == 1
-    assert value_text(-1234.5) == "-1,234" or value_text(-1234.5) == "-1,235"
+    assert value_text(-1234.5) in ("-1,234", "-1,235")
     assert value_text(0.1234) == "0.123" and value_text(12.34) == "12.3"
 
 
-# --------------------------------------------------------------------------------------------
-# Text rendering in human mode: each frame printed once
-# --------------------------------------------------------------------------------------------
-
-# the target envs' human mode is a window
-TEXT_HUMAN_IDS = [env_id for env_id in ANSI_IDS if not env_id.startswith("target-")]
-
-
-@pytest.mark.parametrize("text_id", TEXT_HUMAN_IDS)
+@pytest.mark.parametrize("text_id", [i for i in ANSI_IDS if not i.startswith("target-")])  # target's human: a window
 def test_human_text_render_prints_each_frame_once(text_id, capsys):
-    """As the tutorials do, call ``render()`` after every step: each state is printed once, not twice.
-
-    In human mode the env draws the frame itself in ``reset`` and ``step`` (the Gymnasium
-    convention); a ``render()`` call that follows must not print the same frame again.
-    """
-    ansi = gymnasium.make(text_id, render_mode="ansi")
-    human = gymnasium.make(text_id, render_mode="human")
-    expected = []
-    for env in (ansi, human):
+    """Human mode prints each frame in reset and step; a render() call after each must not print it again."""
+    frames_of = {}
+    for mode in ("ansi", "human"):
+        env = gymnasium.make(text_id, render_mode=mode)
         env.reset(seed=0)
-        if env is ansi:
-            expected.append(env.render())
-        else:
-            env.render()
         env.action_space.seed(0)
+        frames = [env.render()]
         for _ in range(5):
-            _, _, terminated, truncated, _ = env.step(env.action_space.sample())
-            if env is ansi:
-                expected.append(env.render())
-            else:
-                env.render()
-            if terminated or truncated:
+            done = any(env.step(env.action_space.sample())[2:4])
+            frames.append(env.render())
+            if done:
                 break
+        frames_of[mode] = frames
         env.close()
-    printed = capsys.readouterr().out
-    assert printed == "".join(expected), (
-        f"{text_id} in human mode printed {printed.count(chr(10))} lines for {len(expected)} frames of "
-        f"{''.join(expected).count(chr(10))} lines when render() was called after reset() and every step; "
-        "expected each frame once"
-    )
+    assert capsys.readouterr().out == "".join(frames_of["ansi"])
 
 
-STEP_COST = ROOT / "gym-suite" / "benchmarks" / "step_cost.py"
+# gym-suite/benchmarks/step_cost.py
+
+
+def step_cost_rows(stdout: str, prefix: str = "|") -> list[list[str]]:
+    return [[c.strip() for c in line.strip("|").split("|")] for line in stdout.splitlines() if line.startswith(prefix)]
 
 
 def test_step_cost_compares_several_checkouts_in_one_table():
-    """step_cost.py with two ``--against``: a column of µs and a speed ratio per checkout, and the
-    ratio to CartPole; an id a checkout does not have is nan, and a folder without the package is
-    refused by name."""
-    done = run_script(
-        STEP_COST, "--against", ROOT, "--against", ROOT, "--ids", "example-v0", "--num-envs", "8",
-        "--rounds", "1", "--steps", "50", timeout=300,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    lines = [line for line in done.stdout.splitlines() if line.startswith("|")]
-    header = [cell.strip() for cell in lines[0].strip("|").split("|")]
+    """Two ``--against``: a column of µs and a speed ratio per checkout, and the ratio to CartPole; a
+    folder without the package is refused by name."""
+    done = run_ok(STEP_COST, "--against", ROOT, "--against", ROOT, *QUICK_STEP_COST, timeout=300)
+    header, _, *lines = step_cost_rows(done.stdout)
     assert header[:4] == ["id", "interface", "N", "this (µs)"]
     assert sum(cell.startswith("speed vs ") for cell in header) == 2 and header[-1] == "vs CartPole"
-    rows = {tuple(cell.strip() for cell in line.strip("|").split("|"))[:3] for line in lines[2:]}
-    assert rows == {("example-v0", "make", "1"), ("example-v0", "native", "8"), ("CartPole-v1", "make", "1"),
-                    ("CartPole-v1", "native", "8")}  # fmt: skip
+    assert {tuple(line[:3]) for line in lines} == {("example-v0", "make", "1"), ("example-v0", "native", "8"),
+                                                   ("CartPole-v1", "make", "1"), ("CartPole-v1", "native", "8")}  # fmt: skip
     refused = run_script(STEP_COST, "--against", ROOT / "docs", "--rounds", "1")
     assert refused.returncode == 2 and "no gym_suite package there" in refused.stderr
 
 
 def test_step_cost_jax_rows_are_held_to_cartpoles_native_vector_env(tmp_path):
-    """step_cost.py --jax adds the JAX vector env through Gymnasium's API (jax-vector) and its
-    compiled rollout (jax-scan) at each size, each compared with CartPole-v1's native vector env of
-    that size, in the script's table and on the Bench page; the default run has neither."""
+    """--jax adds jax-vector and jax-scan rows, each compared with CartPole-v1's native vector env of
+    that size, in the script's table and on the Bench page."""
     pytest.importorskip("gym_suite.jax")
     step_json = tmp_path / "step.json"
-    done = run_script(
-        STEP_COST, "--ids", "example-v0", "--num-envs", "8", "--rounds", "1", "--steps", "50", "--jax",
-        "--json", step_json, timeout=600,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    done = run_ok(STEP_COST, *QUICK_STEP_COST, "--jax", "--json", step_json)
     seconds = json.loads(step_json.read_text())["seconds"][0]
     assert {"example-v0|jax-vector|8", "example-v0|jax-scan|8", "CartPole-v1|native|8"} <= seconds.keys()
     assert not any(key.startswith("CartPole-v1|jax") for key in seconds)
     cartpole = seconds["CartPole-v1|native|8"][0]
-    lines = [line for line in done.stdout.splitlines() if line.startswith("| example-v0 ")]
-    ratios = {cells[1]: cells[-1] for cells in ([c.strip() for c in line.strip("|").split("|")] for line in lines)}
+    ratios = {cells[1]: cells[-1] for cells in step_cost_rows(done.stdout, "| example-v0 ")}
     for how in ("jax-vector", "jax-scan"):
         assert ratios[how] == f"{cartpole / seconds[f'example-v0|{how}|8'][0]:.2f}", ratios
     bench_json, md = tmp_path / "bench.json", tmp_path / "bench.md"
     bench_json.write_text((ROOT / "docs" / "bench.json").read_text())
-    done = run_script(BENCH, "--from-json", bench_json, "--step-cost", step_json, "--markdown", md)
-    assert done.returncode == 0, done.stderr
+    run_ok(BENCH, "--from-json", bench_json, "--step-cost", step_json, "--markdown", md)
     row = next(line for line in md.read_text().splitlines() if line.startswith("| example-v0") and "jax-scan" in line)
     assert f"{cartpole / seconds['example-v0|jax-scan|8'][0]:.2f}x" in row
 
 
 def test_step_cost_jax_without_jax_is_left_out_with_a_note(monkeypatch, capsys):
-    """Without JAX installed, --jax says so (and how to install it) and the table has the numpy rows alone."""
     monkeypatch.syspath_prepend(str(STEP_COST.parent))
     spec = importlib.util.spec_from_file_location("step_cost_under_test", STEP_COST)
     step_cost = importlib.util.module_from_spec(spec)
@@ -437,34 +332,25 @@ def test_step_cost_jax_without_jax_is_left_out_with_a_note(monkeypatch, capsys):
     monkeypatch.setattr(
         step_cost.importlib.util, "find_spec", lambda name, *a: None if name == "jax" else find_spec(name, *a)
     )
-    assert step_cost.main(["--ids", "example-v0", "--num-envs", "8", "--rounds", "1", "--steps", "50", "--jax"]) == 0
+    assert step_cost.main([*QUICK_STEP_COST, "--jax"]) == 0
     out, err = capsys.readouterr()
     assert "JAX is not installed" in err and 'pip install "gym-suite[jax]"' in err
-    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in out.splitlines() if line.startswith("| ")]
-    assert {row[1] for row in rows[2:]} == {"make", "native"}
+    assert {row[1] for row in step_cost_rows(out, "| ")[2:]} == {"make", "native"}
 
 
 def test_step_cost_json_becomes_a_table_of_its_cpu_family_on_the_bench_page(tmp_path):
-    """step_cost.py --json records the processor, date and versions; bench.py --step-cost puts it on
-    the page as that CPU family's table (a later file of the same family replaces it), with the
-    aims judged on the fastest rounds."""
+    """--json records the processor, date and versions; bench.py --step-cost puts it on the page as
+    that CPU family's table (a later file of the same family replaces it)."""
     step_json = tmp_path / "step.json"
-    done = run_script(
-        STEP_COST, "--ids", "example-v0", "--num-envs", "8", "--rounds", "1", "--steps", "50", "--json", step_json,
-        timeout=300,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    run_ok(STEP_COST, *QUICK_STEP_COST, "--json", step_json, timeout=300)
     found = json.loads(step_json.read_text())
     assert found["machine"]["cpu"] and "numpy" in found["machine"]["versions"] and found["date"]
     assert "example-v0|native|8" in found["seconds"][0] and "CartPole-v1|make|1" in found["seconds"][0]
     bench_json, md = tmp_path / "bench.json", tmp_path / "bench.md"
     bench_json.write_text((ROOT / "docs" / "bench.json").read_text())
     for _ in range(2):  # twice: still one table for the family
-        done = run_script(
-            BENCH, "--from-json", bench_json, "--step-cost", step_json, "--json", bench_json, "--markdown", md
-        )
-        assert done.returncode == 0, done.stderr
-    page = md.read_text()
+        run_ok(BENCH, "--from-json", bench_json, "--step-cost", step_json, "--json", bench_json, "--markdown", md)
     machine = found["machine"]
     heading = f"## Paired CPU time a step: {machine['cpu']} ({machine.get('cpu_family') or 'family not recorded'})"
+    page = md.read_text()
     assert page.count(heading + "\n") == 1 and "| example-v0 " in page

@@ -29,8 +29,7 @@ def heuristic_returns(env_id: str) -> np.ndarray:
 
 
 def test_the_packaged_table_is_docs_baselines_csv():
-    """gym_suite/data/baselines.csv (package data: a node scores without the repository) holds
-    docs/baselines.csv's numbers; gym-suite/benchmarks/baselines.py writes both."""
+    """gym_suite/data/baselines.csv (package data) holds docs/baselines.csv's numbers."""
     packaged = (ROOT / "gym_suite" / "data" / "baselines.csv").read_text(encoding="utf-8")
     assert packaged == reference_table_text((ROOT / "docs" / "baselines.csv").read_text(encoding="utf-8")), (
         "gym_suite/data/baselines.csv is out of date: python gym-suite/benchmarks/baselines.py --summarize writes it"
@@ -50,8 +49,7 @@ def test_the_heuristics_returns_land_on_the_tables_heuristic_row(env_id):
 
 
 def test_a_policy_is_played_on_the_tables_episodes_and_paired_with_the_heuristic():
-    """push-v1's table plays the held-out test log: the policy is evaluated there, and the
-    heuristic on the same episodes, so its paired difference with itself is exactly 0."""
+    """push-v1's table plays the held-out test log: the heuristic paired with itself differs by exactly 0."""
     result = gym_suite.score("push-v1", "heuristic")
     assert isinstance(result, Score) and result.episodes == 1000
     assert result.normalized == pytest.approx(float(table_row("push-v1", "heuristic")["normalized"]), abs=1e-4)
@@ -86,8 +84,6 @@ def test_returns_at_the_optimum_score_one():
     [("heartpole-v1", "grid DP"), ("heartpole-v0", "grid DP"), ("push-v1", "oracle"), ("target-v1", "optimum")],
 )
 def test_the_top_of_the_scale_is_named_by_the_tables_reference(env_id, label):
-    """heartpole's top is the grid DP (the best policy known) and push-v1's an oracle: neither is
-    printed as an optimum; target-v1's earliest intercept is one."""
     top = float(table_row(env_id, "optimum")["iqm"])
     result = gym_suite.score(env_id, np.full(table_episodes(env_id), top), paired=False)
     assert result.top_label == label

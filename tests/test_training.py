@@ -52,21 +52,14 @@ def untrained_ppo(env_id: str):
     return PPO(policy, env, n_steps=64, batch_size=32, seed=0, device="cpu")
 
 
-# --------------------------------------------------------------------------------------------
-# Trained agents beat random
-# --------------------------------------------------------------------------------------------
-
-
 @pytest.mark.slow
 def test_sb3_ppo_on_example_beats_random():
     model = sb3.train_sb3("example-v0", "ppo", steps=8_192, seed=0)
     assert model.num_timesteps >= 8_192
     policy = sb3.SB3Policy(model, name="sb3-ppo")
-    episodes = 300
-    trained = gym_suite.evaluate("example-v0", policy, episodes=episodes, seed=0)
-    random = gym_suite.evaluate("example-v0", "random", episodes=episodes, seed=0)
-    heuristic = gym_suite.evaluate("example-v0", "heuristic", episodes=episodes, seed=0)
-    assert_clearly_better(trained, random, heuristic)
+    assert_clearly_better(
+        *(gym_suite.evaluate("example-v0", p, episodes=300, seed=0) for p in (policy, "random", "heuristic"))
+    )
 
 
 @pytest.mark.slow
@@ -74,21 +67,12 @@ def test_sb3_dqn_on_heartpole_beats_random():
     steps = recipes.recipe_budget("heartpole-v0", "sb3-dqn")  # the recipe of the baselines table
     model = sb3.train_sb3("heartpole-v0", "dqn", steps=steps, seed=0)
     policy = sb3.SB3Policy(model, name="sb3-dqn")
-    episodes = 60
-    trained = gym_suite.evaluate("heartpole-v0", policy, episodes=episodes, seed=0, n_jobs=-1)
-    random = gym_suite.evaluate("heartpole-v0", "random", episodes=episodes, seed=0, n_jobs=-1)
-    heuristic = gym_suite.evaluate("heartpole-v0", "heuristic", episodes=episodes, seed=0, n_jobs=-1)
-    assert_clearly_better(trained, random, heuristic)
-
-
-# --------------------------------------------------------------------------------------------
-# The greedy policy wrapper and evaluation
-# --------------------------------------------------------------------------------------------
+    policies = (policy, "random", "heuristic")
+    assert_clearly_better(*(gym_suite.evaluate("heartpole-v0", p, episodes=60, seed=0, n_jobs=-1) for p in policies))
 
 
 @pytest.mark.parametrize("env_id", ALL_IDS)
 def test_sb3_policy_acts_validly_batched_or_not(env_id):
-    """Every observation space (Dict included) and action space (Box included) goes through."""
     policy = sb3.SB3Policy(untrained_ppo(env_id))
     env = gymnasium.make(env_id)
     observations = [env.reset(seed=s)[0] for s in range(6)]
@@ -133,7 +117,7 @@ def test_dqn_refuses_a_continuous_action_space():
 
 
 def test_saved_model_with_normalization_acts_the_same_after_loading(tmp_path, monkeypatch):
-    """The VecNormalize statistics travel with the model (saved next to it, applied on load)."""
+    """The VecNormalize statistics are saved next to the model and applied on load."""
     env_id = "heartpole-v0" if "heartpole-v0" in ALL_IDS else ALL_IDS[0]
     recipe = recipes.Recipe(
         n_envs=2,
@@ -157,63 +141,37 @@ def test_saved_model_with_normalization_acts_the_same_after_loading(tmp_path, mo
     assert not np.allclose(before.normalizer.normalize_obs(np.stack(observations)), np.stack(observations))
 
 
-# --------------------------------------------------------------------------------------------
-# The scripts that train: run as a user runs them
-# --------------------------------------------------------------------------------------------
-
-
 @pytest.mark.slow
 def test_train_sb3_script_saves_loads_and_evaluates(tmp_path):
     out = tmp_path / "models" / "walk"
-    first = run_script(
-        TRAIN_SB3,
-        "example-v0",
-        "--steps",
-        "2048",
-        "--out",
-        out,
-        "--eval",
-        "20",
-        "--jobs",
-        "1",
-        "--env-kwargs",
-        "rt_max=12",
-        timeout=300,
-    )
+    common = "--eval 20 --jobs 1 --env-kwargs rt_max=12".split()
+    first = run_script(TRAIN_SB3, "example-v0", "--steps", "2048", "--out", out, *common, timeout=300)
     assert first.returncode == 0, first.stderr
     assert (tmp_path / "models" / "walk.zip").is_file()
     assert "example-v0 random: return" in first.stdout and "example-v0 sb3-ppo: return" in first.stdout
-    again = run_script(
-        TRAIN_SB3, "example-v0", "--load", out, "--eval", "20", "--jobs", "1", "--env-kwargs", "rt_max=12", timeout=300
-    )
+    again = run_script(TRAIN_SB3, "example-v0", "--load", out, *common, timeout=300)
     assert again.returncode == 0, again.stderr
     trained_line = [line for line in first.stdout.splitlines() if "sb3-ppo: return" in line]
     assert trained_line and trained_line[0] in again.stdout  # the loaded agent plays the same episodes
 
 
-def test_train_sb3_script_rejects_a_bad_env_argument():
-    done = run_script(TRAIN_SB3, "example-v0", "--steps", "64", "--env-kwargs", "no_such_argument=1")
-    assert done.returncode == 2 and "usage:" in done.stderr and "Traceback" not in done.stderr
-
-
-# --------------------------------------------------------------------------------------------
-# Training wrappers and recipes
-# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("args", [("--env-kwargs", "no_such_argument=1"), ("--vec-env", "subproc")])
+def test_train_sb3_script_rejects_a_bad_argument(args):
+    done = run_script(TRAIN_SB3, "example-v0", "--steps", "64", *args)
+    assert done.returncode == 2 and "usage:" in done.stderr and args[0] in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_heartpole_v0_ppo_trains_on_the_envs_own_expected_cost_and_keeps_the_expected_return():
-    # the heartpole-v0 recipe trains PPO on the heart attacks' expected cost, which the env
-    # charges itself (expected_cost=True): the same dynamics, the same expected return, far less noise
+    # the recipe trains PPO on the env's expected_cost=True: the same dynamics and expected return, less noise
     assert recipes.training_env_kwargs("heartpole-v0", "ppo") == {"expected_cost": True}
     assert recipes.training_env_kwargs("heartpole-v0", "dqn") == {}  # DQN keeps the drawn attacks
     assert recipes.training_env_kwargs("heartpole-v0", "ppo", {"expected_cost": False}) == {"expected_cost": False}
     kwargs = recipes.training_env_kwargs("heartpole-v0", "ppo")
     drawn_returns, expected_returns, attacks, chances = [], [], 0, 0.0
     for seed in range(30):
-        plain = gymnasium.make("heartpole-v0")
-        trained_on = gymnasium.make("heartpole-v0", **kwargs)
-        plain.reset(seed=seed)
-        trained_on.reset(seed=seed)
+        plain, trained_on = gymnasium.make("heartpole-v0"), gymnasium.make("heartpole-v0", **kwargs)
+        plain.reset(seed=seed), trained_on.reset(seed=seed)
         drawn = expected = 0.0
         for _ in range(300):
             obs, reward, _, _, info = plain.step(1)  # always coffee: attacks are frequent
@@ -255,14 +213,8 @@ def test_the_training_reward_stream_is_the_one_the_deprecated_expected_penalty_g
     recipe = recipes.recipe_for("heartpole-v0")
     transforms = {"reward_scale": recipe.reward_scale["ppo"], "reward_offset": recipe.reward_offset["ppo"]}
     limit = {"max_episode_steps": 300}
-    now = sb3.make_sb3_env(
-        "heartpole-v0",
-        2,
-        5,
-        {**limit, **recipes.training_env_kwargs("heartpole-v0", "ppo")},
-        vec_env=vec_env,
-        **transforms,
-    )
+    kwargs = {**limit, **recipes.training_env_kwargs("heartpole-v0", "ppo")}
+    now = sb3.make_sb3_env("heartpole-v0", 2, 5, kwargs, vec_env=vec_env, **transforms)
     with pytest.warns(DeprecationWarning, match="expected_cost=True"):
         penalty = recipes.ExpectedPenalty("heart_attack", "heart_attack_probability", 100.0)
     before = sb3.make_sb3_env("heartpole-v0", 2, 5, limit, expected_penalty=penalty, vec_env=vec_env, **transforms)
@@ -301,11 +253,6 @@ def test_recipes_cover_every_trained_agent():
         recipes.recipe_budget("example-v0", "ppo")
     with pytest.raises(ValueError, match="unknown algorithm"):
         recipes.sb3_settings("example-v0", "a2c")
-
-
-# --------------------------------------------------------------------------------------------
-# The tutorials' flows: HeartPole's SB3 DQN with the legacy gym, and the renamed arguments
-# --------------------------------------------------------------------------------------------
 
 
 SB3_PAGE = ROOT / "docs" / "training" / "sb3.md"
@@ -353,11 +300,6 @@ def test_tutorial_argument_names_point_to_the_suite_names():
     assert gymnasium.make("target-v0", size=50).unwrapped.size == 50  # what the hint says works
 
 
-def test_sb3_scripts_reject_an_unknown_vec_env():
-    done = run_script(TRAIN_SB3, "example-v0", "--steps", "64", "--vec-env", "subproc")
-    assert done.returncode == 2 and "--vec-env" in done.stderr and "Traceback" not in done.stderr
-
-
 def test_heartpole_v1_sb3_and_jax_ppo_share_the_recipe():
     # the baselines table compares them side by side: the same discounting, end of episode,
     # updates and budget (the network and the reward scale differ, for rejax's value clipping)
@@ -383,11 +325,10 @@ def test_train_sb3_ends_truncated_episodes_as_the_recipe_says():
             env = getattr(env, "venv", None)
         return found
 
-    model = sb3.train_sb3("heartpole-v1", "ppo", 64, n_envs=1, overrides={"n_steps": 64, "batch_size": 64})
+    def train(env_id, **kwargs):
+        return sb3.train_sb3(env_id, "ppo", 64, n_envs=1, overrides={"n_steps": 64, "batch_size": 64}, **kwargs)
+
+    model = train("heartpole-v1")
     assert TruncationIsTerminal in layers(model) and model.gamma == 1.0
-    model = sb3.train_sb3(
-        "heartpole-v1", "ppo", 64, n_envs=1, overrides={"n_steps": 64, "batch_size": 64}, truncation_is_terminal=False
-    )
-    assert TruncationIsTerminal not in layers(model)
-    model = sb3.train_sb3("heartpole-v0", "ppo", 64, n_envs=1, overrides={"n_steps": 64, "batch_size": 64})
-    assert TruncationIsTerminal not in layers(model)
+    assert TruncationIsTerminal not in layers(train("heartpole-v1", truncation_is_terminal=False))
+    assert TruncationIsTerminal not in layers(train("heartpole-v0"))

@@ -94,34 +94,24 @@ def test_bad_settings_raise_value_error_naming_them(kwargs, message):
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "message"),
+    ("env_id", "kwargs", "error", "message"),
     [
-        ({"env_id": "nope-v0"}, "env_id must be one of"),
-        ({"env_id": "example-v0", "seed": -1}, "seed must be"),
-        ({"env_id": "example-v0", "num_seeds": 0}, "num_seeds must be"),
-        ({"env_id": "example-v0", "total_timesteps": 0}, "total_timesteps must be"),
-        ({"env_id": "example-v0", "num_seeds": 4097}, "num_seeds must be an integer in 1..4,096"),
-        ({"env_id": "example-v0", "total_timesteps": 2**31 - 100}, "rounds up to"),
+        ("nope-v0", {}, ValueError, "env_id must be one of"),
+        ("example-v0", {"seed": -1}, ValueError, "seed must be"),
+        ("example-v0", {"num_seeds": 0}, ValueError, "num_seeds must be"),
+        ("example-v0", {"total_timesteps": 0}, ValueError, "total_timesteps must be"),
+        ("example-v0", {"num_seeds": 4097}, ValueError, "num_seeds must be an integer in 1..4,096"),
+        ("example-v0", {"total_timesteps": 2**31 - 100}, ValueError, "rounds up to"),
+        ("example-v0", {"learning_rat": 1e-3}, TypeError,
+         r"unknown setting\(s\) \['learning_rat'\]; the settings are \['agent_kwargs'"),
+        ("example-v0", {"gamma_": 0.9}, TypeError, "unknown setting"),
+        ("example-v0", {"expected_penalty": None}, TypeError, "expected_cost"),
+        ("example-v0", {"agent_kwargs": {"width": 3}}, TypeError, r"unknown agent_kwargs key\(s\) \['width'\]"),
     ],
-)
-def test_train_ppo_checks_its_arguments_before_compiling(kwargs, message):
-    env_id = kwargs.pop("env_id")
-    with pytest.raises(ValueError, match=message):
+)  # fmt: skip
+def test_train_ppo_checks_its_arguments_before_compiling(env_id, kwargs, error, message):
+    with pytest.raises(error, match=message):
         train_ppo(env_id, progress=False, **kwargs)
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "message"),
-    [
-        ({"learning_rat": 1e-3}, r"unknown setting\(s\) \['learning_rat'\]; the settings are \['agent_kwargs'"),
-        ({"gamma_": 0.9}, "unknown setting"),
-        ({"expected_penalty": None}, "expected_cost"),
-        ({"agent_kwargs": {"width": 3}}, r"unknown agent_kwargs key\(s\) \['width'\]"),
-    ],
-)
-def test_unknown_settings_are_type_errors_listing_the_settings(kwargs, message):
-    with pytest.raises(TypeError, match=message):
-        train_ppo("example-v0", progress=False, **kwargs)
 
 
 # Values each kind of setting refuses (drawn by the property test below), and ones it takes.
@@ -168,8 +158,7 @@ _BAD = {
 @given(st.sampled_from(sorted(_BAD)), st.data())
 @settings(max_examples=60, deadline=None)
 def test_every_setting_is_checked_by_name(name, data):
-    """A value of the wrong kind is a TypeError, one out of range a ValueError, both naming the
-    setting in a short message; the settings' checks import nothing (no JAX, nothing compiled)."""
+    """A value of the wrong kind is a TypeError, one out of range a ValueError, each naming the setting."""
     wrong_kinds, out_of_range, taken = _BAD[name]
     assert ppo_settings("example-v0", **{name: data.draw(taken)})[name] is not None
     kind = data.draw(st.sampled_from([TypeError, ValueError] if not out_of_range.is_empty else [TypeError]))
@@ -224,8 +213,7 @@ print("ok", len(CASES))
 
 
 def test_bad_settings_raise_before_jax_is_imported():
-    """Nothing compiles (nor imports JAX) before every argument and setting has passed its check:
-    the issue's cases, in a fresh interpreter, leave jax, rejax, gymnax, flax and optax unimported."""
+    """In a fresh interpreter, refusing each case leaves jax, rejax, gymnax, flax and optax unimported."""
     done = subprocess.run([sys.executable, "-c", _NOTHING_IMPORTED], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stdout.startswith("ok 21"), done.stderr[-2000:]
 
@@ -286,53 +274,19 @@ def test_the_jax_vs_sb3_benchmark_reports_the_ratios_and_draws_the_curves(tmp_pa
     def points(seconds, means):
         return [{"steps": 1000 * i, "seconds": s, "mean": m} for i, (s, m) in enumerate(zip(seconds, means))]
 
+    load = "1.00/1.00/1.00"
     out = {
-        "id": "heartpole-v1",
-        "budget": 2000,
-        "target": 450.0,
-        "seeds": [0, 1],
-        "episodes": 1000,
-        "curve_episodes": 100,
-        "sb3_overrides": {"gamma": 1.0},
-        "sb3_truncation_is_terminal": True,
-        "load_start": "1.00/1.00/1.00",
-        "load_after_training": "1.00/1.00/1.00",
-        "load_end": "1.00/1.00/1.00",
-        "wall_seconds": 60.0,
-        "date": "2026-01-01T00:00:00+0000",
+        "id": "heartpole-v1", "budget": 2000, "target": 450.0, "seeds": [0, 1], "episodes": 1000, "curve_episodes": 100,
+        "sb3_overrides": {"gamma": 1.0}, "sb3_truncation_is_terminal": True, "load_start": load,
+        "load_after_training": load, "load_end": load, "wall_seconds": 60.0, "date": "2026-01-01T00:00:00+0000",
         "machine": "x86_64 (2 cores)",
-        "jax": [
-            {
-                "seed": s,
-                "steps": 2000,
-                "compile": 10.0,
-                "train": 10.0,
-                "wall": 20.0,
-                "final": (451.0, 10.0),
-                "points": points([10.0, 14.0, 20.0], [-50.0, 452.0, 451.0]),
-            }
-            for s in (0, 1)
-        ],
-        "sb3": [
-            {
-                "seed": s,
-                "steps": 2000,
-                "wall": 200.0,
-                "final": (450.5, 11.0),
-                "points": points([0.0, 100.0, 200.0], [-50.0, 300.0, 450.5]),
-            }
-            for s in (0, 1)
-        ],
-        "jax_vmapped": {
-            "seeds": list(range(8)),
-            "steps": 2000,
-            "compile": 12.0,
-            "train": 68.0,
-            "wall": 80.0,
-            "load": "1.00/1.00/1.00",
-            "finals": [449.0, 455.0],
-        },
-    }
+        "jax": [{"seed": s, "steps": 2000, "compile": 10.0, "train": 10.0, "wall": 20.0, "final": (451.0, 10.0),
+                 "points": points([10.0, 14.0, 20.0], [-50.0, 452.0, 451.0])} for s in (0, 1)],
+        "sb3": [{"seed": s, "steps": 2000, "wall": 200.0, "final": (450.5, 11.0),
+                 "points": points([0.0, 100.0, 200.0], [-50.0, 300.0, 450.5])} for s in (0, 1)],
+        "jax_vmapped": {"seeds": list(range(8)), "steps": 2000, "compile": 12.0, "train": 68.0, "wall": 80.0,
+                        "load": load, "finals": [449.0, 455.0]},
+    }  # fmt: skip
     text = bench.report(out)
     assert "SB3 / JAX = 10.0x" in text  # the whole budget: 200 s against 20 s
     assert "JAX 14.0 s (2/2 seeds), SB3 200.0 s (2/2 seeds): SB3 / JAX = 14.3x" in text  # to the target
@@ -359,16 +313,8 @@ def test_progress_is_reported_at_each_evaluation_between_the_compiled_programs(m
 # --------------------------------------------------------------------------------------------
 
 #: target-v1's recipe cut to a few small updates (the draw's tests check the wiring, not learning)
-_TINY = {
-    "num_envs": 4,
-    "num_steps": 64,
-    "num_minibatches": 4,
-    "num_epochs": 2,
-    "eval_episodes": 0,
-    "eval_points": 1,
-    "total_timesteps": 512,
-    "progress": False,
-}
+_TINY = dict(num_envs=4, num_steps=64, num_minibatches=4, num_epochs=2, eval_episodes=0, eval_points=1,
+             total_timesteps=512, progress=False)  # fmt: skip
 
 
 def _uniform_speed(key, params):
@@ -387,9 +333,8 @@ def test_draw_params_must_be_a_function_named_in_the_error():
 
 
 def test_a_function_in_the_settings_keys_no_run():
-    """The baselines key a run by the digest of its resolved settings: a function's repr (an
-    address, another in every process) is refused there; the resolved JAX PPO settings leave the
-    unset draw_params out, so the runs trained before the setting keep their digests."""
+    """A function's repr (an address) is refused in a run's digest; an unset draw_params is left out
+    of the resolved settings, so older runs keep their digests."""
     from gym_suite.training.recipes import settings_digest
     from gym_suite.training.resolved import resolved_training
 
@@ -412,24 +357,20 @@ def test_the_draw_wraps_the_training_env_below_the_adapters_and_the_evaluation_e
 
     settings = ppo_settings("target-v1", draw_params=_uniform_speed)
     train_env, params, eval_env, eval_params = _make_adapters("target-v1", settings)
-    # innermost the draw, on the env's own params; the adapters above it
     assert chain(train_env) == [FiveValueStep, TransformReward, DrawnParams]  # actions in [-1, 1] already
     assert train_env.unwrapped is eval_env.unwrapped  # one env: the evaluation's has no draw around it
     assert chain(eval_env) == [FiveValueStep]  # the curve plays the id's params
     assert params.target_speed == eval_params.target_speed == 1.5
     plain = _make_adapters("target-v1", ppo_settings("target-v1"))[0]
     assert chain(plain) == [FiveValueStep, TransformReward]
-    # target-v0 acts in its field's units: the actions rescaled above the draw (none of its own
-    # params is drawn here: the identity draw stands for any)
+    # target-v0 acts in its field's units: the actions rescaled above the draw
     settings = ppo_settings("target-v0", draw_params=lambda key, p: p)
     assert chain(_make_adapters("target-v0", settings)[0]) == [FiveValueStep, RescaleAction, DrawnParams]
 
 
 def test_a_draw_pinning_the_speed_trains_as_the_env_made_at_that_speed():
-    """The draw acts in training: a draw that sets target_speed to 0.5 on the default env (1.5)
-    trains the very weights of the env made at 0.5 (the same keys split the same way: an identity
-    draw there). Were the draw left out of the training env, the first would train at 1.5 and its
-    weights (the observations' statistics first: the target's velocity) would differ."""
+    """A draw setting target_speed to 0.5 trains the weights of the env made at 0.5 (an identity draw
+    there, so the keys split alike); were the draw left out, it would train at 1.5."""
     pytest.importorskip("rejax")
     pinned = train_ppo("target-v1", draw_params=lambda key, p: p.replace(target_speed=0.5), **_TINY)
     made = train_ppo("target-v1", env_kwargs={"target_speed": 0.5}, draw_params=lambda key, p: p, **_TINY)
@@ -442,8 +383,7 @@ def test_a_draw_pinning_the_speed_trains_as_the_env_made_at_that_speed():
 
 
 def test_a_policy_trained_on_drawn_speeds_is_scored_at_any_speed_on_the_numpy_env():
-    """target-v1's velocity is bounded by target_speed: the policy (its space: the default 1.5's)
-    acts on observations of a faster target all the same."""
+    """The policy (its space: the default speed 1.5's) acts on observations of a faster target."""
     pytest.importorskip("rejax")
     result = train_ppo("target-v1", draw_params=_uniform_speed, **_TINY)
     for speed in (0.5, 2.0):
