@@ -6,37 +6,22 @@
     python gym-suite/benchmarks/baselines.py --quick --runs-csv /tmp/runs.csv --out-md '' --out-csv '' --out-png ''
     RAY_ADDRESS=10.0.0.5:6379 python gym-suite/benchmarks/baselines.py   # on a Ray cluster (or --address)
 
-Two steps. **Runs**: for every id, every policy and every training seed asked for (default: 5
-seeds for Stable-Baselines3 and Ray RLlib, 10 for JAX PPO, which trains them in one vmapped run),
-train the agent with the id's recipe (``gym_suite.training``) and score it greedily with
-``gym_suite.evaluate`` on the same seeded evaluation episodes (episode *i* reset with seed *i*),
-whatever the training seed; the references (random, the heuristic, the best known policy, the
-optimum where it is known, push-v0's supervised baseline) are scored on the same episodes. Every
-run is a Ray task (JAX PPO's seeds: one task), on a new local Ray by default or on the cluster of
-``--address`` (or ``RAY_ADDRESS``); each asks for ``--cpus`` CPUs (1 by default) and the custom
-resources of ``--resources``. The script is the driver: it gathers the tasks' results and appends
-each run to ``--runs-csv`` (default ``docs/baselines_runs.csv``) as its task finishes; a run
-already there is not run again (``--force`` reruns it), so an interrupted grid resumes with the
-same command, losing only the tasks that were running.
+Two steps. **Runs** (this file): for every id, every policy and every training seed asked for
+(default: 5 seeds, 10 for JAX PPO, which trains them in one vmapped run), train the agent with the
+id's recipe (``gym_suite.training``) and score it greedily with ``gym_suite.evaluate`` on the same
+seeded evaluation episodes (episode *i* reset with seed *i*), as the references are (random, the
+heuristic, the best known policy, the optimum, push-v0's supervised baseline); where an id replays
+data, on the held-out test log and on the training log. Every run is a Ray task (JAX PPO's seeds:
+one task), on a new local Ray or on the cluster of ``--address`` (or ``RAY_ADDRESS``), asking for
+``--cpus`` CPUs and the custom ``--resources``. The script is the driver: it appends each run to
+``--runs-csv`` (``docs/baselines_runs.csv``) as its task finishes; a run already there is not run
+again (``--force`` reruns it), so an interrupted grid resumes with the same command.
 
-**Summary**: per id and policy, over the training seeds, the interquartile mean (IQM) of the
-seeds' mean returns and its 95 % stratified-bootstrap interval (rliable's
-``get_interval_estimates``, 50,000 resamples, percentile method), the worst seed and how many seeds
-*diverged* (scored below the random policy), and the normalized score
-``(score - random) / (optimum - random)`` with its interval, where *optimum* is the id's optimum,
-or its best known policy where no optimum is known (the ``reference`` column says which). A
-reference policy has no training seed: its row gives the mean return over the evaluation
-episodes and the 95 % interval of that mean (normal approximation). Outputs: ``--out-md``
-(``docs/baselines.md``), ``--out-csv`` (``docs/baselines.csv``), ``--out-png``
-(``docs/img/baselines_normalized.png``: rliable's interval plot of the normalized IQMs) and
-``docs/baselines_machine.json`` (the machine and library versions of the runs).
-
-Where an environment replays data (push-v0, push-v1), every policy is scored on the held-out test log
-(its recipe's ``eval_env_kwargs``) and, beside it, on the training log, so that memorisation
-shows as a gap. Training runs on the CPU with one torch thread; its wall time depends on the
-CPU and on what else the machine was doing, and torch's kernels differ between CPUs, so a
-seed's return on another machine may differ too: the interval over seeds is the figure that
-carries over.
+**Summary** (``_outputs.py``): per id and policy, the interquartile mean (IQM) of the seeds' mean
+returns with its 95 % stratified-bootstrap interval (rliable, 50,000 resamples), the worst seed,
+the seeds that *diverged* (below the random policy) and the normalized score
+``(score - random) / (optimum - random)``, written to ``--out-md``, ``--out-csv``, ``--out-png``,
+README's headline table and ``--out-machine``; ``docs/baselines.md`` says how to read them.
 
 The summary needs the ``baselines`` extra (rliable, matplotlib; scikit-learn for the supervised
 push-v0 baseline): ``pip install -e ".[baselines]"``.
@@ -61,34 +46,13 @@ from typing import Any
 
 import _outputs
 from _machine import cpu_name, missing  # this folder's helpers (the script's folder is on sys.path)
-from _outputs import (
-    BOOTSTRAP_REPS,
-    COMMAND,
-    DEFAULT_CSV,
-    DEFAULT_MACHINE,
-    DEFAULT_MD,
-    DEFAULT_PNG,
-    DEFAULT_RUNS,
-    LABELS,
-    LEFT_OUT,
-    POLICIES,
-    REFERENCES,
-    ROOT,
-    TRAINED,
-    Summary,
-    _cell,
-)
+from _outputs import BOOTSTRAP_REPS, COMMAND, LABELS, LEFT_OUT, POLICIES, REFERENCES, TRAINED, Summary, _cell
 
 import gym_suite
 from gym_suite.cli import jobs_int, positive_int
 from gym_suite.evaluate import evaluate
 from gym_suite.references import references
-from gym_suite.training.recipes import (
-    given_tuned_recipes,
-    recipe_for,
-    settings_digest,
-    tuned_entry,
-)
+from gym_suite.training.recipes import given_tuned_recipes, recipe_for, settings_digest, tuned_entry
 from gym_suite.training.resolved import resolved_training
 
 QUICK_EPISODES = 100
@@ -306,6 +270,18 @@ def run_trained(
     held_out: dict[str, Any],
 ) -> Iterable[dict[str, Any]]:
     """Train ``policy`` on ``env_id`` with each seed and score it: one run per seed, as each is done."""
+
+    def scored(seed: int, act: Any, trained_steps: int, seconds: float, **note: str) -> dict[str, Any]:
+        return {
+            "env_id": env_id,
+            "policy": policy,
+            "train_seed": seed,
+            "train_steps": trained_steps,
+            "train_seconds": round(seconds, 1),
+            **note,
+            **_score(env_id, act, episodes, n_jobs, held_out),
+        }
+
     if policy == "jax-ppo":  # every seed in one vmapped run
         from gym_suite.training.jax import train_ppo
 
@@ -315,52 +291,40 @@ def run_trained(
         if result.seeds != seeds:
             raise ValueError(f"jax-ppo trains consecutive seeds: asked for {seeds}, trained {result.seeds}")
         for seed, act in zip(result.seeds, result.policies):
-            yield {
-                "env_id": env_id,
-                "policy": policy,
-                "train_seed": seed,
-                "train_steps": result.timesteps,
-                "train_seconds": round(seconds, 1),
-                "note": f"{len(seeds)} seeds in one vmapped run",
-                **_score(env_id, act, episodes, n_jobs, held_out),
-            }
+            yield scored(seed, act, result.timesteps, seconds, note=f"{len(seeds)} seeds in one vmapped run")
         return
     for seed in seeds:
         start = time.perf_counter()
-        if policy in ("sb3-ppo", "sb3-dqn"):
-            from gym_suite.training.sb3 import SB3Policy, train_sb3
+        act, trained_steps = _train(env_id, policy, steps, seed, vec_env)
+        yield scored(seed, act, trained_steps, time.perf_counter() - start)
 
-            model = train_sb3(env_id, policy.split("-")[1], steps, seed=seed, vec_env=vec_env)
-            act, trained_steps = SB3Policy(model, name=policy), int(model.num_timesteps)
-        elif policy == "sb3-recurrent-ppo":
-            from gym_suite.training.sb3_recurrent import RecurrentPolicy, train_recurrent_ppo
 
-            model = train_recurrent_ppo(env_id, steps, seed=seed)
-            act, trained_steps = RecurrentPolicy(model, name=policy), int(model.num_timesteps)
-        elif policy == "reward-model":
-            from gym_suite.training.reward_model import train_reward_model
+def _train(env_id: str, policy: str, steps: int, seed: int, vec_env: str) -> tuple[Any, int]:
+    """One training seed of ``policy`` (JAX PPO excepted): the trained policy and its training steps."""
+    if policy in ("sb3-ppo", "sb3-dqn"):
+        from gym_suite.training.sb3 import SB3Policy, train_sb3
 
-            act, trained_steps = train_reward_model(env_id, steps, seed=seed), steps
-        else:
-            import shutil
+        model = train_sb3(env_id, policy.split("-")[1], steps, seed=seed, vec_env=vec_env)
+        return SB3Policy(model, name=policy), int(model.num_timesteps)
+    if policy == "sb3-recurrent-ppo":
+        from gym_suite.training.sb3_recurrent import RecurrentPolicy, train_recurrent_ppo
 
-            from gym_suite.training.rllib import RLlibPolicy, train_rllib
+        model = train_recurrent_ppo(env_id, steps, seed=seed)
+        return RecurrentPolicy(model, name=policy), int(model.num_timesteps)
+    if policy == "reward-model":
+        from gym_suite.training.reward_model import train_reward_model
 
-            checkpoint_dir = Path(tempfile.mkdtemp(prefix="gym_suite_rllib_"))
-            try:
-                checkpoint, trained_steps = train_rllib(env_id, steps, seed=seed, checkpoint_dir=checkpoint_dir)
-                act = RLlibPolicy.from_checkpoint(checkpoint, env_id)
-            finally:
-                shutil.rmtree(checkpoint_dir, ignore_errors=True)
-        seconds = time.perf_counter() - start
-        yield {
-            "env_id": env_id,
-            "policy": policy,
-            "train_seed": seed,
-            "train_steps": trained_steps,
-            "train_seconds": round(seconds, 1),
-            **_score(env_id, act, episodes, n_jobs, held_out),
-        }
+        return train_reward_model(env_id, steps, seed=seed), steps
+    import shutil
+
+    from gym_suite.training.rllib import RLlibPolicy, train_rllib
+
+    checkpoint_dir = Path(tempfile.mkdtemp(prefix="gym_suite_rllib_"))
+    try:
+        checkpoint, trained_steps = train_rllib(env_id, steps, seed=seed, checkpoint_dir=checkpoint_dir)
+        return RLlibPolicy.from_checkpoint(checkpoint, env_id), trained_steps
+    finally:
+        shutil.rmtree(checkpoint_dir, ignore_errors=True)
 
 
 @dataclass(frozen=True)
@@ -518,15 +482,6 @@ class ClusterError(RuntimeError):
     """The cluster cannot run the grid's tasks (a request no node satisfies); nothing was started."""
 
 
-def connect(address: str | None, runtime_env: dict[str, Any] | None = None) -> str:
-    """Join the Ray cluster at ``address`` (``RAY_ADDRESS`` when None), or start a local Ray when
-    neither is given; the address joined ("local" for a new local Ray). ``runtime_env``: Ray's
-    runtime environment of the job (``working_dir``, ``py_modules``, ``pip``, ``env_vars``)."""
-    from gym_suite.training import connect_ray
-
-    return connect_ray(address, runtime_env=runtime_env)
-
-
 def check_placeable(requests: dict[str, dict[str, float]]) -> None:
     """Raise :class:`ClusterError` at once for a task's request that no live node of the cluster
     can satisfy (``requests``: policy -> Ray resources, ``CPU`` included), instead of waiting for a
@@ -576,7 +531,8 @@ def run(
 
     Every task asks Ray for ``cpus`` CPUs (its evaluation runs on that many processes unless
     ``n_jobs`` is positive) and for the custom ``resources`` of its policy (``resources[policy]``,
-    then ``resources[None]`` for every policy), on the cluster at ``address`` (:func:`connect`).
+    then ``resources[None]`` for every policy), on the cluster at ``address`` (``RAY_ADDRESS``
+    when None; a new local Ray when neither is given; ``runtime_env``: the job's, Ray's runtime environment).
     The driver resolves everything a task depends on (:class:`Task`), holds the runs file for
     itself (:func:`runs_file_lock`) and appends each task's runs to it as the task finishes: an
     interrupted grid loses only the tasks that were running, and the same command resumes it.
@@ -589,7 +545,9 @@ def run(
             return 0
         import ray
 
-        joined = connect(address, runtime_env)
+        from gym_suite.training import connect_ray
+
+        joined = connect_ray(address, runtime_env=runtime_env)  # RAY_ADDRESS's cluster when None, else a local Ray
         # the tasks' code travels with them: this script (and its folder's helper) are not installed
         # on the cluster's nodes, the gym_suite package is
         for name in {__name__, cpu_name.__module__}:
@@ -742,88 +700,44 @@ def build_parser() -> argparse.ArgumentParser:
         description="References and agents trained over several seeds on every gym-suite id: per-seed runs, "
         "then a table (IQM and 95 % bootstrap intervals over seeds, normalized scores), a CSV and a figure.",
     )
-    parser.add_argument(
-        "--ids",
-        type=_csv_list(gym_suite.ENV_IDS),
-        default=list(gym_suite.ENV_IDS),
-        help="comma-separated ids (default: every registered id)",
-    )
-    parser.add_argument(
-        "--policies",
-        type=_csv_list(POLICIES),
-        default=[p for p in POLICIES if p != "rllib-ppo"],
-        help=f"comma-separated policies among {','.join(POLICIES)} (default: all but rllib-ppo)",
-    )
-    parser.add_argument(
-        "--seeds",
-        type=_seeds,
-        default=None,
-        help="training seeds, e.g. 0-4 or 1,3 (default: " + ", ".join(f"{p} {n}" for p, n in TRAINED.items()) + ")",
-    )
-    parser.add_argument(
-        "--episodes",
-        type=positive_int,
-        default=None,
-        help=f"evaluation episodes (default 1000; {QUICK_EPISODES} with --quick)",
-    )
-    parser.add_argument(
-        "--jobs", type=jobs_int, default=-1, help="evaluation processes of a task (-1: as many as its --cpus)"
-    )
-    parser.add_argument(
-        "--address",
-        default=None,
+    add = parser.add_argument
+    ids, policies = list(gym_suite.ENV_IDS), [p for p in POLICIES if p != "rllib-ppo"]
+    add("--ids", type=_csv_list(ids), default=ids, help="comma-separated ids (default: every registered id)")
+    add("--policies", type=_csv_list(POLICIES), default=policies,
+        help=f"comma-separated policies among {','.join(POLICIES)} (default: all but rllib-ppo)")  # fmt: skip
+    seeds = ", ".join(f"{p} {n}" for p, n in TRAINED.items())
+    add("--seeds", type=_seeds, default=None, help=f"training seeds, e.g. 0-4 or 1,3 (default: {seeds})")
+    episodes = f"evaluation episodes (default 1000; {QUICK_EPISODES} with --quick)"
+    add("--episodes", type=positive_int, default=None, help=episodes)
+    add("--jobs", type=jobs_int, default=-1, help="evaluation processes of a task (-1: as many as its --cpus)")
+    add("--address", default=None,
         help="the Ray cluster to run the tasks on, e.g. 10.0.0.5:6379 (default: RAY_ADDRESS, "
-        "else a new local Ray on this machine)",
-    )
-    parser.add_argument(
-        "--runtime-env",
-        type=runtime_env_json,
-        default=None,
-        metavar="JSON",
+        "else a new local Ray on this machine)")  # fmt: skip
+    add("--runtime-env", type=runtime_env_json, default=None, metavar="JSON",
         help="Ray's runtime environment for the tasks, as JSON, e.g. "
         '\'{"pip": ["gym-suite[sb3,jax,baselines]"]}\' or \'{"py_modules": ["gym_suite"]}\' '
-        "(default: none, the nodes' installed packages)",
-    )
-    parser.add_argument("--cpus", type=_cpus, default=1.0, help="CPUs each task asks Ray for (default: %(default)s)")
-    parser.add_argument(
-        "--resources",
-        type=_parse_resource,
-        action="append",
-        default=[],
-        metavar="[POLICY:]NAME=AMOUNT",
-        help="a custom Ray resource the tasks (of POLICY) ask for, repeatable, e.g. sb3-ppo:big_node=1",
-    )
-    parser.add_argument(
-        "--budget",
-        type=_parse_budget,
-        action="append",
-        default=[],
-        metavar="[ID:]POLICY=STEPS",
-        help="training budget override, repeatable, e.g. heartpole-v0:sb3-ppo=300000",
-    )
-    parser.add_argument(
-        "--vec-env", choices=("native", "dummy"), default="native", help="what Stable-Baselines3 trains on"
-    )
-    parser.add_argument(
-        "--quick", action="store_true", help=f"smoke run: {QUICK_BUDGET:,} training steps and {QUICK_EPISODES} episodes"
-    )
-    parser.add_argument("--force", action="store_true", help="rerun what the runs file already holds")
-    parser.add_argument("--summarize", action="store_true", help="run nothing: the table from the runs file")
-    parser.add_argument(
-        "--reps", type=positive_int, default=BOOTSTRAP_REPS, help="bootstrap resamples (default: %(default)s)"
-    )
-    parser.add_argument("--runs-csv", default=str(DEFAULT_RUNS), help="the per-seed runs (default: %(default)s)")
-    parser.add_argument("--out-md", default=str(DEFAULT_MD), help="Markdown output ('' for none; default: %(default)s)")
-    parser.add_argument("--out-csv", default=str(DEFAULT_CSV), help="CSV output ('' for none; default: %(default)s)")
-    parser.add_argument("--out-png", default=str(DEFAULT_PNG), help="figure ('' for none; default: %(default)s)")
-    parser.add_argument(
-        "--readme",
-        default=str(ROOT / "README.md"),
-        help="the README whose headline table (between its markers) is rewritten ('' for none; default: %(default)s)",
-    )
-    parser.add_argument(
-        "--out-machine", default=str(DEFAULT_MACHINE), help="machine record ('' for none; default: %(default)s)"
-    )
+        "(default: none, the nodes' installed packages)")  # fmt: skip
+    add("--cpus", type=_cpus, default=1.0, help="CPUs each task asks Ray for (default: %(default)s)")
+    add("--resources", type=_parse_resource, action="append", default=[], metavar="[POLICY:]NAME=AMOUNT",
+        help="a custom Ray resource the tasks (of POLICY) ask for, repeatable, e.g. sb3-ppo:big_node=1")  # fmt: skip
+    add("--budget", type=_parse_budget, action="append", default=[], metavar="[ID:]POLICY=STEPS",
+        help="training budget override, repeatable, e.g. heartpole-v0:sb3-ppo=300000")  # fmt: skip
+    add("--vec-env", choices=("native", "dummy"), default="native", help="what Stable-Baselines3 trains on")
+    quick = f"smoke run: {QUICK_BUDGET:,} training steps and {QUICK_EPISODES} episodes"
+    add("--quick", action="store_true", help=quick)
+    add("--force", action="store_true", help="rerun what the runs file already holds")
+    add("--summarize", action="store_true", help="run nothing: the table from the runs file")
+    add("--reps", type=positive_int, default=BOOTSTRAP_REPS, help="bootstrap resamples (default: %(default)s)")
+    for flag, default, what in (
+        ("--runs-csv", _outputs.DEFAULT_RUNS, "the per-seed runs ("),
+        ("--out-md", _outputs.DEFAULT_MD, "Markdown output ('' for none; "),
+        ("--out-csv", _outputs.DEFAULT_CSV, "CSV output ('' for none; "),
+        ("--out-png", _outputs.DEFAULT_PNG, "figure ('' for none; "),
+        ("--readme", _outputs.ROOT / "README.md",
+         "the README whose headline table (between its markers) is rewritten ('' for none; "),
+        ("--out-machine", _outputs.DEFAULT_MACHINE, "machine record ('' for none; "),
+    ):  # fmt: skip
+        add(flag, default=str(default), help=what + "default: %(default)s)")
     return parser
 
 
@@ -833,22 +747,12 @@ def _run_grid(args: argparse.Namespace, episodes: int) -> bool:
     for scope, name, amount in args.resources:
         resources.setdefault(scope, {})[name] = amount
     try:
-        run(
-            args.ids,
-            args.policies,
-            args.runs_csv,
-            seeds=args.seeds,
-            episodes=episodes,
-            n_jobs=args.jobs,
-            budgets=dict(args.budget),
-            quick=args.quick,
-            vec_env=args.vec_env,
-            force=args.force,
-            address=args.address,
-            cpus=args.cpus,
-            resources=resources,
-            runtime_env=args.runtime_env,
-        )
+        given = {
+            name: getattr(args, name)
+            for name in ("seeds", "quick", "vec_env", "force", "address", "cpus", "runtime_env")
+        }
+        given.update(episodes=episodes, n_jobs=args.jobs, budgets=dict(args.budget), resources=resources)
+        run(args.ids, args.policies, args.runs_csv, **given)
     except GridError as exc:
         print(
             f"{exc}\nThe runs of the other tasks are in {args.runs_csv}; the same command runs what is missing.",
