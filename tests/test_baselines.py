@@ -25,9 +25,14 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "gym-suite" / "benchmarks" / "baselines.py"
 
 
-def run_script(*args, cwd=None, timeout=900):
+def run_script(*args, cwd=None, timeout=900, env=None):
     return subprocess.run(
-        [sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True, timeout=timeout, cwd=cwd
+        [sys.executable, str(SCRIPT), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+        env=env,
     )
 
 
@@ -44,6 +49,12 @@ def baselines():
     finally:
         sys.modules.pop("baselines_script", None)
         sys.path.remove(str(SCRIPT.parent))
+
+
+@pytest.fixture(scope="module")
+def outputs(baselines):
+    """The script's outputs module (_outputs.py: the summary, the page, the CSV, README's table), as it imports it."""
+    return sys.modules["_outputs"]
 
 
 def run(env_id, policy, seed, mean, episodes=100, training="", digest=None):
@@ -84,14 +95,14 @@ def _digests() -> dict:
     return _DIGESTS
 
 
-def test_iqm_and_its_interval_are_rliables(baselines):
+def test_iqm_and_its_interval_are_rliables(outputs):
     from rliable import metrics
 
     scores = np.array([1.0, 2.0, 3.0, 4.0, 100.0])
-    iqm, low, high = baselines.iqm_interval(scores, reps=2000)
+    iqm, low, high = outputs.iqm_interval(scores, reps=2000)
     assert iqm == pytest.approx(float(metrics.aggregate_iqm(scores.reshape(-1, 1)))) == pytest.approx(3.0)
     assert low < iqm < high  # a real interval, not a point
-    assert baselines.iqm_interval(scores, reps=2000) == (iqm, low, high)  # seeded: the same twice
+    assert outputs.iqm_interval(scores, reps=2000) == (iqm, low, high)  # seeded: the same twice
 
 
 def test_summary_keeps_a_diverged_seed_and_normalizes_by_the_optimum(baselines):
@@ -139,7 +150,7 @@ def test_a_rerun_seed_replaces_the_earlier_one(baselines):
     assert ppo.seeds == 1 and ppo.iqm == 8.0
 
 
-def test_runs_of_other_settings_are_left_out_whatever_their_date(baselines):
+def test_runs_of_other_settings_are_left_out_whatever_their_date(baselines, outputs):
     digests = baselines.expected_digests(["heartpole-v1"], ["random", "sb3-ppo"])
     runs = [
         run("heartpole-v1", "random", None, -60.0),
@@ -149,7 +160,7 @@ def test_runs_of_other_settings_are_left_out_whatever_their_date(baselines):
     ]
     ppo = baselines.summarize(runs, episodes=100, reps=1000, digests=digests)[1]
     assert ppo.seeds == 1 and ppo.iqm == 452.0
-    assert [baselines.current(r, digests) for r in runs] == [True, False, False, True]
+    assert [outputs.current(r, digests) for r in runs] == [True, False, False, True]
 
 
 def test_a_digest_changes_with_every_setting_a_run_depends_on(baselines):
@@ -166,10 +177,10 @@ def test_a_digest_changes_with_every_setting_a_run_depends_on(baselines):
         assert baselines.settings_digest(other) != digest
 
 
-def test_csv_has_the_documented_columns(baselines, tmp_path):
+def test_csv_has_the_documented_columns(baselines, outputs, tmp_path):
     runs = [run("example-v0", "random", None, -5.0), *(run("example-v0", "sb3-ppo", s, 8.0 + s) for s in range(5))]
     out = tmp_path / "b.csv"
-    baselines.write_csv(baselines.summarize(runs, episodes=100, reps=1000), out)
+    outputs.write_csv(baselines.summarize(runs, episodes=100, reps=1000), out)
     with open(out, newline="") as f:
         reader = csv.DictReader(f)
         rows = list(reader)
@@ -199,12 +210,17 @@ def test_bad_arguments_are_usage_errors(bad):
     assert "usage:" in done.stderr and bad[0] in done.stderr and "Traceback" not in done.stderr
 
 
-def test_default_outputs_are_the_repositorys_docs(tmp_path):
-    done = run_script("--help", cwd=tmp_path)
+def test_default_outputs_are_the_repositorys_docs(baselines, tmp_path):
+    defaults = baselines.build_parser().parse_args([])
+    assert (defaults.out_md, defaults.out_csv, defaults.runs_csv) == tuple(
+        str(ROOT / "docs" / name) for name in ("baselines.md", "baselines.csv", "baselines_runs.csv")
+    )
+    # --help, run elsewhere, names them and writes nothing (wide enough that argparse wraps no path)
+    done = run_script("--help", cwd=tmp_path, env={**os.environ, "COLUMNS": "100000"})
     assert done.returncode == 0, done.stderr
-    flat = "".join(done.stdout.split())  # argparse may wrap a long path anywhere, at a space or a hyphen too
-    for name in ("baselines.md", "baselines.csv", "baselines_runs.csv"):
-        assert "".join(str(ROOT / "docs" / name).split()) in flat
+    shown = " ".join(done.stdout.split())  # argparse folds a run of spaces into one, the path's too
+    for path in (defaults.out_md, defaults.out_csv, defaults.runs_csv):
+        assert f"default: {' '.join(path.split())})" in shown
     assert not any(tmp_path.iterdir())
 
 
@@ -267,16 +283,16 @@ def test_trained_seeds_score_on_the_same_episodes_and_give_an_interval(tmp_path)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_readme_headline_is_the_baselines_csv(baselines):
+def test_readme_headline_is_the_baselines_csv(outputs):
     """README's headline table is docs/baselines.csv's, as the script writes it (no figure by hand)."""
     with open(ROOT / "docs" / "baselines.csv", newline="", encoding="utf-8") as f:
         table = list(csv.DictReader(f))
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = readme.split(baselines.README_START, 1)[1].split(baselines.README_END, 1)[0]
-    assert block.strip() == baselines.headline_markdown(table).strip()
+    block = readme.split(outputs.README_START, 1)[1].split(outputs.README_END, 1)[0]
+    assert block.strip() == outputs.headline_markdown(table).strip()
 
 
-def test_update_readme_rewrites_only_between_the_markers(baselines, tmp_path):
+def test_update_readme_rewrites_only_between_the_markers(outputs, tmp_path):
     table = [
         {"env_id": "example-v0", "policy": "optimum", "seeds": "0", "normalized": "1", "normalized_ci_low": "",
          "normalized_ci_high": "", "diverged": ""},
@@ -284,14 +300,14 @@ def test_update_readme_rewrites_only_between_the_markers(baselines, tmp_path):
          "normalized_ci_high": "0.6", "diverged": "1"},
     ]  # fmt: skip
     readme = tmp_path / "README.md"
-    readme.write_text(f"# top\n{baselines.README_START}\nold\n{baselines.README_END}\nbottom\n")
-    assert baselines.update_readme(readme, table)
+    readme.write_text(f"# top\n{outputs.README_START}\nold\n{outputs.README_END}\nbottom\n")
+    assert outputs.update_readme(readme, table)
     text = readme.read_text()
     assert text.startswith("# top\n") and text.endswith("bottom\n") and "old" not in text
     assert "0.50 [0.40, 0.60] (5 seeds, 1 diverged)" in text and "| `example-v0` |" in text
     plain = tmp_path / "plain.md"
     plain.write_text("no markers\n")
-    assert not baselines.update_readme(plain, table) and plain.read_text() == "no markers\n"
+    assert not outputs.update_readme(plain, table) and plain.read_text() == "no markers\n"
 
 
 def test_the_grid_plans_only_what_the_runs_file_lacks(baselines):

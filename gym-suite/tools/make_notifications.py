@@ -110,45 +110,22 @@ INSTALL_PROBABILITY = 0.7
 CATEGORIES = ("msg", "email", "social", "promo", "event", "reminder", "recommendation", "status")
 LOCATIONS = ("home", "work", "transit", "other")
 
+# the per-category numbers below are in the order of CATEGORIES
 # relative volume of each category at the weekend (weekdays: 1)
-WEEKEND_VOLUME = {
-    "msg": 1.2,
-    "email": 0.3,
-    "social": 1.4,
-    "promo": 1.2,
-    "event": 0.6,
-    "reminder": 0.8,
-    "recommendation": 1.2,
-    "status": 1.0,
-}
+WEEKEND_VOLUME = dict(zip(CATEGORIES, (1.2, 0.3, 1.4, 1.2, 0.6, 0.8, 1.2, 1.0)))
 
-# relative volume per hour of the day, 0..23
+# relative volume per hour of the day, 0..23: five profiles, then each category's
 _PEOPLE = (1, 0.5, 0.3, 0.2, 0.2, 0.3, 1, 3, 5, 5, 5, 6, 7, 6, 5, 5, 6, 7, 8, 9, 9, 8, 6, 3)
 _OFFICE = (0.3, 0.2, 0.1, 0.1, 0.1, 0.2, 0.5, 2, 6, 9, 9, 8, 6, 8, 9, 8, 7, 5, 3, 2, 1.5, 1, 0.8, 0.5)
 _MARKETING = (3, 3, 2, 2, 2, 1, 1, 2, 3, 3, 3, 4, 5, 4, 3, 3, 4, 5, 6, 7, 7, 6, 5, 4)
 _DAYTIME = (0.1, 0, 0, 0, 0, 0, 0.5, 4, 6, 5, 4, 4, 4, 4, 4, 4, 4, 5, 5, 4, 3, 2, 1, 0.3)
 _NIGHTLY = (2, 4, 6, 6, 4, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1)
-HOURLY_PROFILE = {
-    "msg": _PEOPLE,
-    "email": _OFFICE,
-    "social": _PEOPLE,
-    "promo": _MARKETING,
-    "event": _DAYTIME,
-    "reminder": _DAYTIME,
-    "recommendation": _MARKETING,
-    "status": _NIGHTLY,
-}
+HOURLY_PROFILE = dict(
+    zip(CATEGORIES, (_PEOPLE, _OFFICE, _PEOPLE, _MARKETING, _DAYTIME, _DAYTIME, _MARKETING, _NIGHTLY))
+)
 
-UPDATES_MEAN = {
-    "msg": 1.2,
-    "email": 0.1,
-    "social": 0.5,
-    "promo": 0.05,
-    "event": 0.2,
-    "reminder": 0.3,
-    "recommendation": 0.05,
-    "status": 2.0,
-}
+# mean number of updates of a notification
+UPDATES_MEAN = dict(zip(CATEGORIES, (1.2, 0.1, 0.5, 0.05, 0.2, 0.3, 0.05, 2.0)))
 MAX_GENERATED_UPDATES = 20
 SIGNIFICANT_SHARE = {"msg": 0.4, "email": 0.15, "social": 0.1, "event": 0.2}
 PRIORITY_SHIFT_PROBABILITY = 0.15
@@ -157,16 +134,7 @@ MAX_GENERATED_TEXT = 2000
 
 # open-probability model (logit scale)
 BASE_LOGIT = -0.3
-CATEGORY_LOGIT = {
-    "msg": 0.1,
-    "email": -0.8,
-    "social": -0.7,
-    "promo": -1.0,
-    "event": 0.5,
-    "reminder": 0.2,
-    "recommendation": -0.8,
-    "status": -1.8,
-}
+CATEGORY_LOGIT = dict(zip(CATEGORIES, (0.1, -0.8, -0.7, -1.0, 0.5, 0.2, -0.8, -1.8)))
 PER_PRIORITY = 0.45
 SIGNIFICANT = 1.0
 SIGNIFICANT_MESSAGE_IN_EVENING = 2.0
@@ -372,33 +340,17 @@ def records(users: int, weeks: int, seed: int) -> list[tuple[int, str, str]]:
             t = make_day(u, person, day)
             for i in range(len(t["app"])):
                 second = int(t["second_of_day"][i])
-                hundredths_of_hour = second // 36  # the hour with 2 decimals, rounded down (never 24.00)
-                rows.append(
-                    (
-                        day_index * HOURS_PER_DAY * SECONDS_PER_HOUR + second,
-                        person["id"],
-                        ",".join(
-                            (
-                                f"{day.isoformat()}T{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}",
-                                person["id"],
-                                str(t["app"][i]),
-                                str(t["category"][i]),
-                                str(int(t["priority"][i])),
-                                str(int(t["num_updates"][i])),
-                                str(int(t["significant_contact"][i])),
-                                str(int(t["text_length"][i])),
-                                day_name,
-                                f"{hundredths_of_hour // 100}.{hundredths_of_hour % 100:02d}",
-                                str(t["location"][i]),
-                                str(t["ringer_mode"][i]),
-                                str(int(t["battery"][i])),
-                                ACTION_VALUES[int(t["opened"][i])],
-                                str(int(t["response_delay_s"][i])),
-                                f"{float(t['p_open'][i]):.{P_OPEN_DECIMALS}f}",
-                            )
-                        ),
-                    )
+                hundredths = second // 36  # the hour with 2 decimals, rounded down (never 24.00)
+                counts = ",".join(
+                    str(int(t[k][i])) for k in ("priority", "num_updates", "significant_contact", "text_length")
                 )
+                line = (
+                    f"{day.isoformat()}T{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d},{person['id']},"
+                    f"{t['app'][i]},{t['category'][i]},{counts},{day_name},{hundredths // 100}.{hundredths % 100:02d},"
+                    f"{t['location'][i]},{t['ringer_mode'][i]},{int(t['battery'][i])},{ACTION_VALUES[int(t['opened'][i])]},"
+                    f"{int(t['response_delay_s'][i])},{float(t['p_open'][i]):.{P_OPEN_DECIMALS}f}"
+                )
+                rows.append((day_index * HOURS_PER_DAY * SECONDS_PER_HOUR + second, person["id"], line))
     rows.sort(key=lambda r: (r[0], r[1]))
     return rows
 
