@@ -115,7 +115,7 @@ PPO_RECIPES: dict[str, dict[str, Any]] = {
     "push-v1": {"normalize_observations": True, "gamma": 1.0},
     # 4 copies x 1,024 steps, minibatches of 256; observations standardized
     "heartpole-v0": {"num_steps": 1024, "num_minibatches": 16, "normalize_observations": True},
-    # gym-suite/analyses/heartpole_v1_ppo.py's recipe: 8 copies x 512 steps (about ten two-week
+    # SB3 PPO's recipe (docs/env-notes/heartpole-v1.md): 8 copies x 512 steps (about ten two-week
     # episodes) per update, minibatches of 256, 10 epochs, no discounting (the two weeks' end is
     # terminal; the observation shows the time), observations standardized; then, for speed at
     # the same return, a 32 x 32 network (about 0.7 of the 64 x 64 one's time a step on a CPU) and
@@ -147,7 +147,7 @@ PPO_RECIPES: dict[str, dict[str, Any]] = {
     # -41.7, -140.5). The smallest scale had no seed fail. At 2M steps
     # (PPO_BUDGETS) scale 0.02 gave -37.1, -70.1, -35.6: a seed in three stays at the heuristic's
     # level (pure pursuit is a local optimum PPO does not always leave). Then, to leave it every
-    # time (gym-suite/analyses/target_v1_tuning.py, the same tuning episodes and training seeds,
+    # time (docs/env-notes/target-v1.md, the same tuning episodes and training seeds,
     # 2M steps): 32 copies (minibatches of 256) -25.9, -27.3, -57.9; 32 copies and an entropy
     # bonus of 0.01 -27.6, -25.9, -25.6 (chosen); 64 copies (minibatches of 512), 3M steps -34.5,
     # -28.8, -36.5; gamma 0.999 -194.6, -159.3, -219.4. The chosen recipe on training seeds 100 ..

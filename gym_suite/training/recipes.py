@@ -4,10 +4,10 @@ An id without a recipe gets ``Recipe()``, so a new environment trains as soon as
 
 Protocol: recipes are compared on tuning episodes seeded 100,000 onwards, never on the evaluation
 episodes 0 .. 999 that the baselines table reports (``docs/baselines.md`` states it, and which
-earlier choices predate it); heartpole-v1's are re-checked by
-``gym-suite/analyses/heartpole_v1_tuning.py``. ``gym-suite/analyses/tune_recipe.py`` searches an
-id's settings with Ray Tune under that protocol and writes the best to :data:`TUNED_RECIPES_FILE`,
-whose settings :func:`recipe_for` takes over the recipes below (:func:`read_tuned_recipes`).
+earlier choices predate it); heartpole-v1's are re-checked there (``docs/env-notes/heartpole-v1.md``).
+``gym-suite/analyses/tune_recipe.py`` searches an id's settings with Ray Tune under that protocol and
+writes the best to :data:`TUNED_RECIPES_FILE`, whose settings :func:`recipe_for` takes over the
+recipes below (:func:`read_tuned_recipes`).
 """
 
 from __future__ import annotations
@@ -214,8 +214,8 @@ RECIPES: dict[str, Recipe] = {
     # of many wake-ups. DQN does worse with expected attacks (it
     # drinks now and then: -4.3), so it keeps the drawn attacks. No agent can beat the heuristic
     # by much: it is the best stationary policy (sleep when the next half-hour's work falls below
-    # the long-run score, 0.32, i.e. alertness below about 0.38), see
-    # gym-suite/analyses/heartpole_policies.py in the repository.
+    # the long-run score, 0.32, i.e. alertness below about 0.38): hand policies paired with it
+    # in docs/env-notes/heartpole-v0.md.
     "heartpole-v0": Recipe(
         budgets={"sb3-ppo": 400_000, "sb3-dqn": 150_000, "rllib-ppo": 200_000},
         reward_scale={"dqn": 0.01, "ppo": 1000.0},
@@ -234,12 +234,12 @@ RECIPES: dict[str, Recipe] = {
     # (gym_suite.training.jax.PPO_RECIPES), so that the two libraries are compared on the same
     # recipe. JAX PPO differs in its network (32 x 32) and reward scale (0.01) only, because rejax
     # clips the value function's change at clip_eps in reward units and Stable-Baselines3 does not.
-    # gym-suite/analyses/heartpole_v1_ppo.py measured the choices (one training seed each, greedy
-    # on evaluation seeds 0-299 at 1M steps): gamma 0.99: 432.9, 0.995: 429.0, 0.999: 443.6,
+    # Measured (docs/env-notes/heartpole-v1.md; one training seed each, greedy on evaluation
+    # seeds 0-299 at 1M steps): gamma 0.99: 432.9, 0.995: 429.0, 0.999: 443.6,
     # 1.0 with the end terminal: 453.8 (bootstrapped past it instead: 443.6); the previous recipe
     # (gamma 0.999, bootstrapping at the end, 1.5M steps) scored 435.3 to 448.2 over 5 seeds.
     # Those seeds overlap the reported evaluation seeds 0-999: the choices are re-checked on tuning
-    # episodes seeded 100,000 onwards (gym-suite/analyses/heartpole_v1_tuning.py, JAX PPO, training
+    # episodes seeded 100,000 onwards (docs/env-notes/heartpole-v1.md, JAX PPO, training
     # seeds 0-2, greedy on 1,000 tuning episodes; docs/baselines.md states the protocol): the
     # recipe 452.4 ± 0.6 (s.e. over seeds); gamma 0.999 442.3 (paired -10.1 ± 2.2), a 64 x 64
     # network 448.2 (-4.2 ± 3.0, within noise; 32 x 32 is faster), rewards x 0.1 447.9 (-4.5 ± 0.8):
