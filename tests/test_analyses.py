@@ -1,4 +1,4 @@
-"""The reference policies of gym-suite/analyses: the heartpole DP, the exact optima, push-v0's classifiers."""
+"""The reference policies (gym_suite.references: the heartpole DP, push-v0's classifiers) and the exact optima of gym-suite/analyses/optima.py."""
 
 from __future__ import annotations
 

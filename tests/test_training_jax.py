@@ -431,7 +431,7 @@ def test_a_policy_trained_on_drawn_speeds_beats_random_at_every_speed():
     onwards as the recipes' comparisons are) it beats the random policy by far at every speed
     (more than half the way from random to pure pursuit, the heuristic, which is near the optimum
     at 0.5), and beats pure pursuit at 2, where pursuit loses most. Measured
-    (gym-suite/analyses/target_v1_drawn_speeds.py; training seed 0 alone, and seeds 0-2 in one
+    (2026-11-28, as docs/training/jax.md describes; training seed 0 alone, and seeds 0-2 in one
     vmapped run): -75.8, and -24.9 to -57.9, at 0.5 (pursuit -24.0, random -256.2); -51.1, and
     -27.8 to -44.8, at 2 (pursuit -76.7, random -177.1)."""
     pytest.importorskip("rejax")

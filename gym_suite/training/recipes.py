@@ -4,10 +4,10 @@ An id without a recipe gets ``Recipe()``, so a new environment trains as soon as
 
 Protocol: recipes are compared on tuning episodes seeded 100,000 onwards, never on the evaluation
 episodes 0 .. 999 that the baselines table reports (``docs/baselines.md`` states it, and which
-earlier choices predate it); heartpole-v1's are re-checked by
-``gym-suite/analyses/heartpole_v1_tuning.py``. ``gym-suite/analyses/tune_recipe.py`` searches an
-id's settings with Ray Tune under that protocol and writes the best to :data:`TUNED_RECIPES_FILE`,
-whose settings :func:`recipe_for` takes over the recipes below (:func:`read_tuned_recipes`).
+earlier choices predate it); heartpole-v1's are re-checked there (``docs/env-notes/heartpole-v1.md``).
+``gym-suite/analyses/tune_recipe.py`` searches an id's settings with Ray Tune under that protocol and
+writes the best to :data:`TUNED_RECIPES_FILE`, whose settings :func:`recipe_for` takes over the
+recipes below (:func:`read_tuned_recipes`).
 """
 
 from __future__ import annotations
@@ -230,9 +230,9 @@ RECIPES: dict[str, Recipe] = {
     # of many wake-ups. DQN does worse with expected attacks (it
     # drinks now and then: -4.3), so it keeps the drawn attacks. No agent can beat the heuristic
     # by much: it is the best stationary policy (sleep when the next half-hour's work falls below
-    # the long-run score, 0.32, i.e. alertness below about 0.38), see
-    # gym-suite/analyses/heartpole_policies.py in the repository. JAX PPO: 4 copies x 1,024 steps,
-    # minibatches of 256, observations standardized.
+    # the long-run score, 0.32, i.e. alertness below about 0.38): hand policies paired with it
+    # in docs/env-notes/heartpole-v0.md. JAX PPO: 4 copies x 1,024 steps, minibatches of 256,
+    # observations standardized.
     "heartpole-v0": Recipe(
         budgets={"sb3-ppo": 400_000, "sb3-dqn": 150_000, "rllib-ppo": 200_000},
         reward_scale={"dqn": 0.01, "ppo": 1000.0},
@@ -252,12 +252,12 @@ RECIPES: dict[str, Recipe] = {
     # two libraries are compared on the same recipe. JAX PPO differs in its network (32 x 32) and
     # reward scale (0.01) only, because rejax clips the value function's change at clip_eps in reward
     # units and Stable-Baselines3 does not.
-    # gym-suite/analyses/heartpole_v1_ppo.py measured the choices (one training seed each, greedy
+    # Measured (docs/env-notes/heartpole-v1.md; one training seed each, greedy
     # on evaluation seeds 0-299 at 1M steps): gamma 0.99: 432.9, 0.995: 429.0, 0.999: 443.6,
     # 1.0 with the end terminal: 453.8 (bootstrapped past it instead: 443.6); the previous recipe
     # (gamma 0.999, bootstrapping at the end, 1.5M steps) scored 435.3 to 448.2 over 5 seeds.
     # Those seeds overlap the reported evaluation seeds 0-999: the choices are re-checked on tuning
-    # episodes seeded 100,000 onwards (gym-suite/analyses/heartpole_v1_tuning.py, JAX PPO, training
+    # episodes seeded 100,000 onwards (docs/env-notes/heartpole-v1.md, JAX PPO, training
     # seeds 0-2, greedy on 1,000 tuning episodes; docs/baselines.md states the protocol): the
     # recipe 452.4 ± 0.6 (s.e. over seeds); gamma 0.999 442.3 (paired -10.1 ± 2.2), a 64 x 64
     # network 448.2 (-4.2 ± 3.0, within noise; 32 x 32 is faster), rewards x 0.1 447.9 (-4.5 ± 0.8):
@@ -267,7 +267,7 @@ RECIPES: dict[str, Recipe] = {
     # and batches of 4,000 steps it sleeps and drinks coffee as SB3 PPO does (+274 ± 0.9 over the
     # heuristic at 300k steps, paired on 200 episodes; gamma 0.999 diverged). Not run in the table
     # (Ray is optional), it keeps its discounted recipe.
-    # JAX PPO (gym-suite/analyses/heartpole_v1_ppo.py's recipe): 8 copies x 512 steps per update,
+    # JAX PPO (docs/env-notes/heartpole-v1.md): 8 copies x 512 steps per update,
     # minibatches of 256, 10 epochs, no discounting, observations standardized; then, for speed at
     # the same return, a 32 x 32 network (about 0.7 of the 64 x 64 one's time a step on a CPU) and
     # 1.2M steps, with rewards scaled by 0.01 instead of the SB3 recipe's 0.1: rejax clips the value
@@ -320,7 +320,7 @@ RECIPES: dict[str, Recipe] = {
     # -43.0, -154.1; scale 0.1: -29.1, -175.1, -69.7 (4 copies, scale 1, 500k steps: -41.7, -140.5).
     # The smallest scale had no seed fail. At 2M steps scale 0.02 gave -37.1, -70.1, -35.6: a seed
     # in three stays at the heuristic's level (pure pursuit is a local optimum PPO does not always
-    # leave). Then, to leave it every time (gym-suite/analyses/target_v1_tuning.py, the same tuning
+    # leave). Then, to leave it every time (docs/env-notes/target-v1.md, the same tuning
     # episodes and training seeds, 2M steps): 32 copies (minibatches of 256) -25.9, -27.3, -57.9; 32
     # copies and an entropy bonus of 0.01 -27.6, -25.9, -25.6 (chosen); 64 copies (minibatches of
     # 512), 3M steps -34.5, -28.8, -36.5; gamma 0.999 -194.6, -159.3, -219.4. The chosen recipe on
