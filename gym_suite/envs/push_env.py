@@ -1,7 +1,3 @@
-# The file reads top to bottom: this manual, the constants, the parameters (the arguments, the
-# log and the arrays the rules index), the state, the rules (:class:`Push`), the pictures, then
-# the definition the registry names. The log itself (schema, reading, checking, caching, splits) is
-# ``gym_suite.envs.push_log``.
 """``push-v0``: deliver or hold back push notifications, replayed from a log of real reactions.
 
 ## Description
@@ -38,15 +34,11 @@ ignored; the input is never modified):
 | `action` | `opened` or `dismissed` |
 | `p_open` | optional: the true open probability, 0..1 |
 
-A missing or repeated column, an empty file, a value of the wrong kind or out of range, or
-an empty cell raises ``ValueError`` at construction, naming the column and the first bad
-row; so does a file that is not UTF-8 CSV, naming the file. A missing file raises
-``FileNotFoundError``. Rows are replayed in the order of the log (sort it by time). The
-timestamp is never observed (timestamps with UTC offsets are compared and shown in UTC); the
-observed time of day is the log's ``hour`` column. With ``test_fraction=f`` the last fraction
-``f`` of the log in time is the test part and the rest the training part; ``split`` picks the
-one to replay (``gym_suite.envs.push_log`` has the details). Environments on files of the same
-content share one read-only copy of the encoded log.
+A bad log raises ``ValueError`` at construction, naming the file, the column and the first bad
+row (a missing file: ``FileNotFoundError``). Rows are replayed in the order of the log; the
+timestamp is never observed. With ``test_fraction=f`` the last fraction ``f`` of the log in time
+is the test part, the rest the training part (``gym_suite.envs.push_log`` has the details).
+Environments on files of the same content share one read-only copy of the encoded log.
 
 ## Action Space
 
@@ -119,16 +111,6 @@ the policy. The state is ``env.unwrapped.state`` (a :class:`PushState`) and
 
 ## Arguments
 
-| Argument | Default | Meaning |
-|---|---|---|
-| `episode_length` | 100 | notifications per episode, 1..10^9; `None` for the whole log |
-| `csv_path` | None | a notification log to replay instead of the bundled one |
-| `data` | None | a pandas DataFrame with the same columns, instead of a file |
-| `split` | `"train"` | `"train"` or `"test"`: the bundled log, or the part of your log, to replay |
-| `test_fraction` | None | with your own log: the last fraction of it in time (0 < f < 1) is the test part; None: no test part (all of it is `"train"`) |
-| `vocabularies` | None | vocabularies of some of `app`, `category`, `location`, `ringer_mode` replacing the fixed ones (changes the observation space) |
-| `render_mode` | None | `"ansi"`, `"human"` (text) or `"rgb_array"` (a card, 96x192) |
-
 On JAX (``gym_suite.jax.make``) every argument stays static.
 
 ```python
@@ -145,15 +127,10 @@ On JAX (``gym_suite.jax.make``) every argument stays static.
 * v0: first release. Unlike the notification replay it is modelled on, the action after
   observing row ``k`` is scored against row ``k`` (not ``k - 1``), every row of an episode
   is scored once, and the log is checked when the environment is built.
-* v0, before any release: the observation space became fixed (declared vocabularies with an
-  "other" index instead of the values found in the log), the bundled data became a training
-  log and a held-out test log (``split``), user logs can be split in time
-  (``test_fraction``), and logs are cached by content.
-* v0, before any release: the rules became one definition for Python numbers, numpy and JAX;
-  the window's start is drawn from one uniform (so a seed gives other windows than before,
-  with the same distribution); ``episode_length`` above 10^9 raises ``ValueError`` at
-  construction instead of overflowing; the vector env's text render is one line per
-  sub-environment with its decision, like the scalar env's text.
+* v0, before any release: fixed vocabularies with an "other" index, a training and a held-out
+  test log (``split``, ``test_fraction``), logs cached by content; one definition for Python
+  numbers, numpy and JAX, the window's start drawn from one uniform (other windows for a seed
+  than before, the same distribution); ``episode_length`` above 10^9 raises ``ValueError``.
 """
 
 from __future__ import annotations
@@ -181,6 +158,7 @@ from gym_suite.envs.push_log import (
     PRIORITY_MIN,
     USER,
     NotificationLog,
+    _frozen,
     load_log,
     observation_space,
 )
@@ -188,13 +166,8 @@ from gym_suite.envs.push_log import (
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-    from gym_suite.envs.push_log import Vocabulary
 
-_ArrayT = TypeVar("_ArrayT", bound="np.ndarray[Any, Any]")
-
-# --------------------------------------------------------------------------------------------
-# Constants
-# --------------------------------------------------------------------------------------------
+# --- constants --------------------------------------------------------------------------------------
 
 HOLD, DELIVER = 0, 1
 ACTION_NAMES = ("hold", "deliver")
@@ -249,14 +222,7 @@ ARGUMENTS = (
 _ParamsT = TypeVar("_ParamsT", bound="LogParams")
 
 
-def _frozen(array: _ArrayT) -> _ArrayT:
-    array.flags.writeable = False
-    return array
-
-
-# --------------------------------------------------------------------------------------------
-# The parameters: the arguments, the log, and the read-only arrays the rules index
-# --------------------------------------------------------------------------------------------
+# --- the parameters: the arguments, the log, and the read-only arrays the rules index ---------------
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
@@ -351,16 +317,10 @@ class PushParams(LogParams):
         }
 
 
-#: The parameters of ``arguments`` (checked) replaying ``log``.
-_derive_params = PushParams._derive
-
-
 DEFAULTS = PushParams()
 
 
-# --------------------------------------------------------------------------------------------
-# The state
-# --------------------------------------------------------------------------------------------
+# --- the state --------------------------------------------------------------------------------------
 
 
 class PushState(NamedTuple):
@@ -382,10 +342,7 @@ class PushState(NamedTuple):
 _new_state = state_maker(PushState)
 
 
-# --------------------------------------------------------------------------------------------
-# What the rules compute beyond Ops: it takes ``ops`` first and its fastest way on each backend
-# (``ops.name``); the same values on every one
-# --------------------------------------------------------------------------------------------
+# --- what the rules compute beyond Ops (the fastest way on each backend, the same values) ---------
 
 
 def take_columns(ops: Ops, table: Any, index: Any, keepdims: bool = False) -> Any:
@@ -405,9 +362,7 @@ def take_columns(ops: Ops, table: Any, index: Any, keepdims: bool = False) -> An
     return [v[..., None] for v in values] if keepdims else values
 
 
-# --------------------------------------------------------------------------------------------
-# The rules
-# --------------------------------------------------------------------------------------------
+# --- the rules --------------------------------------------------------------------------------------
 
 
 def scores(tp: Array, fp: Array, fn: Array, tn: Array, ops: Ops) -> tuple[Array, Array, Array]:
@@ -422,36 +377,25 @@ def scores(tp: Array, fp: Array, fn: Array, tn: Array, ops: Ops) -> tuple[Array,
     )
 
 
-def _current_row(env: Any) -> Any:
-    """The log index of the observed notification (an array over the rows for a vector env),
-    for analysis (joining with the log), not for the policy."""
-    row = env.state.row
-    return np.array(row) if isinstance(row, np.ndarray) else row  # a copy: never the env's state
-
-
-def _vocabularies(env: Any) -> Mapping[str, Vocabulary]:
-    """The log's vocabularies (read-only, shared by the environments on the log)."""
-    log: NotificationLog = env.params.log
-    return log.vocabularies
-
-
 class Push(Definition[PushState, PushParams]):
     """The rules of push-v0: score each decision against the observed row's label, move on."""
 
     name = "push"
     State = PushState
     arguments = ARGUMENTS
-    #: ``env.current_row`` and ``env.vocabularies`` (the envs of push-v1 have them too).
+    #: ``env.current_row``, the log index of the observed notification (a copy, an array for a
+    #: vector env), for analysis, not for the policy; ``env.vocabularies``, the log's (read-only).
+    #: The envs of push-v1 have them too.
     env_attributes: ClassVar[Mapping[str, Any]] = {
-        "current_row": property(_current_row),
-        "vocabularies": property(_vocabularies),
+        "current_row": property(lambda env: np.array(row) if isinstance(row := env.state.row, np.ndarray) else row),
+        "vocabularies": property(lambda env: env.params.log.vocabularies),
     }
     #: One uniform per start picks the window; a step draws nothing.
     start_draws = 1
 
     def make_params(self, base: PushParams, owner: str, **arguments: Any) -> PushParams:
         merged = check_arguments(ARGUMENTS, base, owner, arguments)
-        return _derive_params(load_arguments_log(merged, owner), merged)
+        return PushParams._derive(load_arguments_log(merged, owner), merged)
 
     def spaces(self, params: PushParams) -> tuple[spaces.Space[Any], spaces.Space[Any]]:
         return observation_space(params.log.vocabularies), spaces.Discrete(len(ACTION_NAMES))
@@ -567,9 +511,7 @@ class Push(Definition[PushState, PushParams]):
         return card(params.log, state.row)
 
 
-# --------------------------------------------------------------------------------------------
-# Pictures
-# --------------------------------------------------------------------------------------------
+# --- pictures ---------------------------------------------------------------------------------------
 
 CARD_HEIGHT, CARD_WIDTH = 96, 192  # rgb_array: pixels
 BAND = 16  # height of the category band and of the decision strip
@@ -639,16 +581,12 @@ def card(log: NotificationLog, row: int, action: int | None = None) -> npt.NDArr
     return frame
 
 
-# --------------------------------------------------------------------------------------------
-# The definition the registry names
-# --------------------------------------------------------------------------------------------
+# --- the definition the registry names --------------------------------------------------------------
 
 PUSH = Push()
 
 
-# --------------------------------------------------------------------------------------------
-# The env classes (their registry rows: gym_suite/_registry.py; gymnasium.make finds them by id)
-# --------------------------------------------------------------------------------------------
+# --- the env classes (their registry rows: gym_suite/_registry.py; gymnasium.make finds them by id) ---
 
 
 class PushEnv(SuiteEnv):

@@ -1,85 +1,39 @@
-"""Notification logs for ``push-v0``: the schema, the fixed vocabularies, reading, checking, caching and splitting.
+"""Notification logs for ``push-v0`` and ``push-v1``: the schema, the fixed vocabularies, reading,
+checking, caching and splitting.
 
-A log is a table with one row per notification, its context and the person's reaction:
+A log is a table with one row per notification, its context and the person's reaction: the
+columns :data:`REQUIRED_COLUMNS` (the table of the push-v0 manual), optionally ``p_open``, the
+true open probability (the bundled logs have it and ``response_delay_s``; other columns are
+ignored).
 
-| Column | Values |
-|---|---|
-| `timestamp` | ISO 8601 date and time (with or without a UTC offset: see *Timestamps*) |
-| `user_id` | any text |
-| `app` | app package name: the vocabulary :data:`APPS`, anything else is ``OTHER`` |
-| `category` | Android notification category: :data:`CATEGORIES`, anything else is ``OTHER`` |
-| `priority` | integer -2..2 (Android `Notification.PRIORITY_*`) |
-| `num_updates` | integer 0..1000 |
-| `significant_contact` | 0 or 1 (or `False` / `True`) |
-| `text_length` | integer 0..5120 (Android cuts notification text at 5120 characters) |
-| `day_of_week` | `Mon`, `Tue`, `Wed`, `Thu`, `Fri`, `Sat`, `Sun` |
-| `hour` | local time of day on the phone, in hours, 0..24 |
-| `location` | :data:`LOCATIONS` (`home`, `work`, `transit`, `other`), anything else is ``OTHER`` |
-| `ringer_mode` | `normal`, `vibrate`, `silent`, anything else is ``OTHER`` |
-| `battery` | percent, 0..100 |
-| `action` | `opened` or `dismissed` |
-| `p_open` | optional: the true open probability, 0..1 (the bundled logs have it) |
+Vocabularies: the categorical fields are indices into fixed vocabularies (:data:`VOCABULARIES`),
+so that the observation space (:func:`observation_space`) is the same for every log. The
+open-ended fields :data:`OPEN_FIELDS` list the bundled generator's values, then :data:`OTHER`
+(``"<other>"``), the index of every value outside them; a log may pass its own for these
+(``vocabularies={"app": ("com.a", "com.b")}``, :data:`OTHER` appended). ``day_of_week`` and
+``significant_contact`` (0 or 1, or a boolean) are closed: a value outside them is an error.
+``log.vocabularies`` is a read-only mapping of tuples shared by every environment on the log;
+it also holds ``user_id``, the log's users sorted (never observed).
 
-Other columns are ignored (the bundled logs also have `response_delay_s`).
+Reading and caching: :func:`load_log` returns a :class:`NotificationLog` (the checked log
+encoded to read-only arrays) of the bundled data (by ``split``), a CSV file (``csv_path``: UTF-8,
+plain or compressed with gzip, bzip2, xz, zip or zstd, recognised from the bytes) or a pandas
+DataFrame (``data``, encoded anew on every call). Logs are cached, held weakly, by the SHA-256 of
+the file's bytes, the vocabularies and the split; the bundled logs with the default vocabularies
+stay for the life of the process. pandas is imported only when a log is read. A bad log raises
+at construction naming the file (or ``data``), the column and the first bad row, in a message
+under 1,000 characters; a call that raises leaves the cache as it was.
 
-Vocabularies
-------------
-The categorical fields are indices into fixed vocabularies (:data:`VOCABULARIES`), declared
-here rather than taken from the log, so that the observation space (:func:`observation_space`)
-is the same for every log and an agent trained on one runs on another. The open-ended fields
-``app``, ``category``, ``location`` and ``ringer_mode`` list the values of the bundled generator
-(``gym-suite/tools/make_notifications.py``), then :data:`OTHER` (``"<other>"``): a value outside
-the vocabulary is encoded as the last index. (The location ``"other"``, neither home, work nor
-transit, is an ordinary value.) ``day_of_week`` and ``significant_contact`` (0 or 1, or a
-boolean) are closed: a value outside them is an error.
+Timestamps order the rows and split a log; they are never observed. Either every one has a UTC
+offset (they may differ; compared as instants, kept in UTC: ``log.utc``) or none has (taken as
+written); a log that mixes the two raises ``ValueError`` naming the first row of the other kind.
 
-A log may pass its own vocabularies for open-ended fields (``vocabularies={"app": ("com.a",
-"com.b")}``; :data:`OTHER` is appended unless already last; the others keep the defaults).
-``log.vocabularies`` is a read-only mapping (:class:`ReadOnlyMapping`) of tuples, shared by
-every environment on the log; it also holds ``user_id``, the log's users sorted (never observed).
-
-Reading and caching
--------------------
-:func:`load_log` returns a :class:`NotificationLog`, the checked log encoded to read-only numpy
-arrays, from one of: the bundled data (``csv_path=None, data=None``; by ``split``,
-``data/notifications_train.csv``, weeks 1-6 of 8 users, 9,710 notifications, or
-``data/notifications_test.csv``, weeks 7-12); a CSV file (``csv_path``: UTF-8, plain or
-compressed with gzip, bzip2, xz or zip, recognised from the bytes); a pandas DataFrame
-(``data``, encoded anew on every call).
-
-Logs are cached, held weakly, by the SHA-256 of the file's bytes (a file rewritten in place is
-read again; two copies share the arrays), the vocabularies and the split: a file is read once
-per process while something uses it. The bundled logs with the default vocabularies stay for
-the life of the process. pandas is imported only when a log is read.
-
-A bad log raises at construction, naming the file (or ``data``) and the problem: ``ValueError``
-for a missing or duplicated column, an empty file or cell, a value of the wrong kind or out of
-range (naming the column and the first bad row), text that is not UTF-8, a file that is not CSV
-or a damaged compressed file; ``FileNotFoundError``, ``PermissionError``; ``TypeError`` for an
-argument of the wrong kind. Messages stay under 1,000 characters (a long value is cut, ending
-in ``...``). A call that raises leaves the cache as it was.
-
-Timestamps
-----------
-The timestamp orders the rows and splits a log in time; it is never observed (the time of day
-observed is the ``hour`` column, the phone's wall clock). Either every timestamp has a UTC
-offset (``Z``, ``+01:00``, ``-0500``; they may differ between rows) and they are compared as
-instants, kept in UTC (``log.utc`` True), or none has and they are taken as written
-(``log.utc`` False). A log that mixes the two raises ``ValueError`` naming the first row whose
-kind differs from the first row's.
-
-Train and test
---------------
-The bundled data are two files of one seeded stream: train on ``split="train"`` (weeks 1-6),
-report on ``split="test"`` (weeks 7-12 of the same people). A user log is split in time with
-``test_fraction=f`` (0 < f < 1): the test part is every row from the cut-off instant on, the
-timestamp of the row ``ceil(f * n)``-th from the end in time order (rows sharing it all go to
-the test part, which can be a little larger than f); the train part is every row before. Both
-keep the log's row order. The cut is one instant for all users, as an agent is deployed
-(trained on everything up to a day, run on what comes after): no training row is later than a
-test row, so nothing of the test period leaks into training. Without ``test_fraction`` a user
-log is not split: ``split="train"`` replays all of it and ``split="test"`` raises.
-``log.source_rows`` maps the rows of a part to the rows of the log it was cut from.
+Train and test: a user log is split in time with ``test_fraction=f`` (0 < f < 1): the test part
+is every row from the cut-off instant on, the timestamp of the row ``ceil(f * n)``-th from the
+end in time order (rows sharing it all go to the test part); the train part is every row before.
+The cut is one instant for all users, so nothing of the test period leaks into training. Both
+parts keep the log's row order; ``log.source_rows`` maps their rows to the log's. Without
+``test_fraction`` ``split="train"`` replays all of a user log and ``split="test"`` raises.
 """
 
 from __future__ import annotations
@@ -268,9 +222,7 @@ def _frozen(array: _ArrayT) -> _ArrayT:
     return array
 
 
-# --------------------------------------------------------------------------------------------
-# The encoded log
-# --------------------------------------------------------------------------------------------
+# --- the encoded log --------------------------------------------------------------------------------
 
 
 class NotificationLog:
@@ -365,9 +317,7 @@ def _restore_log(state: dict[str, Any]) -> NotificationLog:
     return NotificationLog(**state)
 
 
-# --------------------------------------------------------------------------------------------
-# Arguments
-# --------------------------------------------------------------------------------------------
+# --- arguments --------------------------------------------------------------------------------------
 
 
 def check_vocabularies(vocabularies: object = None, owner: str = "load_log") -> ReadOnlyMapping[str, Vocabulary]:
@@ -385,35 +335,29 @@ def check_vocabularies(vocabularies: object = None, owner: str = "load_log") -> 
         )
     merged = dict(VOCABULARIES)
     for field, values in vocabularies.items():
-        if field in OPEN_FIELDS:
-            merged[field] = _check_vocabulary(field, values, owner)
-        elif field not in VOCABULARIES or not isinstance(values, (tuple, list)) or tuple(values) != VOCABULARIES[field]:
-            fixed = " (fixed by the schema)" if field in VOCABULARIES else ""
-            raise ValueError(
-                f"{owner}: vocabularies[{shown(field)}]{fixed}: only the vocabularies of {list(OPEN_FIELDS)} can be given"
-            )  # a fixed vocabulary may be given as it is (VOCABULARIES passed back)
+        name = f"{owner}: vocabularies[{shown(field)}]"
+        if field not in OPEN_FIELDS:
+            if field not in VOCABULARIES or not isinstance(values, (tuple, list)) or tuple(values) != VOCABULARIES[field]:
+                fixed = " (fixed by the schema)" if field in VOCABULARIES else ""
+                raise ValueError(f"{name}{fixed}: only the vocabularies of {list(OPEN_FIELDS)} can be given")
+            continue  # a fixed vocabulary may be given as it is (VOCABULARIES passed back)
+        if isinstance(values, (str, bytes)) or not isinstance(values, (tuple, list)):
+            raise ArgumentTypeError(f"{name} must be a tuple or list of strings, got {type(values).__name__}")
+        values = tuple(values)
+        bad = [v for v in values if not isinstance(v, str)]
+        if bad:
+            raise ArgumentTypeError(f"{name} must hold strings, got {shown(bad[0])}")
+        if values and values[-1] == OTHER:
+            values = values[:-1]
+        if not values:
+            raise ValueError(f"{name} is empty; give at least one value")
+        if OTHER in values:
+            raise ValueError(f"{name}: {OTHER!r} marks values outside the vocabulary; it can only be the last entry")
+        repeated = sorted({v for v in values if values.count(v) > 1})
+        if repeated:
+            raise ValueError(f"{name} lists {shown(repeated)} more than once")
+        merged[field] = values + (OTHER,)
     return ReadOnlyMapping(merged)
-
-
-def _check_vocabulary(field: str, values: object, owner: str) -> Vocabulary:
-    """An open field's vocabulary: distinct strings, :data:`OTHER` appended (or already last)."""
-    name = f"{owner}: vocabularies[{shown(field)}]"
-    if isinstance(values, (str, bytes)) or not isinstance(values, (tuple, list)):
-        raise ArgumentTypeError(f"{name} must be a tuple or list of strings, got {type(values).__name__}")
-    values = tuple(values)
-    bad = [v for v in values if not isinstance(v, str)]
-    if bad:
-        raise ArgumentTypeError(f"{name} must hold strings, got {shown(bad[0])}")
-    if values and values[-1] == OTHER:
-        values = values[:-1]
-    if not values:
-        raise ValueError(f"{name} is empty; give at least one value")
-    if OTHER in values:
-        raise ValueError(f"{name}: {OTHER!r} marks values outside the vocabulary; it can only be the last entry")
-    repeated = sorted({v for v in values if values.count(v) > 1})
-    if repeated:
-        raise ValueError(f"{name} lists {shown(repeated)} more than once")
-    return values + (OTHER,)
 
 
 def check_split(split: object, test_fraction: object, owner: str = "load_log") -> tuple[str, float | None]:
@@ -455,9 +399,7 @@ def observation_space(vocabularies: Mapping[str, Sequence[object]] | None = None
     return spaces.Dict(fields)
 
 
-# --------------------------------------------------------------------------------------------
-# Loading, with the cache
-# --------------------------------------------------------------------------------------------
+# --- loading, with the cache ------------------------------------------------------------------------
 
 #: encoded logs by (digest or bundled split, vocabularies, split, test_fraction); held weakly
 _CACHE: weakref.WeakValueDictionary[tuple[Any, ...], NotificationLog] = weakref.WeakValueDictionary()
@@ -665,9 +607,7 @@ def read_csv_bytes(raw: bytes, name: str) -> pandas.DataFrame:
         raise ValueError(f"{name} is not a well-formed CSV file: {exc}") from None
 
 
-# --------------------------------------------------------------------------------------------
-# Checking and encoding
-# --------------------------------------------------------------------------------------------
+# --- checking and encoding --------------------------------------------------------------------------
 
 
 def _encode(
@@ -816,9 +756,7 @@ def _timestamps(
     return stamps.to_numpy(dtype="datetime64[s]"), utc
 
 
-# --------------------------------------------------------------------------------------------
-# Train and test parts
-# --------------------------------------------------------------------------------------------
+# --- train and test parts ---------------------------------------------------------------------------
 
 
 def held_out_mask(timestamps: npt.NDArray[np.datetime64], test_fraction: float) -> npt.NDArray[np.bool_]:

@@ -1,8 +1,3 @@
-# The file reads top to bottom: this manual, the constants, the parameters, the state, the rules
-# (:class:`PushV1`: push-v0's log, features and pictures with a budget and simulated opens), then
-# the definition the registry names. The log (schema, reading, checking, splits) is
-# ``gym_suite.envs.push_log``; the features, the hand rule and the card are push-v0's
-# (``gym_suite.envs.push_env``).
 """``push-v1``: decide *when* to deliver push notifications, under a daily budget, in a simulator.
 
 ## Description
@@ -88,17 +83,6 @@ in words.
 
 ## Arguments
 
-| Argument | Default | Meaning |
-|---|---|---|
-| `daily_budget` | 2 | deliveries allowed a user-day, 1..50 |
-| `expected_opens` | True | reward a delivery with its open probability (False: 1 per drawn open) |
-| `csv_path` | None | a notification log with a `p_open` column, instead of the bundled one |
-| `data` | None | a pandas DataFrame with the same columns, instead of a file |
-| `split` | `"train"` | `"train"` or `"test"`: the bundled log, or the part of your log, to play |
-| `test_fraction` | None | with your own log: the last fraction of it in time is the test part |
-| `vocabularies` | None | as push-v0's (changes the observation space) |
-| `render_mode` | None | `"ansi"`, `"human"` (text) or `"rgb_array"` (push-v0's card, 96x192) |
-
 On JAX (``gym_suite.jax.make``) every argument stays static.
 
 ```python
@@ -147,12 +131,11 @@ from gym_suite.envs.push_env import (
     PUSH,
     LogParams,
     Push,
-    _frozen,
     card,
     describe,
     load_arguments_log,
 )
-from gym_suite.envs.push_log import CATEGORICAL_FIELDS, TRUTH, NotificationLog, observation_space
+from gym_suite.envs.push_log import CATEGORICAL_FIELDS, TRUTH, NotificationLog, _frozen, observation_space
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -168,9 +151,7 @@ __all__ = [
     "user_days",
 ]
 
-# --------------------------------------------------------------------------------------------
-# Constants
-# --------------------------------------------------------------------------------------------
+# --- constants --------------------------------------------------------------------------------------
 
 DEFAULT_DAILY_BUDGET = 2  # deliveries a user-day: see the manual's "Why a budget of 2"
 MAX_DAILY_BUDGET = 50
@@ -180,12 +161,8 @@ MAX_DAY_NOTIFICATIONS = 1000
 SECONDS_PER_DAY = 24 * 3600
 NO_OPEN = -1  # info/state: nothing decided yet
 
-# The heuristic: points for what makes a notification likely to be opened, against a bar that
-# falls as the day runs out. The points were set by hand from the training log's open rates (a
-# significant contact's notification is opened about 0.70 of the time, another 0.25; on silent
-# 0.14, else 0.33-0.39; from priority -2 to 2, 0.07 to 0.72); the bar's two numbers were chosen
-# on the training log alone, the best of 100 settings by expected opens over every user-day
-# (``python -m gym_suite.references.push_v1_rule``).
+# The heuristic: points set by hand from the training log's open rates, against a bar that falls
+# as the day runs out, its two numbers tuned on the training log (docs/env-notes/push-v1.md).
 RULE_CONTACT_POINTS = 2  # a significant contact sends it
 RULE_SILENT_POINTS = 2  # taken away while the ringer is on silent
 RULE_BAR = 4.5  # the bar is RULE_BAR - RULE_DROP * budget_left / notifications_left
@@ -199,9 +176,7 @@ ARGUMENTS = (
 )
 
 
-# --------------------------------------------------------------------------------------------
-# The parameters
-# --------------------------------------------------------------------------------------------
+# --- the parameters ---------------------------------------------------------------------------------
 
 
 def user_days(log: NotificationLog) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
@@ -254,10 +229,6 @@ class PushV1Params(LogParams):
         return {"order": order, "day_starts": starts, "day_lengths": lengths, "p_open": log.p_open}
 
 
-#: The parameters of ``arguments`` (checked) playing ``log`` (which has ``p_open``).
-_derive_params = PushV1Params._derive
-
-
 DEFAULTS = PushV1Params()
 
 #: push-v0's rules, for its observation of a row: it reads only ``state.row`` and the parameters
@@ -266,9 +237,7 @@ DEFAULTS = PushV1Params()
 _V0: Any = PUSH
 
 
-# --------------------------------------------------------------------------------------------
-# The state
-# --------------------------------------------------------------------------------------------
+# --- the state --------------------------------------------------------------------------------------
 
 
 class PushV1State(NamedTuple):
@@ -290,9 +259,7 @@ class PushV1State(NamedTuple):
 _new_state = state_maker(PushV1State)
 
 
-# --------------------------------------------------------------------------------------------
-# The rules
-# --------------------------------------------------------------------------------------------
+# --- the rules --------------------------------------------------------------------------------------
 
 
 class PushV1(Definition[PushV1State, PushV1Params]):
@@ -314,7 +281,7 @@ class PushV1(Definition[PushV1State, PushV1Params]):
                 f"{owner}: {log.source} has no {TRUTH!r} column; push-v1 simulates the opens from the true "
                 "open probabilities, so its log needs them (push-v0 replays a log without them)"
             )
-        params = _derive_params(log, merged)
+        params = PushV1Params._derive(log, merged)
         longest = int(params.day_lengths.max())
         if longest > MAX_DAY_NOTIFICATIONS:
             raise ValueError(
@@ -419,29 +386,24 @@ class PushV1(Definition[PushV1State, PushV1Params]):
         the budget and of the day, and the last decision with (in the picture, push-v0's card with
         every field labelled) its simulated open; once the day is over, the last decided card and
         why the day ended."""
-        if mode == "ansi":
-            over = state.budget <= 0 or state.left <= 0
-            lines = []
-            if not over:
-                lines += [describe(params.log, state.row), f"    waiting: {_left_text(state, params)}"]
-            else:
-                lines.append(
-                    f"    day over: {'budget spent' if state.budget <= 0 else 'no notification left'}; "
-                    f"{state.opens} opens of {state.deliveries} deliveries"
-                )
-            if state.scored_row >= 0:
-                lines.append(f"    last: {_last_text(state, params)}")
-            return "\n".join(lines) + "\n"
         over = bool(state.budget <= 0 or state.left <= 0)
+        why = "budget spent" if state.budget <= 0 else "no notification left"
+        last = f"last: {_last_text(state, params)}" if state.scored_row >= 0 else None
+        if mode == "ansi":
+            if over:
+                lines = [f"    day over: {why}; {state.opens} opens of {state.deliveries} deliveries"]
+            else:
+                lines = [describe(params.log, state.row), f"    waiting: {_left_text(state, params)}"]
+            return "\n".join(lines + ([f"    {last}"] if last else [])) + "\n"
         frame = np.full((FRAME_HEIGHT, FRAME_WIDTH, 3), 255, dtype=np.uint8)
-        if over and state.scored_row >= 0:
+        if over and last:
             shown_card = card(params.log, state.scored_row, state.last_action)
             strip = (225, 225, 225) if state.last_action == HOLD else ((46, 160, 67) if state.opened else (200, 50, 50))
             shown_card[-BAND:, CARD_WIDTH * 2 // 3 :] = strip  # the simulated open, not the logged reaction
         else:
             shown_card = card(params.log, state.row)
         frame[:CARD_HEIGHT, :CARD_WIDTH] = shown_card
-        ink, faint = (30, 30, 30), (110, 110, 110)
+        faint = (110, 110, 110)
         x = CARD_WIDTH + 6
         draw_text(frame, "category, app", x, 4, faint)
         for i, label in enumerate(CARD_BAR_LABELS):
@@ -449,17 +411,15 @@ class PushV1(Definition[PushV1State, PushV1Params]):
         draw_text(frame, "decision, open" if over else "waiting", x, CARD_HEIGHT - BAND + 4, faint)
         y = CARD_HEIGHT + 6
         if over:
-            why = "budget spent" if state.budget <= 0 else "no notification left"
             draw_text(frame, f"day over: {why}", 4, y, (200, 50, 50))
         else:
-            draw_text(frame, _left_text(state, params), 4, y, ink)
-        for k in range(params.daily_budget):  # one pip per delivery: white while left, dark once spent
+            draw_text(frame, _left_text(state, params), 4, y, (30, 30, 30))
+        for k in range(params.daily_budget):  # one pip per delivery: green while left, dark once spent
             left_x = FRAME_WIDTH - 10 - 10 * (params.daily_budget - k)
             frame[y : y + 7, left_x : left_x + 7] = (46, 160, 67) if k < state.budget else (60, 60, 60)
-        if state.scored_row >= 0:
-            draw_text(frame, f"last: {_last_text(state, params)}", 4, y + LINE_HEIGHT + 2, faint)
+        if last:
+            draw_text(frame, last, 4, y + LINE_HEIGHT + 2, faint)
         return frame
-
 
 def rule_points(observation: Any, params: PushV1Params, ops: Ops) -> Any:
     """The heuristic's points for the observed notification: ``RULE_CONTACT_POINTS`` if a
@@ -511,16 +471,12 @@ def _last_text(state: PushV1State, params: PushV1Params) -> str:
     return f"#{state.scored_row} held"
 
 
-# --------------------------------------------------------------------------------------------
-# The definition the registry names
-# --------------------------------------------------------------------------------------------
+# --- the definition the registry names --------------------------------------------------------------
 
 PUSH_V1 = PushV1()
 
 
-# --------------------------------------------------------------------------------------------
-# The env classes (their registry rows: gym_suite/_registry.py; gymnasium.make finds them by id)
-# --------------------------------------------------------------------------------------------
+# --- the env classes (their registry rows: gym_suite/_registry.py; gymnasium.make finds them by id) ---
 
 
 class PushV1Env(SuiteEnv):
