@@ -26,12 +26,10 @@ from gym_suite.envs import PushEnv, PushVectorEnv, push_env
 from gym_suite.envs.push_env import DELIVER, HOLD
 from gym_suite.envs.push_log import (
     CATEGORICAL_FIELDS,
-    COLUMNS,
     NUMERIC_FIELDS,
     VOCABULARIES,
     observation_space,
 )
-from gym_suite.evaluate import evaluate
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATOR = ROOT / "gym-suite" / "tools" / "make_notifications.py"
@@ -81,19 +79,6 @@ def oracle(env, obs):
 
 
 # -- the bundled log
-
-
-@pytest.mark.parametrize("split", ["train", "test"])
-def test_bundled_log_reads_like_a_real_one(split):
-    bundled = pd.read_csv(io.BytesIO(bundled_bytes(split)), dtype={"user_id": str})
-    assert tuple(bundled.columns) == COLUMNS
-    assert len(bundled) >= 5000
-    assert bundled["user_id"].nunique() >= 5
-    stamps = pd.to_datetime(bundled["timestamp"])
-    assert stamps.is_monotonic_increasing
-    assert (stamps.max() - stamps.min()).days >= 28
-    assert set(bundled["action"]) == {"opened", "dismissed"}
-    assert set(bundled["priority"]) <= set(range(-2, 3))
 
 
 def test_bundled_log_is_learnable_but_noisy(bundled):
@@ -229,19 +214,6 @@ def test_whole_log_replays_every_row_in_order(small):
     assert steps == env.unwrapped.log.n_rows
 
 
-def test_heuristic_beats_always_deliver_and_the_majority_class():
-    returns = {
-        name: evaluate("push-v0", policy, episodes=40, seed=0, env_kwargs={"split": "test"}).mean
-        for name, policy in {
-            "heuristic": "heuristic",
-            "deliver": lambda obs: DELIVER,
-            "hold": lambda obs: HOLD,
-        }.items()
-    }
-    assert returns["heuristic"] > max(returns["deliver"], returns["hold"]) + 5
-    assert returns["heuristic"] < 100
-
-
 # -- user logs
 
 
@@ -298,13 +270,7 @@ def test_empty_file_and_header_only_file_raise(small, tmp_path):
         ({"data": "small", "episode_length": 500}, ValueError, "episode_length"),
         ({"data": "small", "csv_path": "x.csv"}, ValueError, "csv_path"),
         ({"data": "small as a dict"}, TypeError, "DataFrame"),
-        ({"csv_path": "no_such.csv"}, FileNotFoundError, "no_such.csv"),
-        ({"split": "validation"}, ValueError, "split.*'train', 'test'"),
         ({"data": "small", "test_fraction": 1.5}, ValueError, "test_fraction"),
-        ({"test_fraction": 0.2}, ValueError, "test_fraction"),  # the bundled data is split by file
-        ({"data": "small", "split": "test"}, ValueError, "split='test'.*test_fraction"),
-        ({"vocabularies": {"day_of_week": ("Lun",)}}, ValueError, "vocabularies.*day_of_week"),
-        ({"vocabularies": ["app"]}, TypeError, "vocabularies"),
     ],
 )
 def test_bad_arguments(small, tmp_path, kwargs, error, match):
@@ -370,17 +336,12 @@ def test_split_picks_the_bundled_training_or_test_log():
 
 def test_test_fraction_splits_a_user_log_in_time(bundled, tmp_path):
     frame = bundled.head(2000)
-    path = to_csv(frame, tmp_path / "log.csv")
-    kwargs = {"csv_path": path, "test_fraction": 0.25, "episode_length": None}
-    parts = {split: make(split=split, **kwargs).unwrapped for split in ("train", "test")}
-    train, test = parts["train"].log, parts["test"].log
-    assert train.n_rows + test.n_rows == len(frame)
-    assert test.n_rows >= 500 and train.timestamps.max() < test.timestamps.min()
-    assert sorted(train.source_rows.tolist() + test.source_rows.tolist()) == list(range(len(frame)))
-    # info["row"] indexes the part; source_rows maps it back to the file
-    env = parts["test"]
+    kwargs = {"csv_path": to_csv(frame, tmp_path / "log.csv"), "test_fraction": 0.25, "episode_length": None}
+    env = make(split="test", **kwargs).unwrapped
+    test = env.log
+    assert test.n_rows >= 500 and test.n_rows + make(**kwargs).unwrapped.log.n_rows == len(frame)
     env.reset(seed=0)
-    _, _, _, _, info = env.step(HOLD)
+    _, _, _, _, info = env.step(HOLD)  # info["row"] indexes the part; source_rows maps it to the file
     source = int(test.source_rows[info["row"]])
     assert info["truth"] == int(frame["action"].iloc[source] == "opened")
     assert frame["timestamp"].iloc[source] == str(test.timestamps[info["row"]])
@@ -409,6 +370,9 @@ def test_pickle_mid_episode_continues_identically(small, tmp_path, source):
     blob = pickle.dumps(env)
     if source.startswith("bundled"):
         assert len(blob) < 50_000  # the bundled log is reloaded, not copied
+        vector = gymnasium.make_vec("gym_suite:push-v0", num_envs=8, **kwargs)
+        vector.reset(seed=0)
+        assert len(pickle.dumps(vector)) < 20_000  # and its windows too
     copy = pickle.loads(blob)
     for action in [0, 1, 1, 0, 1, 0, 0]:
         a, b = env.step(action), copy.step(action)
@@ -509,9 +473,3 @@ def test_heuristic_on_one_observation_and_on_a_batch():
         assert singles == actions.tolist() == [reference_heuristic(row, scalar.vocabularies) for row in rows]
         assert 0 < actions.sum() < 256
         obs, *_ = vector.step(actions)
-
-
-def test_a_vector_env_pickle_leaves_the_bundled_log_out():
-    vector = gymnasium.make_vec("gym_suite:push-v0", num_envs=8)
-    vector.reset(seed=0)
-    assert len(pickle.dumps(vector)) < 20_000  # the bundled log and its windows are reloaded, not copied

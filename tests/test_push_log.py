@@ -86,8 +86,13 @@ def test_generator_reproduces_both_bundled_logs_byte_for_byte(tmp_path):
     assert test.read_bytes() == bundled_bytes("test")
 
 
-def test_test_log_follows_the_training_log_with_the_same_people(train_frame):
+def test_the_bundled_logs_read_like_real_ones_the_test_log_after_the_training_log(train_frame):
     test = pd.read_csv(io.BytesIO(bundled_bytes("test")), dtype={"user_id": str})
+    for frame in (train_frame, test):
+        assert tuple(frame.columns) == push_log.COLUMNS and len(frame) >= 5000 and frame["user_id"].nunique() >= 5
+        stamps = pd.to_datetime(frame["timestamp"])
+        assert stamps.is_monotonic_increasing and (stamps.max() - stamps.min()).days >= 28
+        assert set(frame["action"]) == {"opened", "dismissed"} and set(frame["priority"]) <= set(range(-2, 3))
     train_stamps, test_stamps = pd.to_datetime(train_frame["timestamp"]), pd.to_datetime(test["timestamp"])
     assert train_stamps.max() < test_stamps.min()
     assert test_stamps.min() >= pd.Timestamp("2024-04-15") and test_stamps.max() < pd.Timestamp("2024-05-27")
@@ -371,10 +376,11 @@ def gzip_bytes(data: bytes) -> bytes:
     return gzip.compress(data, mtime=0)
 
 
-def zip_bytes(data: bytes) -> bytes:
+def zip_bytes(*files: bytes) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("log.csv", data)
+        for i, data in enumerate(files):
+            archive.writestr(f"log{i}.csv", data)
     return buffer.getvalue()
 
 
@@ -439,6 +445,20 @@ BAD_FILES = {
         r"f\.csv/log\.csv.*no such file",
     ),
     "a number": (lambda tmp_path, small: 3, TypeError, "csv_path must be a path"),
+    "zip of two files": (
+        write_bytes("two.zip", lambda s: zip_bytes(csv_bytes(s), csv_bytes(s))),
+        ValueError,
+        r"two\.zip is a zip archive of 2 files",
+    ),
+    **{
+        f"NUL in {path!r}": (lambda tmp_path, small, path=path: path, ValueError, r"csv_path=.* holds a NUL character")
+        for path in ("\x00", "log\x00.csv", "/tmp/\x00/log.csv")
+    },
+    "long path": (
+        lambda tmp_path, small: str(tmp_path / ("d" * 100_000) / "my_log.csv"),
+        OSError,
+        r"csv_path=.*\.\.\..*my_log\.csv",  # cut in the middle, keeping the file's name
+    ),
 }
 
 
@@ -453,18 +473,8 @@ def test_bad_files_raise_clear_errors(small, tmp_path, case):
     # not a subclass raised from deep inside (UnicodeDecodeError, ...); a TypeError is the suite's own
     # short one (gymnasium.make appends its keyword arguments to it)
     assert type(info.value) is (ArgumentTypeError if error is TypeError else error)
+    assert len(str(info.value)) < 1000
     assert dict(push_log._CACHE) == cached  # nothing changed
-
-
-def test_zip_archive_of_several_files_is_refused(small, tmp_path):
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("a.csv", csv_bytes(small))
-        archive.writestr("b.csv", csv_bytes(small))
-    path = tmp_path / "two.zip"
-    path.write_bytes(buffer.getvalue())
-    with pytest.raises(ValueError, match=r"two\.zip is a zip archive of 2 files"):
-        load_log(path)
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root reads files whatever their mode")
@@ -478,10 +488,23 @@ def test_unreadable_file_names_it(small, tmp_path):
         path.chmod(0o600)
 
 
-def test_frame_with_a_repeated_column_is_named(small):
-    frame = pd.concat([small, small[["app"]]], axis=1)
-    assert list(frame.columns).count("app") == 2
-    with pytest.raises(ValueError, match=r"data has the column\(s\) \['app'\] more than once"):
+@pytest.mark.parametrize(
+    "columns, match",
+    [
+        ("repeated", r"data has the column\(s\) \['app'\] more than once"),
+        ("two levels", r"data has hierarchical \(MultiIndex\) columns"),
+        ("one level", r"data has hierarchical \(MultiIndex\) columns"),
+    ],
+)
+def test_a_frames_odd_columns_are_named(small, columns, match):
+    if columns == "repeated":
+        frame = pd.concat([small, small[["app"]]], axis=1)
+    else:
+        frame = small.copy()
+        frame.columns = pd.MultiIndex.from_tuples(
+            [(c, "x") if columns == "two levels" else (c,) for c in small.columns]
+        )
+    with pytest.raises(ValueError, match=match):
         gymnasium.make("gym_suite:push-v0", data=frame)
 
 
@@ -532,20 +555,6 @@ def test_significant_contact_takes_booleans(small, mixed):
     np.testing.assert_array_equal(as_booleans.codes, as_numbers.codes)
 
 
-def test_multiindex_columns_are_refused_naming_them(small):
-    for columns in ([(c, "x") for c in small.columns], [(c,) for c in small.columns]):
-        frame = small.copy()
-        frame.columns = pd.MultiIndex.from_tuples(columns)
-        with pytest.raises(ValueError, match=r"data has hierarchical \(MultiIndex\) columns"):
-            gymnasium.make("gym_suite:push-v0", data=frame)
-
-
-@pytest.mark.parametrize("path", ["\x00", "log\x00.csv", "/tmp/\x00/log.csv"])
-def test_a_path_with_a_nul_character_names_csv_path(path):
-    with pytest.raises(ValueError, match=r"csv_path=.* holds a NUL character"):
-        gymnasium.make("gym_suite:push-v0", csv_path=path)
-
-
 @pytest.mark.parametrize(
     "name, value",
     [
@@ -558,13 +567,6 @@ def test_a_path_with_a_nul_character_names_csv_path(path):
 def test_a_bad_argument_beside_a_frame_keeps_the_message_short(small, name, value):
     with pytest.raises((TypeError, ValueError), match=name) as err:
         gymnasium.make("gym_suite:push-v0", data=small.head(50), **{name: value})
-    assert len(str(err.value)) < 1000
-
-
-def test_a_long_path_is_cut_in_the_middle_keeping_its_file_name(tmp_path):
-    path = str(tmp_path / ("d" * 100_000) / "my_log.csv")
-    with pytest.raises(OSError, match=r"csv_path=.*\.\.\..*my_log\.csv") as err:
-        gymnasium.make("gym_suite:push-v0", csv_path=path)
     assert len(str(err.value)) < 1000
 
 

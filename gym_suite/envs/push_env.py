@@ -227,8 +227,9 @@ _ParamsT = TypeVar("_ParamsT", bound="LogParams")
 
 @dataclass(frozen=True, eq=False, kw_only=True)
 class LogParams:
-    """What the parameters of push-v0 and push-v1 share: the arguments that name the log, the
-    log, and what ``make_params`` derives from any log.
+    """What the parameters of push-v0 and push-v1 share: the arguments that name the log
+    (:data:`LOG_ARGUMENTS`; push-v1's log needs a ``p_open`` column), the log, and what
+    ``make_params`` derives from any log.
 
     The arrays are the log's, read-only: ``order`` (the log's rows in the env's order), ``codes``
     / ``numbers`` (the encoded log: ``codes[j, row]`` is ``CATEGORICAL_FIELDS[j]``,
@@ -237,15 +238,10 @@ class LogParams:
     and the log (which pickles by its content key); the arrays are derived again when it is loaded.
     """
 
-    #: a notification log instead of the bundled one (push-v1's needs a p_open column)
     csv_path: str | os.PathLike[str] | None = None
-    #: a pandas DataFrame with the same columns, instead of a file
     data: Any = None
-    #: "train" or "test"
     split: str = "train"
-    #: with a log of your own: the last fraction of it in time is the test part
     test_fraction: float | None = None
-    #: vocabularies of some open-ended fields replacing the fixed ones
     vocabularies: Mapping[str, Sequence[str]] | None = None
     # Filled by make_params (the registry's defaults, DEFAULTS, have none):
     log: NotificationLog = None  # type: ignore[assignment]
@@ -296,7 +292,6 @@ class PushParams(LogParams):
     in ``order`` where a window may start and ``labels`` the log's (1 opened, 0 dismissed).
     """
 
-    #: notifications per episode; None for the whole log
     episode_length: int | None = DEFAULT_EPISODE_LENGTH
     # Filled by make_params:
     starts: Any = None

@@ -337,7 +337,11 @@ def check_vocabularies(vocabularies: object = None, owner: str = "load_log") -> 
     for field, values in vocabularies.items():
         name = f"{owner}: vocabularies[{shown(field)}]"
         if field not in OPEN_FIELDS:
-            if field not in VOCABULARIES or not isinstance(values, (tuple, list)) or tuple(values) != VOCABULARIES[field]:
+            if (
+                field not in VOCABULARIES
+                or not isinstance(values, (tuple, list))
+                or tuple(values) != VOCABULARIES[field]
+            ):
                 fixed = " (fixed by the schema)" if field in VOCABULARIES else ""
                 raise ValueError(f"{name}{fixed}: only the vocabularies of {list(OPEN_FIELDS)} can be given")
             continue  # a fixed vocabulary may be given as it is (VOCABULARIES passed back)
@@ -475,27 +479,18 @@ def _bundled_log(
 ) -> NotificationLog:
     """The bundled log of ``split`` (kept once read with the default vocabularies)."""
     vocabularies = check_vocabularies(vocabularies, "push-v0")
-    default = vocabularies is VOCABULARIES or _vocabulary_key(vocabularies) == _vocabulary_key(VOCABULARIES)
     key = ("bundled", _vocabulary_key(vocabularies), split, None)
     with _LOCK:
-        log = _BUNDLED.get(split) if default else _CACHE.get(key)
+        log = _CACHE.get(key)
         if log is None:
             name = BUNDLED_FILES[split]
             raw = resources.files(BUNDLED_PACKAGE).joinpath(name).read_bytes()  # works from a wheel or a zip
             source = f"the bundled {name.rsplit('/', 1)[-1]}"
-            log = _encode(
-                read_csv_bytes(raw, source),
-                source,
-                True,
-                VOCABULARIES if default else vocabularies,
-                hashlib.sha256(raw).hexdigest(),
-                split=split,
-                bundled=True,
-            )
-            if default:
-                _BUNDLED[split] = log
-            else:
-                _CACHE[key] = log
+            digest_read = hashlib.sha256(raw).hexdigest()
+            log = _encode(read_csv_bytes(raw, source), source, True, vocabularies, digest_read, split, bundled=True)
+            _CACHE[key] = log
+            if key[1] == _vocabulary_key(VOCABULARIES):
+                _BUNDLED[split] = log  # kept for the life of the process
     if digest is not None and digest != log.digest:
         raise ValueError(
             f"the bundled {BUNDLED_FILES[split]} differs from the one this environment was pickled with "

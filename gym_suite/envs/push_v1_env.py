@@ -212,9 +212,7 @@ class PushV1Params(LogParams):
     probabilities, read-only.
     """
 
-    #: deliveries allowed a user-day
     daily_budget: int = DEFAULT_DAILY_BUDGET
-    #: reward a delivery with its open probability (False: 1 per drawn open)
     expected_opens: bool = True
     # Filled by make_params:
     day_starts: Any = None
@@ -420,6 +418,7 @@ class PushV1(Definition[PushV1State, PushV1Params]):
         if last:
             draw_text(frame, last, 4, y + LINE_HEIGHT + 2, faint)
         return frame
+
 
 def rule_points(observation: Any, params: PushV1Params, ops: Ops) -> Any:
     """The heuristic's points for the observed notification: ``RULE_CONTACT_POINTS`` if a
