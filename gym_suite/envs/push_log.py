@@ -335,33 +335,35 @@ def check_vocabularies(vocabularies: object = None, owner: str = "load_log") -> 
         )
     merged = dict(VOCABULARIES)
     for field, values in vocabularies.items():
-        name = f"{owner}: vocabularies[{shown(field)}]"
-        if field not in OPEN_FIELDS:
-            if (
-                field not in VOCABULARIES
-                or not isinstance(values, (tuple, list))
-                or tuple(values) != VOCABULARIES[field]
-            ):
-                fixed = " (fixed by the schema)" if field in VOCABULARIES else ""
-                raise ValueError(f"{name}{fixed}: only the vocabularies of {list(OPEN_FIELDS)} can be given")
-            continue  # a fixed vocabulary may be given as it is (VOCABULARIES passed back)
-        if isinstance(values, (str, bytes)) or not isinstance(values, (tuple, list)):
-            raise ArgumentTypeError(f"{name} must be a tuple or list of strings, got {type(values).__name__}")
-        values = tuple(values)
-        bad = [v for v in values if not isinstance(v, str)]
-        if bad:
-            raise ArgumentTypeError(f"{name} must hold strings, got {shown(bad[0])}")
-        if values and values[-1] == OTHER:
-            values = values[:-1]
-        if not values:
-            raise ValueError(f"{name} is empty; give at least one value")
-        if OTHER in values:
-            raise ValueError(f"{name}: {OTHER!r} marks values outside the vocabulary; it can only be the last entry")
-        repeated = sorted({v for v in values if values.count(v) > 1})
-        if repeated:
-            raise ValueError(f"{name} lists {shown(repeated)} more than once")
-        merged[field] = values + (OTHER,)
+        if field in OPEN_FIELDS:
+            merged[field] = _check_vocabulary(field, values, owner)
+        elif field not in VOCABULARIES or not isinstance(values, (tuple, list)) or tuple(values) != VOCABULARIES[field]:
+            fixed = " (fixed by the schema)" if field in VOCABULARIES else ""
+            raise ValueError(
+                f"{owner}: vocabularies[{shown(field)}]{fixed}: only the vocabularies of {list(OPEN_FIELDS)} can be given"
+            )  # a fixed vocabulary may be given as it is (VOCABULARIES passed back)
     return ReadOnlyMapping(merged)
+
+
+def _check_vocabulary(field: str, values: object, owner: str) -> Vocabulary:
+    """An open field's vocabulary: distinct strings, :data:`OTHER` appended (or already last)."""
+    name = f"{owner}: vocabularies[{shown(field)}]"
+    if isinstance(values, (str, bytes)) or not isinstance(values, (tuple, list)):
+        raise ArgumentTypeError(f"{name} must be a tuple or list of strings, got {type(values).__name__}")
+    values = tuple(values)
+    bad = [v for v in values if not isinstance(v, str)]
+    if bad:
+        raise ArgumentTypeError(f"{name} must hold strings, got {shown(bad[0])}")
+    if values and values[-1] == OTHER:
+        values = values[:-1]
+    if not values:
+        raise ValueError(f"{name} is empty; give at least one value")
+    if OTHER in values:
+        raise ValueError(f"{name}: {OTHER!r} marks values outside the vocabulary; it can only be the last entry")
+    repeated = sorted({v for v in values if values.count(v) > 1})
+    if repeated:
+        raise ValueError(f"{name} lists {shown(repeated)} more than once")
+    return values + (OTHER,)
 
 
 def check_split(split: object, test_fraction: object, owner: str = "load_log") -> tuple[str, float | None]:
