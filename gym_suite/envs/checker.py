@@ -792,22 +792,15 @@ class _Run:
         if self.rendered >= 3:
             return
         self.rendered += 1
-        if self.pictures:
-            frame = self.report.call("render", "numpy", self.d.render, state, self.params, "rgb")
-            if frame is not FAILED and not (
-                isinstance(frame, np.ndarray)
-                and frame.dtype == np.uint8
-                and frame.ndim == 3
-                and frame.shape[2] == 3
-                and min(frame.shape[:2]) >= 1
-            ):
-                self.report.add(
-                    "render", "numpy", "not an image", f"returned {_described(frame)}, expected uint8 (H, W, 3)"
-                )
-        if self.text:
-            text = self.report.call("render", "numpy", self.d.render, state, self.params, "ansi")
-            if text is not FAILED and not isinstance(text, str):
-                self.report.add("render", "numpy", "not text", f"returned {_described(text)}, expected a str")
+        for shown_here, mode, problem, expected in (
+            (self.pictures, "rgb", "not an image", "uint8 (H, W, 3)"),
+            (self.text, "ansi", "not text", "a str"),
+        ):
+            value = (
+                self.report.call("render", "numpy", self.d.render, state, self.params, mode) if shown_here else FAILED
+            )
+            if value is not FAILED and not (_is_image(value) if mode == "rgb" else isinstance(value, str)):
+                self.report.add("render", "numpy", problem, f"returned {_described(value)}, expected {expected}")
 
     def play(self, seed: int, steps: int) -> None:
         if not self.ready:  # nothing runs without the spaces, the draws and the state
@@ -855,6 +848,16 @@ def _has_jax() -> bool:
         warnings.warn(message, stacklevel=3)
         return False
     return True
+
+
+def _is_image(frame: Any) -> bool:
+    return (
+        isinstance(frame, np.ndarray)
+        and frame.dtype == np.uint8
+        and frame.ndim == 3
+        and frame.shape[2] == 3
+        and min(frame.shape[:2]) >= 1
+    )
 
 
 def _uniforms(u: np.ndarray) -> Any:
