@@ -9,10 +9,10 @@ import dataclasses
 import warnings
 
 import pytest
+from test_definitions import COIN, Coin, CoinParams
 
 from gym_suite.envs import DefinitionError, check_definition
 from gym_suite.envs.checks import Argument
-from tests.test_definitions import COIN, Coin, CoinParams
 
 
 def _violations(definition: Coin, backends=("scalar", "numpy")) -> list:
