@@ -365,28 +365,6 @@ def _compare(report: _Report, hook: str, backend: str, what: str, got: Any, want
         report.add(hook, backend, "disagree", f"{what}: {difference}", what)
 
 
-def _aligned(want: dict[str, Any], rows: int, i: int | None) -> dict[str, Any]:
-    """numpy's values as another backend's are compared with them: row ``i`` of each (Python
-    numbers), or the batch (JAX, ``i=None``); ``None`` where missing or of the wrong shape."""
-
-    def column(value: Any) -> Any:
-        found = _column(value, rows)
-        return found if found is None or i is None else found[i]
-
-    def numeric(found: Any) -> Any:  # a name on numpy (heartpole's action) is its index on JAX: not compared
-        return found if i is not None or found is None or found.dtype.kind in "biuf" else None
-
-    out = {key: column(want.get(key, FAILED)) for key in ("reward", "terminal", "truncation")}
-    for key in ("observation", "heuristic") if i is not None else ("reward", "observation", "heuristic"):
-        value = want.get(key, FAILED) if i is None else _row(want.get(key, FAILED), i)
-        out[key] = None if value is FAILED else value
-    out["state"] = [column(q) for q in want.get("state", ())]
-    for key in ("state_info", "transition_info"):
-        if isinstance(info := want.get(key), dict):
-            out[key] = {k: numeric(column(v)) for k, v in info.items()}
-    return out
-
-
 # The definition to check ----------------------------------------------------------------------
 
 
@@ -673,30 +651,39 @@ class _Run:
         if "heuristic" in out:
             self._check_heuristic(backend, out["heuristic"])
 
-    def _agree(self, hook: str, vs: str, got: dict[str, Any], want: dict[str, Any], rtol: float, scale: Any) -> None:
-        """A backend's values ``got`` against numpy's, ``want`` (:func:`_aligned`)."""
-        r = self.report
-        for field, g, w in zip(self.State._fields, got.get("state", ()), want["state"]):
-            if w is not None:
+    def _agree(
+        self, hook: str, vs: str, got: dict[str, Any], want: dict[str, Any], i: Any, rtol: float, scale: Any
+    ) -> None:
+        """A backend's values ``got`` against numpy's, ``want``: row ``i`` of each (Python numbers),
+        or the batch (JAX, ``i=None``); not where numpy's is missing or of the wrong shape."""
+        r, batch = self.report, i is None
+
+        def column(value: Any) -> Any:
+            found = _column(value, self.rows)
+            return found if found is None or batch else found[i]
+
+        for field, g, w in zip(self.State._fields, got.get("state", ()), want.get("state", ())):
+            if (w := column(w)) is not None:
                 _compare(r, hook, vs, f"state.{field}", g, w, rtol, scale)
-        for key, what in (
-            ("reward", "reward"),
-            ("terminal", "terminal"),
-            ("truncation", "truncation"),
-            ("observation", "observation"),
-            ("heuristic", "action"),
-        ):
-            if key in got and want[key] is not None:
-                exact = key in ("terminal", "truncation")
-                _compare(r, key, vs, what, got[key], want[key], 0.0 if exact else rtol, 0.0 if exact else scale)
+        for key, what in _COMPARED:
+            exact = key in ("terminal", "truncation")
+            if exact or key == "reward" and not batch:
+                w = column(want.get(key, FAILED))
+            elif (w := want.get(key, FAILED) if batch else _row(want.get(key, FAILED), i)) is FAILED:
+                w = None
+            if key in got and w is not None:
+                _compare(r, key, vs, what, got[key], w, 0.0 if exact else rtol, 0.0 if exact else scale)
         for key in ("state_info", "transition_info"):
             info, expected = got.get(key), want.get(key)
-            if not isinstance(info, dict) or expected is None:
+            if not isinstance(info, dict) or not isinstance(expected, dict):
                 continue
-            if vs == "scalar vs numpy" and set(info) != set(expected):
+            expected = {k: column(v) for k, v in expected.items()}
+            if batch:  # a name on numpy (heartpole's action) is its index on JAX: not compared
+                expected = {k: None if c is None or c.dtype.kind not in "biuf" else c for k, c in expected.items()}
+            if not batch and set(info) != set(expected):
                 r.add(key, vs, "disagree", f"keys {sorted(info)} where numpy has {sorted(expected)}")
             for k, value in info.items():
-                if k not in expected and vs == "jax vs numpy":
+                if k not in expected and batch:
                     r.add(key, vs, "disagree", f"info[{k!r}] on JAX, not on numpy", k)
                 elif expected.get(k) is not None:
                     _compare(r, key, vs, f"info[{k!r}]", value, expected[k], rtol, scale)
@@ -762,7 +749,7 @@ class _Run:
                 break
             out = _hooks(d, p, SCALAR, r.on("scalar"), state, row, action)
             self._checked("scalar", out, None)
-            self._agree(hook, "scalar vs numpy", out, _aligned(want, self.rows, i), RTOL, scale[i])
+            self._agree(hook, "scalar vs numpy", out, want, i, RTOL, scale[i])
             if i == 0 and "observation" in out:
                 self._render(state)
         if self.jax is None:
@@ -785,7 +772,7 @@ class _Run:
             del got["state"]
         self._checked("jax", got, self.rows, self.jax.float)
         rtol = RTOL if self.jax.x64 else RTOL_FLOAT32
-        self._agree(hook, "jax vs numpy", got, _aligned(want, self.rows, None), rtol, scale)
+        self._agree(hook, "jax vs numpy", got, want, None, rtol, scale)
 
     def _render(self, state: Any) -> None:
         """The pictures of a few states of row 0 (at the start, and after the first steps)."""
@@ -836,6 +823,15 @@ class _Run:
             if failed:
                 return
             ended, state = _ended(want, rows), _broadcast(after, rows)
+
+
+_COMPARED = (
+    ("reward", "reward"),
+    ("terminal", "terminal"),
+    ("truncation", "truncation"),
+    ("observation", "observation"),
+    ("heuristic", "action"),
+)
 
 
 def _has_jax() -> bool:
