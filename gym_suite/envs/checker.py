@@ -675,18 +675,22 @@ class _Run:
                 _compare(r, key, vs, what, got[key], w, 0.0 if exact else rtol, 0.0 if exact else scale)
         for key in ("state_info", "transition_info"):
             info, expected = got.get(key), want.get(key)
-            if not isinstance(info, dict) or not isinstance(expected, dict):
-                continue
-            expected = {k: column(v) for k, v in expected.items()}
-            if batch:  # a name on numpy (heartpole's action) is its index on JAX: not compared
-                expected = {k: None if c is None or c.dtype.kind not in "biuf" else c for k, c in expected.items()}
-            if not batch and set(info) != set(expected):
-                r.add(key, vs, "disagree", f"keys {sorted(info)} where numpy has {sorted(expected)}")
-            for k, value in info.items():
-                if k not in expected and batch:
-                    r.add(key, vs, "disagree", f"info[{k!r}] on JAX, not on numpy", k)
-                elif expected.get(k) is not None:
-                    _compare(r, key, vs, f"info[{k!r}]", value, expected[k], rtol, scale)
+            if isinstance(info, dict) and isinstance(expected, dict):
+                self._agree_info(key, vs, info, {k: column(v) for k, v in expected.items()}, batch, rtol, scale)
+
+    def _agree_info(
+        self, key: str, vs: str, info: dict[str, Any], expected: dict[str, Any], batch: bool, rtol: float, scale: Any
+    ) -> None:
+        """An info of a backend against numpy's (its values aligned as by :meth:`_agree`)."""
+        if batch:  # a name on numpy (heartpole's action) is its index on JAX: not compared
+            expected = {k: None if c is None or c.dtype.kind not in "biuf" else c for k, c in expected.items()}
+        elif set(info) != set(expected):
+            self.report.add(key, vs, "disagree", f"keys {sorted(info)} where numpy has {sorted(expected)}")
+        for k, value in info.items():
+            if k not in expected and batch:
+                self.report.add(key, vs, "disagree", f"info[{k!r}] on JAX, not on numpy", k)
+            elif expected.get(k) is not None:
+                _compare(self.report, key, vs, f"info[{k!r}]", value, expected[k], rtol, scale)
 
     def _check_fresh(self, backend: str, observation: Any, state: Any) -> None:
         """No observation array shares memory with the state's quantities or the parameters' arrays
