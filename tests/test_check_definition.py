@@ -81,3 +81,18 @@ def test_bad_arguments_are_refused_by_name(kwargs, named):
 def test_params_of_another_kind_than_the_registered_definitions_are_refused():
     with pytest.raises(TypeError, match="params must be the CoinParams of Coin"):
         check_definition(COIN, dataclasses.make_dataclass("Other", [])())
+
+
+class PythonIfOnData(Coin):
+    """The flip by a Python ``if`` on the draw: runs on Python numbers, not on arrays nor under ``jit``."""
+
+    def transition(self, state, action, u, params, ops):
+        flip = 1 if u[0] < 0.5 else 0
+        return type(state)(state.heads + flip, state.last * 0 + flip)
+
+
+def test_a_python_if_on_data_is_reported_on_jax_with_the_way_out():
+    pytest.importorskip("jax")
+    found = {v.backend: v.message for v in _violations(PythonIfOnData(), ("numpy", "jax")) if v.problem == "raised"}
+    assert set(found) == {"numpy", "jax"}
+    assert "TracerBoolConversionError" in found["jax"] and "use ops.where" in found["jax"]

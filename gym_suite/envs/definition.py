@@ -28,6 +28,7 @@ every value).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -224,18 +225,10 @@ NUMPY: Ops = NumpyOps()
 
 # jax.numpy (imported when first asked for) -------------------------------------------------------
 
-_JAX_OPS: Ops | None = None
 
-
+@functools.cache
 def jax_ops() -> Ops:
     """The :class:`Ops` of ``jax.numpy`` (traceable under ``jit`` and ``vmap``); imports JAX."""
-    global _JAX_OPS
-    if _JAX_OPS is None:
-        _JAX_OPS = _make_jax_ops()
-    return _JAX_OPS
-
-
-def _make_jax_ops() -> Ops:
     import jax.numpy as jnp
 
     class JaxOps:
