@@ -314,7 +314,9 @@ def _check_info(report: _Report, hook: str, backend: str, info: Any, rows: int |
     if not isinstance(info, dict):
         report.add(hook, backend, "not a dict", f"returned {_described(info)}, expected a dict")
         return
-    for key, value in info.items() if rows is not None else ():
+    if rows is None:
+        return
+    for key, value in info.items():
         if _column(value, rows) is None:
             report.add(hook, backend, "shape", f"info[{key!r}] is {_described(value)}, expected one value per row", key)
 
