@@ -135,11 +135,8 @@ _GLYPHS = {
 
 
 def _bitmap(rows: str) -> Mask:
-    lines = rows.split()
-    bitmap = np.zeros((GLYPH_HEIGHT, GLYPH_WIDTH), dtype=bool)
-    for y, line in enumerate(lines):
-        bitmap[y] = [c == "#" for c in line]
-    return bitmap
+    lines = [[c == "#" for c in line] for line in rows.split()]
+    return np.array(lines + [[False] * GLYPH_WIDTH] * (GLYPH_HEIGHT - len(lines)), dtype=bool)
 
 
 GLYPHS: dict[str, Mask] = {char: _bitmap(rows) for char, rows in _GLYPHS.items()}
@@ -165,7 +162,11 @@ def text_size(text: str, scale: int = 1) -> tuple[int, int]:
 def draw_text(frame: Frame, text: str, x: int, y: int, colour: Colour, scale: int = 1) -> int:
     """Draw ``text`` with its top-left corner at ``(x, y)``, clipped to the frame; returns the x after it."""
     mask = text_mask(text, scale)
-    _paint(frame, mask, x, y, colour)
+    height, width = frame.shape[:2]
+    top, left = max(0, y), max(0, x)
+    bottom, right = min(height, y + mask.shape[0]), min(width, x + mask.shape[1])
+    if top < bottom and left < right:
+        frame[top:bottom, left:right][mask[top - y : bottom - y, left - x : right - x]] = colour
     return x + mask.shape[1] + scale
 
 
@@ -191,11 +192,3 @@ def fill_rect(frame: Frame, x0: int, y0: int, x1: int, y1: int, colour: Colour) 
     if x0 < x1 and y0 < y1:
         frame[y0:y1, x0:x1] = colour
 
-
-def _paint(frame: Frame, mask: Mask, x: int, y: int, colour: Colour) -> None:
-    height, width = frame.shape[:2]
-    top, left = max(0, y), max(0, x)
-    bottom, right = min(height, y + mask.shape[0]), min(width, x + mask.shape[1])
-    if top >= bottom or left >= right:
-        return
-    frame[top:bottom, left:right][mask[top - y : bottom - y, left - x : right - x]] = colour

@@ -3,32 +3,21 @@
 Nothing here is written per environment. :func:`env_classes` builds, from a registry row (a
 definition and a parameter set), the two classes users import from ``gym_suite.envs``
 (``HeartPoleEnv``, ``HeartPoleVectorEnv``, ...), with the typed constructor of the definition's
-arguments.
-
-The protocol, for both shells:
+arguments. For both shells:
 
 * the constructor merges its keyword arguments with one optional dict first (Ray RLlib's
   ``env_config``), rejects unknown names with ``TypeError`` naming the allowed ones, and lets the
   definition check the values (``make_params``), once;
-* ``reset(seed=...)`` seeds ``np_random``, draws the start's uniforms and calls ``initial``;
-* ``step`` checks the action (``check_action``), draws the step's uniforms, calls
-  ``transition``, ``reward``, ``terminal``, ``truncation``, ``info`` and
-  ``observation``; a step after the end (or before the first reset) raises
+* ``step`` checks the action (``check_action``) and draws the step's uniforms (``_uniforms``,
+  the one place each shell draws); a step after the end (or before the first reset) raises
   ``gymnasium.error.ResetNeeded``; a call that raises leaves the env as it was;
 * the step limit is not the environment's: ``gymnasium.make`` wraps the scalar env in
-  ``TimeLimit`` and ``gymnasium.make_vec`` passes ``max_episode_steps`` to the vector env, the
-  one place it is counted for a batch;
-* ``render_mode="human"`` shows each frame once, when the env makes it (``reset`` and ``step``):
-  text is printed, pictures go to a pygame window.
+  ``TimeLimit`` and ``gymnasium.make_vec`` passes ``max_episode_steps`` to the vector env;
+* ``render_mode="human"`` shows each frame once, when the env makes it (``reset`` and ``step``).
 
 The vector shell resets a row on the step after its episode ended (next-step autoreset); its
 ``info`` holds an array and a ``_key`` mask per key, with the keys a ``SyncVectorEnv`` of the
-scalar env would give on that step. Its ``step`` is three parts: the rules' step of every row
-(``_advance``), the step's info (``_step_info``) and the fresh starts (``_autoreset``).
-
-Each shell draws its uniforms in one place (``_uniforms``). The speed tricks live here, not in
-the rules: the scalar shell's block of draws, and the vector shell's starts of a few rows on
-Python numbers (``SCALAR_START_ROWS``).
+scalar env would give on that step.
 """
 
 from __future__ import annotations
@@ -278,10 +267,8 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
 
     def render(self) -> Any:
         mode = self.render_mode
-        if mode == "rgb_array":
-            return self.definition.render(self.state, self.params, "rgb")
-        if mode == "ansi":
-            return self.definition.render(self.state, self.params, "ansi")
+        if mode in ("rgb_array", "ansi"):
+            return self.definition.render(self.state, self.params, "rgb" if mode == "rgb_array" else "ansi")
         if mode == "human":
             self._show()  # a frame the env has shown already is not shown again
         return None
@@ -324,10 +311,8 @@ def _info_array(values: Any, num_envs: int) -> np.ndarray:
 
 def _own(values: Any, num_envs: int, dtype: Any, taken: set[int]) -> np.ndarray:
     """``values`` as a ``(num_envs,)`` array that nothing else holds: as it is if the rules have
-    just made it (an array of its own memory, writeable, of the ``dtype`` asked for or, for
-    ``None``, a number, flag or object dtype, and not in ``taken``: the ids of the state's
-    quantities and of the arrays handed over before), else a copy (:func:`_column`,
-    :func:`_info_array`). Adds the array's id to ``taken``."""
+    just made it (its own writeable memory, of ``dtype``, or for ``None`` a number, flag or object
+    dtype, and its id not in ``taken``, which it joins), else a copy."""
     key = id(values)
     if (
         key not in taken
@@ -352,11 +337,10 @@ def _column(values: Any, num_envs: int, dtype: type) -> np.ndarray:
     return np.array(np.broadcast_to(values, (num_envs,)), dtype=dtype)
 
 
-#: The most rows a vector env holds (2**24, 16,777,216; the ``gym_suite_jax/`` vector envs' too):
-#: far more than a numpy step needs to run at memory speed (a million rows does), and a count whose
-#: arrays can be held. ``num_envs`` above it raises ``ValueError`` at construction instead of a
-#: ``MemoryError`` after minutes (``2**40`` rows would need terabytes). Memory may run out below
-#: it: a start draws up to 98 float64 uniforms a row (target-v0: 13 GB at 2**24 rows).
+#: The most rows a vector env holds (2**24; the ``gym_suite_jax/`` vector envs' too): far more than
+#: a numpy step needs to run at memory speed, so that ``num_envs`` above it raises ``ValueError`` at
+#: construction instead of a ``MemoryError`` after minutes. Memory may run out below it (target-v0
+#: draws up to 98 float64 uniforms a row at a start: 13 GB at 2**24 rows).
 MAX_NUM_ENVS = 2**24
 
 
@@ -490,12 +474,9 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
     ) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, set[int]]:
         """The rules' step of every row: ``(next_state, reward, terminated, truncated, taken)``.
 
-        Rows in ``rows`` (ascending indices) draw nothing (the scalar env's reset draws no step
-        uniforms; their results are replaced by :meth:`_autoreset`). Every array returned is one
-        of its own: an array the rules have just made is handed over as it is, anything else is
-        copied (the state's quantities, views, read-only constants, an array already given under
-        another key); ``taken`` holds the ids of the state's quantities and of the arrays given.
-        """
+        Rows in ``rows`` (ascending indices) draw nothing (their results are replaced by
+        :meth:`_autoreset`). Every array returned is one of its own (:func:`_own`); ``taken`` holds
+        the ids of the state's quantities and of the arrays given."""
         d, params, n = self.definition, self.params, self.num_envs
         draws = d.step_draws
         u: Any = ()
@@ -632,13 +613,9 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
 
     def _start(self, rows: np.ndarray, previous: Any = None) -> None:
         """Draw fresh starts for the rows of the ascending indices ``rows`` (in row order) and put
-        them in the state.
-
-        The starts are written into arrays of the shell's own: a copy of each quantity, except,
-        when the state has just come from ``previous`` by a step of a batch of ``REUSE_ROWS`` rows
-        or more, the arrays the rules have just made (not one of ``previous``'s quantities, nor a
-        view, a read-only array or one given under another quantity: nothing outside holds them,
-        and the step hands out copies)."""
+        them in the state: into a copy of each quantity, or, after a step (from ``previous``) of
+        ``REUSE_ROWS`` rows or more, into the arrays the rules have just made that nothing else
+        holds."""
         d, params, draws, count = self.definition, self.params, self._start_draws, rows.size
         if previous is None or self.num_envs < self.REUSE_ROWS:
             state = [np.array(q) for q in self.state]  # own arrays: a caller may hold the state's
@@ -700,32 +677,15 @@ def _signature(
     hints: dict[str, Any] = {}  # the annotations of the parameters' class and of those it extends
     for klass in reversed(type(base_params).__mro__):
         hints.update(vars(klass).get("__annotations__", {}))
-    params = [
-        inspect.Parameter(
-            "env_config", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None, annotation="Mapping[str, Any] | None"
-        )
-    ]
+    positional, keyword = inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY
+    params = [inspect.Parameter("env_config", positional, default=None, annotation="Mapping[str, Any] | None")]
     if vector:
-        params.insert(
-            0, inspect.Parameter("num_envs", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=1, annotation="int")
-        )
-        params.append(
-            inspect.Parameter(
-                "max_episode_steps", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="int | None"
-            )
-        )
+        params.insert(0, inspect.Parameter("num_envs", positional, default=1, annotation="int"))
+        params.append(inspect.Parameter("max_episode_steps", keyword, default=None, annotation="int | None"))
     for name in arguments:
-        params.append(
-            inspect.Parameter(
-                name,
-                inspect.Parameter.KEYWORD_ONLY,
-                default=getattr(base_params, name),
-                annotation=hints.get(name, inspect.Parameter.empty),
-            )
-        )
-    params.append(
-        inspect.Parameter("render_mode", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="str | None")
-    )
+        annotation = hints.get(name, inspect.Parameter.empty)
+        params.append(inspect.Parameter(name, keyword, default=getattr(base_params, name), annotation=annotation))
+    params.append(inspect.Parameter("render_mode", keyword, default=None, annotation="str | None"))
     return inspect.Signature(params)
 
 
@@ -752,12 +712,9 @@ def _state_properties(definition: Definition[Any, Any], extra: Mapping[str, Any]
 
 
 class _Parameter:
-    """A parameter read as an attribute of the env (``env.goal`` is ``env.params.goal``).
-
-    A non-data descriptor: an attribute set on the env itself comes first, as it would before a
-    ``__getattr__``. (A class with ``__getattr__`` would do the same, but Python then looks every
-    attribute of the env up the slow way, on every step.)
-    """
+    """A parameter read as an attribute of the env (``env.goal`` is ``env.params.goal``): a
+    non-data descriptor, so an attribute set on the env itself comes first (a ``__getattr__``
+    would do the same, but slow every attribute look-up of every step)."""
 
     __slots__ = ("name",)
 

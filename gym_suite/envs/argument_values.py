@@ -1,10 +1,7 @@
-"""The odd values a caller may give an environment's argument, for checkers and tests.
-
-``check_definition`` tries every argument a definition declares (``Definition.arguments``) with
-:func:`argument_values`: each must be refused with a ``ValueError`` / ``TypeError`` (a
-``FileNotFoundError`` for a path) naming the argument, or accepted and run. The suite's property
-tests draw from the same values (``tests/test_robustness.py``). A fixed list, without hypothesis,
-so that the checker runs wherever the package does::
+"""The odd values a caller may give an environment's argument: ``check_definition`` tries every
+declared argument with :func:`argument_values` (each must be refused with a ``ValueError`` /
+``TypeError`` naming the argument, or accepted and run), and the suite's property tests draw from
+them. A fixed list, without hypothesis, so that the checker runs wherever the package does::
 
     from gym_suite.envs.argument_values import argument_values
 

@@ -116,8 +116,7 @@ class _Report:
         self.found: dict[tuple[str, str, str, str], Violation] = {}
 
     def add(self, hook: str, backend: str, problem: str, message: str, what: str = "") -> None:
-        key = (hook, backend, problem, what)
-        seen = self.found.get(key)
+        seen = self.found.get(key := (hook, backend, problem, what))
         self.found[key] = (
             Violation(hook, backend, problem, message)
             if seen is None
@@ -167,21 +166,11 @@ def _described(value: Any) -> str:
 def _first_bad(array: np.ndarray, bad: np.ndarray, batch: bool = False) -> str:
     """The first value where ``bad`` holds, and where it is (its row first, for a batch)."""
     index = tuple(int(i) for i in np.argwhere(bad)[0])
-    value = repr(array[index].item())
+    value, rest = repr(array[index].item()), index[batch:]
+    at = rest[0] if len(rest) == 1 else rest
     if not index:
         return value
-    if batch:
-        rest = index[1:]
-        return f"{value} in row {index[0]}" + (f", index {rest[0] if len(rest) == 1 else rest}" if rest else "")
-    return f"{value} at index {index[0] if len(index) == 1 else index}"
-
-
-def _outside(path: str, array: np.ndarray, outside: np.ndarray, batch: bool, allowed: str) -> list[tuple[str, str]]:
-    return (
-        [("out of space", f"{path} holds {_first_bad(array, outside, batch)}, outside {allowed}")]
-        if outside.any()
-        else []
-    )
+    return f"{value} in row {index[0]}" + (f", index {at}" if rest else "") if batch else f"{value} at index {at}"
 
 
 def _in_dict(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> list[tuple[str, str]]:
@@ -210,16 +199,20 @@ def _in_discrete(space: Any, value: Any, rows: int | None, path: str, float_dtyp
     return _outside(path, array, (array < start) | (array >= start + n), batch, allowed)
 
 
+def _outside(path: str, array: np.ndarray, outside: np.ndarray, batch: bool, allowed: str) -> list[tuple[str, str]]:
+    if not outside.any():
+        return []
+    return [("out of space", f"{path} holds {_first_bad(array, outside, batch)}, outside {allowed}")]
+
+
 def _in_box(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> list[tuple[str, str]]:
     if not (isinstance(value, np.ndarray) or rows is not None and hasattr(value, "dtype")):
         return [("kind", f"{path} is {_described(value)}, expected a numpy array ({space})")]
     array, expected, batch = np.asarray(value), np.dtype(space.dtype), rows is not None
     if float_dtype is not None and expected.kind == "f" and expected.itemsize > np.dtype(float_dtype).itemsize:
         expected = np.dtype(float_dtype)  # JAX without 64-bit mode holds float32
-    found = (
-        []
-        if array.dtype == expected
-        else [("dtype", f"{path} has dtype {array.dtype} where the space declares {expected}")]
+    found = [("dtype", f"{path} has dtype {array.dtype} where the space declares {expected}")] * (
+        array.dtype != expected
     )
     shape = (rows,) * batch + tuple(space.shape)
     if array.shape != shape:
@@ -229,9 +222,8 @@ def _in_box(space: Any, value: Any, rows: int | None, path: str, float_dtype: An
     nan = np.isnan(array) if array.dtype.kind == "f" else np.zeros(array.shape, bool)
     if nan.any():
         found.append(("nan", f"{path} holds nan ({_first_bad(array, nan, batch)})"))
-    bounds = [shown(b.item()) if b.size == 1 else shown(b) for b in (np.unique(space.low), np.unique(space.high))]
-    outside = ~nan & ((array < space.low) | (array > space.high))
-    return found + _outside(path, array, outside, batch, f"[{bounds[0]}, {bounds[1]}]")
+    low, high = (shown(b.item()) if b.size == 1 else shown(b) for b in (np.unique(space.low), np.unique(space.high)))
+    return found + _outside(path, array, ~nan & ((array < space.low) | (array > space.high)), batch, f"[{low}, {high}]")
 
 
 def _in_other(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> list[tuple[str, str]]:
@@ -297,43 +289,25 @@ def _quantity_problem(hook: str, quantity: Any, rows: int | None) -> tuple[str, 
     return None
 
 
-def _check_state(report: _Report, hook: str, backend: str, state: Any, state_type: Any, rows: int | None) -> bool:
-    """Whether ``state`` is a ``state_type`` of numbers or flags (one per row for a batch); reports what is not."""
-    if not isinstance(state, state_type):
-        report.add(hook, backend, "not a state", f"returned {_described(state)}, not a {state_type.__name__}")
-        return False
-    problems = [(n, p) for n, q in zip(state_type._fields, state) if (p := _quantity_problem(hook, q, rows))]
-    for name, (problem, message) in problems:
-        report.add(hook, backend, problem, f"state.{name} {message}", name)
-    return not problems
-
-
-def _check_reward(report: _Report, backend: str, reward: Any, rows: int | None) -> None:
+def _check_column(report: _Report, hook: str, backend: str, value: Any, rows: int | None) -> None:
+    """A reward (a finite number, one per row) or a flag (``terminal`` / ``truncation``: a bool, one per row)."""
+    flag = hook != "reward"
+    problem, expected = (
+        ("not boolean", ("True or False", "a bool array")) if flag else ("kind", ("a number", "numbers"))
+    )
     if rows is None:
-        if _scalar_kind(reward) not in ("int", "float"):
-            report.add("reward", backend, "kind", f"returned {_described(reward)}, expected a number")
-        elif not math.isfinite(reward):
-            report.add("reward", backend, "not finite", f"returned {reward!r}")
+        if not (isinstance(value, (bool, np.bool_)) if flag else _scalar_kind(value) in ("int", "float")):
+            report.add(hook, backend, problem, f"returned {_described(value)}, expected {expected[0]}")
+        elif not flag and not math.isfinite(value):
+            report.add(hook, backend, "not finite", f"returned {value!r}")
         return
-    array = np.asarray(reward)
-    if array.dtype.kind not in "iuf":
-        report.add("reward", backend, "kind", f"returned {_described(reward)}, expected numbers")
-    elif array.shape not in ((), (rows,)):
-        report.add("reward", backend, "shape", f"returned shape {array.shape}, expected ({rows},)")
-    elif not np.isfinite(array).all():
-        report.add("reward", backend, "not finite", f"returned {_first_bad(array, ~np.isfinite(array), True)}")
-
-
-def _check_flag(report: _Report, hook: str, backend: str, flag: Any, rows: int | None) -> None:
-    if rows is None:
-        if not isinstance(flag, (bool, np.bool_)):
-            report.add(hook, backend, "not boolean", f"returned {_described(flag)}, expected True or False")
-        return
-    array = np.asarray(flag)
-    if array.dtype != np.bool_:
-        report.add(hook, backend, "not boolean", f"returned {_described(flag)}, expected a bool array")
+    array = np.asarray(value)
+    if array.dtype != np.bool_ if flag else array.dtype.kind not in "iuf":
+        report.add(hook, backend, problem, f"returned {_described(value)}, expected {expected[1]}")
     elif array.shape not in ((), (rows,)):
         report.add(hook, backend, "shape", f"returned shape {array.shape}, expected ({rows},)")
+    elif not flag and not np.isfinite(array).all():
+        report.add(hook, backend, "not finite", f"returned {_first_bad(array, ~np.isfinite(array), True)}")
 
 
 def _check_info(report: _Report, hook: str, backend: str, info: Any, rows: int | None) -> None:
@@ -343,15 +317,8 @@ def _check_info(report: _Report, hook: str, backend: str, info: Any, rows: int |
     if rows is None:
         return
     for key, value in info.items():
-        try:
-            np.broadcast_to(value, (rows,))
-        except Exception:
+        if _column(value, rows) is None:
             report.add(hook, backend, "shape", f"info[{key!r}] is {_described(value)}, expected one value per row", key)
-
-
-def _check_space_value(report: _Report, hook: str, backend: str, found: list[tuple[str, str]]) -> None:
-    for problem, message in found:
-        report.add(hook, backend, problem, message, message.split(" ", 1)[0])
 
 
 # Comparisons of two backends ------------------------------------------------------------------
@@ -396,35 +363,16 @@ def _compare(report: _Report, hook: str, backend: str, what: str, got: Any, want
     if isinstance(want, Mapping) and isinstance(got, Mapping):
         for key in (key for key in want if key in got):
             _compare(report, hook, backend, f"{what}[{key!r}]", got[key], want[key], rtol, scale)
-        return
-    difference = _disagreement(got, want, rtol, scale)
-    if difference is not None:
+    elif (difference := _disagreement(got, want, rtol, scale)) is not None:
         report.add(hook, backend, "disagree", f"{what}: {difference}", what)
 
 
-def _aligned(want: dict[str, Any], rows: int, i: int | None) -> dict[str, Any]:
-    """numpy's values as another backend's are compared with them: row ``i`` of each (Python
-    numbers), or the batch (JAX, ``i=None``); ``None`` where missing or of the wrong shape."""
-
-    def column(value: Any) -> Any:
-        found = _column(value, rows)
-        return found if found is None or i is None else found[i]
-
-    def numeric(found: Any) -> Any:  # a name on numpy (heartpole's action) is its index on JAX: not compared
-        return found if i is not None or found is None or found.dtype.kind in "biuf" else None
-
-    out = {key: column(want.get(key, FAILED)) for key in ("reward", "terminal", "truncation")}
-    for key in ("observation", "heuristic") if i is not None else ("reward", "observation", "heuristic"):
-        value = want.get(key, FAILED) if i is None else _row(want.get(key, FAILED), i)
-        out[key] = None if value is FAILED else value
-    out["state"] = [column(q) for q in want.get("state", ())]
-    for key in ("state_info", "transition_info"):
-        if isinstance(info := want.get(key), dict):
-            out[key] = {k: numeric(column(v)) for k, v in info.items()}
-    return out
-
-
 # The definition to check ----------------------------------------------------------------------
+
+
+def _registered(d: Definition[Any, Any]) -> Any:
+    """The registry's row of ``d`` (``None`` for a definition of no row)."""
+    return next((spec for spec in rows() if load(spec.definition) is d), None)
 
 
 def _resolve(definition: Any, params: Any) -> tuple[Definition[Any, Any], Any, str, str]:
@@ -437,9 +385,8 @@ def _resolve(definition: Any, params: Any) -> tuple[Definition[Any, Any], Any, s
         if spec is None:
             ids = [spec.id for spec in rows()]
             raise ValueError(f"check_definition: unknown id {definition!r}; the ids are {ids}")
-        definition = load(spec.definition)
+        definition, label, owner = load(spec.definition), name, spec.class_name
         params = load(spec.params) if params is None else params
-        label, owner = name, spec.class_name
     if isinstance(definition, type) and isinstance(getattr(definition, "definition", None), Definition):
         cls: Any = definition
         label, owner, definition = label or cls.__name__, cls.__name__, cls.definition
@@ -450,20 +397,15 @@ def _resolve(definition: Any, params: Any) -> tuple[Definition[Any, Any], Any, s
             f"or one made by env_classes) or a registry id, got {shown(definition)}"
         )
     d: Definition[Any, Any] = definition
+    spec = _registered(d)
     if params is None:
-        spec = next((spec for spec in rows() if load(spec.definition) is d), None)
         if spec is None:
             raise ArgumentTypeError(
                 f"check_definition: params is required for {type(d).__name__} (its parameters "
                 "dataclass, e.g. MyParams()): the definition is not in the registry"
             )
         params, owner = load(spec.params), owner or spec.class_name
-    return d, params, label or type(d).__name__, owner or type(d).__name__
-
-
-def _check_params(d: Definition[Any, Any], params: Any) -> None:
-    """``params`` is a parameters dataclass instance, of the registry's class for a definition of the registry."""
-    expected = next((type(load(spec.params)) for spec in rows() if load(spec.definition) is d), None)
+    expected = None if spec is None else type(load(spec.params))
     if expected is not None and not isinstance(params, expected):
         raise ArgumentTypeError(
             f"check_definition: params must be the {expected.__name__} of {type(d).__name__} (e.g. its id's, made "
@@ -474,6 +416,7 @@ def _check_params(d: Definition[Any, Any], params: Any) -> None:
             f"check_definition: params must be the parameters of {type(d).__name__}, an instance of its frozen "
             f"parameters dataclass, got {shown(params)}"
         )
+    return d, params, label or type(d).__name__, owner or type(d).__name__
 
 
 def _declared(d: Definition[Any, Any], params: Any, report: _Report) -> list[Any]:
@@ -567,22 +510,24 @@ class _Jax:
         after = self._call("transition", self.d.transition, state, action, u, self.params, self.ops)
         return {} if after is FAILED else _hooks(self.d, self.params, self.ops, self._call, after, state, action)
 
-    def draws(self, u: np.ndarray) -> tuple[Any, np.ndarray]:
-        """The JAX draws of numpy's ``u`` ``(rows, count)``, and ``u`` rounded as JAX holds them."""
-        if not self.x64:
-            u = u.astype(np.float32).astype(np.float64)
-        return (self.jnp.asarray(u, dtype=self.float) if u.shape[1] else ()), u
+    def rounded(self, u: np.ndarray, state: Any) -> tuple[np.ndarray, Any]:
+        """numpy's draws ``u`` ``(rows, count)`` and ``state`` (``None`` at a start) as JAX holds them."""
+        if state is not None:
+            state = type(state)(*(np.broadcast_to(np.asarray(q), (self.rows,)) for q in state))
+        if self.x64:
+            return u, state
+        if state is not None:
+            state = type(state)(*(q.astype(np.float32).astype(np.float64) if q.dtype.kind == "f" else q for q in state))
+        return u.astype(np.float32).astype(np.float64), state
 
-    def state(self, state: Any) -> tuple[Any, Any]:
-        """The JAX state of numpy's ``state``, and ``state`` rounded as JAX holds it."""
-        quantities = [np.broadcast_to(np.asarray(q), (self.rows,)) for q in state]
-        if not self.x64:
-            quantities = [q.astype(np.float32).astype(np.float64) if q.dtype.kind == "f" else q for q in quantities]
-        return type(state)(*(self.jnp.asarray(q) for q in quantities)), type(state)(*quantities)
-
-    def run(self, fn: Callable[..., Any], *args: Any) -> dict[str, Any]:
+    def run(self, u: np.ndarray, state: Any, actions: Any) -> dict[str, Any]:
+        """The hooks' values of a start (``state`` None) or a step, as numpy arrays."""
+        draws = self.jnp.asarray(u, dtype=self.float) if u.shape[1] else ()
         try:
-            out = fn(*args)
+            if state is None:
+                out = self.start(draws)
+            else:
+                out = self.step(type(state)(*(self.jnp.asarray(q) for q in state)), np.asarray(actions), draws)
         except Exception as exc:  # an error jit gives outside the hooks (rare: the hooks are guarded)
             self.report.add("jit", "jax", "raised", _exception_text(exc))
             return {}
@@ -623,14 +568,12 @@ def check_definition(
     """
     owner = "check_definition"
     d, base, name, env_owner = _resolve(definition, params)
-    _check_params(d, base)
     seed = check_int(owner, "seed", seed, 0)
     num_rows = check_int(owner, "num_envs", num_envs, 1)
     steps = check_int(owner, "steps", steps, 1)
     if isinstance(backends, str) or not isinstance(backends, Sequence):
         raise ArgumentTypeError(f"{owner}: backends must be a sequence of {list(BACKENDS)}, got {shown(backends)}")
-    unknown = [b for b in backends if b not in BACKENDS]
-    if unknown:
+    if unknown := [b for b in backends if b not in BACKENDS]:
         raise ValueError(f"{owner}: unknown backend(s) {shown(unknown)}; the backends are {list(BACKENDS)}")
     if not isinstance(raise_error, (bool, np.bool_)):
         raise ArgumentTypeError(f"{owner}: raise_error must be True or False, got {shown(raise_error)}")
@@ -662,11 +605,22 @@ class _Run:
         self.text = "ansi" in modes or "human" in modes and d.human == "ansi"
         self.rendered = 0
 
+    def _state_ok(self, hook: str, backend: str, state: Any, rows: int | None) -> bool:
+        """Whether ``state`` is a ``State`` of numbers or flags (one per row for a batch); reports what is not."""
+        if not isinstance(state, self.State):
+            self.report.add(hook, backend, "not a state", f"returned {_described(state)}, not a {self.State.__name__}")
+            return False
+        problems = [(n, p) for n, q in zip(self.State._fields, state) if (p := _quantity_problem(hook, q, rows))]
+        for name, (problem, message) in problems:
+            self.report.add(hook, backend, problem, f"state.{name} {message}", name)
+        if not problems:
+            self._kinds(hook, backend, state)
+        return not problems
+
     def _kinds(self, hook: str, backend: str, state: Any) -> None:
         """Each quantity keeps one kind (bool, int, float) on every backend, start and step alike."""
         for field, q in zip(self.State._fields, state):
-            kind = _scalar_kind(q) if backend == "scalar" else _array_kind(q)
-            if kind is None:
+            if (kind := _scalar_kind(q) if backend == "scalar" else _array_kind(q)) is None:
                 continue
             first = self.kinds.setdefault((backend, field), (kind, hook))
             if first[0] != kind:
@@ -681,43 +635,64 @@ class _Run:
 
     def _checked(self, backend: str, out: dict[str, Any], rows: int | None, float_dtype: Any = None) -> None:
         """The checks of each hook's value after a start or a step (the state's are made apart)."""
-        r = self.report
         if "reward" in out:
-            _check_reward(r, backend, out["reward"], rows)
+            _check_column(self.report, "reward", backend, out["reward"], rows)
         for key in ("state_info", "transition_info") if backend != "jax" else ():  # JAX's: when traced
             if key in out:
-                _check_info(r, key if rows is None else "info", backend, out[key], rows)
+                _check_info(self.report, key if rows is None else "info", backend, out[key], rows)
         for flag in ("terminal", "truncation"):
             if flag in out:
-                _check_flag(r, flag, backend, out[flag], rows)
+                _check_column(self.report, flag, backend, out[flag], rows)
         if "observation" in out:
-            found = _check_in_space(self.observation_space, out["observation"], rows, "observation", float_dtype)
-            _check_space_value(r, "observation", backend, found)
+            for problem, message in _check_in_space(
+                self.observation_space, out["observation"], rows, "observation", float_dtype
+            ):
+                self.report.add("observation", backend, problem, message, message.split(" ", 1)[0])
             if backend != "jax":
                 self._check_fresh(backend, out["observation"], out["state"])
         if "heuristic" in out:
             self._check_heuristic(backend, out["heuristic"])
 
-    def _agree(self, hook: str, vs: str, got: dict[str, Any], want: dict[str, Any], rtol: float, scale: Any) -> None:
-        """A backend's values ``got`` against numpy's, ``want`` (:func:`_aligned`)."""
-        r = self.report
-        for field, g, w in zip(self.State._fields, got.get("state", ()), want["state"]):
-            if w is not None:
+    def _agree(
+        self, hook: str, vs: str, got: dict[str, Any], want: dict[str, Any], i: Any, rtol: float, scale: Any
+    ) -> None:
+        """A backend's values ``got`` against numpy's, ``want``: row ``i`` of each (Python numbers),
+        or the batch (JAX, ``i=None``); not where numpy's is missing or of the wrong shape."""
+        r, batch = self.report, i is None
+
+        def column(value: Any) -> Any:
+            found = _column(value, self.rows)
+            return found if found is None or batch else found[i]
+
+        for field, g, w in zip(self.State._fields, got.get("state", ()), want.get("state", ())):
+            if (w := column(w)) is not None:
                 _compare(r, hook, vs, f"state.{field}", g, w, rtol, scale)
-        for key, what, exact in _COMPARED:
-            if key in got and want[key] is not None:
-                _compare(r, key, vs, what, got[key], want[key], 0.0 if exact else rtol, 0.0 if exact else scale)
+        for key, what in _COMPARED:
+            exact = key in ("terminal", "truncation")
+            if exact or key == "reward" and not batch:
+                w = column(want.get(key, FAILED))
+            elif (w := want.get(key, FAILED) if batch else _row(want.get(key, FAILED), i)) is FAILED:
+                w = None
+            if key in got and w is not None:
+                _compare(r, key, vs, what, got[key], w, 0.0 if exact else rtol, 0.0 if exact else scale)
         for key in ("state_info", "transition_info"):
             info, expected = got.get(key), want.get(key)
-            if not isinstance(info, dict) or expected is None:
-                continue
-            if vs == "scalar vs numpy" and set(info) != set(expected):
-                r.add(key, vs, "disagree", f"keys {sorted(info)} where numpy has {sorted(expected)}")
-            for k, value in info.items():
-                if k not in expected and vs == "jax vs numpy":
-                    r.add(key, vs, "disagree", f"info[{k!r}] on JAX, not on numpy", k)
-                elif expected.get(k) is not None:
-                    _compare(r, key, vs, f"info[{k!r}]", value, expected[k], rtol, scale)
+            if isinstance(info, dict) and isinstance(expected, dict):
+                self._agree_info(key, vs, info, {k: column(v) for k, v in expected.items()}, batch, rtol, scale)
+
+    def _agree_info(
+        self, key: str, vs: str, info: dict[str, Any], expected: dict[str, Any], batch: bool, rtol: float, scale: Any
+    ) -> None:
+        """An info of a backend against numpy's (its values aligned as by :meth:`_agree`)."""
+        if batch:  # a name on numpy (heartpole's action) is its index on JAX: not compared
+            expected = {k: None if c is None or c.dtype.kind not in "biuf" else c for k, c in expected.items()}
+        elif set(info) != set(expected):
+            self.report.add(key, vs, "disagree", f"keys {sorted(info)} where numpy has {sorted(expected)}")
+        for k, value in info.items():
+            if k not in expected and batch:
+                self.report.add(key, vs, "disagree", f"info[{k!r}] on JAX, not on numpy", k)
+            elif expected.get(k) is not None:
+                _compare(self.report, key, vs, f"info[{k!r}]", value, expected[k], rtol, scale)
 
     def _check_fresh(self, backend: str, observation: Any, state: Any) -> None:
         """No observation array shares memory with the state's quantities or the parameters' arrays
@@ -756,9 +731,8 @@ class _Run:
     def _numpy_start(self, u: np.ndarray) -> Any:
         """A checked batch start from the draws ``u`` ``(rows, count)``, its quantities ``(rows,)``."""
         state = self.report.call("initial", "numpy", self.d.initial, _uniforms(u), self.params, NUMPY)
-        if state is FAILED or not _check_state(self.report, "initial", "numpy", state, self.State, u.shape[0]):
+        if state is FAILED or not self._state_ok("initial", "numpy", state, u.shape[0]):
             return FAILED
-        self._kinds("initial", "numpy", state)
         return _broadcast(state, u.shape[0])  # as the vector shell holds it: one value per row
 
     def _numpy(self, state: Any, before: Any = None, actions: Any = None) -> dict[str, Any]:
@@ -766,82 +740,60 @@ class _Run:
         self._checked("numpy", out, self.rows)
         return out
 
-    def _scalar(self, want: dict[str, Any], before: Any, raw_actions: Any, u: np.ndarray, scale: np.ndarray) -> None:
-        """Each row on Python numbers, against numpy's values ``want``."""
-        d, p, r = self.d, self.params, self.report
-        hook = "initial" if before is None else "transition"
-        for i in range(self.rows):
+    def _follow(self, want: dict[str, Any], before: Any, raw_actions: Any, u: np.ndarray, scale: np.ndarray) -> None:
+        """The scalar backend (row by row) and the JAX one (the rows at once) on numpy's start
+        (``before`` None) or step from ``before``, each against numpy's values ``want``."""
+        d, p, r, hook = self.d, self.params, self.report, "initial" if before is None else "transition"
+        for i in range(self.rows) if self.scalar else ():
             row = action = None
             if before is None:
-                state = r.call("initial", "scalar", d.initial, u[i].tolist(), p, SCALAR)
+                state = r.call(hook, "scalar", d.initial, u[i].tolist(), p, SCALAR)
             else:
-                row = row_of(before, i)
-                try:
-                    action = check_action(raw_actions[i], self.action_space)
-                except Exception as exc:
-                    r.add("check_action", "scalar", "raised", _exception_text(exc))
-                    return
-                state = r.call("transition", "scalar", d.transition, row, action, u[i].tolist(), p, SCALAR)
-            if state is FAILED or not _check_state(r, hook, "scalar", state, self.State, None):
-                return
-            self._kinds(hook, "scalar", state)
+                row, action = row_of(before, i), check_action(raw_actions[i], self.action_space)
+                state = r.call(hook, "scalar", d.transition, row, action, u[i].tolist(), p, SCALAR)
+            if state is FAILED or not self._state_ok(hook, "scalar", state, None):
+                break
             out = _hooks(d, p, SCALAR, r.on("scalar"), state, row, action)
             self._checked("scalar", out, None)
-            self._agree(hook, "scalar vs numpy", out, _aligned(want, self.rows, i), RTOL, scale[i])
+            self._agree(hook, "scalar vs numpy", out, want, i, RTOL, scale[i])
             if i == 0 and "observation" in out:
                 self._render(state)
-
-    def _jax(self, before: Any, raw_actions: Any, u: np.ndarray) -> None:
-        """The rows on JAX, against numpy on the same inputs rounded as JAX holds them."""
-        jx, d, rows = self.jax, self.d, self.rows
-        assert jx is not None
-        jax_u, u = jx.draws(u)
-        actions = None
-        if before is None:
-            got = jx.run(jx.start, jax_u)
-        else:
-            jax_state, before = jx.state(before)
-            actions = check_actions(raw_actions, rows, self.action_space)
-            got = jx.run(jx.step, jax_state, np.asarray(raw_actions), jax_u)
-        try:  # numpy's values on the rounded inputs (its own violations are reported by its run)
+        if self.jax is None:
+            return
+        # numpy again, on the inputs rounded as JAX holds them (its own violations are reported by its run)
+        u, before = self.jax.rounded(u, before)
+        got = self.jax.run(u, before, raw_actions)
+        actions = None if before is None else check_actions(raw_actions, self.rows, self.action_space)
+        try:
             if before is None:
-                state = _broadcast(d.initial(_uniforms(u), self.params, NUMPY), rows)
+                state = _broadcast(d.initial(_uniforms(u), p, NUMPY), self.rows)
             else:
-                state = d.transition(before, actions, _uniforms(u), self.params, NUMPY)
+                state = d.transition(before, actions, _uniforms(u), p, NUMPY)
         except Exception:
             state = FAILED
         valid = isinstance(state, self.State)
-        want = _hooks(d, self.params, NUMPY, _Report().on("numpy"), state, before, actions) if valid else {}
-        scale = _row_scale(rows, *([state] if valid else []), *([] if before is None else [before]))
-        hook = "initial" if before is None else "transition"
-        if "state" in got and _check_state(self.report, hook, "jax", got["state"], self.State, rows):
-            self._kinds(hook, "jax", got["state"])
-        else:
-            got.pop("state", None)
-        self._checked("jax", got, rows, jx.float)
-        self._agree(hook, "jax vs numpy", got, _aligned(want, rows, None), RTOL if jx.x64 else RTOL_FLOAT32, scale)
+        want = _hooks(d, p, NUMPY, _Report().on("numpy"), state, before, actions) if valid else {}
+        scale = _row_scale(self.rows, *([state] if valid else []), *([] if before is None else [before]))
+        if "state" in got and not self._state_ok(hook, "jax", got["state"], self.rows):
+            del got["state"]
+        self._checked("jax", got, self.rows, self.jax.float)
+        rtol = RTOL if self.jax.x64 else RTOL_FLOAT32
+        self._agree(hook, "jax vs numpy", got, want, None, rtol, scale)
 
     def _render(self, state: Any) -> None:
         """The pictures of a few states of row 0 (at the start, and after the first steps)."""
         if self.rendered >= 3:
             return
         self.rendered += 1
-        d, p, r = self.d, self.params, self.report
-        if self.pictures:
-            frame = r.call("render", "numpy", d.render, state, p, "rgb")
-            if frame is not FAILED and not _is_image(frame):
-                r.add("render", "numpy", "not an image", f"returned {_described(frame)}, expected uint8 (H, W, 3)")
-        if self.text:
-            text = r.call("render", "numpy", d.render, state, p, "ansi")
-            if text is not FAILED and not isinstance(text, str):
-                r.add("render", "numpy", "not text", f"returned {_described(text)}, expected a str")
-
-    def _follow(self, want: dict[str, Any], before: Any, raw_actions: Any, u: np.ndarray, scale: np.ndarray) -> None:
-        """The scalar and JAX backends on numpy's start or step."""
-        if self.scalar:
-            self._scalar(want, before, raw_actions, u, scale)
-        if self.jax is not None:
-            self._jax(before, raw_actions, u)
+        for shown_here, mode, problem, expected in (
+            (self.pictures, "rgb", "not an image", "uint8 (H, W, 3)"),
+            (self.text, "ansi", "not text", "a str"),
+        ):
+            value = (
+                self.report.call("render", "numpy", self.d.render, state, self.params, mode) if shown_here else FAILED
+            )
+            if value is not FAILED and not (_is_image(value) if mode == "rgb" else isinstance(value, str)):
+                self.report.add("render", "numpy", problem, f"returned {_described(value)}, expected {expected}")
 
     def play(self, seed: int, steps: int) -> None:
         if not self.ready:  # nothing runs without the spaces, the draws and the state
@@ -871,10 +823,8 @@ class _Run:
                 return
             u = rng.random((rows, d.step_draws))
             after = r.call("transition", "numpy", d.transition, state, actions, _uniforms(u), self.params, NUMPY)
-            failed = after is FAILED or not _check_state(r, "transition", "numpy", after, self.State, rows)
-            if not failed:  # else the other backends still take this step; the episodes end here
-                self._kinds("transition", "numpy", after)
-            want = {} if failed else self._numpy(after, state, actions)
+            failed = after is FAILED or not self._state_ok("transition", "numpy", after, rows)
+            want = {} if failed else self._numpy(after, state, actions)  # on failure the others still take the step
             self._follow(want, state, raw_actions, u, _row_scale(rows, state, *([] if failed else [after])))
             if failed:
                 return
@@ -882,11 +832,11 @@ class _Run:
 
 
 _COMPARED = (
-    ("reward", "reward", False),
-    ("terminal", "terminal", True),
-    ("truncation", "truncation", True),
-    ("observation", "observation", False),
-    ("heuristic", "action", False),
+    ("reward", "reward"),
+    ("terminal", "terminal"),
+    ("truncation", "truncation"),
+    ("observation", "observation"),
+    ("heuristic", "action"),
 )
 
 

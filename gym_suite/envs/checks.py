@@ -18,20 +18,13 @@ from gymnasium import spaces
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-# --------------------------------------------------------------------------------------------
-# Checks. Every message says what is allowed and stays short whatever the input.
-# --------------------------------------------------------------------------------------------
-
 MAX_SHOWN = 80  # characters of an offending value shown in a message
 
 
 class ArgumentTypeError(TypeError):
-    """A ``TypeError`` whose message stays short.
-
-    ``gymnasium.make`` re-raises an environment's ``TypeError`` with every keyword argument
-    appended (a DataFrame's whole repr among them); this class keeps that tail to a few dozen
-    characters, so the message a user reads stays under 1,000 characters.
-    """
+    """A ``TypeError`` whose message stays short: ``gymnasium.make`` re-raises an environment's
+    ``TypeError`` with every keyword argument appended (a DataFrame's whole repr among them); this
+    keeps that tail to a few dozen characters."""
 
     def __init__(self, message: object = ""):
         text = str(message)
@@ -206,11 +199,7 @@ def check_discrete_actions(actions: object, num_envs: int, n: int, copy: bool = 
         if _maximum(actions.view(_UINT64)) < n:
             return actions.copy() if copy else actions
     arr = as_batch(actions, num_envs, (), "iu", f"an integer array with values in 0..{n - 1}")
-    if arr.dtype == np.int64:  # one pass: a negative value read as unsigned is 2**63 or more
-        outside = num_envs and arr.view(np.uint64).max() >= n
-    else:
-        outside = num_envs and (arr.min() < 0 or arr.max() >= n)
-    if outside:
+    if num_envs and (arr.min() < 0 or arr.max() >= n):
         bad = int(np.flatnonzero((arr < 0) | (arr >= n))[0])
         raise ValueError(
             f"invalid action {arr[bad].item()!r} for sub-environment {bad}: expected values in 0..{n - 1} (Discrete({n}))"
@@ -218,17 +207,9 @@ def check_discrete_actions(actions: object, num_envs: int, n: int, copy: bool = 
     return arr.astype(np.int64, copy=copy)
 
 
-def _box_kind_error(action: object, shape: tuple[int, ...]) -> ArgumentTypeError:
-    return ArgumentTypeError(
-        f"invalid action {shown(action)} of type {type(action).__name__}: expected a float array of shape "
-        f"{shape} or a sequence of {shape[0]} numbers"
-    )
-
-
 def check_box_action(action: Any, shape: tuple[int, ...]) -> tuple[float, ...]:
-    """A ``Box`` action of shape ``(k,)`` as ``k`` finite Python floats, or ``ValueError`` / ``TypeError``.
-
-    The bounds are the rules' to apply (and to report in ``info``): a point outside is not an error."""
+    """A ``Box`` action of shape ``(k,)`` as ``k`` finite Python floats, or ``ValueError`` / ``TypeError``
+    (the bounds are the rules' to apply: a point outside is not an error)."""
     if action.__class__ is np.ndarray and action.shape == shape and action.dtype.kind == "f":  # fast path
         values = action.tolist()
         for value in values:
@@ -242,7 +223,10 @@ def check_box_action(action: Any, shape: tuple[int, ...]) -> tuple[float, ...]:
         except (ValueError, TypeError):  # a ragged sequence
             raise ValueError(f"invalid action {shown(action)}: expected shape {shape}") from None
         if arr.dtype.kind not in "fiu":
-            raise _box_kind_error(action, shape)
+            raise ArgumentTypeError(
+                f"invalid action {shown(action)} of type {type(action).__name__}: expected a float array of shape "
+                f"{shape} or a sequence of {shape[0]} numbers"
+            )
         if arr.shape != shape:
             raise ValueError(f"invalid action of shape {arr.shape}: expected shape {shape}; got {shown(action)}")
         values = arr.astype(np.float64).tolist()
@@ -284,9 +268,7 @@ def check_actions(actions: Any, num_envs: int, space: spaces.Space[Any]) -> Any:
     raise NotImplementedError(f"actions of {shown(space)}: the suite's shells take Discrete and Box of shape (k,)")
 
 
-# --------------------------------------------------------------------------------------------
-# Arguments: declared once, in the environment's typed keyword signature
-# --------------------------------------------------------------------------------------------
+# Arguments: declared once, in the environment's typed keyword signature --------------------------
 
 _LIMIT_HINT = (
     "; the step limit is not an argument of the environment: pass it to gymnasium.make(id, max_episode_steps=N) "
@@ -307,10 +289,8 @@ _RENAMED_ARGUMENTS = {
 def merge_arguments(
     owner: str, allowed: Collection[str], env_config: object, kwargs: Mapping[str, Any]
 ) -> dict[str, Any]:
-    """``env_config`` (a dict, as Ray RLlib passes it) and keyword arguments, keywords winning.
-
-    An unknown name raises ``TypeError`` naming the allowed ones.
-    """
+    """``env_config`` (a dict, as Ray RLlib passes it) and keyword arguments, keywords winning; an
+    unknown name raises ``TypeError`` naming the allowed ones."""
     merged: dict[str, Any] = {}
     if env_config is not None:
         if not isinstance(env_config, Mapping):
@@ -338,9 +318,7 @@ def merge_arguments(
     return merged
 
 
-# --------------------------------------------------------------------------------------------
-# Arguments declared as data: one declaration checks the value and writes the manual's table
-# --------------------------------------------------------------------------------------------
+# Arguments declared as data: one declaration checks the value and writes the manual's table ------
 
 #: A bound that another argument sets: ``"lf_min + 2"`` is the value of ``lf_min`` plus 2.
 _RELATIVE_BOUND = re.compile(r"^([A-Za-z_]\w*)\s*([+-])\s*(\d+)$|^([A-Za-z_]\w*)$")
@@ -413,7 +391,7 @@ class Argument(str):
         if high is not None and number > high:
             raise ValueError(
                 f"{owner}: {name} must be an integer in {low if low is not None else ''}..{high}"
-                f"{' or None' if self.none else ''}, got {number if number < 10**20 else _shown_magnitude(number)}"
+                f"{' or None' if self.none else ''}, got {number if number < 10**20 else f'about 2**{number.bit_length() - 1}'}"
             )
         return number
 
@@ -431,11 +409,6 @@ class Argument(str):
         else:
             text = "any"
         return text + (", or `None`" if self.none else "")
-
-
-def _shown_magnitude(number: int) -> str:
-    """A huge integer by its magnitude (``about 2**200``), so a message stays short."""
-    return f"about 2**{abs(number).bit_length() - 1}"
 
 
 def _bound_text(bound: float | str | None) -> str:

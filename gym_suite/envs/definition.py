@@ -1,29 +1,9 @@
 """What an environment definition is, and the operations its rules run on.
 
 A definition is one environment written once, as pure functions in the vocabulary of
-Gymnasium's functional environments (``gymnasium.experimental.functional.FuncEnv``):
-
-=================================================  ===========================================
-``make_params(base, owner, **arguments)``          the constructor's arguments, checked, as the
-                                                   frozen parameters the rules read
-``spaces(params)``                                 the observation and action spaces of one
-                                                   environment
-``initial(u, params, ops)``                        a fresh state from the start's uniforms
-``transition(state, action, u, params, ops)``      the next state from the step's uniforms
-``observation(state, params, ops)``                what the agent sees (fresh memory)
-``reward(state, action, next_state, params, ops)`` the step's reward
-``terminal(state, params, ops)``                   the episode ended by the rules
-``truncation(state, params, ops)``                 the episode ended by the rules' own clock
-                                                   (not the step limit: that is the registry's)
-``info(state, action, next_state, params, ops)``   the info of a step (of a start: ``state``
-                                                   and ``action`` are ``None``)
-``heuristic(observation, params, ops)``            the documented simple policy
-``render(state, params, mode)``                    the pictures of one state (``"ansi"``:
-                                                   text, ``"rgb"``: an array; numpy only)
-``data_parameters`` (a class attribute)            the parameters JAX may trace: the fields the
-                                                   rules use only in arithmetic, which the JAX
-                                                   env's ``EnvParams`` carries as data
-=================================================  ===========================================
+Gymnasium's functional environments (``gymnasium.experimental.functional.FuncEnv``): the hooks
+of :class:`Definition` (``make_params``, ``spaces``, ``initial``, ``transition``,
+``observation``, ``reward``, ``terminal``, ``truncation``, ``info``, ``heuristic``, ``render``).
 
 The state is a ``NamedTuple`` of quantities: Python numbers for one environment, arrays over the
 rows for a batch, ``jax`` arrays under ``jit``. Randomness comes in as ``u``: ``start_draws``
@@ -38,23 +18,17 @@ array, or a float64 array of shape ``(k, num_envs)`` (``x, y = action`` works on
 speed), :data:`NUMPY` for numpy arrays (the native vector env) and :func:`jax_ops` for
 ``jax.numpy`` under ``jit`` (imported only when asked for). A rule never asks which backend it
 runs on: where the backends differ (a column, a copy), an ``ops`` function says what to do on
-each. ``Ops`` holds the general functions only; a function one environment needs besides them
-lives in its file, written with them, and may branch on :attr:`Ops.name` where a backend has a
-faster way to the same values (heartpole's sigmoids, target's first candidate that passes). A
-rule that branches on data calls :meth:`Ops.where`; a branch on a parameter is an ordinary ``if``
-(parameters are static configuration), except on a data parameter.
-
-``data_parameters`` names the numeric fields of the parameters that the rules use only in
-arithmetic (never in a Python ``if``, never for a shape, a space's size or bounds, nor to derive
-another field in ``make_params``), each an argument of the same name. The JAX env
-(``gym_suite.jax``) carries them in its ``EnvParams`` as data: ``params.replace(name=value)``,
-``jax.vmap`` over a batch of them, one compiled program for every value; under ``jit`` the rules
-see them as traced scalars. Every other parameter stays static configuration of the env.
+each. A rule that branches on data calls :meth:`Ops.where`; a branch on a parameter is an
+ordinary ``if`` (parameters are static configuration), except on a data parameter
+(``data_parameters``: the fields the JAX env carries as data in its ``EnvParams``,
+``params.replace(name=value)``, ``jax.vmap`` over a batch of them, one compiled program for
+every value).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -87,25 +61,18 @@ FloatArray: TypeAlias = "npt.NDArray[np.float64]"
 class Ops(Protocol):
     """The functions a definition's rules call besides Python's operators: the contract of every backend.
 
-    A rule is written once against these functions and runs unchanged on :data:`SCALAR` (Python
-    numbers: one environment), :data:`NUMPY` (numpy arrays over the rows of a batch: the native
-    vector env) and :func:`jax_ops` (``jax.numpy`` arrays, traceable under ``jit`` and ``vmap``).
-    "Array" below means a value of the backend: a Python number on ``SCALAR``, a numpy array (or
-    number) on ``NUMPY``, a ``jax`` array on JAX. Elementwise functions broadcast as numpy does.
-    ``mypy --strict`` checks the rules against this protocol, and each backend's class against it
-    (a backend is a class with every one of these functions, usually static, and its ``name``).
-    These are the general functions only: what one environment needs beyond them (heartpole's
-    sigmoids, target's first candidate that passes) is a function of its file, written with these,
-    which may branch on :attr:`name` where a backend has a faster way.
+    "Array" below means a value of the backend: a Python number on :data:`SCALAR`, a numpy array
+    (or number) on :data:`NUMPY`, a ``jax`` array on :func:`jax_ops` (traceable under ``jit`` and
+    ``vmap``). Elementwise functions broadcast as numpy does. ``mypy --strict`` checks the rules
+    against this protocol, and each backend's class against it. What one environment needs beyond
+    these (heartpole's sigmoids) is a function of its file, written with these.
     """
 
     @property
     def name(self) -> str:
-        """The backend: ``"scalar"`` (:data:`SCALAR`), ``"numpy"`` (:data:`NUMPY`) or ``"jax"``
-        (:func:`jax_ops`). A helper of an environment's file branches on it where a backend has
-        a faster way to the same values (a loop that stops early on Python numbers, the masked
-        rows alone on numpy), and takes its general way, written with the functions below alone,
-        on JAX."""
+        """The backend: ``"scalar"``, ``"numpy"`` or ``"jax"``. A function of an environment's file
+        may branch on it where a backend has a faster way to the same values (its general way,
+        written with the functions below, on JAX)."""
         ...
 
     # Elementwise -----------------------------------------------------------------------------
@@ -162,9 +129,7 @@ class Ops(Protocol):
         ...
 
 
-# --------------------------------------------------------------------------------------------
-# Python numbers
-# --------------------------------------------------------------------------------------------
+# Python numbers ----------------------------------------------------------------------------------
 
 
 def _scalar_where(condition: object, if_true: _T, if_false: _T) -> _T:
@@ -211,9 +176,7 @@ class ScalarOps:
         return "SCALAR"
 
 
-# --------------------------------------------------------------------------------------------
-# numpy arrays
-# --------------------------------------------------------------------------------------------
+# numpy arrays ------------------------------------------------------------------------------------
 
 
 def _numpy_vector(items: Sequence[npt.ArrayLike], dtype: npt.DTypeLike) -> npt.NDArray[Any]:
@@ -260,22 +223,12 @@ SCALAR: Ops = ScalarOps()
 NUMPY: Ops = NumpyOps()
 
 
-# --------------------------------------------------------------------------------------------
-# jax.numpy (imported when first asked for)
-# --------------------------------------------------------------------------------------------
-
-_JAX_OPS: Ops | None = None
+# jax.numpy (imported when first asked for) -------------------------------------------------------
 
 
+@functools.cache
 def jax_ops() -> Ops:
     """The :class:`Ops` of ``jax.numpy`` (traceable under ``jit`` and ``vmap``); imports JAX."""
-    global _JAX_OPS
-    if _JAX_OPS is None:
-        _JAX_OPS = _make_jax_ops()
-    return _JAX_OPS
-
-
-def _make_jax_ops() -> Ops:
     import jax.numpy as jnp
 
     class JaxOps:
@@ -322,20 +275,15 @@ def _make_jax_ops() -> Ops:
 class Definition(Generic[StateT, ParamsT]):
     """Base of the environment definitions: override the rules; the shells do the rest.
 
-    Class attributes: ``name`` (the file's environment, e.g. ``"heartpole"``), ``State`` (the
-    ``NamedTuple`` of quantities), ``start_draws`` and ``step_draws`` (uniforms per start and per
-    step), ``arguments`` (the parameters a user may set), ``data_parameters`` (those of them the
-    JAX env carries as data), ``render_modes``, ``render_fps`` and ``human`` (``"ansi"``: human
-    mode prints the text; ``"rgb"``: it shows the picture in a pygame window) and
-    ``env_attributes`` (extra attributes of the envs). Every rule takes ``ops``, an :class:`Ops`:
-    it runs unchanged on Python numbers, numpy arrays and ``jax.numpy``.
+    Every rule takes ``ops``, an :class:`Ops`: it runs unchanged on Python numbers, numpy arrays
+    and ``jax.numpy``. The class attributes below say what the rules need besides.
     """
 
     name: ClassVar[str]
     """The file's environment, e.g. ``"heartpole"``."""
     State: ClassVar[type]
     """The ``NamedTuple`` of the state's quantities."""
-    start_draws: ClassVar[Any] = 0  # an int, or a function of the parameters
+    start_draws: ClassVar[Any] = 0
     """The uniforms on [0, 1) a start takes: a number, or a function of the parameters
     (``start_draws = staticmethod(lambda params: 2 + 2 * params.candidates)``)."""
     step_draws: ClassVar[int] = 0
@@ -430,13 +378,9 @@ def overrides(definition: Definition[Any, Any], hook: str) -> bool:
 
 def state_maker(state_class: type[_StateT]) -> Callable[[Iterable[Any]], _StateT]:
     """The fast constructor of a state: ``make = state_maker(State)``, then ``make((a, b, c))``
-    is ``State(a, b, c)``.
-
-    For a rule that runs on every step: it builds the ``NamedTuple`` from one tuple of all its
-    quantities in field order, without the argument parsing of ``State(...)`` or the length check
-    of ``State._make`` (about half their cost on Python numbers), so it is the caller's to give
-    every quantity, once each. Raises ``TypeError`` if ``state_class`` is not a ``NamedTuple`` class.
-    """
+    is ``State(a, b, c)`` at about half the cost on Python numbers (no argument parsing nor length
+    check: the caller gives every quantity, once each, in field order). Raises ``TypeError`` if
+    ``state_class`` is not a ``NamedTuple`` class."""
     if not (isinstance(state_class, type) and issubclass(state_class, tuple) and hasattr(state_class, "_fields")):
         raise TypeError(f"state_maker: state_class must be a NamedTuple class, got {shown(state_class)}")
     return cast("Callable[[Iterable[Any]], _StateT]", MethodType(tuple.__new__, state_class))
@@ -445,6 +389,3 @@ def state_maker(state_class: type[_StateT]) -> Callable[[Iterable[Any]], _StateT
 def row_of(state: Any, i: int) -> Any:
     """Row ``i`` of a batched state, as Python numbers (for the pictures)."""
     return type(state)(*(np.asarray(q)[i].item() for q in state))
-
-
-Rule = Callable[..., Any]
