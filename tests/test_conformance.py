@@ -48,6 +48,7 @@ def test_id_and_registered_step_limit(env_id):
     assert name.islower() and gymnasium.spec(env_id).version == int(version)
     env = gymnasium.make(f"gym_suite:{env_id}")
     assert env.spec.id == env_id
+    assert set(env.metadata["render_modes"]) <= {"ansi", "human", "rgb_array"}  # Gymnasium's names
     assert env.spec.max_episode_steps == next(s for s in gym_suite.specs() if s.id == env_id).max_episode_steps
 
 
