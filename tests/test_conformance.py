@@ -345,21 +345,18 @@ def test_goal_on_the_last_allowed_step_is_terminated_and_truncated_in_every_path
     env says the same, and so does a SyncVectorEnv."""
     probe = gymnasium.make("example-v0")
     start, _ = probe.reset(seed=3)
-    distance = abs(probe.unwrapped.goal - start)
+    distance, action = abs(probe.unwrapped.goal - start), int(start < probe.unwrapped.goal)
     assert distance >= 2
-    action = 1 if start < probe.unwrapped.goal else 0
     flags = {}
-    env = gymnasium.make("example-v0", max_episode_steps=distance)
-    env.reset(seed=3)
-    for _ in range(distance):
-        _, _, terminated, truncated, _ = env.step(action)
-    flags["make"] = (terminated, truncated)
-    for mode in ("sync", "vector_entry_point"):
-        envs = gymnasium.make_vec("example-v0", num_envs=1, vectorization_mode=mode, max_episode_steps=distance)
-        envs.reset(seed=3)
+    for mode in ("make", "sync", "vector_entry_point"):
+        if mode == "make":
+            env = gymnasium.make("example-v0", max_episode_steps=distance)
+        else:
+            env = gymnasium.make_vec("example-v0", num_envs=1, vectorization_mode=mode, max_episode_steps=distance)
+        env.reset(seed=3)
         for _ in range(distance):
-            _, _, terminated, truncated, _ = envs.step(np.array([action]))
-        flags[mode] = (bool(terminated[0]), bool(truncated[0]))
+            _, _, terminated, truncated, _ = env.step(action if mode == "make" else np.array([action]))
+        flags[mode] = (bool(np.all(terminated)), bool(np.all(truncated)))
     assert flags == dict.fromkeys(flags, (True, True)), flags
 
 
