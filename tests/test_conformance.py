@@ -203,7 +203,7 @@ def test_native_vector_env(env_id):
 # ---------------------------------------------------------------------------- legacy gym
 
 
-def test_gym_make_rollout_and_gym_check_env(env_id, gym_np_bool8):
+def test_gym_make_follows_gymnasium_and_passes_gym_check_env(env_id, gym_np_bool8):
     gym = pytest.importorskip("gym")
     from gym.utils.env_checker import check_env as gym_check_env
 

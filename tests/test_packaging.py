@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email
+import os
 import re
 import socket
 import subprocess
@@ -46,7 +47,9 @@ print('served', len(gym_suite.ENV_IDS))
 
 
 def run(*cmd, cwd=None, **kwargs):
-    result = subprocess.run([str(c) for c in cmd], cwd=cwd, capture_output=True, text=True, **kwargs)
+    """``cmd``, without a ``PYTHONPATH`` that would let a fresh venv import the source tree."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = subprocess.run([str(c) for c in cmd], cwd=cwd, capture_output=True, text=True, env=env, **kwargs)
     if result.returncode != 0:
         raise AssertionError(f"{cmd} failed ({result.returncode}):\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
     return result
