@@ -60,7 +60,8 @@ def test_the_guides_tables_are_the_code(title, names):
 
 
 def test_the_guide_names_the_definitions_class_attributes():
-    names = public(definition.Definition, lambda value: not callable(value)) | set(definition.Definition.__annotations__)
+    attributes = public(definition.Definition, lambda value: not callable(value))
+    names = attributes | set(definition.Definition.__annotations__)
     missing = {name for name in names if f"`{name}`" not in section("Adding an environment")}
     assert not missing, f"docs/contributing.md does not name the Definition attributes {sorted(missing)}"
 
