@@ -252,12 +252,33 @@ return [refs, Array.from(document.querySelectorAll("[id]")).map(e => e.id)];
 """
 
 
+def visit(browser, url: str):
+    """The ids of the page at ``url``, its references, the images that do not load and the browser's errors."""
+    browser.get(url)
+    refs, ids = browser.execute_script(PAGE_REFERENCES)
+    images = browser.execute_async_script(LOAD_IMAGES)
+    blank = [(url, src, width) for src, width in images if status(src) != 200 or width <= 0]
+    errors = [(url, entry["message"]) for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    return set(ids), refs, blank, errors
+
+
+def missing_anchors(references: list[tuple[str, str]], pages: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """The references ``(page, url#anchor)`` to a visited page that has no such id."""
+    missing = []
+    for page, ref in references:
+        target, _, fragment = ref.partition("#")
+        if fragment and target in pages and urllib.parse.unquote(fragment) not in pages[target]:
+            missing.append((page, ref))
+    return missing
+
+
 @pytest.mark.slow
 def test_every_internal_link_and_image_loads_in_chromium(server, browser):
     """From the home page: every internal page, asset and image answers 200, images are drawn, anchors
     exist, and no page logs a browser error."""
     browser.set_script_timeout(60)
-    pages, queue, broken, blank, errors = {}, [server], [], [], []
+    pages: dict[str, set[str]] = {}
+    queue, broken, blank, errors = [server], [], [], []
     references: list[tuple[str, str]] = []
     while queue:
         url = queue.pop()
@@ -267,39 +288,27 @@ def test_every_internal_link_and_image_loads_in_chromium(server, browser):
             broken.append(url)
             pages[url] = set()
             continue
-        browser.get(url)
-        refs, ids = browser.execute_script(PAGE_REFERENCES)
-        pages[url] = set(ids)
-        for src, width in browser.execute_async_script(LOAD_IMAGES):
-            if status(src) != 200 or width <= 0:
-                blank.append((url, src, width))
-        errors += [(url, entry["message"]) for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+        pages[url], refs, page_blank, page_errors = visit(browser, url)
+        blank += page_blank
+        errors += page_errors
         for kind, ref in refs:
             if not ref.startswith(server):
                 continue  # an external link: not followed
-            target, _, fragment = ref.partition("#")
+            target = ref.partition("#")[0]
             references.append((url, ref))
-            if kind == "asset":
-                if status(target) != 200:
-                    broken.append(target)
-            elif target not in pages and target.endswith("/"):
-                queue.append(target)
-            elif not target.endswith("/") and status(target) != 200:
+            if kind == "link" and target.endswith("/"):
+                if target not in pages:
+                    queue.append(target)
+            elif status(target) != 200:
                 broken.append(target)
     wanted = {f"{server}environments/{env_id}/" for env_id in gym_suite.ENV_IDS}
     assert wanted <= set(pages), f"environment pages not reachable by links: {wanted - set(pages)}"
     assert len(pages) >= 15
     assert not broken, f"internal links that do not answer 200: {sorted(set(broken))}"
     assert not blank, f"images that do not load: {blank}"
-    bad_anchors = [
-        (page, ref)
-        for page, ref in references
-        if "#" in ref
-        and ref.partition("#")[0] in pages
-        and ref.partition("#")[2]
-        and urllib.parse.unquote(ref.partition("#")[2]) not in pages[ref.partition("#")[0]]
-    ]
-    assert not bad_anchors, f"links to anchors that do not exist: {bad_anchors}"
+    assert not missing_anchors(references, pages), (
+        f"links to anchors that do not exist: {missing_anchors(references, pages)}"
+    )
     assert not errors, f"the browser logged errors: {errors}"
 
 
