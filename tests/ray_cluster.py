@@ -1,20 +1,11 @@
-"""A real two-node Ray cluster on this machine, for the tests that run across one (``two_node_cluster``).
+"""A real two-node Ray cluster on this machine (``two_node_cluster``, ``isolated_cluster``).
 
-Both nodes run on this machine, each started with ``ray start`` as a separate process with its
-own temporary directory, port and resources: the head (``--num-cpus=1`` and a custom resource
-``head_node``) and a second node (``--num-cpus=1`` and a custom resource ``second_node``), so that
-a task or actor asking for one of them can only be placed on that node. A driver program joins
-the cluster (``ray.init(address=...)`` of the head) as a process of its own, as a user's script
-does: it starts with the cluster's authentication token in its environment (Ray reads it when it
-is imported).
-
-The nodes are stopped in the fixture's teardown whatever the test did. Not with ``ray stop
---force``: that stops every Ray process of the user on the machine, other clusters included.
-Each node is started in a session of its own, and every process in those two sessions (the
-raylets, the GCS, the workers) is ended by its process id. The fixture keeps track of its own
-processes only: the cluster's are those of its two sessions and those whose command line names
-one of its two temporary directories (every Ray process of a node names its session directory);
-other people's Ray on the machine, started or stopped meanwhile, is none of its business.
+Each node is a ``ray start`` of its own session, temporary directory and port: the head
+(``--num-cpus=1``, a custom resource ``head_node``) and a second node (``second_node``), so that
+a task asking for one of them runs there. A driver joins it as a process of its own, the
+cluster's token in its environment. The teardown ends the processes of the two sessions, and
+those naming the nodes' directories, by their ids (never ``ray stop --force``, which would stop
+every Ray of the machine), and looks at no other process.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ def test_columns_are_padded_and_aligned():
         "| example-v0 | 4,096 |  1.5 |",
         "| x          |     1 |      |",
     ]
+    assert tables.markdown_table(["a"], []) == "| a   |\n|:----|"  # no rows: the header alone
 
 
 def test_same_text_as_pandas_to_markdown():
@@ -34,10 +35,6 @@ def test_same_text_as_pandas_to_markdown():
         index=False, colalign=["right", "left"], disable_numparse=True
     )
     assert ours == theirs
-
-
-def test_no_rows_is_a_header_alone():
-    assert tables.markdown_table(["a"], []) == "| a   |\n|:----|"
 
 
 def test_a_row_of_the_wrong_length_is_refused():

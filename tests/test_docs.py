@@ -51,12 +51,6 @@ def test_readme_links_are_absolute_and_its_pictures_exist():
     assert not missing, f"README.md shows pictures that do not exist: {missing}"
 
 
-def test_readme_names_every_id():
-    text = README.read_text(encoding="utf-8")
-    missing = [env_id for env_id in gym_suite.ENV_IDS if f"`{env_id}`" not in text]
-    assert not missing, f"README.md does not name {missing}"
-
-
 #: Lines that are Markdown structure (a heading of level 2 or more, a table's rule, a fence):
 #: inside a code block they mean a fence was lost and the page's prose shows as code.
 MARKDOWN_STRUCTURE = re.compile(r"^(#{2,6} \S|\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$|```)")
@@ -155,43 +149,36 @@ def test_every_environment_has_a_page_from_its_docstring(site):
 
 @pytest.mark.slow
 def test_api_reference_is_built_from_the_docstrings(site):
-    evaluate = (site / "reference" / "evaluate" / "index.html").read_text(encoding="utf-8")
-    assert 'id="gym_suite.evaluate.evaluate"' in evaluate and 'id="gym_suite.evaluate.EvalResult"' in evaluate
-    training = (site / "reference" / "training" / "index.html").read_text(encoding="utf-8")
-    for name in ("sb3.train_sb3", "sb3_vec.SuiteVecEnv", "rllib.rllib_config", "recipes.recipe_for"):
-        assert f'id="gym_suite.training.{name}"' in training, f"{name} is missing from the API reference"
-    assert ":func:`" not in evaluate + training  # Sphinx roles are turned into code
-    envs = (site / "reference" / "envs" / "index.html").read_text(encoding="utf-8")
-    for name in ("check_definition", "Violation", "DefinitionError"):
-        assert f'id="gym_suite.envs.{name}"' in envs, f"gym_suite.envs.{name} is missing from the API reference"
-    # the contract a contributor programs against: every Ops function, every rule, every check
+    """Every name a user or a contributor programs against has its entry, Sphinx roles turned into code."""
     import inspect
 
     from gym_suite.envs import checks, definition
 
-    pages = {
-        "ops": [f"Ops.{name}" for name in vars(definition.Ops) if not name.startswith("_")],
-        "definition": [f"Definition.{name}" for name in vars(definition.Definition) if not name.startswith("_")],
-        "checks": [
-            name
-            for name, value in vars(checks).items()
-            if not name.startswith("_")
-            and (inspect.isfunction(value) or inspect.isclass(value))
-            and value.__module__ == checks.__name__
-        ],
+    def public(namespace, prefix):
+        return [f"{prefix}.{name}" for name in vars(namespace) if not name.startswith("_")]
+
+    in_checks = [
+        f"gym_suite.envs.checks.{name}"
+        for name, value in vars(checks).items()
+        if not name.startswith("_")
+        and (inspect.isfunction(value) or inspect.isclass(value))
+        and value.__module__ == checks.__name__
+    ]
+    training = ("sb3.train_sb3", "sb3_vec.SuiteVecEnv", "rllib.rllib_config", "recipes.recipe_for")
+    wanted = {
+        "evaluate": ["gym_suite.evaluate.evaluate", "gym_suite.evaluate.EvalResult"],
+        "training": [f"gym_suite.training.{name}" for name in training],
+        "envs": [f"gym_suite.envs.{name}" for name in ("check_definition", "Violation", "DefinitionError")],
+        "ops": public(definition.Ops, "gym_suite.envs.definition.Ops"),
+        "definition": public(definition.Definition, "gym_suite.envs.definition.Definition"),
+        "checks": in_checks,
+        "progress": [f"gym_suite.progress.{n}" for n in ("Progress", "Progress.write", "sb3_callback", "duration")],
+        "quiet": [f"gym_suite.quiet.{n}" for n in ("make", "make_vec", "no_version_notice", "import_gym_quietly")],
     }
-    for page, names in pages.items():
-        text = (site / "reference" / page / "index.html").read_text(encoding="utf-8")
-        module = "checks" if page == "checks" else "definition"
-        for name in names:
-            assert f'id="gym_suite.envs.{module}.{name}"' in text, f"{name} is missing from reference/{page}"
-    for module, names in {
-        "progress": ("Progress", "Progress.write", "sb3_callback", "duration"),
-        "quiet": ("make", "make_vec", "no_version_notice", "import_gym_quietly"),
-    }.items():
-        page = (site / "reference" / module / "index.html").read_text(encoding="utf-8")
-        missing = [name for name in names if f'id="gym_suite.{module}.{name}"' not in page]
-        assert not missing, f"gym_suite.{module}: {missing} missing from the API reference"
+    pages = {page: (site / "reference" / page / "index.html").read_text(encoding="utf-8") for page in wanted}
+    missing = {page: [name for name in names if f'id="{name}"' not in pages[page]] for page, names in wanted.items()}
+    assert not any(missing.values()), f"missing from the API reference: {missing}"
+    assert ":func:`" not in pages["evaluate"] + pages["training"]
 
 
 @pytest.fixture(scope="module")
@@ -265,12 +252,33 @@ return [refs, Array.from(document.querySelectorAll("[id]")).map(e => e.id)];
 """
 
 
+def visit(browser, url: str):
+    """The ids of the page at ``url``, its references, the images that do not load and the browser's errors."""
+    browser.get(url)
+    refs, ids = browser.execute_script(PAGE_REFERENCES)
+    images = browser.execute_async_script(LOAD_IMAGES)
+    blank = [(url, src, width) for src, width in images if status(src) != 200 or width <= 0]
+    errors = [(url, entry["message"]) for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    return set(ids), refs, blank, errors
+
+
+def missing_anchors(references: list[tuple[str, str]], pages: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """The references ``(page, url#anchor)`` to a visited page that has no such id."""
+    missing = []
+    for page, ref in references:
+        target, _, fragment = ref.partition("#")
+        if fragment and target in pages and urllib.parse.unquote(fragment) not in pages[target]:
+            missing.append((page, ref))
+    return missing
+
+
 @pytest.mark.slow
 def test_every_internal_link_and_image_loads_in_chromium(server, browser):
     """From the home page: every internal page, asset and image answers 200, images are drawn, anchors
     exist, and no page logs a browser error."""
     browser.set_script_timeout(60)
-    pages, queue, broken, blank, errors = {}, [server], [], [], []
+    pages: dict[str, set[str]] = {}
+    queue, broken, blank, errors = [server], [], [], []
     references: list[tuple[str, str]] = []
     while queue:
         url = queue.pop()
@@ -280,39 +288,27 @@ def test_every_internal_link_and_image_loads_in_chromium(server, browser):
             broken.append(url)
             pages[url] = set()
             continue
-        browser.get(url)
-        refs, ids = browser.execute_script(PAGE_REFERENCES)
-        pages[url] = set(ids)
-        for src, width in browser.execute_async_script(LOAD_IMAGES):
-            if status(src) != 200 or width <= 0:
-                blank.append((url, src, width))
-        errors += [(url, entry["message"]) for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+        pages[url], refs, page_blank, page_errors = visit(browser, url)
+        blank += page_blank
+        errors += page_errors
         for kind, ref in refs:
             if not ref.startswith(server):
                 continue  # an external link: not followed
-            target, _, fragment = ref.partition("#")
+            target = ref.partition("#")[0]
             references.append((url, ref))
-            if kind == "asset":
-                if status(target) != 200:
-                    broken.append(target)
-            elif target not in pages and target.endswith("/"):
-                queue.append(target)
-            elif not target.endswith("/") and status(target) != 200:
+            if kind == "link" and target.endswith("/"):
+                if target not in pages:
+                    queue.append(target)
+            elif status(target) != 200:
                 broken.append(target)
     wanted = {f"{server}environments/{env_id}/" for env_id in gym_suite.ENV_IDS}
     assert wanted <= set(pages), f"environment pages not reachable by links: {wanted - set(pages)}"
     assert len(pages) >= 15
     assert not broken, f"internal links that do not answer 200: {sorted(set(broken))}"
     assert not blank, f"images that do not load: {blank}"
-    bad_anchors = [
-        (page, ref)
-        for page, ref in references
-        if "#" in ref
-        and ref.partition("#")[0] in pages
-        and ref.partition("#")[2]
-        and urllib.parse.unquote(ref.partition("#")[2]) not in pages[ref.partition("#")[0]]
-    ]
-    assert not bad_anchors, f"links to anchors that do not exist: {bad_anchors}"
+    assert not missing_anchors(references, pages), (
+        f"links to anchors that do not exist: {missing_anchors(references, pages)}"
+    )
     assert not errors, f"the browser logged errors: {errors}"
 
 

@@ -23,16 +23,11 @@ def pyproject() -> dict:
         return tomllib.load(f)
 
 
-def test_py_typed_marks_the_package_as_typed():
-    """Downstream type checkers read the package's hints only with ``py.typed`` in the package."""
-    assert (ROOT / "gym_suite" / "py.typed").is_file()
-    assert "py.typed" in pyproject()["tool"]["setuptools"]["package-data"]["gym_suite"]
-
-
-def test_the_score_table_is_package_data():
+def test_py_typed_and_the_score_table_are_package_data():
+    """Downstream type checkers read the hints only with ``py.typed``; ``gym_suite.score`` reads its table."""
     patterns = pyproject()["tool"]["setuptools"]["package-data"]["gym_suite"]
-    assert any(Path("data/baselines.csv").match(p) for p in patterns), patterns
-    assert (ROOT / "gym_suite" / "data" / "baselines.csv").is_file()
+    assert "py.typed" in patterns and any(Path("data/baselines.csv").match(p) for p in patterns), patterns
+    assert (ROOT / "gym_suite" / "py.typed").is_file() and (ROOT / "gym_suite" / "data" / "baselines.csv").is_file()
 
 
 def test_the_render_extra_brings_what_record_video_needs():

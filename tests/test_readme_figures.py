@@ -1,13 +1,6 @@
-"""README's figures come from their sources, so that a commit cannot leave one behind.
-
-README states few numbers, and each is checked here against the file or the code it comes from
-(``docs/baselines.csv``). A number written anywhere in README's prose that this test does not
-know fails it: a new figure comes with its source and its check, or goes to the documentation's
-pages. Code blocks, inline code (commands, ids), links, the headline table (rewritten by
-``gym-suite/benchmarks/baselines.py`` and checked by ``tests/test_baselines.py``) and the
-generated tables (``docs/_scripts/doc_tables.py``, checked by ``tests/test_docs_tables.py``) are
-not prose.
-"""
+"""README's figures come from their sources: every number in README's prose is one this test
+knows and checks against its source (``docs/baselines.csv``, the baselines script), so that a
+commit cannot leave one behind. Code, links and the generated tables are not prose."""
 
 from __future__ import annotations
 
