@@ -170,115 +170,46 @@ HEARTPOLE_RESTING_ATTACK_COST = (
 )
 
 #: Recipes of the ids that need more (or less) than the default one: every agent's settings and
-#: budget, and the evaluation's env arguments, in one ``Recipe`` per id.
+#: budget, and the evaluation's env arguments, in one ``Recipe`` per id. How each number was
+#: chosen, and what else was measured, is in the id's ``docs/env-notes/<id>.md``.
 RECIPES: dict[str, Recipe] = {
     # 10-step walks: solved (the heuristic's return) within a few thousand steps
     "example-v0": Recipe(budgets={"sb3-ppo": 20_000, "sb3-dqn": 20_000, "rllib-ppo": 20_000}),
-    # the walk, partly observed. RecurrentPPO (the agent with memory; SB3_RECURRENT_PPO_DEFAULTS,
-    # chosen before any run) on 8 copies, 100,000 steps: one training seed (100,000), greedy returns
-    # on 300 tuning episodes seeded 100,000: 3.85 at 20k steps, 4.72 at 41k, 5.00 at 61k, 4.85 at
-    # 82k (the optimum 5.05). The memoryless agents keep the default budget (100,000): JAX PPO's
-    # greedy policies (training seeds 100-102, 1,000 tuning episodes) are the same maps at 100k and
-    # at 500k steps (-1.33, -1.37, -7.85; the best memoryless map scores 1.46): a plateau.
+    # partly observed: RecurrentPPO reaches the optimum within 100k steps; memoryless agents plateau
     "example-v1": Recipe(n_envs=8, budgets={"sb3-recurrent-ppo": 100_000}),
-    # a contextual bandit with raw features (text length up to 5,120, hour, battery...): the
-    # SB3 networks see them standardized
     "push-v0": Recipe(
-        # trained on the training log (weeks 1-6, the default), scored on the test log (weeks 7-12)
-        eval_env_kwargs={"split": "test"},
+        eval_env_kwargs={"split": "test"},  # trained on the training log, scored on the held-out test log
         budgets={"sb3-ppo": 300_000, "sb3-dqn": 100_000, "rllib-ppo": 200_000},
+        # raw features (text length up to 5,120, hour, battery): standardized
         vec_normalize={
             "ppo": {"norm_obs": True, "norm_reward": False},
             "dqn": {"norm_obs": True, "norm_reward": False},
         },
-        # JAX PPO: standardized too; a third of SB3's learning rate (at 3e-4 the greedy policy scored
-        # 50.4 and 50.8 on the test log, seeds 0 and 1, 300 episodes; at 1e-4 54.0 and 53.8 on 1,000
-        # episodes, SB3 PPO 54.0)
-        jax_ppo={"normalize_observations": True, "learning_rate": 1e-4},
+        jax_ppo={"normalize_observations": True, "learning_rate": 1e-4},  # 3e-4 scored 50.4, 1e-4 54.0
     ),
-    # a user-day of notifications (13 to 46 steps) under a budget of 2 deliveries, rewarded with the
-    # expected opens: the same raw features as push-v0, standardized; no discounting (the day ends by
-    # itself; the observation shows the notifications left); scored on the test log. JAX PPO takes
-    # the same settings for 300k steps, and SB3 PPO the same budget, so that the two are compared at
-    # equal steps (the earlier 50k-step SB3 runs stay in the runs file, superseded). JAX PPO's were
-    # chosen before any run and checked on training seeds 100 and 101 (300k steps), scored on
-    # evaluation days seeded 100,000-100,999 (the table's are 0-999): 1.419 and 1.421 expected opens
-    # a day on the test log, the heuristic 1.207 (paired +0.212 ± 0.011 and +0.213 ± 0.012); on the
-    # training log 1.500 and 1.495 (the heuristic 1.206). The reward model (gym_suite.training.reward_model) explores 100k steps,
-    # set before its first run (about 6,900 deliveries, most of the training log's 9,700
-    # notifications once).
     "push-v1": Recipe(
         eval_env_kwargs={"split": "test"},
+        # SB3 PPO at JAX PPO's 300k steps (compared at equal steps); the reward model explores 100k
         budgets={"sb3-ppo": 300_000, "reward-model": 100_000},
         vec_normalize={"ppo": {"norm_obs": True, "norm_reward": False}},
-        sb3_ppo={"gamma": 1.0},
+        sb3_ppo={"gamma": 1.0},  # the day ends by itself and the observation shows what is left
         jax_ppo={"normalize_observations": True, "gamma": 1.0},
         jax_ppo_budget=300_000,
     ),
-    # 1,000-step episodes whose return is dominated by -100 heart attacks, against score changes
-    # of about 0.001 a step: rewards scaled by 0.01 keep the attacks inside the quadratic part of
-    # DQN's Huber loss (unscaled, DQN learns as if they cost 1, and drinks coffee); a large batch,
-    # a slow target network and learning rate average the attacks' noise out. PPO trains on the
-    # attacks' expected cost (the env's expected_cost=True: 100 x the attack probability, charged
-    # by the rules) instead of their draws, less the cost at rest that every policy pays (a
-    # constant a step, in 1,000-step episodes: the same shift of every return), times 1,000 so
-    # that the score changes are of order 0.1 to 1, with normalized observations (time_elapsed
-    # and work_done grow to 2,000 and 700) and updates of 4,096 steps: it learns an alertness
-    # threshold (paired with the heuristic: -0.0013 ± 0.0004 at 400k steps, instead of -0.0090
-    # with VecNormalize's reward normalization and -0.276 for always-sleep). gamma 0.999 does
-    # worse (-0.010: a rule on time_since_slept, or always-sleep): the returns then sum the noise
-    # of many wake-ups. DQN does worse with expected attacks (it
-    # drinks now and then: -4.3), so it keeps the drawn attacks. No agent can beat the heuristic
-    # by much: it is the best stationary policy (sleep when the next half-hour's work falls below
-    # the long-run score, 0.32, i.e. alertness below about 0.38): hand policies paired with it
-    # in docs/env-notes/heartpole-v0.md. JAX PPO: 4 copies x 1,024 steps, minibatches of 256,
-    # observations standardized.
     "heartpole-v0": Recipe(
         budgets={"sb3-ppo": 400_000, "sb3-dqn": 150_000, "rllib-ppo": 200_000},
+        # DQN: -100 attacks kept in the Huber loss's quadratic part; PPO: score changes of order 0.1 to 1
         reward_scale={"dqn": 0.01, "ppo": 1000.0},
-        reward_offset={"ppo": HEARTPOLE_RESTING_ATTACK_COST},
-        train_env_kwargs={"ppo": {"expected_cost": True}},
-        vec_normalize={"ppo": {"norm_obs": True, "norm_reward": False}},
-        sb3_ppo={"n_steps": 1024, "batch_size": 256},
-        sb3_dqn={"batch_size": 256, "learning_rate": 3e-4, "target_update_interval": 5_000},
+        reward_offset={"ppo": HEARTPOLE_RESTING_ATTACK_COST},  # the cost at rest that every policy pays
+        train_env_kwargs={"ppo": {"expected_cost": True}},  # the attacks' expected cost, not their draws
+        vec_normalize={"ppo": {"norm_obs": True, "norm_reward": False}},  # time_elapsed grows to 2,000
+        sb3_ppo={"n_steps": 1024, "batch_size": 256},  # updates of 4,096 steps average the attacks out
+        sb3_dqn={"batch_size": 256, "learning_rate": 3e-4, "target_update_interval": 5_000},  # same
         jax_ppo={"num_steps": 1024, "num_minibatches": 16, "normalize_observations": True},
     ),
-    # two-week episodes (40 to 672 steps) whose rewards are the half-hour's work less the expected
-    # cost of its heart attacks (about -2 to +2.5 a step, returns in the hundreds): rewards scaled
-    # by 0.1, observations standardized (time_elapsed and work_done grow to hundreds), updates of
-    # 4,096 steps (8 copies x 512, about ten two-week episodes), minibatches of 256, 10 epochs, no
-    # discounting and the end of the two weeks terminal for the learner (the observation shows the
-    # time: nothing to bootstrap past it), for 1.2M steps: JAX PPO's recipe (jax_ppo), so that the
-    # two libraries are compared on the same recipe. JAX PPO differs in its network (32 x 32) and
-    # reward scale (0.01) only, because rejax clips the value function's change at clip_eps in reward
-    # units and Stable-Baselines3 does not.
-    # Measured (docs/env-notes/heartpole-v1.md; one training seed each, greedy
-    # on evaluation seeds 0-299 at 1M steps): gamma 0.99: 432.9, 0.995: 429.0, 0.999: 443.6,
-    # 1.0 with the end terminal: 453.8 (bootstrapped past it instead: 443.6); the previous recipe
-    # (gamma 0.999, bootstrapping at the end, 1.5M steps) scored 435.3 to 448.2 over 5 seeds.
-    # Those seeds overlap the reported evaluation seeds 0-999: the choices are re-checked on tuning
-    # episodes seeded 100,000 onwards (docs/env-notes/heartpole-v1.md, JAX PPO, training
-    # seeds 0-2, greedy on 1,000 tuning episodes; docs/baselines.md states the protocol): the
-    # recipe 452.4 ± 0.6 (s.e. over seeds); gamma 0.999 442.3 (paired -10.1 ± 2.2), a 64 x 64
-    # network 448.2 (-4.2 ± 3.0, within noise; 32 x 32 is faster), rewards x 0.1 447.9 (-4.5 ± 0.8):
-    # no variant does better.
-    # RLlib PPO: its default vf_clip_param (10) clips the value loss of returns in the hundreds, and
-    # it then learns to stay awake (-1,097 at 100k steps); unclipped, with a small value-loss weight
-    # and batches of 4,000 steps it sleeps and drinks coffee as SB3 PPO does (+274 ± 0.9 over the
-    # heuristic at 300k steps, paired on 200 episodes; gamma 0.999 diverged). Not run in the table
-    # (Ray is optional), it keeps its discounted recipe.
-    # JAX PPO (docs/env-notes/heartpole-v1.md): 8 copies x 512 steps per update,
-    # minibatches of 256, 10 epochs, no discounting, observations standardized; then, for speed at
-    # the same return, a 32 x 32 network (about 0.7 of the 64 x 64 one's time a step on a CPU) and
-    # 1.2M steps, with rewards scaled by 0.01 instead of the SB3 recipe's 0.1: rejax clips the value
-    # function's change at clip_eps (0.2) in reward units (Stable-Baselines3 does not clip it), so
-    # the smaller rewards let the value function keep up. Greedy returns on 1,000 seeded episodes of
-    # the numpy env, seeds 0, 1, 2 at 1.2M steps: 32 x 32 and 0.01: 450.8, 453.1, 451.6; 64 x 64 and
-    # 0.01: 447.9, 443.6, 452.3; 32 x 32 and 0.1: 447.6, 447.7, 447.7 (with the learning rate at
-    # 5e-4: 444.6, 451.0, 441.5; annealed to 0: 447.5, 445.1, 441.8); 64 x 64 and 0.1 at 1.5M steps
-    # (the previous recipe): 454.1 (seed 0), 446.3 to 453.7 (8 seeds).
     "heartpole-v1": Recipe(
         budgets={"sb3-ppo": 1_200_000, "rllib-ppo": 300_000},
+        # unclipped value loss of returns in the hundreds (clipped at 10, RLlib learns to stay awake)
         rllib_ppo={
             "gamma": 0.99,
             "vf_clip_param": 10_000.0,
@@ -287,54 +218,33 @@ RECIPES: dict[str, Recipe] = {
             "minibatch_size": 256,
         },
         n_envs=8,
-        reward_scale={"ppo": 0.1},
+        reward_scale={"ppo": 0.1},  # rewards of -2 to +2.5 a step, returns in the hundreds
         vec_normalize={"ppo": {"norm_obs": True, "norm_reward": False}},
+        # updates of 4,096 steps (about ten episodes); no discounting: 453.8 against 443.6 for 0.999
         sb3_ppo={"n_steps": 512, "batch_size": 256, "gamma": 1.0},
-        truncation_is_terminal={"ppo": True},
+        truncation_is_terminal={"ppo": True},  # the observation shows the time: nothing to bootstrap
         jax_ppo={
             "num_envs": 8,
             "num_steps": 512,
             "num_minibatches": 16,
             "gamma": 1.0,
             "normalize_observations": True,
-            "reward_scale": 0.01,
-            "agent_kwargs": {"hidden_layer_sizes": (32, 32)},
+            "reward_scale": 0.01,  # rejax clips the value function's change at clip_eps in reward units
+            "agent_kwargs": {"hidden_layer_sizes": (32, 32)},  # the same return as 64 x 64, faster
         },
         jax_ppo_budget=1_200_000,
     ),
-    # one continuous action per step; a hit ends the episode. JAX PPO: positions up to 50
-    # standardized (raw, the greedy policy missed now and then: 0.964 and 0.957 on 1,000 episodes,
-    # seeds 0 and 1; standardized 1.0 and 1.0, as SB3 PPO)
+    # JAX PPO: positions up to 50 standardized (raw, the greedy policy missed now and then)
     "target-v0": Recipe(budgets={"sb3-ppo": 100_000, "rllib-ppo": 100_000}, jax_ppo={"normalize_observations": True}),
-    # a steered worker and a target bouncing at 1.5 times its speed, episodes of 20 to 300 steps:
-    # positions up to 50 standardized (VecNormalize's observation statistics, frozen for scoring);
-    # 2M steps, JAX PPO's budget, so that the two PPOs are compared at equal steps: at 60k steps PPO
-    # scores as the random policy does (seeds 0 .. 4: -152 to -208 against random's -181; those runs
-    # stay in the runs file, superseded), it passes the heuristic between 300k and 350k steps and is
-    # at -31.5 at 1.8M (one seed).
-    # JAX PPO: positions standardized; 32 copies x 256 steps per update, minibatches of 256, an
-    # entropy bonus of 0.01; rewards scaled by 0.02 (returns of -20 to -300: rejax clips the value
-    # function's change at clip_eps in reward units). The scale, with 8 copies, was chosen on tuning
-    # episodes (seeds 100,000 .. 100,499, none of the table's), training seeds 0 .. 2 at 1M steps,
-    # greedy returns against the heuristic's -65.9: scale 0.02: -41.7, -72.2, -42.8; scale 1: -29.7,
-    # -43.0, -154.1; scale 0.1: -29.1, -175.1, -69.7 (4 copies, scale 1, 500k steps: -41.7, -140.5).
-    # The smallest scale had no seed fail. At 2M steps scale 0.02 gave -37.1, -70.1, -35.6: a seed
-    # in three stays at the heuristic's level (pure pursuit is a local optimum PPO does not always
-    # leave). Then, to leave it every time (docs/env-notes/target-v1.md, the same tuning
-    # episodes and training seeds, 2M steps): 32 copies (minibatches of 256) -25.9, -27.3, -57.9; 32
-    # copies and an entropy bonus of 0.01 -27.6, -25.9, -25.6 (chosen); 64 copies (minibatches of
-    # 512), 3M steps -34.5, -28.8, -36.5; gamma 0.999 -194.6, -159.3, -219.4. The chosen recipe on
-    # training seeds 100 .. 104 (a check after the choice, same episodes): -24.7, -29.2, -24.6,
-    # -25.9, -24.9.
     "target-v1": Recipe(
-        budgets={"sb3-ppo": 2_000_000, "rllib-ppo": 60_000},
+        budgets={"sb3-ppo": 2_000_000, "rllib-ppo": 60_000},  # SB3 PPO at JAX PPO's 2M steps
         vec_normalize={"ppo": {"norm_obs": True, "norm_reward": False}},
         jax_ppo={
             "normalize_observations": True,
-            "num_envs": 32,
+            "num_envs": 32,  # with 8 copies a seed in three stays at pure pursuit
             "num_minibatches": 32,
-            "ent_coef": 0.01,
-            "reward_scale": 0.02,
+            "ent_coef": 0.01,  # every seed leaves pure pursuit
+            "reward_scale": 0.02,  # returns of -20 to -300: the smallest scale tried had no seed fail
         },
         jax_ppo_budget=2_000_000,
     ),
