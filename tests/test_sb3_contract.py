@@ -56,9 +56,6 @@ def allclose(a, b) -> bool:
     return bool(np.allclose(a, b))
 
 
-# --------------------------------------------------------------------------------------------
-# test_vec_envs.py
-# --------------------------------------------------------------------------------------------
 
 
 def wrapped(venv: VecEnv, wrapper) -> VecEnv:
@@ -266,9 +263,6 @@ def test_metadata(adapter):
     assert venv.get_attr("spec")[0].id == "target-v0"
 
 
-# --------------------------------------------------------------------------------------------
-# test_vec_monitor.py
-# --------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("adapter", ADAPTERS)
@@ -310,9 +304,6 @@ def test_evaluate_policy_sees_the_monitor(adapter, recwarn):
     assert not [w for w in recwarn if issubclass(w.category, UserWarning)], [str(w.message) for w in recwarn]
 
 
-# --------------------------------------------------------------------------------------------
-# test_vec_normalize.py
-# --------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("adapter", ADAPTERS)
@@ -371,9 +362,6 @@ def test_vec_normalize_of_dict_observations_needs_the_box_keys(adapter):
     VecNormalize(venv, norm_obs=False).reset()
 
 
-# --------------------------------------------------------------------------------------------
-# The deliberate differences (see SuiteVecEnv's docstring)
-# --------------------------------------------------------------------------------------------
 
 
 def test_a_shared_value_set_for_some_rows_only():

@@ -25,6 +25,24 @@ def single_thread_torch() -> None:
     torch.set_num_threads(1)
 
 
+def check_training_arguments(
+    owner: str, steps: object, seed: object, n_envs: object = None, verbose: object = 0, *, budget: bool = True
+) -> tuple:
+    """The arguments every training call shares, checked by name: ``steps`` an integer >= 1 (or
+    None, the recipe's budget, where ``budget``), ``seed`` an integer in ``0..2**32 - 1`` (numpy's
+    legacy seeding, which Stable-Baselines3 and scikit-learn use, takes 32 bits), ``n_envs`` None or
+    an integer >= 1, ``verbose`` an integer >= 0. ``TypeError`` for a value of the wrong kind,
+    ``ValueError`` for one out of range."""
+    from gym_suite.envs.checks import check_int, shown
+
+    steps = check_int(owner, "steps", steps, 1, allow_none=budget)
+    seed = check_int(owner, "seed", seed, 0)
+    if seed >= 2**32:
+        raise ValueError(f"{owner}: seed must be an integer in 0..2**32 - 1, got {shown(seed)}")
+    n_envs = check_int(owner, "n_envs", n_envs, 1, allow_none=True)
+    return steps, seed, n_envs, check_int(owner, "verbose", verbose, 0)
+
+
 #: The keys of Ray's runtime environment that the scripts' ``--runtime-env`` passes on (Ray checks
 #: their values).
 RUNTIME_ENV_KEYS = ("working_dir", "py_modules", "pip", "uv", "conda", "env_vars", "excludes", "config")
@@ -71,14 +89,10 @@ def _reachable(address: str, timeout: float) -> None:
 
 def connect_ray(address: str | None = None, *, runtime_env: dict | None = None, timeout: float = 10.0) -> str:
     """Join the Ray cluster at ``address`` (``RAY_ADDRESS`` when None), or start a new local Ray
-    when neither is given (not ``ray.init()``'s default, which joins the last cluster started on
-    the machine, whoever's it is); the address joined, ``"local"`` for a new local Ray. A Ray
-    already initialized in this process is kept as it is.
-
-    ``runtime_env``: Ray's runtime environment of the job (``working_dir``, ``py_modules``,
-    ``pip``, ``env_vars``, ...), how code and packages reach nodes that do not have them installed.
-    An address where nothing answers within ``timeout`` seconds raises ``ConnectionError`` naming
-    it; an address that is not a string, ``TypeError``.
+    (not ``ray.init()``'s default, which joins the machine's last cluster); returns the address
+    joined, ``"local"`` for a new local Ray. A Ray already initialized in this process is kept.
+    ``runtime_env``: Ray's runtime environment of the job. ``ConnectionError`` naming an address
+    where nothing answers within ``timeout`` seconds; ``TypeError`` for one that is not a string.
     """
     import os
 

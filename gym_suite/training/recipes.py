@@ -60,9 +60,7 @@ SB3_DQN_DEFAULTS: dict[str, Any] = {
     "exploration_final_eps": 0.02,
     "policy_kwargs": {"net_arch": [64, 64]},
 }
-#: Stable-Baselines3-contrib RecurrentPPO settings (``MlpLstmPolicy``: an LSTM of 32 units, then
-#: one layer of 32 for the policy and one for the value) unless a recipe says otherwise: 128 steps
-#: per copy, minibatches of 256, 4 epochs, an entropy bonus of 0.01.
+#: Stable-Baselines3-contrib RecurrentPPO settings (``MlpLstmPolicy``) unless a recipe says otherwise.
 SB3_RECURRENT_PPO_DEFAULTS: dict[str, Any] = {
     "n_steps": 128,
     "batch_size": 256,
@@ -88,17 +86,9 @@ DEFAULT_BUDGET = 100_000
 
 @dataclass(frozen=True)
 class ExpectedPenalty:
-    """Deprecated: make the training env with its own expected-cost argument instead.
-
-    heartpole-v0 and heartpole-v1 take ``expected_cost=True`` (``heartpole-v1``'s default): the
-    rules themselves charge a heart attack's expected cost. A recipe says so with
-    ``Recipe(train_env_kwargs={"ppo": {"expected_cost": True}})``; a training call with
-    ``env_kwargs={"expected_cost": True}``.
-
-    What it did (and still does where it is passed): the env's ``info`` says whether the penalty
-    struck (``event``) and the chance it had (``probability``); the training reward adds back
-    ``size * event`` and takes off ``size * probability``.
-    """
+    """Deprecated: make the training env with its own expected-cost argument instead
+    (:data:`DEPRECATED_PENALTY`). Where it is passed, the training reward adds back ``size *
+    info[event]`` and takes off ``size * info[probability]``."""
 
     event: str
     probability: str
@@ -121,29 +111,18 @@ DEPRECATED_PENALTY = (
 class Recipe:
     """How the agents of one environment are trained: budgets in environment steps and settings.
 
-    ``sb3_ppo``, ``sb3_dqn`` and ``rllib_ppo`` update the defaults above. ``vec_normalize``
-    maps ``"ppo"``/``"dqn"`` to ``VecNormalize`` keywords (``norm_obs``, ``norm_reward``, ...)
-    for the Stable-Baselines3 training envs: the greedy policy applies the same frozen
-    observation statistics. ``reward_scale`` maps ``"ppo"``/``"dqn"`` to a constant that
-    multiplies that algorithm's training rewards (the best policy stays the same; the losses
-    see better-sized numbers). ``reward_offset`` maps them to a constant added to every training
-    reward before the scaling: in episodes of a fixed length it shifts every return by the same
-    amount (the best policy stays the same), and it can take out a constant cost that no policy
-    avoids, which the value function would otherwise have to learn to many digits.
-    ``train_env_kwargs`` maps ``"ppo"``/``"dqn"`` to arguments of the env that algorithm trains
-    on (under any the caller gives): heartpole's ``expected_cost=True`` trains on the heart
-    attacks' expected cost, charged by the rules themselves (:func:`training_env_kwargs`).
+    ``sb3_ppo``, ``sb3_dqn``, ``sb3_recurrent_ppo``, ``rllib_ppo`` and ``jax_ppo`` update their
+    agent's defaults (JAX PPO's: :data:`gym_suite.training.jax.PPO_DEFAULTS`); ``jax_ppo_budget``
+    is JAX PPO's budget (``None``: the ``sb3-ppo`` one). These map ``"ppo"``/``"dqn"`` to that
+    algorithm's: ``vec_normalize``, ``VecNormalize`` keywords (the greedy policy applies the same
+    frozen observation statistics); ``reward_offset`` then ``reward_scale``, added to and
+    multiplying its training rewards (the best policy stays the same in episodes of a fixed
+    length: an offset can take out a constant cost no policy avoids); ``train_env_kwargs``, the
+    arguments of the env it trains on (:func:`training_env_kwargs`); ``truncation_is_terminal``,
+    True where a truncated episode ends as a terminal one for the learner (an observation that
+    shows the time left), as JAX PPO always treats it. Evaluation scores the env's own rewards, with
+    ``eval_env_kwargs`` where it differs from training (push-v0: the held-out test log).
     ``expected_penalty`` is deprecated (:class:`ExpectedPenalty`).
-    Evaluation always scores the env's own rewards. ``eval_env_kwargs`` are the env arguments of
-    the reported evaluation where it differs from training: an env that replays data is scored on
-    data the agent did not train on (push-v0: the held-out test log). ``truncation_is_terminal``
-    maps ``"ppo"``/``"dqn"`` to True where an episode the env truncates ends for that learner as
-    a terminal one (no bootstrapping past it): for an env whose observation shows the time left
-    (heartpole-v1's two weeks), as JAX PPO (rejax) always treats it.
-    ``jax_ppo`` updates JAX PPO's defaults (:data:`gym_suite.training.jax.PPO_DEFAULTS`, rejax
-    ``PPO`` keywords and :func:`~gym_suite.training.jax.train_ppo`'s own), and ``jax_ppo_budget``
-    is its budget where it has one (``None``: the ``sb3-ppo`` budget), read by
-    :func:`gym_suite.training.jax.ppo_settings` and :func:`~gym_suite.training.jax.ppo_budget`.
     """
 
     budgets: dict[str, int] = field(default_factory=dict)  # agent -> steps, DEFAULT_BUDGET otherwise
@@ -163,8 +142,7 @@ class Recipe:
     jax_ppo_budget: int | None = None
 
 
-#: heartpole-v0: the expected cost of the heart attacks at rest (hypertension 0), 100 x
-#: 0.5 x sigmoid(-6) = 0.124 a step, that no policy avoids (0.12 % a half-hour even asleep).
+#: heartpole-v0: the expected cost of the heart attacks at rest, 0.124 a step, that no policy avoids.
 HEARTPOLE_RESTING_ATTACK_COST = (
     HEART_ATTACK_PENALTY * DEFAULT_HEART_ATTACK_PROCLIVITY / (1.0 + math.exp(HEART_ATTACK_HYPERTENSION))
 )
@@ -251,17 +229,14 @@ RECIPES: dict[str, Recipe] = {
 }
 
 
-#: The settings chosen by ``gym-suite/analyses/tune_recipe.py`` (a Ray Tune search scored on tuning
-#: episodes), which the recipes take over their own: this package's ``tuned_recipes.json``, or the
-#: file named by the environment variable ``GYM_SUITE_TUNED_RECIPES`` when it is set, unless a
-#: caller hands the settings over itself (:func:`given_tuned_recipes`, as a Ray task does).
+#: The settings chosen by ``gym-suite/analyses/tune_recipe.py``, which the recipes take over their
+#: own: this file, or the one the environment variable names (:func:`read_tuned_recipes`).
 TUNED_RECIPES_FILE = Path(__file__).with_name("tuned_recipes.json")
 TUNED_RECIPES_VARIABLE = "GYM_SUITE_TUNED_RECIPES"
 #: The agents whose settings a tuned-recipes file may hold, and the Recipe field each updates.
 TUNABLE_AGENTS = {"sb3-ppo": "sb3_ppo", "sb3-dqn": "sb3_dqn", "rllib-ppo": "rllib_ppo", "jax-ppo": "jax_ppo"}
-#: Environment arguments that choose the data an env replays (push-v0's and push-v1's
-#: ``gym_suite.envs.push_env.LOG_ARGUMENTS``): a recipe never sets them, since the table scores
-#: on the held-out data and a recipe that picked it would train on what it is scored on.
+#: Environment arguments that choose the data an env replays (``gym_suite.envs.push_env.LOG_ARGUMENTS``):
+#: a recipe never sets them, since the table scores on the held-out data.
 DATA_ARGUMENTS = ("csv_path", "data", "split", "test_fraction", "vocabularies")
 #: How deeply a tuned-recipes file may nest (``{id: {agent: {"settings": {...: {...}}}}}``).
 MAX_NESTING = 32
@@ -318,9 +293,7 @@ JAX_PPO_SETTINGS = (
     "eval_points", "env_kwargs", "draw_params",
 )  # fmt: skip
 INF = math.inf
-#: The settings a tuned-recipes file may give each agent other than JAX PPO (whose settings
-#: :data:`gym_suite.training.jax.SETTING_RULES` checks), and what each must be: checked by name
-#: when the file is read, before anything trains.
+#: The settings a tuned-recipes file may give each agent but JAX PPO, and what each must be.
 SETTING_CHECKS: dict[str, dict[str, Any]] = {
     "sb3-ppo": {
         "learning_rate": _real(0.0, INF, open_low=True),
@@ -394,12 +367,10 @@ def _short(value: Any, limit: int = 80) -> str:
 def check_recipe_settings(
     env_id: str, agent: str, settings: Any, source: str, rules: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    """``settings`` of ``agent`` on ``env_id`` checked by name, as a recipe may hold them (from ``source``,
-    named in the errors): every key a setting of that agent, every value of its kind and range, and
-    no environment argument that chooses the data (:data:`DATA_ARGUMENTS`). Raises ``ValueError``.
-    JAX PPO's settings by name (:data:`JAX_PPO_SETTINGS`) and, given its ``rules``
-    (:data:`gym_suite.training.jax.SETTING_RULES`), by value; ``train_ppo`` checks their values
-    when it trains in any case."""
+    """``settings`` of ``agent`` on ``env_id`` checked by name (``source`` named in the errors): every
+    key a setting of that agent, every value of its kind and range (JAX PPO's only given its
+    ``rules``, :data:`gym_suite.training.jax.SETTING_RULES`), and no environment argument that
+    chooses the data (:data:`DATA_ARGUMENTS`). Raises ``ValueError``."""
     where = f"{source}: {env_id} {agent}"
     if not isinstance(settings, dict):
         raise ValueError(f"{where}: settings must be an object of settings, got {type(settings).__name__}")
@@ -493,10 +464,9 @@ def tuned_recipes_path() -> Path:
 def read_tuned_recipes(path: str | os.PathLike[str] | None = None) -> dict[str, dict[str, dict[str, Any]]]:
     """A tuned-recipes file: ``{id: {agent: {"settings": {...}, "tuned": {how they were chosen}}}}``.
 
-    Without ``path``: the tuned recipes handed over by :func:`given_tuned_recipes` inside its block,
-    else the file of :func:`tuned_recipes_path`. A missing file holds nothing. Raises
-    ``ValueError`` naming the file for one that is not of that form, or that holds a setting that is
-    not its agent's or is out of its range (:func:`check_recipe_settings`).
+    Without ``path``: those of :func:`given_tuned_recipes` inside its block, else the file of
+    :func:`tuned_recipes_path` (a missing file holds nothing). ``ValueError`` naming the file for
+    one not of that form or with a setting :func:`check_recipe_settings` refuses.
     """
     if path is None and (given := _GIVEN.get()) is not None:
         return copy.deepcopy(given)
@@ -574,10 +544,8 @@ def rllib_ppo_settings(env_id: str, **overrides: Any) -> dict[str, Any]:
 
 def settings_digest(resolved: Any) -> str:
     """A short digest (16 hex digits of SHA-256) of ``resolved`` (plain JSON values, as
-    :func:`resolved_training` gives): equal for equal settings, whatever their keys' order. A value
-    JSON does not hold is taken by its ``repr`` (:func:`stable_repr`): ``TypeError`` for one whose
-    ``repr`` names a memory address (a function, as ``train_ppo``'s ``draw_params``), which would
-    give another digest in every process."""
+    :func:`resolved_training` gives): equal for equal settings, whatever their keys' order; other
+    values by their :func:`stable_repr`."""
     text = json.dumps(resolved, sort_keys=True, separators=(",", ":"), default=stable_repr)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
