@@ -56,8 +56,6 @@ def allclose(a, b) -> bool:
     return bool(np.allclose(a, b))
 
 
-
-
 def wrapped(venv: VecEnv, wrapper) -> VecEnv:
     if wrapper is VecFrameStack:
         return VecFrameStack(venv, n_stack=2)
@@ -258,11 +256,10 @@ def test_render_rgb_array(adapter):
 
 @pytest.mark.parametrize("adapter", ADAPTERS)
 def test_metadata(adapter):
-    venv = make(adapter, "target-v0")
+    venv, reference = make(adapter, "target-v0"), make("dummy", "target-v0")
+    assert venv.get_attr("metadata") == reference.get_attr("metadata") and venv.metadata == reference.metadata
     assert "human" in venv.get_attr("metadata")[0]["render_modes"]
     assert venv.get_attr("spec")[0].id == "target-v0"
-
-
 
 
 @pytest.mark.parametrize("adapter", ADAPTERS)
@@ -302,8 +299,6 @@ def test_evaluate_policy_sees_the_monitor(adapter, recwarn):
     mean, _ = evaluate_policy(model, venv, n_eval_episodes=4)
     assert np.isfinite(mean)
     assert not [w for w in recwarn if issubclass(w.category, UserWarning)], [str(w.message) for w in recwarn]
-
-
 
 
 @pytest.mark.parametrize("adapter", ADAPTERS)
@@ -360,8 +355,6 @@ def test_vec_normalize_of_dict_observations_needs_the_box_keys(adapter):
     obs, _, _, _ = normalized.step(sample_actions(normalized))
     assert set(obs) == set(venv.observation_space.spaces)
     VecNormalize(venv, norm_obs=False).reset()
-
-
 
 
 def test_a_shared_value_set_for_some_rows_only():
