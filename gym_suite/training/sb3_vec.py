@@ -128,7 +128,11 @@ class SuiteVecEnv(VecEnv):
         self._actions = None
         single = native.single_env
         # as DummyVecEnv's rows answer: the scalar env's metadata, the spec that makes one row
-        self._row_attrs: dict[str, Any] = {"metadata": dict(single.metadata), "spec": _row_spec(native.spec)}
+        spec = native.spec
+        if spec is not None:
+            vector_only = ("num_envs", "vectorization_mode", "max_episode_steps")
+            spec = dataclasses.replace(spec, kwargs={k: v for k, v in spec.kwargs.items() if k not in vector_only})
+        self._row_attrs: dict[str, Any] = {"metadata": dict(single.metadata), "spec": spec}
         super().__init__(n, native.single_observation_space, action_space)
         self.metadata = dict(single.metadata)
         if seed is not None:
@@ -441,11 +445,3 @@ class SuiteVecEnv(VecEnv):
         if isinstance(obs, dict):
             return {key: values[i].copy() for key, values in obs.items()}
         return obs[i].copy()
-
-
-def _row_spec(spec):
-    """The spec that makes one row with ``gymnasium.make`` (the vector spec without ``num_envs``)."""
-    if spec is None:
-        return None
-    kwargs = {k: v for k, v in spec.kwargs.items() if k not in ("num_envs", "vectorization_mode", "max_episode_steps")}
-    return dataclasses.replace(spec, kwargs=kwargs)
