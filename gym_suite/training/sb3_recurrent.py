@@ -3,8 +3,7 @@
 Needs the ``sb3`` extra (``sb3-contrib``): ``pip install "gym-suite[sb3]"``. It trains on the id's
 native vector env (:class:`~gym_suite.training.sb3_vec.SuiteVecEnv`) with the settings of
 :func:`gym_suite.training.recipes.recurrent_ppo_settings`, on the CPU with one torch thread. The
-baselines table trains it on the ids whose recipe gives it a budget (example-v1, whose
-observation does not show the position: a policy has to remember what it heard).
+baselines table trains it on the ids whose recipe gives it a budget.
 """
 
 from __future__ import annotations
