@@ -64,20 +64,22 @@ def wrapped(venv: VecEnv, wrapper) -> VecEnv:
     return venv
 
 
-@pytest.mark.parametrize("adapter", ADAPTERS)
-def test_custom_calls(adapter):
-    """Attributes, methods and wrapper attributes of the rows (SB3's test_vecenv_custom_calls)."""
-    venv = make(adapter, "example-v0", render_mode="rgb_array")
+def check_render_and_a_new_attribute(venv: VecEnv) -> None:
     venv.seed(0)
     venv.reset()
     assert np.array_equal(venv.render(mode="rgb_array"), venv.render())
     with pytest.warns(UserWarning):
         venv.render(mode="something_else")
-
-    # a new attribute, for every row
     assert not venv.has_attr("dummy")
-    venv.set_attr("dummy", 12)
+    venv.set_attr("dummy", 12)  # for every row
     assert venv.get_attr("dummy") == [12] * N_ENVS
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS)
+def test_custom_calls(adapter):
+    """Attributes, methods and wrapper attributes of the rows (SB3's test_vecenv_custom_calls)."""
+    venv = make(adapter, "example-v0", render_mode="rgb_array")
+    check_render_and_a_new_attribute(venv)
     venv.env_method("set_wrapper_attr", "dummy2", 2)
     assert venv.get_attr("dummy2") == [2] * N_ENVS
 
@@ -117,14 +119,7 @@ def test_custom_calls(adapter):
 def test_custom_calls_through_wrappers(adapter, wrapper):
     """The same calls through Stable-Baselines3's VecEnv wrappers (a Box observation: target-v0)."""
     venv = wrapped(make(adapter, "target-v0", render_mode="rgb_array"), wrapper)
-    venv.seed(0)
-    venv.reset()
-    assert np.array_equal(venv.render(mode="rgb_array"), venv.render())
-    with pytest.warns(UserWarning):
-        venv.render(mode="something_else")
-    assert not venv.has_attr("dummy")
-    venv.set_attr("dummy", 12)
-    assert venv.get_attr("dummy") == [12] * N_ENVS
+    check_render_and_a_new_attribute(venv)
     assert venv.env_method("set_wrapper_attr", "note", 0.25) == [True] * N_ENVS
     assert venv.get_attr("note") == [0.25] * N_ENVS
     assert venv.env_method("get_wrapper_attr", "note", indices=[0, -1]) == [0.25, 0.25]
