@@ -1,20 +1,14 @@
-"""Training agents on the suite: recipes, training wrappers, Stable-Baselines3 and Ray RLlib.
+"""Training agents on the suite: recipes, training wrappers, Stable-Baselines3, JAX PPO and Ray RLlib.
 
-Optional: ``gym_suite.training.sb3`` needs the ``sb3`` extra (``pip install "gym-suite[sb3]"``)
-and ``gym_suite.training.rllib`` the ``rllib`` extra. ``import gym_suite`` never imports this
-package, and this package imports neither of them until one of those modules is imported.
-
-- :mod:`gym_suite.training.recipes`: budgets and hyper-parameters of every id (``RECIPES``);
-- :mod:`gym_suite.training.wrappers`: the training-only reward and action wrappers;
-- :mod:`gym_suite.training.sb3`: ``train_sb3``, ``SuiteVecEnv`` (the native vector env as a
-  Stable-Baselines3 ``VecEnv``), the greedy ``SB3Policy``, ``save_sb3``/``load_sb3_policy``;
-- :mod:`gym_suite.training.sb3_recurrent`: ``train_recurrent_ppo`` (sb3-contrib's ``RecurrentPPO``,
-  an LSTM policy: an agent with memory) and its greedy ``RecurrentPolicy`` (``sb3`` extra);
-- :mod:`gym_suite.training.rllib`: ``rllib_config`` (a ready ``PPOConfig`` for any id), ``train_rllib``,
-  ``RLlibPolicy.from_algorithm`` / ``RLlibPolicy.from_checkpoint``.
-
-Every trained policy is a callable ``observation -> action`` for :func:`gym_suite.evaluate`; the
-memoryless ones have a batched ``act_batch``, ``RecurrentPolicy`` a ``reset()`` before each episode.
+``import gym_suite`` never imports this package, and this package imports none of the optional
+libraries until one of its modules is imported: :mod:`~gym_suite.training.recipes` (budgets and
+settings of every id, ``RECIPES``), :mod:`~gym_suite.training.wrappers` (training-only reward and
+action wrappers), :mod:`~gym_suite.training.sb3` (``train_sb3``, ``SuiteVecEnv``, ``SB3Policy``,
+``save_sb3``/``load_sb3_policy``; the ``sb3`` extra), :mod:`~gym_suite.training.sb3_recurrent`
+(``train_recurrent_ppo``, ``RecurrentPolicy``), :mod:`~gym_suite.training.jax` (``train_ppo``; the
+``jax`` extra), :mod:`~gym_suite.training.rllib` (``rllib_config``, ``train_rllib``,
+``RLlibPolicy``; the ``rllib`` extra). Every trained policy is a callable ``observation -> action``
+for :func:`gym_suite.evaluate`.
 """
 
 
