@@ -103,16 +103,10 @@ the goal) or colder, and it hears that the wrong way round with probability ``fl
 (0.35). A policy that acts on what it heard last (the heuristic: warmer, go on; colder, turn back)
 is sent the wrong way by every flipped signal; one that weighs everything it has heard is not.
 
-The best possible play is computable: the agent's belief (the probability of each position given
-the moves and the signals so far) is a sufficient statistic, and dynamic programming over the
-beliefs reachable in 24 steps gives the Bayes-optimal policy and its value
-(:mod:`gym_suite.references.example_v1_optimum`). The best *memoryless* policy, found by
-enumerating the 32 maps from the 5 observations to the 2 actions, is the heuristic's rule: an
-agent with memory can close the gap to the optimum, one without cannot.
-
-example-v1 is a definition of its own (:class:`ExampleV1`, in example-v0's file): its observation
-space and rewards differ. The walk (the line, the goal, the walls, the start) is v0's, by the same
-function.
+The best possible play is computable: dynamic programming over the agent's beliefs gives the
+Bayes-optimal policy and its value (:mod:`gym_suite.references.example_v1_optimum`). The best
+*memoryless* policy is the heuristic's rule: an agent with memory can close the gap to the
+optimum, one without cannot.
 
 ## Action Space
 
@@ -130,8 +124,7 @@ goal (a move into a wall is colder), heard the wrong way round with probability
 ## Rewards
 
 -1 a step, +10 for the step that lands on the goal. Unlike v0 (-1 closer, -2 farther), the
-reward does not depend on the direction, so it tells nothing the episode's end does not: the
-observation is all the agent learns.
+reward does not depend on the direction: the observation is all the agent learns.
 
 ## Starting State
 

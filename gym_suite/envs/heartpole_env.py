@@ -136,25 +136,43 @@ V1_MANUAL = """
 ``heartpole-v1``: the body of heartpole-v0 (the same actions, formulas and constants of Vadim
 Liventsev's HeartPole tutorial, https://github.com/vadim0x60/heartpole; see
 :class:`HeartPoleEnv` for them) in a task where the policy matters: two weeks of work, scored
-by the work done, with every half-hour's risk of a heart attack. What differs from v0:
+by the work done, with every half-hour's risk of a heart attack.
 
-1. **Rewards**: the step's work, ``productivity``, less the expected cost of its heart attacks:
-   ``100 x`` the probability of at least one attack in the step's half-hours. The return is the
-   work done in the two weeks less 100 per expected attack. The attack is still drawn (one
-   uniform against that probability) and reported in ``info``; ``expected_cost=False`` charges
-   100 for a drawn attack instead: the same expected return, with a far larger spread.
-2. **The hazard**: at the end of every half-hour that passes, asleep or awake, a heart attack
-   strikes with probability ``heart_attack_proclivity * sigmoid(hypertension - 6)``: a sleep step carries the 16 chances of its night (hypertension decaying
-   by 0.97 each half-hour) and the one of its half-hour of work. An attack leaves hypertension
-   as it is (v0 resets it to 0).
-3. **Episode End**: nothing terminates an episode. Truncation: when time_elapsed reaches 672
-   half-hours (two weeks), at the end of the step that reaches it (a sleep begun in the last 16
-   half-hours runs to its end: up to 688). The env returns ``truncated=True`` itself; the spec
-   has no step limit (an episode is 40 to 672 steps long).
+## Action Space
 
-The action space, the observation space (the same six quantities: time_elapsed tells the time
-left, so the observation is the whole state), the starting state (all zeros), ``info`` and the
-heuristic (v0's rule, so the versions compare) are v0's.
+v0's: `Discrete(4)`, 0 `do_nothing`, 1 `drink_coffee`, 2 `drink_beer`, 3 `sleep`.
+
+## Observation Space
+
+v0's: `Box(6,)` of `float32`, the six quantities. time_elapsed tells the time left, so the
+observation is the whole state.
+
+## Rewards
+
+The step's work, ``productivity``, less the expected cost of its heart attacks: ``100 x`` the
+probability of at least one attack in the step's half-hours. The return is the work done in the
+two weeks less 100 per expected attack. The attack is still drawn (one uniform against that
+probability) and reported in ``info``; ``expected_cost=False`` charges 100 for a drawn attack
+instead: the same expected return, with a far larger spread.
+
+At the end of every half-hour that passes, asleep or awake, a heart attack strikes with
+probability ``heart_attack_proclivity * sigmoid(hypertension - 6)``: a sleep step carries the 16
+chances of its night (hypertension decaying by 0.97 each half-hour) and the one of its half-hour
+of work. An attack leaves hypertension as it is (v0 resets it to 0).
+
+## Starting State
+
+All six quantities are 0, as in v0.
+
+## Episode End
+
+1. Termination: none.
+2. Truncation: when time_elapsed reaches 672 half-hours (two weeks), at the end of the step that
+   reaches it (a sleep begun in the last 16 half-hours runs to its end: up to 688). The env
+   returns ``truncated=True`` itself; the spec has no step limit (an episode is 40 to 672 steps
+   long).
+
+``info`` and the heuristic (v0's rule, so the versions compare) are v0's.
 
 ## Arguments
 
@@ -232,7 +250,6 @@ NO_HORIZON = math.inf
 
 #: Sleep once alertness falls below this (a fresh wake-up gives 0.7 .. 1.3).
 HEURISTIC_SLEEP_ALERTNESS = 0.4
-
 
 
 @dataclass(frozen=True)
