@@ -405,22 +405,16 @@ def clip_to_unit(ops: Ops, x: Any, y: Any, sqrt: Callable[[float], float] = math
         squared = x * x + y * y
     # numpy divides only when a square overflowed; JAX, which cannot ask, every time
     if ops.name != "numpy" or np.max(squared, initial=0.0) == math.inf:
-        x, y = _divided_by_largest(ops, x, y, squared == math.inf)
+        ax, ay = ops.abs(x), ops.abs(y)
+        largest = ops.where(squared == math.inf, ops.maximum(ax, ay), 1.0)  # at least 1: never 0 nor NaN
+        with np.errstate(invalid="ignore"):  # inf / inf, replaced by the sign
+            x, y = (
+                ops.where(ax == largest, ops.where(x < 0.0, -1.0, 1.0), x / largest),
+                ops.where(ay == largest, ops.where(y < 0.0, -1.0, 1.0), y / largest),
+            )
         squared = x * x + y * y
     scale = ops.where(squared > 1.0, 1.0 / ops.sqrt(ops.maximum(squared, 1.0)), 1.0)
     return x * scale, y * scale
-
-
-def _divided_by_largest(ops: Ops, x: Any, y: Any, rows: Any) -> tuple[Any, Any]:
-    """``(x, y)`` divided by their largest magnitude on ``rows`` (at least 1 there), which becomes
-    its sign; as they are elsewhere."""
-    ax, ay = ops.abs(x), ops.abs(y)
-    largest = ops.where(rows, ops.maximum(ax, ay), 1.0)
-    with np.errstate(invalid="ignore"):  # inf / inf, replaced by the sign
-        return (
-            ops.where(ax == largest, ops.where(x < 0.0, -1.0, 1.0), x / largest),
-            ops.where(ay == largest, ops.where(y < 0.0, -1.0, 1.0), y / largest),
-        )
 
 
 # --------------------------------------------------------------------------------------------
