@@ -125,7 +125,7 @@ from gymnasium import spaces
 from gym_suite.envs._draw import GLYPH_HEIGHT, LINE_HEIGHT, draw_text, draw_text_centred, draw_text_right
 from gym_suite.envs._shells import SuiteEnv, SuiteVectorEnv
 from gym_suite.envs.checks import Argument
-from gym_suite.envs.definition import Definition, FloatArray, Ops, state_maker
+from gym_suite.envs.definition import NUMPY, Definition, FloatArray, Ops, state_maker
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -567,8 +567,7 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
 
 def heuristic_actions(observation: Any) -> npt.NDArray[np.int64]:
     """The heuristic for one observation (shape ``(6,)``) or a batch (``(N, 6)``): int64 actions."""
-    alertness = np.asarray(observation, dtype=np.float64)[..., 0]
-    return np.where(alertness < HEURISTIC_SLEEP_ALERTNESS, SLEEP, DO_NOTHING).astype(np.int64)
+    return np.asarray(HEARTPOLE.heuristic(np.asarray(observation, dtype=np.float64), V0, NUMPY), dtype=np.int64)
 
 
 # --------------------------------------------------------------------------------------------
