@@ -33,11 +33,27 @@ policy is built.
 
 from __future__ import annotations
 
+import argparse
 import importlib
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["Reference", "reference_policy", "references"]
+
+
+def script_parser(doc: str, **options: Any) -> argparse.ArgumentParser:
+    """The parser of a module run as a script: its docstring's first paragraph, and an option
+    ``--NAME`` (``_`` read as ``-``) per keyword, of the default's type; a tuple is
+    ``(default, help)``, ``False`` a flag."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    for name, value in options.items():
+        default, help = value if isinstance(value, tuple) else (value, None)
+        flag = "--" + name.replace("_", "-")
+        if isinstance(default, bool):
+            parser.add_argument(flag, action="store_true", help=help)
+        else:
+            parser.add_argument(flag, type=type(default), default=default, help=help)
+    return parser
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,6 @@ normalized is ``(return - random) / (optimum - random)``.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import itertools
 import sys
@@ -50,6 +49,7 @@ from gym_suite.envs.example_env import (
     V1,
     ExampleV1Params,
 )
+from gym_suite.references import script_parser
 
 ENV_ID = "example-v1"
 #: Beliefs are memoized rounded to this many decimals (a few orders above float64's rounding).
@@ -269,11 +269,8 @@ def sweep(lines=(10, 12, 16), flips=(0.2, 0.3, 0.35, 0.4), horizons=(2,)) -> lis
 def main(argv: list[str] | None = None) -> int:
     from gym_suite.evaluate import evaluate
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--episodes", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=100_000)
-    parser.add_argument("--sweep", action="store_true", help="exact values over lines, flip probabilities, horizons")
-    args = parser.parse_args(argv)
+    sweep_help = "exact values over lines, flip probabilities, horizons"
+    args = script_parser(__doc__, episodes=2000, seed=100_000, sweep=(False, sweep_help)).parse_args(argv)
     if args.sweep:
         for row in sweep():
             print(

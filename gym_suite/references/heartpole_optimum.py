@@ -74,7 +74,6 @@ the optimum (of the no-beer problem within about 1, by the finer grids above).
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
 import sys
@@ -94,6 +93,7 @@ from gym_suite.envs.heartpole_env import (
     V1,
     HeartPoleState,
 )
+from gym_suite.references import script_parser
 
 ENV_PARAMS = {"heartpole-v0": V0, "heartpole-v1": V1}
 ACTIONS = (DO_NOTHING, DRINK_COFFEE, SLEEP)  # no beer (see the docstring)
@@ -397,10 +397,7 @@ def _paired(a, b) -> str:
 def main(argv=None) -> int:
     from gym_suite.evaluate import evaluate
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--ids", default="heartpole-v1,heartpole-v0")
-    parser.add_argument("--episodes", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=0)
+    parser = script_parser(__doc__, ids="heartpole-v1,heartpole-v0", episodes=1000, seed=0)
     parser.add_argument("--grid", type=float, default=None, help="grid step (default: 0.1 for v1, 0.2 for v0)")
     parser.add_argument("--finer", type=float, default=0.0, help="also solve with this grid step (the DP value)")
     args = parser.parse_args(argv)

@@ -28,7 +28,6 @@ policy paired against the threshold policy.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import time
 
@@ -52,6 +51,7 @@ from gym_suite.envs.heartpole_env import (
     heuristic_actions,
 )
 from gym_suite.evaluate import action_seed
+from gym_suite.references import script_parser
 
 ENV_ID = "heartpole-v1"
 MAX_STEPS = int(TWO_WEEKS)  # every step lasts at least a half-hour
@@ -371,15 +371,12 @@ def paired(result: dict, base: dict) -> str:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--episodes", type=int, default=1000, help="evaluation episodes, seeds 0 ..")
-    parser.add_argument("--search-episodes", type=int, default=1000, help="search episodes, seeds 10,000 ..")
-    parser.add_argument(
-        "--search",
-        action="store_true",
-        help="run both searches again (a few minutes) instead of playing the stored best parameters",
-    )
-    args = parser.parse_args(argv)
+    args = script_parser(
+        __doc__,
+        episodes=(1000, "evaluation episodes, seeds 0 .."),
+        search_episodes=(1000, "search episodes, seeds 10,000 .."),
+        search=(False, "run both searches again (a few minutes) instead of playing the stored best parameters"),
+    ).parse_args(argv)
     start = time.perf_counter()
     seeds = np.arange(args.episodes)
     for policy in (

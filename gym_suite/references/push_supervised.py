@@ -34,13 +34,13 @@ machine): random -0.23 ± 10.00; heuristic 56.17 ± 9.27 (78.09 %); logistic 58.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
 import numpy as np
 
 from gym_suite.envs.push_log import CATEGORICAL_FIELDS, NUMERIC_FIELDS, load_log
+from gym_suite.references import script_parser
 
 ENV_ID = "push-v0"
 EVAL_KWARGS = {"split": "test"}  # push-v0's recipe: scored on the held-out test log
@@ -186,11 +186,7 @@ def whole_log_accuracy(policy, split: str = "test") -> float:
 def main(argv=None) -> int:
     from gym_suite.evaluate import evaluate
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--episodes", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--kinds", default=",".join(KINDS))
-    args = parser.parse_args(argv)
+    args = script_parser(__doc__, episodes=1000, seed=0, kinds=",".join(KINDS)).parse_args(argv)
 
     def run(policy):
         start = time.perf_counter()

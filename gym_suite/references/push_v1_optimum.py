@@ -31,14 +31,13 @@ dynamic program's thresholds on its predicted probabilities.
 
 from __future__ import annotations
 
-import argparse
 import functools
 
 import numpy as np
 
 from gym_suite.envs.push_log import load_log
 from gym_suite.envs.push_v1_env import DEFAULT_DAILY_BUDGET, user_days
-from gym_suite.references import push_supervised, push_v1_rule
+from gym_suite.references import push_supervised, push_v1_rule, script_parser
 
 ENV_ID = "push-v1"
 EVAL_KWARGS = {"split": "test"}  # push-v1's recipe: scored on the held-out test log
@@ -176,10 +175,7 @@ def supervised_policy(budget: int = DEFAULT_DAILY_BUDGET) -> SupervisedPolicy:
 def main(argv: list[str] | None = None) -> int:
     from gym_suite.evaluate import evaluate
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--budgets", default="1,2,3,5")
-    parser.add_argument("--episodes", type=int, default=1000)
-    args = parser.parse_args(argv)
+    args = script_parser(__doc__, budgets="1,2,3,5", episodes=1000).parse_args(argv)
     print("expected opens per user-day, every user-day of the log once")
     print("log    budget  random  heuristic  optimum  hindsight  heuristic normalized")
     for split in ("train", "test"):

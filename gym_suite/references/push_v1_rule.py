@@ -29,6 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from gym_suite.envs.definition import NUMPY
+from gym_suite.references import script_parser
 from gym_suite.envs.push_v1_env import (
     DEFAULT_DAILY_BUDGET,
     DEFAULTS,
@@ -155,7 +156,7 @@ def _numbers(text: str) -> list[float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = script_parser(__doc__)
     parser.add_argument("--bars", type=_numbers, default=list(GRID_BARS), help="the grid's bars (multiples of 0.5)")
     parser.add_argument("--drops", type=_numbers, default=list(GRID_DROPS), help="the grid's drops (whole numbers)")
     parser.add_argument("--episodes", type=int, default=300, help="episodes of the check in the environment")

@@ -34,7 +34,6 @@ seeded episodes, for several target speeds, as target-v1's manual reports them; 
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 
@@ -42,6 +41,7 @@ import numpy as np
 
 from gym_suite.envs.definition import NUMPY, draws_at_start
 from gym_suite.envs.target_env import TARGET_V1, V1, WORKER_SPEED, TargetV1Params, bounce, pursuit
+from gym_suite.references import script_parser
 
 ENV_ID = "target-v1"
 #: The intercepts :func:`earliest_intercept` looks for, in steps from the observation (a target
@@ -184,13 +184,14 @@ def sweep(episodes: int, seed: int, speeds, limit: int) -> None:
 def main(argv=None) -> int:
     from gym_suite.evaluate import evaluate
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--episodes", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=100_000)
-    parser.add_argument("--sweep", action="store_true", help="the parameter sweep on the rules (numpy)")
-    parser.add_argument("--speeds", default="0.9,1.0,1.1,1.2,1.3,1.5")
-    parser.add_argument("--limit", type=int, default=300)
-    args = parser.parse_args(argv)
+    args = script_parser(
+        __doc__,
+        episodes=2000,
+        seed=100_000,
+        sweep=(False, "the parameter sweep on the rules (numpy)"),
+        speeds="0.9,1.0,1.1,1.2,1.3,1.5",
+        limit=300,
+    ).parse_args(argv)
     if args.sweep:
         sweep(args.episodes, args.seed, [float(s) for s in args.speeds.split(",")], args.limit)
         return 0
