@@ -154,14 +154,14 @@ def _table_rows(env_id: str) -> tuple[str, list[dict[str, str]]]:
     rows = [r for r in csv.DictReader(io.StringIO(text)) if r["env_id"] == spec_id]
     if not rows:
         raise ValueError(f"the baselines table has no rows for {spec_id}")
+    if any(not r[field] for r in rows for field in TABLE_FIELDS[2:]):  # a row not yet played, or not normalized
+        raise ValueError(f"the baselines table has no reference row for {spec_id}: its returns are not normalized")
     return spec_id, rows
 
 
 def table(env_id: str) -> list[TableRow]:
     """The baselines table's rows of ``env_id``, from the package's reference table."""
-    spec_id, rows = _table_rows(env_id)
-    if any(not r["normalized"] for r in rows):
-        raise ValueError(f"the baselines table has no reference row for {spec_id}: its returns are not normalized")
+    _, rows = _table_rows(env_id)
     return [
         TableRow(
             r["policy"],
@@ -354,8 +354,11 @@ def score(
 def against_table_command(args: Any) -> int:
     """``gym-suite evaluate ID --policy P --against-table``: :func:`score` of the policy, printed.
     The table's episodes are fixed: ``--seed`` other than 0, ``--episodes`` other than the
-    table's, or ``--env-kwargs`` are usage errors."""
-    episodes = table_episodes(args.id)
+    table's, or ``--env-kwargs`` are usage errors, as is an id the table has no rows of."""
+    try:
+        episodes = table_episodes(args.id)
+    except ValueError as exc:
+        args.parser.error(f"argument --against-table: {exc}")
     if args.seed != 0:
         args.parser.error(
             f"argument --against-table: the table's episodes are seeds 0..{episodes - 1}: leave --seed at 0"
