@@ -42,34 +42,22 @@ sparse product per action and stage.
   1000 steps; measured below, the DP and the heuristic play alike anyway). The step count is not in v0's observation: the policy
   counts its steps from the episode's start (the observation with time_elapsed 0).
 
-Measured (1,000 episodes, seeds 0 .. 999, played in the real env through ``gym_suite.evaluate``;
-one thread on a shared 2-core machine; paired differences are mean ± standard error):
+Measured (1,000 episodes, seeds 0 .. 999, in the real env through ``gym_suite.evaluate``; paired
+differences are mean ± standard error):
 
-* ``heartpole-v1``, grid 0.1 (185,976 points): solved in about 60 s (building the matrices
-  and 672 stages of backward induction). Played **459.27 ± 10.72**; the DP predicts
-  458.18. The heuristic plays 133.13 ± 10.43 (DP - heuristic +326.14 ± 0.47); the best
-  threshold policy of ``heartpole_v1_reference.py`` 426.78 ± 15.13 (DP - threshold
-  +32.50 ± 0.53).
-* What the grid costs: on grids 0.2 (47,628 points, solved in 9 s), 0.15 (80,919, 12 s), 0.1
-  and 0.07 (371,142, 192 s) the policy plays 459.37, 459.39, 459.27 and 460.03: differences from
-  grid 0.1 of +0.10 ± 0.36, +0.12 ± 0.34 and +0.76 ± 0.33. So the 0.1 grid leaves somewhat
-  under 1 point (0.2 %) on the table; the optimum of the no-beer problem is likely a little
-  above 460. The baselines' reference is the 0.07 grid's policy: 460.03 ± 10.79 on seeds 0-999
-  (the best policy known; solved in 3 to 6 minutes on one core). The predicted value rises
-  with the grid (455.52, 457.32, 458.18, 458.64) and stays
-  1-2 below what the policy plays: linear interpolation underestimates the value function.
-* ``heartpole-v0``, grid 0.2: solved in 60-105 s (two ratio iterations). The DP's table holds no
-  coffee at the stages inspected (coffee raises the heart attacks' expected cost more than the score it adds), and it sleeps
-  where the heuristic does: it predicts -123.29 (ratio 0.3374, 1.236 attacks), and plays
-  -119.88 ± 111.14, the heuristic's to within noise: DP - heuristic -0.0001 ± 0.0004 (both about
-  80-120 s to play on this machine). The drawn attacks (a standard deviation of about 110) make
-  the gap between predicted and played values noise. This confirms the manual: on v0 the
-  heuristic is optimal to within 0.001.
+* ``heartpole-v1``, grid 0.1 (185,976 points, solved in about 60 s): plays 459.27 ± 10.72 (the
+  DP predicts 458.18; linear interpolation underestimates the value); the heuristic 133.13
+  (DP - heuristic +326.14 ± 0.47), the best threshold policy of ``heartpole_v1_reference.py``
+  426.78 (DP - threshold +32.50 ± 0.53). Grids 0.2, 0.15 and 0.07 (371,142 points, 3 to 6
+  minutes) play 459.37, 459.39 and 460.03: the optimum of the no-beer problem is likely a
+  little above 460. The baselines' reference is the 0.07 grid's policy, 460.03 ± 10.79.
+* ``heartpole-v0``, grid 0.2 (60-105 s, two ratio iterations): the DP holds no coffee and sleeps
+  where the heuristic does; it plays -119.88 ± 111.14, DP - heuristic -0.0001 ± 0.0004: as the
+  manual says, on v0 the heuristic is optimal to within 0.001.
 
-No upper bound is computed: a bound from a relaxation (the agent seeing the step's draws
-before it acts) would carry the same interpolation error, and beer is outside the model. The
-reference value of heartpole-v1 is therefore the DP policy's played return, a lower bound on
-the optimum (of the no-beer problem within about 1, by the finer grids above).
+No upper bound is computed (a relaxation would carry the same interpolation error, and beer is
+outside the model): the reference value is the DP policy's played return, a lower bound on the
+optimum.
 """
 
 from __future__ import annotations
