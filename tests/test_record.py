@@ -154,18 +154,6 @@ def test_an_existing_dataset_is_kept_unless_overwrite(capsys, datasets_path):
     assert minari.load_dataset("gym_suite/target-v0/heuristic-v0").total_episodes == 2
 
 
-def test_bad_arguments_raise_before_anything_is_written(datasets_path):
-    with pytest.raises(ValueError, match="episodes must be a positive integer"):
-        record("example-v0", "random", episodes=0)
-    with pytest.raises(ValueError, match="unknown policy 'best'"):
-        record("example-v0", "best")
-    with pytest.raises(TypeError, match="policy must be a callable"):
-        record("example-v0", 3)
-    with pytest.raises(gymnasium.error.Error):
-        record("no-such-v0", "random")
-    assert minari.list_local_datasets() == {}
-
-
 def test_load_policy_refuses_a_file_without_a_callable(tmp_path):
     path = tmp_path / "numbers.pkl"
     path.write_bytes(pickle.dumps([1, 2, 3]))
@@ -242,16 +230,6 @@ def test_overwrite_replaces_the_dataset_with_the_complete_new_one():
     assert str(dataset.spec.data_path).startswith(str(minari.storage.get_dataset_path("keep/example-v0")))
 
 
-@pytest.mark.parametrize("overwrite", ["no", 1, None, np.array([True])])
-def test_overwrite_and_record_infos_must_be_bools(overwrite):
-    record("example-v0", "random", episodes=1, dataset_id="keep/example-v0")
-    with pytest.raises(TypeError, match="record: overwrite must be True or False"):
-        record("example-v0", "random", episodes=1, dataset_id="keep/example-v0", overwrite=overwrite)
-    with pytest.raises(TypeError, match="record: record_infos must be True or False"):
-        record("example-v0", "random", episodes=1, dataset_id="other/example-v0", record_infos=overwrite)
-    assert minari.load_dataset("keep/example-v0").total_episodes == 1
-
-
 # --------------------------------------------------------------------------------------------
 # Infos: recorded on every id
 # --------------------------------------------------------------------------------------------
@@ -289,13 +267,8 @@ def test_numpy_integers_are_integers():
     assert list(first.actions) == [s.action for s in steps]
 
 
-def test_the_largest_seeds_record_and_larger_ones_are_refused_first(datasets_path):
-    dataset = record("example-v0", "random", episodes=2, seed=2**64 - 2)
-    assert dataset.total_episodes == 2
-    for seed, episodes in [(2**64, 1), (2**64 - 1, 2), (10**30, 1)]:
-        with pytest.raises(ValueError, match=r"record: seed must be an integer in 0 \.\. 2\*\*64 - episodes"):
-            record("example-v0", "random", episodes=episodes, seed=seed, dataset_id="big/seed-v0")
-    assert "big/seed-v0" not in minari.list_local_datasets()
+def test_the_largest_seeds_record():
+    assert record("example-v0", "random", episodes=2, seed=2**64 - 2).total_episodes == 2
 
 
 @pytest.mark.parametrize(
@@ -315,6 +288,14 @@ def test_the_largest_seeds_record_and_larger_ones_are_refused_first(datasets_pat
         ({"episodes": True}, TypeError, "record: episodes must be a positive integer"),
         ({"seed": -1}, ValueError, "record: seed must be an integer in 0"),
         ({"seed": "3"}, TypeError, "record: seed must be a non-negative integer"),
+        *[({"seed": seed, "episodes": n}, ValueError, r"record: seed must be an integer in 0 \.\. 2\*\*64 - episodes")
+          for seed, n in [(2**64, 1), (2**64 - 1, 2), (10**30, 1)]],
+        ({"episodes": 0}, ValueError, "episodes must be a positive integer"),
+        ({"policy": "best"}, ValueError, "unknown policy 'best'"),
+        ({"policy": 3}, TypeError, "policy must be a callable"),
+        ({"env_id": "no-such-v0"}, gymnasium.error.Error, "no-such-v0"),
+        *[({name: value}, TypeError, f"record: {name} must be True or False")
+          for name in ("overwrite", "record_infos") for value in ("no", 1, None, np.array([True]))],
     ],
 )
 def test_bad_arguments_name_the_argument_before_any_episode(arguments, error, message, datasets_path):
@@ -324,8 +305,9 @@ def test_bad_arguments_name_the_argument_before_any_episode(arguments, error, me
         played.append(observation)
         return 0
 
+    arguments = {"env_id": "example-v0", "policy": policy, "episodes": 1, **arguments}
     with pytest.raises(error, match=message) as info:
-        record("example-v0", policy, **{"episodes": 1, **arguments})
+        record(arguments.pop("env_id"), arguments.pop("policy"), **arguments)
     assert len(str(info.value)) < 1000
     assert played == []
     assert minari.list_local_datasets() == {}
