@@ -361,9 +361,16 @@ def build_parser() -> argparse.ArgumentParser:
             return command
         command.add_argument("id", type=suite_id, choices=_Ids())
         seed_default = None if name == "play" else 0
-        command.add_argument("--seed", type=non_negative_int, default=seed_default, help="episode i is reset with seed + i")
         command.add_argument(
-            "--env-kwargs", nargs="*", type=key_value, default=[], metavar="KEY=VALUE", help="arguments of the environment"
+            "--seed", type=non_negative_int, default=seed_default, help="episode i is reset with seed + i"
+        )
+        command.add_argument(
+            "--env-kwargs",
+            nargs="*",
+            type=key_value,
+            default=[],
+            metavar="KEY=VALUE",
+            help="arguments of the environment",
         )
         return command
 

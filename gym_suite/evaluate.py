@@ -26,8 +26,6 @@ from gym_suite.quiet import make  # the suite's ids from their specs: no version
 if TYPE_CHECKING:
     from gymnasium.envs.registration import EnvSpec
 
-    from gym_suite.progress import Progress
-
 BUILTIN_POLICIES = ("random", "heuristic")
 
 #: Episodes per job. Fixed (never derived from ``n_jobs``) so that a policy with a batched
@@ -36,19 +34,9 @@ CHUNK_EPISODES = 50
 
 
 def action_seed(seed: int) -> int:
-    """The seed of a random policy's action space in the episode reset with ``seed``.
-
-    The one convention of the suite (evaluation, the command line, the legacy gym adapter, the
-    examples): seeding the action space with the env's own seed would make both draw the same
-    numbers (a random point action would land where the start was drawn), so derive another
-    stream.
-    """
+    """The seed of a random policy's action space in the episode reset with ``seed``, everywhere
+    in the suite: not ``seed`` itself, or the actions would draw the start's numbers again."""
     return int(np.random.SeedSequence([int(seed), 0xAC7]).generate_state(1)[0])
-
-
-# --------------------------------------------------------------------------------------------
-# One episode
-# --------------------------------------------------------------------------------------------
 
 
 @dataclass
@@ -132,11 +120,6 @@ def run_episode(
         total += step.reward
         length += 1
     return total, length
-
-
-# --------------------------------------------------------------------------------------------
-# Many episodes
-# --------------------------------------------------------------------------------------------
 
 
 def _plus_minus(stream: IO[str] | None = None) -> str:
@@ -327,7 +310,10 @@ def evaluate(
             delayed(run)(env_id, policy, chunk, kwargs) for chunk in chunks
         )
     show = sys.stderr.isatty() if progress is None else progress
-    bar = _progress_bar(episodes, f"{spec_id} {_policy_name(policy)}") if show else None
+    if show:
+        from gym_suite.progress import Progress  # a tqdm bar on a terminal, a log line every few seconds elsewhere
+
+    bar = Progress(episodes, f"{spec_id} {_policy_name(policy)}", unit="episode") if show else None
     returns, lengths = [], []
     try:
         for chunk_returns, chunk_lengths in results:
@@ -381,10 +367,3 @@ def _n_workers(n_jobs: int) -> int:
     if n_jobs < 0:
         return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
     return n_jobs
-
-
-def _progress_bar(total: int, label: str) -> Progress:
-    """A tqdm bar on a terminal, a log line every few seconds elsewhere (``gym_suite.progress``)."""
-    from gym_suite.progress import Progress
-
-    return Progress(total, label, unit="episode")

@@ -13,9 +13,8 @@ controls, which :func:`controls` chooses (``gym-suite play --help`` lists the sa
 
 Esc or closing the window quits; after an episode (its return is printed) any key or click
 starts the next, reset with ``seed + episode`` as :func:`gym_suite.evaluate` does. Needs pygame:
-``pip install "gym-suite[render]"``. ``gymnasium.utils.play.play`` samples the held keys once a
-frame at ``render_fps``, losing quick presses and repeating held ones; these games need one step
-per press. :class:`ScorePanel` is a Gymnasium wrapper, so the overlay works with it too.
+``pip install "gym-suite[render]"``. Unlike ``gymnasium.utils.play.play``, which samples the held
+keys once a frame, a press is one step.
 """
 
 from __future__ import annotations
@@ -79,10 +78,8 @@ def _base_id(env_id: str) -> str:
 
 
 def keys_for(env_id: str, action_space: spaces.Space[Any] | None) -> tuple[Key, ...] | None:
-    """The keyboard controls of ``env_id``; ``None`` when it is played with the mouse.
-
-    Raises ``ValueError`` for an action space that cannot be played by hand.
-    """
+    """The keyboard controls of ``env_id``; ``None`` when it is played with the mouse
+    (``ValueError`` for an action space that cannot be played by hand)."""
     name = _base_id(env_id)
     if name in KEYS:
         return KEYS[name]
@@ -126,10 +123,8 @@ def _key_legend(keys: tuple[Key, ...]) -> str:
 
 
 def controls(env_id: str, action_space: spaces.Space[Any]) -> Controls:
-    """The controls :func:`play` gives ``env_id`` and ``gym-suite play --help`` describes.
-
-    Raises ``ValueError`` for an action space that cannot be played by hand (:func:`keys_for`).
-    """
+    """The controls :func:`play` gives ``env_id`` and ``gym-suite play --help`` describes
+    (``ValueError`` for an action space that cannot be played by hand)."""
     return Controls(keys_for(env_id, action_space), steers(env_id))
 
 

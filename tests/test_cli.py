@@ -186,8 +186,10 @@ class Answers:
     [
         (lambda n: [0] * (n - 1), ValueError, "expected 3, one per observation"),
         (lambda n: [0] * (n + 1), ValueError, "expected 3, one per observation"),
-        *[(a, TypeError, r"answers\.act_batch returned .* it must return a list \(or array\) of actions")
-          for a in (None, 0, np.int64(0), np.array(0), "01", {0: 0})],
+        *[
+            (a, TypeError, r"answers\.act_batch returned .* it must return a list \(or array\) of actions")
+            for a in (None, 0, np.int64(0), np.array(0), "01", {0: 0})
+        ],
     ],
 )
 def test_act_batch_must_answer_one_action_per_observation(answer, error, match):

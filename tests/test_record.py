@@ -288,14 +288,19 @@ def test_the_largest_seeds_record():
         ({"episodes": True}, TypeError, "record: episodes must be a positive integer"),
         ({"seed": -1}, ValueError, "record: seed must be an integer in 0"),
         ({"seed": "3"}, TypeError, "record: seed must be a non-negative integer"),
-        *[({"seed": seed, "episodes": n}, ValueError, r"record: seed must be an integer in 0 \.\. 2\*\*64 - episodes")
-          for seed, n in [(2**64, 1), (2**64 - 1, 2), (10**30, 1)]],
+        *[
+            ({"seed": seed, "episodes": n}, ValueError, r"record: seed must be an integer in 0 \.\. 2\*\*64 - episodes")
+            for seed, n in [(2**64, 1), (2**64 - 1, 2), (10**30, 1)]
+        ],
         ({"episodes": 0}, ValueError, "episodes must be a positive integer"),
         ({"policy": "best"}, ValueError, "unknown policy 'best'"),
         ({"policy": 3}, TypeError, "policy must be a callable"),
         ({"env_id": "no-such-v0"}, gymnasium.error.Error, "no-such-v0"),
-        *[({name: value}, TypeError, f"record: {name} must be True or False")
-          for name in ("overwrite", "record_infos") for value in ("no", 1, None, np.array([True]))],
+        *[
+            ({name: value}, TypeError, f"record: {name} must be True or False")
+            for name in ("overwrite", "record_infos")
+            for value in ("no", 1, None, np.array([True]))
+        ],
     ],
 )
 def test_bad_arguments_name_the_argument_before_any_episode(arguments, error, message, datasets_path):

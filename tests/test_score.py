@@ -144,7 +144,9 @@ def test_an_id_without_rows_in_the_table_is_reported_not_a_crash(capsys):
     """A registered id the table has no rows of: ``score`` says so, ``--against-table`` is a usage error."""
     from test_definitions import COIN, CoinParams
 
-    gym_suite.register("mypkg/unscored-v0", definition=COIN, params=CoinParams(), max_episode_steps=5, summary="A coin.")
+    gym_suite.register(
+        "mypkg/unscored-v0", definition=COIN, params=CoinParams(), max_episode_steps=5, summary="A coin."
+    )
     try:
         with pytest.raises(ValueError, match="the baselines table has no rows for mypkg/unscored-v0"):
             gym_suite.score("mypkg/unscored-v0", np.zeros(10))
@@ -152,7 +154,10 @@ def test_an_id_without_rows_in_the_table_is_reported_not_a_crash(capsys):
             main(["evaluate", "mypkg/unscored-v0", "--policy", "heuristic", "--against-table"])
         assert stop.value.code == 2
         last = capsys.readouterr().err.strip().splitlines()[-1]
-        assert last == "gym-suite evaluate: error: argument --against-table: the baselines table has no rows for mypkg/unscored-v0"
+        assert (
+            last
+            == "gym-suite evaluate: error: argument --against-table: the baselines table has no rows for mypkg/unscored-v0"
+        )
     finally:
         gym_suite.unregister("mypkg/unscored-v0")
 
@@ -162,7 +167,9 @@ def test_a_row_with_empty_cells_is_no_reference_row(tmp_path, monkeypatch):
     score_module = sys.modules["gym_suite.score"]  # gym_suite.score is also the function
     text = (ROOT / "gym_suite" / "data" / "baselines.csv").read_text(encoding="utf-8")
     (tmp_path / "data").mkdir()
-    (tmp_path / "data" / "baselines.csv").write_text(text.replace("example-v0,random,0,-4.997,", "example-v0,random,0,,"))
+    (tmp_path / "data" / "baselines.csv").write_text(
+        text.replace("example-v0,random,0,-4.997,", "example-v0,random,0,,")
+    )
     monkeypatch.setattr(score_module.resources, "files", lambda package: tmp_path)
     with pytest.raises(ValueError, match="no reference row for example-v0"):
         gym_suite.score("example-v0", np.zeros(1000), paired=False)

@@ -29,7 +29,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from gym_suite.envs.definition import NUMPY
-from gym_suite.references import script_parser
 from gym_suite.envs.push_v1_env import (
     DEFAULT_DAILY_BUDGET,
     DEFAULTS,
@@ -39,6 +38,7 @@ from gym_suite.envs.push_v1_env import (
     PushV1Params,
     budget_rule,
 )
+from gym_suite.references import script_parser
 
 ENV_ID = "push-v1"
 OWNER = "push_v1_rule"
