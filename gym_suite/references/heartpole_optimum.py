@@ -5,42 +5,33 @@
 
 What is solved
 --------------
-The state that matters is ``(time, time_since_slept, alertness, hypertension)``: ``work_done``
-only adds up, and intoxication stays 0 without beer. Time and time_since_slept take whole
-half-hours (exact); alertness and hypertension live on a grid (``--grid``; by default 0.07 for
-heartpole-v1, 0.2 for v0: alertness -1 .. 4.5, hypertension 0 .. 4, time_since_slept 0 .. 80;
-the values between grid points are linear interpolations, beyond the ends the nearest end). The actions are
-do_nothing, drink_coffee and sleep: **beer is left out** (with it intoxication becomes a
-fourth continuous dimension that needs a fine grid around the Ballmer peak at 0.135, out of
-reach of a few minutes of numpy; the threshold policies that drink beer do worse than those
-that do not, see ``heartpole_v1_reference.py``). So the policy is the **dynamic-programming
-policy (0.07 grid)** of the no-beer problem: optimal up to the grid's interpolation, a near
-optimum, the best known reference, not a proven optimum.
+The state that matters is ``(time, time_since_slept, alertness, hypertension)`` (``work_done``
+only adds up; intoxication stays 0 without beer). Time and time_since_slept take whole
+half-hours; alertness (-1 .. 4.5) and hypertension (0 .. 4) live on a grid (``--grid``: 0.07 for
+heartpole-v1, 0.2 for v0), interpolated linearly between points; time_since_slept is clamped at
+80. The actions are do_nothing, drink_coffee and sleep: **beer is left out** (intoxication would
+be a fourth continuous dimension needing a fine grid around the Ballmer peak at 0.135; the
+threshold policies that drink beer do worse than those that do not). So the policy is the
+dynamic-programming policy of the no-beer problem: optimal up to the grid, the best known
+reference, not a proven optimum.
 
-Every expectation over the step's random draws is a sum over midpoint quadrature points of
-the uniforms (two points per grid step of what they add: 20 for the coffee's alertness, 6 for
-its hypertension, 12 for the wake-up alertness), and every point goes through the env's own
-rules: ``HEARTPOLE.transition`` and ``HEARTPOLE.reward`` on numpy arrays (``NUMPY`` ops) with
-the parameters the env makes from the same arguments (``HEARTPOLE.make_params``). The heart
-attack draw is taken at both outcomes (``u = 0``: an attack whenever its chance is positive;
-``u = 1``: none), weighted by the chance the rules report: in v1 (``expected_cost=True`` by
-default, as the env) the reward is its expected cost; in v0 an attack resets hypertension,
-and the DP follows both branches. Each action's expectation is a sparse matrix over the grid
-(computed once: the rules do not depend on the time), and the backward induction is one
-sparse product per action and stage.
+Each expectation over a step's draws is a midpoint quadrature over the uniforms (20 points for
+the coffee's alertness, 6 for its hypertension, 12 for the wake-up alertness), every point
+through the env's own rules (``HEARTPOLE.transition`` and ``reward`` with ``NUMPY`` ops and
+``HEARTPOLE.make_params``). The heart attack is taken at both outcomes, weighted by its chance:
+in v1 (``expected_cost=True``) the reward is its expected cost; in v0 an attack resets
+hypertension and the DP follows both branches. Each action's expectation is a sparse matrix over
+the grid, built once; backward induction is one sparse product per action and stage.
 
-* ``heartpole-v1``: finite horizon in time elapsed (0 .. 671; a step at ``t`` ends at ``t + 1``,
-  a sleep at ``t + 17``, and the episode ends at 672). The reward is the env's. The policy reads
-  ``t`` and ``time_since_slept`` from the observation and takes the action of the nearest grid
-  point in alertness and hypertension.
-* ``heartpole-v0``: 1000 steps, return = final ``work_done / time_elapsed`` less 100 per heart
-  attack (the rewards are the score's changes: they telescope). The ratio is not a sum of
-  step rewards, so the DP maximises ``E[W - lambda T] / T0 - 100 E[attacks]`` with ``lambda``
-  the policy's own ratio ``E[W] / E[T]`` and ``T0 = E[T]``, iterated (Dinkelbach): at the fixed
-  point it maximises ``E[W] / E[T] - 100 E[attacks]``, which differs from the expected return
-  ``E[W / T] - ...`` by a term of second order in the relative spread of ``T`` (small over
-  1000 steps; measured below, the DP and the heuristic play alike anyway). The step count is not in v0's observation: the policy
-  counts its steps from the episode's start (the observation with time_elapsed 0).
+* ``heartpole-v1``: a finite horizon in time elapsed (a step at ``t`` ends at ``t + 1``, a sleep
+  at ``t + 17``, the episode at 672). The policy reads ``t`` and ``time_since_slept`` and takes
+  the action of the nearest grid point in alertness and hypertension.
+* ``heartpole-v0``: 1000 steps, return = final ``work_done / time_elapsed`` less 100 per attack.
+  The ratio is not a sum of step rewards, so the DP maximises ``E[W - lambda T] / T0 - 100
+  E[attacks]`` with ``lambda = E[W] / E[T]`` and ``T0 = E[T]`` of the policy itself, iterated
+  (Dinkelbach); the fixed point differs from the expected return by a term of second order in
+  the spread of ``T``. The step count is not observed: the policy counts its steps from the
+  observation with time_elapsed 0.
 
 Measured (1,000 episodes, seeds 0 .. 999, in the real env through ``gym_suite.evaluate``; paired
 differences are mean ± standard error):

@@ -3,27 +3,19 @@
     python -m gym_suite.references.heartpole_v1_reference [--episodes 1000] [--search] [--search-episodes 1000]
 
 Every policy plays episodes ``0 .. episodes-1``, episode ``i`` exactly as
-``gymnasium.make("heartpole-v1").reset(seed=i)`` would play it (checked against the scalar env on
-a few episodes at the start), so each episode draws the same uniforms whatever the policy does
-and the episode-by-episode difference from the heuristic measures the policies themselves. The
-episodes run side by side in numpy arrays with the env's own rules (``HEARTPOLE.transition``
-and ``reward`` with ``V1``), one stream per episode. The random policy samples ``Discrete(4)``
-seeded with ``action_seed(i)`` in episode ``i``, as ``gym_suite.evaluate`` does.
+``gymnasium.make("heartpole-v1").reset(seed=i)`` plays it (checked against the scalar env on a few
+episodes first), side by side in numpy arrays with the env's own rules, so each episode draws the
+same uniforms whatever the policy does and the paired difference from the heuristic measures the
+policies themselves. The random policy samples ``Discrete(4)`` seeded with ``action_seed(i)``.
 
-Policies: random actions, always sleep, the heuristic (sleep when alertness < 0.4, no drinks),
-the best threshold policy (sleep below one alertness, coffee below another while the
-hypertension is below a cap, beer while the intoxication is below a threshold and the
-hypertension below another cap: :func:`threshold_policy`, :data:`BEST_THRESHOLDS`) and the best
-time-aware threshold policy (the same thresholds with the clock: no sleep before some half-hours
-awake nor in the last half-hours of the two weeks, a coffee cap that changes with the time awake
-and another for the last half-hours: :func:`time_aware_policy`, :data:`BEST_TIME_AWARE`, the
-baselines table's best known policy). Both are found by a random search and a coordinate
-refinement on seeds 10,000 .. 10,999, disjoint from the evaluation seeds (``--search`` runs
-the searches again; by default the stored parameters play). Printed, per policy: the return's
-mean ± standard deviation, the heart attacks drawn per episode, the episode's steps, the return
-with the drawn attacks charged instead of their expected cost (``expected_cost=False``: the same
-draws), and the paired difference from the heuristic, mean ± standard error; then the time-aware
-policy paired against the threshold policy.
+Policies: random actions, always sleep, the heuristic (sleep when alertness < 0.4), the best
+threshold policy (:func:`threshold_policy`, :data:`BEST_THRESHOLDS`: sleep, coffee and beer below
+thresholds of alertness, hypertension and intoxication) and the best time-aware threshold policy
+(:func:`time_aware_policy`, :data:`BEST_TIME_AWARE`, the baselines table's best known policy: the
+same with the clock). Both come from a random search and a coordinate refinement on seeds 10,000
+.. 10,999, disjoint from the evaluation seeds (``--search`` runs them again). Printed per policy:
+the return's mean ± std, the attacks drawn, the steps, the return with the drawn attacks charged
+(``expected_cost=False``) and the paired difference from the heuristic (mean ± standard error).
 """
 
 from __future__ import annotations

@@ -2,31 +2,22 @@
 
     python -m gym_suite.references.push_v1_optimum [--budgets 1,2,3,5] [--episodes 1000]
 
-push-v1 plays one user-day of notifications; the agent may deliver ``daily_budget`` of them,
-and a delivered one earns its open probability ``p_open`` (the generator's, a hidden column of
-the log). The **online optimum** knows the ``p_open`` of the notification at hand and the
-distribution of those to come (the played log's ``p_open`` values, taken as independent draws),
-and how many are to come. With ``V(b, n)`` the expected opens of ``b`` deliveries among ``n``
-notifications still to decide,
+push-v1 plays one user-day of notifications; the agent may deliver ``daily_budget`` of them, and
+a delivered one earns its open probability ``p_open`` (a hidden column of the log). The
+**online optimum** knows the ``p_open`` of the notification at hand, how many are to come and
+their distribution (the log's ``p_open`` values, as independent draws). With ``V(b, n)`` the
+expected opens of ``b`` deliveries among ``n`` notifications still to decide,
 
     V(0, n) = V(b, 0) = 0,    V(b, n) = E_p[ max(p + V(b - 1, n - 1), V(b, n - 1)) ],
 
-and the policy delivers the notification at hand when ``p >= T(b, n) = V(b, n - 1) - V(b - 1,
-n - 1)``: a threshold that falls as the day runs out and rises with the budget left
-(:func:`thresholds`). The *hindsight* bound is the day's ``b`` largest ``p_open``: what an
-agent that saw the whole day first would get (no policy that decides in order can).
+it delivers when ``p >= T(b, n) = V(b, n - 1) - V(b - 1, n - 1)`` (:func:`thresholds`). The
+*hindsight* bound is the day's ``b`` largest ``p_open``, which no policy deciding in order gets.
 
-The script prints, per budget, the expected opens per user-day of random delivery (probability
-1/2 a step), the heuristic (the budget-aware hand rule, ``push_v1_rule.py``), the optimum and the
-hindsight bound, computed exactly for every user-day of the log (each user-day weighs the same,
-as the environment draws them), on the training and on the test log, and the heuristic's
-normalized score ``(heuristic - random) / (optimum - random)``. Then it plays the policies in
-the environment (:func:`optimal_policy`, ``gym_suite.evaluate``, the test log) as the baselines
-table does, to check the two agree.
-
-``supervised_policy`` is the policy a learner could reach from the features alone: a logistic
-regression of the open on the training log's features (``push_supervised.py``'s), with the same
-dynamic program's thresholds on its predicted probabilities.
+The script prints, per budget and log, the exact expected opens per user-day of random delivery,
+the heuristic (``push_v1_rule.py``), the optimum and the hindsight bound, and the heuristic's
+normalized score; then it plays the policies in the environment on the test log, as the
+baselines table does. ``supervised_policy`` reads the features alone: a logistic regression of
+the open on the training log (``push_supervised.py``'s features) with the optimum's thresholds.
 """
 
 from __future__ import annotations
