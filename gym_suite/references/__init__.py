@@ -1,15 +1,11 @@
 """The reference policies the baselines table is normalized by, installed with the package.
 
-A reference policy needs no training: the optimum where it is computed exactly (no policy does
-better in expectation), an oracle where the reference reads what an agent cannot see (push-v1's
-online dynamic program knows each notification's true open probability: an agent may beat it),
-the best policy known where neither is (heartpole's dynamic programming on a grid, which a finer
-grid beats a little), a searched policy family (heartpole-v1's threshold policies) and the
-supervised baselines of the push ids. Each :class:`Reference` says which (``kind``).
-
-They ship with the package, not with the repository's scripts, so that a node of a Ray cluster
-that has only ``pip install "gym-suite[baselines]"`` plays them: nothing is read from the node but
-the package.
+A reference policy needs no training: the optimum where it is computed exactly, an oracle where
+it reads what an agent cannot see (push-v1's knows each notification's true open probability: an
+agent may beat it), the best policy known where neither is (heartpole's dynamic programming on a
+grid), a searched policy family (heartpole-v1's threshold policies) and the supervised baselines
+of the push ids; each :class:`Reference` says which (``kind``). They ship with the package, so
+that a Ray node with only ``pip install "gym-suite[baselines]"`` plays them.
 
 >>> from gym_suite.references import references
 >>> sorted(references("target-v1"))
@@ -60,10 +56,9 @@ def script_parser(doc: str, **options: Any) -> argparse.ArgumentParser:
 class Reference:
     """A reference policy of one id: how to build it, what it is, and the command that reproduces it.
 
-    ``build`` is ``"module:function"`` of this package with its positional arguments ``args``;
-    ``on_training`` the arguments of the same policy for the training data, where it differs (an
-    oracle that reads the generator's probabilities of the log it plays), ``None`` where it does not.
-    A ``build`` of ``"heuristic"`` is the id's own heuristic (where the heuristic is optimal).
+    ``build`` is ``"module:function"`` of this package with its positional arguments ``args``, or
+    ``"heuristic"`` (the id's own, where it is optimal); ``on_training`` the arguments for the
+    training data where they differ (an oracle reads the probabilities of the log it plays).
     """
 
     name: str
