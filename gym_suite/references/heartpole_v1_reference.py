@@ -176,31 +176,11 @@ SEARCH_RANGES = ((-0.5, 0.8), (0.0, 3.0), (0.0, 2.5), (-0.05, 0.14), (0.0, 2.5))
 
 
 def search_thresholds(episodes: int, candidates: int = 300, rounds: int = 3, seed: int = 0):
-    """The thresholds with the best mean return on seeds ``SEARCH_SEED ..``: random search, then
-    coordinate refinement (each threshold in turn over a grid around the best, shrinking)."""
+    """The thresholds with the best mean return on seeds ``SEARCH_SEED ..`` (:func:`search_family`
+    from the heuristic: hypertension is never below 0, so no drinks) and that return."""
     seeds = np.arange(SEARCH_SEED, SEARCH_SEED + episodes)
-    uniforms = episode_uniforms(seeds)
-
-    def score(params):
-        return play(threshold_policy(*params), seeds, uniforms)["return"].mean()
-
-    rng = np.random.default_rng(seed)
-    best = (0.4, 0.0, 0.0, -0.05, 0.0)  # the heuristic (hypertension is never below 0: no drinks)
-    best_score = score(best)
-    for _ in range(candidates):
-        params = tuple(rng.uniform(low, high) for low, high in SEARCH_RANGES)
-        value = score(params)
-        if value > best_score:
-            best, best_score = params, value
-    for round_ in range(rounds):
-        for i, (low, high) in enumerate(SEARCH_RANGES):
-            width = (high - low) / (4 * 2**round_)
-            for value in np.linspace(best[i] - width, best[i] + width, 9):
-                params = best[:i] + (float(value),) + best[i + 1 :]
-                candidate = score(params)
-                if candidate > best_score:
-                    best, best_score = params, candidate
-    return best, best_score
+    start = (0.4, 0.0, 0.0, -0.05, 0.0)
+    return search_family(threshold_policy, SEARCH_RANGES, start, seeds, candidates, rounds, seed)[:2]
 
 
 #: The time-aware family's parameters, in the order of :func:`time_aware_policy`'s arguments.
@@ -336,10 +316,7 @@ def row(name: str, result: dict, base: dict | None) -> str:
         f"| {name} | {ret.mean():.2f} ± {ret.std(ddof=1):.2f} | {result['attacks'].mean():.3f} | "
         f"{result['steps'].mean():.1f} | {drawn.mean():.2f} ± {drawn.std(ddof=1):.2f} | "
     )
-    if base is None:
-        return text + "0 |"
-    diff = ret - base["return"]
-    return text + f"{diff.mean():+.2f} ± {diff.std(ddof=1) / np.sqrt(len(diff)):.2f} |"
+    return text + ("0" if base is None else paired(result, base)) + " |"
 
 
 HEADER = (
