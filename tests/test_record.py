@@ -70,19 +70,15 @@ def test_a_recorded_dataset_loads_back_with_the_episodes_played_and_recovers_its
     env.close()
 
 
-def test_observations_are_the_episodes_own():
+def test_observations_are_the_episodes_own_and_env_arguments_are_kept():
     record("example-v0", "random", episodes=3, seed=0)
     dataset = minari.load_dataset("gym_suite/example-v0/random-v0")
     for i, episode in enumerate(dataset.iterate_episodes()):
         first, steps = replay("example-v0", "random", seed=i)
         assert list(episode.observations) == [first] + [s.observation for s in steps]
         assert list(episode.actions) == [s.action for s in steps]
-
-
-def test_env_arguments_are_kept_and_recovered():
     record("heartpole-v1", "heuristic", episodes=1, env_kwargs={"heart_attack_proclivity": 0.3}, dataset_id="hp/x-v0")
-    dataset = minari.load_dataset("hp/x-v0")
-    env = dataset.recover_environment()
+    env = minari.load_dataset("hp/x-v0").recover_environment()  # with the env arguments kept
     assert env.spec.kwargs["heart_attack_proclivity"] == 0.3
     env.close()
 
@@ -135,6 +131,7 @@ def test_the_command_records_a_saved_stable_baselines3_model(tmp_path):
         (["--policy", "nowhere.pkl"], "policy file not found: 'nowhere.pkl'"),
         (["--env-kwargs", "nope=1"], "unknown argument"),
         (["--episodes", "0"], "must be a positive integer"),
+        (["--dataset-id", ""], "error: argument --dataset-id: must be a Minari dataset id"),
     ],
 )
 def test_the_command_reports_bad_input_as_a_usage_error(argv, message, capsys):
@@ -142,6 +139,7 @@ def test_the_command_reports_bad_input_as_a_usage_error(argv, message, capsys):
         main(["record", "example-v0", *argv])
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+    assert minari.list_local_datasets() == {}
 
 
 def test_an_existing_dataset_is_kept_unless_overwrite(capsys, datasets_path):
@@ -334,14 +332,6 @@ def test_a_pickled_function_whose_module_is_gone_is_a_value_error(tmp_path, caps
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert "does not unpickle" in err and "Traceback" not in err
-
-
-def test_the_command_refuses_an_empty_dataset_id(capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        main(["record", "example-v0", "--dataset-id", ""])
-    assert exit_info.value.code == 2
-    assert "error: argument --dataset-id: must be a Minari dataset id" in capsys.readouterr().err
-    assert minari.list_local_datasets() == {}
 
 
 def test_the_command_without_minari_says_what_to_install(monkeypatch, capsys):
