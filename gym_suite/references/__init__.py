@@ -37,6 +37,13 @@ from typing import Any
 __all__ = ["Reference", "reference_policy", "references"]
 
 
+class BatchPolicy:
+    """A policy that decides by batches (``act_batch``): one observation's action is a batch of one's."""
+
+    def __call__(self, observation: Any) -> int:
+        return int(self.act_batch([observation])[0])  # type: ignore[attr-defined]
+
+
 def script_parser(doc: str, **options: Any) -> argparse.ArgumentParser:
     """The parser of a module run as a script: its docstring's first paragraph, and an option
     ``--NAME`` (``_`` read as ``-``) per keyword, of the default's type; a tuple is

@@ -31,7 +31,7 @@ import time
 import numpy as np
 
 from gym_suite.envs.push_log import CATEGORICAL_FIELDS, NUMERIC_FIELDS, load_log
-from gym_suite.references import script_parser
+from gym_suite.references import BatchPolicy, script_parser
 
 ENV_ID = "push-v0"
 EVAL_KWARGS = {"split": "test"}  # push-v0's recipe: scored on the held-out test log
@@ -69,7 +69,7 @@ def features(codes: np.ndarray, numbers: np.ndarray, sizes: dict, kind: str) -> 
     return np.hstack(blocks)
 
 
-class SupervisedPolicy:
+class SupervisedPolicy(BatchPolicy):
     """``observation -> action``: deliver (1) iff the classifier's P(open) > 0.5; ``act_batch`` too."""
 
     def __init__(self, model, sizes: dict, kind: str):
@@ -81,9 +81,6 @@ class SupervisedPolicy:
 
     def act_batch(self, observations) -> np.ndarray:
         return (self.probability(*observation_fields(list(observations))) > THRESHOLD).astype(np.int64)
-
-    def __call__(self, observation) -> int:
-        return int(self.act_batch([observation])[0])
 
 
 def fit(kind: str = "logistic", split: str = "train", seed: int = 0) -> SupervisedPolicy:
@@ -128,7 +125,7 @@ def observation_keys(codes, numbers) -> list[tuple]:
     return [tuple(c) + tuple(n) for c, n in zip(codes.tolist(), numbers.tolist())]
 
 
-class BayesPolicy:
+class BayesPolicy(BatchPolicy):
     """Deliver iff the generator's ``p_open`` of the observed notification is >= 0.5 (it peeks:
     the log's hidden column, found by the observation; duplicates, if any, average their p_open)."""
 
@@ -151,9 +148,6 @@ class BayesPolicy:
         if missing:
             raise ValueError(f"an observation that is not in the {self.split} log: {missing[0]}")
         return np.array([self.table[k] for k in keys], dtype=np.int64)
-
-    def __call__(self, observation) -> int:
-        return int(self.act_batch([observation])[0])
 
 
 def bayes_policy(split: str = "test") -> BayesPolicy:

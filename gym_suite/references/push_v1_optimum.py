@@ -28,7 +28,7 @@ import numpy as np
 
 from gym_suite.envs.push_log import load_log
 from gym_suite.envs.push_v1_env import DEFAULT_DAILY_BUDGET, user_days
-from gym_suite.references import push_supervised, push_v1_rule, script_parser
+from gym_suite.references import BatchPolicy, push_supervised, push_v1_rule, script_parser
 
 ENV_ID = "push-v1"
 EVAL_KWARGS = {"split": "test"}  # push-v1's recipe: scored on the held-out test log
@@ -88,7 +88,7 @@ def exact_table(split: str, budget: int) -> dict[str, float]:
     return {"random": table["random"], "heuristic": float(heuristic)} | {k: table[k] for k in ("optimum", "hindsight")}
 
 
-class OptimalPolicy:
+class OptimalPolicy(BatchPolicy):
     """The online optimum as ``observation -> action``: the ``p_open`` of the observed notification
     is looked up in the log by its features (every observation of a bundled log is distinct; it
     peeks at the hidden column, as no agent can), the threshold by the budget and notifications
@@ -116,9 +116,6 @@ class OptimalPolicy:
         p = self.probabilities(observations)
         return threshold_actions(p, observations, self.threshold)
 
-    def __call__(self, observation) -> int:
-        return int(self.act_batch([observation])[0])
-
 
 def threshold_actions(p: np.ndarray, observations: list, threshold: np.ndarray) -> np.ndarray:
     """Deliver (1) where ``p`` reaches ``threshold[budget_left, notifications_left]`` of each
@@ -130,7 +127,7 @@ def threshold_actions(p: np.ndarray, observations: list, threshold: np.ndarray) 
     return (p >= threshold[budget, left]).astype(np.int64)
 
 
-class SupervisedPolicy:
+class SupervisedPolicy(BatchPolicy):
     """Logistic regression's P(open) from the features (fit on the training log), with the online
     optimum's thresholds computed on the distribution of its predictions over the training log."""
 
@@ -146,9 +143,6 @@ class SupervisedPolicy:
         observations = list(observations)
         p = self.model.probability(*push_supervised.observation_fields(observations))
         return threshold_actions(p, observations, self.threshold)
-
-    def __call__(self, observation) -> int:
-        return int(self.act_batch([observation])[0])
 
 
 @functools.cache
