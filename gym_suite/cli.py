@@ -107,7 +107,12 @@ def _histogram(values: np.ndarray, bins: int = 12, width: int = 40) -> str:
     return "\n".join(lines)
 
 
-def _env_error_message(env_id: str, exc: Exception) -> str:
+#: What bad environment arguments raise, and a bad policy file of ``record``: a usage error, one line.
+_ENV_ERRORS = (TypeError, ValueError, OSError, gymnasium.error.Error)
+_POLICY_ERRORS = (*_ENV_ERRORS, EOFError, pickle.UnpicklingError)
+
+
+def _env_error_message(exc: Exception) -> str:
     """The env's own message, one line, without the kwargs gymnasium appends to a ``TypeError``."""
     message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     message, _, _ = message.partition(" was raised from the environment creator for ")
@@ -125,8 +130,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     env_kwargs = dict(args.env_kwargs)
     try:  # bad environment arguments are a usage error, with the env's one-line message
         env = make(args.id, **env_kwargs)
-    except (TypeError, ValueError, OSError, gymnasium.error.Error) as exc:
-        args.parser.error(f"argument --env-kwargs: {_env_error_message(args.id, exc)}")
+    except _ENV_ERRORS as exc:
+        args.parser.error(f"argument --env-kwargs: {_env_error_message(exc)}")
     try:  # kept open while evaluating: an env's caches (push-v0's log) stay warm for the episodes
         result = evaluate(
             args.id,
@@ -163,8 +168,8 @@ def _play(args: argparse.Namespace) -> int:
     except DependencyNotInstalled as exc:
         print(f"gym-suite play: {exc}", file=sys.stderr)
         return 2
-    except (TypeError, ValueError, OSError, gymnasium.error.Error) as exc:
-        args.parser.error(_env_error_message(args.id, exc))
+    except _ENV_ERRORS as exc:
+        args.parser.error(_env_error_message(exc))
     except Exception as exc:  # pygame.error: no display to open a window on
         if type(exc).__module__.split(".")[0] != "pygame":
             raise
@@ -173,10 +178,6 @@ def _play(args: argparse.Namespace) -> int:
     if returns:
         print(f"{len(returns)} episode(s), mean return {sum(returns) / len(returns):.3f}")
     return 0
-
-
-#: What a bad policy file or bad arguments of ``record`` raise: a usage error, one line.
-_POLICY_ERRORS = (TypeError, ValueError, OSError, EOFError, pickle.UnpicklingError, gymnasium.error.Error)
 
 
 def _record(args: argparse.Namespace) -> int:
@@ -197,7 +198,7 @@ def _record(args: argparse.Namespace) -> int:
         try:
             policy = load_policy(args.policy, args.id, args.algo)
         except _POLICY_ERRORS as exc:
-            args.parser.error(f"argument --policy: {_env_error_message(args.id, exc)}")
+            args.parser.error(f"argument --policy: {_env_error_message(exc)}")
         name = name or os.path.splitext(os.path.basename(args.policy))[0]
     try:
         dataset = record(
@@ -211,7 +212,7 @@ def _record(args: argparse.Namespace) -> int:
             overwrite=args.overwrite,
         )
     except _POLICY_ERRORS as exc:
-        args.parser.error(_env_error_message(args.id, exc))
+        args.parser.error(_env_error_message(exc))
     print(f"{dataset.spec.dataset_id}: {dataset.total_episodes} episodes, {dataset.total_steps} steps")
     print(f"written to {dataset.spec.data_path}")
     print(f"load it with minari.load_dataset({dataset.spec.dataset_id!r})")
