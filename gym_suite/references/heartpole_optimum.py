@@ -170,10 +170,7 @@ def build_models(params, grid: Grid) -> dict[int, Model]:
         actions = np.full(n, action)
         rows, cols, vals = [], [], []
         matrix = sparse.csr_matrix((n, n))
-        reward = np.zeros(n)
-        productivity = np.zeros(n)
-        duration = np.zeros(n)
-        attacks = np.zeros(n)
+        reward, productivity, duration, attacks = (np.zeros(n) for _ in range(4))
         for ua, uh, uw, weight in zip(*_quadrature(action, grid)):
             for u_heart in branches:
                 u = (np.full(n, ua), np.full(n, uh), np.full(n, 0.5), np.full(n, uw), np.full(n, u_heart))
@@ -360,14 +357,6 @@ def optimal_policy(env_id: str = "heartpole-v1", grid_step: float | None = None,
     return (BatchedDPPolicy if env_id == "heartpole-v1" else DPPolicy)(_CACHE[key])
 
 
-def _best_threshold_policy():
-    """The best threshold policy of ``heartpole_v1_reference`` as an ``observation -> action``."""
-    from gym_suite.references import heartpole_v1_reference as reference
-
-    rule = reference.threshold_policy(*reference.BEST_THRESHOLDS)
-    return lambda obs: int(rule(np.asarray(obs, dtype=np.float32).reshape(1, -1), 0, None)[0])
-
-
 def _paired(a, b) -> str:
     diff, se = a.paired_difference(b)
     return f"{diff:+.4f} ± {se:.4f}"
@@ -375,7 +364,9 @@ def _paired(a, b) -> str:
 
 def main(argv=None) -> int:
     from gym_suite.evaluate import evaluate
+    from gym_suite.references import heartpole_v1_reference as reference
 
+    rule = reference.threshold_policy(*reference.BEST_THRESHOLDS)  # the best threshold policy
     parser = script_parser(__doc__, ids="heartpole-v1,heartpole-v0", episodes=1000, seed=0)
     parser.add_argument("--grid", type=float, default=None, help="grid step (default: 0.1 for v1, 0.2 for v0)")
     parser.add_argument("--finer", type=float, default=0.0, help="also solve with this grid step (the DP value)")
@@ -392,7 +383,8 @@ def main(argv=None) -> int:
         heuristic = evaluate(env_id, "heuristic", episodes=args.episodes, seed=args.seed)
         print(f"  heuristic: {heuristic.mean:.3f} ± {heuristic.std:.3f}; DP - heuristic {_paired(dp, heuristic)}")
         if env_id == "heartpole-v1":
-            threshold = evaluate(env_id, _best_threshold_policy(), episodes=args.episodes, seed=args.seed)
+            best_threshold = lambda obs: int(rule(np.asarray(obs, dtype=np.float32).reshape(1, -1), 0, None)[0])  # noqa: E731
+            threshold = evaluate(env_id, best_threshold, episodes=args.episodes, seed=args.seed)
             print(
                 f"  best threshold policy: {threshold.mean:.3f} ± {threshold.std:.3f}; "
                 f"DP - threshold {_paired(dp, threshold)}"
