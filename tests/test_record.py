@@ -257,16 +257,14 @@ def test_an_info_key_the_reset_lacks_is_filled():
 # --------------------------------------------------------------------------------------------
 
 
-def test_numpy_integers_are_integers():
+def test_numpy_integers_are_integers_and_the_largest_seeds_record():
     dataset = record("example-v0", "random", episodes=np.int32(2), seed=np.uint64(4))
     assert dataset.total_episodes == 2
     first = next(iter(dataset.iterate_episodes()))
     _, steps = replay("example-v0", "random", seed=4)
     assert list(first.actions) == [s.action for s in steps]
-
-
-def test_the_largest_seeds_record():
-    assert record("example-v0", "random", episodes=2, seed=2**64 - 2).total_episodes == 2
+    largest = record("example-v0", "random", episodes=2, seed=2**64 - 2, dataset_id="big/seed-v0")  # the last seeds
+    assert largest.total_episodes == 2
 
 
 @pytest.mark.parametrize(
