@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 import gym_suite  # noqa: F401  (registers the ids)
+from gym_suite.evaluate import play as play_episode
 from gym_suite.play import KEYS, ScorePanel, controls, controls_text, heading, keys_for, pixel_to_point
 from gym_suite.quiet import make
 
@@ -32,18 +33,10 @@ EPISODE_LINE = re.compile(r"episode 1: return (-?[\d.]+) after (\d+) steps \((te
 
 
 def replay(env_id: str, seed: int, actions, **make_kwargs) -> tuple[float, int, str]:
-    """The return, length and end of the episode that ``actions`` play (until it ends)."""
-    env = make(env_id, **make_kwargs)
-    env.reset(seed=seed)
-    total, steps = 0.0, 0
-    for action in actions:
-        _, reward, terminated, truncated, _ = env.step(action)
-        total += float(reward)
-        steps += 1
-        if terminated or truncated:
-            env.close()
-            return total, steps, "terminated" if terminated else "truncated"
-    raise AssertionError("the actions do not end the episode")
+    """The return, length and end of the episode that ``actions`` play (they must end it)."""
+    following = iter(actions)
+    steps = list(play_episode(make(env_id, **make_kwargs), lambda _observation: next(following), seed))
+    return sum(step.reward for step in steps), len(steps), "terminated" if steps[-1].terminated else "truncated"
 
 
 # --------------------------------------------------------------------------------------------
