@@ -100,8 +100,6 @@ NO_LIMIT = 2**31 - 1
 #: Without JAX's 64-bit mode the integer parameters stay below this in magnitude, so that the
 #: rules' sums of two of them (a position and a step, a start and an offset) fit in int32.
 INT32_PARAMETER_LIMIT = 2**30
-#: gymnax 1.0 and later split ``terminated`` and ``truncated``; before, ``step_env`` returned one ``done``.
-_SPLIT_STEP = hasattr(environment.Environment, "is_truncated")
 
 use_compilation_cache()
 
@@ -262,7 +260,8 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         self.definition_params = self.definition.make_params(load(spec.params), owner, **kwargs)
         self.max_episode_steps = spec.max_episode_steps
         _check_int32(owner, self.definition_params)
-        self._gym_observation_space, self._gym_action_space = self.definition.spaces(self.definition_params)
+        #: The definition's own spaces (Gymnasium's; a ``Dict`` stays a ``Dict``).
+        self.gym_observation_space, self.gym_action_space = self.definition.spaces(self.definition_params)
         self._truncates = overrides(self.definition, "truncation")
         #: The uniforms a start takes (the definition's ``start_draws`` with these parameters).
         self.start_draws = draws_at_start(self.definition, self.definition_params)
@@ -274,14 +273,13 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
 
     def __getstate__(self) -> dict[str, Any]:
         # jax.numpy's functions (the ops), the compiled functions and the caches are made again
-        skip = ("_ops", "_params", "_params_class", "_checkified_functions", "_made", "_types")
+        skip = ("_ops", "_params", "_checkified_functions", "_made", "_types")
         return {k: v for k, v in self.__dict__.items() if k not in skip}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._ops = jax_ops()
         self._params = _device_params(self.definition_params)  # device arrays, in the precision of now
-        self._params_class = params_class(self.data_parameters)
         self._made: dict[tuple[Any, ...], Any] = {}  # data values checked: the definition's parameters
         self._types: dict[bool, Any] = {}
 
@@ -292,7 +290,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         """The step limit and the data parameters of ``env.definition_params``."""
         limit = NO_LIMIT if self.max_episode_steps is None else int(self.max_episode_steps)
         data = {name: getattr(self.definition_params, name) for name in self.data_parameters}
-        return self._params_class(max_steps_in_episode=limit, **data)
+        return params_class(self.data_parameters)(max_steps_in_episode=limit, **data)
 
     def definition_params_of(self, params: EnvParams | None, method: str = "", *, device: bool = True) -> Any:
         """The definition's parameters with the data fields of ``params`` put in (``None``, or a
@@ -343,7 +341,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         """``action`` (a batch of ``num_envs``) as the step takes it, or ``TypeError`` /
         ``ValueError`` naming what is allowed. A JAX array is checked by dtype and shape, unless
         ``full`` or a batch; anything else in full by the numpy env's own check."""
-        space = self._gym_action_space
+        space = self.gym_action_space
         discrete = isinstance(space, gym_spaces.Discrete)
         if isinstance(action, jax.Array) and not full and num_envs is None:
             n = int(space.n) if discrete else 0
@@ -421,10 +419,13 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
 
     def _checkify_values(self, action: Any, params: EnvParams) -> None:
         """Checked mode: the action's values and the step limit, reported by ``checkify`` with the numpy env's messages."""
-        space, a = self._gym_action_space, jnp.asarray(action)
+        space, a = self.gym_action_space, jnp.asarray(action)
         if isinstance(space, gym_spaces.Discrete):
             n = int(space.n)
-            valid, message = (a >= 0) & (a < n), f"invalid action {{}}: expected an integer in 0..{n - 1} (Discrete({n}))"
+            valid, message = (
+                (a >= 0) & (a < n),
+                f"invalid action {{}}: expected an integer in 0..{n - 1} (Discrete({n}))",
+            )
         else:
             valid, message = jnp.all(jnp.isfinite(a)), f"invalid action {{}}: expected finite values ({shown(space)})"
             probe = np.full(space.shape, np.nan)  # the numpy env's own message for a non-finite action
@@ -458,7 +459,9 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
             return getattr(super(), method)(*args)
         functions = self.__dict__.setdefault("_checkified_functions", {})
         if method not in functions:
-            functions[method] = jax.jit(checkify.checkify(functools.partial(getattr(environment.Environment, method), self)))
+            functions[method] = jax.jit(
+                checkify.checkify(functools.partial(getattr(environment.Environment, method), self))
+            )
         error, out = functions[method](*args)
         checkify.check_error(error)
         return out
@@ -468,22 +471,12 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         return self.env_id
 
     @property
-    def gym_observation_space(self) -> Any:
-        """The definition's own observation space (Gymnasium's; a ``Dict`` stays a ``Dict``)."""
-        return self._gym_observation_space
-
-    @property
-    def gym_action_space(self) -> Any:
-        """The definition's own action space (Gymnasium's)."""
-        return self._gym_action_space
-
-    @property
     def num_actions(self) -> int:
-        space = self._gym_action_space
+        space = self.gym_action_space
         return int(space.n) if isinstance(space, gym_spaces.Discrete) else int(np.prod(space.shape))
 
     def action_space(self, params: EnvParams | None = None) -> gymnax_spaces.Space:
-        return _gymnax_space(self._gym_action_space)
+        return _gymnax_space(self.gym_action_space)
 
     def observation_space(self, params: EnvParams | None = None) -> gymnax_spaces.Space:
         """The observation space of concrete ``params`` (target-v1's ``target_speed`` bounds the velocity)."""
@@ -501,15 +494,13 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         obs, next_state, reward, terminated, _, info = self.step_with_draws(
             state, action, self.draws(key, self.definition.step_draws), params
         )
-        if not _SPLIT_STEP:  # gymnax before 1.0: one `done`, the step limit included
-            terminated = terminated | self.is_truncated(next_state, params)
         return obs, next_state, reward, terminated, info
 
     def get_obs(self, state: EnvState, params: EnvParams | None = None, key: Any = None) -> jax.Array:
         """gymnax's observation: the definition's, a ``Dict`` flattened into one float vector."""
         observation = self.observation(state, params)
-        if isinstance(self._gym_observation_space, gym_spaces.Dict):
-            return _flatten(observation, self._gym_observation_space)
+        if isinstance(self.gym_observation_space, gym_spaces.Dict):
+            return _flatten(observation, self.gym_observation_space)
         return jnp.asarray(observation)
 
     def is_terminal(self, state: EnvState, params: EnvParams | None = None) -> jax.Array:
@@ -585,7 +576,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         )
 
     def _action(self, action: Any) -> Any:
-        space = self._gym_action_space
+        space = self.gym_action_space
         if isinstance(space, gym_spaces.Discrete):  # out of range under jit: the nearest valid action
             return jnp.clip(jnp.asarray(action), 0, int(space.n) - 1).astype(_int())
         return jnp.asarray(action, dtype=_float())
@@ -677,7 +668,9 @@ class SuiteFuncEnv(FuncEnv[EnvState, Any, Any, jax.Array, jax.Array, Any, EnvPar
         return self.env.initial_with_draws(self.env.draws(rng, self.env.start_draws), params)
 
     def transition(self, state: EnvState, action: Any, rng: Any, params: EnvParams | None = None) -> EnvState:
-        return self.env.transition_with_draws(state, action, self.env.draws(rng, self.env.definition.step_draws), params)
+        return self.env.transition_with_draws(
+            state, action, self.env.draws(rng, self.env.definition.step_draws), params
+        )
 
     def observation(self, state: EnvState, rng: Any, params: EnvParams | None = None) -> Any:
         return self.env.observation(state, params)
@@ -768,12 +761,7 @@ class JaxVectorEnv(FunctionalJaxVectorEnv[Any, Any, EnvState]):
     """``gymnasium.make_vec("gym_suite_jax/<id>", num_envs=N)``: ``N`` envs on JAX with next-step
     autoreset (a row that ended starts afresh on its next step, with reward 0), one jitted step."""
 
-    metadata: dict[str, Any] = {
-        "render_modes": ["rgb_array"],
-        "render_fps": 4,
-        "jax": True,
-        "autoreset_mode": AutoresetMode.NEXT_STEP,
-    }
+    metadata: dict[str, Any] = {**JaxEnv.metadata, "autoreset_mode": AutoresetMode.NEXT_STEP}
 
     def __init__(
         self,
