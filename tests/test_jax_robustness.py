@@ -19,7 +19,7 @@ pytest.importorskip("gymnax")
 
 import gymnasium  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
-from conftest import DOCUMENTED_ERRORS, MESSAGE_LIMIT, load_hypothesis_profile  # noqa: E402
+from conftest import MESSAGE_LIMIT, load_hypothesis_profile  # noqa: E402
 from gymnasium import spaces  # noqa: E402
 from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
@@ -253,7 +253,9 @@ def test_make_vec_step_limit_is_checked_as_the_numpy_vector_env(limit):
     if error is ValueError:
         with pytest.raises(ValueError) as want:
             gymnasium.make_vec("heartpole-v0", num_envs=2, max_episode_steps=limit)
-        assert "max_episode_steps must be >= 1" in str(got.value) and "max_episode_steps must be >= 1" in str(want.value)
+        assert "max_episode_steps must be >= 1" in str(got.value) and "max_episode_steps must be >= 1" in str(
+            want.value
+        )
 
 
 @pytest.mark.parametrize("env_config", ["x", 3, [("lf_min", 1)]])
@@ -318,7 +320,9 @@ def test_gymnax_step_checks_an_action(env_id):
         n = int(space.n)
         wrong_dtype, wrong_shape, bad = (jnp.array(1.0), jnp.array(True)), (jnp.array([0, 1]), jnp.zeros((1,), int)), n
         for value, nearest in ((-5, 0), (n, n - 1), (2**30, n - 1)):
-            assert _same_leaves(step(key, state, jnp.array(value), params), step(key, state, jnp.array(nearest), params))
+            assert _same_leaves(
+                step(key, state, jnp.array(value), params), step(key, state, jnp.array(nearest), params)
+            )
     else:
         wrong_dtype, wrong_shape, bad = (jnp.array([True, False]),), (jnp.zeros(3), jnp.zeros((1, 2))), [math.nan, 1.0]
     for action in wrong_dtype:
