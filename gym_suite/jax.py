@@ -197,6 +197,21 @@ def _check_int32(owner: str, params: Any) -> None:
             )
 
 
+def _data_value(owner: str, method: str, name: str, value: Any) -> Any:
+    """A data value of params: a concrete array as its number, a traced one checked by dtype and shape."""
+    if not isinstance(value, (jax.Array, np.ndarray, np.generic)):
+        return value
+    tracer = isinstance(value, jax.core.Tracer)
+    if tracer and _kind(value) not in "fiu":
+        raise ArgumentTypeError(f"{owner}: params.{name} must be a number, got an array of dtype {value.dtype}")
+    if np.shape(value) != ():
+        raise ValueError(
+            f"{owner}: params.{name} must be one number, got an array of shape {tuple(np.shape(value))}; "
+            f"jax.vmap env.{method or 'step'} over a batch of params"
+        )
+    return value if tracer else np.asarray(value).item()
+
+
 @functools.cache
 def _raw_key_shape() -> tuple[int, ...]:
     return tuple(jax.random.PRNGKey(0).shape)
@@ -312,19 +327,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
                 object.__setattr__(rules, name, jnp.asarray(value, dtype=_int() if integer else _float()))
             return rules
         owner = f"{self.env_id}.{method}" if method else self.env_id
-        for name, value in values.items():
-            if not isinstance(value, (jax.Array, np.ndarray, np.generic)):
-                continue
-            tracer = isinstance(value, jax.core.Tracer)
-            if tracer and _kind(value) not in "fiu":
-                raise ArgumentTypeError(f"{owner}: params.{name} must be a number, got an array of dtype {value.dtype}")
-            if np.shape(value) != ():
-                raise ValueError(
-                    f"{owner}: params.{name} must be one number, got an array of shape {tuple(np.shape(value))}; "
-                    f"jax.vmap env.{method or 'step'} over a batch of params"
-                )
-            if not tracer:
-                values[name] = np.asarray(value).item()
+        values = {name: _data_value(owner, method, name, value) for name, value in values.items()}
         concrete = {n: v for n, v in values.items() if not isinstance(v, jax.core.Tracer)}
         key = tuple((name, type(value), value) for name, value in concrete.items())
         made = self._made.get(key)
@@ -446,7 +449,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
     ) -> tuple[Any, EnvState, jax.Array, jax.Array, jax.Array, dict[str, Any]]:
         """gymnax's ``step`` (autoreset in the same call), its arguments checked first."""
         self._check_key("step", key)
-        return self._run("step", key, state, self.check_action(action), self.check_params("step", params))
+        return self._run("step", key, state, self.check_action(action), self.check_params("step", params))  # type: ignore[no-any-return]
 
     def reset(self, key: jax.Array, params: EnvParams | None = None) -> tuple[Any, EnvState]:
         """gymnax's ``reset``, its key and params checked first."""
