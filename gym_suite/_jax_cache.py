@@ -1,29 +1,17 @@
 """JAX's persistent compilation cache, on by default for the suite's compiled code.
 
-JAX compiles a function again in every new process unless its persistent compilation cache is
-on (``jax_compilation_cache_dir``), which JAX leaves off by default. Importing
-:mod:`gym_suite.jax` (and so :func:`gym_suite.training.jax.train_ppo`) turns it on:
+Importing :mod:`gym_suite.jax` turns it on, in a subdirectory per kind of CPU (:func:`machine_tag`:
+the entries are native code) of
 
-- ``GYM_SUITE_JAX_CACHE`` unset or empty: the user's cache directory, ``$XDG_CACHE_HOME/gym_suite/jax``
-  (``~/.cache/gym_suite/jax`` without ``XDG_CACHE_HOME``; ``~/Library/Caches/gym_suite/jax`` on
-  macOS, ``%LOCALAPPDATA%\\gym_suite\\jax`` on Windows);
-- ``GYM_SUITE_JAX_CACHE=/some/dir``: that directory (``~`` expanded; a relative path is taken from
-  the working directory at the import, once: the cache stays there if the process changes it);
-- in either, a subdirectory per kind of CPU (:func:`machine_tag`, say ``x86_64-1a2b3c4d5e6f``):
-  the entries are native code for the CPU that compiled them;
-- ``GYM_SUITE_JAX_CACHE=off`` (or ``0``, ``false``, ``no``, ``none``): no cache, nothing written.
+- ``GYM_SUITE_JAX_CACHE`` unset or empty: :func:`default_cache_dir`, ``$XDG_CACHE_HOME/gym_suite/jax``;
+- ``GYM_SUITE_JAX_CACHE=/some/dir``: that directory (``~`` expanded, a relative path taken from the
+  working directory at the import);
+- ``GYM_SUITE_JAX_CACHE=off`` (or ``0``, ``false``, ``no``, ``none``): no cache.
 
-A cache directory the user gave JAX (``JAX_COMPILATION_CACHE_DIR`` or
-``jax.config.update("jax_compilation_cache_dir", ...)`` before the import) is kept, with the user's
-thresholds. Otherwise the suite sets the directory and, if it is at JAX's default of 1 s, lowers
-``jax_persistent_cache_min_compile_time_secs`` to 0 so that every compiled program is written
-(the suite's smaller ones compile in less than a second, and a program compiled faster on a quiet
-machine is written all the same). These are JAX's process-wide settings: other programs compiled
-in the same process use the cache too.
-
-The cache is JAX's own: the entries are named by a hash of the program, the compile options and
-the JAX, jaxlib and XLA versions, so another version or setting compiles afresh; nothing is ever
-removed (delete the directory to empty it). JAX trusts what it reads there: keep it private.
+A cache directory the user gave JAX (``JAX_COMPILATION_CACHE_DIR``, ``jax_compilation_cache_dir``)
+is kept, with the user's thresholds; otherwise ``jax_persistent_cache_min_compile_time_secs`` at
+JAX's default of 1 s becomes 0, so that every program is written. These are JAX's process-wide
+settings. The entries are named by JAX (program, options, versions); nothing is ever removed.
 """
 
 from __future__ import annotations
@@ -60,9 +48,7 @@ def default_cache_dir() -> Path:
 
 
 def machine_tag() -> str:
-    """The subdirectory of this machine's entries: the CPU's architecture and a hash of its feature
-    flags (``/proc/cpuinfo``'s on Linux, ``platform.processor()`` elsewhere). XLA compiles native
-    code for the CPU it runs on; machines that share a home directory never load each other's."""
+    """The CPU's architecture and a hash of its feature flags (``/proc/cpuinfo``'s on Linux)."""
     features = platform.processor()
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
@@ -77,15 +63,13 @@ def machine_tag() -> str:
 
 
 def requested_cache_dir() -> Path | None:
-    """The directory :data:`ENV_VAR` asks for (:func:`default_cache_dir` when unset or empty), or
-    ``None`` when it turns the cache off; the entries go into its :func:`machine_tag` subdirectory."""
+    """The entries' directory :data:`ENV_VAR` asks for, or ``None`` when it turns the cache off."""
     value = os.environ.get(ENV_VAR, "").strip()
     if not value:
         return default_cache_dir() / machine_tag()
     if value.lower() in OFF:
         return None
-    # absolute when read (at import): the cache stays where it was asked for when the process
-    # changes its working directory (JAX resolves a relative path at each write)
+    # absolute when read: JAX resolves a relative path at each write
     return Path(value).expanduser().absolute() / machine_tag()
 
 
@@ -123,8 +107,7 @@ def cache_dir_in_use() -> str | None:
 
 
 def use_compilation_cache() -> str | None:
-    """Turn JAX's persistent compilation cache on (see the module's description); the directory
-    in use, or ``None`` when it is off. Leaves a directory the user configured in JAX as it is."""
+    """Turn JAX's persistent compilation cache on; the directory in use, or ``None`` when it is off."""
     if _read("jax_compilation_cache_dir"):  # the user's own (or set by an earlier call)
         return cache_dir_in_use()
     path = requested_cache_dir()

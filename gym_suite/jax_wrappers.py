@@ -1,42 +1,22 @@
 """Wrappers of the gymnax envs (:func:`gym_suite.jax.make`) for code written for other gymnax versions or spaces.
 
-Needs the ``jax`` extra (``pip install "gym-suite[jax]"``). Each wrapper is a gymnax
-``Environment`` around another one: it can be wrapped again (by these, gymnax's or PureJaxRL's
-wrappers), jitted and vmapped, and copied with ``copy.deepcopy`` (rejax deepcopies its config,
-env included; gymnax's ``LegacyStepAPIWrapper`` recurses without end there). Attributes the
-wrapper does not define are the wrapped env's (``env.definition``, ``env.render_rgb``).
+Each wrapper is a gymnax ``Environment`` around another one (never a Gymnasium env:
+``TypeError``): it can be wrapped again, jitted, vmapped and copied with ``copy.deepcopy`` (rejax
+deepcopies its config); attributes it does not define are the wrapped env's.
 
-- :class:`FiveValueStep`: ``step`` returns five values ``(obs, state, reward, done, info)``, the
-  API of gymnax before 1.0, which rejax 0.1.3 and PureJaxRL unpack; gymnax 1.0's six values
-  ``(obs, state, reward, terminated, truncated, info)`` otherwise make them fail with "too many
-  values to unpack (expected 5)". ``done`` is ``terminated or truncated``; ``info`` keeps both.
-- :class:`OneHotObservation`: a ``Discrete`` observation (example-v0's) as a one-hot float
-  vector, the order of ``gymnasium.spaces.flatten``, so that networks and gymnax's
-  ``FlattenObservationWrapper`` ("Only Box spaces are supported") take it.
-- :class:`RescaleAction`: a bounded ``Box`` action (target-v0's field units, ``Box(0, 50)``)
-  taken in ``[low, high]`` (default ``[-1, 1]``, where Gaussian policies start), mapped to the
-  env's bounds: the JAX counterpart of Gymnasium's ``gymnasium.wrappers.RescaleAction``.
+- :class:`FiveValueStep`: ``step`` returns ``(obs, state, reward, done, info)``, gymnax's API
+  before 1.0 that rejax 0.1.3 and PureJaxRL unpack; wrap it outermost, once.
+- :class:`OneHotObservation`: a ``Discrete`` observation as a one-hot float vector.
+- :class:`RescaleAction`: a bounded ``Box`` action taken in ``[low, high]`` (default ``[-1, 1]``).
 - :class:`TransformReward`: rewards ``(reward + offset) * scale``, for training.
-- :class:`DrawnParams`: domain randomization: every episode draws its data parameters
-  (``Definition.data_parameters``: heartpole's proclivity, target-v1's speed) at its start, with
-  ``draw(key, params) -> params``; the state carries the episode's params.
+- :class:`DrawnParams`: domain randomization, each episode's data parameters drawn at its start.
 
-rejax's algorithms, unchanged::
-
-    import jax
-    import rejax
-    import gym_suite.jax
-    from gym_suite.jax_wrappers import FiveValueStep, OneHotObservation
+The numbers (``low``, ``high``, ``scale``, ``offset``) are numbers, not bools or strings
+(``TypeError``), and finite (``ValueError``), each error naming the argument. rejax, unchanged::
 
     env, params = gym_suite.jax.make("example-v0")
     algo = rejax.DQN.create(env=FiveValueStep(OneHotObservation(env)), env_params=params, total_timesteps=10_000)
     train_state, evaluation = jax.jit(algo.train)(jax.random.key(0))
-
-``FiveValueStep`` goes outermost: the other wrappers, and gymnax's, take the six-value step.
-Each wrapper takes a gymnax env (:func:`gym_suite.jax.make`'s, or a wrapper of one), never a
-Gymnasium env (``TypeError``); ``FiveValueStep`` around a ``FiveValueStep`` is a ``ValueError``;
-the numbers (``low``, ``high``, ``scale``, ``offset``) are numbers, not bools or strings
-(``TypeError``), and finite (``ValueError``), each error naming the argument.
 """
 
 from __future__ import annotations
@@ -68,11 +48,8 @@ __all__ = [
 
 
 class Wrapper(environment.Environment):  # type: ignore[misc]  # gymnax has no type hints
-    """A gymnax ``Environment`` that hands every call to ``env`` (the base of this module's wrappers).
-
-    Unlike gymnax's ``GymnaxWrapper`` it is an ``Environment`` (``isinstance`` checks pass) and
-    its attribute lookup does not recurse on a half-built copy, so ``copy.deepcopy`` works.
-    """
+    """A gymnax ``Environment`` that hands every call to ``env``; unlike gymnax's ``GymnaxWrapper``
+    an ``Environment`` (``isinstance`` passes) that ``copy.deepcopy`` copies."""
 
     def __init__(self, env: Any) -> None:
         if not isinstance(env, (environment.Environment, GymnaxWrapper)):
@@ -99,7 +76,6 @@ class Wrapper(environment.Environment):  # type: ignore[misc]  # gymnax has no t
 
     @property
     def env(self) -> Any:
-        """The wrapped env."""
         return self._env
 
     @property
@@ -136,13 +112,8 @@ class Wrapper(environment.Environment):  # type: ignore[misc]  # gymnax has no t
 
 
 class FiveValueStep(Wrapper):
-    """``step`` as gymnax before 1.0: ``(obs, state, reward, done, info)``, ``done = terminated or truncated``.
-
-    rejax 0.1.3's algorithms and PureJaxRL's loops and wrappers unpack five values. ``info``
-    keeps ``"terminated"`` and ``"truncated"`` apart (a learner that bootstraps past a
-    truncation can read them). Wrap it outermost: wrappers that expect gymnax 1.0's six values
-    (gymnax's, this module's others) go inside.
-    """
+    """``step`` as gymnax before 1.0: ``(obs, state, reward, done, info)``, ``done = terminated or
+    truncated``, ``info`` keeping ``"terminated"`` and ``"truncated"``. Outermost: six-value wrappers go inside."""
 
     def __init__(self, env: Any) -> None:
         super().__init__(env)
@@ -162,12 +133,8 @@ class FiveValueStep(Wrapper):
 
 
 class OneHotObservation(Wrapper):
-    """A ``Discrete(n)`` observation as a float vector of length ``n``, 1.0 at the index (``gymnasium.spaces.flatten``'s form).
-
-    The observation space becomes ``Box(0, 1, (n,), float32)``; ``info["final_observation"]`` is
-    one-hot too. Raises ``TypeError`` for an env whose observation space is not ``Discrete``
-    (``gym_suite.jax``'s other ids observe float vectors already).
-    """
+    """A ``Discrete(n)`` observation (and ``info["final_observation"]``) as a float vector of length
+    ``n``, 1.0 at the index (``gymnasium.spaces.flatten``'s form); ``TypeError`` for another space."""
 
     def __init__(self, env: Any) -> None:
         super().__init__(env)
@@ -198,14 +165,9 @@ class OneHotObservation(Wrapper):
 
 
 class RescaleAction(Wrapper):
-    """A bounded ``Box`` action taken in ``[low, high]`` (default ``[-1, 1]``) and mapped linearly to the env's bounds.
-
-    The agent's ``low`` is the env's lower bound, its ``high`` the env's upper bound (per
-    element). An action outside ``[low, high]`` is clipped into it first (inside a jitted step
-    there is no raising; Gaussian policies' samples spill over the bounds), as the env clips
-    its own. ``low`` and ``high`` are numbers or arrays of the action's shape, ``low < high``.
-    Raises ``TypeError`` for an env whose action space is not a ``Box`` with finite bounds.
-    """
+    """A bounded ``Box`` action taken in ``[low, high]`` (numbers or arrays of the action's shape,
+    ``low < high``) and mapped linearly to the env's bounds, clipped into ``[low, high]`` first, as
+    Gymnasium's ``RescaleAction``; ``TypeError`` for an action space that is not a bounded ``Box``."""
 
     def __init__(self, env: Any, low: Any = -1.0, high: Any = 1.0) -> None:
         super().__init__(env)
@@ -218,10 +180,6 @@ class RescaleAction(Wrapper):
         if not (np.all(np.isfinite(env_low)) and np.all(np.isfinite(env_high))):
             raise TypeError("RescaleAction: the action space must have finite bounds")
         agent_low, agent_high = _bound("low", low, shape), _bound("high", high, shape)
-        if not np.all(agent_low < agent_high):
-            raise ValueError(
-                f"RescaleAction: low and high must be finite with low < high, got {shown(low)} and {shown(high)}"
-            )
         self._dtype = space.dtype
         self._env_low, self._env_high = env_low.astype(space.dtype), env_high.astype(space.dtype)
         with np.errstate(over="ignore"):
@@ -246,7 +204,7 @@ class RescaleAction(Wrapper):
 
 
 class TransformReward(Wrapper):
-    """Rewards as ``(reward + offset) * scale`` (training-only reward transforms; the env's own are unchanged)."""
+    """Rewards as ``(reward + offset) * scale``."""
 
     def __init__(self, env: Any, scale: float = 1.0, offset: float = 0.0) -> None:
         super().__init__(env)
@@ -270,9 +228,7 @@ def _scalar(value: Any) -> Any:
 
 
 def _bound(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
-    """``RescaleAction``'s ``low`` or ``high``: a finite number, or an array of them that broadcasts to
-    the action's ``shape``, as float64 of that shape; ``TypeError`` for a bool, a string or another
-    kind, ``ValueError`` for a number that is not finite (an integer past float64's range too)."""
+    """``RescaleAction``'s ``low`` or ``high`` as float64 of ``shape``, checked."""
     what = f"a finite number or an array of them broadcasting to shape {shape}"
     value = _scalar(value)
     if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
@@ -304,29 +260,21 @@ def _bound(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
 
 @struct.dataclass
 class DrawnParamsState:
-    """:class:`DrawnParams`' state: the wrapped env's and the params its episode drew."""
+    """:class:`DrawnParams`' state: the wrapped env's and its episode's params."""
 
     env_state: Any
     params: Any
 
 
 class DrawnParams(Wrapper):
-    """Domain randomization: each episode starts with data parameters drawn by ``draw(key,
-    params) -> params`` (``params``: those given to ``reset`` / ``step``, the env's default ones
-    for ``None``), and keeps them to its end; the next episode draws again. For example target-v1
-    with a target speed uniform in ``[0.5, 2]``::
+    """Domain randomization: each episode starts with data parameters drawn by ``draw(key, params)
+    -> params`` (``params``: those given to ``reset`` / ``step``, or the default ones) and keeps them
+    to its end (``state.params``)::
 
-        env, params = gym_suite.jax.make("target-v1")
         env = DrawnParams(env, lambda key, p: p.replace(target_speed=jax.random.uniform(key, minval=0.5, maxval=2.0)))
 
-    The state is a :class:`DrawnParamsState` (``state.params``: the episode's). The draws are
-    traced: keep them in the argument's range (the step checks them by dtype and shape only).
-    What ``draw`` returns is checked when it is traced (:func:`check_drawn`): params of the class
-    it was given (``params.replace(name=value)`` keeps it), each value of the given one's shape
-    (one number a field: :func:`jax.vmap` the env for a batch), else ``TypeError`` / ``ValueError``
-    saying so. :func:`gym_suite.training.jax.train_ppo` trains on such an env with its
-    ``draw_params`` setting.
-    """
+    The draws are traced: keep them in the argument's range. What ``draw`` returns is checked as
+    it is traced (:func:`check_drawn`)."""
 
     def __init__(self, env: Any, draw: Any) -> None:
         super().__init__(env)
@@ -360,11 +308,9 @@ class DrawnParams(Wrapper):
 
 
 def check_drawn(owner: str, given: Any, drawn: Any) -> None:
-    """What a draw returned (``drawn``) for the params ``given``, checked as the env will use it:
-    params of ``given``'s class (``params.replace(name=value)`` keeps it; ``TypeError`` otherwise)
-    and each field of the shape of ``given``'s (``ValueError`` otherwise; a field ``None`` on
-    either side, the env's own value, passes). ``owner`` starts the messages (``"DrawnParams:
-    draw"``). Works on traced values: it reads classes and shapes alone, never a value."""
+    """What a draw returned (``drawn``) for the params ``given``: params of ``given``'s class
+    (``TypeError`` otherwise), each field of the shape of ``given``'s (``ValueError``; ``None`` on
+    either side passes). Reads classes and shapes alone, so works on traced values."""
     if type(drawn) is not type(given) or not dataclasses.is_dataclass(given):
         names = [f.name for f in dataclasses.fields(given)] if dataclasses.is_dataclass(given) else []
         raise ArgumentTypeError(

@@ -4,7 +4,6 @@ values get the numpy env's message; the default params give exactly the env's ow
 
 from __future__ import annotations
 
-import inspect
 import pickle
 
 import gymnasium
@@ -89,7 +88,8 @@ def _check_batched_steps(env_id, rtol, steps=12):
         values = VALUES[name]
         n = len(values)
         batch = _batch(params, name, values)
-        want_params = [_numpy_params(env_id, **{name: v}) for v in values]
+        assert type(batch) is type(params.replace(**{name: values[1]})) is type(params)
+        want_params = [_numpy_params(env_id, **{name: v}) for v in values]  # the numpy env's route
         keys = jax.random.split(jax.random.key(3), n)
         reset = jax.jit(jax.vmap(env.reset))
         step = jax.jit(jax.vmap(env.step, in_axes=(0, 0, 0, 0)))
@@ -118,52 +118,11 @@ def _check_batched_steps(env_id, rtol, steps=12):
     return env
 
 
+@pytest.mark.parametrize("x64", [False, True], ids=["32-bit", "64-bit"])
 @pytest.mark.parametrize("env_id", DATA_IDS)
-def test_vmap_over_params_is_the_numpy_env_row_by_row(env_id):
-    _check_batched_steps(env_id, 1e-5)
-
-
-@pytest.mark.parametrize("env_id", DATA_IDS)
-def test_vmap_over_params_in_64_bits(env_id):
-    with jax.enable_x64(True):
-        _check_batched_steps(env_id, 1e-12, steps=6)
-
-
-@pytest.mark.parametrize("env_id", DATA_IDS)
-def test_replace_changes_the_result_as_the_argument_does(env_id):
-    env, params = gj.make(env_id)
-    d = env.definition
-    name = env.data_parameters[0]
-    value = VALUES[name][2] if VALUES[name][2] != getattr(params, name) else VALUES[name][1]
-    changed = params.replace(**{name: value})
-    assert getattr(changed, name) == value and isinstance(changed, gj.EnvParams)
-    p = _numpy_params(env_id, **{name: value})
-    # the numpy env made with the argument holds the same parameters
-    numpy_env = gymnasium.make(f"gym_suite:{env_id}", **{name: value})
-    assert getattr(numpy_env.unwrapped.params, name) == value
-    u_start = np.random.default_rng(5).random(env.start_draws)
-    u_step = np.random.default_rng(6).random(d.step_draws)
-    action = _actions(env, np.random.default_rng(7), 1)[0]
-    with jax.enable_x64(True):
-        env64, _ = gj.make(env_id)
-        start_draws = jnp.asarray(u_start) if env64.start_draws else ()
-
-        @jax.jit
-        def run(q):
-            return env64.step_with_draws(
-                env64.initial_with_draws(start_draws, q), jnp.asarray(action), jnp.asarray(u_step), q
-            )
-
-        got, default = run(changed), run(params)
-    start = d.initial(list(u_start), p, SCALAR)
-    checked = check_action(action, env.gym_action_space)
-    want = d.transition(start, checked, list(u_step), p, SCALAR)
-    scale = _scale(start, want)
-    for field, got_q, want_q in zip(want._fields, got[1].inner, want):
-        _close(f"{env_id} {name}={value} {field}", got_q, want_q, 1e-12, scale)
-    _close(f"{env_id} reward", got[2], d.reward(start, checked, want, p, SCALAR), 1e-12, scale)
-    differs = [not np.array_equal(a, b) for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(default))]
-    assert any(differs), f"{env_id}: {name}={value} changed nothing"
+def test_vmap_over_params_is_the_numpy_env_row_by_row(env_id, x64):
+    with jax.enable_x64(x64):
+        _check_batched_steps(env_id, 1e-12 if x64 else 1e-5, steps=6 if x64 else 12)
 
 
 @pytest.mark.parametrize("env_id", DATA_IDS)
@@ -196,8 +155,8 @@ def test_default_params_give_exactly_the_envs_own_constants(env_id):
     env, params = gj.make(env_id)
     n = 16
     rng = np.random.default_rng(1)
-    u_start = jnp.asarray(rng.random((n, env.start_draws)), env._float()) if env.start_draws else ()
-    u_step = jnp.asarray(rng.random((n, env.definition.step_draws)), env._float())
+    u_start = jnp.asarray(rng.random((n, env.start_draws)), jnp.zeros(0).dtype) if env.start_draws else ()
+    u_step = jnp.asarray(rng.random((n, env.definition.step_draws)), jnp.zeros(0).dtype)
     actions = jnp.asarray(_actions(env, rng, n))
 
     def run(q):
@@ -206,7 +165,12 @@ def test_default_params_give_exactly_the_envs_own_constants(env_id):
             start, actions, u_step
         )
 
-    _same_leaves(jax.jit(run)(params), jax.jit(lambda: run(None))())
+    default = jax.jit(run)(params)
+    _same_leaves(default, jax.jit(lambda: run(None))())
+    for name in env.data_parameters:  # another value changes the result
+        other = VALUES[name][2] if VALUES[name][2] != getattr(params, name) else VALUES[name][1]
+        changed = jax.jit(run)(params.replace(**{name: other}))
+        assert any(not np.array_equal(a, b) for a, b in zip(jax.tree.leaves(changed), jax.tree.leaves(default)))
 
 
 @pytest.mark.parametrize("env_id", DATA_IDS)
@@ -216,8 +180,8 @@ def test_params_pickle_and_bound_the_observation_space(env_id):
     changed = params.replace(**{name: VALUES[name][1]})
     clone = pickle.loads(pickle.dumps(changed))
     assert clone == changed and type(clone) is type(changed)
-    assert env.numpy_params(changed) == _numpy_params(env_id, **{name: VALUES[name][1]})
-    assert env.numpy_params(params) is env.definition_params
+    assert env.definition_params_of(changed, device=False) == _numpy_params(env_id, **{name: VALUES[name][1]})
+    assert env.definition_params_of(params, device=False) is env.definition_params
     if env_id == "target-v1":  # the speed bounds the velocity
         assert float(env.observation_space(params.replace(target_speed=2.0)).high[-1]) == 2.0
         assert float(env.observation_space(params).high[-1]) == 1.5
@@ -238,12 +202,6 @@ def test_the_functional_env_takes_params(env_id):
     want = env.step_with_draws(state, action, env.draws(key, env.definition.step_draws), changed)
     _same_leaves(next_state, want[1])
     np.testing.assert_array_equal(np.asarray(func.reward(state, action, next_state, key, changed)), want[2])
-
-
-def test_the_functional_env_uses_the_public_methods_alone():
-    source = inspect.getsource(gj.SuiteFuncEnv)
-    for private in ("._draws", "._params", "._ops", "._start_draws", "._gym_"):
-        assert private not in source
 
 
 def test_drawn_params_draws_each_episodes_speed_at_its_start():
