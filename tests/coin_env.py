@@ -64,17 +64,9 @@ from gym_suite.envs._shells import SuiteEnv, SuiteVectorEnv
 from gym_suite.envs.checks import Argument
 from gym_suite.envs.definition import Definition, Ops, state_maker
 
-# --------------------------------------------------------------------------------------------
-# Constants
-# --------------------------------------------------------------------------------------------
-
 HEADS, TAILS, NO_FLIP = 1, 0, -1
 REWARD_RIGHT, REWARD_WRONG = 1.0, -1.0  # a right guess, a wrong one
 MAX_FLIPS = 1000  # the most heads an episode may take (every argument is bounded)
-
-# --------------------------------------------------------------------------------------------
-# The parameters
-# --------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -85,10 +77,6 @@ class CoinParams:
 
 V0 = CoinParams()
 
-# --------------------------------------------------------------------------------------------
-# The state
-# --------------------------------------------------------------------------------------------
-
 
 class CoinState(NamedTuple):
     heads: Any
@@ -96,10 +84,6 @@ class CoinState(NamedTuple):
 
 
 _new_state = state_maker(CoinState)
-
-# --------------------------------------------------------------------------------------------
-# The rules
-# --------------------------------------------------------------------------------------------
 
 
 class Coin(Definition[CoinState, CoinParams]):
@@ -152,10 +136,6 @@ class Coin(Definition[CoinState, CoinParams]):
 
 
 COIN = Coin()
-
-# --------------------------------------------------------------------------------------------
-# The env classes
-# --------------------------------------------------------------------------------------------
 
 
 class CoinEnv(SuiteEnv):

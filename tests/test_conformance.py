@@ -42,6 +42,18 @@ def creator(env_id: str, vector: bool = False):
     return load_env_creator(spec.vector_entry_point if vector else spec.entry_point)
 
 
+def assert_same_steps(env, other, seed: int, steps: int) -> None:
+    """The two envs give the same steps on ``steps`` random actions (seeded ``seed``), and the
+    same start after an episode's end."""
+    env.action_space.seed(seed)
+    for _ in range(steps):
+        action = env.action_space.sample()
+        a, b = env.step(action), other.step(action)
+        assert same(a[:4], b[:4])
+        if a[2] or a[3]:
+            assert same(env.reset()[0], other.reset()[0])
+
+
 def test_the_contract_covers_every_row():
     assert CONTRACT_IDS == [spec.id for spec in gym_suite.specs()]
 
@@ -101,13 +113,7 @@ def test_pickled_checkpoint_continues_identically(env_id, seed, warmup):
         _, _, terminated, truncated, _ = env.step(env.action_space.sample())
         if terminated or truncated:
             env.reset()
-    clone = pickle.loads(pickle.dumps(env))
-    for _ in range(15):
-        action = env.action_space.sample()
-        a, b = env.step(action), clone.step(action)
-        assert same(a[:4], b[:4])
-        if a[2] or a[3]:
-            assert same(env.reset()[0], clone.reset()[0])
+    assert_same_steps(env, pickle.loads(pickle.dumps(env)), seed, 15)
 
 
 def test_ten_thousand_random_steps_stay_in_space(env_id):
@@ -158,13 +164,7 @@ def test_a_rejected_action_names_the_action_and_changes_nothing(env_id, action):
         with pytest.raises(DOCUMENTED_ERRORS, match="(?i)action") as err:
             env.step(bad)
         assert len(str(err.value)) < MESSAGE_LIMIT
-    reference.action_space.seed(4)
-    for _ in range(5):
-        action = reference.action_space.sample()
-        a, b = env.step(action), reference.step(action)
-        assert same(a[:4], b[:4])
-        if a[2] or a[3]:
-            break
+    assert_same_steps(reference, env, 4, 5)
 
 
 def test_a_step_before_reset_or_after_the_end_needs_a_reset(env_id):
@@ -183,14 +183,10 @@ def test_a_step_before_reset_or_after_the_end_needs_a_reset(env_id):
 
 
 def test_a_rejected_reset_names_the_argument_and_changes_nothing(env_id):
-    env = gymnasium.make(env_id)
-    reference = gymnasium.make(env_id)
-    for e in (env, reference):
-        e.reset(seed=1)
-        e.action_space.seed(2)
-    actions = [env.action_space.sample() for _ in range(6)]
-    first = env.step(actions[0])
-    reference.step(actions[0])
+    env, reference = gymnasium.make(env_id), gymnasium.make(env_id)
+    env.reset(seed=1)
+    reference.reset(seed=1)
+    assert_same_steps(env, reference, 2, 1)
     for bad, named in (
         ({"seed": 999, "options": {"no_such_option": 1}}, "option"),
         ({"seed": -3}, "seed"),
@@ -199,13 +195,7 @@ def test_a_rejected_reset_names_the_argument_and_changes_nothing(env_id):
     ):
         with pytest.raises(DOCUMENTED_ERRORS, match=named):
             env.reset(**bad)
-    if first[2] or first[3]:  # the episode had ended: the next unseeded reset draws the same start
-        assert same(env.reset()[0], reference.reset()[0])
-    for action in actions[1:]:
-        a, b = env.step(action), reference.step(action)
-        assert same(a[:4], b[:4])
-        if a[2] or a[3]:
-            break
+    assert_same_steps(env, reference, 3, 5)
 
 
 def test_vector_seeds(env_id):
@@ -349,13 +339,7 @@ def test_gym_make_follows_gymnasium_and_passes_gym_check_env(env_id, gym_np_bool
     ref = gymnasium.make(env_id)
     ref.reset(seed=9)
     env.reset(seed=9)
-    ref.action_space.seed(3)
-    for _ in range(20):
-        action = ref.action_space.sample()
-        a, b = ref.step(action), env.step(action)
-        assert same(a[:4], b[:4])
-        if a[2] or a[3]:
-            assert same(ref.reset()[0], env.reset()[0])
+    assert_same_steps(ref, env, 3, 20)
 
 
 IMPORT_ORDERS = {
@@ -581,11 +565,15 @@ def _scribble(array):
         array[...] = 7
 
 
-def test_native_vector_step_returns_arrays_of_the_callers_own(env_id):
+@pytest.mark.parametrize("reuse_rows", [1, None])
+def test_native_vector_step_shares_no_memory_with_the_caller(env_id, reuse_rows):
     """Every array a step returns (observation, reward, flags, info values and masks) is the
     caller's to keep or overwrite: none shares memory with another or with the env's state, and
     scribbling over all of them changes nothing the env does next (the same steps as a twin env
-    left alone)."""
+    left alone). A state read before a step (``env.state``) is not changed by the step, also when
+    rows start afresh in it and the rules pass a quantity on unchanged, whether the batch copies
+    every quantity for an autoreset or reuses the arrays the step has just made (``REUSE_ROWS``:
+    a big batch's way, here on a small one)."""
     kwargs = {"episode_length": 3} if env_id == "push-v0" else {}
     limit = 4  # rows end often, so starts and steps mix
     envs = [
@@ -595,11 +583,19 @@ def test_native_vector_step_returns_arrays_of_the_callers_own(env_id):
         for _ in range(2)
     ]
     for env in envs:
+        if reuse_rows is not None:
+            env.unwrapped.REUSE_ROWS = reuse_rows
         env.reset(seed=11)
     envs[0].action_space.seed(3)
+    restarts = 0
     for step in range(12):
         actions = envs[0].action_space.sample()
+        held = envs[1].unwrapped.state
+        copies = [np.array(q) for q in held]
+        restarts += int(envs[1].unwrapped._prev_done.sum())
         scribbled, kept = (env.step(actions) for env in envs)
+        for quantity, copy in zip(held, copies):
+            np.testing.assert_array_equal(quantity, copy)
         arrays = _returned_arrays(*scribbled)
         quantities = [q for q in envs[0].unwrapped.state if isinstance(q, np.ndarray)]
         for i, a in enumerate(arrays):
@@ -612,28 +608,6 @@ def test_native_vector_step_returns_arrays_of_the_callers_own(env_id):
             _scribble(a)
         for a, b in zip(_returned_arrays(*kept), expected):
             np.testing.assert_array_equal(a, b)  # the twin's arrays were not touched either
-
-
-@pytest.mark.parametrize("reuse_rows", [1, None])
-def test_native_vector_step_leaves_a_held_state_as_it_was(env_id, reuse_rows):
-    """A state read before a step (``env.state``) is not changed by the step, also when rows
-    start afresh in it and the rules pass a quantity on unchanged (the starts are written into
-    arrays of the env's own), whether the batch copies every quantity for an autoreset or reuses
-    the arrays the step has just made (``REUSE_ROWS``: a big batch's way, here on a small one)."""
-    kwargs = {"episode_length": 3} if env_id == "push-v0" else {}
-    env = gymnasium.make_vec(env_id, num_envs=5, vectorization_mode="vector_entry_point", max_episode_steps=2, **kwargs)
-    if reuse_rows is not None:
-        env.unwrapped.REUSE_ROWS = reuse_rows
-    env.reset(seed=5)
-    env.action_space.seed(5)
-    restarts = 0
-    for _ in range(8):
-        held = env.unwrapped.state
-        copies = [np.array(q) for q in held]
-        restarts += int(env.unwrapped._prev_done.sum())
-        env.step(env.action_space.sample())
-        for quantity, copy in zip(held, copies):
-            np.testing.assert_array_equal(quantity, copy)
     assert restarts
 
 
