@@ -1,19 +1,15 @@
 """The suite's registry: one row per environment id, and the public :func:`register`.
 
-This module is the bottom of the package: at import time it imports only the standard library,
-so that every other module (the package's ``__init__``, the shells, the JAX envs, the command
-line, the checker) can read the table without importing anything that runs an environment.
-
-A row names what makes the environment by ``"module:attribute"`` strings: the definition (the
-rules), the parameter set (the version) and, where the version's manual is not the module's
-docstring, the manual. The classes users import (``gym_suite.envs.HeartPoleV1Env`` and its
-``...VectorEnv``) are made from the row, on first use, by ``gym_suite.envs``.
+The bottom of the package: at import time it imports only the standard library, so that every
+other module can read the table without importing anything that runs an environment. A row names
+by ``"module:attribute"`` strings the definition (the rules), the parameter set (the version)
+and, where it is not the module's docstring, the manual; ``gym_suite.envs`` makes the classes
+(``HeartPoleV1Env``, ``...VectorEnv``) from the row on first use.
 
 ``SPECS`` holds the suite's own rows. Another package registers a definition written the suite's
 way (a :class:`~gym_suite.envs.definition.Definition` and a frozen parameters dataclass) with one
-call: a registry row, the ids with Gymnasium (and the legacy gym when it is imported), the env
-classes in ``gym_suite.envs``, ``gym_suite.jax.make``, ``check_definition`` and the
-``gym-suite`` command::
+call, which reaches Gymnasium (and gym when imported), ``gym_suite.envs``, ``gym_suite.jax.make``,
+``check_definition`` and the ``gym-suite`` command::
 
     import gym_suite
     from mypkg.grid import GRID, V0
@@ -22,11 +18,9 @@ classes in ``gym_suite.envs``, ``gym_suite.jax.make``, ``check_definition`` and 
                        summary="Find the key, open the door.")
     env = gymnasium.make("mypkg/grid-v0")
 
-Another package's ids are namespaced (``namespace/name-vN``, as Gymnasium recommends for
-third-party environments: ``ALE/Pong-v5``), so they never meet the suite's own ids, which have
-none; its JAX env is ``namespace_jax/name-vN``. The suite's namespaces (``gym_suite``,
-``gym_suite_jax``) are reserved. Such a row may name its definition and parameters by the
-objects themselves. :func:`rows` and :func:`find` read both kinds.
+Another package's ids are namespaced (``namespace/name-vN``, as Gymnasium recommends), so they
+never meet the suite's, which have none; its JAX env is ``namespace_jax/name-vN``. The namespaces
+``gym_suite`` and ``gym_suite_jax`` are reserved. :func:`rows` and :func:`find` read both kinds.
 """
 
 from __future__ import annotations
@@ -63,12 +57,12 @@ CLASSES_MODULE = "gym_suite.envs"
 class Spec:
     """One row of the suite's registry.
 
-    ``definition`` and ``params`` are ``"module:attribute"`` strings naming the environment's
-    :class:`~gym_suite.envs.definition.Definition` instance and the parameter set of this
-    version (a row added by ``gym_suite.register`` may hold the objects themselves); ``class_name`` is the scalar env class's name (the vector env's adds ``Vector``:
-    ``HeartPoleV1Env``, ``HeartPoleV1VectorEnv``); ``max_episode_steps`` the step limit
-    (``None``: the episode ends by the rules); ``summary`` one line for lists; ``manual`` the
-    class's docstring (``"module:attribute"``; ``None``: the definition's module docstring).
+    ``definition`` and ``params``: ``"module:attribute"`` strings naming the
+    :class:`~gym_suite.envs.definition.Definition` and this version's parameter set (or, in a row of
+    ``gym_suite.register``, the objects); ``class_name`` the scalar env class's name (the vector
+    env's adds ``Vector``); ``max_episode_steps`` the step limit (``None``: the rules end the
+    episode); ``summary`` one line for lists; ``manual`` the classes' docstring as
+    ``"module:attribute"`` (``None``: the definition's module docstring).
     """
 
     id: str
@@ -97,9 +91,8 @@ class Spec:
 
 
 def load(reference: object) -> Any:
-    """The object a ``"module:attribute"`` string names, the module imported (the attribute may
-    be a dotted path: ``"module:Class.__doc__"``); anything but a string is the object itself (a
-    row of ``gym_suite.register`` may hold its definition and parameters)."""
+    """The object a ``"module:attribute"`` string names (a dotted attribute path allowed:
+    ``"module:Class.__doc__"``); anything but a string is the object itself."""
     if not isinstance(reference, str):
         return reference
     module, _, path = reference.partition(":")
@@ -244,15 +237,10 @@ def suite_id(env_id: object, *, jax: bool = False) -> object: ...
 
 
 def suite_id(env_id: object, *, jax: bool = False) -> object:
-    """The registry id of ``env_id``, the one form every public function looks its id up by.
-
-    ``"gym_suite:push-v1"`` (the module prefix ``gymnasium.make`` takes) is ``"push-v1"``; with
-    ``jax``, so is ``"gym_suite_jax/push-v1"`` (the JAX env's id: for what depends on the
-    environment alone, such as its training recipe, or what always runs the JAX env). An id's
-    recipe, budget and environment are the same whichever form names it. Only a suite id loses
-    its prefix; anything else (another library's id, a value that is not a ``str``) is returned
-    as it is, for the caller to check and refuse with its own message.
-    """
+    """The registry id of ``env_id``, the form every public function looks its id up by:
+    ``"gym_suite:push-v1"`` is ``"push-v1"``, and with ``jax`` so is ``"gym_suite_jax/push-v1"``.
+    Anything but a suite id (another library's, a value that is not a ``str``) is returned as it
+    is, for the caller to refuse with its own message."""
     if not isinstance(env_id, str):
         return env_id
     name = env_id.removeprefix(SUITE_PREFIX)
@@ -336,20 +324,18 @@ def register(
 ) -> Spec:
     """Register another package's environment with the suite, Gymnasium and (when imported) gym.
 
-    ``env_id`` is ``"namespace/name-vN"`` (``"mypkg/grid-v0"``); ``definition`` the
-    :class:`~gym_suite.envs.definition.Definition` instance (or a ``"module:attribute"`` string
-    naming it, imported on first use); ``params`` the version's parameter set, a frozen
-    dataclass instance (or its ``"module:attribute"``); ``max_episode_steps`` the step limit
-    (``None``: the rules end every episode); ``summary`` one line for lists; ``class_name`` the
-    scalar env class's name in ``gym_suite.envs`` (default from the id: ``GridEnv``,
-    ``GridV1Env``; the vector class adds ``Vector``); ``manual`` a ``"module:attribute"`` naming
-    the classes' docstring (default: the definition's module docstring).
+    ``env_id`` is ``"namespace/name-vN"``; ``definition`` the
+    :class:`~gym_suite.envs.definition.Definition` (or a ``"module:attribute"`` naming it,
+    imported on first use); ``params`` the version's parameter set, a frozen dataclass instance
+    (or its ``"module:attribute"``); ``max_episode_steps`` the step limit (``None``: the rules end
+    every episode); ``summary`` one line for lists; ``class_name`` the scalar env class's name in
+    ``gym_suite.envs`` (default from the id: ``GridEnv``, ``GridV1Env``); ``manual`` a
+    ``"module:attribute"`` naming the classes' docstring (default: the definition's module's).
 
-    Returns the registry row. Afterwards ``gymnasium.make(env_id)``, ``gymnasium.make_vec``,
-    ``gymnasium.make("namespace_jax/name-vN")``, ``gym_suite.jax.make(env_id)``,
-    ``check_definition(env_id)``, ``gym_suite.evaluate`` and ``gym-suite evaluate`` know it.
-    Raises ``TypeError`` for an argument of the wrong kind and ``ValueError`` for a bad or taken
-    id or class name, before anything is registered.
+    Returns the row; ``gymnasium.make``, ``make_vec``, the JAX env ``namespace_jax/name-vN``,
+    ``check_definition``, ``gym_suite.evaluate`` and ``gym-suite`` know the id afterwards.
+    ``TypeError`` for an argument of the wrong kind, ``ValueError`` for a bad or taken id or class
+    name, before anything is registered.
     """
     from gym_suite.envs.checks import check_int
 

@@ -107,7 +107,12 @@ def _histogram(values: np.ndarray, bins: int = 12, width: int = 40) -> str:
     return "\n".join(lines)
 
 
-def _env_error_message(env_id: str, exc: Exception) -> str:
+#: What bad environment arguments raise, and a bad policy file of ``record``: a usage error, one line.
+_ENV_ERRORS = (TypeError, ValueError, OSError, gymnasium.error.Error)
+_POLICY_ERRORS = (*_ENV_ERRORS, EOFError, pickle.UnpicklingError)
+
+
+def _env_error_message(exc: Exception) -> str:
     """The env's own message, one line, without the kwargs gymnasium appends to a ``TypeError``."""
     message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     message, _, _ = message.partition(" was raised from the environment creator for ")
@@ -125,8 +130,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     env_kwargs = dict(args.env_kwargs)
     try:  # bad environment arguments are a usage error, with the env's one-line message
         env = make(args.id, **env_kwargs)
-    except (TypeError, ValueError, OSError, gymnasium.error.Error) as exc:
-        args.parser.error(f"argument --env-kwargs: {_env_error_message(args.id, exc)}")
+    except _ENV_ERRORS as exc:
+        args.parser.error(f"argument --env-kwargs: {_env_error_message(exc)}")
     try:  # kept open while evaluating: an env's caches (push-v0's log) stay warm for the episodes
         result = evaluate(
             args.id,
@@ -163,8 +168,8 @@ def _play(args: argparse.Namespace) -> int:
     except DependencyNotInstalled as exc:
         print(f"gym-suite play: {exc}", file=sys.stderr)
         return 2
-    except (TypeError, ValueError, OSError, gymnasium.error.Error) as exc:
-        args.parser.error(_env_error_message(args.id, exc))
+    except _ENV_ERRORS as exc:
+        args.parser.error(_env_error_message(exc))
     except Exception as exc:  # pygame.error: no display to open a window on
         if type(exc).__module__.split(".")[0] != "pygame":
             raise
@@ -173,10 +178,6 @@ def _play(args: argparse.Namespace) -> int:
     if returns:
         print(f"{len(returns)} episode(s), mean return {sum(returns) / len(returns):.3f}")
     return 0
-
-
-#: What a bad policy file or bad arguments of ``record`` raise: a usage error, one line.
-_POLICY_ERRORS = (TypeError, ValueError, OSError, EOFError, pickle.UnpicklingError, gymnasium.error.Error)
 
 
 def _record(args: argparse.Namespace) -> int:
@@ -197,7 +198,7 @@ def _record(args: argparse.Namespace) -> int:
         try:
             policy = load_policy(args.policy, args.id, args.algo)
         except _POLICY_ERRORS as exc:
-            args.parser.error(f"argument --policy: {_env_error_message(args.id, exc)}")
+            args.parser.error(f"argument --policy: {_env_error_message(exc)}")
         name = name or os.path.splitext(os.path.basename(args.policy))[0]
     try:
         dataset = record(
@@ -211,7 +212,7 @@ def _record(args: argparse.Namespace) -> int:
             overwrite=args.overwrite,
         )
     except _POLICY_ERRORS as exc:
-        args.parser.error(_env_error_message(args.id, exc))
+        args.parser.error(_env_error_message(exc))
     print(f"{dataset.spec.dataset_id}: {dataset.total_episodes} episodes, {dataset.total_steps} steps")
     print(f"written to {dataset.spec.data_path}")
     print(f"load it with minari.load_dataset({dataset.spec.dataset_id!r})")
@@ -235,35 +236,30 @@ def _integer(text: str) -> int:
         raise argparse.ArgumentTypeError(f"invalid integer: {shown(text)}") from None
 
 
-def positive_int(text: str) -> int:
-    value = _integer(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
-    return value
+def _checked_int(allowed: Callable[[int], bool], refusal: str) -> Callable[[str], int]:
+    """An argparse type: an integer for which ``allowed`` holds, else ``refusal`` (``{value}`` filled in)."""
+
+    def check(text: str) -> int:
+        value = _integer(text)
+        if not allowed(value):
+            raise argparse.ArgumentTypeError(refusal.format(value=value))
+        return value
+
+    return check
+
+
+positive_int = _checked_int(lambda n: n >= 1, "must be a positive integer, got {value}")
+non_negative_int = _checked_int(lambda n: n >= 0, "must be a non-negative integer, got {value}")
+jobs_int = _checked_int(lambda n: n != 0, "must be a positive number of processes, or negative (-1: every core)")
 
 
 def episodes_int(text: str) -> int:
     """A number of episodes for ``evaluate``: 1 .. :data:`gym_suite.evaluate.MAX_EPISODES`."""
     from gym_suite.evaluate import MAX_EPISODES
 
-    value = _integer(text)
-    if not 1 <= value <= MAX_EPISODES:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, at most {MAX_EPISODES:,}, got {value}")
-    return value
-
-
-def non_negative_int(text: str) -> int:
-    value = _integer(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {value}")
-    return value
-
-
-def jobs_int(text: str) -> int:
-    value = _integer(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("must be a positive number of processes, or negative (-1: every core)")
-    return value
+    return _checked_int(
+        lambda n: 1 <= n <= MAX_EPISODES, f"must be a positive integer, at most {MAX_EPISODES:,}, got {{value}}"
+    )(text)
 
 
 def screenshot_path(text: str) -> str:
@@ -347,12 +343,6 @@ def key_value(text: str) -> tuple[str, object]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _env_kwargs_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--env-kwargs", nargs="*", type=key_value, default=[], metavar="KEY=VALUE", help="arguments of the environment"
-    )
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The command's parser. No option may be abbreviated (``--episode`` is not ``--episodes``);
     an error in a subcommand's arguments prints that subcommand's usage (see :func:`main`)."""
@@ -363,7 +353,29 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.set_defaults(parser=parser)
     sub = parser.add_subparsers(dest="command", required=True)
-    ls = sub.add_parser("list", help="every environment id with its spaces", allow_abbrev=False)
+
+    def command(name: str, func: Callable[[argparse.Namespace], int], **kwargs: Any) -> argparse.ArgumentParser:
+        """A subcommand; but for ``list`` and ``demo`` it takes an id, a seed and the env's arguments."""
+        command = sub.add_parser(name, allow_abbrev=False, **kwargs)
+        command.set_defaults(func=func, parser=command)
+        if name in ("list", "demo"):
+            return command
+        command.add_argument("id", type=suite_id, choices=_Ids())
+        seed_default = None if name == "play" else 0
+        command.add_argument(
+            "--seed", type=non_negative_int, default=seed_default, help="episode i is reset with seed + i"
+        )
+        command.add_argument(
+            "--env-kwargs",
+            nargs="*",
+            type=key_value,
+            default=[],
+            metavar="KEY=VALUE",
+            help="arguments of the environment",
+        )
+        return command
+
+    ls = command("list", _list, help="every environment id with its spaces")
     ls.add_argument(
         "--import",
         dest="modules",
@@ -372,12 +384,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MODULE",
         help="a module to import first, which registers ids of its own (gym_suite.register); may repeat",
     )
-    ls.set_defaults(func=_list, parser=ls)
-    demo = sub.add_parser("demo", help="one seeded random episode of every environment", allow_abbrev=False)
+    demo = command("demo", _demo, help="one seeded random episode of every environment")
     demo.add_argument("--seed", type=non_negative_int, default=0, help="the episodes' seed (default: 0)")
-    demo.set_defaults(func=_demo, parser=demo)
-    ev = sub.add_parser("evaluate", help="seeded evaluation of a built-in policy", allow_abbrev=False)
-    ev.add_argument("id", type=suite_id, choices=_Ids())
+    ev = command("evaluate", _evaluate, help="seeded evaluation of a built-in policy")
     ev.add_argument(
         "--policy",
         default="random",
@@ -386,28 +395,22 @@ def build_parser() -> argparse.ArgumentParser:
         "simple policy (default: random)",
     )
     ev.add_argument("--episodes", type=episodes_int, default=1000, help="episodes to play (default: 1000)")
-    ev.add_argument("--seed", type=non_negative_int, default=0, help="episode i is reset with seed + i")
     ev.add_argument("--jobs", type=jobs_int, default=1, help="parallel processes (-1: every core)")
-    _env_kwargs_option(ev)
     ev.add_argument(
         "--against-table",
         action="store_true",
         help="score the policy on the baselines table's evaluation episodes (seeds 0..N-1, its env arguments) "
         "and place it among the table's rows: normalized score, interval, paired difference with the heuristic",
     )
-    ev.set_defaults(func=_evaluate, parser=ev)
-    pl = sub.add_parser(
+    pl = command(
         "play",
+        _play,
         help="play an environment by hand in a window (needs gym-suite[render])",
         description='Play an environment by hand in a pygame window (pip install "gym-suite[render]").',
         epilog_from=lambda: controls_help(ids),  # makes every env: only for --help
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        allow_abbrev=False,
     )
-    pl.add_argument("id", type=suite_id, choices=_Ids())
-    pl.add_argument("--seed", type=non_negative_int, default=None, help="episode i is reset with seed + i")
     pl.add_argument("--episodes", type=positive_int, default=None, help="stop after this many (default: until Esc)")
-    _env_kwargs_option(pl)
     pl.add_argument(
         "--screenshot",
         type=screenshot_path,
@@ -415,11 +418,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="save the window's last picture (PNG) when play stops",
     )
-    pl.set_defaults(func=_play, parser=pl)
-    rec = sub.add_parser(
-        "record", help="record seeded episodes as a Minari dataset (needs gym-suite[minari])", allow_abbrev=False
-    )
-    rec.add_argument("id", type=suite_id, choices=_Ids())
+    rec = command("record", _record, help="record seeded episodes as a Minari dataset (needs gym-suite[minari])")
     rec.add_argument(
         "--policy",
         default="heuristic",
@@ -428,7 +427,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rec.add_argument("--algo", default="ppo", choices=["ppo", "dqn"], help="the algorithm of a .zip model")
     rec.add_argument("--episodes", type=positive_int, default=100, help="how many episodes (default: 100)")
-    rec.add_argument("--seed", type=non_negative_int, default=0, help="episode i is reset with seed + i")
     rec.add_argument(
         "--dataset-id",
         type=dataset_id_text,
@@ -439,8 +437,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--name", default=None, help="the policy's name in the dataset (default: heuristic, random or the file's stem)"
     )
     rec.add_argument("--overwrite", action="store_true", help="replace a local dataset of the same id")
-    _env_kwargs_option(rec)
-    rec.set_defaults(func=_record, parser=rec)
     return parser
 
 

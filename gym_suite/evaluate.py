@@ -26,8 +26,6 @@ from gym_suite.quiet import make  # the suite's ids from their specs: no version
 if TYPE_CHECKING:
     from gymnasium.envs.registration import EnvSpec
 
-    from gym_suite.progress import Progress
-
 BUILTIN_POLICIES = ("random", "heuristic")
 
 #: Episodes per job. Fixed (never derived from ``n_jobs``) so that a policy with a batched
@@ -36,19 +34,9 @@ CHUNK_EPISODES = 50
 
 
 def action_seed(seed: int) -> int:
-    """The seed of a random policy's action space in the episode reset with ``seed``.
-
-    The one convention of the suite (evaluation, the command line, the legacy gym adapter, the
-    examples): seeding the action space with the env's own seed would make both draw the same
-    numbers (a random point action would land where the start was drawn), so derive another
-    stream.
-    """
+    """The seed of a random policy's action space in the episode reset with ``seed``, everywhere
+    in the suite: not ``seed`` itself, or the actions would draw the start's numbers again."""
     return int(np.random.SeedSequence([int(seed), 0xAC7]).generate_state(1)[0])
-
-
-# --------------------------------------------------------------------------------------------
-# One episode
-# --------------------------------------------------------------------------------------------
 
 
 @dataclass
@@ -72,16 +60,12 @@ def policy_function(
 ) -> Callable[[Any], Any]:
     """``policy`` as a callable ``observation -> action`` for the episode of ``env`` reset with ``seed``.
 
-    ``"random"`` seeds ``env.action_space`` with ``action_seed(seed)`` (left as it is when
-    ``seed`` is None, e.g. in an episode that carries on the seeded stream) and samples it;
-    ``"heuristic"`` is ``env.unwrapped.heuristic``; a callable is returned as it is, its
+    ``"random"`` seeds ``env.action_space`` with ``action_seed(seed)`` (unless ``seed`` is None)
+    and samples it; ``"heuristic"`` is ``env.unwrapped.heuristic``; a callable is itself, its
     ``reset()`` called first where it has one (a policy with memory forgets the last episode).
     """
+    _check_policy(policy)
     if not isinstance(policy, str):
-        if not callable(policy):
-            raise TypeError(
-                f"policy must be a callable obs -> action or one of {list(BUILTIN_POLICIES)}, got {policy!r}"
-            )
         reset = getattr(policy, "reset", None)
         if callable(reset):
             reset()
@@ -99,7 +83,6 @@ def policy_function(
                 "use 'random' or pass a callable observation -> action"
             )
         return heuristic
-    raise ValueError(f"unknown policy {policy!r}: use a callable or one of {list(BUILTIN_POLICIES)}")
 
 
 def play(
@@ -132,11 +115,6 @@ def run_episode(
         total += step.reward
         length += 1
     return total, length
-
-
-# --------------------------------------------------------------------------------------------
-# Many episodes
-# --------------------------------------------------------------------------------------------
 
 
 def _plus_minus(stream: IO[str] | None = None) -> str:
@@ -261,11 +239,8 @@ MAX_EPISODES = 10**8
 
 
 def find_spec(env_id: str) -> EnvSpec:
-    """The registered spec of ``env_id``, with the ``module:`` prefix ``gymnasium.make`` takes.
-
-    ``"gym_suite:example-v0"`` imports ``gym_suite`` (which registers its ids) and gives the
-    spec of ``example-v0``; an unknown id raises gymnasium's error, with its suggestions.
-    """
+    """The registered spec of ``env_id``, the ``module:`` prefix ``gymnasium.make`` takes allowed
+    (the module imported first); an unknown id raises gymnasium's error, with its suggestions."""
     if not isinstance(env_id, str):
         raise TypeError(f"env_id must be a registered id (a str), got {type(env_id).__name__}")
     env_id = suite_id(env_id)  # "gym_suite:<id>": the suite's id, without importing anything
@@ -292,21 +267,19 @@ def evaluate(
     env_kwargs: Mapping[str, Any] | None = None,
     progress: bool | None = None,
 ) -> EvalResult:
-    """Run ``episodes`` seeded episodes of ``policy`` on ``env_id``.
+    """Run ``episodes`` (at most :data:`MAX_EPISODES`) seeded episodes of ``policy`` on ``env_id``.
 
-    ``env_id`` is a registered id, ``module:`` prefix allowed (``"gym_suite:example-v0"``; the
-    result's ``env_id`` is without it). Episode ``i`` is reset with ``seed + i`` (``"random"``
-    also seeds the action space with ``action_seed(seed + i)``), so the result does not depend on
-    ``n_jobs``; ``episodes`` is at most :data:`MAX_EPISODES`. ``policy`` is ``"random"``,
-    ``"heuristic"`` (the env's ``heuristic`` method; ``ValueError`` without one) or a callable
-    ``observation -> action``, whose ``reset()``, if any, is called before each episode (a policy
-    with memory). A callable with ``act_batch(observations) -> actions`` (one action per
-    observation, as :mod:`gym_suite.training`'s agents have) plays each job's episodes in
-    lockstep, one call a step.
+    ``env_id`` is a registered id, ``module:`` prefix allowed (the result's ``env_id`` is without
+    it). Episode ``i`` is reset with ``seed + i`` (``"random"`` also seeds the action space with
+    ``action_seed(seed + i)``), whatever ``n_jobs`` is. ``policy`` is ``"random"``, ``"heuristic"``
+    (the env's ``heuristic`` method; ``ValueError`` without one) or a callable ``observation ->
+    action``, its ``reset()``, if any, called before each episode; one with
+    ``act_batch(observations) -> actions`` (:mod:`gym_suite.training`'s agents) plays each job's
+    episodes in lockstep, one call a step.
 
-    ``n_jobs`` processes (joblib; ``-1``: every core) run the episodes; a callable must then
-    pickle. ``progress`` (None: when standard error is a terminal; else a bool, or ``TypeError``)
-    shows a tqdm bar on a terminal, elsewhere a line every few seconds (done, rate, time left).
+    ``n_jobs`` processes (joblib; ``-1``: every core; a callable must then pickle). ``progress``
+    (None: when standard error is a terminal) shows a tqdm bar on a terminal, elsewhere a line
+    every few seconds.
     """
     _check_arguments(policy, episodes, seed, n_jobs, progress)
     kwargs = check_env_kwargs("", env_kwargs, allow_none=True)
@@ -327,7 +300,10 @@ def evaluate(
             delayed(run)(env_id, policy, chunk, kwargs) for chunk in chunks
         )
     show = sys.stderr.isatty() if progress is None else progress
-    bar = _progress_bar(episodes, f"{spec_id} {_policy_name(policy)}") if show else None
+    if show:
+        from gym_suite.progress import Progress  # a tqdm bar on a terminal, a log line every few seconds elsewhere
+
+    bar = Progress(episodes, f"{spec_id} {_policy_name(policy)}", unit="episode") if show else None
     returns, lengths = [], []
     try:
         for chunk_returns, chunk_lengths in results:
@@ -341,13 +317,17 @@ def evaluate(
     return EvalResult(spec_id, _policy_name(policy), seed, np.array(returns), np.array(lengths))
 
 
-def _check_arguments(policy: object, episodes: object, seed: object, n_jobs: object, progress: object) -> None:
-    """:func:`evaluate`'s arguments but the id and the env's, checked before anything runs."""
+def _check_policy(policy: object) -> None:
     if isinstance(policy, str):
         if policy not in BUILTIN_POLICIES:
             raise ValueError(f"unknown policy {policy!r}: use a callable or one of {list(BUILTIN_POLICIES)}")
     elif not callable(policy):
         raise TypeError(f"policy must be a callable obs -> action or one of {list(BUILTIN_POLICIES)}, got {policy!r}")
+
+
+def _check_arguments(policy: object, episodes: object, seed: object, n_jobs: object, progress: object) -> None:
+    """:func:`evaluate`'s arguments but the id and the env's, checked before anything runs."""
+    _check_policy(policy)
     if not _is_int(episodes) or not 1 <= episodes <= MAX_EPISODES:  # type: ignore[operator]
         raise ValueError(f"episodes must be a positive integer, at most {MAX_EPISODES:,}, got {shown(episodes)}")
     if not _is_int(seed) or seed < 0:  # type: ignore[operator]
@@ -381,10 +361,3 @@ def _n_workers(n_jobs: int) -> int:
     if n_jobs < 0:
         return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
     return n_jobs
-
-
-def _progress_bar(total: int, label: str) -> Progress:
-    """A tqdm bar on a terminal, a log line every few seconds elsewhere (``gym_suite.progress``)."""
-    from gym_suite.progress import Progress
-
-    return Progress(total, label, unit="episode")

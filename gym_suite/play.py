@@ -13,9 +13,8 @@ controls, which :func:`controls` chooses (``gym-suite play --help`` lists the sa
 
 Esc or closing the window quits; after an episode (its return is printed) any key or click
 starts the next, reset with ``seed + episode`` as :func:`gym_suite.evaluate` does. Needs pygame:
-``pip install "gym-suite[render]"``. ``gymnasium.utils.play.play`` samples the held keys once a
-frame at ``render_fps``, losing quick presses and repeating held ones; these games need one step
-per press. :class:`ScorePanel` is a Gymnasium wrapper, so the overlay works with it too.
+``pip install "gym-suite[render]"``. Unlike ``gymnasium.utils.play.play``, which samples the held
+keys once a frame, a press is one step.
 """
 
 from __future__ import annotations
@@ -79,10 +78,8 @@ def _base_id(env_id: str) -> str:
 
 
 def keys_for(env_id: str, action_space: spaces.Space[Any] | None) -> tuple[Key, ...] | None:
-    """The keyboard controls of ``env_id``; ``None`` when it is played with the mouse.
-
-    Raises ``ValueError`` for an action space that cannot be played by hand.
-    """
+    """The keyboard controls of ``env_id``; ``None`` when it is played with the mouse
+    (``ValueError`` for an action space that cannot be played by hand)."""
     name = _base_id(env_id)
     if name in KEYS:
         return KEYS[name]
@@ -126,10 +123,8 @@ def _key_legend(keys: tuple[Key, ...]) -> str:
 
 
 def controls(env_id: str, action_space: spaces.Space[Any]) -> Controls:
-    """The controls :func:`play` gives ``env_id`` and ``gym-suite play --help`` describes.
-
-    Raises ``ValueError`` for an action space that cannot be played by hand (:func:`keys_for`).
-    """
+    """The controls :func:`play` gives ``env_id`` and ``gym-suite play --help`` describes
+    (``ValueError`` for an action space that cannot be played by hand)."""
     return Controls(keys_for(env_id, action_space), steers(env_id))
 
 
@@ -139,8 +134,7 @@ def controls_text(keys: tuple[Key, ...] | None, steered: bool = False) -> list[s
 
 
 def controls_help(env_ids: Sequence[str]) -> str:
-    """The controls of every id, one line each (``gym-suite play --help``): :func:`controls` of
-    the id's action space (the env is made to read it), then what every id shares."""
+    """``gym-suite play --help``'s lines: :func:`controls` of each id's action space, then what every id shares."""
     from gym_suite.quiet import make
 
     lines = ["controls:"]
@@ -163,8 +157,7 @@ def steers(env_id: str) -> bool:
 
 
 def heading(worker: Sequence[float] | np.ndarray, point: Sequence[float] | np.ndarray) -> np.ndarray:
-    """A steered worker's action towards ``point`` (field units): a unit vector, shorter when
-    the point is within one unit (so the worker stops on it), float32."""
+    """A steered worker's action towards ``point``: a unit vector, shorter within one unit (float32)."""
     delta = np.asarray(point, dtype=np.float64) - np.asarray(worker, dtype=np.float64)
     length = float(np.hypot(delta[0], delta[1]))
     return (delta / max(length, 1.0)).astype(np.float32)
@@ -179,8 +172,7 @@ def is_point_space(space: spaces.Space[Any]) -> bool:
 
 
 def pixel_to_point(x: float, y: float, frame_size: tuple[int, int], space: spaces.Box) -> np.ndarray:
-    """The action at pixel ``(x, y)`` of a ``(width, height)`` frame that shows the whole
-    ``Box(2,)`` (x to the right, y downward): the pixel's centre, scaled to the space's bounds."""
+    """The action at pixel ``(x, y)`` (its centre) of a ``(width, height)`` frame showing the whole ``Box(2,)``."""
     width, height = frame_size
     u = (np.clip(x, 0, width - 1) + 0.5) / width
     v = (np.clip(y, 0, height - 1) + 0.5) / height
@@ -189,9 +181,8 @@ def pixel_to_point(x: float, y: float, frame_size: tuple[int, int], space: space
 
 
 class ScorePanel(gymnasium.Wrapper[Any, Any, Any, Any]):
-    """``render()`` returns the env's ``rgb_array`` frame, enlarged to at least ``min_width``
-    pixels, over a panel: the id, episode and step, the last reward, the return, and
-    ``controls`` (lines of text). The wrapper counts the steps and the return itself."""
+    """``render()``: the env's ``rgb_array`` frame, enlarged to at least ``min_width`` pixels, over
+    a panel of the id, episode and step, the last reward, the return and ``controls``."""
 
     def __init__(
         self,
@@ -300,13 +291,9 @@ SCREENSHOT_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".tga")
 
 
 def check_screenshot(screenshot: object) -> str | None:
-    """``screenshot`` checked before the window opens: ``None``, or the path (``str`` or
-    ``os.PathLike``) of a picture file (:data:`SCREENSHOT_EXTENSIONS`) that can be written.
-
-    ``TypeError`` for a value that is not a path, ``ValueError`` for one that cannot be written
-    (empty, a NUL, a directory, a missing directory, no permission, ``/proc``); a file that did
-    not exist is not left behind.
-    """
+    """``screenshot`` checked before the window opens: ``None``, or the path of a picture file
+    (:data:`SCREENSHOT_EXTENSIONS`) that can be written (``TypeError`` for no path, ``ValueError``
+    for one that cannot be written); a file that did not exist is not left behind."""
     if screenshot is None:
         return None
     if not isinstance(screenshot, (str, os.PathLike)):
@@ -361,11 +348,10 @@ def play(
 ) -> list[float]:
     """Play ``env_id`` by hand in a pygame window; returns the returns of the finished episodes.
 
-    Episode ``i`` (from 0) is reset with ``seed + i`` (None: unseeded); ``episodes``: stop after
-    that many (None: at Esc or the window's closing); both Python or numpy integers.
-    ``screenshot``: the image file (PNG, ...) the window's last picture is saved to, checked
-    first (:func:`check_screenshot`). ``on_episode(index, return, steps, terminated)`` is called
-    after each episode.
+    Episode ``i`` is reset with ``seed + i`` (None: unseeded); ``episodes``: stop after that many
+    (None: at Esc or the window's closing). ``screenshot``: the picture file the window's last
+    picture is saved to (:func:`check_screenshot`). ``on_episode(index, return, steps,
+    terminated)`` is called after each episode.
     """
     if seed is not None and (not _is_int(seed) or seed < 0):
         raise ValueError(f"seed must be None or a non-negative integer, got {shown(seed)}")

@@ -10,12 +10,10 @@ Stable-Baselines3 training (:func:`sb3_callback`)::
             progress.update(64)
             progress.write("a message")  # above the bar on a terminal, a plain line elsewhere
 
-When the stream (standard error by default) is a terminal, a tqdm bar is drawn there. When it
-is not (the output goes to a file, a pipe, a CI log), a plain line is written every
-``interval`` seconds (``GYM_SUITE_PROGRESS_INTERVAL``, default 5) with the count, the rate and
-the time left, and a last line when the work is done, so that a log shows the command is
-alive without a bar's carriage returns. Work that ends before the first interval writes
-nothing.
+On a terminal (standard error by default) a tqdm bar is drawn. Elsewhere (a file, a pipe, a CI
+log) a plain line is written every ``interval`` seconds (``GYM_SUITE_PROGRESS_INTERVAL``, default
+5) with the count, the rate and the time left, and a last one when the work is done; work that
+ends before the first interval writes nothing.
 """
 
 from __future__ import annotations
@@ -59,12 +57,9 @@ def duration(seconds: float) -> str:
 
 
 class Progress:
-    """Counts work done out of ``total`` (``None``: unknown) and shows it on ``file``.
-
-    ``tty`` forces the bar (True) or the log lines (False); by default it is ``file.isatty()``.
-    ``interval`` is the time between log lines, in seconds (0: a line at every update).
-    ``disable=True`` shows nothing. ``leave`` keeps the bar on the terminal when done.
-    """
+    """Counts work done out of ``total`` (``None``: unknown) and shows it on ``file``: ``tty``
+    forces the bar (True) or the log lines (False; default ``file.isatty()``); ``interval``
+    seconds between log lines (0: every update); ``disable`` shows nothing; ``leave`` keeps the bar."""
 
     def __init__(
         self,
@@ -119,17 +114,13 @@ class Progress:
             self._write(self.line(now))
 
     def write(self, text: str) -> None:
-        """Print ``text`` as a line of its own on the stream: above the bar on a terminal (the bar
-        is redrawn below it), as it is elsewhere; nothing when the progress is disabled."""
+        """Print ``text`` as a line of its own: above the bar on a terminal; nothing when disabled."""
         if self.disable:
             return
         if self._bar is not None and not self._closed:
             self._bar.write(text, file=self.file)
             return
-        try:
-            print(text, file=self.file, flush=True)
-        except (OSError, ValueError):  # the log went away: stop logging, keep working
-            self.disable = True
+        self._print(text)
 
     def close(self) -> None:
         """The work is over: the bar goes, or a last line is logged (if any line was)."""
@@ -168,6 +159,9 @@ class Progress:
 
     def _write(self, text: str) -> None:
         self._lines += 1
+        self._print(text)
+
+    def _print(self, text: str) -> None:
         try:
             print(text, file=self.file, flush=True)
         except (OSError, ValueError):  # the log went away: stop logging, keep working
@@ -177,11 +171,8 @@ class Progress:
 def sb3_callback(
     desc: str = "train", *, file: IO[str] | None = None, tty: bool | None = None, interval: float | None = None
 ) -> BaseCallback:
-    """A Stable-Baselines3 callback that shows the training's env steps with :class:`Progress`.
-
-    Pass it to ``model.learn(..., callback=...)`` (alone or in a list) instead of
-    ``progress_bar=True``, whose bar shows only on a terminal.
-    """
+    """A Stable-Baselines3 callback showing the training's env steps with :class:`Progress`: pass
+    it to ``model.learn(..., callback=...)`` instead of ``progress_bar=True`` (a terminal only)."""
     from stable_baselines3.common.callbacks import BaseCallback
 
     class ProgressCallback(BaseCallback):

@@ -2,20 +2,15 @@
 
 Two notices print where nothing is wrong:
 
-* Gymnasium's ``gymnasium.make("heartpole-v0")`` warns "The environment heartpole-v0 is out
-  of date. You should consider upgrading to version `v1`" because a v1 is registered. The
-  suite keeps heartpole-v0 on purpose (the tutorial's model), so its own code makes
-  environments from their :class:`~gymnasium.envs.registration.EnvSpec` (:func:`make`,
-  :func:`make_vec`): Gymnasium checks the version only when it looks a string id up. Around
-  code that makes environments by their string ids itself (Stable-Baselines3's helpers, the
-  training modules), the scripts use :func:`no_version_notice`. A user's own
-  ``gymnasium.make("heartpole-v0")`` still shows Gymnasium's warning: the suite changes no
-  warnings filter outside those calls.
-* gym 0.26.2 prints "Gym has been unmaintained since 2022 ..." (the ``gym_notices`` package's
-  text, with ``print``, not a warning) when it is imported, and Stable-Baselines3 imports gym
-  whenever it is installed (``stable_baselines3.common.vec_env.patch_gym``, to accept legacy
-  gym environments). :func:`import_gym_quietly` imports gym first with that notice left out,
-  so code that trains with Stable-Baselines3 on Gymnasium environments does not print it.
+* ``gymnasium.make("heartpole-v0")`` warns that the environment "is out of date" because a v1
+  is registered; the suite keeps v0 on purpose. Its own code makes environments from their
+  :class:`~gymnasium.envs.registration.EnvSpec` (:func:`make`, :func:`make_vec`: Gymnasium checks
+  the version only when it looks a string id up), and wraps code that makes them by string id
+  (Stable-Baselines3's helpers) in :func:`no_version_notice`. A user's own ``gymnasium.make``
+  still warns: no warnings filter changes outside those calls.
+* gym 0.26.2 prints "Gym has been unmaintained since 2022 ..." when imported, and
+  Stable-Baselines3 imports gym whenever it is installed: :func:`import_gym_quietly` imports it
+  first with that notice left out.
 """
 
 from __future__ import annotations

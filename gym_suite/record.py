@@ -1,7 +1,7 @@
 """Offline datasets: seeded episodes of a policy recorded as a `Minari <https://minari.farama.org>`_ dataset.
 
-Needs the ``minari`` extra (``pip install "gym-suite[minari]"``: Minari with its HDF5 storage).
-The command ``gym-suite record ID --policy heuristic --episodes 100`` calls :func:`record`::
+Needs the ``minari`` extra (``pip install "gym-suite[minari]"``). The command
+``gym-suite record ID --policy heuristic --episodes 100`` calls :func:`record`::
 
     import minari
     from gym_suite.record import record
@@ -12,12 +12,10 @@ The command ``gym-suite record ID --policy heuristic --episodes 100`` calls :fun
     for episode in dataset.iterate_episodes():
         episode.observations, episode.actions, episode.rewards, episode.terminations, episode.truncations
 
-Episode ``i`` is reset with ``seed + i``, as :func:`gym_suite.evaluate.evaluate` does, so the
-same command writes the same data. The dataset is written where Minari keeps local datasets:
-``$MINARI_DATASETS_PATH``, or ``~/.minari/datasets``. Nothing is downloaded or uploaded (no
-Minari hub): ``minari.load_dataset(name)`` reads it from there. A dataset is written whole
-before it takes its id: with ``overwrite`` the old dataset of the id is replaced only once the
-new one is complete, so a run that fails (or is interrupted) leaves what was there.
+Episode ``i`` is reset with ``seed + i``, as :func:`gym_suite.evaluate.evaluate` does. The dataset
+is written where Minari keeps local datasets (``$MINARI_DATASETS_PATH``, or ``~/.minari/datasets``;
+nothing is downloaded or uploaded), whole, before it takes its id: with ``overwrite`` the old
+dataset is replaced only once the new one is complete.
 """
 
 from __future__ import annotations
@@ -48,15 +46,11 @@ def default_dataset_id(env_id: str, policy_name: str) -> str:
 
 
 def load_policy(path: str | os.PathLike[str], env_id: str, algo: str = "ppo") -> Callable[[Any], Any]:
-    """A trained policy from a file: a Stable-Baselines3 model (``.zip``, saved by
-    :func:`gym_suite.training.sb3.save_sb3`; ``algo`` is ``"ppo"`` or ``"dqn"``) or a pickled
-    callable ``observation -> action`` (any other name: the policies of
-    :func:`gym_suite.training.jax.train_ppo` and :func:`gym_suite.training.sb3.load_sb3_policy`
-    pickle). Unpickling runs code from the file: load only files you trust.
-
-    Raises ``FileNotFoundError`` for a missing file, ``ValueError`` for one that does not unpickle
-    here (not a pickle, or a pickle of code this Python cannot import: the module its function
-    was defined in must be importable), ``TypeError`` when the file holds no callable.
+    """A trained policy from a file: a Stable-Baselines3 model (``.zip``, from
+    :func:`gym_suite.training.sb3.save_sb3`; ``algo`` ``"ppo"`` or ``"dqn"``) or a pickled callable
+    ``observation -> action`` (any other name). Unpickling runs code from the file: load only files
+    you trust. ``FileNotFoundError`` for a missing file, ``ValueError`` for one that does not
+    unpickle here (the module of its code must be importable), ``TypeError`` for no callable.
     """
     path = Path(path)
     if not path.is_file():
@@ -125,12 +119,8 @@ InfoTemplate = dict[str, tuple[np.dtype[Any], tuple[int, ...]]]
 
 
 def consistent_info(info: dict[str, Any], template: InfoTemplate) -> dict[str, Any]:
-    """``info`` as Minari records it: exactly the keys of ``template``, each an array of its dtype
-    and shape; a key ``info`` lacks (or holds in another shape) reads NaN, 0 or False.
-
-    Minari keeps the infos of ``reset`` and of every step as one array per key, but a ``reset``
-    info need not have the steps' keys (heartpole's and push's have none).
-    """
+    """``info`` as Minari records it (one array per key over reset and steps): exactly the keys of
+    ``template``, each of its dtype and shape; a key ``info`` lacks (a reset's) reads NaN, 0 or False."""
     out: dict[str, Any] = {}
     for key, (dtype, shape) in template.items():
         try:
@@ -251,20 +241,16 @@ def record(
     """Record ``episodes`` seeded episodes of ``policy`` on ``env_id`` as a Minari dataset and return it.
 
     ``policy``: ``"random"``, ``"heuristic"`` or a callable ``observation -> action``
-    (:func:`load_policy` reads one from a file). ``dataset_id`` defaults to
-    :func:`default_dataset_id` of ``policy_name`` (default: the policy's string, its ``name``
-    attribute or ``"trained"``). The dataset keeps ``env_kwargs``, so that
-    ``dataset.recover_environment()`` makes the same env. ``record_infos`` also stores the
-    numeric values of every reset's and step's info (:func:`consistent_info`). An existing
-    dataset of the id is an error unless ``overwrite``: then it is replaced once the new one is
-    complete, and kept whole when the run fails.
+    (:func:`load_policy`). ``dataset_id`` defaults to :func:`default_dataset_id` of ``policy_name``
+    (default: the policy's string, its ``name`` attribute or ``"trained"``). The dataset keeps
+    ``env_kwargs`` for ``dataset.recover_environment()``; ``record_infos`` also stores the numeric
+    values of the infos (:func:`consistent_info`). An existing dataset of the id is an error unless
+    ``overwrite``: then it is replaced once the new one is complete.
 
-    ``episodes``: 1 to :data:`gym_suite.evaluate.MAX_EPISODES`; ``seed``: an integer (numpy's
-    count), the seeds ``seed .. seed + episodes - 1`` within ``0 .. 2**64 - 1`` (Minari stores
-    them as unsigned 64-bit integers). Every check happens before any episode runs:
-    ``ValueError`` for a bad id, episode count, seed, dataset id or policy name, ``TypeError`` for
-    an argument of the wrong kind (``record_infos`` and ``overwrite`` are bools, ``env_kwargs`` a
-    dict), ``FileExistsError`` when the dataset exists.
+    ``episodes``: 1 to :data:`gym_suite.evaluate.MAX_EPISODES`; the seeds ``seed .. seed + episodes
+    - 1`` within ``0 .. 2**64 - 1`` (Minari stores them as unsigned 64-bit integers). Everything is
+    checked before any episode runs: ``ValueError`` for a bad value, ``TypeError`` for a wrong kind,
+    ``FileExistsError`` when the dataset exists.
     """
     import minari
     from minari import DataCollector

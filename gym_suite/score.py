@@ -154,47 +154,36 @@ def _table_rows(env_id: str) -> tuple[str, list[dict[str, str]]]:
     rows = [r for r in csv.DictReader(io.StringIO(text)) if r["env_id"] == spec_id]
     if not rows:
         raise ValueError(f"the baselines table has no rows for {spec_id}")
+    if any(not r[field] for r in rows for field in TABLE_FIELDS[2:]):  # a row not yet played, or not normalized
+        raise ValueError(f"the baselines table has no reference row for {spec_id}: its returns are not normalized")
     return spec_id, rows
 
 
 def table(env_id: str) -> list[TableRow]:
     """The baselines table's rows of ``env_id``, from the package's reference table."""
+    _, rows = _table_rows(env_id)
+    return [TableRow(r["policy"], int(r["seeds"]), *(float(r[f]) for f in TABLE_FIELDS[3:9])) for r in rows]
+
+
+def _one(env_id: str, column: str, read: Callable[[str], Any], what: str) -> Any:
+    """The one value (``read`` of ``column``) every row of ``env_id`` in the table has."""
     spec_id, rows = _table_rows(env_id)
-    if any(not r["normalized"] for r in rows):
-        raise ValueError(f"the baselines table has no reference row for {spec_id}: its returns are not normalized")
-    return [
-        TableRow(
-            r["policy"],
-            int(r["seeds"]),
-            float(r["iqm"]),
-            float(r["ci_low"]),
-            float(r["ci_high"]),
-            float(r["normalized"]),
-            float(r["normalized_ci_low"]),
-            float(r["normalized_ci_high"]),
-        )
-        for r in rows
-    ]
+    found = {read(r[column]) for r in rows}
+    if len(found) != 1:
+        raise ValueError(f"the baselines table's rows of {spec_id} {what.format(sorted(found))}")
+    return found.pop()
 
 
 def reference_kind(env_id: str) -> str:
     """What the table's top of the scale (its ``optimum`` row) is for ``env_id``: ``"optimum"``
     where it is exact, ``"grid DP"`` (heartpole: the best policy known) or ``"oracle"`` (push-v1:
     a policy that reads what the agent cannot), the first words of the table's reference column."""
-    spec_id, rows = _table_rows(env_id)
-    found = {r["reference"].split(" (", 1)[0] for r in rows}
-    if len(found) != 1:
-        raise ValueError(f"the baselines table's rows of {spec_id} name {sorted(found)} as the reference, not one")
-    return found.pop()
+    return str(_one(env_id, "reference", lambda text: text.split(" (", 1)[0], "name {} as the reference, not one"))
 
 
 def table_episodes(env_id: str) -> int:
     """How many evaluation episodes the table's rows of ``env_id`` played (seeds ``0 .. N - 1``)."""
-    spec_id, rows = _table_rows(env_id)
-    found = {int(r["eval_episodes"]) for r in rows}
-    if len(found) != 1:
-        raise ValueError(f"the baselines table's rows of {spec_id} played {sorted(found)} episodes, not one number")
-    return found.pop()
+    return int(_one(env_id, "eval_episodes", int, "played {} episodes, not one number"))
 
 
 def eval_env_kwargs(env_id: str) -> dict[str, Any]:
@@ -268,23 +257,19 @@ def score(
 ) -> Score:
     """Place an agent in the baselines table of ``env_id``.
 
-    ``agent`` is the agent's per-episode returns on the table's evaluation episodes (a sequence
-    or 1-D array, one per episode: episode ``i`` reset with seed ``i``, as many as the table
-    played, 1,000; push-v0 and push-v1 on the held-out test log, ``env_kwargs={"split":
-    "test"}``), a :func:`gym_suite.evaluate` result of those episodes, or a policy (a callable
-    ``observation -> action``, ``"random"`` or ``"heuristic"``), which is then evaluated on them
-    (``n_jobs`` processes, ``progress`` as :func:`gym_suite.evaluate`'s).
+    ``agent``: its per-episode returns on the table's evaluation episodes (one per episode,
+    episode ``i`` reset with seed ``i``, 1,000; push-v0 and push-v1 on the test log,
+    ``env_kwargs={"split": "test"}``), a :func:`gym_suite.evaluate` result of them, or a policy
+    (a callable, ``"random"`` or ``"heuristic"``) to evaluate there (``n_jobs``, ``progress`` as
+    :func:`gym_suite.evaluate`'s).
 
-    Returns a :class:`Score`: the mean return and its 95 % interval; the normalized score
-    (return − random) / (optimum − random) with the table's published random and optimum (or
-    best known policy) returns, and its interval; where it falls among the table's rows; and the
-    differences with the heuristic (paired: the heuristic is played on the same episodes, unless
-    ``paired`` is false) and with the table's best row other than the optimum (paired if it is
-    the heuristic; otherwise unpaired, the table keeping each row's interval but not its
-    per-episode returns). ``print`` shows it all.
-
-    Raises ``ValueError`` for returns that are not one finite number per evaluation episode, or
-    an evaluation of other episodes; ``TypeError`` for an agent of another kind.
+    Returns a :class:`Score`: the mean return with its 95 % interval; the normalized score
+    (return − random) / (optimum − random) with the table's random and optimum (or best known)
+    returns; where it falls among the rows; the difference with the heuristic (paired, played on
+    the same episodes, unless ``paired`` is false) and with the best row but the optimum
+    (unpaired unless it is the heuristic: the table keeps no per-episode returns). ``ValueError``
+    for returns that are not one finite number per episode or of other episodes, ``TypeError``
+    for an agent of another kind.
     """
     if not isinstance(paired, bool):
         raise TypeError(f"paired must be True or False, got {paired!r}")
@@ -354,8 +339,11 @@ def score(
 def against_table_command(args: Any) -> int:
     """``gym-suite evaluate ID --policy P --against-table``: :func:`score` of the policy, printed.
     The table's episodes are fixed: ``--seed`` other than 0, ``--episodes`` other than the
-    table's, or ``--env-kwargs`` are usage errors."""
-    episodes = table_episodes(args.id)
+    table's, or ``--env-kwargs`` are usage errors, as is an id the table has no rows of."""
+    try:
+        episodes = table_episodes(args.id)
+    except ValueError as exc:
+        args.parser.error(f"argument --against-table: {exc}")
     if args.seed != 0:
         args.parser.error(
             f"argument --against-table: the table's episodes are seeds 0..{episodes - 1}: leave --seed at 0"

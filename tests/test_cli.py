@@ -36,23 +36,40 @@ def gym_suite_command(*args, env=None, **kwargs):
 
 
 @pytest.mark.parametrize(
-    "argv",
+    ("argv", "message"),
     [
-        ["evaluate", "example-v0", "--episodes", "0"],
-        ["evaluate", "example-v0", "--episodes", "-1"],
-        ["evaluate", "example-v0", "--jobs", "0"],
-        ["evaluate", "example-v0", "--seed", "-3"],
-        ["evaluate", "example-v0", "--episodes", "many"],
-        ["evaluate", "example-v0", "--env-kwargs", "no_equals_sign"],
-        ["demo", "--seed", "-1"],
+        (["evaluate", "example-v0", "--episodes", "0"], "argument --episodes: must be a positive integer"),
+        (["evaluate", "example-v0", "--episodes", "-1"], "argument --episodes"),
+        (["evaluate", "example-v0", "--jobs", "0"], "argument --jobs"),
+        (["evaluate", "example-v0", "--seed", "-3"], "argument --seed: must be a non-negative integer"),
+        (["evaluate", "example-v0", "--episodes", "many"], "argument --episodes: invalid integer"),
+        (["evaluate", "example-v0", "--env-kwargs", "no_equals_sign"], "argument --env-kwargs: expected KEY=VALUE"),
+        (["demo", "--seed", "-1"], "argument --seed"),
+        (["evaluate", "example-v0", "--episodes", "2", "--env-kwargs", "bogus=1"], "bogus"),
+        (["evaluate", "example-v0", "--episodes", "2", "--env-kwargs", "rt_max=1"], "rt_max"),
+        (["evaluate", "HeartPole-v0", "--episodes", "1"], "gym_suite:heartpole-v0"),
+        (["evaluate", "heartpole-v1", "--polcy", "heuristic"], "unrecognized arguments: --polcy heuristic"),
+        (["evaluate", "heartpole-v1", "--episode", "10"], "unrecognized arguments: --episode 10"),  # no abbreviation
+        (["demo", "--se", "3"], "unrecognized arguments: --se 3"),
+        (["list", "extra"], "unrecognized arguments: extra"),
+        (["evaluate", "target-v1", "--env-kwargs", "x=" + "-" * 5000 + "1"], "argument --env-kwargs: the value of 'x'"),
+        (["evaluate", "target-v1", "--env-kwargs", "x" * 5000], "argument --env-kwargs: expected KEY=VALUE"),
+        (["evaluate", "x" * 5000], "argument id: invalid choice"),
+        (["evaluate", "target-v1", "--episodes", "9" * 5000], "argument --episodes: an integer of 5,000 digits"),
+        (["evaluate", "target-v1", "--env-kwargs", "speed=" + "1" * 3000], "argument --env-kwargs: "),
+        (["demo", "--seed", "x" * 5000], "argument --seed: invalid integer"),
     ],
 )
-def test_cli_rejects_non_positive_episodes_with_usage_error(argv, capsys):
+def test_a_usage_error_is_the_subcommands_usage_and_one_short_line(argv, message, capsys):
     with pytest.raises(SystemExit) as stop:
         main(argv)
     assert stop.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("usage: gym-suite") and "error: argument" in err
+    assert err.startswith(f"usage: gym-suite {argv[0]} "), err  # the subcommand's usage, not the top level's
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"gym-suite {argv[0]}: error: ") and message in last, err
+    assert max(len(line) for line in err.splitlines()) < 400, err
+    assert "was raised from the environment creator" not in err  # gymnasium's suffix, with the kwargs
 
 
 def test_cli_survives_a_closed_pipe():
@@ -80,10 +97,11 @@ def test_cli_output_in_ascii_locale():
 
 
 def test_cli_evaluate_prints_the_evaluation(capsys):
-    assert main(["evaluate", "example-v0", "--policy", "heuristic", "--episodes", "7", "--seed", "2"]) == 0
-    out = capsys.readouterr().out
-    expected = evaluate("example-v0", "heuristic", episodes=7, seed=2)
-    assert f"return: {expected.mean:.3f}" in out and "over 7 episodes" in out
+    for env_id in ("example-v0", "gym_suite:example-v0"):  # the module prefix gymnasium.make takes
+        assert main(["evaluate", env_id, "--policy", "heuristic", "--episodes", "7", "--seed", "2"]) == 0
+        out = capsys.readouterr().out
+        expected = evaluate("example-v0", "heuristic", episodes=7, seed=2)
+        assert f"return: {expected.mean:.3f}" in out and "example-v0 heuristic: " in out and "over 7 episodes" in out
 
 
 def test_cli_demo_plays_the_seeded_random_episode(capsys):
@@ -108,10 +126,11 @@ def test_parse_kwargs_reads_literals():
 
 @pytest.mark.parametrize("env_id", ALL_IDS)
 def test_evaluate_plays_the_episodes_of_run_episode(env_id):
-    for policy in ("random", "heuristic"):
-        result = evaluate(env_id, policy, episodes=4, seed=9, env_kwargs=SHORT)
+    """Episode ``i`` is reset with ``seed + i`` exactly, however large the seed (no float rounding)."""
+    for policy, seed in (("random", 9), ("heuristic", 9), ("random", 2**63 - 2)):
+        result = evaluate(env_id, policy, episodes=4, seed=seed, env_kwargs=SHORT)
         env = gymnasium.make(env_id, **SHORT)
-        one_by_one = [run_episode(env, policy, 9 + i) for i in range(4)]
+        one_by_one = [run_episode(env, policy, seed + i) for i in range(4)]
         np.testing.assert_array_equal(result.returns, [r for r, _ in one_by_one])
         np.testing.assert_array_equal(result.lengths, [n for _, n in one_by_one])
 
@@ -149,26 +168,36 @@ def test_unknown_or_bad_policies_are_refused():
 # --------------------------------------------------------------------------------------------
 
 
-class CountingPolicy:
-    """A batched policy that answers ``extra`` actions more (or fewer) than it was asked for."""
+class Answers:
+    """A batched policy whose ``act_batch`` answers ``answer`` (of the number of observations, if callable)."""
 
-    name = "miscounting"
+    name = "answers"
 
-    def __init__(self, extra: int):
-        self.extra = extra
+    def __init__(self, answer):
+        self.answer = answer
 
     def __call__(self, observation):
         return 0
 
     def act_batch(self, observations):
-        return [0] * max(0, len(observations) + self.extra)
+        return self.answer(len(observations)) if callable(self.answer) else self.answer
 
 
-@pytest.mark.parametrize("extra", [-1, 1])
-def test_act_batch_wrong_count_raises(extra):
-    with pytest.raises(ValueError, match="expected 3"):
-        evaluate("example-v0", CountingPolicy(extra), episodes=3)
-    assert len(evaluate("example-v0", CountingPolicy(0), episodes=3).returns) == 3
+@pytest.mark.parametrize(
+    ("answer", "error", "match"),
+    [
+        (lambda n: [0] * (n - 1), ValueError, "expected 3, one per observation"),
+        (lambda n: [0] * (n + 1), ValueError, "expected 3, one per observation"),
+        *[
+            (a, TypeError, r"answers\.act_batch returned .* it must return a list \(or array\) of actions")
+            for a in (None, 0, np.int64(0), np.array(0), "01", {0: 0})
+        ],
+    ],
+)
+def test_act_batch_must_answer_one_action_per_observation(answer, error, match):
+    with pytest.raises(error, match=match):
+        evaluate("example-v0", Answers(answer), episodes=3)
+    assert len(evaluate("example-v0", Answers(lambda n: np.zeros(n, dtype=np.int64)), episodes=3).returns) == 3
 
 
 def test_heuristic_of_foreign_env_is_a_clear_error():
@@ -220,10 +249,26 @@ def test_paired_difference():
         better.paired_difference(result(shared, seed=1))
 
 
-def test_evaluate_checks_its_arguments():
-    for bad in ({"episodes": 0}, {"episodes": True}, {"seed": -1}, {"n_jobs": 0}):
-        with pytest.raises(ValueError):
-            evaluate("example-v0", "random", **bad)
+@pytest.mark.parametrize(
+    ("arguments", "error", "match"),
+    [
+        ({"episodes": 0}, ValueError, "^episodes must be a positive integer"),
+        ({"episodes": True}, ValueError, "^episodes must be"),
+        *[({"episodes": n}, ValueError, r"^episodes must be .*at most") for n in (10**15, 2**63, 10**30, 10**5000)],
+        ({"seed": -1}, ValueError, "^seed must be"),
+        ({"seed": -(10**5000)}, ValueError, "^seed must be"),  # past Python's int-to-str limit: a short message
+        ({"n_jobs": 0}, ValueError, "^n_jobs must be"),
+        *[({"env_kwargs": k}, TypeError, "^env_kwargs must ") for k in ([("lf_min", 1)], "lf_min=1", 3, {1: 2})],
+        *[({"progress": p}, TypeError, "progress must be None, True or False") for p in ("yes", "no", 1, 0, [True])],
+    ],
+)
+def test_evaluate_checks_its_arguments_first(arguments, error, match, capsys):
+    with pytest.raises(error, match=match) as raised:
+        evaluate("example-v0", "random", **{"episodes": 2, **arguments})
+    assert len(str(raised.value)) < 1000 and capsys.readouterr().err == ""
+
+
+def test_evaluate_refuses_an_unknown_id():
     with pytest.raises(gymnasium.error.Error):
         evaluate("no-such-env-v0")
     assert gym_suite.evaluate is evaluate
@@ -244,18 +289,6 @@ def test_evaluate_takes_the_module_prefix_gymnasium_make_takes():
         evaluate("gym_suite:no-such-env-v0")
 
 
-@pytest.mark.parametrize("episodes", [10**15, 2**63, 10**30])
-def test_evaluate_refuses_an_episode_count_it_cannot_hold(episodes):
-    with pytest.raises(ValueError, match=r"episodes must be .*at most"):
-        evaluate("example-v0", "random", episodes=episodes)
-
-
-@pytest.mark.parametrize("env_kwargs", [[("lf_min", 1)], "lf_min=1", 3, {1: 2}])
-def test_evaluate_env_kwargs_that_are_not_a_mapping_name_env_kwargs(env_kwargs):
-    with pytest.raises(TypeError, match=r"^env_kwargs must "):
-        evaluate("example-v0", "random", episodes=2, env_kwargs=env_kwargs)
-
-
 def test_evaluate_takes_any_mapping_as_env_kwargs():
     from types import MappingProxyType
 
@@ -264,59 +297,11 @@ def test_evaluate_takes_any_mapping_as_env_kwargs():
     assert np.array_equal(as_dict.returns, as_proxy.returns)
 
 
-@pytest.mark.parametrize("name", ["episodes", "seed"])
-def test_evaluate_messages_stay_short_for_huge_integers(name):
-    value = -(10**5000) if name != "episodes" else 10**5000  # past Python's int-to-str limit
-    with pytest.raises(ValueError, match=rf"^{name} must be") as err:
-        evaluate("example-v0", "random", **{name: value})
-    assert len(str(err.value)) < 1000
-
-
-def test_evaluate_seeds_past_int64_stay_distinct():
-    """Episode ``i`` is reset with ``seed + i`` exactly, however large the seed (no float rounding)."""
-    seed = 2**63 - 2
-    result = evaluate("example-v0", "random", episodes=3, seed=seed)
-    expected = [run_episode(gymnasium.make("example-v0"), "random", seed + i) for i in range(3)]
-    assert result.returns.tolist() == [r for r, _ in expected]
-    assert result.lengths.tolist() == [n for _, n in expected]
-
-
-@pytest.mark.parametrize(
-    "kwargs, message",
-    [
-        (["bogus=1"], "bogus"),
-        (["rt_max=1"], "rt_max"),
-    ],
-)
-def test_cli_bad_env_kwargs_are_a_usage_error_with_the_envs_message(kwargs, message, capsys):
-    with pytest.raises(SystemExit) as stop:
-        main(["evaluate", "example-v0", "--episodes", "2", "--env-kwargs", *kwargs])
-    assert stop.value.code == 2
-    err = capsys.readouterr().err
-    assert err.startswith("usage: gym-suite")
-    last = err.strip().splitlines()[-1]
-    assert last.startswith("gym-suite evaluate: error: argument --env-kwargs: ") and message in last, err
-    assert "was raised from the environment creator" not in err  # gymnasium's suffix, with the kwargs
-
-
 def test_cli_missing_csv_is_a_usage_error_without_a_traceback():
     done = gym_suite_command("evaluate", "push-v0", "--episodes", "1", "--env-kwargs", "csv_path=/missing.csv")
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     assert "csv_path" in done.stderr.strip().splitlines()[-1]
-
-
-def test_cli_names_the_suites_id_for_the_tutorials_id(capsys):
-    with pytest.raises(SystemExit) as stop:
-        main(["evaluate", "HeartPole-v0", "--episodes", "1"])
-    assert stop.value.code == 2
-    err = capsys.readouterr().err
-    assert "gym_suite:heartpole-v0" in err
-
-
-def test_cli_takes_the_module_prefix(capsys):
-    assert main(["evaluate", "gym_suite:example-v0", "--episodes", "3"]) == 0
-    assert "example-v0 random" in capsys.readouterr().out
 
 
 def test_cli_version(capsys):
@@ -339,24 +324,6 @@ def test_cli_with_standard_output_closed_says_so():
     )
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == 1 and done.stderr.strip()
-
-
-@pytest.mark.parametrize(
-    "argv, unknown",
-    [
-        (["evaluate", "heartpole-v1", "--polcy", "heuristic"], "--polcy heuristic"),
-        (["evaluate", "heartpole-v1", "--episode", "10"], "--episode 10"),  # no abbreviation of --episodes
-        (["demo", "--se", "3"], "--se 3"),
-        (["list", "extra"], "extra"),
-    ],
-)
-def test_cli_unknown_argument_prints_the_subcommands_usage(argv, unknown, capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    assert exit_info.value.code == 2
-    err = capsys.readouterr().err
-    assert err.startswith(f"usage: gym-suite {argv[0]} "), err  # the subcommand's usage, not the top level's
-    assert f"gym-suite {argv[0]}: error: unrecognized arguments: {unknown}" in err
 
 
 def test_cli_help_explains_every_option_and_plays_controls(capsys):
@@ -396,27 +363,6 @@ def test_a_usage_error_is_one_short_line_from_every_entry_point(command):
     assert max(len(line) for line in done.stderr.splitlines()) < 400
 
 
-@pytest.mark.parametrize(
-    ("argv", "message"),
-    [
-        (["evaluate", "target-v1", "--env-kwargs", "x=" + "-" * 5000 + "1"], "argument --env-kwargs: the value of 'x'"),
-        (["evaluate", "target-v1", "--env-kwargs", "x" * 5000], "argument --env-kwargs: expected KEY=VALUE"),
-        (["evaluate", "x" * 5000], "argument id: invalid choice"),
-        (["evaluate", "target-v1", "--episodes", "9" * 5000], "argument --episodes: an integer of 5,000 digits"),
-        (["evaluate", "target-v1", "--env-kwargs", "speed=" + "1" * 3000], "argument --env-kwargs: "),
-        (["demo", "--seed", "x" * 5000], "argument --seed: invalid integer"),
-    ],
-)
-def test_long_inputs_give_one_short_usage_line(argv, message, capsys):
-    with pytest.raises(SystemExit) as stop:
-        main(argv)
-    assert stop.value.code == 2
-    err = capsys.readouterr().err
-    last = err.strip().splitlines()[-1]
-    assert message in last, last
-    assert max(len(line) for line in err.splitlines()) < 400, err
-
-
 @settings(max_examples=200, deadline=None)
 @given(
     text=st.text(max_size=3000)
@@ -442,34 +388,3 @@ def test_any_option_value_parses_or_is_one_short_usage_line(text):
         except SystemExit as stop:
             assert stop.code == 2
             assert max(len(line) for line in err.getvalue().splitlines()) < 400
-
-
-class Answers:
-    """A batched policy whose ``act_batch`` answers ``answer``."""
-
-    name = "answers"
-
-    def __init__(self, answer):
-        self.answer = answer
-
-    def __call__(self, observation):
-        return 0
-
-    def act_batch(self, observations):
-        return self.answer(len(observations)) if callable(self.answer) else self.answer
-
-
-@pytest.mark.parametrize("answer", [None, 0, np.int64(0), np.array(0), "01", {0: 0}])
-def test_act_batch_that_returns_no_list_is_a_type_error_naming_it(answer):
-    with pytest.raises(
-        TypeError, match=r"answers\.act_batch returned .* it must return a list \(or array\) of actions"
-    ):
-        evaluate("example-v0", Answers(answer), episodes=2)
-    assert len(evaluate("example-v0", Answers(lambda n: np.zeros(n, dtype=np.int64)), episodes=2).returns) == 2
-
-
-@pytest.mark.parametrize("progress", ["yes", "no", 1, 0, [True]])
-def test_progress_is_a_bool(progress, capsys):
-    with pytest.raises(TypeError, match="progress must be None, True or False"):
-        evaluate("example-v0", "random", episodes=2, progress=progress)
-    assert capsys.readouterr().err == ""

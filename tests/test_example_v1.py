@@ -49,23 +49,10 @@ def test_the_observation_hides_the_position_and_tells_the_move():
     env.close()
 
 
-def test_without_noise_the_signal_is_the_truth():
-    env = gymnasium.make(f"gym_suite:{ENV_ID}", flip_probability=0.0)
-    for seed in range(20):
-        env.reset(seed=seed)
-        for action in np.random.default_rng(seed).integers(0, 2, size=10):
-            before = env.unwrapped.state.position
-            obs, _, terminated, truncated, _ = env.step(int(action))
-            after = env.unwrapped.state.position
-            warmer = abs(V1.goal - after) < abs(V1.goal - before)
-            assert (int(obs) - 1) % 2 == int(warmer)
-            if terminated or truncated:
-                break
-    env.close()
-
-
-def test_noise_flips_the_stated_share_of_signals():
-    env = gymnasium.make(f"gym_suite:{ENV_ID}")
+@pytest.mark.parametrize("flip", [0.0, V1.flip_probability])
+def test_noise_flips_the_stated_share_of_signals(flip):
+    """Without noise the signal is the truth; with it, the stated share is heard the wrong way round."""
+    env = gymnasium.make(f"gym_suite:{ENV_ID}", flip_probability=flip)
     flips = heard = 0
     for seed in range(TUNING_SEED, TUNING_SEED + 400):
         env.reset(seed=seed)
@@ -77,8 +64,8 @@ def test_noise_flips_the_stated_share_of_signals():
             warmer = abs(V1.goal - env.unwrapped.state.position) < abs(V1.goal - before)
             flips += (int(obs) - 1) % 2 != int(warmer)
             heard += 1
-    share, se = flips / heard, math.sqrt(V1.flip_probability * (1 - V1.flip_probability) / heard)
-    assert abs(share - V1.flip_probability) < 5 * se
+    share, se = flips / heard, math.sqrt(flip * (1 - flip) / heard)
+    assert abs(share - flip) <= 5 * se
     env.close()
 
 
@@ -132,13 +119,6 @@ def test_the_optimum_plays_what_it_computes():
     ):
         played = gym_suite.evaluate(ENV_ID, policy, episodes=episodes, seed=TUNING_SEED)
         assert abs(played.mean - expected) < 4 * played.std / math.sqrt(episodes), policy
-
-
-def test_the_optimum_beats_the_heuristic_paired():
-    optimum = gym_suite.evaluate(ENV_ID, opt.optimal_policy(), episodes=1000, seed=TUNING_SEED)
-    heuristic = gym_suite.evaluate(ENV_ID, "heuristic", episodes=1000, seed=TUNING_SEED)
-    gain, se = optimum.paired_difference(heuristic)
-    assert gain > 10 * se
 
 
 def test_the_optimum_is_a_reference_of_the_table():

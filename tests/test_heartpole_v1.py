@@ -260,23 +260,3 @@ def test_v1_arguments_and_rules():
         HeartPoleEnv(time_horizon=10.0)  # a parameter of the version, not an argument
     assert HeartPoleEnv(expected_cost=True).params.expected_cost  # v0 can train on the expected cost
     assert HeartPoleV1Env().heuristic(np.array([0.3, 0, 0, 5, 5, 0], dtype=np.float32)) == SLEEP
-
-
-def test_vector_of_one_follows_the_scalar_env():
-    env = gymnasium.make(ENV_ID)
-    envs = gymnasium.make_vec(ENV_ID, num_envs=1)
-    rng = np.random.default_rng(12)
-    for seed in range(3):
-        obs, _ = env.reset(seed=seed)
-        v_obs, _ = envs.reset(seed=seed)
-        for _ in range(int(HORIZON)):
-            action = int(rng.integers(4))
-            obs, reward, _, truncated, info = env.step(action)
-            v_obs, v_reward, _, v_truncated, v_info = envs.step(np.array([action]))
-            # numpy's and math's exp may differ in the last bit
-            np.testing.assert_allclose(v_obs[0], obs, rtol=1e-6)
-            assert v_reward[0] == pytest.approx(reward, abs=1e-12)
-            assert v_truncated[0] == truncated and v_info["heart_attack"][0] == info["heart_attack"]
-            if truncated:
-                break
-        assert truncated

@@ -70,19 +70,15 @@ def test_a_recorded_dataset_loads_back_with_the_episodes_played_and_recovers_its
     env.close()
 
 
-def test_observations_are_the_episodes_own():
+def test_observations_are_the_episodes_own_and_env_arguments_are_kept():
     record("example-v0", "random", episodes=3, seed=0)
     dataset = minari.load_dataset("gym_suite/example-v0/random-v0")
     for i, episode in enumerate(dataset.iterate_episodes()):
         first, steps = replay("example-v0", "random", seed=i)
         assert list(episode.observations) == [first] + [s.observation for s in steps]
         assert list(episode.actions) == [s.action for s in steps]
-
-
-def test_env_arguments_are_kept_and_recovered():
     record("heartpole-v1", "heuristic", episodes=1, env_kwargs={"heart_attack_proclivity": 0.3}, dataset_id="hp/x-v0")
-    dataset = minari.load_dataset("hp/x-v0")
-    env = dataset.recover_environment()
+    env = minari.load_dataset("hp/x-v0").recover_environment()  # with the env arguments kept
     assert env.spec.kwargs["heart_attack_proclivity"] == 0.3
     env.close()
 
@@ -135,6 +131,7 @@ def test_the_command_records_a_saved_stable_baselines3_model(tmp_path):
         (["--policy", "nowhere.pkl"], "policy file not found: 'nowhere.pkl'"),
         (["--env-kwargs", "nope=1"], "unknown argument"),
         (["--episodes", "0"], "must be a positive integer"),
+        (["--dataset-id", ""], "error: argument --dataset-id: must be a Minari dataset id"),
     ],
 )
 def test_the_command_reports_bad_input_as_a_usage_error(argv, message, capsys):
@@ -142,6 +139,7 @@ def test_the_command_reports_bad_input_as_a_usage_error(argv, message, capsys):
         main(["record", "example-v0", *argv])
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+    assert minari.list_local_datasets() == {}
 
 
 def test_an_existing_dataset_is_kept_unless_overwrite(capsys, datasets_path):
@@ -152,18 +150,6 @@ def test_an_existing_dataset_is_kept_unless_overwrite(capsys, datasets_path):
     assert minari.load_dataset("gym_suite/target-v0/heuristic-v0").total_episodes == 1
     assert main(["record", "target-v0", "--episodes", "2", "--overwrite"]) == 0
     assert minari.load_dataset("gym_suite/target-v0/heuristic-v0").total_episodes == 2
-
-
-def test_bad_arguments_raise_before_anything_is_written(datasets_path):
-    with pytest.raises(ValueError, match="episodes must be a positive integer"):
-        record("example-v0", "random", episodes=0)
-    with pytest.raises(ValueError, match="unknown policy 'best'"):
-        record("example-v0", "best")
-    with pytest.raises(TypeError, match="policy must be a callable"):
-        record("example-v0", 3)
-    with pytest.raises(gymnasium.error.Error):
-        record("no-such-v0", "random")
-    assert minari.list_local_datasets() == {}
 
 
 def test_load_policy_refuses_a_file_without_a_callable(tmp_path):
@@ -242,16 +228,6 @@ def test_overwrite_replaces_the_dataset_with_the_complete_new_one():
     assert str(dataset.spec.data_path).startswith(str(minari.storage.get_dataset_path("keep/example-v0")))
 
 
-@pytest.mark.parametrize("overwrite", ["no", 1, None, np.array([True])])
-def test_overwrite_and_record_infos_must_be_bools(overwrite):
-    record("example-v0", "random", episodes=1, dataset_id="keep/example-v0")
-    with pytest.raises(TypeError, match="record: overwrite must be True or False"):
-        record("example-v0", "random", episodes=1, dataset_id="keep/example-v0", overwrite=overwrite)
-    with pytest.raises(TypeError, match="record: record_infos must be True or False"):
-        record("example-v0", "random", episodes=1, dataset_id="other/example-v0", record_infos=overwrite)
-    assert minari.load_dataset("keep/example-v0").total_episodes == 1
-
-
 # --------------------------------------------------------------------------------------------
 # Infos: recorded on every id
 # --------------------------------------------------------------------------------------------
@@ -281,21 +257,14 @@ def test_an_info_key_the_reset_lacks_is_filled():
 # --------------------------------------------------------------------------------------------
 
 
-def test_numpy_integers_are_integers():
+def test_numpy_integers_are_integers_and_the_largest_seeds_record():
     dataset = record("example-v0", "random", episodes=np.int32(2), seed=np.uint64(4))
     assert dataset.total_episodes == 2
     first = next(iter(dataset.iterate_episodes()))
     _, steps = replay("example-v0", "random", seed=4)
     assert list(first.actions) == [s.action for s in steps]
-
-
-def test_the_largest_seeds_record_and_larger_ones_are_refused_first(datasets_path):
-    dataset = record("example-v0", "random", episodes=2, seed=2**64 - 2)
-    assert dataset.total_episodes == 2
-    for seed, episodes in [(2**64, 1), (2**64 - 1, 2), (10**30, 1)]:
-        with pytest.raises(ValueError, match=r"record: seed must be an integer in 0 \.\. 2\*\*64 - episodes"):
-            record("example-v0", "random", episodes=episodes, seed=seed, dataset_id="big/seed-v0")
-    assert "big/seed-v0" not in minari.list_local_datasets()
+    largest = record("example-v0", "random", episodes=2, seed=2**64 - 2, dataset_id="big/seed-v0")  # the last seeds
+    assert largest.total_episodes == 2
 
 
 @pytest.mark.parametrize(
@@ -315,6 +284,19 @@ def test_the_largest_seeds_record_and_larger_ones_are_refused_first(datasets_pat
         ({"episodes": True}, TypeError, "record: episodes must be a positive integer"),
         ({"seed": -1}, ValueError, "record: seed must be an integer in 0"),
         ({"seed": "3"}, TypeError, "record: seed must be a non-negative integer"),
+        *[
+            ({"seed": seed, "episodes": n}, ValueError, r"record: seed must be an integer in 0 \.\. 2\*\*64 - episodes")
+            for seed, n in [(2**64, 1), (2**64 - 1, 2), (10**30, 1)]
+        ],
+        ({"episodes": 0}, ValueError, "episodes must be a positive integer"),
+        ({"policy": "best"}, ValueError, "unknown policy 'best'"),
+        ({"policy": 3}, TypeError, "policy must be a callable"),
+        ({"env_id": "no-such-v0"}, gymnasium.error.Error, "no-such"),
+        *[
+            ({name: value}, TypeError, f"record: {name} must be True or False")
+            for name in ("overwrite", "record_infos")
+            for value in ("no", 1, None, np.array([True]))
+        ],
     ],
 )
 def test_bad_arguments_name_the_argument_before_any_episode(arguments, error, message, datasets_path):
@@ -324,8 +306,9 @@ def test_bad_arguments_name_the_argument_before_any_episode(arguments, error, me
         played.append(observation)
         return 0
 
+    arguments = {"env_id": "example-v0", "policy": policy, "episodes": 1, **arguments}
     with pytest.raises(error, match=message) as info:
-        record("example-v0", policy, **{"episodes": 1, **arguments})
+        record(arguments.pop("env_id"), arguments.pop("policy"), **arguments)
     assert len(str(info.value)) < 1000
     assert played == []
     assert minari.list_local_datasets() == {}
@@ -347,14 +330,6 @@ def test_a_pickled_function_whose_module_is_gone_is_a_value_error(tmp_path, caps
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert "does not unpickle" in err and "Traceback" not in err
-
-
-def test_the_command_refuses_an_empty_dataset_id(capsys):
-    with pytest.raises(SystemExit) as exit_info:
-        main(["record", "example-v0", "--dataset-id", ""])
-    assert exit_info.value.code == 2
-    assert "error: argument --dataset-id: must be a Minari dataset id" in capsys.readouterr().err
-    assert minari.list_local_datasets() == {}
 
 
 def test_the_command_without_minari_says_what_to_install(monkeypatch, capsys):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import importlib
 import inspect
 import pickle
 import subprocess
@@ -58,14 +57,6 @@ def test_the_registry_module_imports_only_the_standard_library_at_import_time():
     assert lazy and lazy <= {"gymnasium", "gym_suite.envs.checks", "gym_suite.envs.definition"}, lazy
 
 
-@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.id)
-def test_an_environment_file_ends_with_its_classes_written_out(spec):
-    module = importlib.import_module(spec.definition.partition(":")[0])
-    for name in (spec.class_name, spec.vector_class_name):
-        source = inspect.getsource(getattr(module, name))
-        assert source.startswith(f"class {name}("), source
-
-
 def _module_graph(at_import_time: bool = False) -> dict[str, set[str]]:
     """Module -> the package's modules it imports (``from gym_suite.envs import X`` is the
     module ``gym_suite.envs.X`` when there is one, else ``gym_suite.envs``; with
@@ -106,46 +97,32 @@ def test_no_module_of_the_package_imports_one_that_imports_it_back():
         visit(module, [])
 
 
-def test_a_row_names_a_definition_and_a_parameter_set():
-    for spec in SPECS:
-        definition, params = load(spec.definition), load(spec.params)
-        assert isinstance(definition, Definition), spec.id
-        assert dataclasses.is_dataclass(params) and not isinstance(params, type), spec.id
-        fields = {f.name for f in dataclasses.fields(params)}
-        assert set(definition.arguments) <= fields, (spec.id, definition.arguments)
-        assert isinstance(load(spec.manual) if spec.manual else None, (str, type(None))), spec.id
-    assert not hasattr(Spec, "kwargs") and "kwargs" not in {f.name for f in dataclasses.fields(Spec)}
-
-
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.id)
-def test_the_classes_of_a_row_are_published_by_gym_suite_envs(spec):
+def test_a_row_names_a_definition_and_parameters_and_gym_suite_envs_publishes_its_classes(spec):
+    definition, params = load(spec.definition), load(spec.params)
+    assert isinstance(definition, Definition) and dataclasses.is_dataclass(params) and not isinstance(params, type)
+    types = {f.name: f.type for f in dataclasses.fields(params)}
+    assert set(definition.arguments) <= set(types) and not hasattr(Spec, "kwargs")
     scalar = getattr(gym_suite.envs, spec.class_name)
     vector = getattr(gym_suite.envs, spec.vector_class_name)
     assert spec.entry_point == f"gym_suite.envs:{spec.class_name}" == gymnasium.spec(spec.id).entry_point
     assert spec.vector_entry_point == f"gym_suite.envs:{spec.vector_class_name}"
     assert gymnasium.spec(spec.id).vector_entry_point == spec.vector_entry_point
     assert scalar.__module__ == vector.__module__ == spec.definition.partition(":")[0]
+    for cls in (scalar, vector):  # written out at the end of the environment's file, each argument typed
+        assert inspect.getsource(cls).startswith(f"class {cls.__name__}("), cls
+        parameters = inspect.signature(cls).parameters
+        assert all(parameters[name].annotation == types[name] for name in definition.arguments), cls
     assert scalar.__name__ == spec.class_name and vector.__name__ == spec.vector_class_name
     assert vector.scalar_env is scalar
-    assert scalar.definition is load(spec.definition) and scalar.base_params is load(spec.params)
+    assert scalar.definition is definition and scalar.base_params is params
     manual = load(spec.manual) if spec.manual else sys.modules[spec.definition.partition(":")[0]].__doc__
     assert scalar.__doc__.split("## Arguments")[0] == manual.split("## Arguments")[0]
     assert "| `render_mode` |" in scalar.__doc__.split("## Arguments")[1]  # the table written from the declarations
     made = gymnasium.make(spec.id, **({"episode_length": 3} if spec.id == "push-v0" else {}))
     assert type(made.unwrapped) is scalar  # one class per row, whoever asks
     assert pickle.loads(pickle.dumps(type(made.unwrapped))) is scalar
-    assert getattr(gym_suite.envs, spec.class_name) is scalar
     made.close()
-
-
-@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.id)
-def test_the_constructor_annotates_each_argument_as_its_parameter_field(spec):
-    # (push-v0's and push-v1's log arguments are fields of the class their parameters extend)
-    types = {f.name: f.type for f in dataclasses.fields(load(spec.params))}
-    for cls in (getattr(gym_suite.envs, spec.class_name), getattr(gym_suite.envs, spec.vector_class_name)):
-        parameters = inspect.signature(cls).parameters
-        for name in load(spec.definition).arguments:
-            assert parameters[name].annotation == types[name], (cls.__name__, name)
 
 
 def test_two_versions_of_one_definition_are_two_rows_of_one_definition():

@@ -68,15 +68,6 @@ def test_rgb_array_frames_follow_the_state_and_are_fresh(env_id):
     assert not np.array_equal(a, env.render())
 
 
-@pytest.mark.parametrize("ansi_id", ANSI_IDS)
-def test_ansi_render_is_text(ansi_id):
-    env = gymnasium.make(ansi_id, render_mode="ansi")
-    env.reset(seed=0)
-    env.action_space.seed(0)
-    texts = [env.render(), env.step(env.action_space.sample()) and env.render()]
-    assert all(isinstance(text, str) and text.strip() for text in texts)
-
-
 # gym-suite/benchmarks/bench.py: what it writes (behaviour only; the figures themselves are not tested)
 
 

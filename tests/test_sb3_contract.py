@@ -56,11 +56,6 @@ def allclose(a, b) -> bool:
     return bool(np.allclose(a, b))
 
 
-# --------------------------------------------------------------------------------------------
-# test_vec_envs.py
-# --------------------------------------------------------------------------------------------
-
-
 def wrapped(venv: VecEnv, wrapper) -> VecEnv:
     if wrapper is VecFrameStack:
         return VecFrameStack(venv, n_stack=2)
@@ -69,20 +64,22 @@ def wrapped(venv: VecEnv, wrapper) -> VecEnv:
     return venv
 
 
-@pytest.mark.parametrize("adapter", ADAPTERS)
-def test_custom_calls(adapter):
-    """Attributes, methods and wrapper attributes of the rows (SB3's test_vecenv_custom_calls)."""
-    venv = make(adapter, "example-v0", render_mode="rgb_array")
+def check_render_and_a_new_attribute(venv: VecEnv) -> None:
     venv.seed(0)
     venv.reset()
     assert np.array_equal(venv.render(mode="rgb_array"), venv.render())
     with pytest.warns(UserWarning):
         venv.render(mode="something_else")
-
-    # a new attribute, for every row
     assert not venv.has_attr("dummy")
-    venv.set_attr("dummy", 12)
+    venv.set_attr("dummy", 12)  # for every row
     assert venv.get_attr("dummy") == [12] * N_ENVS
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS)
+def test_custom_calls(adapter):
+    """Attributes, methods and wrapper attributes of the rows (SB3's test_vecenv_custom_calls)."""
+    venv = make(adapter, "example-v0", render_mode="rgb_array")
+    check_render_and_a_new_attribute(venv)
     venv.env_method("set_wrapper_attr", "dummy2", 2)
     assert venv.get_attr("dummy2") == [2] * N_ENVS
 
@@ -122,14 +119,7 @@ def test_custom_calls(adapter):
 def test_custom_calls_through_wrappers(adapter, wrapper):
     """The same calls through Stable-Baselines3's VecEnv wrappers (a Box observation: target-v0)."""
     venv = wrapped(make(adapter, "target-v0", render_mode="rgb_array"), wrapper)
-    venv.seed(0)
-    venv.reset()
-    assert np.array_equal(venv.render(mode="rgb_array"), venv.render())
-    with pytest.warns(UserWarning):
-        venv.render(mode="something_else")
-    assert not venv.has_attr("dummy")
-    venv.set_attr("dummy", 12)
-    assert venv.get_attr("dummy") == [12] * N_ENVS
+    check_render_and_a_new_attribute(venv)
     assert venv.env_method("set_wrapper_attr", "note", 0.25) == [True] * N_ENVS
     assert venv.get_attr("note") == [0.25] * N_ENVS
     assert venv.env_method("get_wrapper_attr", "note", indices=[0, -1]) == [0.25, 0.25]
@@ -261,14 +251,10 @@ def test_render_rgb_array(adapter):
 
 @pytest.mark.parametrize("adapter", ADAPTERS)
 def test_metadata(adapter):
-    venv = make(adapter, "target-v0")
+    venv, reference = make(adapter, "target-v0"), make("dummy", "target-v0")
+    assert venv.get_attr("metadata") == reference.get_attr("metadata") and venv.metadata == reference.metadata
     assert "human" in venv.get_attr("metadata")[0]["render_modes"]
     assert venv.get_attr("spec")[0].id == "target-v0"
-
-
-# --------------------------------------------------------------------------------------------
-# test_vec_monitor.py
-# --------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("adapter", ADAPTERS)
@@ -308,11 +294,6 @@ def test_evaluate_policy_sees_the_monitor(adapter, recwarn):
     mean, _ = evaluate_policy(model, venv, n_eval_episodes=4)
     assert np.isfinite(mean)
     assert not [w for w in recwarn if issubclass(w.category, UserWarning)], [str(w.message) for w in recwarn]
-
-
-# --------------------------------------------------------------------------------------------
-# test_vec_normalize.py
-# --------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("adapter", ADAPTERS)
@@ -369,11 +350,6 @@ def test_vec_normalize_of_dict_observations_needs_the_box_keys(adapter):
     obs, _, _, _ = normalized.step(sample_actions(normalized))
     assert set(obs) == set(venv.observation_space.spaces)
     VecNormalize(venv, norm_obs=False).reset()
-
-
-# --------------------------------------------------------------------------------------------
-# The deliberate differences (see SuiteVecEnv's docstring)
-# --------------------------------------------------------------------------------------------
 
 
 def test_a_shared_value_set_for_some_rows_only():

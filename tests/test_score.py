@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import sys
 from pathlib import Path
 
 import gymnasium
@@ -39,6 +40,10 @@ def test_the_packaged_table_is_docs_baselines_csv():
 
 @pytest.mark.parametrize("env_id", ALL_IDS)
 def test_the_heuristics_returns_land_on_the_tables_heuristic_row(env_id):
+    try:
+        table(env_id)
+    except ValueError as error:  # a new id: reported, not failed, until the baselines script gives it rows
+        pytest.skip(f"{error} (python gym-suite/benchmarks/baselines.py gives it rows)")
     result = gym_suite.score(env_id, heuristic_returns(env_id), paired=False)
     row = table_row(env_id, "heuristic")
     assert result.normalized == pytest.approx(float(row["normalized"]), abs=1e-4)
@@ -137,6 +142,41 @@ def test_cli_against_table_refuses_other_episodes(extra, match, capsys):
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert "--against-table" in err and match in err
+
+
+def test_an_id_without_rows_in_the_table_is_reported_not_a_crash(capsys):
+    """A registered id the table has no rows of: ``score`` says so, ``--against-table`` is a usage error."""
+    from test_definitions import COIN, CoinParams
+
+    gym_suite.register(
+        "mypkg/unscored-v0", definition=COIN, params=CoinParams(), max_episode_steps=5, summary="A coin."
+    )
+    try:
+        with pytest.raises(ValueError, match="the baselines table has no rows for mypkg/unscored-v0"):
+            gym_suite.score("mypkg/unscored-v0", np.zeros(10))
+        with pytest.raises(SystemExit) as stop:
+            main(["evaluate", "mypkg/unscored-v0", "--policy", "heuristic", "--against-table"])
+        assert stop.value.code == 2
+        last = capsys.readouterr().err.strip().splitlines()[-1]
+        assert (
+            last
+            == "gym-suite evaluate: error: argument --against-table: the baselines table has no rows for mypkg/unscored-v0"
+        )
+    finally:
+        gym_suite.unregister("mypkg/unscored-v0")
+
+
+def test_a_row_with_empty_cells_is_no_reference_row(tmp_path, monkeypatch):
+    """A row not yet played (empty cells) is reported, never ``could not convert string to float: ''``."""
+    score_module = sys.modules["gym_suite.score"]  # gym_suite.score is also the function
+    text = (ROOT / "gym_suite" / "data" / "baselines.csv").read_text(encoding="utf-8")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "baselines.csv").write_text(
+        text.replace("example-v0,random,0,-4.997,", "example-v0,random,0,,")
+    )
+    monkeypatch.setattr(score_module.resources, "files", lambda package: tmp_path)
+    with pytest.raises(ValueError, match="no reference row for example-v0"):
+        gym_suite.score("example-v0", np.zeros(1000), paired=False)
 
 
 def test_the_evaluate_pages_example_prints_what_the_page_shows(capsys):

@@ -308,10 +308,6 @@ def test_progress_is_reported_at_each_evaluation_between_the_compiled_programs(m
     assert lines[-1].startswith("JAX PPO example-v0: 1 seed(s) x 2,048 steps in ") and "s compiling" in lines[-1]
 
 
-# --------------------------------------------------------------------------------------------
-# draw_params: training on drawn parameters (domain randomization)
-# --------------------------------------------------------------------------------------------
-
 #: target-v1's recipe cut to a few small updates (the draw's tests check the wiring, not learning)
 _TINY = dict(num_envs=4, num_steps=64, num_minibatches=4, num_epochs=2, eval_episodes=0, eval_points=1,
              total_timesteps=512, progress=False)  # fmt: skip
@@ -333,8 +329,7 @@ def test_draw_params_must_be_a_function_named_in_the_error():
 
 
 def test_a_function_in_the_settings_keys_no_run():
-    """A function's repr (an address) is refused in a run's digest; an unset draw_params is left out
-    of the resolved settings, so older runs keep their digests."""
+    """Refused in a run's digest; an unset draw_params is left out of the resolved settings."""
     from gym_suite.training.recipes import settings_digest
     from gym_suite.training.resolved import resolved_training
 
@@ -426,14 +421,9 @@ SPEEDS = (0.5, 1.0, 1.5, 2.0)
 
 @pytest.mark.slow
 def test_a_policy_trained_on_drawn_speeds_beats_random_at_every_speed():
-    """target-v1 at the recipe's budget, each training episode's target_speed uniform in [0.5, 2]:
-    greedy on the numpy env made at each of four speeds (300 tuning episodes, seeded 100,000
-    onwards as the recipes' comparisons are) it beats the random policy by far at every speed
-    (more than half the way from random to pure pursuit, the heuristic, which is near the optimum
-    at 0.5), and beats pure pursuit at 2, where pursuit loses most. Measured
-    (2026-11-28, as docs/training/jax.md describes; training seed 0 alone, and seeds 0-2 in one
-    vmapped run): -75.8, and -24.9 to -57.9, at 0.5 (pursuit -24.0, random -256.2); -51.1, and
-    -27.8 to -44.8, at 2 (pursuit -76.7, random -177.1)."""
+    """target-v1 at the recipe's budget on target speeds uniform in [0.5, 2], greedy on 300 tuning
+    episodes at each of four speeds: far above random at every speed, above pure pursuit at 2
+    (docs/training/jax.md has the measurements)."""
     pytest.importorskip("rejax")
     result = train_ppo("target-v1", draw_params=_uniform_speed, progress=False)
     for speed in SPEEDS:

@@ -56,25 +56,21 @@ def test_tuned_settings_go_over_the_recipes_own(tuned_file):
 
 
 @pytest.mark.parametrize(
-    "data",
-    [[1, 2], {"push-v1": {"dqn": {"settings": {}}}}, {"push-v1": {"sb3-ppo": {"learning_rate": 1e-4}}}],
-    ids=["not-an-object", "unknown-agent", "no-settings"],
+    ("text", "said"),
+    [
+        ("[1, 2]", "expected an object of ids"),
+        ('{"push-v1": {"dqn": {"settings": {}}}}', "must map agents among"),
+        ('{"push-v1": {"sb3-ppo": {"learning_rate": 1e-4}}}', "must map agents among"),
+        ("{", "not a readable JSON file"),
+        ('{"example-v0": {"jax-ppo": {"settings": {"learning_rat": 1e-4}}}}', "learning_rat"),
+    ],
+    ids=["not-an-object", "unknown-agent", "no-settings", "not-json", "unknown-jax-setting"],
 )
-def test_a_malformed_file_is_a_value_error_naming_it(tuned_file, data):
-    write(tuned_file, data)
-    with pytest.raises(ValueError, match="tuned recipes .*tuned.json"):
+def test_a_malformed_file_is_a_value_error_naming_it(tuned_file, text, said):
+    tuned_file.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=f"tuned recipes .*tuned.json.*{said}"):
         recipes.recipe_for("push-v1")
-
-
-def test_a_file_that_is_not_json_is_a_value_error(tuned_file):
-    tuned_file.write_text("{", encoding="utf-8")
-    with pytest.raises(ValueError, match="not a readable JSON file"):
-        recipes.read_tuned_recipes()
-
-
-def test_an_unknown_jax_setting_is_a_value_error_naming_the_file(tuned_file):
-    write(tuned_file, {"example-v0": {"jax-ppo": {"settings": {"learning_rat": 1e-4}}}})
-    with pytest.raises(ValueError, match="tuned recipes .*tuned.json.*learning_rat"):
+    with pytest.raises(ValueError, match=said):
         ppo_settings("example-v0")
 
 

@@ -1,8 +1,3 @@
-# The file reads top to bottom: this manual (example-v0's; ``V1_MANUAL`` is example-v1's), the
-# constants, the parameters, the state, the rules (:class:`Example`, then example-v1's
-# :class:`ExampleV1`, a definition of its own: its observation space differs), the pictures, then
-# the definitions the registry names (the classes are ``gym_suite.envs.ExampleEnv``,
-# ``ExampleV1Env`` and their ``...VectorEnv``).
 """``example-v0``: the one-dimensional hot/cold walk.
 
 ## Description
@@ -108,16 +103,10 @@ the goal) or colder, and it hears that the wrong way round with probability ``fl
 (0.35). A policy that acts on what it heard last (the heuristic: warmer, go on; colder, turn back)
 is sent the wrong way by every flipped signal; one that weighs everything it has heard is not.
 
-The best possible play is computable: the agent's belief (the probability of each position given
-the moves and the signals so far) is a sufficient statistic, and dynamic programming over the
-beliefs reachable in 24 steps gives the Bayes-optimal policy and its value
-(:mod:`gym_suite.references.example_v1_optimum`). The best *memoryless* policy, found by
-enumerating the 32 maps from the 5 observations to the 2 actions, is the heuristic's rule: an
-agent with memory can close the gap to the optimum, one without cannot.
-
-example-v1 is a definition of its own (:class:`ExampleV1`, in example-v0's file): its observation
-space and rewards differ. The walk (the line, the goal, the walls, the start) is v0's, by the same
-function.
+The best possible play is computable: dynamic programming over the agent's beliefs gives the
+Bayes-optimal policy and its value (:mod:`gym_suite.references.example_v1_optimum`). The best
+*memoryless* policy is the heuristic's rule: an agent with memory can close the gap to the
+optimum, one without cannot.
 
 ## Action Space
 
@@ -135,8 +124,7 @@ goal (a move into a wall is colder), heard the wrong way round with probability
 ## Rewards
 
 -1 a step, +10 for the step that lands on the goal. Unlike v0 (-1 closer, -2 farther), the
-reward does not depend on the direction, so it tells nothing the episode's end does not: the
-observation is all the agent learns.
+reward does not depend on the direction: the observation is all the agent learns.
 
 ## Starting State
 
@@ -189,30 +177,20 @@ blue colder).
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-# --------------------------------------------------------------------------------------------
-# Constants
-# --------------------------------------------------------------------------------------------
-
 MOVE_LEFT, MOVE_RIGHT = 0, 1
 ACTION_NAMES = ("left", "right")
-REWARD_GOAL = 10.0  # landing on the goal
+REWARD_GOAL = 10.0
 REWARD_TOWARD = -1.0  # a step that gets closer to the goal
 REWARD_AWAY = -2.0  # a step away from the goal, or into a wall
 CELL_PIXELS = 24  # rgb_array: width and height of one position
 DEFAULT_LF_MIN, DEFAULT_RT_MAX = 1, 10
-#: The largest position accepted. Positions and their sums stay far inside int64, and a start
-#: drawn as ``floor(u * n)`` from a float64 uniform ``u`` is uniform to a relative 1e-4 at most.
+#: The largest position: sums stay inside int64, ``floor(u * n)`` is uniform to a relative 1e-4.
 MAX_POSITION = 10**12
-NO_REWARD = math.nan  # the last reward after a start (no step yet)
+NO_REWARD = math.nan  # the last reward after a start
 
 
 def goal_of(lf_min: int, rt_max: int) -> int:
     return (lf_min + rt_max - 1) // 2
-
-
-# --------------------------------------------------------------------------------------------
-# The parameters
-# --------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -232,11 +210,6 @@ class ExampleParams:
 DEFAULTS = ExampleParams()
 
 
-# --------------------------------------------------------------------------------------------
-# The state
-# --------------------------------------------------------------------------------------------
-
-
 class ExampleState(NamedTuple):
     """The agent's position, and the last step's reward (NaN after a start) for the pictures."""
 
@@ -244,7 +217,6 @@ class ExampleState(NamedTuple):
     last_reward: Any
 
 
-#: ``ExampleState`` from a tuple of its two quantities (the step's fast constructor)
 _new_state = state_maker(ExampleState)
 
 
@@ -278,13 +250,11 @@ class Example(Definition[ExampleState, ExampleParams]):
         Argument("lf_min", int, "the leftmost position", low=0, high=MAX_POSITION - 2),
         Argument("rt_max", int, "the rightmost position", low="lf_min + 2", high=MAX_POSITION),
     )
-    #: The tutorial's name for the registered step limit, as an attribute of the envs: the registry
-    #: row's, the one place the limit lives.
+    #: The tutorial's name for the registered step limit (the registry row's), an attribute of the envs.
     env_attributes: ClassVar[Mapping[str, Any]] = {
         "MAX_STEPS": next(spec.max_episode_steps for spec in SPECS if spec.id == "example-v0")
     }
-    #: One uniform per start picks the starting position; a step draws nothing.
-    start_draws = 1
+    start_draws = 1  # the starting position; a step draws nothing
 
     def make_params(self, base: ExampleParams, owner: str, **arguments: Any) -> ExampleParams:
         line = super().make_params(base, owner, **arguments)
@@ -294,7 +264,7 @@ class Example(Definition[ExampleState, ExampleParams]):
         return spaces.Discrete(params.rt_max + 1), spaces.Discrete(len(ACTION_NAMES))
 
     def initial(self, u: Any, params: ExampleParams, ops: Ops) -> ExampleState:
-        # floor(u * n) for u in [0, 1); the minimum guards against a product rounded up to n
+        # floor(u * n); the minimum guards against a product rounded up to n
         draw = ops.minimum(ops.floor_int(u[0] * params.n_starts), params.n_starts - 1)
         return ExampleState(start_position(draw, params.lf_min, params.goal), NO_REWARD)
 
@@ -308,7 +278,7 @@ class Example(Definition[ExampleState, ExampleParams]):
     def reward(
         self, state: ExampleState, action: Any, next_state: ExampleState, params: ExampleParams, ops: Ops
     ) -> Any:
-        return next_state.last_reward  # walk_rules' reward of the move from state to next_state
+        return next_state.last_reward
 
     def terminal(self, state: ExampleState, params: ExampleParams, ops: Ops) -> Any:
         return state.position == params.goal
@@ -333,14 +303,14 @@ class Example(Definition[ExampleState, ExampleParams]):
 # example-v1: the walk, partly observed (its manual: V1_MANUAL)
 # --------------------------------------------------------------------------------------------
 
-#: example-v1's observations: nothing heard yet (a start), then ``1 + 2 * move + heard_warmer``
+#: example-v1's observations: nothing heard yet, then ``1 + 2 * move + heard_warmer``
 OBS_START = 0
 OBS_LEFT_COLDER, OBS_LEFT_WARMER, OBS_RIGHT_COLDER, OBS_RIGHT_WARMER = 1, 2, 3, 4
 OBSERVATION_NAMES = ("start", "left, colder", "left, warmer", "right, colder", "right, warmer")
-REWARD_STEP_V1 = -1.0  # every step that does not land on the goal, whatever its direction
-V1_LF_MIN, V1_RT_MAX = 1, 12  # a line of 12 positions, the goal at 6
-V1_FLIP_PROBABILITY = 0.35  # the chance that a step's warmer/colder is heard the wrong way round
-HEARD_STRIP_PIXELS = 8  # rgb_array: the height of the strip that shows what was heard
+REWARD_STEP_V1 = -1.0  # every step that does not land on the goal
+V1_LF_MIN, V1_RT_MAX = 1, 12  # the goal at 6
+V1_FLIP_PROBABILITY = 0.35
+HEARD_STRIP_PIXELS = 8  # rgb_array: the strip that shows what was heard
 HEARD_COLOURS = ((160, 160, 160), (60, 90, 200), (240, 150, 40))  # nothing yet, colder (blue), warmer (orange)
 
 
@@ -390,9 +360,8 @@ class ExampleV1(Definition[ExampleV1State, ExampleV1Params]):
             high=0.5,
         ),
     )
-    #: One uniform per start picks the starting position; one per step, whether the signal flips.
-    start_draws = 1
-    step_draws = 1
+    start_draws = 1  # the starting position
+    step_draws = 1  # whether the signal flips
 
     def make_params(self, base: ExampleV1Params, owner: str, **arguments: Any) -> ExampleV1Params:
         walk = super().make_params(base, owner, **arguments)
@@ -439,8 +408,7 @@ class ExampleV1(Definition[ExampleV1State, ExampleV1Params]):
         return ops.where(go_right, MOVE_RIGHT, MOVE_LEFT)
 
     def render(self, state: ExampleV1State, params: ExampleV1Params, mode: str) -> Any:
-        """The line; in the picture, the position the agent does not see, and under it a strip of
-        what it heard: orange warmer, blue colder, grey nothing yet."""
+        """The line, and under the picture a strip of what was heard: orange warmer, blue colder."""
         if mode == "ansi":
             reward = None if math.isnan(state.last_reward) else state.last_reward
             line = ansi_line(state.position, params.goal, params.lf_min, params.rt_max, reward)
@@ -476,20 +444,15 @@ def rgb_frame(position: int, goal: int, lf_min: int, rt_max: int) -> npt.NDArray
 
 
 # --------------------------------------------------------------------------------------------
-# The definition the registry names (its row: gym_suite/_registry.py)
+# The definitions the registry names (gym_suite/_registry.py), and the env classes
 # --------------------------------------------------------------------------------------------
 
 EXAMPLE = Example()
 EXAMPLE_V1 = ExampleV1()
 
 
-# --------------------------------------------------------------------------------------------
-# The env classes (their registry rows: gym_suite/_registry.py; gymnasium.make finds them by id)
-# --------------------------------------------------------------------------------------------
-
-
 class ExampleEnv(SuiteEnv):
-    __doc__ = __doc__  # the manual: this module's docstring, its Arguments table from the declared arguments
+    __doc__ = __doc__  # the manual; its Arguments table is written from the declared arguments
     definition, base_params = EXAMPLE, DEFAULTS
 
 
@@ -501,7 +464,7 @@ class ExampleVectorEnv(SuiteVectorEnv):
 
 
 class ExampleV1Env(SuiteEnv):
-    __doc__ = V1_MANUAL  # the manual: V1_MANUAL above, its Arguments table from the declared arguments
+    __doc__ = V1_MANUAL
     definition, base_params = EXAMPLE_V1, V1
 
 

@@ -1,7 +1,3 @@
-# The file reads top to bottom: this manual (heartpole-v0's; ``V1_MANUAL`` says what differs in
-# v1), the parameters (v0 and v1 are two parameter sets), the rules as pure functions, the
-# heuristic, the pictures, then the definition the registry names (the classes are
-# ``gym_suite.envs.HeartPoleEnv``, ``HeartPoleV1Env`` and their ``...VectorEnv``).
 """``heartpole-v0`` and ``heartpole-v1``: balance productivity against health, one half-hour of work per step.
 
 ## Description
@@ -129,7 +125,7 @@ from gymnasium import spaces
 from gym_suite.envs._draw import GLYPH_HEIGHT, LINE_HEIGHT, draw_text, draw_text_centred, draw_text_right
 from gym_suite.envs._shells import SuiteEnv, SuiteVectorEnv
 from gym_suite.envs.checks import Argument
-from gym_suite.envs.definition import Definition, FloatArray, Ops, state_maker
+from gym_suite.envs.definition import NUMPY, Definition, FloatArray, Ops, state_maker
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -140,25 +136,43 @@ V1_MANUAL = """
 ``heartpole-v1``: the body of heartpole-v0 (the same actions, formulas and constants of Vadim
 Liventsev's HeartPole tutorial, https://github.com/vadim0x60/heartpole; see
 :class:`HeartPoleEnv` for them) in a task where the policy matters: two weeks of work, scored
-by the work done, with every half-hour's risk of a heart attack. What differs from v0:
+by the work done, with every half-hour's risk of a heart attack.
 
-1. **Rewards**: the step's work, ``productivity``, less the expected cost of its heart attacks:
-   ``100 x`` the probability of at least one attack in the step's half-hours. The return is the
-   work done in the two weeks less 100 per expected attack. The attack is still drawn (one
-   uniform against that probability) and reported in ``info``; ``expected_cost=False`` charges
-   100 for a drawn attack instead: the same expected return, with a far larger spread.
-2. **The hazard**: at the end of every half-hour that passes, asleep or awake, a heart attack
-   strikes with probability ``heart_attack_proclivity * sigmoid(hypertension - 6)``: a sleep step carries the 16 chances of its night (hypertension decaying
-   by 0.97 each half-hour) and the one of its half-hour of work. An attack leaves hypertension
-   as it is (v0 resets it to 0).
-3. **Episode End**: nothing terminates an episode. Truncation: when time_elapsed reaches 672
-   half-hours (two weeks), at the end of the step that reaches it (a sleep begun in the last 16
-   half-hours runs to its end: up to 688). The env returns ``truncated=True`` itself; the spec
-   has no step limit (an episode is 40 to 672 steps long).
+## Action Space
 
-The action space, the observation space (the same six quantities: time_elapsed tells the time
-left, so the observation is the whole state), the starting state (all zeros), ``info`` and the
-heuristic (v0's rule, so the versions compare) are v0's.
+v0's: `Discrete(4)`, 0 `do_nothing`, 1 `drink_coffee`, 2 `drink_beer`, 3 `sleep`.
+
+## Observation Space
+
+v0's: `Box(6,)` of `float32`, the six quantities. time_elapsed tells the time left, so the
+observation is the whole state.
+
+## Rewards
+
+The step's work, ``productivity``, less the expected cost of its heart attacks: ``100 x`` the
+probability of at least one attack in the step's half-hours. The return is the work done in the
+two weeks less 100 per expected attack. The attack is still drawn (one uniform against that
+probability) and reported in ``info``; ``expected_cost=False`` charges 100 for a drawn attack
+instead: the same expected return, with a far larger spread.
+
+At the end of every half-hour that passes, asleep or awake, a heart attack strikes with
+probability ``heart_attack_proclivity * sigmoid(hypertension - 6)``: a sleep step carries the 16
+chances of its night (hypertension decaying by 0.97 each half-hour) and the one of its half-hour
+of work. An attack leaves hypertension as it is (v0 resets it to 0).
+
+## Starting State
+
+All six quantities are 0, as in v0.
+
+## Episode End
+
+1. Termination: none.
+2. Truncation: when time_elapsed reaches 672 half-hours (two weeks), at the end of the step that
+   reaches it (a sleep begun in the last 16 half-hours runs to its end: up to 688). The env
+   returns ``truncated=True`` itself; the spec has no step limit (an episode is 40 to 672 steps
+   long).
+
+``info`` and the heuristic (v0's rule, so the versions compare) are v0's.
 
 ## Arguments
 
@@ -234,14 +248,8 @@ NIGHT_DECAYS = tuple(DECAY_RATE ** (h + 1) for h in range(int(HALF_HOURS_OF_SLEE
 TWO_WEEKS = 672.0  # heartpole-v1 ends when time_elapsed reaches two weeks of half-hours
 NO_HORIZON = math.inf
 
-#: Sleep once alertness falls below this (a fresh wake-up gives 0.7 .. 1.3). Tuned on 1,000
-#: episodes among 0.2 .. 0.6 in steps of 0.05.
+#: Sleep once alertness falls below this (a fresh wake-up gives 0.7 .. 1.3).
 HEURISTIC_SLEEP_ALERTNESS = 0.4
-
-
-# --------------------------------------------------------------------------------------------
-# The parameters: heartpole-v0 and heartpole-v1 are two sets of them
-# --------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -283,18 +291,15 @@ class HeartPoleState(NamedTuple):
     productivity: Any
 
 
-#: ``HeartPoleState`` from a tuple of its ten quantities (the step's fast constructor)
 _new_state = state_maker(HeartPoleState)
 
 
 # --------------------------------------------------------------------------------------------
-# What the rules compute beyond Ops: each takes ``ops`` first and its fastest way on each
-# backend (``ops.name``); the same values on every one
+# Beyond Ops: each takes ``ops`` first and its fastest way on each backend, the same values
 # --------------------------------------------------------------------------------------------
 
-#: Small batches stack the arguments of :func:`sigmoids` into one array (fewer numpy calls);
-#: above this many bytes the stacked temporaries cost more in page faults than the calls they
-#: save (glibc serves blocks of 128 KiB and more with fresh pages).
+#: Small batches stack the arguments of :func:`sigmoids` into one array (fewer numpy calls); above
+#: this many bytes the temporaries cost more in page faults than the calls they save.
 STACK_BYTES = 64 * 1024
 
 
@@ -303,7 +308,7 @@ def sigmoids(ops: Ops, *xs: Any, tanh: Callable[[float], float] = math.tanh) -> 
     overflowing), in fewer calls on numpy; unpack the result: ``a, b = sigmoids(ops, x, y)``."""
     name = ops.name
     if name == "scalar":
-        if len(xs) == 4:  # the rules' four written out: a list display costs less than a comprehension
+        if len(xs) == 4:  # the rules' four written out: faster than a comprehension
             a, b, c, d = xs
             return [
                 0.5 + 0.5 * tanh(0.5 * a),
@@ -316,13 +321,13 @@ def sigmoids(ops: Ops, *xs: Any, tanh: Callable[[float], float] = math.tanh) -> 
         if len(xs) * np.asarray(xs[0]).nbytes <= STACK_BYTES:  # small batches: one pass
             return _numpy_sigmoid(np.array(xs))
         return [_numpy_sigmoid(x) for x in xs]
-    import jax.numpy as jnp  # JAX's tanh (only these rules need one: Ops has none)
+    import jax.numpy as jnp
 
     return [0.5 + 0.5 * jnp.tanh(0.5 * x) for x in xs]
 
 
 def _numpy_sigmoid(x: FloatArray) -> FloatArray:
-    s = np.multiply(x, 0.5)  # 0.5 + 0.5 * tanh(0.5 * x), in one array of its own
+    s = np.multiply(x, 0.5)  # 0.5 + 0.5 * tanh(0.5 * x), in place
     if s.__class__ is not np.ndarray:  # a number
         return 0.5 + 0.5 * np.tanh(s)
     np.tanh(s, out=s)
@@ -335,7 +340,7 @@ def _one_hots(n: int) -> tuple[tuple[float, ...], ...]:
     return tuple(tuple(float(i == j) for j in range(n)) for i in range(n))
 
 
-#: ``n`` -> :func:`_one_hots` of ``n``, for the small ``n`` of actions (a dict's lookup, not the cache's call)
+#: :func:`_one_hots` of small ``n`` (a dict's lookup is faster than the cache's call)
 _ONE_HOTS = {n: _one_hots(n) for n in range(1, 17)}
 
 
@@ -356,7 +361,7 @@ def one_hot(ops: Ops, index: Any, n: int) -> Any:
     if name == "numpy":
         rows: npt.NDArray[np.bool_] = index == _arange_column(n, np.ndim(index))  # (n, *index.shape)
         return rows.astype(np.float64)
-    import jax.numpy as jnp  # JAX's constants are its own arrays (a numpy one may not match its int type)
+    import jax.numpy as jnp  # JAX's own constants (a numpy one may not match its int type)
 
     column = jnp.arange(n).reshape((n,) + (1,) * jnp.ndim(index))
     return (jnp.asarray(index) == column).astype(jnp.result_type(float))
@@ -371,30 +376,24 @@ def _constant_column(constants: tuple[float, ...], ndim: int) -> FloatArray:
 
 
 def product(ops: Ops, fn: Callable[..., Any], constants: tuple[float, ...], *args: Any) -> Any:
-    """The product of ``fn(c, *args)`` over the ``constants`` ``c``, multiplied in their order.
-
-    On arrays ``fn`` runs once, with ``c`` a column of the constants broadcast against the first
-    of ``args`` (a new leading axis); on Python numbers once per constant. ``fn`` uses only
-    operators and ``ops`` functions (pass ``ops`` in ``args``): the night's chance of no attack
-    is one (:func:`night_attack_probability`).
-    """
+    """The product of ``fn(c, *args)`` over the ``constants`` ``c``, multiplied in their order: on
+    arrays ``fn`` runs once, ``c`` a column of the constants (a new leading axis)."""
     name = ops.name
-    if name == "scalar":  # a loop; map with repeat calls fn without building its arguments
+    if name == "scalar":
         return math.prod(map(fn, constants, *map(itertools.repeat, args)))
     if name == "numpy":
         column = _constant_column(constants, np.ndim(args[0]) if args else 0)
-        return np.multiply.reduce(fn(column, *args), axis=0)  # over the leading axis: in its order, per element
+        return np.multiply.reduce(fn(column, *args), axis=0)
     import jax.numpy as jnp
 
     ndim = jnp.ndim(args[0]) if args else 0
     values = fn(jnp.asarray(constants).reshape((len(constants),) + (1,) * ndim), *args)
-    return functools.reduce(operator.mul, [values[k] for k in range(len(constants))])  # in order
+    return functools.reduce(operator.mul, [values[k] for k in range(len(constants))])
 
 
 def only_where(ops: Ops, mask: Any, fn: Callable[..., Any], x: Any, *shared: Any) -> Any:
-    """``fn(x, *shared)`` where ``mask`` holds, 0.0 elsewhere: on Python numbers ``fn`` runs only
-    if ``mask``, on numpy on the rows of ``mask`` alone (``x`` an array over the rows, ``shared``
-    the same for every row), on JAX on every row."""
+    """``fn(x, *shared)`` where ``mask`` holds, 0.0 elsewhere; on numpy ``fn`` runs on the rows of
+    ``mask`` alone (``x`` an array over the rows, ``shared`` the same for every row)."""
     name = ops.name
     if name == "scalar":
         return fn(x, *shared) if mask else 0.0
@@ -416,9 +415,8 @@ def _object_table(names: tuple[Any, ...]) -> npt.NDArray[np.object_]:
 
 
 def lookup(ops: Ops, names: tuple[Any, ...], index: Any) -> Any:
-    """``names[index]`` of a tuple of Python objects (the actions' names, for ``info``): the
-    object on Python numbers, an object array of them on numpy; under JAX, whose arrays hold no
-    strings, ``index`` itself."""
+    """``names[index]``: the object on Python numbers, an object array on numpy; under JAX, whose
+    arrays hold no strings, ``index`` itself."""
     name = ops.name
     if name == "scalar":
         return names[index]
@@ -433,20 +431,14 @@ def lookup(ops: Ops, names: tuple[Any, ...], index: Any) -> Any:
 
 
 def night_attack_probability(hypertension: Any, heart_attack_proclivity: float, ops: Ops) -> Any:
-    """The chance of at least one heart attack over the 16 half-hours of a night (v1's hazard).
-
-    At the end of night half-hour ``h`` hypertension is ``hypertension * 0.97^h`` and the chance
-    is ``proclivity * sigmoid(hypertension * 0.97^h - 6)``, as at the end of a half-hour of work.
-    """
+    """The chance of at least one heart attack over the 16 half-hours of a night (v1's hazard),
+    each with ``proclivity * sigmoid(hypertension * 0.97^h - 6)``."""
     return 1.0 - product(ops, no_attack_after, NIGHT_DECAYS, hypertension, heart_attack_proclivity, ops)
 
 
 def no_attack_after(decay: Any, hypertension: Any, heart_attack_proclivity: float, ops: Ops) -> Any:
-    """The chance of no heart attack at the end of a half-hour that left ``hypertension * decay``:
-    ``1 - proclivity * sigmoid(hypertension * decay - 6)``, written ``1 - proclivity / (1 +
-    exp(6 - hypertension * decay))`` (one exponential, on arrays cheaper than a tanh; it never
-    overflows, hypertension being >= 0).
-    """
+    """The chance of no heart attack after a half-hour that left ``hypertension * decay``:
+    ``1 - proclivity / (1 + exp(6 - hypertension * decay))`` (hypertension >= 0: no overflow)."""
     return 1.0 - heart_attack_proclivity / (1.0 + ops.exp(HEART_ATTACK_HYPERTENSION - hypertension * decay))
 
 
@@ -464,11 +456,8 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
             "return, less spread: for training)",
         ),
     )
-    #: The JAX env's ``EnvParams`` carry the proclivity as data (``expected_cost`` chooses a rule: static).
     data_parameters = ("heart_attack_proclivity",)
-    #: Uniforms on [0, 1) drawn every step, whatever the action: alertness change, hypertension
-    #: change, intoxication change, wake-up alertness, heart-attack draw (a fixed count keeps
-    #: every row of a batch on the scalar env's stream).
+    #: Every step, whatever the action: alertness, hypertension, intoxication, wake-up, heart attack.
     step_draws = 5
 
     def spaces(self, params: HeartPoleParams) -> tuple[spaces.Space[Any], spaces.Space[Any]]:
@@ -489,7 +478,6 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
         """The action, a half-hour of work, the heart-attack draw."""
         alertness, hypertension, intoxication, time_since_slept, time_elapsed, work_done, _, _, _, _ = state
         u_alertness, u_hypertension, u_intoxication, u_wake, u_heart = u
-        # 1.0 for the action taken, else 0.0 (floats: arithmetic with them needs no casts)
         _, coffee, beer, sleep = one_hot(ops, action, len(ACTION_NAMES))
         asleep = action == SLEEP
         proclivity = params.heart_attack_proclivity
@@ -500,10 +488,8 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
         intoxication = intoxication + (BEER_INTOXICATION_LOW + BEER_INTOXICATION_RANGE * u_intoxication) * beer
         if params.night_hazard:  # the night's 16 chances of a heart attack (sleepers only)
             night_attack = only_where(ops, asleep, night_attack_probability, hypertension, proclivity, ops)
-        # Sleep in closed form: 16 half-hours pass, then wakeup overwrites alertness (so its decay
-        # during the night does not matter) and time_since_slept.
-        # (Selections by arithmetic where it is exact: 1 + (NIGHT_DECAY - 1) is NIGHT_DECAY to the
-        # bit, and x * 0 is 0 for the finite, non-negative times; alertness needs ops.where.)
+        # Sleep in closed form: 16 half-hours pass, then wakeup overwrites alertness and
+        # time_since_slept (selections by arithmetic where it is exact).
         night_decay = NO_DECAY + (NIGHT_DECAY - NO_DECAY) * sleep
         hypertension = hypertension * night_decay
         intoxication = intoxication * night_decay
@@ -511,8 +497,7 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
         alertness = ops.where(asleep, WAKE_ALERTNESS_LOW + WAKE_ALERTNESS_RANGE * u_wake, alertness)
         time_since_slept = JUST_WOKE + time_since_slept * (1.0 - sleep)
 
-        # Work for a half-hour (the tutorial's work(): productivity, then half_hour_passed), and
-        # the heart-attack risk at its end. 1 - sigmoid(alertness - 3) == sigmoid(3 - alertness).
+        # Work for a half-hour, then the heart-attack risk. 1 - sigmoid(a - 3) == sigmoid(3 - a).
         hypertension = hypertension * DECAY_RATE
         calm, sober, tiring, risk = sigmoids(
             ops,
@@ -522,7 +507,6 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
             hypertension - HEART_ATTACK_HYPERTENSION,
         )
         past_peak = intoxication - BALLMER_PEAK
-        # the exponent is <= 0: the Ballmer peak never overflows
         ballmer = sober + BALLMER_PEAK_HEIGHT * ops.exp(past_peak * past_peak * BALLMER_PEAK_CURVATURE)
         productivity = alertness * calm * ballmer
         work_done = work_done + productivity
@@ -535,37 +519,20 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
         if params.night_hazard:  # at least one attack: in the night or after the work
             probability = probability + (1.0 - probability) * night_attack
         heart_attack = u_heart < probability
-        if params.attack_resets_hypertension:  # to AFTER_HEART_ATTACK, 0 (hypertension is finite, >= 0)
+        if params.attack_resets_hypertension:  # to AFTER_HEART_ATTACK, 0
             hypertension = hypertension * (u_heart >= probability)
-        return _new_state(
-            (
-                alertness,
-                hypertension,
-                intoxication,
-                time_since_slept,
-                time_elapsed,
-                work_done,
-                action,
-                heart_attack,
-                probability,
-                productivity,
-            )
-        )
+        quantities = (alertness, hypertension, intoxication, time_since_slept, time_elapsed, work_done)
+        return _new_state((*quantities, action, heart_attack, probability, productivity))
 
     def observation(self, state: HeartPoleState, params: HeartPoleParams, ops: Ops) -> Any:
         return ops.vector(state[:6], np.float32)
 
     def reward(
-        self,
-        state: HeartPoleState,
-        action: Any,
-        next_state: HeartPoleState,
-        params: HeartPoleParams,
-        ops: Ops,
+        self, state: HeartPoleState, action: Any, next_state: HeartPoleState, params: HeartPoleParams, ops: Ops
     ) -> Any:
         if params.reward_work:
             reward = next_state.productivity
-        else:  # the change of the score; before the first step work_done and time_elapsed are 0 (0 / 1)
+        else:  # the change of the score (0 / 1 before the first step)
             started = state.time_elapsed
             reward = next_state.work_done / next_state.time_elapsed - state.work_done / (started + (started == 0.0))
         if params.expected_cost:
@@ -584,17 +551,11 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
             "heart_attack": next_state.heart_attack,
             "heart_attack_probability": next_state.heart_attack_probability,
             "productivity": next_state.productivity,
-            "action": lookup(ops, ACTION_NAMES, action),  # the name (under JAX, which has no strings: the index)
+            "action": lookup(ops, ACTION_NAMES, action),
         }
 
     def heuristic(self, observation: Any, params: HeartPoleParams, ops: Ops) -> Any:
-        """Sleep when alertness drops below 0.4, otherwise keep working, without drinks.
-
-        On heartpole-v0 every drink raises the blood pressure, and the heart attacks it makes
-        likelier cost more (100 each) than the few units of score a coffee or a beer can add, so
-        none pays. heartpole-v1 keeps the same rule, so that the versions compare; there a coffee
-        while the blood pressure is low pays, and the rule is a weak baseline.
-        """
+        """Sleep when alertness drops below 0.4, otherwise keep working, without drinks."""
         alertness = ops.column(observation, 0)
         return ops.where(alertness < HEURISTIC_SLEEP_ALERTNESS, SLEEP, DO_NOTHING)
 
@@ -606,23 +567,19 @@ class HeartPole(Definition[HeartPoleState, HeartPoleParams]):
 
 def heuristic_actions(observation: Any) -> npt.NDArray[np.int64]:
     """The heuristic for one observation (shape ``(6,)``) or a batch (``(N, 6)``): int64 actions."""
-    alertness = np.asarray(observation, dtype=np.float64)[..., 0]
-    return np.where(alertness < HEURISTIC_SLEEP_ALERTNESS, SLEEP, DO_NOTHING).astype(np.int64)
+    return np.asarray(HEARTPOLE.heuristic(np.asarray(observation, dtype=np.float64), V0, NUMPY), dtype=np.int64)
 
 
 # --------------------------------------------------------------------------------------------
 # Pictures: the step's log (ansi) and a dashboard (rgb_array)
 # --------------------------------------------------------------------------------------------
 
-#: rgb_array: each bar is filled to v / (|v| + scale) of its length (half full at v == scale):
-#: alertness at a fresh wake-up, hypertension at the heart-attack midpoint, intoxication at the
-#: Ballmer peak, time_since_slept at the onset of tiring, time_elapsed at one day, work_done
-#: at 100 units. Signed quantities grow from the middle.
+#: rgb_array: each bar is filled to v / (|v| + scale) of its length (half full at v == scale);
+#: signed quantities grow from the middle.
 DASHBOARD_SCALES = (1.0, HEART_ATTACK_HYPERTENSION, BALLMER_PEAK, TIRING_ONSET, 48.0, 100.0)
 DASHBOARD_SIGNED = (True, False, False, False, False, True)
 DASHBOARD_COLOURS = ((230, 180, 30), (200, 40, 40), (150, 60, 190), (60, 110, 200), (110, 110, 110), (40, 160, 70))
 ACTION_COLOURS = ((150, 150, 150), (120, 70, 30), (220, 170, 40), (40, 40, 120))
-#: rgb_array: the action slots' labels (the names of ACTION_NAMES without their verbs).
 ACTION_LABELS = ("nothing", "coffee", "beer", "sleep")
 FRAME_WIDTH, MARGIN = 256, 8
 LABEL_HEIGHT = GLYPH_HEIGHT + 2  # a quantity's name and value, above its bar
@@ -692,19 +649,14 @@ def rgb_dashboard(state: Sequence[float], last_action: int, heart_attack: bool) 
 
 
 # --------------------------------------------------------------------------------------------
-# The definition the registry names: heartpole-v0 (V0) and heartpole-v1 (V1, V1_MANUAL)
+# The definition the registry names (gym_suite/_registry.py), and the env classes
 # --------------------------------------------------------------------------------------------
 
 HEARTPOLE = HeartPole()
 
 
-# --------------------------------------------------------------------------------------------
-# The env classes (their registry rows: gym_suite/_registry.py; gymnasium.make finds them by id)
-# --------------------------------------------------------------------------------------------
-
-
 class HeartPoleEnv(SuiteEnv):
-    __doc__ = __doc__  # the manual: this module's docstring, its Arguments table from the declared arguments
+    __doc__ = __doc__  # the manual; its Arguments table is written from the declared arguments
     definition, base_params = HEARTPOLE, V0
 
 
@@ -716,7 +668,7 @@ class HeartPoleVectorEnv(SuiteVectorEnv):
 
 
 class HeartPoleV1Env(SuiteEnv):
-    __doc__ = V1_MANUAL  # the manual: V1_MANUAL above, its Arguments table from the declared arguments
+    __doc__ = V1_MANUAL
     definition, base_params = HEARTPOLE, V1
 
 

@@ -1,5 +1,3 @@
-# The file reads top to bottom: this manual, the constants, the parameters, the state, the rules
-# (:class:`Target`), the action checks, the pictures, then the definitions the registry names.
 """``target-v0``: move a worker point onto a target point in a square field.
 
 ## Description
@@ -44,13 +42,11 @@ miss.
 
 The target is uniform on ``[radius, size - radius]**2`` (inside the field), unless the
 ``target`` argument fixes it. The worker is uniform on the points of the field
-``[0, size]**2`` farther than ``2 * radius`` from the target: ``k`` candidate points are drawn
-uniformly on the field and the first that misses the target is the start. ``k`` is the
-fewest with which all of them hit with probability at most ``2**-48``: with ``q = pi * (2 *
-radius)**2 / size**2``, ``k = ceil(48 / log2(1 / q))`` (20 with the defaults; ``radius <= size /
-sqrt(8 * pi)`` keeps ``q <= 1/2``). If every candidate hits, the worker starts at the corner of
-the field farthest from the target. A start takes ``2 + 2 * k`` uniforms of ``env.np_random``
-(2 for the target, drawn even when it is fixed, and 2 per candidate); a step draws none.
+``[0, size]**2`` farther than ``2 * radius`` from the target: the first of ``k`` uniform
+candidate points that misses the target (``k`` = 20 with the defaults, so that all of them hit
+with probability at most ``2**-48``; then the worker starts at the corner farthest from the
+target). A start takes ``2 + 2 * k`` uniforms of ``env.np_random`` (2 for the target, drawn even
+when it is fixed, and 2 per candidate); a step draws none.
 
 ## Episode End
 
@@ -239,29 +235,23 @@ if TYPE_CHECKING:
     #: ``pixel_grid``'s pixel centres: a ``(1, W)`` row of x and a ``(H, 1)`` column of y.
     Grid = tuple[npt.NDArray[np.floating[Any]], npt.NDArray[np.floating[Any]]]
 
-# --------------------------------------------------------------------------------------------
-# Constants
-# --------------------------------------------------------------------------------------------
-
 FIELD_SIZE = 50  # side of the square field, in field units
-DISC_RADIUS = 6  # radius of the worker's and of the target's disc, in field units
-REWARD_HIT = 1.0  # the worker's disc touches the target's
-REWARD_MISS = -1.0  # any other step
-PIXELS_PER_UNIT = 8  # rgb_array/human, by default: 50 units -> 400 x 400 pixels
-MAX_PICTURE_PIXELS = 4096  # the largest side of a picture, in pixels
-# At most this share of the field may lie within a hit of the target, so that a uniform
-# candidate start misses it with probability at least 1/2 (see Target.initial).
+DISC_RADIUS = 6  # radius of both discs, in field units
+REWARD_HIT = 1.0
+REWARD_MISS = -1.0
+PIXELS_PER_UNIT = 8  # by default: 50 units -> 400 x 400 pixels
+MAX_PICTURE_PIXELS = 4096  # the largest side of a picture
+#: At most this share of the field lies within a hit of the target (a candidate start misses with
+#: probability at least 1/2).
 MAX_HIT_SHARE_OF_FIELD = 0.5
 #: All the candidate starts of a reset hit the target with probability at most 2**-START_MISS_BITS.
 START_MISS_BITS = 48
-#: The most candidate starts a reset takes (at the largest radius: each hits with probability 1/2).
-START_CANDIDATES = 48
-#: float32 has a 24-bit significand: the largest side whose integers it holds exactly, and the
-#: ratio of size to radius up to which the observed (float32) target is within radius of the
-#: true one.
+START_CANDIDATES = 48  # the most candidate starts a reset takes (each hits with probability 1/2)
+#: float32's 24-bit significand: the largest side, and the largest size / radius (the observed
+#: target is then within radius of the true one).
 FLOAT32_SPAN = 2**24
 MAX_FIELD_SIZE = FLOAT32_SPAN
-NO_REWARD = math.nan  # the last reward after a start (no step yet)
+NO_REWARD = math.nan  # the last reward after a start
 
 BACKGROUND_RGB = (245, 245, 245)
 WORKER_RGB = (40, 90, 230)  # blue
@@ -269,16 +259,9 @@ TARGET_RGB = (220, 40, 40)  # red
 OVERLAP_RGB = tuple((w + t) // 2 for w, t in zip(WORKER_RGB, TARGET_RGB))  # purple
 
 
-# --------------------------------------------------------------------------------------------
-# The parameters
-# --------------------------------------------------------------------------------------------
-
-
 def start_candidates(size: float, radius: float) -> int:
-    """Candidate starts per reset: the fewest with which all of them hit the target with
-    probability at most ``2**-48``. A uniform point hits with probability at most ``q = pi *
-    (2 * radius)**2 / size**2`` (the hit disc's area over the field's; less where the disc
-    leaves the field), so ``k`` candidates all hit with probability at most ``q**k``."""
+    """Candidate starts per reset: the fewest ``k`` with ``q**k <= 2**-48``, ``q = pi * (2 *
+    radius)**2 / size**2`` bounding the chance that a uniform point hits."""
     share = math.pi * (2.0 * radius) ** 2 / (float(size) * float(size))
     return max(1, min(START_CANDIDATES, math.ceil(START_MISS_BITS / -math.log2(share))))
 
@@ -304,11 +287,6 @@ class TargetParams:
 DEFAULTS = TargetParams()
 
 
-# --------------------------------------------------------------------------------------------
-# The state
-# --------------------------------------------------------------------------------------------
-
-
 class TargetState(NamedTuple):
     """The two centres, their distance, and the last step's reward (NaN after a start)."""
 
@@ -320,24 +298,21 @@ class TargetState(NamedTuple):
     last_reward: Any
 
 
-#: ``TargetState`` from a tuple of its quantities (the rules' fast constructor)
 _new_state = state_maker(TargetState)
 
 
 # --------------------------------------------------------------------------------------------
-# What the rules compute beyond Ops: each takes ``ops`` first and its fastest way on each
-# backend (``ops.name``); the same values on every one
+# Beyond Ops: the first candidate that passes, a vector clipped to length 1 (the same values on
+# every backend, each backend's fastest way)
 # --------------------------------------------------------------------------------------------
 
 
 def first(ops: Ops, test: Callable[..., Any], candidates: Sequence[Any], default: Sequence[Any]) -> tuple[Any, ...]:
     """The first of several candidates that passes ``test``, else ``default``.
 
-    ``candidates`` is one sequence per quantity (a candidate is one value of each; on arrays each
-    an array of shape ``(candidates, ...)``), ``test(*quantities)`` says whether a candidate
-    passes (elementwise), ``default`` gives a value per quantity. On Python numbers a loop that
-    stops at the first pass; on numpy a block of candidates at a time (:func:`numpy_first`);
-    under JAX every candidate at once (:func:`first_of_all`).
+    ``candidates`` holds one sequence per quantity (on arrays of shape ``(candidates, ...)``),
+    ``test(*quantities)`` tests elementwise, ``default`` has a value per quantity. Python numbers:
+    a loop that stops at the first pass; numpy: :func:`numpy_first`; JAX: :func:`first_of_all`.
     """
     name = ops.name
     if name == "scalar":
@@ -347,7 +322,7 @@ def first(ops: Ops, test: Callable[..., Any], candidates: Sequence[Any], default
         return tuple(default)
     if name == "numpy":
         return numpy_first(test, candidates, default)
-    import jax.numpy as jnp  # JAX's constants are its own arrays (a numpy one may not match its int type)
+    import jax.numpy as jnp  # JAX's own constants (a numpy one may not match its int type)
 
     return first_of_all(jnp, test, candidates, default)
 
@@ -356,9 +331,8 @@ def first_of_all(
     xp: ModuleType, test: Callable[..., Any], candidates: Sequence[Any], default: Sequence[Any]
 ) -> tuple[Any, ...]:
     """:func:`first` on the arrays of ``xp`` (``jax.numpy``, or numpy), every candidate tested at once."""
-    columns = [xp.asarray(c) for c in candidates]  # (candidates, ...) each
+    columns = [xp.asarray(c) for c in candidates]
     passes = test(*columns)
-    # argmax: the index of the first True (of the first False when none is: then not found)
     index = xp.arange(passes.shape[0]).reshape((-1,) + (1,) * (passes.ndim - 1))
     chosen = passes.argmax(axis=0) == index
     found = passes.any(axis=0)
@@ -366,20 +340,16 @@ def first_of_all(
     return tuple(xp.where(found, (c * chosen).sum(axis=0), d) for c, d in zip(columns, default))
 
 
-#: numpy's ``first`` on more rows than this tests ``FIRST_BLOCK`` candidates at once, then (for
-#: the rows still without one) all the others: a few dozen numpy calls whatever the count, where
-#: one candidate at a time took a dozen calls per candidate; on fewer rows, where a call costs
-#: more than its elements, it takes one candidate at a time and stops when every row has one.
+#: numpy's ``first`` on more than ``FIRST_BLOCK_ROWS`` rows tests ``FIRST_BLOCK`` candidates, then
+#: all the others for the rows still without one; on fewer, one candidate at a time until every
+#: row has one.
 FIRST_BLOCK, FIRST_BLOCK_ROWS = 4, 256
 
 
 def numpy_first(test: Callable[..., Any], candidates: Sequence[Any], default: Sequence[Any]) -> tuple[Any, ...]:
-    """:func:`first` on numpy arrays: the same choice as :func:`first_of_all`'s (the first
-    candidate that passes, else the default), without testing candidates no row needs (see
-    ``FIRST_BLOCK``): where a candidate passes with probability ``p``, a row needs the second
-    block with probability ``(1 - p) ** FIRST_BLOCK``.
-    """
-    columns = [np.asarray(c) for c in candidates]  # (candidates, ...) each
+    """:func:`first` on numpy arrays: :func:`first_of_all`'s choice, without testing candidates no
+    row needs (see ``FIRST_BLOCK``)."""
+    columns = [np.asarray(c) for c in candidates]
     total = columns[0].shape[0]
     if total == 0:  # no candidates: the default
         return tuple(np.array(d, dtype=np.float64) for d in default)
@@ -398,10 +368,8 @@ def numpy_first(test: Callable[..., Any], candidates: Sequence[Any], default: Se
             hit: Any = np.asarray(test(*values))
         else:
             block = [c[start:stop] for c in columns]
-            passes = np.asarray(test(*block))  # (block, ...)
+            passes = np.asarray(test(*block))
             hit = passes.any(axis=0)
-            # the first passing candidate of each row as a one-hot mask over the block: (b * first)
-            # summed over the block is that candidate's value exactly (the other terms are +0.0)
             first = passes.argmax(axis=0) == np.arange(stop - start).reshape((-1,) + (1,) * (passes.ndim - 1))
             values = [(b * first).sum(axis=0) for b in block]
         if found is None:
@@ -418,15 +386,13 @@ def numpy_first(test: Callable[..., Any], candidates: Sequence[Any], default: Se
 
 
 def clip_to_unit(ops: Ops, x: Any, y: Any, sqrt: Callable[[float], float] = math.sqrt) -> tuple[Any, Any]:
-    """The plane vector ``(x, y)`` scaled down to length 1 where it is longer (its direction
-    kept), else as it is: ``x, y = clip_to_unit(ops, x, y)``. Computed as ``x * (1 / sqrt(x * x
-    + y * y))``, the same bits on every backend, and never overflowing: where the square
-    overflows (a component beyond about ``1.3e154`` in float64, ``1.8e19`` in float32) the
-    vector is first divided by its largest component. An infinite component (under JAX, a
-    finite number past float32's range) counts as the largest: ``(inf, 5)`` gives ``(1, 0)``."""
+    """The plane vector ``(x, y)`` scaled down to length 1 where it is longer, its direction kept:
+    ``x * (1 / sqrt(x * x + y * y))``, the same bits on every backend. Where the square overflows
+    the vector is first divided by its largest component (an infinite one too: ``(inf, 5)`` gives
+    ``(1, 0)``), so ``(1e300, 0)`` is ``(1, 0)``."""
     if ops.name == "scalar":
         squared = x * x + y * y
-        if squared <= 1.0:  # the common case: as it is
+        if squared <= 1.0:
             return x, y
         if squared == math.inf:  # a square overflowed: divide by the largest component first
             largest = abs(x) if abs(x) > abs(y) else abs(y)
@@ -435,28 +401,20 @@ def clip_to_unit(ops: Ops, x: Any, y: Any, sqrt: Callable[[float], float] = math
             squared = x * x + y * y
         scale = 1.0 / sqrt(squared)
         return x * scale, y * scale
-    with np.errstate(over="ignore"):  # an overflow gives inf: handled below
+    with np.errstate(over="ignore"):
         squared = x * x + y * y
-    # numpy divides only when a square overflowed; JAX, which cannot ask, every time (a no-op elsewhere)
+    # numpy divides only when a square overflowed; JAX, which cannot ask, every time
     if ops.name != "numpy" or np.max(squared, initial=0.0) == math.inf:
-        x, y = _divided_by_largest(ops, x, y, squared == math.inf)
+        ax, ay = ops.abs(x), ops.abs(y)
+        largest = ops.where(squared == math.inf, ops.maximum(ax, ay), 1.0)  # at least 1: never 0 nor NaN
+        with np.errstate(invalid="ignore"):  # inf / inf, replaced by the sign
+            x, y = (
+                ops.where(ax == largest, ops.where(x < 0.0, -1.0, 1.0), x / largest),
+                ops.where(ay == largest, ops.where(y < 0.0, -1.0, 1.0), y / largest),
+            )
         squared = x * x + y * y
     scale = ops.where(squared > 1.0, 1.0 / ops.sqrt(ops.maximum(squared, 1.0)), 1.0)
     return x * scale, y * scale
-
-
-def _divided_by_largest(ops: Ops, x: Any, y: Any, rows: Any) -> tuple[Any, Any]:
-    """``(x, y)`` divided by their largest magnitude on ``rows``, as they are elsewhere (arrays):
-    the largest component becomes its sign (an infinite one too), the others 0 beside an
-    infinite one. (The largest is at least 1 on every row, so never 0 nor NaN: its sign is
-    ``where(x < 0, -1, 1)``.)"""
-    ax, ay = ops.abs(x), ops.abs(y)
-    largest = ops.where(rows, ops.maximum(ax, ay), 1.0)
-    with np.errstate(invalid="ignore"):  # inf / inf, replaced by the sign
-        return (
-            ops.where(ax == largest, ops.where(x < 0.0, -1.0, 1.0), x / largest),
-            ops.where(ay == largest, ops.where(y < 0.0, -1.0, 1.0), y / largest),
-        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -472,27 +430,8 @@ def centre_distance(ax: Array, ay: Array, bx: Array, by: Array, ops: Ops) -> Arr
 
 
 def discs_touch(distance: Array, radius: float) -> Array:
-    """Two discs of radius ``radius`` overlap or touch iff their centres are at most
-    ``2 * radius`` apart (the sum of the radii)."""
+    """Two discs of radius ``radius`` touch iff their centres are at most ``2 * radius`` apart."""
     return distance <= 2.0 * radius
-
-
-def target_rules(
-    action_x: Array, action_y: Array, target_x: Array, target_y: Array, size: float, radius: float, ops: Ops
-) -> tuple[Array, Array, Array, Array, Array, Array]:
-    """One step, for floats or arrays: ``(worker_x, worker_y, clipped, distance, hit, reward)``.
-
-    The worker jumps to the action's point, clipped to the field ``[0, size]`` on each axis (as
-    Gymnasium's continuous-control envs clip: ``Pendulum-v1`` with ``np.clip``,
-    ``MountainCarContinuous-v0`` with ``min(max(...))``).
-    """
-    worker_x = ops.minimum(ops.maximum(action_x, 0.0), size)
-    worker_y = ops.minimum(ops.maximum(action_y, 0.0), size)
-    clipped = (worker_x != action_x) | (worker_y != action_y)
-    distance = centre_distance(worker_x, worker_y, target_x, target_y, ops)
-    hit = discs_touch(distance, radius)
-    reward = REWARD_MISS + (REWARD_HIT - REWARD_MISS) * hit
-    return worker_x, worker_y, clipped, distance, hit, reward
 
 
 class Target(Definition[TargetState, TargetParams]):
@@ -580,15 +519,8 @@ class Target(Definition[TargetState, TargetParams]):
         return observation_space, spaces.Box(0.0, params.side, shape=(2,), dtype=np.float32)
 
     def initial(self, u: Any, params: TargetParams, ops: Ops) -> TargetState:
-        """The target, then the first of ``params.candidates`` uniform points that misses it.
-
-        :func:`first` picks the candidate: on Python floats a loop that stops at the first miss
-        (one or two candidates, mostly), on arrays every candidate at once. The candidates stay
-        uniforms until one is picked (the point is ``side`` times them); if none misses, the
-        fallback is the corner of the field farthest from the target (uniforms 0 or 1): the target
-        is in ``[radius, size - radius]**2``, so that corner is at least ``size / sqrt(2)`` away,
-        more than ``2 * radius <= size / sqrt(2 * pi)``: a miss.
-        """
+        """The target, then the first of ``params.candidates`` uniform points that misses it; if
+        none does, the corner farthest from the target (at least ``size / sqrt(2)`` away: a miss)."""
         side, radius = params.side, params.radius
         if params.target is None:
             span = side - 2.0 * radius
@@ -597,29 +529,31 @@ class Target(Definition[TargetState, TargetParams]):
         else:
             target_x, target_y = params.target
 
-        def misses(ux: Any, uy: Any) -> Any:  # the candidate point is farther than a hit: not discs_touch
+        def misses(ux: Any, uy: Any) -> Any:
             return centre_distance(side * ux, side * uy, target_x, target_y, ops) > 2.0 * radius
 
         half = 0.5 * side
         corner = (ops.where(target_x <= half, 1.0, 0.0), ops.where(target_y <= half, 1.0, 0.0))
-        ux, uy = first(ops, misses, (u[2::2], u[3::2]), corner)  # (params.candidates, ...) each
+        ux, uy = first(ops, misses, (u[2::2], u[3::2]), corner)
         worker_x, worker_y = side * ux, side * uy
         distance = centre_distance(worker_x, worker_y, target_x, target_y, ops)
         return _new_state((worker_x, worker_y, target_x, target_y, distance, NO_REWARD))
 
     def transition(self, state: TargetState, action: Any, u: Any, params: TargetParams, ops: Ops) -> TargetState:
+        """The worker jumps to the action's point, clipped to the field on each axis."""
         action_x, action_y = action
-        target_x, target_y = state.target_x, state.target_y
-        worker_x, worker_y, _, distance, _, reward = target_rules(
-            action_x, action_y, target_x, target_y, params.side, params.radius, ops
-        )
+        side, target_x, target_y = params.side, state.target_x, state.target_y
+        worker_x = ops.minimum(ops.maximum(action_x, 0.0), side)
+        worker_y = ops.minimum(ops.maximum(action_y, 0.0), side)
+        distance = centre_distance(worker_x, worker_y, target_x, target_y, ops)
+        reward = REWARD_MISS + (REWARD_HIT - REWARD_MISS) * discs_touch(distance, params.radius)
         return _new_state((worker_x, worker_y, target_x, target_y, distance, reward))
 
     def observation(self, state: TargetState, params: TargetParams, ops: Ops) -> Any:
         return ops.vector(state[:4], np.float32)
 
     def reward(self, state: TargetState, action: Any, next_state: TargetState, params: TargetParams, ops: Ops) -> Any:
-        return next_state.last_reward  # target_rules' reward of the step to next_state
+        return next_state.last_reward
 
     def terminal(self, state: TargetState, params: TargetParams, ops: Ops) -> Any:
         return discs_touch(state.distance, params.radius)
@@ -635,7 +569,7 @@ class Target(Definition[TargetState, TargetParams]):
 
     def heuristic(self, observation: Any, params: TargetParams, ops: Ops) -> Any:
         """Move to the observed target: a hit in one step (the size bound makes sure of it)."""
-        return ops.vector((ops.column(observation, 2), ops.column(observation, 3)), np.float32)  # fresh
+        return ops.vector((ops.column(observation, 2), ops.column(observation, 3)), np.float32)
 
     def render(self, state: TargetState, params: TargetParams, mode: str) -> Any:
         if mode == "ansi":
@@ -647,15 +581,12 @@ class Target(Definition[TargetState, TargetParams]):
 def draw_start(
     rng: np.random.Generator, n: int, size: float, radius: float, target: Sequence[float] | None = None
 ) -> npt.NDArray[np.float64]:
-    """``n`` starting states, an ``(n, 4)`` float64 array of rows ``(worker x, worker y, target x, target y)``.
-
-    Drawn as the environments draw them (:meth:`Target.initial` on ``rng``'s uniforms, one row
-    after another). ``size``, ``radius`` and ``target`` are taken as they are (not checked).
-    """
+    """``n`` starting states as the environments draw them, an ``(n, 4)`` float64 array of rows
+    ``(worker x, worker y, target x, target y)``; the arguments are not checked."""
     point = None if target is None else (float(target[0]), float(target[1]))
     params = TargetParams(int(size), float(radius), point, None, float(size), start_candidates(size, radius))
     out = np.empty((n, 4))
-    chunk = 8192  # rows of uniforms at a time (at most 98 per row)
+    chunk = 8192  # rows of uniforms at a time
     for i in range(0, n, chunk):
         rows = min(chunk, n - i)
         start = TARGET.initial(rng.random((rows, draws_at_start(TARGET, params))).T, params, NUMPY)
@@ -664,22 +595,20 @@ def draw_start(
 
 
 # --------------------------------------------------------------------------------------------
-# target-v1: the target moves and the worker steers (its manual is V1_MANUAL, at the bottom)
+# target-v1: the target moves and the worker steers (its manual: V1_MANUAL)
 # --------------------------------------------------------------------------------------------
 
-V1_FIELD_SIZE = 50  # side of the square field, in field units (v0's)
-V1_DISC_RADIUS = 1.5  # radius of both discs: the worker catches the target at 3 units between centres
-WORKER_SPEED = 1.0  # the worker's top speed, in field units a step (an action of length 1)
-TARGET_SPEED = 1.5  # the target's speed, in field units a step: 1.5 times the worker's top speed
-REWARD_STEP = -1.0  # every step until the discs touch (the touching step included)
-#: The target's start direction: the first of these many uniform points of [-1, 1]**2 that lies in
-#: the unit disc (each does with probability pi / 4: all of them miss with probability below 2**-48).
+V1_FIELD_SIZE = 50
+V1_DISC_RADIUS = 1.5  # caught at 3 units between centres
+WORKER_SPEED = 1.0  # the worker's top speed, in field units a step
+TARGET_SPEED = 1.5
+REWARD_STEP = -1.0  # every step, the touching step included
+#: The target's start direction: the first of these uniform points of [-1, 1]**2 in the unit disc
+#: (all miss with probability below 2**-48).
 DIRECTION_CANDIDATES = 22
-#: info["clipped"]: the action's squared length exceeds 1 by more than a float32 unit vector's
-#: rounding can (a few units of 2**-24), so that a unit vector computed in float32 is not reported.
+#: info["clipped"]: a squared length beyond float32's rounding of a unit vector.
 LONG_ACTION = 1.0 + 2.0**-20
-#: The direction if every candidate misses the unit disc (or is its centre): along +x.
-FALLBACK_DIRECTION = (1.0, 0.0)
+FALLBACK_DIRECTION = (1.0, 0.0)  # when every direction candidate misses
 
 
 @dataclass(frozen=True)
@@ -716,17 +645,13 @@ class TargetV1State(NamedTuple):
     last_reward: Any
 
 
-#: ``TargetV1State`` from a tuple of its quantities (the rules' fast constructor)
 _new_v1_state = state_maker(TargetV1State)
 
 
 def bounce(position: Array, velocity: Array, low: float, high: float, ops: Ops) -> tuple[Array, Array]:
-    """One step of a point moving at ``velocity`` along one axis between walls at ``low`` and ``high``.
-
-    A point that would cross a wall is mirrored in it (``2 * wall - position``) and its velocity
-    turns around: elastic reflection, exact for one crossing a step (``|velocity| <= high - low``,
-    which ``make_params`` requires). Each axis bounces on its own, so in a corner both turn.
-    """
+    """One step of a point moving at ``velocity`` along one axis between walls at ``low`` and
+    ``high``: a point that would cross a wall is mirrored in it and its velocity turns around
+    (``|velocity| <= high - low``, as ``make_params`` requires)."""
     moved = position + velocity
     above = moved > high
     below = moved < low
@@ -734,25 +659,14 @@ def bounce(position: Array, velocity: Array, low: float, high: float, ops: Ops) 
     return reflected, ops.where(above | below, -velocity, velocity)
 
 
-def steer(action_x: Array, action_y: Array, ops: Ops) -> tuple[Array, Array]:
-    """The action as a velocity of length at most 1: ``(x, y)``.
-
-    An action longer than 1 is scaled down to length 1 (its direction kept), as the action's
-    Box bounds allow corners of length ``sqrt(2)``; however long it is (:func:`clip_to_unit`
-    never overflows: ``(1e300, 0)`` is ``(1, 0)``).
-    """
-    return clip_to_unit(ops, action_x, action_y)
-
-
 def pursuit(observation: Any) -> Any:
     """Pure pursuit: a unit vector from the worker towards the target's current position (one
     observation ``(6,)`` or a batch ``(N, 6)``; numpy or ``jax.numpy``, the observation's float type)."""
     delta = observation[..., 2:4] - observation[..., 0:2]
     length = (delta * delta).sum(axis=-1, keepdims=True) ** 0.5
-    return delta / (length + (length == 0))  # the discs touch long before the centres meet
+    return delta / (length + (length == 0))
 
 
-#: target-v1's own argument (its others are target-v0's but ``target``).
 SPEED_ARGUMENT = Argument(
     "target_speed",
     float,
@@ -768,19 +682,15 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
     name = "target"
     State = TargetV1State
     arguments = (*Target.arguments[:2], SPEED_ARGUMENT, Target.arguments[3])
-    #: The JAX env's ``EnvParams`` carry the target's speed as data (the size and the radius fix
-    #: the spaces and the start's candidates: static).
     data_parameters = ("target_speed",)
-    #: v0's start (the target, then the worker's candidates), then the direction's candidates.
+    #: v0's start, then the direction's candidates.
     start_draws = staticmethod(lambda params: 2 + 2 * params.candidates + 2 * DIRECTION_CANDIDATES)
     human = "rgb"
-    render_fps = 10  # the motion shows (the picture's window and GIF)
+    render_fps = 10
 
     def make_params(self, base: TargetV1Params, owner: str, **arguments: Any) -> TargetV1Params:
         field = {name: arguments[name] for name in ("size", "radius", "pixels_per_unit") if name in arguments}
-        v0 = TARGET.make_params(
-            TargetParams(base.size, base.radius, None, base.pixels_per_unit, base.side, base.candidates), owner, **field
-        )
+        v0 = TARGET.make_params(self._v0_params(base), owner, **field)
         speed = SPEED_ARGUMENT.check(owner, arguments.get("target_speed", base.target_speed))
         span = v0.side - 2.0 * v0.radius
         if speed > span:
@@ -802,11 +712,8 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
         return TargetParams(params.size, params.radius, None, params.pixels_per_unit, params.side, params.candidates)
 
     def initial(self, u: Any, params: TargetV1Params, ops: Ops) -> TargetV1State:
-        """v0's start (the target uniform in ``[radius, size - radius]**2``, the worker uniform on
-        the field's points that miss it), then the target's direction, uniform on the circle: the
-        first of ``DIRECTION_CANDIDATES`` uniform points of ``[-1, 1]**2`` inside the unit disc
-        (not its centre), scaled to ``target_speed``. Only square roots and divisions: the same
-        bits on every backend."""
+        """v0's start, then the target's direction: the first of ``DIRECTION_CANDIDATES`` uniform
+        points of ``[-1, 1]**2`` inside the unit disc (not its centre), scaled to ``target_speed``."""
         v0_draws = 2 + 2 * params.candidates
         start = TARGET.initial(u[:v0_draws], self._v0_params(params), ops)
 
@@ -819,23 +726,12 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
         ux, uy = first(ops, in_disc, (u[v0_draws::2], u[v0_draws + 1 :: 2]), fallback)
         x, y = 2.0 * ux - 1.0, 2.0 * uy - 1.0
         scale = params.target_speed / ops.sqrt(x * x + y * y)
-        return _new_v1_state(
-            (
-                start.worker_x,
-                start.worker_y,
-                start.target_x,
-                start.target_y,
-                x * scale,
-                y * scale,
-                start.distance,
-                NO_REWARD,
-            )
-        )
+        return _new_v1_state((*start[:4], x * scale, y * scale, start.distance, NO_REWARD))
 
     def transition(self, state: TargetV1State, action: Any, u: Any, params: TargetV1Params, ops: Ops) -> TargetV1State:
         """The worker moves by the (length-clipped) action times its top speed, kept in the field;
         the target moves on, bouncing off the walls of ``[radius, size - radius]``."""
-        vx, vy = steer(action[0], action[1], ops)
+        vx, vy = clip_to_unit(ops, action[0], action[1])
         side, radius = params.side, params.radius
         worker_x = ops.minimum(ops.maximum(state.worker_x + WORKER_SPEED * vx, 0.0), side)
         worker_y = ops.minimum(ops.maximum(state.worker_y + WORKER_SPEED * vy, 0.0), side)
@@ -850,12 +746,7 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
         return ops.vector(state[:6], np.float32)
 
     def reward(
-        self,
-        state: TargetV1State,
-        action: Any,
-        next_state: TargetV1State,
-        params: TargetV1Params,
-        ops: Ops,
+        self, state: TargetV1State, action: Any, next_state: TargetV1State, params: TargetV1Params, ops: Ops
     ) -> Any:
         return next_state.last_reward
 
@@ -867,7 +758,7 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
     ) -> dict[str, Any]:
         if state is None:  # a start
             return {"distance": next_state.distance, "clipped": False}
-        # each component at most 2 (longer anyway) before it is squared: the square cannot overflow
+        # each component at most 2 before it is squared: no overflow
         action_x, action_y = ops.minimum(ops.abs(action[0]), 2.0), ops.minimum(ops.abs(action[1]), 2.0)
         return {"distance": next_state.distance, "clipped": action_x * action_x + action_y * action_y > LONG_ACTION}
 
@@ -929,20 +820,15 @@ def ansi_line(
 
 
 # --------------------------------------------------------------------------------------------
-# The definitions the registry names: target-v0 (DEFAULTS) and target-v1 (V1, V1_MANUAL)
+# The definitions the registry names (gym_suite/_registry.py), and the env classes
 # --------------------------------------------------------------------------------------------
 
 TARGET = Target()
 TARGET_V1 = TargetV1()
 
 
-# --------------------------------------------------------------------------------------------
-# The env classes (their registry rows: gym_suite/_registry.py; gymnasium.make finds them by id)
-# --------------------------------------------------------------------------------------------
-
-
 class TargetEnv(SuiteEnv):
-    __doc__ = __doc__  # the manual: this module's docstring, its Arguments table from the declared arguments
+    __doc__ = __doc__  # the manual; its Arguments table is written from the declared arguments
     definition, base_params = TARGET, DEFAULTS
 
 
@@ -954,7 +840,7 @@ class TargetVectorEnv(SuiteVectorEnv):
 
 
 class TargetV1Env(SuiteEnv):
-    __doc__ = V1_MANUAL  # the manual: V1_MANUAL above, its Arguments table from the declared arguments
+    __doc__ = V1_MANUAL
     definition, base_params = TARGET_V1, V1
 
 

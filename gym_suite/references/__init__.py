@@ -1,15 +1,11 @@
 """The reference policies the baselines table is normalized by, installed with the package.
 
-A reference policy needs no training: the optimum where it is computed exactly (no policy does
-better in expectation), an oracle where the reference reads what an agent cannot see (push-v1's
-online dynamic program knows each notification's true open probability: an agent may beat it),
-the best policy known where neither is (heartpole's dynamic programming on a grid, which a finer
-grid beats a little), a searched policy family (heartpole-v1's threshold policies) and the
-supervised baselines of the push ids. Each :class:`Reference` says which (``kind``).
-
-They ship with the package, not with the repository's scripts, so that a node of a Ray cluster
-that has only ``pip install "gym-suite[baselines]"`` plays them: nothing is read from the node but
-the package.
+A reference policy needs no training: the optimum where it is computed exactly, an oracle where
+it reads what an agent cannot see (push-v1's knows each notification's true open probability: an
+agent may beat it), the best policy known where neither is (heartpole's dynamic programming on a
+grid), a searched policy family (heartpole-v1's threshold policies) and the supervised baselines
+of the push ids; each :class:`Reference` says which (``kind``). They ship with the package, so
+that a Ray node with only ``pip install "gym-suite[baselines]"`` plays them.
 
 >>> from gym_suite.references import references
 >>> sorted(references("target-v1"))
@@ -33,6 +29,7 @@ policy is built.
 
 from __future__ import annotations
 
+import argparse
 import importlib
 from dataclasses import dataclass
 from typing import Any
@@ -40,14 +37,35 @@ from typing import Any
 __all__ = ["Reference", "reference_policy", "references"]
 
 
+class BatchPolicy:
+    """A policy that decides by batches (``act_batch``): one observation's action is a batch of one's."""
+
+    def __call__(self, observation: Any) -> int:
+        return int(self.act_batch([observation])[0])  # type: ignore[attr-defined]
+
+
+def script_parser(doc: str, **options: Any) -> argparse.ArgumentParser:
+    """The parser of a module run as a script: its docstring's first paragraph, and an option
+    ``--NAME`` (``_`` read as ``-``) per keyword, of the default's type; a tuple is
+    ``(default, help)``, ``False`` a flag."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    for name, value in options.items():
+        default, help = value if isinstance(value, tuple) else (value, None)
+        flag = "--" + name.replace("_", "-")
+        if isinstance(default, bool):
+            parser.add_argument(flag, action="store_true", help=help)
+        else:
+            parser.add_argument(flag, type=type(default), default=default, help=help)
+    return parser
+
+
 @dataclass(frozen=True)
 class Reference:
     """A reference policy of one id: how to build it, what it is, and the command that reproduces it.
 
-    ``build`` is ``"module:function"`` of this package with its positional arguments ``args``;
-    ``on_training`` the arguments of the same policy for the training data, where it differs (an
-    oracle that reads the generator's probabilities of the log it plays), ``None`` where it does not.
-    A ``build`` of ``"heuristic"`` is the id's own heuristic (where the heuristic is optimal).
+    ``build`` is ``"module:function"`` of this package with its positional arguments ``args``, or
+    ``"heuristic"`` (the id's own, where it is optimal); ``on_training`` the arguments for the
+    training data where they differ (an oracle reads the probabilities of the log it plays).
     """
 
     name: str

@@ -3,35 +3,26 @@
     python -m gym_suite.references.example_v1_optimum [--episodes 2000] [--seed 100000]
     python -m gym_suite.references.example_v1_optimum --sweep
 
-**The optimum.** The agent's position is hidden; what it knows after a history of moves and of
-warmer/colder signals is its *belief*: the probability of each position given the history (the
-start is uniform over the starting positions; a move takes each position to one position, the
-walls included; a signal heard multiplies each position's probability by ``1 - flip`` where the
-move's true signal from there is the one heard, by ``flip`` where it is not; a position whose move
-lands on the goal ends the episode, so while the episode runs its probability is 0). Every
-expected reward and every signal's probability is a function of the belief, so the belief and the
-number of steps left are a sufficient statistic: the value
+**The optimum.** The agent's position is hidden; what it knows is its *belief*, the probability of
+each position given the history (uniform over the starts; a move takes each position to one
+position; a signal heard multiplies each position's probability by ``1 - flip`` where the move's
+true signal from there is the one heard, by ``flip`` where not; a position whose move reaches the
+goal ends the episode). The belief and the steps left are a sufficient statistic, so
 ``V(b, t) = max_a [ E_b r(a) + sum_o P(o | b, a) V(b', t + 1) ]`` with ``V(b, horizon) = 0`` is
-the best expected return of *any* policy that sees the observations, memory or not (Bayes-optimal;
-the rewards tell nothing but the goal, which ends the episode). :func:`solve` computes it over
-every belief reachable from the start (about 10,000 for example-v1, a few seconds), memoized on the
-belief rounded to 12 decimals (two histories with the same belief share one entry);
-:class:`OptimalPolicy` plays it, keeping the belief up to date from the observations.
+the best expected return of *any* policy (Bayes-optimal). :func:`solve` computes it over every
+belief reachable from the start (about 10,000, a few seconds), memoized on the belief rounded to
+12 decimals; :class:`OptimalPolicy` plays it, updating the belief from the observations.
 
-**The best memoryless policy** (:func:`memoryless_values`): a policy that acts on the current
-observation only is one of ``2 ** 5`` maps from the 5 observations to the 2 actions (a stochastic
-map is not better for a greedy agent, and the trained agents are scored greedily); each map's
-expected return is exact, by propagating the distribution of (position, observation) over the
-horizon. The best is the heuristic's rule (warmer: go on; colder: turn back; at the start, left).
+**The best memoryless policy** (:func:`memoryless_values`): one of the ``2 ** 5`` maps from the 5
+observations to the 2 actions, each map's expected return exact (the distribution of (position,
+observation) propagated over the horizon). The best is the heuristic's rule.
 
 **The sweep** (``--sweep``): random, the heuristic, the best memoryless map and the optimum, exact,
-for several lines, flip probabilities and horizons, as example-v1's manual reports them;
-normalized is ``(return - random) / (optimum - random)``.
+for several lines, flip probabilities and horizons, as example-v1's manual reports them.
 """
 
 from __future__ import annotations
 
-import argparse
 import functools
 import itertools
 import sys
@@ -50,6 +41,7 @@ from gym_suite.envs.example_env import (
     V1,
     ExampleV1Params,
 )
+from gym_suite.references import script_parser
 
 ENV_ID = "example-v1"
 #: Beliefs are memoized rounded to this many decimals (a few orders above float64's rounding).
@@ -269,11 +261,8 @@ def sweep(lines=(10, 12, 16), flips=(0.2, 0.3, 0.35, 0.4), horizons=(2,)) -> lis
 def main(argv: list[str] | None = None) -> int:
     from gym_suite.evaluate import evaluate
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--episodes", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=100_000)
-    parser.add_argument("--sweep", action="store_true", help="exact values over lines, flip probabilities, horizons")
-    args = parser.parse_args(argv)
+    sweep_help = "exact values over lines, flip probabilities, horizons"
+    args = script_parser(__doc__, episodes=2000, seed=100_000, sweep=(False, sweep_help)).parse_args(argv)
     if args.sweep:
         for row in sweep():
             print(

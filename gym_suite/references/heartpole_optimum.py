@@ -5,76 +5,54 @@
 
 What is solved
 --------------
-The state that matters is ``(time, time_since_slept, alertness, hypertension)``: ``work_done``
-only adds up, and intoxication stays 0 without beer. Time and time_since_slept take whole
-half-hours (exact); alertness and hypertension live on a grid (``--grid``; by default 0.07 for
-heartpole-v1, 0.2 for v0: alertness -1 .. 4.5, hypertension 0 .. 4, time_since_slept 0 .. 80;
-the values between grid points are linear interpolations, beyond the ends the nearest end). The actions are
-do_nothing, drink_coffee and sleep: **beer is left out** (with it intoxication becomes a
-fourth continuous dimension that needs a fine grid around the Ballmer peak at 0.135, out of
-reach of a few minutes of numpy; the threshold policies that drink beer do worse than those
-that do not, see ``heartpole_v1_reference.py``). So the policy is the **dynamic-programming
-policy (0.07 grid)** of the no-beer problem: optimal up to the grid's interpolation, a near
-optimum, the best known reference, not a proven optimum.
+The state that matters is ``(time, time_since_slept, alertness, hypertension)`` (``work_done``
+only adds up; intoxication stays 0 without beer). Time and time_since_slept take whole
+half-hours; alertness (-1 .. 4.5) and hypertension (0 .. 4) live on a grid (``--grid``: 0.07 for
+heartpole-v1, 0.2 for v0), interpolated linearly between points; time_since_slept is clamped at
+80. The actions are do_nothing, drink_coffee and sleep: **beer is left out** (intoxication would
+be a fourth continuous dimension needing a fine grid around the Ballmer peak at 0.135; the
+threshold policies that drink beer do worse than those that do not). So the policy is the
+dynamic-programming policy of the no-beer problem: optimal up to the grid, the best known
+reference, not a proven optimum.
 
-Every expectation over the step's random draws is a sum over midpoint quadrature points of
-the uniforms (two points per grid step of what they add: 20 for the coffee's alertness, 6 for
-its hypertension, 12 for the wake-up alertness), and every point goes through the env's own
-rules: ``HEARTPOLE.transition`` and ``HEARTPOLE.reward`` on numpy arrays (``NUMPY`` ops) with
-the parameters the env makes from the same arguments (``HEARTPOLE.make_params``). The heart
-attack draw is taken at both outcomes (``u = 0``: an attack whenever its chance is positive;
-``u = 1``: none), weighted by the chance the rules report: in v1 (``expected_cost=True`` by
-default, as the env) the reward is its expected cost; in v0 an attack resets hypertension,
-and the DP follows both branches. Each action's expectation is a sparse matrix over the grid
-(computed once: the rules do not depend on the time), and the backward induction is one
-sparse product per action and stage.
+Each expectation over a step's draws is a midpoint quadrature over the uniforms (20 points for
+the coffee's alertness, 6 for its hypertension, 12 for the wake-up alertness), every point
+through the env's own rules (``HEARTPOLE.transition`` and ``reward`` with ``NUMPY`` ops and
+``HEARTPOLE.make_params``). The heart attack is taken at both outcomes, weighted by its chance:
+in v1 (``expected_cost=True``) the reward is its expected cost; in v0 an attack resets
+hypertension and the DP follows both branches. Each action's expectation is a sparse matrix over
+the grid, built once; backward induction is one sparse product per action and stage.
 
-* ``heartpole-v1``: finite horizon in time elapsed (0 .. 671; a step at ``t`` ends at ``t + 1``,
-  a sleep at ``t + 17``, and the episode ends at 672). The reward is the env's. The policy reads
-  ``t`` and ``time_since_slept`` from the observation and takes the action of the nearest grid
-  point in alertness and hypertension.
-* ``heartpole-v0``: 1000 steps, return = final ``work_done / time_elapsed`` less 100 per heart
-  attack (the rewards are the score's changes: they telescope). The ratio is not a sum of
-  step rewards, so the DP maximises ``E[W - lambda T] / T0 - 100 E[attacks]`` with ``lambda``
-  the policy's own ratio ``E[W] / E[T]`` and ``T0 = E[T]``, iterated (Dinkelbach): at the fixed
-  point it maximises ``E[W] / E[T] - 100 E[attacks]``, which differs from the expected return
-  ``E[W / T] - ...`` by a term of second order in the relative spread of ``T`` (small over
-  1000 steps; measured below, the DP and the heuristic play alike anyway). The step count is not in v0's observation: the policy
-  counts its steps from the episode's start (the observation with time_elapsed 0).
+* ``heartpole-v1``: a finite horizon in time elapsed (a step at ``t`` ends at ``t + 1``, a sleep
+  at ``t + 17``, the episode at 672). The policy reads ``t`` and ``time_since_slept`` and takes
+  the action of the nearest grid point in alertness and hypertension.
+* ``heartpole-v0``: 1000 steps, return = final ``work_done / time_elapsed`` less 100 per attack.
+  The ratio is not a sum of step rewards, so the DP maximises ``E[W - lambda T] / T0 - 100
+  E[attacks]`` with ``lambda = E[W] / E[T]`` and ``T0 = E[T]`` of the policy itself, iterated
+  (Dinkelbach); the fixed point differs from the expected return by a term of second order in
+  the spread of ``T``. The step count is not observed: the policy counts its steps from the
+  observation with time_elapsed 0.
 
-Measured (1,000 episodes, seeds 0 .. 999, played in the real env through ``gym_suite.evaluate``;
-one thread on a shared 2-core machine; paired differences are mean ± standard error):
+Measured (1,000 episodes, seeds 0 .. 999, in the real env through ``gym_suite.evaluate``; paired
+differences are mean ± standard error):
 
-* ``heartpole-v1``, grid 0.1 (185,976 points): solved in about 60 s (building the matrices
-  and 672 stages of backward induction). Played **459.27 ± 10.72**; the DP predicts
-  458.18. The heuristic plays 133.13 ± 10.43 (DP - heuristic +326.14 ± 0.47); the best
-  threshold policy of ``heartpole_v1_reference.py`` 426.78 ± 15.13 (DP - threshold
-  +32.50 ± 0.53).
-* What the grid costs: on grids 0.2 (47,628 points, solved in 9 s), 0.15 (80,919, 12 s), 0.1
-  and 0.07 (371,142, 192 s) the policy plays 459.37, 459.39, 459.27 and 460.03: differences from
-  grid 0.1 of +0.10 ± 0.36, +0.12 ± 0.34 and +0.76 ± 0.33. So the 0.1 grid leaves somewhat
-  under 1 point (0.2 %) on the table; the optimum of the no-beer problem is likely a little
-  above 460. The baselines' reference is the 0.07 grid's policy: 460.03 ± 10.79 on seeds 0-999
-  (the best policy known; solved in 3 to 6 minutes on one core). The predicted value rises
-  with the grid (455.52, 457.32, 458.18, 458.64) and stays
-  1-2 below what the policy plays: linear interpolation underestimates the value function.
-* ``heartpole-v0``, grid 0.2: solved in 60-105 s (two ratio iterations). The DP's table holds no
-  coffee at the stages inspected (coffee raises the heart attacks' expected cost more than the score it adds), and it sleeps
-  where the heuristic does: it predicts -123.29 (ratio 0.3374, 1.236 attacks), and plays
-  -119.88 ± 111.14, the heuristic's to within noise: DP - heuristic -0.0001 ± 0.0004 (both about
-  80-120 s to play on this machine). The drawn attacks (a standard deviation of about 110) make
-  the gap between predicted and played values noise. This confirms the manual: on v0 the
-  heuristic is optimal to within 0.001.
+* ``heartpole-v1``, grid 0.1 (185,976 points, solved in about 60 s): plays 459.27 ± 10.72 (the
+  DP predicts 458.18; linear interpolation underestimates the value); the heuristic 133.13
+  (DP - heuristic +326.14 ± 0.47), the best threshold policy of ``heartpole_v1_reference.py``
+  426.78 (DP - threshold +32.50 ± 0.53). Grids 0.2, 0.15 and 0.07 (371,142 points, 3 to 6
+  minutes) play 459.37, 459.39 and 460.03: the optimum of the no-beer problem is likely a
+  little above 460. The baselines' reference is the 0.07 grid's policy, 460.03 ± 10.79.
+* ``heartpole-v0``, grid 0.2 (60-105 s, two ratio iterations): the DP holds no coffee and sleeps
+  where the heuristic does; it plays -119.88 ± 111.14, DP - heuristic -0.0001 ± 0.0004: as the
+  manual says, on v0 the heuristic is optimal to within 0.001.
 
-No upper bound is computed: a bound from a relaxation (the agent seeing the step's draws
-before it acts) would carry the same interpolation error, and beer is outside the model. The
-reference value of heartpole-v1 is therefore the DP policy's played return, a lower bound on
-the optimum (of the no-beer problem within about 1, by the finer grids above).
+No upper bound is computed (a relaxation would carry the same interpolation error, and beer is
+outside the model): the reference value is the DP policy's played return, a lower bound on the
+optimum.
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
 import sys
@@ -94,6 +72,7 @@ from gym_suite.envs.heartpole_env import (
     V1,
     HeartPoleState,
 )
+from gym_suite.references import script_parser
 
 ENV_PARAMS = {"heartpole-v0": V0, "heartpole-v1": V1}
 ACTIONS = (DO_NOTHING, DRINK_COFFEE, SLEEP)  # no beer (see the docstring)
@@ -191,10 +170,7 @@ def build_models(params, grid: Grid) -> dict[int, Model]:
         actions = np.full(n, action)
         rows, cols, vals = [], [], []
         matrix = sparse.csr_matrix((n, n))
-        reward = np.zeros(n)
-        productivity = np.zeros(n)
-        duration = np.zeros(n)
-        attacks = np.zeros(n)
+        reward, productivity, duration, attacks = (np.zeros(n) for _ in range(4))
         for ua, uh, uw, weight in zip(*_quadrature(action, grid)):
             for u_heart in branches:
                 u = (np.full(n, ua), np.full(n, uh), np.full(n, 0.5), np.full(n, uw), np.full(n, u_heart))
@@ -381,14 +357,6 @@ def optimal_policy(env_id: str = "heartpole-v1", grid_step: float | None = None,
     return (BatchedDPPolicy if env_id == "heartpole-v1" else DPPolicy)(_CACHE[key])
 
 
-def _best_threshold_policy():
-    """The best threshold policy of ``heartpole_v1_reference`` as an ``observation -> action``."""
-    from gym_suite.references import heartpole_v1_reference as reference
-
-    rule = reference.threshold_policy(*reference.BEST_THRESHOLDS)
-    return lambda obs: int(rule(np.asarray(obs, dtype=np.float32).reshape(1, -1), 0, None)[0])
-
-
 def _paired(a, b) -> str:
     diff, se = a.paired_difference(b)
     return f"{diff:+.4f} ± {se:.4f}"
@@ -396,11 +364,10 @@ def _paired(a, b) -> str:
 
 def main(argv=None) -> int:
     from gym_suite.evaluate import evaluate
+    from gym_suite.references import heartpole_v1_reference as reference
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--ids", default="heartpole-v1,heartpole-v0")
-    parser.add_argument("--episodes", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=0)
+    rule = reference.threshold_policy(*reference.BEST_THRESHOLDS)  # the best threshold policy
+    parser = script_parser(__doc__, ids="heartpole-v1,heartpole-v0", episodes=1000, seed=0)
     parser.add_argument("--grid", type=float, default=None, help="grid step (default: 0.1 for v1, 0.2 for v0)")
     parser.add_argument("--finer", type=float, default=0.0, help="also solve with this grid step (the DP value)")
     args = parser.parse_args(argv)
@@ -416,7 +383,8 @@ def main(argv=None) -> int:
         heuristic = evaluate(env_id, "heuristic", episodes=args.episodes, seed=args.seed)
         print(f"  heuristic: {heuristic.mean:.3f} ± {heuristic.std:.3f}; DP - heuristic {_paired(dp, heuristic)}")
         if env_id == "heartpole-v1":
-            threshold = evaluate(env_id, _best_threshold_policy(), episodes=args.episodes, seed=args.seed)
+            best_threshold = lambda obs: int(rule(np.asarray(obs, dtype=np.float32).reshape(1, -1), 0, None)[0])  # noqa: E731
+            threshold = evaluate(env_id, best_threshold, episodes=args.episodes, seed=args.seed)
             print(
                 f"  best threshold policy: {threshold.mean:.3f} ± {threshold.std:.3f}; "
                 f"DP - threshold {_paired(dp, threshold)}"

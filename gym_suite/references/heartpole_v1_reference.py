@@ -3,32 +3,23 @@
     python -m gym_suite.references.heartpole_v1_reference [--episodes 1000] [--search] [--search-episodes 1000]
 
 Every policy plays episodes ``0 .. episodes-1``, episode ``i`` exactly as
-``gymnasium.make("heartpole-v1").reset(seed=i)`` would play it (checked against the scalar env on
-a few episodes at the start), so each episode draws the same uniforms whatever the policy does
-and the episode-by-episode difference from the heuristic measures the policies themselves. The
-episodes run side by side in numpy arrays with the env's own rules (``HEARTPOLE.transition``
-and ``reward`` with ``V1``), one stream per episode. The random policy samples ``Discrete(4)``
-seeded with ``action_seed(i)`` in episode ``i``, as ``gym_suite.evaluate`` does.
+``gymnasium.make("heartpole-v1").reset(seed=i)`` plays it (checked against the scalar env on a few
+episodes first), side by side in numpy arrays with the env's own rules, so each episode draws the
+same uniforms whatever the policy does and the paired difference from the heuristic measures the
+policies themselves. The random policy samples ``Discrete(4)`` seeded with ``action_seed(i)``.
 
-Policies: random actions, always sleep, the heuristic (sleep when alertness < 0.4, no drinks),
-the best threshold policy (sleep below one alertness, coffee below another while the
-hypertension is below a cap, beer while the intoxication is below a threshold and the
-hypertension below another cap: :func:`threshold_policy`, :data:`BEST_THRESHOLDS`) and the best
-time-aware threshold policy (the same thresholds with the clock: no sleep before some half-hours
-awake nor in the last half-hours of the two weeks, a coffee cap that changes with the time awake
-and another for the last half-hours: :func:`time_aware_policy`, :data:`BEST_TIME_AWARE`, the
-baselines table's best known policy). Both are found by a random search and a coordinate
-refinement on seeds 10,000 .. 10,999, disjoint from the evaluation seeds (``--search`` runs
-the searches again; by default the stored parameters play). Printed, per policy: the return's
-mean ± standard deviation, the heart attacks drawn per episode, the episode's steps, the return
-with the drawn attacks charged instead of their expected cost (``expected_cost=False``: the same
-draws), and the paired difference from the heuristic, mean ± standard error; then the time-aware
-policy paired against the threshold policy.
+Policies: random actions, always sleep, the heuristic (sleep when alertness < 0.4), the best
+threshold policy (:func:`threshold_policy`, :data:`BEST_THRESHOLDS`: sleep, coffee and beer below
+thresholds of alertness, hypertension and intoxication) and the best time-aware threshold policy
+(:func:`time_aware_policy`, :data:`BEST_TIME_AWARE`, the baselines table's best known policy: the
+same with the clock). Both come from a random search and a coordinate refinement on seeds 10,000
+.. 10,999, disjoint from the evaluation seeds (``--search`` runs them again). Printed per policy:
+the return's mean ± std, the attacks drawn, the steps, the return with the drawn attacks charged
+(``expected_cost=False``) and the paired difference from the heuristic (mean ± standard error).
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import time
 
@@ -52,6 +43,7 @@ from gym_suite.envs.heartpole_env import (
     heuristic_actions,
 )
 from gym_suite.evaluate import action_seed
+from gym_suite.references import script_parser
 
 ENV_ID = "heartpole-v1"
 MAX_STEPS = int(TWO_WEEKS)  # every step lasts at least a half-hour
@@ -184,31 +176,11 @@ SEARCH_RANGES = ((-0.5, 0.8), (0.0, 3.0), (0.0, 2.5), (-0.05, 0.14), (0.0, 2.5))
 
 
 def search_thresholds(episodes: int, candidates: int = 300, rounds: int = 3, seed: int = 0):
-    """The thresholds with the best mean return on seeds ``SEARCH_SEED ..``: random search, then
-    coordinate refinement (each threshold in turn over a grid around the best, shrinking)."""
+    """The thresholds with the best mean return on seeds ``SEARCH_SEED ..`` (:func:`search_family`
+    from the heuristic: hypertension is never below 0, so no drinks) and that return."""
     seeds = np.arange(SEARCH_SEED, SEARCH_SEED + episodes)
-    uniforms = episode_uniforms(seeds)
-
-    def score(params):
-        return play(threshold_policy(*params), seeds, uniforms)["return"].mean()
-
-    rng = np.random.default_rng(seed)
-    best = (0.4, 0.0, 0.0, -0.05, 0.0)  # the heuristic (hypertension is never below 0: no drinks)
-    best_score = score(best)
-    for _ in range(candidates):
-        params = tuple(rng.uniform(low, high) for low, high in SEARCH_RANGES)
-        value = score(params)
-        if value > best_score:
-            best, best_score = params, value
-    for round_ in range(rounds):
-        for i, (low, high) in enumerate(SEARCH_RANGES):
-            width = (high - low) / (4 * 2**round_)
-            for value in np.linspace(best[i] - width, best[i] + width, 9):
-                params = best[:i] + (float(value),) + best[i + 1 :]
-                candidate = score(params)
-                if candidate > best_score:
-                    best, best_score = params, candidate
-    return best, best_score
+    start = (0.4, 0.0, 0.0, -0.05, 0.0)
+    return search_family(threshold_policy, SEARCH_RANGES, start, seeds, candidates, rounds, seed)[:2]
 
 
 #: The time-aware family's parameters, in the order of :func:`time_aware_policy`'s arguments.
@@ -344,10 +316,7 @@ def row(name: str, result: dict, base: dict | None) -> str:
         f"| {name} | {ret.mean():.2f} ± {ret.std(ddof=1):.2f} | {result['attacks'].mean():.3f} | "
         f"{result['steps'].mean():.1f} | {drawn.mean():.2f} ± {drawn.std(ddof=1):.2f} | "
     )
-    if base is None:
-        return text + "0 |"
-    diff = ret - base["return"]
-    return text + f"{diff.mean():+.2f} ± {diff.std(ddof=1) / np.sqrt(len(diff)):.2f} |"
+    return text + ("0" if base is None else paired(result, base)) + " |"
 
 
 HEADER = (
@@ -371,15 +340,12 @@ def paired(result: dict, base: dict) -> str:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--episodes", type=int, default=1000, help="evaluation episodes, seeds 0 ..")
-    parser.add_argument("--search-episodes", type=int, default=1000, help="search episodes, seeds 10,000 ..")
-    parser.add_argument(
-        "--search",
-        action="store_true",
-        help="run both searches again (a few minutes) instead of playing the stored best parameters",
-    )
-    args = parser.parse_args(argv)
+    args = script_parser(
+        __doc__,
+        episodes=(1000, "evaluation episodes, seeds 0 .."),
+        search_episodes=(1000, "search episodes, seeds 10,000 .."),
+        search=(False, "run both searches again (a few minutes) instead of playing the stored best parameters"),
+    ).parse_args(argv)
     start = time.perf_counter()
     seeds = np.arange(args.episodes)
     for policy in (

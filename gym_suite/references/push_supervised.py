@@ -2,45 +2,36 @@
 
     python -m gym_suite.references.push_supervised [--episodes 1000] [--seed 0] [--kinds logistic,boosting]
 
-The reward is +1 when the action matches the person's reaction and -1 otherwise, so the
-expected reward of delivering a notification with open probability ``p`` is ``2p - 1`` and of
-holding it ``1 - 2p``: "deliver iff P(open | observation) > 0.5" maximises the expected return,
-and a classifier of the label "opened" fit to the training log's observations is the natural
-supervised policy. Two are fit (scikit-learn, seeded):
+The reward is +1 when the action matches the person's reaction and -1 otherwise, so "deliver iff
+P(open | observation) > 0.5" maximises the expected return: a classifier of "opened" fit to the
+training log is the natural supervised policy. Two are fit (scikit-learn, seeded), on what the
+env observes only (:func:`features`, for the training rows and the observations alike):
 
-* ``logistic``: logistic regression on one-hot categorical fields (app, category, significant
-  contact, day of week, location, ringer mode), the hour one-hot per hour of the day, the
-  numeric fields standardised (priority, updates, log text length, battery);
-* ``boosting``: ``HistGradientBoostingClassifier`` on the raw fields (categorical ones as
-  categories).
+* ``logistic``: logistic regression on the one-hot categorical fields, the hour one-hot, and the
+  numeric fields standardised (the text length as its log);
+* ``boosting``: ``HistGradientBoostingClassifier`` on the raw fields (categorical as categories).
 
-The features are only what the env observes (:func:`features` reads the observation dict;
-the training rows go through the same function). Each policy is then scored as ``gym_suite``
-scores any agent: ``gym_suite.evaluate("push-v0", policy, episodes, seed, env_kwargs={"split":
-"test"})`` (push-v0's recipe's ``eval_env_kwargs``, as ``benchmarks/baselines.py`` does), beside
-the heuristic, random actions and the Bayes-optimal policy (:func:`bayes_policy`: deliver when
-the generator's true open probability ``p_open`` of the observed notification is at least 0.5,
-looked up from the log by the observation: every observation of a bundled log is distinct).
-It prints the mean return ± std, the accuracy ``(return / 100 + 1) / 2``, the paired
-differences against the heuristic and against the Bayes-optimal policy (mean ± standard
-error, same episodes), and the accuracy over the whole test log (one pass).
+Each is scored as any agent, ``gym_suite.evaluate("push-v0", policy, episodes, seed,
+env_kwargs={"split": "test"})``, beside the heuristic, random actions and the Bayes-optimal
+policy (:func:`bayes_policy`: deliver when the generator's hidden ``p_open`` of the observed
+notification, looked up in the log, is at least 0.5). Printed: the mean return ± std, the
+accuracy ``(return / 100 + 1) / 2``, the paired differences against the heuristic and the
+Bayes-optimal policy (mean ± standard error) and the accuracy over the whole test log.
 
-Measured (1,000 episodes, seeds 0 .. 999, test log; about 1.5 min in all on a shared 2-core
-machine): random -0.23 ± 10.00; heuristic 56.17 ± 9.27 (78.09 %); logistic 58.19 ± 10.03
-(79.09 %, +2.01 ± 0.18 over the heuristic, 79.01 % of the whole test log); boosting
-57.70 ± 9.41 (78.85 %, +1.53 ± 0.20, whole log 78.63 %); Bayes-optimal 60.45 ± 9.33 (80.23 %,
-+4.28 ± 0.19; whole log 80.08 %). Logistic is 2.26 ± 0.15 below the Bayes-optimal policy.
+Measured (1,000 episodes, seeds 0 .. 999, test log): random -0.23 ± 10.00; heuristic
+56.17 ± 9.27; logistic 58.19 ± 10.03 (+2.01 ± 0.18 over the heuristic); boosting 57.70 ± 9.41
+(+1.53 ± 0.20); Bayes-optimal 60.45 ± 9.33 (+4.28 ± 0.19).
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
 import numpy as np
 
 from gym_suite.envs.push_log import CATEGORICAL_FIELDS, NUMERIC_FIELDS, load_log
+from gym_suite.references import BatchPolicy, script_parser
 
 ENV_ID = "push-v0"
 EVAL_KWARGS = {"split": "test"}  # push-v0's recipe: scored on the held-out test log
@@ -78,7 +69,7 @@ def features(codes: np.ndarray, numbers: np.ndarray, sizes: dict, kind: str) -> 
     return np.hstack(blocks)
 
 
-class SupervisedPolicy:
+class SupervisedPolicy(BatchPolicy):
     """``observation -> action``: deliver (1) iff the classifier's P(open) > 0.5; ``act_batch`` too."""
 
     def __init__(self, model, sizes: dict, kind: str):
@@ -90,9 +81,6 @@ class SupervisedPolicy:
 
     def act_batch(self, observations) -> np.ndarray:
         return (self.probability(*observation_fields(list(observations))) > THRESHOLD).astype(np.int64)
-
-    def __call__(self, observation) -> int:
-        return int(self.act_batch([observation])[0])
 
 
 def fit(kind: str = "logistic", split: str = "train", seed: int = 0) -> SupervisedPolicy:
@@ -137,7 +125,7 @@ def observation_keys(codes, numbers) -> list[tuple]:
     return [tuple(c) + tuple(n) for c, n in zip(codes.tolist(), numbers.tolist())]
 
 
-class BayesPolicy:
+class BayesPolicy(BatchPolicy):
     """Deliver iff the generator's ``p_open`` of the observed notification is >= 0.5 (it peeks:
     the log's hidden column, found by the observation; duplicates, if any, average their p_open)."""
 
@@ -161,9 +149,6 @@ class BayesPolicy:
             raise ValueError(f"an observation that is not in the {self.split} log: {missing[0]}")
         return np.array([self.table[k] for k in keys], dtype=np.int64)
 
-    def __call__(self, observation) -> int:
-        return int(self.act_batch([observation])[0])
-
 
 def bayes_policy(split: str = "test") -> BayesPolicy:
     """The Bayes-optimal policy on the bundled log ``split`` as an ``observation -> action``."""
@@ -186,11 +171,7 @@ def whole_log_accuracy(policy, split: str = "test") -> float:
 def main(argv=None) -> int:
     from gym_suite.evaluate import evaluate
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--episodes", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--kinds", default=",".join(KINDS))
-    args = parser.parse_args(argv)
+    args = script_parser(__doc__, episodes=1000, seed=0, kinds=",".join(KINDS)).parse_args(argv)
 
     def run(policy):
         start = time.perf_counter()

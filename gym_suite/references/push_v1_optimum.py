@@ -2,43 +2,33 @@
 
     python -m gym_suite.references.push_v1_optimum [--budgets 1,2,3,5] [--episodes 1000]
 
-push-v1 plays one user-day of notifications; the agent may deliver ``daily_budget`` of them,
-and a delivered one earns its open probability ``p_open`` (the generator's, a hidden column of
-the log). The **online optimum** knows the ``p_open`` of the notification at hand and the
-distribution of those to come (the played log's ``p_open`` values, taken as independent draws),
-and how many are to come. With ``V(b, n)`` the expected opens of ``b`` deliveries among ``n``
-notifications still to decide,
+push-v1 plays one user-day of notifications; the agent may deliver ``daily_budget`` of them, and
+a delivered one earns its open probability ``p_open`` (a hidden column of the log). The
+**online optimum** knows the ``p_open`` of the notification at hand, how many are to come and
+their distribution (the log's ``p_open`` values, as independent draws). With ``V(b, n)`` the
+expected opens of ``b`` deliveries among ``n`` notifications still to decide,
 
     V(0, n) = V(b, 0) = 0,    V(b, n) = E_p[ max(p + V(b - 1, n - 1), V(b, n - 1)) ],
 
-and the policy delivers the notification at hand when ``p >= T(b, n) = V(b, n - 1) - V(b - 1,
-n - 1)``: a threshold that falls as the day runs out and rises with the budget left
-(:func:`thresholds`). The *hindsight* bound is the day's ``b`` largest ``p_open``: what an
-agent that saw the whole day first would get (no policy that decides in order can).
+it delivers when ``p >= T(b, n) = V(b, n - 1) - V(b - 1, n - 1)`` (:func:`thresholds`). The
+*hindsight* bound is the day's ``b`` largest ``p_open``, which no policy deciding in order gets.
 
-The script prints, per budget, the expected opens per user-day of random delivery (probability
-1/2 a step), the heuristic (the budget-aware hand rule, ``push_v1_rule.py``), the optimum and the
-hindsight bound, computed exactly for every user-day of the log (each user-day weighs the same,
-as the environment draws them), on the training and on the test log, and the heuristic's
-normalized score ``(heuristic - random) / (optimum - random)``. Then it plays the policies in
-the environment (:func:`optimal_policy`, ``gym_suite.evaluate``, the test log) as the baselines
-table does, to check the two agree.
-
-``supervised_policy`` is the policy a learner could reach from the features alone: a logistic
-regression of the open on the training log's features (``push_supervised.py``'s), with the same
-dynamic program's thresholds on its predicted probabilities.
+The script prints, per budget and log, the exact expected opens per user-day of random delivery,
+the heuristic (``push_v1_rule.py``), the optimum and the hindsight bound, and the heuristic's
+normalized score; then it plays the policies in the environment on the test log, as the
+baselines table does. ``supervised_policy`` reads the features alone: a logistic regression of
+the open on the training log (``push_supervised.py``'s features) with the optimum's thresholds.
 """
 
 from __future__ import annotations
 
-import argparse
 import functools
 
 import numpy as np
 
 from gym_suite.envs.push_log import load_log
 from gym_suite.envs.push_v1_env import DEFAULT_DAILY_BUDGET, user_days
-from gym_suite.references import push_supervised, push_v1_rule
+from gym_suite.references import BatchPolicy, push_supervised, push_v1_rule, script_parser
 
 ENV_ID = "push-v1"
 EVAL_KWARGS = {"split": "test"}  # push-v1's recipe: scored on the held-out test log
@@ -98,7 +88,7 @@ def exact_table(split: str, budget: int) -> dict[str, float]:
     return {"random": table["random"], "heuristic": float(heuristic)} | {k: table[k] for k in ("optimum", "hindsight")}
 
 
-class OptimalPolicy:
+class OptimalPolicy(BatchPolicy):
     """The online optimum as ``observation -> action``: the ``p_open`` of the observed notification
     is looked up in the log by its features (every observation of a bundled log is distinct; it
     peeks at the hidden column, as no agent can), the threshold by the budget and notifications
@@ -126,9 +116,6 @@ class OptimalPolicy:
         p = self.probabilities(observations)
         return threshold_actions(p, observations, self.threshold)
 
-    def __call__(self, observation) -> int:
-        return int(self.act_batch([observation])[0])
-
 
 def threshold_actions(p: np.ndarray, observations: list, threshold: np.ndarray) -> np.ndarray:
     """Deliver (1) where ``p`` reaches ``threshold[budget_left, notifications_left]`` of each
@@ -140,7 +127,7 @@ def threshold_actions(p: np.ndarray, observations: list, threshold: np.ndarray) 
     return (p >= threshold[budget, left]).astype(np.int64)
 
 
-class SupervisedPolicy:
+class SupervisedPolicy(BatchPolicy):
     """Logistic regression's P(open) from the features (fit on the training log), with the online
     optimum's thresholds computed on the distribution of its predictions over the training log."""
 
@@ -156,9 +143,6 @@ class SupervisedPolicy:
         observations = list(observations)
         p = self.model.probability(*push_supervised.observation_fields(observations))
         return threshold_actions(p, observations, self.threshold)
-
-    def __call__(self, observation) -> int:
-        return int(self.act_batch([observation])[0])
 
 
 @functools.cache
@@ -176,10 +160,7 @@ def supervised_policy(budget: int = DEFAULT_DAILY_BUDGET) -> SupervisedPolicy:
 def main(argv: list[str] | None = None) -> int:
     from gym_suite.evaluate import evaluate
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--budgets", default="1,2,3,5")
-    parser.add_argument("--episodes", type=int, default=1000)
-    args = parser.parse_args(argv)
+    args = script_parser(__doc__, budgets="1,2,3,5", episodes=1000).parse_args(argv)
     print("expected opens per user-day, every user-day of the log once")
     print("log    budget  random  heuristic  optimum  hindsight  heuristic normalized")
     for split in ("train", "test"):

@@ -3,21 +3,14 @@
     python -m gym_suite.references.push_v1_rule [--bars 2,2.5,...,6.5] [--drops 6,7,...,15] [--episodes 300]
 
 The heuristic (:func:`gym_suite.envs.push_v1_env.budget_rule`) gives the observed notification
-points (2 for a significant contact, 1 for a message, event or reminder, -1 for a promotion,
-recommendation or status update, its priority, 1 if it was updated, -2 on silent) and delivers it
-when they reach ``bar - drop * budget_left / notifications_left``: a bar that falls as the day
-runs out. The points are set by hand; ``bar`` and ``drop`` are chosen here, on the **training
-log only**: every setting of the grid (10 bars by 10 drops) is scored by its expected opens over
-every user-day of the training log (budget 2, each day weighing the same, as the environment
-draws them), and the best is the heuristic's (``RULE_BAR``, ``RULE_DROP``; on a tie, the first in
-the grid's order).
-
-The rule is deterministic and a delivery earns its ``p_open``, so a day's expected opens are
-exact: all the log's days are played at once by push-v1's own rules on numpy
-(:func:`day_opens`), with no draw. The script prints the grid, the choice, and only then the
-chosen rule on the held-out test log (which the baselines table scores, and which the choice
-never reads; ``push_v1_optimum.py`` prints both logs' scores normalized); last it plays the heuristic in the environment on the training log and checks that
-each episode's return is its day's exact value.
+points by hand and delivers it when they reach ``bar - drop * budget_left / notifications_left``,
+a bar that falls as the day runs out. ``bar`` and ``drop`` are chosen here on the **training log
+only**: every setting of the grid is scored by its exact expected opens over every user-day
+(budget 2; the rule is deterministic and a delivery earns its ``p_open``, so all days play at
+once on numpy, :func:`day_opens`), and the best is the heuristic's (``RULE_BAR``, ``RULE_DROP``;
+on a tie, the first in the grid's order). The script prints the grid, the choice, then the chosen
+rule on the held-out test log, and last checks in the environment that each training-log
+episode's return is its day's exact value.
 """
 
 from __future__ import annotations
@@ -38,6 +31,7 @@ from gym_suite.envs.push_v1_env import (
     PushV1Params,
     budget_rule,
 )
+from gym_suite.references import script_parser
 
 ENV_ID = "push-v1"
 OWNER = "push_v1_rule"
@@ -155,7 +149,7 @@ def _numbers(text: str) -> list[float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = script_parser(__doc__)
     parser.add_argument("--bars", type=_numbers, default=list(GRID_BARS), help="the grid's bars (multiples of 0.5)")
     parser.add_argument("--drops", type=_numbers, default=list(GRID_DROPS), help="the grid's drops (whole numbers)")
     parser.add_argument("--episodes", type=int, default=300, help="episodes of the check in the environment")

@@ -3,38 +3,27 @@
     python -m gym_suite.references.target_optimum [--episodes 2000] [--seed 100000]
     python -m gym_suite.references.target_optimum --sweep [--episodes 2000] [--seed 100000]
 
-**The optimum.** After the start the target's path is fixed: it moves at constant speed and
-bounces off the walls, whatever the worker does. The worker moves at most ``WORKER_SPEED`` (1) a
-step, so after ``t`` steps it is within ``t`` of its start ``W``, and it can touch the target at
-step ``t`` only if ``|P(t) - W| <= t + 2 * radius``, where ``P(t)`` is the target's centre then.
-The earliest such ``t`` (:func:`earliest_intercept`) is therefore a lower bound on the episode's
-length, and heading straight for ``P(t)`` at full speed (the last step shorter if the worker
-would overshoot it) attains it: after ``t`` steps the worker is within ``2 * radius`` of
-``P(t)``, and the straight segment stays in the (convex) field. The plan is consistent from one
-step to the next: after a step towards ``P(t)`` the bound is ``t - 1`` (``P(t)`` is still in
-reach in ``t - 1`` steps, and an earlier intercept from there would have been an earlier one from
-the start), so :class:`OptimalPolicy`, which recomputes the bound from each observation (the
-observation holds the whole state: the task is Markov), follows one plan. With the step limit
-``L``, the optimal return of an episode is ``-min(t, L)``: a target that cannot be caught in time
-costs every policy ``L`` steps.
+**The optimum.** After the start the target's path is fixed (constant speed, bouncing off the
+walls) whatever the worker does. The worker moves at most ``WORKER_SPEED`` (1) a step, so it can
+touch the target at step ``t`` only if ``|P(t) - W| <= t + 2 * radius`` (``P(t)`` the target's
+centre then, ``W`` the worker's start). The earliest such ``t`` (:func:`earliest_intercept`) is a
+lower bound on the episode's length, and heading straight for ``P(t)`` at full speed attains it
+(the field is convex). The plan is consistent from step to step (after a step towards ``P(t)``
+the bound is ``t - 1``), so :class:`OptimalPolicy`, which recomputes it from each observation
+(the task is Markov), follows one plan; with the step limit ``L`` the optimal return is
+``-min(t, L)``. The policy reads float32 observations, the bound uses the env's float64 state:
+they agree unless the bound's margin is about ``1e-5``, and ``tests/test_analyses.py`` checks the
+return on every seeded episode.
 
-The policy reads float32 observations, the bound is computed from the env's float64 state: the
-two paths differ by about ``1e-5`` units over an episode, so the step at which the bound is met
-agrees unless the margin of the bound's inequality is that small; ``tests/test_analyses.py``
-checks that the policy's return equals ``-min(bound, L)`` on every one of its seeded episodes.
+**Lead** (:func:`lead_action`): aim where the target would be if it kept its velocity (no
+bounce), at full speed; pure pursuit (the env's heuristic) aims where it is now.
 
-**Lead** (:func:`lead_action`): aim where the target would be if it kept its current velocity
-(the intercept of two constant velocities, no bounce), at full speed; pure pursuit (the env's
-heuristic) aims at where the target is now.
-
-**The sweep** (``--sweep``): the random policy, pure pursuit, the lead and the optimum over
-seeded episodes, for several target speeds, as target-v1's manual reports them; normalized is
-``(return - random) / (optimum - random)``.
+**The sweep** (``--sweep``): random, pure pursuit, lead and the optimum for several target speeds,
+as target-v1's manual reports them; normalized is ``(return - random) / (optimum - random)``.
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 
@@ -42,6 +31,7 @@ import numpy as np
 
 from gym_suite.envs.definition import NUMPY, draws_at_start
 from gym_suite.envs.target_env import TARGET_V1, V1, WORKER_SPEED, TargetV1Params, bounce, pursuit
+from gym_suite.references import script_parser
 
 ENV_ID = "target-v1"
 #: The intercepts :func:`earliest_intercept` looks for, in steps from the observation (a target
@@ -184,13 +174,14 @@ def sweep(episodes: int, seed: int, speeds, limit: int) -> None:
 def main(argv=None) -> int:
     from gym_suite.evaluate import evaluate
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--episodes", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=100_000)
-    parser.add_argument("--sweep", action="store_true", help="the parameter sweep on the rules (numpy)")
-    parser.add_argument("--speeds", default="0.9,1.0,1.1,1.2,1.3,1.5")
-    parser.add_argument("--limit", type=int, default=300)
-    args = parser.parse_args(argv)
+    args = script_parser(
+        __doc__,
+        episodes=2000,
+        seed=100_000,
+        sweep=(False, "the parameter sweep on the rules (numpy)"),
+        speeds="0.9,1.0,1.1,1.2,1.3,1.5",
+        limit=300,
+    ).parse_args(argv)
     if args.sweep:
         sweep(args.episodes, args.seed, [float(s) for s in args.speeds.split(",")], args.limit)
         return 0

@@ -1,20 +1,14 @@
-"""Training agents on the suite: recipes, training wrappers, Stable-Baselines3 and Ray RLlib.
+"""Training agents on the suite: recipes, training wrappers, Stable-Baselines3, JAX PPO and Ray RLlib.
 
-Optional: ``gym_suite.training.sb3`` needs the ``sb3`` extra (``pip install "gym-suite[sb3]"``)
-and ``gym_suite.training.rllib`` the ``rllib`` extra. ``import gym_suite`` never imports this
-package, and this package imports neither of them until one of those modules is imported.
-
-- :mod:`gym_suite.training.recipes`: budgets and hyper-parameters of every id (``RECIPES``);
-- :mod:`gym_suite.training.wrappers`: the training-only reward and action wrappers;
-- :mod:`gym_suite.training.sb3`: ``train_sb3``, ``SuiteVecEnv`` (the native vector env as a
-  Stable-Baselines3 ``VecEnv``), the greedy ``SB3Policy``, ``save_sb3``/``load_sb3_policy``;
-- :mod:`gym_suite.training.sb3_recurrent`: ``train_recurrent_ppo`` (sb3-contrib's ``RecurrentPPO``,
-  an LSTM policy: an agent with memory) and its greedy ``RecurrentPolicy`` (``sb3`` extra);
-- :mod:`gym_suite.training.rllib`: ``rllib_config`` (a ready ``PPOConfig`` for any id), ``train_rllib``,
-  ``RLlibPolicy.from_algorithm`` / ``RLlibPolicy.from_checkpoint``.
-
-Every trained policy is a callable ``observation -> action`` for :func:`gym_suite.evaluate`; the
-memoryless ones have a batched ``act_batch``, ``RecurrentPolicy`` a ``reset()`` before each episode.
+``import gym_suite`` never imports this package, and this package imports none of the optional
+libraries until one of its modules is imported: :mod:`~gym_suite.training.recipes` (budgets and
+settings of every id, ``RECIPES``), :mod:`~gym_suite.training.wrappers` (training-only reward and
+action wrappers), :mod:`~gym_suite.training.sb3` (``train_sb3``, ``SuiteVecEnv``, ``SB3Policy``,
+``save_sb3``/``load_sb3_policy``; the ``sb3`` extra), :mod:`~gym_suite.training.sb3_recurrent`
+(``train_recurrent_ppo``, ``RecurrentPolicy``), :mod:`~gym_suite.training.jax` (``train_ppo``; the
+``jax`` extra), :mod:`~gym_suite.training.rllib` (``rllib_config``, ``train_rllib``,
+``RLlibPolicy``; the ``rllib`` extra). Every trained policy is a callable ``observation -> action``
+for :func:`gym_suite.evaluate`.
 """
 
 
@@ -23,6 +17,24 @@ def single_thread_torch() -> None:
     import torch
 
     torch.set_num_threads(1)
+
+
+def check_training_arguments(
+    owner: str, steps: object, seed: object, n_envs: object = None, verbose: object = 0, *, budget: bool = True
+) -> tuple:
+    """The arguments every training call shares, checked by name: ``steps`` an integer >= 1 (or
+    None, the recipe's budget, where ``budget``), ``seed`` an integer in ``0..2**32 - 1`` (numpy's
+    legacy seeding, which Stable-Baselines3 and scikit-learn use, takes 32 bits), ``n_envs`` None or
+    an integer >= 1, ``verbose`` an integer >= 0. ``TypeError`` for a value of the wrong kind,
+    ``ValueError`` for one out of range."""
+    from gym_suite.envs.checks import check_int, shown
+
+    steps = check_int(owner, "steps", steps, 1, allow_none=budget)
+    seed = check_int(owner, "seed", seed, 0)
+    if seed >= 2**32:
+        raise ValueError(f"{owner}: seed must be an integer in 0..2**32 - 1, got {shown(seed)}")
+    n_envs = check_int(owner, "n_envs", n_envs, 1, allow_none=True)
+    return steps, seed, n_envs, check_int(owner, "verbose", verbose, 0)
 
 
 #: The keys of Ray's runtime environment that the scripts' ``--runtime-env`` passes on (Ray checks
@@ -71,14 +83,10 @@ def _reachable(address: str, timeout: float) -> None:
 
 def connect_ray(address: str | None = None, *, runtime_env: dict | None = None, timeout: float = 10.0) -> str:
     """Join the Ray cluster at ``address`` (``RAY_ADDRESS`` when None), or start a new local Ray
-    when neither is given (not ``ray.init()``'s default, which joins the last cluster started on
-    the machine, whoever's it is); the address joined, ``"local"`` for a new local Ray. A Ray
-    already initialized in this process is kept as it is.
-
-    ``runtime_env``: Ray's runtime environment of the job (``working_dir``, ``py_modules``,
-    ``pip``, ``env_vars``, ...), how code and packages reach nodes that do not have them installed.
-    An address where nothing answers within ``timeout`` seconds raises ``ConnectionError`` naming
-    it; an address that is not a string, ``TypeError``.
+    (not ``ray.init()``'s default, which joins the machine's last cluster); returns the address
+    joined, ``"local"`` for a new local Ray. A Ray already initialized in this process is kept.
+    ``runtime_env``: Ray's runtime environment of the job. ``ConnectionError`` naming an address
+    where nothing answers within ``timeout`` seconds; ``TypeError`` for one that is not a string.
     """
     import os
 

@@ -13,34 +13,20 @@ module imports none of them; :func:`train_ppo` does.
     print(evaluate("heartpole-v1", policy, episodes=1000).mean)
     result.steps, result.returns                         # the training curve, seeds x evaluations
 
-The whole training of every seed (environment steps on :func:`gym_suite.jax.make`'s gymnax env,
-rollouts, advantages, the networks' updates and the evaluations of the curve) runs compiled:
-three programs (the start, the updates between two evaluations, an evaluation) that a Python loop
-calls in turn, reporting the progress between them; ``num_seeds`` seeds are vectorised with
-``jax.vmap`` in the same run. None of the programs calls back into Python, so JAX's persistent
-compilation cache keeps them (on by default, in ``~/.cache/gym_suite/jax``: see
-:mod:`gym_suite.jax`; ``GYM_SUITE_JAX_CACHE=/some/dir`` moves it, ``GYM_SUITE_JAX_CACHE=off``
-turns it off), and a later ``train_ppo`` with the same settings, in a new process too, loads
-them instead of compiling them again (another ``seed`` too: the seeds are the programs' input;
-another ``num_seeds``, setting, or budget with other updates between evaluations compiles anew).
+The whole training of every seed runs compiled (rollouts on :func:`gym_suite.jax.make`'s gymnax
+env, advantages, updates, the curve's evaluations), ``num_seeds`` seeds vmapped in one run: three
+programs (the start, the updates between two evaluations, an evaluation) that a Python loop calls
+in turn, reporting the progress between them. None calls back into Python, so JAX's persistent
+compilation cache (:mod:`gym_suite.jax`; ``GYM_SUITE_JAX_CACHE``) keeps them for a later call with
+the same settings, in a new process too.
 
-The settings of an id (its recipe's ``jax_ppo``: :data:`gym_suite.training.recipes.RECIPES`)
-start from its Stable-Baselines3 recipe: the same budget, rollout size, minibatches, epochs,
-network (64 x 64, tanh), the same training env arguments (heartpole-v0's ``expected_cost=True``:
-:func:`gym_suite.training.recipes.training_env_kwargs`) and training-only reward transforms
-(reward scale and offset); heartpole-v1 then trains a smaller network on smaller rewards for
-fewer steps (``jax_ppo``, ``jax_ppo_budget``: the same return in less time). The env's
-own rewards are what the curve and the evaluation score. Episodes that end by the step limit or
-the rules' clock are terminal for the learner (rejax does not bootstrap past a truncation;
-heartpole-v1 shows the time in its observation). ``draw_params`` trains on a distribution of the
-env's data parameters in the same compiled run, each training episode drawing its own
-(target-v1's ``target_speed`` uniform in ``[0.5, 2]``, say: :func:`train_ppo`); the curve stays
-on the id's params, and ``gym_suite.evaluate(..., env_kwargs=...)`` scores the policy per value.
-
-The policies take the numpy env's observations: ``gymnasium.spaces.flatten`` of them (a
-``Discrete`` observation one-hot, push-v0's ``Dict`` the vector ``gym_suite.jax`` gives), the
-observation statistics frozen at the end of training, and the greedy action (the most probable,
-or the mean clipped to the action space). They run in numpy (no JAX call per step) and pickle.
+An id's settings are its recipe's ``jax_ppo`` (:data:`gym_suite.training.recipes.RECIPES`) over
+:data:`PPO_DEFAULTS` (Stable-Baselines3's PPO defaults), with the recipe's training env arguments
+and reward transforms; the curve and the evaluation score the env's own rewards. Episodes that end
+by the step limit or the rules' clock are terminal for the learner (rejax does not bootstrap past a
+truncation). The policies act on the numpy env's observations (``gymnasium.spaces.flatten`` of
+them, standardized with the statistics frozen at the end of training) with the greedy action, in
+numpy; they pickle.
 """
 
 from __future__ import annotations
@@ -102,17 +88,14 @@ PPO_DEFAULTS: dict[str, Any] = {
     "agent_kwargs": {"hidden_layer_sizes": (64, 64), "activation": "tanh"},
 }
 
-#: The settings of the ids that need more than :data:`PPO_DEFAULTS` (rejax ``PPO`` keywords), and
-#: the budgets of those whose recipe sets one: views of the recipes' ``jax_ppo`` and
-#: ``jax_ppo_budget`` (:data:`gym_suite.training.recipes.RECIPES`, where they are chosen).
+#: Views of the recipes' ``jax_ppo`` and ``jax_ppo_budget`` (:data:`gym_suite.training.recipes.RECIPES`).
 PPO_RECIPES: dict[str, dict[str, Any]] = {env_id: r.jax_ppo for env_id, r in RECIPES.items() if r.jax_ppo}
 PPO_BUDGETS: dict[str, int] = {
     env_id: r.jax_ppo_budget for env_id, r in RECIPES.items() if r.jax_ppo_budget is not None
 }
 
-#: Keywords of :func:`train_ppo` that are not rejax's: the training-only reward transforms (by
-#: default the id's SB3 PPO recipe's), the curve's evaluations, the env's arguments and the
-#: training episodes' drawn parameters (``draw_params``: domain randomization).
+#: Keywords of :func:`train_ppo` that are not rejax's: training reward transforms, the curve's
+#: evaluations, the env's arguments and ``draw_params``.
 OWN_SETTINGS = (
     "reward_scale",
     "reward_offset",
@@ -137,13 +120,9 @@ def ppo_budget(env_id: str) -> int:
 
 
 def ppo_settings(env_id: str, **overrides: Any) -> dict[str, Any]:
-    """The settings :func:`train_ppo` uses for ``env_id``: defaults, the id's recipe, ``overrides``.
-
-    Every setting is checked by name (:data:`SETTING_RULES`, :data:`AGENT_SETTINGS`), without
-    importing JAX: a value of the wrong kind raises ``TypeError``, one out of its range
-    ``ValueError``; a keyword that is neither rejax's PPO setting nor one of :data:`OWN_SETTINGS`
-    raises ``TypeError`` listing the settings.
-    """
+    """The settings :func:`train_ppo` uses for ``env_id``: defaults, the id's recipe, ``overrides``,
+    each checked by :data:`SETTING_RULES` without importing JAX (``TypeError`` for a wrong kind or
+    an unknown setting, ``ValueError`` for a value out of range)."""
     env_id = suite_id(env_id, jax=True)  # "gym_suite:<id>", "gym_suite_jax/<id>": the id's own
     if "expected_penalty" in overrides:
         raise TypeError(
@@ -200,10 +179,6 @@ def ppo_settings(env_id: str, **overrides: Any) -> dict[str, Any]:
         )
     return settings
 
-
-# --------------------------------------------------------------------------------------------
-# The checks of the settings, by name (no JAX needed)
-# --------------------------------------------------------------------------------------------
 
 #: The largest step count (and integer setting): rejax counts the steps in a 32-bit integer.
 MAX_STEPS = 2**31 - 1
@@ -339,11 +314,6 @@ AGENT_SETTINGS = ("hidden_layer_sizes", "activation")
 _seed_keys: Callable[[int, int], npt.NDArray[np.uint32]] = seed_keys
 
 
-# --------------------------------------------------------------------------------------------
-# The policy on numpy observations
-# --------------------------------------------------------------------------------------------
-
-
 def _activation(name: str):
     if name == "tanh":
         return np.tanh
@@ -359,14 +329,10 @@ def _activation(name: str):
 
 
 class JaxPPOPolicy:
-    """A greedy policy trained by :func:`train_ppo`: a callable ``observation -> action`` on the numpy env.
-
-    ``act_batch(observations)`` acts on a list of observations at once (one forward pass), as
-    :func:`gym_suite.evaluate` uses it. Runs in numpy; pickles. It reads an observation's values,
-    never checks them against ``observation_space``'s bounds (those of the env it trained on): it
-    acts on the env made with other arguments of the same shapes too, target-v1 at another
-    ``target_speed`` (whose velocity bounds are the speed), as ``draw_params`` policies are scored.
-    """
+    """A greedy policy trained by :func:`train_ppo`: ``observation -> action`` on the numpy env, and
+    ``act_batch`` for a list of observations (one forward pass). Runs in numpy; pickles. It never
+    checks observations against ``observation_space``'s bounds, so it acts on the env made with
+    other arguments of the same shapes too (target-v1 at another ``target_speed``)."""
 
     name = "JAX PPO"
 
@@ -422,22 +388,14 @@ class JaxPPOPolicy:
 
 @dataclass
 class JaxTrainingResult:
-    """What :func:`train_ppo` returns.
+    """What :func:`train_ppo` returns: one greedy policy per seed and the curve.
 
-    ``policies``: one greedy :class:`JaxPPOPolicy` per seed (seeds ``seed``, ``seed + 1``, ...).
-    The curve: ``steps`` (environment steps of each seed at each evaluation, 0 first) and
-    ``returns`` (``num_seeds x len(steps)``: the mean return of ``eval_episodes`` greedy episodes
-    on the JAX env, the env's own rewards; push-v0 on its evaluation log; NaN with
-    ``eval_episodes=0``). ``compile_seconds`` and ``train_seconds``: the wall time of compiling
-    (tracing and lowering the three programs and compiling them, or loading them from JAX's
-    persistent compilation cache) and of running the compiled training; ``seconds`` both.
-    ``cached_programs``: how many of the three programs were loaded from the cache (0: all
-    compiled). ``curve_seconds``: the wall time of the compiled run when each evaluation of the
-    curve was reached (compiling left out, the evaluations before it included). ``checkpoints``
-    (with ``keep_checkpoints=True``): the greedy policies at each evaluation,
-    ``checkpoints[evaluation][seed]``. ``timesteps``: the env steps
-    each seed trained (the budget rounded up to whole updates). ``settings``: what
-    :func:`ppo_settings` gave (``draw_params``: the function itself, or ``None``).
+    ``steps`` (each seed's env steps at each evaluation, 0 first) and ``returns`` (``num_seeds x
+    len(steps)``: the mean return of ``eval_episodes`` greedy episodes on the JAX env) make the
+    curve; ``curve_seconds`` the wall time of the compiled run at each evaluation.
+    ``compile_seconds`` covers tracing, lowering and compiling (or loading ``cached_programs`` of
+    the three programs from the cache). ``checkpoints[evaluation][seed]``: with
+    ``keep_checkpoints=True``. ``timesteps``: the budget rounded up to whole updates.
     """
 
     env_id: str
@@ -463,11 +421,6 @@ class JaxTrainingResult:
         return self.policies[0]
 
 
-# --------------------------------------------------------------------------------------------
-# Training
-# --------------------------------------------------------------------------------------------
-
-
 def _is_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
@@ -483,12 +436,8 @@ def _schedule(total: int, iteration: int, points: int) -> tuple[int, int]:
 
 
 def _make_adapters(env_id: str, settings: dict[str, Any]):
-    """The gymnax envs rejax trains and evaluates on, and their params (built lazily: they import JAX).
-
-    With ``draw_params`` the training env's innermost wrapper is
-    :class:`~gym_suite.jax_wrappers.DrawnParams` (:func:`_drawn_env`): each episode draws the id's
-    own params, below the adapters (one-hot observations, rescaled actions, training rewards),
-    which see an env like any other. The evaluation env never draws: the id's params."""
+    """The gymnax envs rejax trains and evaluates on, and their params; with ``draw_params`` the
+    training env draws its params below the adapters (:func:`_drawn_env`), the evaluation env never."""
     from gymnax.environments import spaces as gymnax_spaces
 
     import gym_suite.jax as gsj
@@ -522,13 +471,8 @@ DRAW_PROBES = 8
 
 def _drawn_env(env_id: str, env: Any, params: Any, draw: Callable[[Any, Any], Any]) -> Any:
     """``DrawnParams(env, draw)``, once ``draw`` has been tried on the keys ``jax.random.PRNGKey(i)``,
-    ``i < DRAW_PROBES`` (run at once, before anything compiles): each draw must be params of the
-    class of ``params`` with values of their shapes (:func:`gym_suite.jax_wrappers.check_drawn`:
-    ``TypeError`` / ``ValueError`` naming ``draw_params``), and values the env takes (its own
-    checks of the arguments, as ``env.reset`` makes them on concrete params: target-v1's
-    ``target_speed`` too fast for the field is a ``ValueError`` with the env's message). An
-    exception of ``draw`` itself propagates as it is. The training then draws under ``jit``,
-    where a value cannot be checked: keep every draw in the argument's range."""
+    ``i < DRAW_PROBES``: each draw must be params of the class and shapes of ``params``
+    (:func:`gym_suite.jax_wrappers.check_drawn`) with values the env takes (its own checks)."""
     import jax
     import jax.numpy as jnp
 
@@ -578,54 +522,24 @@ def train_ppo(
 ) -> JaxTrainingResult:
     """Train rejax's PPO on ``env_id``'s JAX env for ``num_seeds`` seeds, compiled and vmapped.
 
-    ``total_timesteps``: environment steps per seed (default: :func:`ppo_budget`, the id's SB3
-    PPO budget unless its recipe's ``jax_ppo_budget`` says otherwise), rounded up to whole updates of
-    ``num_envs x num_steps``. ``env_id`` is a suite id, ``gym_suite:<id>`` or ``gym_suite_jax/<id>``
-    (the same id: its recipe and its JAX env). ``overrides`` update the settings (:func:`ppo_settings`): rejax's
-    ``PPO`` keywords (``num_envs``, ``learning_rate``, ``gamma``, ``agent_kwargs``, ...) and
-    ``reward_scale``, ``reward_offset`` (training rewards), ``eval_episodes`` and ``eval_points``
-    (the curve: about ``eval_points`` evaluations of ``eval_episodes`` greedy episodes on the JAX
-    env; ``eval_episodes=0``: none, the returns are NaN), ``env_kwargs`` (the env's arguments,
-    over the recipe's training env arguments), ``draw_params`` (below). ``keep_checkpoints``:
-    also keep the greedy policies at every evaluation point (``result.checkpoints``), to score
-    the curve elsewhere (on the numpy env, say).
+    ``env_id``: a suite id, ``gym_suite:<id>`` or ``gym_suite_jax/<id>``. ``seed``: seed ``seed +
+    i`` trains the ``i``-th policy. ``total_timesteps``: env steps per seed (default
+    :func:`ppo_budget`), rounded up to whole updates of ``num_envs x num_steps``. ``overrides``
+    update the settings (:func:`ppo_settings`): rejax's ``PPO`` keywords and :data:`OWN_SETTINGS`
+    (``eval_episodes=0``: no curve, the returns are NaN). ``keep_checkpoints``: also keep the greedy
+    policies at every evaluation point (``result.checkpoints``). ``progress``: a bar or progress
+    lines on standard error.
 
-    ``draw_params``: domain randomization, one compiled run over a distribution of the env's data
-    parameters (``Definition.data_parameters``: target-v1's ``target_speed``, heartpole's
-    ``heart_attack_proclivity``). A function ``(key, params) -> params`` (default ``None``: every
-    episode on the id's params): each training episode starts with params it draws from the id's
-    (``env_kwargs`` applied) and keeps them to its end, for instance a target speed uniform in
-    ``[0.5, 2]``::
+    ``draw_params``: domain randomization, a function ``(key, params) -> params`` that each
+    training episode draws its params with (:class:`gym_suite.jax_wrappers.DrawnParams`), e.g.::
 
         draw_params=lambda key, p: p.replace(target_speed=jax.random.uniform(key, minval=0.5, maxval=2.0))
 
-    It wraps the id's env in :class:`gym_suite.jax_wrappers.DrawnParams`, under the adapters
-    (rescaled actions, training rewards: :func:`_make_adapters`). Before anything compiles it is
-    tried on a few keys (:func:`_drawn_env`): params of another class, a value of another shape
-    (``TypeError`` / ``ValueError`` naming ``draw_params``) or one the env refuses (the env's
-    message) stop it there; in the compiled run the draws cannot be checked, so keep them in the
-    argument's range. The curve's evaluations do not draw: they play the id's params (with
-    ``env_kwargs``), so that the curve measures what the recipe's curve and the baselines measure,
-    comparable with a run without draws, rather than a mean over the draws whose spread would blur
-    the progress; score the policy at each value on the numpy env,
-    ``gym_suite.evaluate(env_id, policy, env_kwargs={"target_speed": v})``. The programs compiled
-    depend on what the draw computes: JAX's compilation cache loads them for the same draw (the
-    same lambda in a new process too), another compiles anew. ``result.settings["draw_params"]``
-    is the function itself; the digests of the baselines' runs
-    (:func:`gym_suite.training.recipes.settings_digest`) refuse it.
+    It is tried on a few keys before anything compiles (:func:`_drawn_env`); inside the compiled
+    run the draws cannot be checked. The curve's evaluations play the id's params, undrawn.
 
-    Progress shows on standard error when ``progress`` is true: a bar on a terminal, a line every
-    few seconds elsewhere (updated at each evaluation of the curve), with a line when compiling
-    starts and one with the times at the end. The compiled programs are kept in JAX's persistent
-    compilation cache (the module's description): the same call in a new process loads them.
-    Returns a :class:`JaxTrainingResult` (``.policies``, one per seed, and the curve).
-
-    ``seed``: any non-negative integer, as the numpy envs take; seed ``seed + i`` trains the
-    ``i``-th policy (its key: :func:`_seed_keys`, ``jax.random.PRNGKey(seed + i)`` below 2**32).
-    ``num_seeds``: 1 to :data:`MAX_SEEDS`; ``total_timesteps``, rounded up, at most
-    :data:`MAX_STEPS`. Every argument and setting is checked, by name, before JAX is imported
-    (``TypeError`` for a value of the wrong kind or an unknown setting, ``ValueError`` for one
-    out of range; ``env_kwargs`` by making the numpy env): a bad one never starts compiling.
+    Every argument and setting is checked by name before JAX is imported: ``TypeError`` for a
+    value of the wrong kind or an unknown setting, ``ValueError`` for one out of range.
     """
     if not isinstance(env_id, str):
         raise TypeError(f"train_ppo: env_id must be one of {list(ENV_IDS)}, got {shown(env_id)}")

@@ -60,9 +60,7 @@ SB3_DQN_DEFAULTS: dict[str, Any] = {
     "exploration_final_eps": 0.02,
     "policy_kwargs": {"net_arch": [64, 64]},
 }
-#: Stable-Baselines3-contrib RecurrentPPO settings (``MlpLstmPolicy``: an LSTM of 32 units, then
-#: one layer of 32 for the policy and one for the value) unless a recipe says otherwise: 128 steps
-#: per copy, minibatches of 256, 4 epochs, an entropy bonus of 0.01.
+#: Stable-Baselines3-contrib RecurrentPPO settings (``MlpLstmPolicy``) unless a recipe says otherwise.
 SB3_RECURRENT_PPO_DEFAULTS: dict[str, Any] = {
     "n_steps": 128,
     "batch_size": 256,
@@ -88,17 +86,9 @@ DEFAULT_BUDGET = 100_000
 
 @dataclass(frozen=True)
 class ExpectedPenalty:
-    """Deprecated: make the training env with its own expected-cost argument instead.
-
-    heartpole-v0 and heartpole-v1 take ``expected_cost=True`` (``heartpole-v1``'s default): the
-    rules themselves charge a heart attack's expected cost. A recipe says so with
-    ``Recipe(train_env_kwargs={"ppo": {"expected_cost": True}})``; a training call with
-    ``env_kwargs={"expected_cost": True}``.
-
-    What it did (and still does where it is passed): the env's ``info`` says whether the penalty
-    struck (``event``) and the chance it had (``probability``); the training reward adds back
-    ``size * event`` and takes off ``size * probability``.
-    """
+    """Deprecated: make the training env with its own expected-cost argument instead
+    (:data:`DEPRECATED_PENALTY`). Where it is passed, the training reward adds back ``size *
+    info[event]`` and takes off ``size * info[probability]``."""
 
     event: str
     probability: str
@@ -121,29 +111,18 @@ DEPRECATED_PENALTY = (
 class Recipe:
     """How the agents of one environment are trained: budgets in environment steps and settings.
 
-    ``sb3_ppo``, ``sb3_dqn`` and ``rllib_ppo`` update the defaults above. ``vec_normalize``
-    maps ``"ppo"``/``"dqn"`` to ``VecNormalize`` keywords (``norm_obs``, ``norm_reward``, ...)
-    for the Stable-Baselines3 training envs: the greedy policy applies the same frozen
-    observation statistics. ``reward_scale`` maps ``"ppo"``/``"dqn"`` to a constant that
-    multiplies that algorithm's training rewards (the best policy stays the same; the losses
-    see better-sized numbers). ``reward_offset`` maps them to a constant added to every training
-    reward before the scaling: in episodes of a fixed length it shifts every return by the same
-    amount (the best policy stays the same), and it can take out a constant cost that no policy
-    avoids, which the value function would otherwise have to learn to many digits.
-    ``train_env_kwargs`` maps ``"ppo"``/``"dqn"`` to arguments of the env that algorithm trains
-    on (under any the caller gives): heartpole's ``expected_cost=True`` trains on the heart
-    attacks' expected cost, charged by the rules themselves (:func:`training_env_kwargs`).
+    ``sb3_ppo``, ``sb3_dqn``, ``sb3_recurrent_ppo``, ``rllib_ppo`` and ``jax_ppo`` update their
+    agent's defaults (JAX PPO's: :data:`gym_suite.training.jax.PPO_DEFAULTS`); ``jax_ppo_budget``
+    is JAX PPO's budget (``None``: the ``sb3-ppo`` one). These map ``"ppo"``/``"dqn"`` to that
+    algorithm's: ``vec_normalize``, ``VecNormalize`` keywords (the greedy policy applies the same
+    frozen observation statistics); ``reward_offset`` then ``reward_scale``, added to and
+    multiplying its training rewards (the best policy stays the same in episodes of a fixed
+    length: an offset can take out a constant cost no policy avoids); ``train_env_kwargs``, the
+    arguments of the env it trains on (:func:`training_env_kwargs`); ``truncation_is_terminal``,
+    True where a truncated episode ends as a terminal one for the learner (an observation that
+    shows the time left), as JAX PPO always treats it. Evaluation scores the env's own rewards, with
+    ``eval_env_kwargs`` where it differs from training (push-v0: the held-out test log).
     ``expected_penalty`` is deprecated (:class:`ExpectedPenalty`).
-    Evaluation always scores the env's own rewards. ``eval_env_kwargs`` are the env arguments of
-    the reported evaluation where it differs from training: an env that replays data is scored on
-    data the agent did not train on (push-v0: the held-out test log). ``truncation_is_terminal``
-    maps ``"ppo"``/``"dqn"`` to True where an episode the env truncates ends for that learner as
-    a terminal one (no bootstrapping past it): for an env whose observation shows the time left
-    (heartpole-v1's two weeks), as JAX PPO (rejax) always treats it.
-    ``jax_ppo`` updates JAX PPO's defaults (:data:`gym_suite.training.jax.PPO_DEFAULTS`, rejax
-    ``PPO`` keywords and :func:`~gym_suite.training.jax.train_ppo`'s own), and ``jax_ppo_budget``
-    is its budget where it has one (``None``: the ``sb3-ppo`` budget), read by
-    :func:`gym_suite.training.jax.ppo_settings` and :func:`~gym_suite.training.jax.ppo_budget`.
     """
 
     budgets: dict[str, int] = field(default_factory=dict)  # agent -> steps, DEFAULT_BUDGET otherwise
@@ -163,122 +142,52 @@ class Recipe:
     jax_ppo_budget: int | None = None
 
 
-#: heartpole-v0: the expected cost of the heart attacks at rest (hypertension 0), 100 x
-#: 0.5 x sigmoid(-6) = 0.124 a step, that no policy avoids (0.12 % a half-hour even asleep).
+#: heartpole-v0: the expected cost of the heart attacks at rest, 0.124 a step, that no policy avoids.
 HEARTPOLE_RESTING_ATTACK_COST = (
     HEART_ATTACK_PENALTY * DEFAULT_HEART_ATTACK_PROCLIVITY / (1.0 + math.exp(HEART_ATTACK_HYPERTENSION))
 )
 
 #: Recipes of the ids that need more (or less) than the default one: every agent's settings and
-#: budget, and the evaluation's env arguments, in one ``Recipe`` per id.
+#: budget, and the evaluation's env arguments, in one ``Recipe`` per id. How each number was
+#: chosen, and what else was measured, is in the id's ``docs/env-notes/<id>.md``.
 RECIPES: dict[str, Recipe] = {
     # 10-step walks: solved (the heuristic's return) within a few thousand steps
     "example-v0": Recipe(budgets={"sb3-ppo": 20_000, "sb3-dqn": 20_000, "rllib-ppo": 20_000}),
-    # the walk, partly observed. RecurrentPPO (the agent with memory; SB3_RECURRENT_PPO_DEFAULTS,
-    # chosen before any run) on 8 copies, 100,000 steps: one training seed (100,000), greedy returns
-    # on 300 tuning episodes seeded 100,000: 3.85 at 20k steps, 4.72 at 41k, 5.00 at 61k, 4.85 at
-    # 82k (the optimum 5.05). The memoryless agents keep the default budget (100,000): JAX PPO's
-    # greedy policies (training seeds 100-102, 1,000 tuning episodes) are the same maps at 100k and
-    # at 500k steps (-1.33, -1.37, -7.85; the best memoryless map scores 1.46): a plateau.
+    # partly observed: RecurrentPPO reaches the optimum within 100k steps; memoryless agents plateau
     "example-v1": Recipe(n_envs=8, budgets={"sb3-recurrent-ppo": 100_000}),
-    # a contextual bandit with raw features (text length up to 5,120, hour, battery...): the
-    # SB3 networks see them standardized
     "push-v0": Recipe(
-        # trained on the training log (weeks 1-6, the default), scored on the test log (weeks 7-12)
-        eval_env_kwargs={"split": "test"},
+        eval_env_kwargs={"split": "test"},  # trained on the training log, scored on the held-out test log
         budgets={"sb3-ppo": 300_000, "sb3-dqn": 100_000, "rllib-ppo": 200_000},
+        # raw features (text length up to 5,120, hour, battery): standardized
         vec_normalize={
             "ppo": {"norm_obs": True, "norm_reward": False},
             "dqn": {"norm_obs": True, "norm_reward": False},
         },
-        # JAX PPO: standardized too; a third of SB3's learning rate (at 3e-4 the greedy policy scored
-        # 50.4 and 50.8 on the test log, seeds 0 and 1, 300 episodes; at 1e-4 54.0 and 53.8 on 1,000
-        # episodes, SB3 PPO 54.0)
-        jax_ppo={"normalize_observations": True, "learning_rate": 1e-4},
+        jax_ppo={"normalize_observations": True, "learning_rate": 1e-4},  # 3e-4 scored 50.4, 1e-4 54.0
     ),
-    # a user-day of notifications (13 to 46 steps) under a budget of 2 deliveries, rewarded with the
-    # expected opens: the same raw features as push-v0, standardized; no discounting (the day ends by
-    # itself; the observation shows the notifications left); scored on the test log. JAX PPO takes
-    # the same settings for 300k steps, and SB3 PPO the same budget, so that the two are compared at
-    # equal steps (the earlier 50k-step SB3 runs stay in the runs file, superseded). JAX PPO's were
-    # chosen before any run and checked on training seeds 100 and 101 (300k steps), scored on
-    # evaluation days seeded 100,000-100,999 (the table's are 0-999): 1.419 and 1.421 expected opens
-    # a day on the test log, the heuristic 1.207 (paired +0.212 ± 0.011 and +0.213 ± 0.012); on the
-    # training log 1.500 and 1.495 (the heuristic 1.206). The reward model (gym_suite.training.reward_model) explores 100k steps,
-    # set before its first run (about 6,900 deliveries, most of the training log's 9,700
-    # notifications once).
     "push-v1": Recipe(
         eval_env_kwargs={"split": "test"},
+        # SB3 PPO at JAX PPO's 300k steps (compared at equal steps); the reward model explores 100k
         budgets={"sb3-ppo": 300_000, "reward-model": 100_000},
         vec_normalize={"ppo": {"norm_obs": True, "norm_reward": False}},
-        sb3_ppo={"gamma": 1.0},
+        sb3_ppo={"gamma": 1.0},  # the day ends by itself and the observation shows what is left
         jax_ppo={"normalize_observations": True, "gamma": 1.0},
         jax_ppo_budget=300_000,
     ),
-    # 1,000-step episodes whose return is dominated by -100 heart attacks, against score changes
-    # of about 0.001 a step: rewards scaled by 0.01 keep the attacks inside the quadratic part of
-    # DQN's Huber loss (unscaled, DQN learns as if they cost 1, and drinks coffee); a large batch,
-    # a slow target network and learning rate average the attacks' noise out. PPO trains on the
-    # attacks' expected cost (the env's expected_cost=True: 100 x the attack probability, charged
-    # by the rules) instead of their draws, less the cost at rest that every policy pays (a
-    # constant a step, in 1,000-step episodes: the same shift of every return), times 1,000 so
-    # that the score changes are of order 0.1 to 1, with normalized observations (time_elapsed
-    # and work_done grow to 2,000 and 700) and updates of 4,096 steps: it learns an alertness
-    # threshold (paired with the heuristic: -0.0013 ± 0.0004 at 400k steps, instead of -0.0090
-    # with VecNormalize's reward normalization and -0.276 for always-sleep). gamma 0.999 does
-    # worse (-0.010: a rule on time_since_slept, or always-sleep): the returns then sum the noise
-    # of many wake-ups. DQN does worse with expected attacks (it
-    # drinks now and then: -4.3), so it keeps the drawn attacks. No agent can beat the heuristic
-    # by much: it is the best stationary policy (sleep when the next half-hour's work falls below
-    # the long-run score, 0.32, i.e. alertness below about 0.38): hand policies paired with it
-    # in docs/env-notes/heartpole-v0.md. JAX PPO: 4 copies x 1,024 steps, minibatches of 256,
-    # observations standardized.
     "heartpole-v0": Recipe(
         budgets={"sb3-ppo": 400_000, "sb3-dqn": 150_000, "rllib-ppo": 200_000},
+        # DQN: -100 attacks kept in the Huber loss's quadratic part; PPO: score changes of order 0.1 to 1
         reward_scale={"dqn": 0.01, "ppo": 1000.0},
-        reward_offset={"ppo": HEARTPOLE_RESTING_ATTACK_COST},
-        train_env_kwargs={"ppo": {"expected_cost": True}},
-        vec_normalize={"ppo": {"norm_obs": True, "norm_reward": False}},
-        sb3_ppo={"n_steps": 1024, "batch_size": 256},
-        sb3_dqn={"batch_size": 256, "learning_rate": 3e-4, "target_update_interval": 5_000},
+        reward_offset={"ppo": HEARTPOLE_RESTING_ATTACK_COST},  # the cost at rest that every policy pays
+        train_env_kwargs={"ppo": {"expected_cost": True}},  # the attacks' expected cost, not their draws
+        vec_normalize={"ppo": {"norm_obs": True, "norm_reward": False}},  # time_elapsed grows to 2,000
+        sb3_ppo={"n_steps": 1024, "batch_size": 256},  # updates of 4,096 steps average the attacks out
+        sb3_dqn={"batch_size": 256, "learning_rate": 3e-4, "target_update_interval": 5_000},  # same
         jax_ppo={"num_steps": 1024, "num_minibatches": 16, "normalize_observations": True},
     ),
-    # two-week episodes (40 to 672 steps) whose rewards are the half-hour's work less the expected
-    # cost of its heart attacks (about -2 to +2.5 a step, returns in the hundreds): rewards scaled
-    # by 0.1, observations standardized (time_elapsed and work_done grow to hundreds), updates of
-    # 4,096 steps (8 copies x 512, about ten two-week episodes), minibatches of 256, 10 epochs, no
-    # discounting and the end of the two weeks terminal for the learner (the observation shows the
-    # time: nothing to bootstrap past it), for 1.2M steps: JAX PPO's recipe (jax_ppo), so that the
-    # two libraries are compared on the same recipe. JAX PPO differs in its network (32 x 32) and
-    # reward scale (0.01) only, because rejax clips the value function's change at clip_eps in reward
-    # units and Stable-Baselines3 does not.
-    # Measured (docs/env-notes/heartpole-v1.md; one training seed each, greedy
-    # on evaluation seeds 0-299 at 1M steps): gamma 0.99: 432.9, 0.995: 429.0, 0.999: 443.6,
-    # 1.0 with the end terminal: 453.8 (bootstrapped past it instead: 443.6); the previous recipe
-    # (gamma 0.999, bootstrapping at the end, 1.5M steps) scored 435.3 to 448.2 over 5 seeds.
-    # Those seeds overlap the reported evaluation seeds 0-999: the choices are re-checked on tuning
-    # episodes seeded 100,000 onwards (docs/env-notes/heartpole-v1.md, JAX PPO, training
-    # seeds 0-2, greedy on 1,000 tuning episodes; docs/baselines.md states the protocol): the
-    # recipe 452.4 ± 0.6 (s.e. over seeds); gamma 0.999 442.3 (paired -10.1 ± 2.2), a 64 x 64
-    # network 448.2 (-4.2 ± 3.0, within noise; 32 x 32 is faster), rewards x 0.1 447.9 (-4.5 ± 0.8):
-    # no variant does better.
-    # RLlib PPO: its default vf_clip_param (10) clips the value loss of returns in the hundreds, and
-    # it then learns to stay awake (-1,097 at 100k steps); unclipped, with a small value-loss weight
-    # and batches of 4,000 steps it sleeps and drinks coffee as SB3 PPO does (+274 ± 0.9 over the
-    # heuristic at 300k steps, paired on 200 episodes; gamma 0.999 diverged). Not run in the table
-    # (Ray is optional), it keeps its discounted recipe.
-    # JAX PPO (docs/env-notes/heartpole-v1.md): 8 copies x 512 steps per update,
-    # minibatches of 256, 10 epochs, no discounting, observations standardized; then, for speed at
-    # the same return, a 32 x 32 network (about 0.7 of the 64 x 64 one's time a step on a CPU) and
-    # 1.2M steps, with rewards scaled by 0.01 instead of the SB3 recipe's 0.1: rejax clips the value
-    # function's change at clip_eps (0.2) in reward units (Stable-Baselines3 does not clip it), so
-    # the smaller rewards let the value function keep up. Greedy returns on 1,000 seeded episodes of
-    # the numpy env, seeds 0, 1, 2 at 1.2M steps: 32 x 32 and 0.01: 450.8, 453.1, 451.6; 64 x 64 and
-    # 0.01: 447.9, 443.6, 452.3; 32 x 32 and 0.1: 447.6, 447.7, 447.7 (with the learning rate at
-    # 5e-4: 444.6, 451.0, 441.5; annealed to 0: 447.5, 445.1, 441.8); 64 x 64 and 0.1 at 1.5M steps
-    # (the previous recipe): 454.1 (seed 0), 446.3 to 453.7 (8 seeds).
     "heartpole-v1": Recipe(
         budgets={"sb3-ppo": 1_200_000, "rllib-ppo": 300_000},
+        # unclipped value loss of returns in the hundreds (clipped at 10, RLlib learns to stay awake)
         rllib_ppo={
             "gamma": 0.99,
             "vf_clip_param": 10_000.0,
@@ -287,71 +196,47 @@ RECIPES: dict[str, Recipe] = {
             "minibatch_size": 256,
         },
         n_envs=8,
-        reward_scale={"ppo": 0.1},
+        reward_scale={"ppo": 0.1},  # rewards of -2 to +2.5 a step, returns in the hundreds
         vec_normalize={"ppo": {"norm_obs": True, "norm_reward": False}},
+        # updates of 4,096 steps (about ten episodes); no discounting: 453.8 against 443.6 for 0.999
         sb3_ppo={"n_steps": 512, "batch_size": 256, "gamma": 1.0},
-        truncation_is_terminal={"ppo": True},
+        truncation_is_terminal={"ppo": True},  # the observation shows the time: nothing to bootstrap
         jax_ppo={
             "num_envs": 8,
             "num_steps": 512,
             "num_minibatches": 16,
             "gamma": 1.0,
             "normalize_observations": True,
-            "reward_scale": 0.01,
-            "agent_kwargs": {"hidden_layer_sizes": (32, 32)},
+            "reward_scale": 0.01,  # rejax clips the value function's change at clip_eps in reward units
+            "agent_kwargs": {"hidden_layer_sizes": (32, 32)},  # the same return as 64 x 64, faster
         },
         jax_ppo_budget=1_200_000,
     ),
-    # one continuous action per step; a hit ends the episode. JAX PPO: positions up to 50
-    # standardized (raw, the greedy policy missed now and then: 0.964 and 0.957 on 1,000 episodes,
-    # seeds 0 and 1; standardized 1.0 and 1.0, as SB3 PPO)
+    # JAX PPO: positions up to 50 standardized (raw, the greedy policy missed now and then)
     "target-v0": Recipe(budgets={"sb3-ppo": 100_000, "rllib-ppo": 100_000}, jax_ppo={"normalize_observations": True}),
-    # a steered worker and a target bouncing at 1.5 times its speed, episodes of 20 to 300 steps:
-    # positions up to 50 standardized (VecNormalize's observation statistics, frozen for scoring);
-    # 2M steps, JAX PPO's budget, so that the two PPOs are compared at equal steps: at 60k steps PPO
-    # scores as the random policy does (seeds 0 .. 4: -152 to -208 against random's -181; those runs
-    # stay in the runs file, superseded), it passes the heuristic between 300k and 350k steps and is
-    # at -31.5 at 1.8M (one seed).
-    # JAX PPO: positions standardized; 32 copies x 256 steps per update, minibatches of 256, an
-    # entropy bonus of 0.01; rewards scaled by 0.02 (returns of -20 to -300: rejax clips the value
-    # function's change at clip_eps in reward units). The scale, with 8 copies, was chosen on tuning
-    # episodes (seeds 100,000 .. 100,499, none of the table's), training seeds 0 .. 2 at 1M steps,
-    # greedy returns against the heuristic's -65.9: scale 0.02: -41.7, -72.2, -42.8; scale 1: -29.7,
-    # -43.0, -154.1; scale 0.1: -29.1, -175.1, -69.7 (4 copies, scale 1, 500k steps: -41.7, -140.5).
-    # The smallest scale had no seed fail. At 2M steps scale 0.02 gave -37.1, -70.1, -35.6: a seed
-    # in three stays at the heuristic's level (pure pursuit is a local optimum PPO does not always
-    # leave). Then, to leave it every time (docs/env-notes/target-v1.md, the same tuning
-    # episodes and training seeds, 2M steps): 32 copies (minibatches of 256) -25.9, -27.3, -57.9; 32
-    # copies and an entropy bonus of 0.01 -27.6, -25.9, -25.6 (chosen); 64 copies (minibatches of
-    # 512), 3M steps -34.5, -28.8, -36.5; gamma 0.999 -194.6, -159.3, -219.4. The chosen recipe on
-    # training seeds 100 .. 104 (a check after the choice, same episodes): -24.7, -29.2, -24.6,
-    # -25.9, -24.9.
     "target-v1": Recipe(
-        budgets={"sb3-ppo": 2_000_000, "rllib-ppo": 60_000},
+        budgets={"sb3-ppo": 2_000_000, "rllib-ppo": 60_000},  # SB3 PPO at JAX PPO's 2M steps
         vec_normalize={"ppo": {"norm_obs": True, "norm_reward": False}},
         jax_ppo={
             "normalize_observations": True,
-            "num_envs": 32,
+            "num_envs": 32,  # with 8 copies a seed in three stays at pure pursuit
             "num_minibatches": 32,
-            "ent_coef": 0.01,
-            "reward_scale": 0.02,
+            "ent_coef": 0.01,  # every seed leaves pure pursuit
+            "reward_scale": 0.02,  # returns of -20 to -300: the smallest scale tried had no seed fail
         },
         jax_ppo_budget=2_000_000,
     ),
 }
 
 
-#: The settings chosen by ``gym-suite/analyses/tune_recipe.py`` (a Ray Tune search scored on tuning
-#: episodes), which the recipes take over their own: this package's ``tuned_recipes.json``, or the
-#: file named by the environment variable ``GYM_SUITE_TUNED_RECIPES`` when it is set, unless a
-#: caller hands the settings over itself (:func:`given_tuned_recipes`, as a Ray task does).
+#: The settings chosen by ``gym-suite/analyses/tune_recipe.py``, which the recipes take over their
+#: own: this file, or the one the environment variable names (:func:`read_tuned_recipes`).
 TUNED_RECIPES_FILE = Path(__file__).with_name("tuned_recipes.json")
 TUNED_RECIPES_VARIABLE = "GYM_SUITE_TUNED_RECIPES"
 #: The agents whose settings a tuned-recipes file may hold, and the Recipe field each updates.
 TUNABLE_AGENTS = {"sb3-ppo": "sb3_ppo", "sb3-dqn": "sb3_dqn", "rllib-ppo": "rllib_ppo", "jax-ppo": "jax_ppo"}
-#: Environment arguments that choose the data an env replays (push-v0's and push-v1's
-#: ``gym_suite.envs.push_env.LOG_ARGUMENTS``): a recipe never sets them, since the table scores
-#: on the held-out data and a recipe that picked it would train on what it is scored on.
+#: Environment arguments that choose the data an env replays (``gym_suite.envs.push_env.LOG_ARGUMENTS``):
+#: a recipe never sets them, since the table scores on the held-out data.
 DATA_ARGUMENTS = ("csv_path", "data", "split", "test_fraction", "vocabularies")
 #: How deeply a tuned-recipes file may nest (``{id: {agent: {"settings": {...: {...}}}}}``).
 MAX_NESTING = 32
@@ -408,9 +293,7 @@ JAX_PPO_SETTINGS = (
     "eval_points", "env_kwargs", "draw_params",
 )  # fmt: skip
 INF = math.inf
-#: The settings a tuned-recipes file may give each agent other than JAX PPO (whose settings
-#: :data:`gym_suite.training.jax.SETTING_RULES` checks), and what each must be: checked by name
-#: when the file is read, before anything trains.
+#: The settings a tuned-recipes file may give each agent but JAX PPO, and what each must be.
 SETTING_CHECKS: dict[str, dict[str, Any]] = {
     "sb3-ppo": {
         "learning_rate": _real(0.0, INF, open_low=True),
@@ -484,12 +367,10 @@ def _short(value: Any, limit: int = 80) -> str:
 def check_recipe_settings(
     env_id: str, agent: str, settings: Any, source: str, rules: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    """``settings`` of ``agent`` on ``env_id`` checked by name, as a recipe may hold them (from ``source``,
-    named in the errors): every key a setting of that agent, every value of its kind and range, and
-    no environment argument that chooses the data (:data:`DATA_ARGUMENTS`). Raises ``ValueError``.
-    JAX PPO's settings by name (:data:`JAX_PPO_SETTINGS`) and, given its ``rules``
-    (:data:`gym_suite.training.jax.SETTING_RULES`), by value; ``train_ppo`` checks their values
-    when it trains in any case."""
+    """``settings`` of ``agent`` on ``env_id`` checked by name (``source`` named in the errors): every
+    key a setting of that agent, every value of its kind and range (JAX PPO's only given its
+    ``rules``, :data:`gym_suite.training.jax.SETTING_RULES`), and no environment argument that
+    chooses the data (:data:`DATA_ARGUMENTS`). Raises ``ValueError``."""
     where = f"{source}: {env_id} {agent}"
     if not isinstance(settings, dict):
         raise ValueError(f"{where}: settings must be an object of settings, got {type(settings).__name__}")
@@ -583,10 +464,9 @@ def tuned_recipes_path() -> Path:
 def read_tuned_recipes(path: str | os.PathLike[str] | None = None) -> dict[str, dict[str, dict[str, Any]]]:
     """A tuned-recipes file: ``{id: {agent: {"settings": {...}, "tuned": {how they were chosen}}}}``.
 
-    Without ``path``: the tuned recipes handed over by :func:`given_tuned_recipes` inside its block,
-    else the file of :func:`tuned_recipes_path`. A missing file holds nothing. Raises
-    ``ValueError`` naming the file for one that is not of that form, or that holds a setting that is
-    not its agent's or is out of its range (:func:`check_recipe_settings`).
+    Without ``path``: those of :func:`given_tuned_recipes` inside its block, else the file of
+    :func:`tuned_recipes_path` (a missing file holds nothing). ``ValueError`` naming the file for
+    one not of that form or with a setting :func:`check_recipe_settings` refuses.
     """
     if path is None and (given := _GIVEN.get()) is not None:
         return copy.deepcopy(given)
@@ -664,10 +544,8 @@ def rllib_ppo_settings(env_id: str, **overrides: Any) -> dict[str, Any]:
 
 def settings_digest(resolved: Any) -> str:
     """A short digest (16 hex digits of SHA-256) of ``resolved`` (plain JSON values, as
-    :func:`resolved_training` gives): equal for equal settings, whatever their keys' order. A value
-    JSON does not hold is taken by its ``repr`` (:func:`stable_repr`): ``TypeError`` for one whose
-    ``repr`` names a memory address (a function, as ``train_ppo``'s ``draw_params``), which would
-    give another digest in every process."""
+    :func:`resolved_training` gives): equal for equal settings, whatever their keys' order; other
+    values by their :func:`stable_repr`."""
     text = json.dumps(resolved, sort_keys=True, separators=(",", ":"), default=stable_repr)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from gym_suite.training.recipes import (
     RLLIB_HIDDENS,
+    TRAINED_AGENTS,
     TUNABLE_AGENTS,
     recipe_budget,
     recipe_for,
@@ -28,17 +29,18 @@ __all__ = ["resolved_training"]
 
 def resolved_training(env_id: str, agent: str, steps: int | None = None, vec_env: str = "native") -> dict[str, Any]:
     """Everything ``agent`` (``"sb3-ppo"``, ``"sb3-dqn"``, ``"rllib-ppo"``, ``"jax-ppo"``,
-    ``"sb3-recurrent-ppo"``, ``"reward-model"``) trains
-    ``env_id`` with, resolved now: the model's settings (defaults, the recipe, the tuned settings of
-    :func:`~gym_suite.training.recipes.read_tuned_recipes`), the budget (``steps``, or the recipe's), the training env's
-    arguments and wrappers, and the env arguments of the evaluation. Plain JSON values; its
-    :func:`~gym_suite.training.recipes.settings_digest` keys the runs trained with it (``gym-suite/benchmarks/baselines.py``)."""
+    ``"sb3-recurrent-ppo"``, ``"reward-model"``) trains ``env_id`` with, resolved now: the model's
+    settings (defaults, the recipe, the tuned settings), the budget (``steps``, or the recipe's), the
+    training env's arguments and wrappers, and the evaluation's env arguments. Plain JSON values,
+    whose :func:`~gym_suite.training.recipes.settings_digest` keys the runs trained with them."""
     recipe = recipe_for(env_id)
     resolved: dict[str, Any] = {"env_id": env_id, "agent": agent, "eval_env_kwargs": recipe.eval_env_kwargs}
+    if steps is None and agent in TRAINED_AGENTS:
+        steps = recipe_budget(env_id, agent)
     if agent in ("sb3-ppo", "sb3-dqn"):
         algo = agent.split("-")[1]
         resolved.update(
-            steps=recipe_budget(env_id, agent) if steps is None else steps,
+            steps=steps,
             settings=sb3_settings(env_id, algo),
             n_envs=recipe.n_envs if algo == "ppo" else 1,
             vec_env=vec_env,
@@ -50,13 +52,13 @@ def resolved_training(env_id: str, agent: str, steps: int | None = None, vec_env
         )
     elif agent == "sb3-recurrent-ppo":
         resolved.update(
-            steps=recipe_budget(env_id, agent) if steps is None else steps,
+            steps=steps,
             settings=recurrent_ppo_settings(env_id),
             n_envs=recipe.n_envs,
         )
     elif agent == "rllib-ppo":
         resolved.update(
-            steps=recipe_budget(env_id, agent) if steps is None else steps,
+            steps=steps,
             settings=rllib_ppo_settings(env_id),
             hiddens=RLLIB_HIDDENS,
         )
@@ -73,7 +75,7 @@ def resolved_training(env_id: str, agent: str, steps: int | None = None, vec_env
         from gym_suite.training.reward_model import SETTINGS
 
         resolved.update(
-            steps=recipe_budget(env_id, agent) if steps is None else steps,
+            steps=steps,
             settings=dict(SETTINGS),
             train_env_kwargs=recipe.train_env_kwargs.get("reward-model", {}),
         )

@@ -1,26 +1,18 @@
 """push-v1 learned from its rewards: a model of the reward, fit on explored days, planned with the optimum's program.
 
-A delivery's reward on push-v1 is its expected open (``expected_opens=True``, the default), so an
-agent that delivers a notification learns its open probability, and of nothing it held back.
-:func:`train_reward_model` learns from the environment alone, in three steps:
+:func:`train_reward_model` learns from the environment alone (push-v1's reward is a delivery's
+expected open):
 
-1. **Explore** ``steps`` steps of the id (its recipe's training env, the training log; reset with
-   ``seed``, then on): deliver each notification with probability ``budget_left /
-   notifications_left``, so that a day's deliveries fall uniformly over its notifications. Keep
-   every observation, and for each delivery its reward.
-2. **Model the reward**: gradient-boosted trees (scikit-learn's ``HistGradientBoostingRegressor``,
-   :data:`SETTINGS`, ``random_state=seed``; the categorical fields as categories) fit to the
-   log-odds of the deliveries' rewards from their fields (push-v0's, as
-   :mod:`gym_suite.references.push_supervised`'s boosting reads them).
+1. **Explore** ``steps`` steps of the id, delivering each notification with probability
+   ``budget_left / notifications_left``; keep every observation, and each delivery's reward.
+2. **Model the reward**: gradient-boosted trees (``HistGradientBoostingRegressor``,
+   :data:`SETTINGS`, ``random_state=seed``) fit to the log-odds of the rewards from the
+   deliveries' fields (as :mod:`gym_suite.references.push_supervised`'s boosting reads them).
 3. **Plan**: the optimum's dynamic program over (budget left, notifications left)
-   (:func:`gym_suite.references.push_v1_optimum.thresholds`) on the distribution of the model's
-   predictions over every explored notification: deliver when the predicted reward reaches the
-   threshold of the budget and the notifications left.
+   (:func:`gym_suite.references.push_v1_optimum.thresholds`) on the model's predictions over every
+   explored notification.
 
-The result is a :class:`RewardModelPolicy` (``observation -> action``, ``act_batch``; it pickles).
-Needs scikit-learn (the ``baselines`` extra). The baselines table trains it on push-v1 (the
-``reward-model`` agent, its *reward model + planning* row) for the budget of push-v1's recipe
-(:mod:`gym_suite.training.recipes`: 100k steps); what it scores is in push-v1's manual.
+The result is a :class:`RewardModelPolicy`. Needs scikit-learn (the ``baselines`` extra).
 """
 
 from __future__ import annotations
@@ -29,11 +21,9 @@ from typing import Any
 
 import numpy as np
 
-#: ``HistGradientBoostingRegressor``'s settings: scikit-learn's defaults but these two, fixed in
-#: one first trial and not varied since.
+#: ``HistGradientBoostingRegressor``'s settings (scikit-learn's defaults but these two).
 SETTINGS: dict[str, Any] = {"max_iter": 500, "learning_rate": 0.05}
-#: The ids it learns: a reward that is the expected value of an action's outcome, and the
-#: optimum's program over the budget and the items left.
+#: The ids it learns.
 SUPPORTED = ("push-v1",)
 #: push-v1's open probabilities lie in 0.0001 .. 0.9999 (the generator's clip): the rewards' log-odds are finite.
 P_MIN, P_MAX = 1e-4, 1 - 1e-4
@@ -97,23 +87,20 @@ def train_reward_model(
     env_id: str, steps: int, seed: int = 0, env_kwargs: dict[str, Any] | None = None
 ) -> RewardModelPolicy:
     """Explore ``steps`` steps of ``env_id`` (one of :data:`SUPPORTED`, made with ``env_kwargs``),
-    model the reward, plan (the module's description). ``TypeError`` for an id, ``steps`` or ``seed``
-    of the wrong kind; ``ValueError`` for another id, fewer than 1 step, a negative seed,
+    model the reward, plan (the module's description). ``steps`` and ``seed`` are checked by
+    :func:`~gym_suite.training.check_training_arguments`; ``ValueError`` for another id,
     ``env_kwargs`` with ``expected_opens=False``, or an exploration that delivered fewer than 2
     notifications."""
     from gym_suite._registry import suite_id
     from gym_suite.envs.checks import shown
+    from gym_suite.training import check_training_arguments
 
     if not isinstance(env_id, str):
         raise TypeError(f"train_reward_model: env_id must be one of {list(SUPPORTED)}, got {shown(env_id)}")
     env_id = suite_id(env_id)
     if env_id not in SUPPORTED:
         raise ValueError(f"train_reward_model: env_id must be one of {list(SUPPORTED)}, got {shown(env_id)}")
-    for name, value, least in (("steps", steps, 1), ("seed", seed, 0)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"train_reward_model: {name} must be an integer >= {least}, got {shown(value)}")
-        if value < least:
-            raise ValueError(f"train_reward_model: {name} must be an integer >= {least}, got {shown(value)}")
+    steps, seed, _, _ = check_training_arguments("train_reward_model", steps, seed, budget=False)
     if not (env_kwargs or {}).get("expected_opens", True):
         raise ValueError(
             "train_reward_model: env_kwargs expected_opens must stay True: the model learns the open probability "
@@ -128,7 +115,7 @@ def train_reward_model(
     from gym_suite.references import push_supervised
     from gym_suite.references.push_v1_optimum import thresholds
 
-    seen, delivered, rewards = explore(env_id, int(steps), int(seed), env_kwargs)
+    seen, delivered, rewards = explore(env_id, steps, seed, env_kwargs)
     if len(rewards) < 2:
         raise ValueError(
             f"train_reward_model: {steps} steps delivered {len(rewards)} notification(s): too few steps to learn from"
@@ -143,7 +130,7 @@ def train_reward_model(
     x = push_supervised.features(codes, numbers, sizes, "boosting")
     p = np.clip(rewards, P_MIN, P_MAX)
     model = HistGradientBoostingRegressor(
-        categorical_features=np.arange(x.shape[1]) < len(CATEGORICAL_FIELDS), random_state=int(seed), **SETTINGS
+        categorical_features=np.arange(x.shape[1]) < len(CATEGORICAL_FIELDS), random_state=seed, **SETTINGS
     )
     model.fit(x, np.log(p / (1 - p)))
     policy = RewardModelPolicy(model, sizes, np.zeros((0, 0)))

@@ -1,23 +1,11 @@
 """Ray RLlib PPO on the suite, and the greedy policy of a trained module for :func:`gym_suite.evaluate`.
 
-Needs the ``rllib`` extra: ``pip install "gym-suite[rllib]"``. :func:`rllib_config` is the one
-call that makes a ready ``PPOConfig`` for any suite id:
-
-- the environment is ``"gym_suite:<id>"``: every env runner, remote or local, builds its
-  environments itself with ``gymnasium.make_vec``, whose ``module:id`` form imports ``gym_suite``
-  (and so registers the ids) in that process, so this works with any number of remote env
-  runners on any machine that has gym-suite installed; ``env_config`` goes to the env;
-- the env runners step the id's native numpy vector env (gymnasium's ``vector_entry_point``
-  vectorization mode, ``gym_env_vectorize_mode="vector_entry_point"``): one call steps all
-  ``num_envs_per_env_runner`` copies, with the next-step autoreset RLlib expects of a
-  gymnasium vector env;
-- observations that RLlib's default model cannot take as they are (``Discrete``, ``Dict``: no
-  default encoder) go through RLlib's ``FlattenObservations`` env-to-module connector (one-hot
-  for ``Discrete``, concatenation for ``Dict``).
-
-:class:`RLlibPolicy` acts greedily with the trained RLModule (``forward_inference`` on a batch):
-``RLlibPolicy.from_algorithm(algo)`` while the algorithm is alive, ``RLlibPolicy.from_checkpoint``
-from disk.
+Needs the ``rllib`` extra: ``pip install "gym-suite[rllib]"``. :func:`rllib_config` makes a ready
+``PPOConfig`` for any suite id: the env is ``"gym_suite:<id>"`` (whose ``module:id`` form imports
+``gym_suite`` in every env runner, remote ones too), stepped as the id's native numpy vector env
+(``gym_env_vectorize_mode="vector_entry_point"``); ``Discrete`` and ``Dict`` observations go through
+RLlib's ``FlattenObservations`` connector. :class:`RLlibPolicy` acts greedily with the trained
+RLModule: ``RLlibPolicy.from_algorithm(algo)`` or ``RLlibPolicy.from_checkpoint``.
 """
 
 from __future__ import annotations
@@ -155,15 +143,9 @@ def _algorithm_env(config) -> gymnasium.Env:
 
 
 class RLlibPolicy:
-    """A trained RLlib RLModule as a greedy policy for :func:`gym_suite.evaluate`.
-
-    It repeats what the env runners do around the module: flatten the observation as the
-    ``FlattenObservations`` connector does (a one-dimensional ``Box`` stays as it is), run
-    ``forward_inference`` on the batch, take the distribution's deterministic action (argmax,
-    or the Gaussian mean) and, for ``Box`` actions, unsquash it to the bounds as
-    ``normalize_actions=True`` (RLlib's default) does. Calling it maps one observation to one
-    action (a batch of one); ``act_batch`` maps a list of observations in one forward pass.
-    """
+    """A trained RLlib RLModule as a greedy policy for :func:`gym_suite.evaluate`: the env runners'
+    flattening, ``forward_inference``, the deterministic action, unsquashed to a ``Box``'s bounds
+    as ``normalize_actions=True`` does. ``act_batch`` maps a list of observations in one pass."""
 
     def __init__(
         self,
@@ -182,13 +164,8 @@ class RLlibPolicy:
 
     @classmethod
     def from_algorithm(cls, algo, normalize_actions: bool | None = None) -> RLlibPolicy:
-        """The greedy policy of a built (and trained) algorithm's module, as it is now.
-
-        The module is a copy of the algorithm's (its local env runner's, which receives the
-        learner's weights after every ``train()``): training on afterwards does not change
-        this policy. The env and its ``env_config`` are the algorithm's; ``normalize_actions``
-        defaults to the algorithm's setting.
-        """
+        """The greedy policy of a copy of a built algorithm's module, as it is now (training on
+        does not change it); ``normalize_actions`` defaults to the algorithm's setting."""
         import copy
 
         module = algo.get_module()

@@ -1,10 +1,8 @@
 """Stable-Baselines3 PPO and DQN on the suite, and their greedy policies for :func:`gym_suite.evaluate`.
 
-Needs the ``sb3`` extra: ``pip install "gym-suite[sb3]"`` (install torch first where its CPU
-build is wanted). Training runs on the CPU with one torch thread: tiny networks train several
-times faster than with torch's default thread pool on a small machine. The agents train on the
-id's native vector env through :class:`SuiteVecEnv` (a Stable-Baselines3 ``VecEnv``, see
-:mod:`gym_suite.training.sb3_vec`), or on ``DummyVecEnv`` with ``vec_env="dummy"``.
+Needs the ``sb3`` extra: ``pip install "gym-suite[sb3]"``. Training runs on the CPU with one
+torch thread, on the id's native vector env through :class:`SuiteVecEnv`
+(:mod:`gym_suite.training.sb3_vec`), or on ``DummyVecEnv`` with ``vec_env="dummy"``.
 """
 
 from __future__ import annotations
@@ -29,9 +27,13 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the extras installed
     raise ImportError('gym_suite.training.sb3 needs Stable-Baselines3: pip install "gym-suite[sb3]"') from exc
 
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import HumanOutputFormat, Logger
+from stable_baselines3.common.vec_env import VecEnvWrapper
+
 from gym_suite._registry import suite_id
-from gym_suite.envs.checks import check_env_kwargs, check_int, shown
-from gym_suite.training import single_thread_torch
+from gym_suite.envs.checks import check_env_kwargs, shown
+from gym_suite.training import check_training_arguments, single_thread_torch
 from gym_suite.training.recipes import ExpectedPenalty, recipe_budget, recipe_for, sb3_settings, training_env_kwargs
 from gym_suite.training.sb3_vec import SuiteVecEnv
 from gym_suite.training.wrappers import (
@@ -49,11 +51,9 @@ ALGORITHMS = ("ppo", "dqn")
 class SB3Policy:
     """A trained Stable-Baselines3 model as a greedy policy for :func:`gym_suite.evaluate`.
 
-    Calling it maps one observation to one action; ``act_batch`` maps a list of observations
-    to their actions in one forward pass. It holds the torch policy and, when the model trained
-    under ``VecNormalize``, its frozen observation statistics, and pickles (to joblib workers).
-    A model that acts in ``[-1, 1]`` for a bounded ``Box`` action space of the env (see
-    :func:`make_sb3_env`) has its actions mapped back to the env's bounds.
+    ``act_batch`` maps a list of observations in one forward pass. It holds the torch policy and
+    the frozen ``VecNormalize`` observation statistics, if any, maps actions in ``[-1, 1]`` back to
+    a bounded ``Box``'s bounds, and pickles (to joblib workers).
     """
 
     def __init__(self, model, name: str = "sb3", normalizer=None):
@@ -122,16 +122,13 @@ def make_sb3_env(
 ):
     """The vectorized training env, in ``VecNormalize`` when ``vec_normalize`` (its keyword arguments) is given.
 
-    ``vec_env="native"`` (the default): :class:`SuiteVecEnv`, the id's native vector env with
-    the training transforms of :func:`gym_suite.training.wrappers.training_wrappers` applied to
-    the batch. ``vec_env="dummy"``: ``DummyVecEnv`` of monitored copies in ``training_wrappers``.
-    Either way the monitor's ``episode`` info holds the env's own rewards, and the agent trains
-    on a bounded ``Box`` action space rescaled to ``[-1, 1]``, rewards shifted by
-    ``reward_offset`` and scaled by ``reward_scale``. ``expected_penalty`` is deprecated: a
-    heart attack's expected cost is the env's own argument (``env_kwargs={"expected_cost": True}``).
-    ``truncation_is_terminal``: an episode the env truncates ends for the learner as a terminal
-    one (``info["TimeLimit.truncated"]`` is False: no bootstrapping past it), for an env whose
-    observation shows the time left (heartpole-v1's two weeks).
+    ``vec_env="native"``: :class:`SuiteVecEnv`, the id's native vector env with the training
+    transforms of :func:`gym_suite.training.wrappers.training_wrappers` applied to the batch;
+    ``"dummy"``: ``DummyVecEnv`` of monitored copies in ``training_wrappers``. Either way the
+    ``episode`` info holds the env's own rewards, and the agent acts in ``[-1, 1]`` for a bounded
+    ``Box``, on rewards shifted by ``reward_offset`` and scaled by ``reward_scale``.
+    ``truncation_is_terminal``: :class:`TruncationIsTerminal` (for an env whose observation shows
+    the time left). ``expected_penalty`` is deprecated (the env's ``expected_cost=True``).
     """
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import VecNormalize
@@ -168,27 +165,19 @@ def make_sb3_env(
     return venv
 
 
-def _truncation_is_terminal_wrapper():
-    from stable_baselines3.common.vec_env import VecEnvWrapper
+class TruncationIsTerminal(VecEnvWrapper):
+    """Episodes the env truncates end as terminal ones for the learner: ``info["TimeLimit.truncated"]``
+    is False, so Stable-Baselines3 does not bootstrap past them."""
 
-    class TruncationIsTerminal(VecEnvWrapper):
-        """Episodes the env truncates end as terminal ones for the learner: ``info["TimeLimit.truncated"]``
-        is False, so Stable-Baselines3 does not bootstrap past them."""
+    def reset(self):
+        return self.venv.reset()
 
-        def reset(self):
-            return self.venv.reset()
-
-        def step_wait(self):
-            obs, rewards, dones, infos = self.venv.step_wait()
-            for info in infos:
-                if info.get("TimeLimit.truncated"):
-                    info["TimeLimit.truncated"] = False
-            return obs, rewards, dones, infos
-
-    return TruncationIsTerminal
-
-
-TruncationIsTerminal = _truncation_is_terminal_wrapper()
+    def step_wait(self):
+        obs, rewards, dones, infos = self.venv.step_wait()
+        for info in infos:
+            if info.get("TimeLimit.truncated"):
+                info["TimeLimit.truncated"] = False
+        return obs, rewards, dones, infos
 
 
 def check_algo(algo: str) -> str:
@@ -208,33 +197,29 @@ def _check_flag(name: str, value: Any, allow_none: bool = False) -> bool | None:
     return bool(value)
 
 
-def _check_callback(callback: Any) -> None:
+def check_callback(owner: str, callback: Any) -> None:
     """None, a Stable-Baselines3 ``BaseCallback``, a callable ``(locals, globals) -> bool``, or a list of them."""
-    from stable_baselines3.common.callbacks import BaseCallback
-
-    if callback is None:
-        return
-    for item in callback if isinstance(callback, (list, tuple)) else [callback]:
+    for item in callback if isinstance(callback, (list, tuple)) else [] if callback is None else [callback]:
         if not (isinstance(item, BaseCallback) or callable(item)):
             raise TypeError(
-                "train_sb3: callback must be None, a Stable-Baselines3 BaseCallback, a callable (locals, globals) "
+                f"{owner}: callback must be None, a Stable-Baselines3 BaseCallback, a callable (locals, globals) "
                 f"-> bool or a list of them, got {shown(callback)}"
             )
 
 
-#: The model arguments train_sb3 sets itself: ``overrides`` may not give them.
+#: The model arguments the training calls set themselves: ``overrides`` may not give them.
 _OWN_MODEL_ARGUMENTS = ("policy", "env", "seed", "device", "verbose")
 
 
-def _check_overrides(cls: type, overrides: Any) -> dict[str, Any]:
-    """``overrides``: None or a dict of keyword arguments of the model class ``cls`` (PPO or DQN)."""
+def check_overrides(owner: str, cls: type, overrides: Any) -> dict[str, Any]:
+    """``overrides``: None or a dict of keyword arguments of the model class ``cls`` (PPO, DQN, ...)."""
     import inspect
 
     if overrides is None:
         return {}
     if not isinstance(overrides, Mapping):
         raise TypeError(
-            f"train_sb3: overrides must be None or a dict of {cls.__name__}'s settings (such as "
+            f"{owner}: overrides must be None or a dict of {cls.__name__}'s settings (such as "
             f"{{'n_epochs': 5}}), got {shown(overrides)}"
         )
     allowed = [
@@ -245,9 +230,9 @@ def _check_overrides(cls: type, overrides: Any) -> dict[str, Any]:
     unknown = sorted((key for key in overrides if key not in allowed or key in _OWN_MODEL_ARGUMENTS), key=str)
     if unknown:
         own = [key for key in unknown if key in _OWN_MODEL_ARGUMENTS]
-        hint = f" ({shown(own)} are train_sb3's own arguments)" if own else ""
+        hint = f" ({shown(own)} are {owner}'s own arguments)" if own else ""
         raise TypeError(
-            f"train_sb3: unknown setting(s) {shown(unknown)} in overrides{hint}; {cls.__name__}'s settings are "
+            f"{owner}: unknown setting(s) {shown(unknown)} in overrides{hint}; {cls.__name__}'s settings are "
             f"{sorted(set(allowed) - set(_OWN_MODEL_ARGUMENTS))}"
         )
     return dict(overrides)
@@ -270,44 +255,29 @@ def train_sb3(
     """Train Stable-Baselines3 ``algo`` (``"ppo"`` or ``"dqn"``) on ``env_id`` for ``steps`` env steps.
 
     The id's recipe (:data:`gym_suite.training.recipes.RECIPES`) gives the settings, which
-    ``overrides`` update (``n_epochs``, ...), and the budget when ``steps`` is None; ``n_envs``
-    replaces its number of env copies (PPO; DQN trains on one). ``vec_env``: ``"native"``
-    (:class:`SuiteVecEnv`) or ``"dummy"`` (see :func:`make_sb3_env`). ``callback`` goes to
-    ``model.learn``. ``truncation_is_terminal`` (None: the recipe's for ``algo``; heartpole-v1's
-    PPO: True) ends truncated episodes as terminal ones for the learner. The training env takes
-    the recipe's ``train_env_kwargs`` under ``env_kwargs``
-    (:func:`~gym_suite.training.recipes.training_env_kwargs`; heartpole-v0's PPO:
-    ``expected_cost=True``). Returns the model (``model.get_vec_normalize_env()``: the
-    observation statistics when the recipe normalizes); torch is set to one thread and nothing
-    is written to disk (see :func:`save_sb3`). ``env_id`` may carry the ``gym_suite:`` prefix.
-
-    Every argument is checked by name before an env is made: ``steps`` None or an integer >= 1,
-    ``seed`` an integer in ``0..2**32 - 1`` (numpy integers count), ``progress_bar`` and
-    ``truncation_is_terminal`` bools (the latter or None), ``overrides`` a dict of the model
-    class's settings (not ``seed``, ``env``, ``policy``, ``device`` or ``verbose``), ``callback``
-    None, a ``BaseCallback``, a callable or a list of them: ``TypeError`` for a value of the wrong
-    kind or an unknown setting, ``ValueError`` for one out of range.
+    ``overrides`` update, the budget when ``steps`` is None, the number of env copies unless
+    ``n_envs`` is given (PPO; DQN trains on one), ``truncation_is_terminal`` when None, and the
+    training env's arguments under ``env_kwargs``. ``vec_env``: see :func:`make_sb3_env`;
+    ``callback`` goes to ``model.learn``. Returns the model (``model.get_vec_normalize_env()``: the
+    observation statistics when the recipe normalizes); torch is set to one thread and nothing is
+    written to disk (see :func:`save_sb3`). Every argument is checked by name before an env is
+    made: ``TypeError`` for a value of the wrong kind or an unknown setting, ``ValueError`` for one
+    out of range.
     """
     from stable_baselines3 import DQN, PPO
-    from stable_baselines3.common.logger import HumanOutputFormat, Logger
 
     if not isinstance(env_id, str):
         raise TypeError(f"train_sb3: env_id must be a registered id (a str), got {shown(env_id)}")
     env_id = suite_id(env_id)  # "gym_suite:<id>": the id's own recipe
     algo = check_algo(algo)
-    steps = check_int("train_sb3", "steps", steps, 1, allow_none=True)
-    seed = check_int("train_sb3", "seed", seed, 0)
-    if seed >= 2**32:  # numpy's legacy seeding, which Stable-Baselines3 uses, takes 32 bits
-        raise ValueError(f"train_sb3: seed must be an integer in 0..2**32 - 1, got {shown(seed)}")
+    steps, seed, n_envs, verbose = check_training_arguments("train_sb3", steps, seed, n_envs, verbose)
     env_kwargs = check_env_kwargs("train_sb3: ", env_kwargs, allow_none=True)
-    verbose = check_int("train_sb3", "verbose", verbose, 0)
     progress_bar = _check_flag("progress_bar", progress_bar)
     check_vec_env(vec_env)
-    n_envs = check_int("train_sb3", "n_envs", n_envs, 1, allow_none=True)
-    _check_callback(callback)
+    check_callback("train_sb3", callback)
     truncation_is_terminal = _check_flag("truncation_is_terminal", truncation_is_terminal, allow_none=True)
     cls = PPO if algo == "ppo" else DQN
-    settings = {**sb3_settings(env_id, algo), **_check_overrides(cls, overrides)}
+    settings = {**sb3_settings(env_id, algo), **check_overrides("train_sb3", cls, overrides)}
     single_thread_torch()
     recipe = recipe_for(env_id)
     steps = recipe_budget(env_id, f"sb3-{algo}") if steps is None else steps
@@ -329,12 +299,16 @@ def train_sb3(
         truncation_is_terminal=truncation_is_terminal,
     )
     model = cls(policy, venv, seed=seed, device="cpu", verbose=verbose, **settings)
-    # SB3's default logger makes a fresh directory under the temporary directory at every
-    # learn(): log to standard output only
-    model.set_logger(Logger(folder=None, output_formats=[HumanOutputFormat(sys.stdout)] if verbose else []))
+    stdout_logger(model, verbose)
     model.env_action_space = env_action_space  # what SB3Policy maps the [-1, 1] actions back to
     model.learn(total_timesteps=int(steps), progress_bar=progress_bar, callback=callback)
     return model
+
+
+def stdout_logger(model, verbose: int) -> None:
+    """Log to standard output only (with ``verbose``): SB3's default logger makes a fresh directory
+    under the temporary directory at every ``learn()``."""
+    model.set_logger(Logger(folder=None, output_formats=[HumanOutputFormat(sys.stdout)] if verbose else []))
 
 
 def _probe(
@@ -383,10 +357,9 @@ def load_sb3_policy(path: str | os.PathLike, algo: str, env_id: str, env_kwargs:
     from stable_baselines3 import DQN, PPO
     from stable_baselines3.common.vec_env import VecNormalize
 
-    if algo.lower() not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {algo!r}: choose 'ppo' or 'dqn'")
+    algo = check_algo(algo)
     archive, stats = _model_files(path)
-    model = (PPO if algo.lower() == "ppo" else DQN).load(archive, device="cpu")
+    model = (PPO if algo == "ppo" else DQN).load(archive, device="cpu")
     env = gymnasium.make(env_id, **(env_kwargs or {}))
     model.env_action_space = env.action_space
     env.close()
@@ -394,4 +367,4 @@ def load_sb3_policy(path: str | os.PathLike, algo: str, env_id: str, env_kwargs:
     if stats.exists():
         normalizer = VecNormalize.load(stats, make_sb3_env(env_id, 1, 0, env_kwargs))
         normalizer.training = False
-    return SB3Policy(model, name=f"sb3-{algo.lower()}", normalizer=normalizer)
+    return SB3Policy(model, name=f"sb3-{algo}", normalizer=normalizer)

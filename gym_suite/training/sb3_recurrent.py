@@ -3,13 +3,11 @@
 Needs the ``sb3`` extra (``sb3-contrib``): ``pip install "gym-suite[sb3]"``. It trains on the id's
 native vector env (:class:`~gym_suite.training.sb3_vec.SuiteVecEnv`) with the settings of
 :func:`gym_suite.training.recipes.recurrent_ppo_settings`, on the CPU with one torch thread. The
-baselines table trains it on the ids whose recipe gives it a budget (example-v1, whose
-observation does not show the position: a policy has to remember what it heard).
+baselines table trains it on the ids whose recipe gives it a budget.
 """
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
@@ -23,8 +21,7 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the extras installed
     raise ImportError('gym_suite.training.sb3_recurrent needs sb3-contrib: pip install "gym-suite[sb3]"') from exc
 
-from gym_suite.envs.checks import check_int
-from gym_suite.training import single_thread_torch
+from gym_suite.training import check_training_arguments, single_thread_torch
 from gym_suite.training.recipes import recipe_budget, recipe_for, recurrent_ppo_settings
 from gym_suite.training.wrappers import env_actions, stack_observations
 
@@ -74,19 +71,21 @@ def train_recurrent_ppo(
     """Train ``RecurrentPPO`` on ``env_id`` for ``steps`` env steps (the recipe's budget of
     ``"sb3-recurrent-ppo"`` when None) on ``n_envs`` copies of its native vector env (the recipe's
     ``n_envs`` when None); ``overrides`` update the settings (:func:`recurrent_ppo_settings`).
-    Returns the model (:class:`RecurrentPolicy` plays it). Sets torch to one thread."""
+    Returns the model (:class:`RecurrentPolicy` plays it). Sets torch to one thread. The arguments
+    are checked by name as :func:`~gym_suite.training.sb3.train_sb3` checks them."""
     from sb3_contrib import RecurrentPPO
-    from stable_baselines3.common.logger import HumanOutputFormat, Logger
 
-    from gym_suite.training.sb3 import make_sb3_env
+    from gym_suite.training.sb3 import check_callback, check_overrides, make_sb3_env, stdout_logger
 
-    settings = {**recurrent_ppo_settings(env_id), **(overrides or {})}
-    steps = recipe_budget(env_id, AGENT) if steps is None else check_int("train_recurrent_ppo", "steps", steps, 1)
-    n_envs = recipe_for(env_id).n_envs if n_envs is None else check_int("train_recurrent_ppo", "n_envs", n_envs, 1)
+    owner = "train_recurrent_ppo"
+    steps, seed, n_envs, verbose = check_training_arguments(owner, steps, seed, n_envs, verbose)
+    check_callback(owner, callback)
+    settings = {**recurrent_ppo_settings(env_id), **check_overrides(owner, RecurrentPPO, overrides)}
+    steps = recipe_budget(env_id, AGENT) if steps is None else steps
+    n_envs = recipe_for(env_id).n_envs if n_envs is None else n_envs
     single_thread_torch()
     venv = make_sb3_env(env_id, n_envs, seed)
     model = RecurrentPPO("MlpLstmPolicy", venv, seed=seed, device="cpu", verbose=verbose, **settings)
-    formats = [HumanOutputFormat(sys.stdout)] if verbose else []
-    model.set_logger(Logger(folder=None, output_formats=formats))
+    stdout_logger(model, verbose)
     model.learn(total_timesteps=int(steps), callback=callback)
     return model

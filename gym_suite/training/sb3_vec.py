@@ -1,24 +1,15 @@
 """A suite id's native vector env as a Stable-Baselines3 ``VecEnv``: :class:`SuiteVecEnv`.
 
-Stable-Baselines3's ``DummyVecEnv`` steps N scalar envs one after the other in Python;
-:class:`SuiteVecEnv` steps the id's native numpy vector env (its ``vector_entry_point``: one call
-for the batch) and gives what a ``DummyVecEnv`` of ``Monitor``-wrapped envs gives:
-
-- a finished row starts afresh in the same step (Stable-Baselines3's autoreset): its info holds
-  ``terminal_observation`` and the observation returned is the new start's, made by the vector
-  env's ``restart(rows)`` (the start hooks of its own autoreset: a fresh start's rules stay the env's);
-- ``info["TimeLimit.truncated"]`` on every step and, when an episode ends, ``info["episode"] =
-  {"r": return, "l": length, "t": seconds}`` as ``Monitor`` writes it (the env's own rewards);
-- float32 rewards, bool dones, one info dict per row with that row's info keys.
-
-With ``n_envs=1`` and the same seed it gives what ``DummyVecEnv([lambda:
-Monitor(gymnasium.make(env_id))])`` gives. With more rows the episodes differ: the native env
-draws every row from one generator seeded once, ``DummyVecEnv`` seeds row ``i`` with ``seed + i``.
-
-The training transforms of :func:`gym_suite.training.wrappers.training_wrappers` (actions in
-``[-1, 1]`` for a bounded ``Box``, shifted and scaled rewards) are keyword arguments, applied to
-the batch with the same arithmetic. A heart attack's expected cost is the env's own argument
-(``env_kwargs={"expected_cost": True}``); ``expected_penalty`` is deprecated.
+Where ``DummyVecEnv`` steps N scalar envs one after the other, :class:`SuiteVecEnv` steps the id's
+native numpy vector env (one call for the batch) and gives what a ``DummyVecEnv`` of
+``Monitor``-wrapped envs gives: Stable-Baselines3's autoreset (``terminal_observation``, the
+restarted row from the vector env's ``restart(rows)``), ``info["TimeLimit.truncated"]``,
+``Monitor``'s ``info["episode"]`` (the env's own rewards), float32 rewards and one info dict per
+row. With ``n_envs=1`` and the same seed it gives what ``DummyVecEnv([lambda:
+Monitor(gymnasium.make(env_id))])`` gives; with more rows the native env draws every row from one
+generator seeded once. The training transforms of
+:func:`gym_suite.training.wrappers.training_wrappers` are keyword arguments, applied to the batch
+with the same arithmetic.
 """
 
 from __future__ import annotations
@@ -87,38 +78,18 @@ def make_native_vector_env(env_id: str, n_envs: int, env_kwargs: Mapping[str, An
 class SuiteVecEnv(VecEnv):
     """A suite id's native vector env as a Stable-Baselines3 ``VecEnv`` (see the module's docstring).
 
-    ``env_id``: a registered suite id (``"gym_suite:<id>"`` too); ``n_envs``: rows; ``seed``: the
-    first ``reset``'s (None: fresh entropy), as ``make_vec_env(seed=...)``; ``env_kwargs``: the
-    env's arguments, ``max_episode_steps`` included. Training transforms, off by default:
-    ``unit_box_actions`` (a bounded ``Box`` presented as ``[-1, 1]``, as ``RescaleAction`` does),
-    ``reward_offset`` and ``reward_scale`` (``expected_penalty`` is deprecated: pass the env's
-    ``expected_cost=True``); the ``episode`` info keeps the env's own return.
+    ``seed``: the first ``reset``'s (None: fresh entropy), as ``make_vec_env(seed=...)``;
+    ``env_kwargs``: the env's arguments. Training transforms, off by default: ``unit_box_actions``
+    (a bounded ``Box`` presented as ``[-1, 1]``, as ``RescaleAction`` does), ``reward_offset``,
+    ``reward_scale`` (``expected_penalty`` is deprecated: the env's ``expected_cost=True``).
 
-    :meth:`seed` (Stable-Baselines3 calls it with the model's seed) seeds the next ``reset``,
-    hence the batch's one generator, and returns that seed for every row.
-
-    Attributes (:meth:`get_attr`, :meth:`set_attr`) are the vector env's (an array over the rows
-    gives each row its element; any other value is shared), else its scalar template's
-    (``single_env``: ``heuristic``, say). :meth:`env_method` calls the template's method for each
-    row, else the vector env's once (a sequence of one result per row is split over the rows);
-    ``env_method("render")`` gives each row's frame (``rgb_array``) or text line (``ansi``);
-    ``get_wrapper_attr`` and ``set_wrapper_attr`` are :meth:`get_attr` and :meth:`set_attr`.
-    ``metadata`` and ``spec`` are a row's, as in ``DummyVecEnv`` (the spec makes one row).
-    Indices are ``DummyVecEnv``'s: ints or sequences of ints, negative from the end, one out of
-    range an ``IndexError``.
-
-    Deliberate differences from ``DummyVecEnv`` (the rows are one native batch, not N envs):
-
-    - :meth:`set_attr` of a shared value is for every row at once (``indices`` naming only some
-      is a ``ValueError``); a per-row attribute takes one row's value in its dtype (``1.5`` for
-      an int is refused, never truncated); ``observation_space`` and ``action_space`` cannot be
-      set; ``state`` takes only the definition's ``NamedTuple`` (each quantity one value or one
-      per row); the environment's parameters (its arguments, what follows from them, ``params``)
-      are fixed when it is made: setting one raises ``ValueError``. What :meth:`set_attr`
-      accepts, :meth:`get_attr` reads back the same.
-    - Reset options (``set_options``) are the batch's: different ones per row are a ``ValueError``.
-    - The rows share one generator (``np_random``), seeded once per batch; ``unwrapped`` is the
-      native vector env; ``render_mode="human"`` is refused (use ``rgb_array`` or ``DummyVecEnv``).
+    Attributes and methods are the vector env's, else its scalar template's (``single_env``): an
+    array over the rows gives each row its element, anything else is shared; indices are
+    ``DummyVecEnv``'s. Where the rows, one native batch, cannot act as N envs: :meth:`set_attr`
+    of a shared value is for every row at once, a per-row value must fit the row's dtype, the
+    spaces and the env's parameters cannot be set and ``state`` takes only the definition's
+    ``NamedTuple``; reset options are the batch's; the rows share one generator;
+    ``render_mode="human"`` is refused.
     """
 
     def __init__(
@@ -156,15 +127,16 @@ class SuiteVecEnv(VecEnv):
         self._next_seed = None
         self._actions = None
         single = native.single_env
-        # what each row answers for as DummyVecEnv's Monitor-wrapped envs do: the scalar env's
-        # metadata and the spec that makes one row (not the vector spec, with num_envs in its kwargs)
-        self._row_attrs: dict[str, Any] = {"metadata": dict(single.metadata), "spec": _row_spec(native.spec)}
+        # as DummyVecEnv's rows answer: the scalar env's metadata, the spec that makes one row
+        spec = native.spec
+        if spec is not None:
+            vector_only = ("num_envs", "vectorization_mode", "max_episode_steps")
+            spec = dataclasses.replace(spec, kwargs={k: v for k, v in spec.kwargs.items() if k not in vector_only})
+        self._row_attrs: dict[str, Any] = {"metadata": dict(single.metadata), "spec": spec}
         super().__init__(n, native.single_observation_space, action_space)
         self.metadata = dict(single.metadata)
         if seed is not None:
             self.seed(seed)
-
-    # The VecEnv protocol -------------------------------------------------------------------
 
     def seed(self, seed: int | None = None) -> Sequence[int | None]:
         """Seed the next ``reset`` (the batch's one generator); None draws a seed, as ``VecEnv.seed`` does."""
@@ -224,7 +196,7 @@ class SuiteVecEnv(VecEnv):
                 }
             self._episode_returns[dones] = 0.0
             self._episode_lengths[dones] = 0
-            obs, start_info = self._restart(dones)
+            obs, start_info = self.venv.restart(dones)  # Stable-Baselines3's autoreset, the env's start hooks
             start_infos = self._row_infos(start_info)
             for i in np.flatnonzero(dones).tolist():
                 self.reset_infos[i] = start_infos[i]
@@ -232,8 +204,6 @@ class SuiteVecEnv(VecEnv):
 
     def close(self) -> None:
         self.venv.close()
-
-    # Rendering -----------------------------------------------------------------------------
 
     def get_images(self) -> Sequence[np.ndarray | None]:
         if self.render_mode != "rgb_array":
@@ -261,11 +231,8 @@ class SuiteVecEnv(VecEnv):
             raise ValueError(f"{type(self.venv).__name__}.render() gave {len(lines)} lines for {self.num_envs} rows")
         return [None] * self.num_envs
 
-    # Attributes and methods ----------------------------------------------------------------
-
     def _get_indices(self, indices: VecEnvIndices) -> list[int]:
-        """The rows ``indices`` names, as ``DummyVecEnv`` reads them: an int or a sequence of ints,
-        negative ones from the end; a row out of range raises ``IndexError``."""
+        """The rows ``indices`` names: an int or a sequence of ints, negative ones from the end."""
         n = self.num_envs
         if indices is None:
             return list(range(n))
@@ -356,8 +323,7 @@ class SuiteVecEnv(VecEnv):
             )
 
     def _checked_state(self, value: Any) -> Any:
-        """``value`` as the native env's next state (fresh arrays, one row each), or an error that
-        says what a state is: anything else would leave the env unable to step."""
+        """``value`` as the native env's next state (fresh arrays, one row each), or an error."""
         current = self.venv.state
         kind = type(current)
         if type(value) is not kind:
@@ -436,20 +402,13 @@ class SuiteVecEnv(VecEnv):
         return None
 
     def env_is_wrapped(self, wrapper_class: type[gymnasium.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
-        """True for the wrappers whose work the adapter does: ``Monitor`` (always), ``TimeLimit``
-        (with a step limit) and ``RescaleAction`` (with ``unit_box_actions`` on a bounded ``Box``)."""
+        """True for the wrappers whose work the adapter does (``Monitor``, ``TimeLimit``, ``RescaleAction``)."""
         done_here = {
             Monitor: True,
             TimeLimit: self.venv.max_episode_steps is not None,
             RescaleAction: self._unrescale is not None,
         }
         return [done_here.get(wrapper_class, False) for _ in self._get_indices(indices)]
-
-    # Helpers -------------------------------------------------------------------------------
-
-    def _restart(self, rows: np.ndarray):
-        """Start ``rows`` afresh now (Stable-Baselines3's autoreset) with the vector env's start hooks."""
-        return self.venv.restart(rows)
 
     def _training_reward(self, reward: np.ndarray, info: dict) -> np.ndarray:
         """The reward the agent trains on, float32 as ``DummyVecEnv`` stores it."""
@@ -486,11 +445,3 @@ class SuiteVecEnv(VecEnv):
         if isinstance(obs, dict):
             return {key: values[i].copy() for key, values in obs.items()}
         return obs[i].copy()
-
-
-def _row_spec(spec):
-    """The spec that makes one row with ``gymnasium.make`` (the vector spec without ``num_envs``)."""
-    if spec is None:
-        return None
-    kwargs = {k: v for k, v in spec.kwargs.items() if k not in ("num_envs", "vectorization_mode", "max_episode_steps")}
-    return dataclasses.replace(spec, kwargs=kwargs)
