@@ -1,6 +1,6 @@
 """``check_definition`` reports a broken definition, its message naming what is wrong: a backend
 that gives other values on the same draws, a declared bound that ``make_params`` does not honour,
-a value of the wrong kind. Each broken definition is the tiny coin of ``tests/test_definitions.py``
+a value of the wrong kind. Each broken definition is the tiny coin of ``tests/coin_env.py``
 with one thing changed."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import dataclasses
 import warnings
 
 import pytest
-from test_definitions import COIN, Coin, CoinParams
+from coin_env import COIN, Coin, CoinParams
 
 from gym_suite.envs import DefinitionError, check_definition
 from gym_suite.envs.checks import Argument

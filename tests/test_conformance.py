@@ -1,10 +1,12 @@
-"""The contract every registered environment keeps, parametrized over ``gym_suite.specs()``: the
-suite's own ids, and the tiny definition ``tests/test_definitions.py`` registers through the
-public ``gym_suite.register``, as another package would."""
+"""The contract every registered environment keeps, parametrized over every row of
+``gym_suite.specs()``: the suite's own ids, and the tiny coin of ``tests/coin_env.py``, registered
+through the public ``gym_suite.register`` as another package would (``HYPOTHESIS_PROFILE=long``
+runs many more examples)."""
 
 from __future__ import annotations
 
 import inspect
+import math
 import pickle
 import re
 import subprocess
@@ -14,16 +16,22 @@ import warnings
 import gymnasium
 import numpy as np
 import pytest
-from conftest import ALL_IDS, DOCUMENTED_ERRORS, MESSAGE_LIMIT, invalid_action, rollout, same
+from coin_env import COIN_ID
+from conftest import ALL_IDS, DOCUMENTED_ERRORS, MESSAGE_LIMIT, invalid_action, load_hypothesis_profile, rollout, same
+from gymnasium import spaces
 from gymnasium.envs.registration import load_env_creator
 from gymnasium.error import ResetNeeded
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 from gymnasium.vector import AutoresetMode
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from test_definitions import COIN_ID
 
 import gym_suite
+from gym_suite._registry import jax_id
+from gym_suite.envs.argument_values import argument_values
+from gym_suite.envs.definition import NUMPY, SCALAR, Definition
+
+load_hypothesis_profile()
 
 #: The suite's ids and one registered through gym_suite.register.
 CONTRACT_IDS = [*ALL_IDS, COIN_ID]
@@ -32,6 +40,18 @@ CONTRACT_IDS = [*ALL_IDS, COIN_ID]
 def creator(env_id: str, vector: bool = False):
     spec = gymnasium.spec(env_id)
     return load_env_creator(spec.vector_entry_point if vector else spec.entry_point)
+
+
+def assert_same_steps(env, other, seed: int, steps: int) -> None:
+    """The two envs give the same steps on ``steps`` random actions (seeded ``seed``), and the
+    same start after an episode's end."""
+    env.action_space.seed(seed)
+    for _ in range(steps):
+        action = env.action_space.sample()
+        a, b = env.step(action), other.step(action)
+        assert same(a[:4], b[:4])
+        if a[2] or a[3]:
+            assert same(env.reset()[0], other.reset()[0])
 
 
 def test_the_contract_covers_every_row():
@@ -93,13 +113,7 @@ def test_pickled_checkpoint_continues_identically(env_id, seed, warmup):
         _, _, terminated, truncated, _ = env.step(env.action_space.sample())
         if terminated or truncated:
             env.reset()
-    clone = pickle.loads(pickle.dumps(env))
-    for _ in range(15):
-        action = env.action_space.sample()
-        a, b = env.step(action), clone.step(action)
-        assert same(a[:4], b[:4])
-        if a[2] or a[3]:
-            assert same(env.reset()[0], clone.reset()[0])
+    assert_same_steps(env, pickle.loads(pickle.dumps(env)), seed, 15)
 
 
 def test_ten_thousand_random_steps_stay_in_space(env_id):
@@ -120,29 +134,94 @@ def test_ten_thousand_random_steps_stay_in_space(env_id):
                 obs, _ = env.reset()
 
 
-def test_a_rejected_action_names_the_action_and_changes_nothing(env_id):
+def _invalid_actions():
+    return st.one_of(
+        st.integers(min_value=-(10**6), max_value=-1),
+        st.integers(min_value=4, max_value=10**18),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.text(max_size=30),
+        st.none(),
+        st.lists(st.floats(), min_size=3, max_size=50),
+        st.lists(st.integers(), max_size=0),
+        st.booleans(),
+        st.just([math.nan, 1.0]),
+        st.just([1.0, math.inf]),
+        st.just({"x": 1}),
+    )
+
+
+@given(action=_invalid_actions())
+@example(action=[1] * 10**6)
+def test_a_rejected_action_names_the_action_and_changes_nothing(env_id, action):
     env, reference = gymnasium.make(env_id, disable_env_checker=True), gymnasium.make(env_id)
     for e in (env, reference):
         e.reset(seed=4)
-    for bad in (invalid_action(env.action_space), [1] * 10**6):
+    space = env.action_space
+    for bad in (invalid_action(space), action):
+        if isinstance(space, spaces.Box) and isinstance(bad, list) and len(bad) == 2:
+            if all(isinstance(v, float) and math.isfinite(v) for v in bad):
+                continue  # a finite point: valid (clipped to the field)
         with pytest.raises(DOCUMENTED_ERRORS, match="(?i)action") as err:
             env.step(bad)
         assert len(str(err.value)) < MESSAGE_LIMIT
-    reference.action_space.seed(4)
-    for _ in range(5):
-        action = reference.action_space.sample()
-        a, b = env.step(action), reference.step(action)
-        assert same(a[:4], b[:4])
-        if a[2] or a[3]:
-            break
+    assert_same_steps(reference, env, 4, 5)
 
 
-def test_step_before_reset_raises(env_id):
-    env = gymnasium.make(env_id, max_episode_steps=-1)
+def test_a_step_before_reset_or_after_the_end_needs_a_reset(env_id):
+    env = gymnasium.make(env_id, max_episode_steps=-1).unwrapped
     with pytest.raises(ResetNeeded, match="reset"):
-        env.unwrapped.step(env.action_space.sample())
-    env.reset(seed=0)
-    env.step(env.action_space.sample())  # a reset makes it usable
+        env.step(env.action_space.sample())
+    obs, _ = env.reset(seed=0)  # a reset makes it usable
+    for _ in range(1000):
+        obs, _, terminated, truncated, _ = env.step(env.heuristic(obs))
+        if terminated or truncated:
+            with pytest.raises(ResetNeeded, match="reset"):
+                env.step(env.action_space.sample())
+            break
+    else:  # the rules end no episode of it by themselves
+        assert type(env.definition).terminal is Definition.terminal, env_id
+
+
+def test_a_rejected_reset_names_the_argument_and_changes_nothing(env_id):
+    env, reference = gymnasium.make(env_id), gymnasium.make(env_id)
+    env.reset(seed=1)
+    reference.reset(seed=1)
+    assert_same_steps(env, reference, 2, 1)
+    for bad, named in (
+        ({"seed": 999, "options": {"no_such_option": 1}}, "option"),
+        ({"seed": -3}, "seed"),
+        ({"seed": 1.5}, "seed"),
+        ({"options": ["x"]}, "option"),
+    ):
+        with pytest.raises(DOCUMENTED_ERRORS, match=named):
+            env.reset(**bad)
+    assert_same_steps(env, reference, 3, 5)
+
+
+def test_vector_seeds(env_id):
+    envs = gymnasium.make_vec(env_id, num_envs=3)
+    for seed in ({0: 1, 1: 2}, {1, 2}, "12", b"12", np.zeros((3, 1), dtype=int), 1.5, True):
+        with pytest.raises(TypeError, match="seed must be None, a non-negative integer or a list of 3"):
+            envs.reset(seed=seed)
+    with pytest.raises(ValueError, match="3 seeds"):
+        envs.reset(seed=[1, 2])
+    with pytest.raises(ValueError, match="seed"):
+        envs.reset(seed=[1, -2, 3])
+    a, _ = envs.reset(seed=[1, 2, 3])
+    b, _ = envs.reset(seed=[1, 2, 3])
+    assert same(a, b)
+    envs.reset(seed=[None, 2, None])  # Gymnasium's vector API allows None entries
+    envs.step(envs.action_space.sample())
+
+
+def test_ragged_or_misshapen_action_batch_names_the_expected_shape(env_id):
+    envs = gymnasium.make_vec(env_id, num_envs=3)
+    envs.reset(seed=0)
+    shape = (3,) + envs.single_action_space.shape
+    ragged = [[1.0, 2.0], [3.0], [4.0, 5.0]] if shape == (3, 2) else [[1], 0, [1, 0]]
+    for bad in (ragged, np.zeros((2,) + shape[1:], dtype=envs.action_space.dtype)):
+        with pytest.raises(ValueError, match=re.escape(str(shape))):
+            envs.step(bad)
 
 
 def test_arguments_are_declared_once_in_a_typed_signature(env_id):
@@ -168,12 +247,58 @@ def test_arguments_are_declared_once_in_a_typed_signature(env_id):
         gymnasium.make_vec(env_id, num_envs=2, bogus_key=1)
 
 
-def test_wrong_render_mode_and_reset_option_raise(env_id):
+def test_wrong_render_mode_raises(env_id):
     with pytest.raises(ValueError, match="render_mode"), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # gymnasium.make itself only warns about the mode
         gymnasium.make(env_id, render_mode="hologram")
-    with pytest.raises(ValueError, match="option"):
-        gymnasium.make(env_id).reset(seed=0, options={"no_such_option": 1})
+
+
+def test_every_odd_argument_value_is_refused_by_name_or_runs(env_id):
+    """Every value of ``argument_values`` for each argument: an error naming an argument, or an env that runs."""
+    make = creator(env_id)
+    names = [n for n in inspect.signature(make).parameters if n not in ("env_config", "render_mode")]
+    base = make().params
+    for name in names:
+        for value in argument_values(getattr(base, name)):
+            try:
+                env = make(**{name: value})
+            except (*DOCUMENTED_ERRORS, FileNotFoundError) as err:
+                assert len(str(err)) < MESSAGE_LIMIT
+                assert any(n in str(err) for n in names), (name, value, str(err))
+                continue
+            env.reset(seed=0)
+            env.step(env.action_space.sample())
+
+
+@given(st.one_of(st.integers(2**63, 2**5000), st.integers(-(2**5000), -(2**63))), st.booleans())
+def test_huge_integer_arguments_are_value_errors_naming_the_argument(env_id, value, through_jax):
+    """Past what a float holds: out of range, not an OverflowError, on numpy and through gym_suite.jax.make."""
+    make = creator(env_id)
+    names = [n for n in inspect.signature(make).parameters if n != "env_config"]
+    if through_jax:
+        gsj = pytest.importorskip("gym_suite.jax")
+        make = lambda **kwargs: gsj.make(env_id, **kwargs)  # noqa: E731
+    for name in names:
+        with pytest.raises(DOCUMENTED_ERRORS) as err:
+            make(**{name: value})
+        assert len(str(err.value)) < MESSAGE_LIMIT
+        assert name in str(err.value), (name, str(err.value))
+
+
+@given(
+    st.one_of(st.integers(2**24 + 1, 2**64), st.integers(2**64, 2**5000), st.sampled_from([np.int64(2**40)])),
+    st.booleans(),
+)
+def test_num_envs_past_the_bound_is_a_value_error_not_a_memory_error(env_id, num_envs, through_jax):
+    """Past ``MAX_NUM_ENVS`` (2**24), numpy and the JAX env: a short ValueError naming num_envs."""
+    from gym_suite.envs._shells import MAX_NUM_ENVS
+
+    assert MAX_NUM_ENVS == 2**24
+    if through_jax:
+        pytest.importorskip("gym_suite.jax")
+    with pytest.raises(ValueError, match="num_envs") as err:
+        gymnasium.make_vec(jax_id(env_id) if through_jax else env_id, num_envs=num_envs)
+    assert len(str(err.value)) < MESSAGE_LIMIT
 
 
 def test_native_vector_env(env_id):
@@ -214,13 +339,7 @@ def test_gym_make_follows_gymnasium_and_passes_gym_check_env(env_id, gym_np_bool
     ref = gymnasium.make(env_id)
     ref.reset(seed=9)
     env.reset(seed=9)
-    ref.action_space.seed(3)
-    for _ in range(20):
-        action = ref.action_space.sample()
-        a, b = ref.step(action), env.step(action)
-        assert same(a[:4], b[:4])
-        if a[2] or a[3]:
-            assert same(ref.reset()[0], env.reset()[0])
+    assert_same_steps(ref, env, 3, 20)
 
 
 IMPORT_ORDERS = {
@@ -402,3 +521,125 @@ def test_vector_of_one_follows_the_scalar_env(env_id):
             obs, info = scalar.reset()
             restart = _first_row(*vector.step(np.asarray([scalar.action_space.sample()])))
             assert _close((obs, 0.0, False, False, info), restart), restart  # the new start's info, nothing stale
+
+
+# ---------------------------------------------------------------------------- the native vector env's rows
+
+
+def test_native_vector_env_has_the_info_keys_of_sync_on_every_step(env_id):
+    """The info's key set, every step, when every row ends on every step (so both restart every
+    row on the next: the start's keys only) and, for an id whose episodes end only by the step
+    limit, when rows run on (the step's keys). Values differ by design: a native env folds the
+    row seeds into one generator."""
+    limits = (1, 3) if env_id == "heartpole-v0" else (1,)
+    for limit in limits:
+        native = gymnasium.make_vec(
+            env_id, num_envs=3, vectorization_mode="vector_entry_point", max_episode_steps=limit
+        )
+        sync = gymnasium.make_vec(env_id, num_envs=3, vectorization_mode="sync", max_episode_steps=limit)
+        native.action_space.seed(5)
+        info_n, info_s = native.reset(seed=[1, 2, 3])[1], sync.reset(seed=[1, 2, 3])[1]
+        assert set(info_n) == set(info_s)
+        for step in range(6):
+            actions = native.action_space.sample()
+            out_n, out_s = native.step(actions), sync.step(actions)
+            assert set(out_n[4]) == set(out_s[4]), (limit, step)
+            np.testing.assert_array_equal(out_n[3], out_s[3])
+            for key in out_n[4]:
+                if key.startswith("_"):
+                    np.testing.assert_array_equal(out_n[4][key], out_s[4][key])
+
+
+def _returned_arrays(observation, reward, terminated, truncated, info):
+    arrays = list(observation.values()) if isinstance(observation, dict) else [observation]
+    return arrays + [reward, terminated, truncated] + [v for v in info.values() if isinstance(v, np.ndarray)]
+
+
+def _scribble(array):
+    """Overwrite ``array`` in place with values of its dtype that no step returns."""
+    if array.dtype == object:
+        array[...] = "scribbled"
+    elif array.dtype == bool:
+        array[...] = ~array
+    else:
+        array[...] = 7
+
+
+@pytest.mark.parametrize("reuse_rows", [1, None])
+def test_native_vector_step_shares_no_memory_with_the_caller(env_id, reuse_rows):
+    """Every array a step returns (observation, reward, flags, info values and masks) is the
+    caller's to keep or overwrite: none shares memory with another or with the env's state, and
+    scribbling over all of them changes nothing the env does next (the same steps as a twin env
+    left alone). A state read before a step (``env.state``) is not changed by the step, also when
+    rows start afresh in it and the rules pass a quantity on unchanged, whether the batch copies
+    every quantity for an autoreset or reuses the arrays the step has just made (``REUSE_ROWS``:
+    a big batch's way, here on a small one)."""
+    kwargs = {"episode_length": 3} if env_id == "push-v0" else {}
+    limit = 4  # rows end often, so starts and steps mix
+    envs = [
+        gymnasium.make_vec(
+            env_id, num_envs=5, vectorization_mode="vector_entry_point", max_episode_steps=limit, **kwargs
+        )
+        for _ in range(2)
+    ]
+    for env in envs:
+        if reuse_rows is not None:
+            env.unwrapped.REUSE_ROWS = reuse_rows
+        env.reset(seed=11)
+    envs[0].action_space.seed(3)
+    restarts = 0
+    for step in range(12):
+        actions = envs[0].action_space.sample()
+        held = envs[1].unwrapped.state
+        copies = [np.array(q) for q in held]
+        restarts += int(envs[1].unwrapped._prev_done.sum())
+        scribbled, kept = (env.step(actions) for env in envs)
+        for quantity, copy in zip(held, copies):
+            np.testing.assert_array_equal(quantity, copy)
+        arrays = _returned_arrays(*scribbled)
+        quantities = [q for q in envs[0].unwrapped.state if isinstance(q, np.ndarray)]
+        for i, a in enumerate(arrays):
+            for b in arrays[i + 1 :] + quantities:
+                assert not np.shares_memory(a, b), (step, a, b)
+        expected = [a.copy() for a in _returned_arrays(*kept)]
+        for a, b in zip(arrays, expected):
+            np.testing.assert_array_equal(a, b)
+        for a in arrays:
+            _scribble(a)
+        for a, b in zip(_returned_arrays(*kept), expected):
+            np.testing.assert_array_equal(a, b)  # the twin's arrays were not touched either
+    assert restarts
+
+
+def test_starts_are_the_same_on_floats_and_arrays(env_id):
+    """The vector env starts a few rows on Python numbers and more on arrays
+    (``SCALAR_START_ROWS``): every id's ``initial`` gives the same numbers, bit for bit, both
+    ways, so a row's start does not depend on how many rows start with it."""
+    envs = gymnasium.make_vec(env_id, num_envs=1, vectorization_mode="vector_entry_point").unwrapped
+    d, params, draws = envs.definition, envs.params, envs._start_draws
+    u = np.random.default_rng(0).random((300, draws))
+    u[:3] = np.array([0.0, 0.5, np.nextafter(1.0, 0.0)])[:, None]  # the ends of the range, the middle
+    batch = d.initial(u.T if draws else (), params, NUMPY)
+    for i, row in enumerate(u.tolist()):
+        one = d.initial(row if draws else (), params, SCALAR)
+        for name, value, column in zip(batch._fields, one, batch):
+            got, want = np.asarray(value), np.broadcast_to(column, (300,))[i]
+            assert got.dtype.kind == want.dtype.kind or {got.dtype.kind, want.dtype.kind} <= {"i", "u"}, name
+            np.testing.assert_array_equal(got, want, err_msg=f"{env_id} row {i}: {name}")
+
+
+def test_rows_started_one_at_a_time_or_together_start_alike(env_id):
+    """Eight rows restarted together (on arrays) and one after the other (on Python numbers) take
+    the same draws and get the same state, bit for bit."""
+    together, apart = (
+        gymnasium.make_vec(env_id, num_envs=8, vectorization_mode="vector_entry_point").unwrapped for _ in range(2)
+    )
+    for envs in (together, apart):
+        envs.reset(seed=4)
+    assert 8 > together.SCALAR_START_ROWS
+    together.restart(np.ones(8, dtype=bool))
+    for i in range(8):
+        apart.restart(np.arange(8) == i)
+    for name, a, b in zip(together.state._fields, together.state, apart.state):
+        assert np.asarray(a).dtype == np.asarray(b).dtype, name
+        np.testing.assert_array_equal(a, b, err_msg=f"{env_id}: {name}")

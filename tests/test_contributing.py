@@ -1,7 +1,7 @@
 """The contributor guide (docs/contributing.md) against the code: its tables (the hooks, the ops
 functions, the argument checkers) are the code's, every file, command and option it names exists,
 every registered id has what its steps give it, and what it says a state quantity may be is what
-``check_definition`` accepts, on the tiny environment of ``tests/test_definitions.py``."""
+``check_definition`` accepts, on the tiny environment of ``tests/coin_env.py``."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import gymnasium
 import pytest
-from test_definitions import Coin, CoinParams, CoinState
+from coin_env import Coin, CoinParams, CoinState
 
 import gym_suite
 from gym_suite import _registry as registry

@@ -11,7 +11,7 @@ from contextlib import redirect_stdout
 
 import gymnasium
 import pytest
-from test_definitions import COIN, COIN_ID, V0, Coin, CoinParams
+from coin_env import COIN, COIN_ID, V0, Coin, CoinParams
 
 import gym_suite
 from gym_suite import cli
@@ -66,7 +66,7 @@ def test_register_reaches_the_command_line(registered):
     with redirect_stdout(io.StringIO()):
         assert cli.main(["evaluate", NEW_ID, "--episodes", "2", "--policy", "heuristic"]) == 0
         # gymnasium's "module:id": the module that registers the id is imported first
-        assert cli.main(["evaluate", f"test_definitions:{COIN_ID}", "--episodes", "2"]) == 0
+        assert cli.main(["evaluate", f"coin_env:{COIN_ID}", "--episodes", "2"]) == 0
 
 
 def test_the_command_line_imports_a_module_that_registers(capsys):
@@ -101,8 +101,8 @@ def test_unregister_removes_every_route(registered):
 def test_register_takes_module_attribute_strings():
     spec = gym_suite.register(
         "mypkg/coin-v3",
-        definition="test_definitions:COIN",
-        params="test_definitions:V0",
+        definition="coin_env:COIN",
+        params="coin_env:V0",
         max_episode_steps=5,
         summary="By name.",
         class_name="NamedCoinEnv",
@@ -120,7 +120,7 @@ class TypoCoin(Coin):
 
 def test_a_typo_in_arguments_named_by_strings_is_a_clear_error_when_the_classes_are_made():
     gym_suite.register(
-        "mypkg/typo-v0", definition="test_register:TYPO", params="test_definitions:V0", max_episode_steps=3, summary="x"
+        "mypkg/typo-v0", definition="test_register:TYPO", params="coin_env:V0", max_episode_steps=3, summary="x"
     )
     try:
         with pytest.raises(ValueError, match=r"TypoCoin.arguments declares \['flip'\], which CoinParams has no field"):

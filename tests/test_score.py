@@ -146,7 +146,7 @@ def test_cli_against_table_refuses_other_episodes(extra, match, capsys):
 
 def test_an_id_without_rows_in_the_table_is_reported_not_a_crash(capsys):
     """A registered id the table has no rows of: ``score`` says so, ``--against-table`` is a usage error."""
-    from test_definitions import COIN, CoinParams
+    from coin_env import COIN, CoinParams
 
     gym_suite.register(
         "mypkg/unscored-v0", definition=COIN, params=CoinParams(), max_episode_steps=5, summary="A coin."
