@@ -237,7 +237,13 @@ def test_numpy_integers_are_integers(no_display):
     """seed and episodes are checked first: the error is the screenshot's, the numpy integers pass."""
     with pytest.raises(ValueError, match="^screenshot="):
         gym_suite.play.play("example-v0", seed=np.int64(0), episodes=np.int64(1), screenshot="/nonexistent/x.png")
-    for bad in ({"seed": np.int64(-1)}, {"episodes": np.int32(0)}, {"seed": np.bool_(True)}, {"episodes": 1.0}, {"episodes": 0}):
+    for bad in (
+        {"seed": np.int64(-1)},
+        {"episodes": np.int32(0)},
+        {"seed": np.bool_(True)},
+        {"episodes": 1.0},
+        {"episodes": 0},
+    ):
         with pytest.raises(ValueError, match=f"^{next(iter(bad))} must be"):
             gym_suite.play.play("example-v0", **bad)
 
