@@ -3,28 +3,13 @@
     python gym-suite/benchmarks/baselines.py                      # everything missing, then the table
     python gym-suite/benchmarks/baselines.py --ids heartpole-v1 --policies sb3-ppo --seeds 0-4
     python gym-suite/benchmarks/baselines.py --summarize           # the table from the runs recorded so far
-    python gym-suite/benchmarks/baselines.py --quick --runs-csv /tmp/runs.csv --out-md '' --out-csv '' --out-png ''
     RAY_ADDRESS=10.0.0.5:6379 python gym-suite/benchmarks/baselines.py   # on a Ray cluster (or --address)
 
-Two steps. **Runs** (this file): for every id, every policy and every training seed asked for
-(default: 5 seeds, 10 for JAX PPO, which trains them in one vmapped run), train the agent with the
-id's recipe (``gym_suite.training``) and score it greedily with ``gym_suite.evaluate`` on the same
-seeded evaluation episodes (episode *i* reset with seed *i*), as the references are (random, the
-heuristic, the best known policy, the optimum, push-v0's supervised baseline); where an id replays
-data, on the held-out test log and on the training log. Every run is a Ray task (JAX PPO's seeds:
-one task), on a new local Ray or on the cluster of ``--address`` (or ``RAY_ADDRESS``), asking for
-``--cpus`` CPUs and the custom ``--resources``. The script is the driver: it appends each run to
-``--runs-csv`` (``docs/baselines_runs.csv``) as its task finishes; a run already there is not run
-again (``--force`` reruns it), so an interrupted grid resumes with the same command.
-
-**Summary** (``_outputs.py``): per id and policy, the interquartile mean (IQM) of the seeds' mean
-returns with its 95 % stratified-bootstrap interval (rliable, 50,000 resamples), the worst seed,
-the seeds that *diverged* (below the random policy) and the normalized score
-``(score - random) / (optimum - random)``, written to ``--out-md``, ``--out-csv``, ``--out-png``,
-README's headline table and ``--out-machine``; ``docs/baselines.md`` says how to read them.
-
-The summary needs the ``baselines`` extra (rliable, matplotlib; scikit-learn for the supervised
-push-v0 baseline): ``pip install -e ".[baselines]"``.
+**Runs** (this file): every (id, policy, training seed) missing from ``--runs-csv`` runs as a Ray
+task, trained with the id's recipe and scored on the same seeded evaluation episodes; the driver
+appends each run as its task finishes, so an interrupted grid resumes with the same command.
+**Summary** (``_outputs.py``): IQM and 95 % intervals over the seeds, normalized scores, written to
+the outputs; ``docs/baselines.md`` says how to read them. The summary needs the ``baselines`` extra.
 """
 
 from __future__ import annotations

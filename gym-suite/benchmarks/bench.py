@@ -1,18 +1,11 @@
 """Steps per second of every gym-suite environment next to reference environments, in one run.
 
-::
-
     python gym-suite/benchmarks/bench.py [--quick] [--ids ID [ID ...]] [--json PATH] [--markdown PATH]
     python gym-suite/benchmarks/bench.py --ids heartpole-v0 --create-heartpole-venv   # against heartpole 1.2
     python gym-suite/benchmarks/bench.py --from-json docs/bench.json --step-cost step_cost.json \
         --json docs/bench.json --markdown docs/bench.md   # adds step_cost.py's table of a CPU family
 
-Every id is timed raw, through ``gymnasium.make``, ``gym.make`` (gym installed), ``SyncVectorEnv``
-and its native vector env, next to CartPole-v1 and the PyPI ``heartpole==1.2`` (in a virtual
-environment of its own, timed by the same loop); with push-v0, its logs of 1k and 100k rows and the
-memory of 1,024 copies. The page's "How it is measured" gives the protocol. ``--from-json`` reports
-an earlier run anew, timing nothing; ``--step-cost`` adds ``step_cost.py --json``'s table of a CPU
-family (a later file of the same family replaces the earlier one).
+The page's "How it is measured" (:data:`HOW_IT_IS_MEASURED`) gives the protocol.
 """
 
 from __future__ import annotations

@@ -3,21 +3,11 @@
     git worktree add /tmp/before <commit>
     python gym-suite/benchmarks/step_cost.py --against /tmp/before [--against /tmp/older ...] [--json out.json]
 
-Each source tree runs in a subprocess of its own (its ``gym_suite`` first on ``sys.path``), the
-trees alternating round by round so that a change of load touches all; a round times the scalar
-env through ``gymnasium.make`` (a ``Discrete`` action as a Python int, as ``bench.py`` gives it;
-``--numpy-actions``: the numpy integer ``action_space.sample()`` returns) and the native vector env
-at each ``--num-envs``, with ``time.process_time``, next to CartPole-v1 (its columns should agree
-between trees, else the machine changed under the run). The table gives the fastest round of each;
-``--json`` keeps the processor, date, load, versions and every round (``bench.py --step-cost`` puts
-it on the Bench page). It needs gymnasium and numpy alone.
-
-``--jax`` (the ``jax`` extra) adds, per id and size, ``jax-vector``: ``gymnasium.make_vec(
-"gym_suite_jax/<id>")`` stepped through Gymnasium's API, its results waited for, and ``jax-scan``: the
-steps of the JAX page's compiled rollout (``gym_suite.jax.make``'s env under ``vmap``, actions drawn on
-the device, ``lax.scan`` over the round's steps in one ``jax.jit`` call), both against CartPole-v1's
-native vector env of the same N. With ``--against``, the compiled rollout of this checkout against
-another's.
+Each tree runs in a subprocess of its own, the trees alternating round by round; a round times the
+scalar env through ``gymnasium.make`` and the native vector env at each ``--num-envs`` with
+``time.process_time``, next to CartPole-v1. ``--jax`` adds the JAX vector env through Gymnasium's
+API (``jax-vector``) and its compiled rollout (``jax-scan``). ``bench.py --step-cost`` puts the
+``--json`` on the Bench page.
 """
 
 from __future__ import annotations

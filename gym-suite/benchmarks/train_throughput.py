@@ -1,20 +1,11 @@
 """Training throughput: Stable-Baselines3 PPO on the native vector env against DummyVecEnv, in one run.
 
-::
-
     python gym-suite/benchmarks/train_throughput.py                       # every id, 16 envs
     python gym-suite/benchmarks/train_throughput.py --ids example-v0 --steps 65536 --seeds 3 --json out.json
 
-For every id, SB3 PPO trains twice per seed with the id's recipe, seed and budget: on the native
-vector env (``SuiteVecEnv``) and on ``DummyVecEnv`` of scalar envs, ``--n-envs`` copies each, one
-after the other (the order alternating from seed to seed), one torch thread. Reported side by side:
-env-steps/s of the whole training loop and of ``collect_rollouts`` alone (evaluations left out),
-the share of the time spent updating, env-steps/s of ``VecEnv.step`` alone (random actions, the
-recipe's transforms); and the learning curves: the greedy agent scored on the same seeded episodes
-every ``--eval-every`` steps (at rollout boundaries) next to random and the heuristic, the training
-time to ``heuristic - (1 - reach) * (heuristic - random)``, and whether the curves agree (within 3
-standard errors at every evaluation: from the spread between seeds, or with one seed from the
-episode-by-episode differences).
+Each id trains with its recipe on ``SuiteVecEnv`` and on ``DummyVecEnv`` per seed, the order
+alternating: env-steps/s of the loop, of ``collect_rollouts`` and of ``VecEnv.step``, and the
+learning curves of both, with the time to a return between random's and the heuristic's.
 """
 
 from __future__ import annotations

@@ -4,13 +4,8 @@
     python gym-suite/examples/train_jax.py example-v0 --seeds 4 --timesteps 20000 --episodes 200
     python gym-suite/examples/train_jax.py heartpole-v1 --set learning_rate=1e-4 num_envs=16
 
-Needs the ``jax`` extra (``pip install "gym-suite[jax]"``). ``gym_suite.training.jax.train_ppo``
-trains rejax's PPO on ``gym_suite.jax.make(id)`` with the id's recipe (the settings and budget of
-its Stable-Baselines3 recipe; heartpole-v1's smaller and shorter, for speed at the same return);
-``--seeds N`` trains N seeds in one vmapped, compiled run. Each
-seed's greedy policy then plays ``--episodes`` seeded episodes of the numpy env
-(``gym_suite.evaluate``; push-v0 on its held-out test log), next to the random policy on the same
-episodes. Prints the wall times (compile apart) and the returns.
+Needs the ``jax`` extra (``pip install "gym-suite[jax]"``); ``--seeds N`` trains N seeds in one
+vmapped run, each scored on seeded episodes of the numpy env next to the random policy.
 """
 
 from __future__ import annotations

@@ -4,19 +4,10 @@
     python gym-suite/examples/train_rllib.py heartpole-v0 --num-env-runners 4 --env-config heart_attack_proclivity=0.3
     python gym-suite/examples/train_rllib.py example-v0 --address auto      # on a running Ray cluster
 
-Needs the ``rllib`` extra (``pip install "gym-suite[rllib]"``).
-The algorithm is ``gym_suite.training.rllib.rllib_config``: ``PPOConfig().environment(
-"gym_suite:<id>", env_config={...})`` with the id's recipe. Every env runner, remote or local,
-builds its environments itself with ``gymnasium.make_vec``, whose ``module:id`` form imports
-``gym_suite`` (and so registers the ids) in that process, and steps the id's native vector env
-(``--num-envs-per-env-runner`` copies in one numpy batch). Nothing is registered in the driver
-only, so this works with any number of remote env runners, on any machine of a Ray cluster that
-has the same gym-suite installed (``--address``: the cluster to join; ``auto``, the one this
-machine belongs to).
-
-After training, the checkpoint's RLModule is restored from disk and plays ``--episodes``
-episodes greedily, rendered as text (``--render``), and ``--eval`` episodes are scored next to
-the random policy and the environment's heuristic, on the same seeds.
+Needs the ``rllib`` extra (``pip install "gym-suite[rllib]"``). Every env runner builds its
+environments with ``gymnasium.make_vec("gym_suite:<id>")``, which registers the ids in its own
+process, so any number of remote runners work. The restored checkpoint then plays and is scored
+next to the random policy and the heuristic on the same seeds.
 """
 
 from __future__ import annotations

@@ -4,13 +4,8 @@
     python gym-suite/examples/train_sb3.py heartpole-v0 --algo dqn --env-kwargs heart_attack_proclivity=0.3
     python gym-suite/examples/train_sb3.py example-v0 --algo ppo --load models/example-ppo --eval 1000
 
-Needs the ``sb3`` extra (``pip install "gym-suite[sb3]"``). The settings and the default budget
-are the id's recipe in ``gym_suite.training.recipes`` (the ones of the baselines table). Training
-runs on the CPU with one torch thread, on the id's native vector env (``SuiteVecEnv``;
-``--vec-env dummy``: Stable-Baselines3's ``DummyVecEnv`` of scalar envs). Progress shows on standard error: a bar on a terminal, a line
-every few seconds in a log. ``--eval``
-evaluates the saved agent greedily on seeded episodes next to the random policy and the
-environment's heuristic, on the same seeds.
+Needs the ``sb3`` extra (``pip install "gym-suite[sb3]"``). The settings and budget are the id's
+recipe (``gym_suite.training.recipes``), on its native vector env (``--vec-env dummy``: DummyVecEnv).
 """
 
 from __future__ import annotations
