@@ -90,11 +90,7 @@ def resolved_settings(env_id: str, policy: str, steps: int | None = None, vec_en
 
 
 def expected_digests(
-    ids: Iterable[str],
-    policies: Iterable[str],
-    budgets: dict | None = None,
-    quick: bool = False,
-    vec_env: str = "native",
+    ids: Iterable[str], policies: Iterable[str], budgets: dict | None = None, quick: bool = False, vec_env="native"
 ) -> dict[tuple[str, str], str]:
     """The digest of every (id, policy) as the recipes resolve it now: a run is *current* when its
     ``digest`` is its row's (the same settings, budget and tuned settings), whatever its date."""
@@ -204,14 +200,8 @@ def _score(
     env arguments that select it), and on the training data."""
     start = time.perf_counter()
     result = evaluate(env_id, policy, episodes=episodes, seed=0, n_jobs=n_jobs, env_kwargs=held_out or None)
-    out: dict[str, Any] = {
-        "eval_seed": 0,
-        "episodes": episodes,
-        "mean_return": result.mean,
-        "std_return": result.std,
-        "mean_length": result.mean_length,
-        "eval_seconds": round(time.perf_counter() - start, 1),
-    }
+    out: dict[str, Any] = {"eval_seed": 0, "episodes": episodes, "mean_return": result.mean, "std_return": result.std}
+    out |= {"mean_length": result.mean_length, "eval_seconds": round(time.perf_counter() - start, 1)}
     if held_out:
         training_policy = policy if on_training is None else on_training
         out["mean_return_on_training_data"] = evaluate(
@@ -245,27 +235,13 @@ def run_reference(env_id: str, policy: str, episodes: int, n_jobs: int, held_out
 
 
 def run_trained(
-    env_id: str,
-    policy: str,
-    seeds: list[int],
-    episodes: int,
-    n_jobs: int,
-    steps: int,
-    vec_env: str,
-    held_out: dict[str, Any],
+    env_id: str, policy: str, seeds: list[int], episodes: int, n_jobs: int, steps: int, vec_env: str, held_out: dict
 ) -> Iterable[dict[str, Any]]:
     """Train ``policy`` on ``env_id`` with each seed and score it: one run per seed, as each is done."""
 
     def scored(seed: int, act: Any, trained_steps: int, seconds: float, **note: str) -> dict[str, Any]:
-        return {
-            "env_id": env_id,
-            "policy": policy,
-            "train_seed": seed,
-            "train_steps": trained_steps,
-            "train_seconds": round(seconds, 1),
-            **note,
-            **_score(env_id, act, episodes, n_jobs, held_out),
-        }
+        run = {"env_id": env_id, "policy": policy, "train_seed": seed, "train_steps": trained_steps}
+        return {**run, "train_seconds": round(seconds, 1), **note, **_score(env_id, act, episodes, n_jobs, held_out)}
 
     if policy == "jax-ppo":  # every seed in one vmapped run
         from gym_suite.training.jax import train_ppo
@@ -352,16 +328,9 @@ def _consecutive(seeds: list[int]) -> list[tuple[int, ...]]:
 
 
 def plan(
-    ids: list[str],
-    policies: list[str],
-    runs: list[dict[str, str]],
-    seeds: list[int] | None = None,
-    episodes: int = 1000,
-    budgets: dict | None = None,
-    quick: bool = False,
-    force: bool = False,
-    vec_env: str = "native",
-) -> list[Task]:
+    ids: list[str], policies: list[str], runs: list[dict[str, str]], seeds: list[int] | None = None,
+    episodes: int = 1000, budgets: dict | None = None, quick: bool = False, force: bool = False, vec_env: str = "native",
+) -> list[Task]:  # fmt: skip
     """The tasks of the grid that ``runs`` (the runs file's lines) does not hold yet (all with ``force``).
 
     A run is held when the file has its (id, policy, training seed) scored on ``episodes``
@@ -380,15 +349,9 @@ def plan(
 
 
 def _row_tasks(
-    env_id: str,
-    policy: str,
-    runs: list[dict[str, str]],
-    seeds: list[int] | None,
-    episodes: int,
-    steps: int | None,
-    force: bool,
-    vec_env: str,
-) -> list[Task]:
+    env_id: str, policy: str, runs: list[dict[str, str]], seeds: list[int] | None, episodes: int, steps: int | None,
+    force: bool, vec_env: str,
+) -> list[Task]:  # fmt: skip
     """:func:`plan`'s tasks of one row (``steps``: the budget asked for, None for the recipe's)."""
     reference = policy in REFERENCES
     resolved = resolved_settings(env_id, policy, None if reference else steps, vec_env)
@@ -441,18 +404,9 @@ def run_task(task: Task, episodes: int, n_jobs: int) -> tuple[str, list[dict[str
         if task.policy in REFERENCES:
             runs = [run_reference(task.env_id, task.policy, episodes, n_jobs, held_out)]
         else:
-            runs = list(
-                run_trained(
-                    task.env_id,
-                    task.policy,
-                    list(task.seeds),
-                    episodes,
-                    n_jobs,
-                    resolved["steps"],
-                    resolved.get("vec_env", "native"),
-                    held_out,
-                )
-            )
+            vec_env = resolved.get("vec_env", "native")
+            trained = run_trained(task.env_id, task.policy, list(task.seeds), episodes, n_jobs, resolved["steps"], vec_env, held_out)  # fmt: skip
+            runs = list(trained)
     cpu, today = cpu_name(), date.today().isoformat()
     for one in runs:
         one.update(date=today, cpu=cpu, digest=task.digest)
@@ -497,21 +451,11 @@ def check_placeable(requests: dict[str, dict[str, float]]) -> None:
 
 
 def run(
-    ids: list[str],
-    policies: list[str],
-    runs_csv: str | os.PathLike,
-    seeds: list[int] | None = None,
-    episodes: int = 1000,
-    n_jobs: int = -1,
-    budgets: dict | None = None,
-    quick: bool = False,
-    vec_env: str = "native",
-    force: bool = False,
-    address: str | None = None,
-    cpus: float = 1,
-    resources: dict[str | None, dict[str, float]] | None = None,
-    runtime_env: dict[str, Any] | None = None,
-) -> int:
+    ids: list[str], policies: list[str], runs_csv: str | os.PathLike, seeds: list[int] | None = None,
+    episodes: int = 1000, n_jobs: int = -1, budgets: dict | None = None, quick: bool = False, vec_env: str = "native",
+    force: bool = False, address: str | None = None, cpus: float = 1,
+    resources: dict[str | None, dict[str, float]] | None = None, runtime_env: dict[str, Any] | None = None,
+) -> int:  # fmt: skip
     """Run what ``runs_csv`` does not hold yet (everything with ``force``) as Ray tasks; the number of runs added.
 
     Every task asks Ray for ``cpus`` CPUs (its evaluation runs on that many processes unless
@@ -581,10 +525,7 @@ def run(
 
 
 def summarize(
-    runs: list[dict[str, str]],
-    episodes: int,
-    reps: int = BOOTSTRAP_REPS,
-    digests: dict[tuple[str, str], str] | None = None,
+    runs: list[dict[str, str]], episodes: int, reps: int = BOOTSTRAP_REPS, digests: dict | None = None
 ) -> list[Summary]:
     """The table's rows (:func:`_outputs.summarize`), from the runs that played ``episodes`` evaluation
     episodes with their row's settings as they are now (``digests``, :func:`expected_digests`; default:
