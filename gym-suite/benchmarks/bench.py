@@ -647,16 +647,8 @@ def step_cost_table(entry: dict) -> str:
     references = {tuple(k.split("|")[1:]) for k in seconds if k.startswith(CARTPOLE + "|")}
     for how, n in sorted(references, key=lambda hn: (hn[0], int(hn[1]))):
         lines.append(cells(f"{CARTPOLE} (ref)", how, n, seconds[f"{CARTPOLE}|{how}|{n}"], "1.00x", "1.00x", "-"))
-    header = [
-        "id",
-        "interface",
-        "N",
-        "µs a step (fastest)",
-        "µs (median)",
-        "vs CartPole",
-        "vs CartPole (median)",
-        "aim",
-    ]
+    header = ["id", "interface", "N", "µs a step (fastest)", "µs (median)", "vs CartPole", "vs CartPole (median)"]
+    header.append("aim")
     return markdown_table(header, lines, right={2, 3, 4, 5, 6})
 
 
@@ -887,19 +879,13 @@ def main(argv: list[str] | None = None) -> int:
     found = measure(args, ids, env_kwargs)
     machine["load_average_at_end"] = _load()
     command = "python gym-suite/benchmarks/bench.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    settings = {
-        "repeats": args.repeats,
-        "seconds": args.seconds,
-        "steps": args.steps,
-        "quick": args.quick,
-        "seed": SEED,
-    }
+    settings = {"repeats": args.repeats, "seconds": args.seconds, "steps": args.steps, "quick": args.quick}
     result = {
         "command": command.strip(),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": machine,
         "heartpole_pypi_venv": args.side_versions,
-        "settings": settings | {"action_pool": ACTION_POOL, "batch_pool": BATCH_POOL, "env_kwargs": env_kwargs},
+        "settings": settings | {"seed": SEED, "action_pool": ACTION_POOL, "batch_pool": BATCH_POOL, "env_kwargs": env_kwargs},
         "ids": ids,
         **found,
         "wall_seconds": time.perf_counter() - started,

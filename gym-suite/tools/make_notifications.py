@@ -367,20 +367,17 @@ def write(lines: list[str], out: Path) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        help="write one log of --weeks weeks (or --rows rows) here instead of the bundled training and test logs",
-    )
-    parser.add_argument("--train-out", type=Path, default=TRAIN_OUT, help="the training log (default: the bundled one)")
-    parser.add_argument("--test-out", type=Path, default=TEST_OUT, help="the test log (default: the bundled one)")
-    parser.add_argument("--users", type=int, default=DEFAULT_USERS)
-    parser.add_argument("--weeks", type=int, default=DEFAULT_WEEKS, help="weeks of the log of --out")
-    parser.add_argument("--train-weeks", type=int, default=TRAIN_WEEKS)
-    parser.add_argument("--test-weeks", type=int, default=TEST_WEEKS)
-    parser.add_argument("--rows", type=int, default=None, help="with --out: exactly this many rows, the first by time")
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    add = parser.add_argument
+    add("--out", type=Path, default=None,
+        help="write one log of --weeks weeks (or --rows rows) here instead of the bundled training and test logs")  # fmt: skip
+    add("--train-out", type=Path, default=TRAIN_OUT, help="the training log (default: the bundled one)")
+    add("--test-out", type=Path, default=TEST_OUT, help="the test log (default: the bundled one)")
+    add("--users", type=int, default=DEFAULT_USERS)
+    add("--weeks", type=int, default=DEFAULT_WEEKS, help="weeks of the log of --out")
+    add("--train-weeks", type=int, default=TRAIN_WEEKS)
+    add("--test-weeks", type=int, default=TEST_WEEKS)
+    add("--rows", type=int, default=None, help="with --out: exactly this many rows, the first by time")
+    add("--seed", type=int, default=DEFAULT_SEED)
     args = parser.parse_args(argv)
     counts = (args.users, args.weeks, args.train_weeks, args.test_weeks)
     if min(counts) < 1 or (args.rows is not None and args.rows < 1):
@@ -388,21 +385,17 @@ def main(argv=None) -> int:
     if args.rows is not None and args.out is None:
         parser.error("--rows needs --out (the bundled logs are whole weeks)")
     if args.out is not None:
-        if args.rows is None:
-            lines = generate(args.users, args.weeks, args.seed)
-        else:
-            lines = generate_rows(args.rows, args.users, args.seed)
+        rows = args.rows is not None
+        lines = generate_rows(args.rows, args.users, args.seed) if rows else generate(args.users, args.weeks, args.seed)
         write(lines, args.out)
         print(f"wrote {len(lines) - 1} notifications of {args.users} users to {args.out}")
         return 0
     train, test = generate_split(args.users, args.train_weeks, args.test_weeks, args.seed)
     write(train, args.train_out)
     write(test, args.test_out)
-    print(
-        f"wrote {len(train) - 1} notifications of {args.users} users (weeks 1-{args.train_weeks}) to {args.train_out}"
-    )
-    last = args.train_weeks + args.test_weeks
-    print(f"wrote {len(test) - 1} notifications (weeks {args.train_weeks + 1}-{last}) to {args.test_out}")
+    weeks, last = args.train_weeks, args.train_weeks + args.test_weeks
+    print(f"wrote {len(train) - 1} notifications of {args.users} users (weeks 1-{weeks}) to {args.train_out}")
+    print(f"wrote {len(test) - 1} notifications (weeks {weeks + 1}-{last}) to {args.test_out}")
     return 0
 
 
