@@ -880,12 +880,13 @@ def main(argv: list[str] | None = None) -> int:
     machine["load_average_at_end"] = _load()
     command = "python gym-suite/benchmarks/bench.py " + " ".join(argv if argv is not None else sys.argv[1:])
     settings = {"repeats": args.repeats, "seconds": args.seconds, "steps": args.steps, "quick": args.quick}
+    settings |= {"seed": SEED, "action_pool": ACTION_POOL, "batch_pool": BATCH_POOL, "env_kwargs": env_kwargs}
     result = {
         "command": command.strip(),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": machine,
         "heartpole_pypi_venv": args.side_versions,
-        "settings": settings | {"seed": SEED, "action_pool": ACTION_POOL, "batch_pool": BATCH_POOL, "env_kwargs": env_kwargs},
+        "settings": settings,
         "ids": ids,
         **found,
         "wall_seconds": time.perf_counter() - started,
