@@ -59,19 +59,12 @@ def run(env_id, policy, seed, mean, episodes=100, training="", digest=None):
     """A line of the runs file; ``digest``: its settings' (default: its row's as the recipes give them now)."""
     if digest is None:
         digest = _digests()[env_id, policy]
+    seed, steps, seconds = ("", "", "") if seed is None else (str(seed), "1000", "2.0")
     return {
-        "env_id": env_id,
-        "policy": policy,
-        "train_seed": "" if seed is None else str(seed),
-        "episodes": str(episodes),
-        "mean_return": str(mean),
-        "std_return": "1.0",
-        "mean_return_on_training_data": training,
-        "train_steps": "" if seed is None else "1000",
-        "train_seconds": "" if seed is None else "2.0",
-        "note": "",
-        "digest": digest,
-    }
+        "env_id": env_id, "policy": policy, "train_seed": seed, "episodes": str(episodes), "mean_return": str(mean),
+        "std_return": "1.0", "mean_return_on_training_data": training, "train_steps": steps, "train_seconds": seconds,
+        "note": "", "digest": digest,
+    }  # fmt: skip
 
 
 _DIGESTS: dict = {}
@@ -131,17 +124,11 @@ def test_a_left_out_row_is_neither_planned_nor_summarized(baselines):
     assert all(task.policy != "sb3-dqn" for task in tasks)
 
 
-def test_a_rerun_seed_replaces_the_earlier_one(baselines):
-    runs = [
-        run("example-v0", "random", None, -5.0),
-        run("example-v0", "sb3-ppo", 0, 1.0),
-        run("example-v0", "sb3-ppo", 0, 8.0),
-    ]
+def test_a_rerun_seed_replaces_the_earlier_one_and_runs_of_other_settings_are_left_out(baselines, outputs):
+    runs = [run("example-v0", "random", None, -5.0), *(run("example-v0", "sb3-ppo", 0, mean) for mean in (1.0, 8.0))]
     (random_row, ppo) = baselines.summarize(runs, episodes=100, reps=1000)
     assert ppo.seeds == 1 and ppo.iqm == 8.0
-
-
-def test_runs_of_other_settings_are_left_out_whatever_their_date(baselines, outputs):
+    # a run of other settings is left out whatever its date
     digests = baselines.expected_digests(["heartpole-v1"], ["random", "sb3-ppo"])
     runs = [
         run("heartpole-v1", "random", None, -60.0),
