@@ -290,13 +290,9 @@ def _train(env_id: str, policy: str, steps: int, seed: int, vec_env: str) -> tup
 
 @dataclass(frozen=True)
 class Task:
-    """One Ray task of the grid, with everything it depends on: a reference policy (``seeds``
-    empty), one training seed of an agent, or JAX PPO's consecutive seeds (one vmapped run).
-
-    ``resolved``: what the driver resolved for the run (:func:`resolved_settings`: the budget, the
-    settings, the evaluation's env arguments), ``digest`` its digest, and ``tuned`` the tuned
-    settings it trains with (the driver's tuned-recipes file's part for this id and agent): the
-    task reads no file or environment variable of the node it runs on.
+    """One Ray task of the grid: a reference policy (``seeds`` empty), one training seed of an agent,
+    or JAX PPO's consecutive seeds (one vmapped run), with what the driver resolved for it
+    (``resolved``, its ``digest``, the ``tuned`` settings it trains with): it reads no file of its node.
     """
 
     env_id: str
@@ -331,12 +327,8 @@ def plan(
     ids: list[str], policies: list[str], runs: list[dict[str, str]], seeds: list[int] | None = None,
     episodes: int = 1000, budgets: dict | None = None, quick: bool = False, force: bool = False, vec_env: str = "native",
 ) -> list[Task]:  # fmt: skip
-    """The tasks of the grid that ``runs`` (the runs file's lines) does not hold yet (all with ``force``).
-
-    A run is held when the file has its (id, policy, training seed) scored on ``episodes``
-    evaluation episodes with the settings its row has now (its digest: :func:`current`). JAX PPO
-    trains the missing seeds only, consecutive ones in one vmapped run.
-    """
+    """The tasks of the grid that ``runs`` does not hold yet (all with ``force``): a run is held when
+    its (id, policy, seed) was scored on ``episodes`` episodes with its row's settings as they are now."""
     budgets = budgets or {}
     tasks: list[Task] = []
     for env_id in ids:
@@ -378,13 +370,10 @@ class NodeMismatchError(RuntimeError):
 
 
 def run_task(task: Task, episodes: int, n_jobs: int) -> tuple[str, list[dict[str, Any]]]:
-    """What a Ray task does: run ``task`` with what its driver resolved; returns the node it ran on
-    (Ray's node id) and its runs.
+    """What a Ray task does: run ``task`` with what its driver resolved; the node it ran on and its runs.
 
-    It reads nothing of its node but the installed package: the tuned settings come with the task
-    (:func:`gym_suite.training.recipes.given_tuned_recipes`), the reference policies from
-    :mod:`gym_suite.references`. The node's package must resolve the task's settings as the
-    driver did (the same digest), else the task fails saying so (another gym-suite on the node).
+    It reads nothing of its node but the installed package, which must resolve the task's settings
+    as the driver did (the same digest), else the task fails saying so.
     """
     import ray
 
@@ -458,14 +447,10 @@ def run(
 ) -> int:  # fmt: skip
     """Run what ``runs_csv`` does not hold yet (everything with ``force``) as Ray tasks; the number of runs added.
 
-    Every task asks Ray for ``cpus`` CPUs (its evaluation runs on that many processes unless
-    ``n_jobs`` is positive) and for the custom ``resources`` of its policy (``resources[policy]``,
-    then ``resources[None]`` for every policy), on the cluster at ``address`` (``RAY_ADDRESS``
-    when None; a new local Ray when neither is given; ``runtime_env``: the job's, Ray's runtime environment).
-    The driver resolves everything a task depends on (:class:`Task`), holds the runs file for
-    itself (:func:`runs_file_lock`) and appends each task's runs to it as the task finishes: an
-    interrupted grid loses only the tasks that were running, and the same command resumes it.
-    Raises :class:`ClusterError` before any task starts if the cluster cannot place one, and
+    Every task asks for ``cpus`` CPUs and its policy's ``resources`` (``resources[None]``: every
+    policy's), on the cluster at ``address`` (``RAY_ADDRESS`` when None, else a new local Ray). The
+    driver holds the runs file (:func:`runs_file_lock`) and appends each task's runs as it finishes.
+    Raises :class:`ClusterError` before any task starts if no node can place one, and
     :class:`GridError` after the other tasks' runs are recorded if some tasks failed.
     """
     with runs_file_lock(runs_csv):
