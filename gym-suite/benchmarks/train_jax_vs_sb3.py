@@ -15,13 +15,14 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 from _machine import cpu_name, load_average, missing  # this folder's helpers (the script's folder is on sys.path)
+from _sb3_curve import first_reached
+from _sb3_curve import median as _median
 
 import gym_suite
 from gym_suite import _jax_cache as jax_cache
@@ -32,15 +33,6 @@ COMMAND = "python gym-suite/benchmarks/train_jax_vs_sb3.py"
 CURVE_SEED = 10_000  # the curve's episodes: seeds 10,000, 10,001, ... for both sides
 #: The return each id's curves are timed to by default (None: no target).
 TARGETS = {"heartpole-v1": 450.0}
-
-
-def first_reached(points: list[dict], target: float | None) -> dict | None:
-    return None if target is None else next((p for p in points if p["mean"] >= target), None)
-
-
-def _median(values: list[float]) -> float:
-    values = [v for v in values if v is not None and np.isfinite(v)]
-    return statistics.median(values) if values else float("nan")
 
 
 def _log(message: str) -> None:

@@ -15,13 +15,14 @@ import json
 import math
 import os
 import platform
-import statistics
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 from _machine import cpu_name, load_average, versions  # this folder's helpers (the script's folder is on sys.path)
+from _sb3_curve import first_reached
+from _sb3_curve import median as _median
 from _tables import markdown_table
 
 import gym_suite
@@ -90,10 +91,6 @@ def reach_threshold(random_mean: float, heuristic_mean: float, reach: float) -> 
     return heuristic_mean - (1.0 - reach) * (heuristic_mean - random_mean)
 
 
-def first_reached(run: dict, threshold: float) -> dict | None:
-    return next((point for point in run["evals"] if point["mean"] >= threshold - 1e-9), None)
-
-
 def curve_agreement(native: list[dict], dummy: list[dict]) -> tuple[float, str]:
     """``(max |z| over the evaluations, how the standard error was estimated)``.
 
@@ -124,11 +121,6 @@ def curve_agreement(native: list[dict], dummy: list[dict]) -> tuple[float, str]:
         z = abs(diff) / se if se > 0 else (0.0 if abs(diff) < 1e-12 else math.inf)
         worst = max(worst, z)
     return worst, how
-
-
-def _median(values) -> float:
-    values = [v for v in values if not math.isnan(v)]
-    return statistics.median(values) if values else math.nan
 
 
 def _rate(x: float) -> str:
@@ -176,7 +168,7 @@ def learning_table(result: dict) -> str:
         threshold, runs = r["threshold"], r["runs"]
         z, how = curve_agreement(runs["native"], runs["dummy"])
         finals = _per_variant(r, lambda run: run["evals"][-1]["mean"])
-        reached = [_reached([first_reached(run, threshold) for run in runs[v]]) for v in VARIANTS]
+        reached = [_reached([first_reached(run["evals"], threshold, 1e-9) for run in runs[v]]) for v in VARIANTS]
         rows.append([env_id, f"{r['random']:.3f}", f"{r['heuristic']:.3f}", f"{threshold:.3f}", *reached])
         rows[-1] += [f"{finals['native']:.3f}", f"{finals['dummy']:.3f}"]
         rows[-1].append(f"{'yes' if z <= AGREE_Z else 'no'} (largest z {z:.2f}; {how})")
