@@ -17,7 +17,7 @@ import gym_suite  # noqa: E402,F401  (registers the ids with Gymnasium)
 
 @pytest.mark.parametrize("env_id", ALL_IDS)
 @pytest.mark.parametrize("prefix", ["", "gym_suite:"])
-def test_torchrl_gym_env_makes_rolls_out_and_checks_its_specs(env_id, prefix):
+def test_torchrl_gym_env_drops_its_frameskip_argument_rolls_out_and_checks_specs(env_id, prefix):
     with set_gym_backend("gymnasium"):
         env = GymEnv(prefix + env_id)
         rollout = env.rollout(20)
