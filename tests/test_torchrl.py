@@ -1,5 +1,6 @@
-"""TorchRL's ``GymEnv`` on every id: it makes the env (its ``frameskip`` refused in Python's words,
-which TorchRL drops), rolls it out and passes TorchRL's own ``check_env_specs``."""
+"""TorchRL's ``GymEnv`` on every id, on its Gymnasium backend: the plain id (gym_suite imported)
+and ``"gym_suite:<id>"`` both make the env (its ``frameskip`` refused in Python's words, which
+TorchRL then drops), roll it out and pass TorchRL's own ``check_env_specs``."""
 
 from __future__ import annotations
 
