@@ -691,11 +691,12 @@ a constant in turn):
   backend cost heartpole-v0 0.4 µs a step against the same rules inlined for floats. Handing out
   a shared observation array would close the gaps and is not done: a caller that keeps an
   observation would see it change.
-- At N=4,096 heartpole-v1's native step pays 47 µs for per-row draws on the scalar env's stream
-  (so that row *i* replays the scalar env seeded alike), 54 µs for the night's hazard and 25 µs
-  for `SyncVectorEnv`'s info; without all three its rules (four sigmoids, about 40 array passes)
-  would still be 0.76x `CartPoleVectorEnv`. target-v0 spends 45 % of its step restarting the
-  rows that hit (42 draws a start, a fixed count that keeps each row on the scalar env's stream).
+- At N=4,096 heartpole-v1's native step pays 47 µs for per-row draws, the rows in order on one
+  stream (so that `num_envs=1` replays the scalar env seeded alike; with more rows, row 0 too
+  parts from it), 54 µs for the night's hazard and 25 µs for `SyncVectorEnv`'s info; without all
+  three its rules (four sigmoids, about 40 array passes) would still be 0.76x `CartPoleVectorEnv`.
+  target-v0 spends 45 % of its step restarting the rows that hit (42 draws a start, a fixed count
+  that keeps `num_envs=1` on the scalar env's stream).
 - XLA does not pay on a CPU at that size: `step_cost.py --jax` times the JAX vector env and its
   compiled rollout, and at N=4,096 both are slower than the numpy env for every id (a threefry key
   per row costs heartpole-v1 295 µs of draws a step; its transition compiled on numpy's draws took
