@@ -200,8 +200,8 @@ def _run_episodes_batched(
 ) -> tuple[list[float], list[int]]:
     """The same episodes in lockstep, one ``policy.act_batch`` call per step for all that run."""
     envs = [make(env_id, **(env_kwargs or {})) for _ in seeds]
-    policy_function(envs[0], policy)  # its reset(), if any: the batch's episodes start afresh
     try:
+        policy_function(envs[0], policy)  # its reset(), if any: the batch's episodes start afresh
         observations = [env.reset(seed=int(s))[0] for env, s in zip(envs, seeds)]
         returns = [0.0] * len(envs)
         lengths = [0] * len(envs)

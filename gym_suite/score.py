@@ -316,8 +316,9 @@ def score(
     returns; where it falls among the rows; the difference with the heuristic (paired, played on
     the same episodes, unless ``paired`` is false) and with the best row but the optimum
     (unpaired unless it is the heuristic: the table keeps no per-episode returns). ``ValueError``
-    for returns that are not one finite number per episode or of other episodes, ``TypeError``
-    for an agent of another kind.
+    for returns that are not one finite number (at most :data:`MAX_RETURN` in size) per episode,
+    or of other episodes (an evaluation's seed or environment arguments), ``TypeError`` for
+    returns that are not numbers (a bool, a string) or an agent of another kind.
     """
     if not isinstance(paired, bool):
         raise TypeError(f"paired must be True or False, got {paired!r}")

@@ -259,7 +259,7 @@ class Remembering(Answers):
         return super().act_batch(observations)
 
 
-def test_a_batched_policy_is_reset_before_each_batch_of_episodes():
+def test_evaluate_resets_a_batched_policy_before_each_batch_of_episodes():
     """Episodes played in lockstep start together: ``reset()`` comes before each batch's first step."""
     from gym_suite.evaluate import CHUNK_EPISODES
 
