@@ -268,7 +268,7 @@ def _as_returns(values: Any, episodes: int) -> np.ndarray:
     return returns
 
 
-def _is_number(value: object) -> bool:
+def _is_number(value: Any) -> bool:
     """A real number, not a bool: a Python or numpy one, or a 0-d array of one (JAX's ``jnp.sum``)."""
     if isinstance(value, numbers.Real):
         return not isinstance(value, bool)
