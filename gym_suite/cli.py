@@ -120,8 +120,16 @@ def _env_error_message(exc: Exception) -> str:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from gym_suite.evaluate import _plus_minus, evaluate
+    from gym_suite.evaluate import BUILTIN_POLICIES, _plus_minus, evaluate
 
+    if args.policy not in BUILTIN_POLICIES:  # a trained policy's file, read as record reads it
+        from gym_suite.record import load_policy
+
+        try:
+            args.policy = load_policy(args.policy, args.id, args.algo)
+        except _POLICY_ERRORS as exc:
+            hint = ": use random, heuristic or a trained policy's file" if isinstance(exc, FileNotFoundError) else ""
+            args.parser.error(f"argument --policy: {_env_error_message(exc)}{hint}")
     if args.against_table:
         from gym_suite.score import against_table_command
 
@@ -386,14 +394,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo = command("demo", _demo, help="one seeded random episode of every environment")
     demo.add_argument("--seed", type=non_negative_int, default=0, help="the episodes' seed (default: 0)")
-    ev = command("evaluate", _evaluate, help="seeded evaluation of a built-in policy")
+    ev = command("evaluate", _evaluate, help="seeded evaluation of a built-in or trained policy")
     ev.add_argument(
         "--policy",
         default="random",
-        choices=["random", "heuristic"],
+        metavar="random|heuristic|PATH",
         help="random: the action space's sampler, seeded per episode; heuristic: the id's documented "
-        "simple policy (default: random)",
+        "simple policy; or a trained one's file: a Stable-Baselines3 model (.zip) or a pickled callable "
+        "(default: random)",
     )
+    ev.add_argument("--algo", default="ppo", choices=["ppo", "dqn"], help="the algorithm of a .zip model")
     ev.add_argument("--episodes", type=episodes_int, default=1000, help="episodes to play (default: 1000)")
     ev.add_argument("--jobs", type=jobs_int, default=1, help="parallel processes (-1: every core)")
     ev.add_argument(
