@@ -49,11 +49,13 @@ class ArgumentParser(argparse.ArgumentParser):
 
 
 def _import(module: str) -> None:
-    """Import a module that registers ids of its own (``gym_suite.register``)."""
+    """Import a module that registers ids of its own (``gym_suite.register``); whatever its import
+    raises (an empty name, the module's own error) is a usage error."""
     try:
         importlib.import_module(module)
-    except ImportError as exc:
-        raise argparse.ArgumentTypeError(f"cannot import {module!r} (a module that registers ids): {exc}") from None
+    except Exception as exc:
+        reason = str(exc) if isinstance(exc, ImportError) else f"{type(exc).__name__}: {exc}"
+        raise argparse.ArgumentTypeError(f"cannot import {module!r} (a module that registers ids): {reason}") from None
 
 
 def _list(args: argparse.Namespace) -> int:
