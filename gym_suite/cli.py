@@ -238,11 +238,21 @@ def _integer(text: str) -> int:
         raise argparse.ArgumentTypeError(f"invalid integer: {shown(text)}") from None
 
 
-def _checked_int(allowed: Callable[[int], bool], refusal: str) -> Callable[[str], int]:
-    """An argparse type: an integer for which ``allowed`` holds, else ``refusal`` (``{value}`` filled in)."""
+def _real(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number: {shown(text)}") from None
 
-    def check(text: str) -> int:
-        value = _integer(text)
+
+def _checked_int(
+    allowed: Callable[[Any], bool], refusal: str, read: Callable[[str], Any] = _integer
+) -> Callable[[str], Any]:
+    """An argparse type: an integer (a number, with ``read=_real``) for which ``allowed`` holds, else
+    ``refusal`` (``{value}`` filled in)."""
+
+    def check(text: str) -> Any:
+        value = read(text)
         if not allowed(value):
             raise argparse.ArgumentTypeError(refusal.format(value=value))
         return value
@@ -259,9 +269,11 @@ def episodes_int(text: str) -> int:
     """A number of episodes for ``evaluate``: 1 .. :data:`gym_suite.evaluate.MAX_EPISODES`."""
     from gym_suite.evaluate import MAX_EPISODES
 
-    return _checked_int(
-        lambda n: 1 <= n <= MAX_EPISODES, f"must be a positive integer, at most {MAX_EPISODES:,}, got {{value}}"
-    )(text)
+    return int(
+        _checked_int(
+            lambda n: 1 <= n <= MAX_EPISODES, f"must be a positive integer, at most {MAX_EPISODES:,}, got {{value}}"
+        )(text)
+    )
 
 
 def screenshot_path(text: str) -> str:
