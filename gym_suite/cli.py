@@ -49,11 +49,13 @@ class ArgumentParser(argparse.ArgumentParser):
 
 
 def _import(module: str) -> None:
-    """Import a module that registers ids of its own (``gym_suite.register``)."""
+    """Import a module that registers ids of its own (``gym_suite.register``); whatever its import
+    raises (an empty name, the module's own error) is a usage error."""
     try:
         importlib.import_module(module)
-    except ImportError as exc:
-        raise argparse.ArgumentTypeError(f"cannot import {module!r} (a module that registers ids): {exc}") from None
+    except Exception as exc:
+        reason = str(exc) if isinstance(exc, ImportError) else f"{type(exc).__name__}: {exc}"
+        raise argparse.ArgumentTypeError(f"cannot import {module!r} (a module that registers ids): {reason}") from None
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -244,11 +246,21 @@ def _integer(text: str) -> int:
         raise argparse.ArgumentTypeError(f"invalid integer: {shown(text)}") from None
 
 
-def _checked_int(allowed: Callable[[int], bool], refusal: str) -> Callable[[str], int]:
-    """An argparse type: an integer for which ``allowed`` holds, else ``refusal`` (``{value}`` filled in)."""
+def _real(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number: {shown(text)}") from None
 
-    def check(text: str) -> int:
-        value = _integer(text)
+
+def _checked_int(
+    allowed: Callable[[Any], bool], refusal: str, read: Callable[[str], Any] = _integer
+) -> Callable[[str], Any]:
+    """An argparse type: an integer (a number, with ``read=_real``) for which ``allowed`` holds, else
+    ``refusal`` (``{value}`` filled in)."""
+
+    def check(text: str) -> Any:
+        value = read(text)
         if not allowed(value):
             raise argparse.ArgumentTypeError(refusal.format(value=value))
         return value
@@ -265,9 +277,11 @@ def episodes_int(text: str) -> int:
     """A number of episodes for ``evaluate``: 1 .. :data:`gym_suite.evaluate.MAX_EPISODES`."""
     from gym_suite.evaluate import MAX_EPISODES
 
-    return _checked_int(
-        lambda n: 1 <= n <= MAX_EPISODES, f"must be a positive integer, at most {MAX_EPISODES:,}, got {{value}}"
-    )(text)
+    return int(
+        _checked_int(
+            lambda n: 1 <= n <= MAX_EPISODES, f"must be a positive integer, at most {MAX_EPISODES:,}, got {{value}}"
+        )(text)
+    )
 
 
 def screenshot_path(text: str) -> str:

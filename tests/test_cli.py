@@ -376,6 +376,22 @@ def test_cli_missing_csv_is_a_usage_error_without_a_traceback():
     assert "csv_path" in done.stderr.strip().splitlines()[-1]
 
 
+@pytest.mark.parametrize(
+    ("module", "reason"),
+    [("", "ValueError: Empty module name"), ("failing_registration", "RuntimeError: no ids today")],
+)
+def test_list_import_of_a_module_that_fails_is_one_usage_line(module, reason, tmp_path, monkeypatch, capsys):
+    (tmp_path / "failing_registration.py").write_text("raise RuntimeError('no ids today')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for argv in (["list", "--import", module], ["evaluate", f"{module}:mypkg/x-v0"]):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        assert stop.value.code == 2
+        last = capsys.readouterr().err.strip().splitlines()[-1]
+        assert last.startswith(f"gym-suite {argv[0]}: error: ") and f"cannot import {module!r}" in last
+        assert reason in last
+
+
 def test_cli_version(capsys):
     with pytest.raises(SystemExit) as stop:
         main(["--version"])
