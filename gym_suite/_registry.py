@@ -29,6 +29,7 @@ import dataclasses
 import importlib
 import re
 import sys
+from collections.abc import Callable, Iterable
 from dataclasses import KW_ONLY, dataclass
 from typing import Any, overload
 
@@ -114,7 +115,7 @@ def check_row(spec: Spec) -> None:
         return
     from gym_suite.envs.definition import Definition
 
-    kinds = {
+    kinds: dict[str, tuple[Callable[[object], bool], str]] = {
         "definition": (lambda found: isinstance(found, Definition), "a Definition instance"),
         "params": (
             lambda found: dataclasses.is_dataclass(found) and not isinstance(found, type),
@@ -136,9 +137,9 @@ def check_row(spec: Spec) -> None:
             )
 
 
-def listed(ids: object, first: int = 20) -> str:
+def listed(ids: Iterable[str], first: int = 20) -> str:
     """A list of ids for a message, cut after the ``first``: ``['a-v0', 'b-v0', ... 12 more]``."""
-    ids = list(ids)  # type: ignore[call-overload]
+    ids = list(ids)
     more = f", ... {len(ids) - first} more" if len(ids) > first else ""
     return "[" + ", ".join(map(repr, ids[:first])) + more + "]"
 

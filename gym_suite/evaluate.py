@@ -83,6 +83,7 @@ def policy_function(
                 "use 'random' or pass a callable observation -> action"
             )
         return heuristic
+    raise ValueError(f"policy={policy!r}: use 'random', 'heuristic' or a callable observation -> action")
 
 
 def play(

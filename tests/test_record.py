@@ -238,7 +238,8 @@ def test_infos_record_on_every_id(env_id):
     dataset = record(env_id, "random", episodes=2, seed=1, record_infos=True)
     for i, episode in enumerate(dataset.iterate_episodes()):
         _, steps = replay(env_id, "random", seed=1 + i)
-        assert episode.infos, "no infos recorded"
+        numeric = {k for step in steps for k, v in step.info.items() if np.asarray(v).dtype.kind in "biuf"}
+        assert set(episode.infos) >= numeric, "a numeric info key was not recorded"  # (an id may have none)
         for key, values in episode.infos.items():
             assert len(values) == len(steps) + 1  # the reset's, then every step's
             numbers = [step.info[key] for step in steps]

@@ -191,4 +191,3 @@ def fill_rect(frame: Frame, x0: int, y0: int, x1: int, y1: int, colour: Colour) 
     y0, y1 = max(0, y0), min(height, y1)
     if x0 < x1 and y0 < y1:
         frame[y0:y1, x0:x1] = colour
-
