@@ -365,3 +365,14 @@ def test_readme_usage_snippet_prints_only_its_own_output():
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stderr == "", done.stderr[-2000:]
     assert "alertness" in done.stdout  # heartpole's ansi picture
+
+
+def test_the_home_page_shows_every_ids_picture_in_its_gallery():
+    """docs/index.md's gallery (generated from the registry): each id's GIF once, linked to its page."""
+    home = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    block = re.search(r"<!-- generated:home-gallery -->\n(.*?)<!-- end:home-gallery -->", home, re.S)
+    assert block and 'class="env-gallery"' in block.group(1), "docs/index.md has no gallery of the environments"
+    for env_id in gym_suite.ENV_IDS:
+        assert (ROOT / "docs" / "img" / f"{env_id}.gif").is_file(), f"docs/img/{env_id}.gif is missing"
+        assert block.group(1).count(f"](img/{env_id}.gif)") == 1, f"{env_id}'s picture is not in the gallery once"
+        assert f"](environments/{env_id}.md)" in block.group(1)
