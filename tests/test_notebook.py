@@ -14,7 +14,7 @@ NOTEBOOK = ROOT / "docs" / "notebooks" / "quickstart.ipynb"
 
 
 @pytest.mark.slow
-def test_the_notebook_runs_top_to_bottom(monkeypatch):
+def test_the_notebook_runs_top_to_bottom(monkeypatch, tmp_path):
     for module in ("nbclient", "nbformat", "ipykernel", "matplotlib", "rejax"):
         if importlib.util.find_spec(module) is None:
             pytest.skip(f'{module} is missing: pip install -e ".[docs,jax,baselines]"')
@@ -22,12 +22,16 @@ def test_the_notebook_runs_top_to_bottom(monkeypatch):
     import nbformat
 
     monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's own inline backend draws the figures
+    monkeypatch.setenv("GYM_SUITE_JAX_CACHE", str(tmp_path / "jax"))  # compiled afresh, no other run's cache
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     client = nbclient.NotebookClient(
         notebook, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOK.parent)}}
     )
-    client.execute()  # raises CellExecutionError on a cell's error
+    try:
+        client.execute()
+    except nbclient.exceptions.CellExecutionError as error:  # the cell and its traceback
+        pytest.fail(f"{NOTEBOOK.name} failed:\n{error}")
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     outputs = [out for cell in code for out in cell.outputs]
     assert not [out for out in outputs if out.output_type == "error"]
