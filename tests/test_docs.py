@@ -365,3 +365,56 @@ def test_readme_usage_snippet_prints_only_its_own_output():
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stderr == "", done.stderr[-2000:]
     assert "alertness" in done.stdout  # heartpole's ansi picture
+
+
+def test_the_home_page_shows_every_ids_picture_in_its_gallery():
+    """docs/index.md's gallery (generated from the registry): each id's GIF once, linked to its page."""
+    home = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    block = re.search(r"<!-- generated:home-gallery -->\n(.*?)<!-- end:home-gallery -->", home, re.S)
+    assert block and 'class="env-gallery"' in block.group(1), "docs/index.md has no gallery of the environments"
+    for env_id in gym_suite.ENV_IDS:
+        assert (ROOT / "docs" / "img" / f"{env_id}.gif").is_file(), f"docs/img/{env_id}.gif is missing"
+        assert block.group(1).count(f"](img/{env_id}.gif)") == 1, f"{env_id}'s picture is not in the gallery once"
+        assert f"](environments/{env_id}.md)" in block.group(1)
+
+
+@pytest.mark.slow
+def test_the_pages_read_at_1280px(server, browser):
+    """At 1280 px: the JAX training page does not scroll sideways (its code wraps), the home page shows
+    every id's picture once in a grid, and the baselines table comes before how it is run."""
+    browser.set_window_size(1280, 1000)
+    browser.get(f"{server}training/jax/")
+    wide, scrolled = browser.execute_script(
+        """const page = document.documentElement;
+        return [[page.scrollWidth, page.clientWidth], [...document.querySelectorAll('.md-typeset pre > code')]
+            .filter(c => c.scrollWidth > c.clientWidth + 1).map(c => c.textContent.split('\\n')[0])];"""
+    )
+    assert wide[0] <= wide[1], f"the JAX training page scrolls sideways: {wide[0]} px wide in {wide[1]}"
+    assert not scrolled, f"code blocks that scroll sideways (their first lines): {scrolled}"
+    browser.get(server)
+    shown = browser.execute_script(
+        """return [...document.querySelectorAll('.env-gallery img')].map(i => {
+            const r = i.getBoundingClientRect(); return [i.getAttribute('src'), Math.round(r.top)]; })"""
+    )
+    sources = [src for src, _ in shown]
+    assert sorted(sources) == sorted(f"img/{env_id}.gif" for env_id in gym_suite.ENV_IDS), sources
+    rows = {top for _, top in shown}
+    assert 1 < len(rows) < len(shown), f"the pictures are not a grid: rows at {sorted(rows)}"
+    browser.get(f"{server}baselines/")
+    order = browser.execute_script(
+        """const table = document.querySelector('.md-typeset table');
+        const running = [...document.querySelectorAll('.md-typeset p')].find(p => /^Reproduce with/.test(p.textContent));
+        return [!!table, !!running, !!(table && running
+            && (table.compareDocumentPosition(running) & Node.DOCUMENT_POSITION_FOLLOWING))];"""
+    )
+    assert order == [True, True, True], (
+        f"the baselines table is not before how it is run (table, prose, order): {order}"
+    )
+
+
+def test_the_baselines_page_gives_its_table_before_how_it_is_run():
+    """docs/baselines.md (and the prose gym-suite/benchmarks/baselines.py writes it from): the table first."""
+    for path in (ROOT / "docs" / "baselines.md", ROOT / "gym-suite" / "benchmarks" / "_baselines_page.md"):
+        text = path.read_text(encoding="utf-8")
+        assert "| environment | policy |" in text and "Reproduce with" in text, path
+        assert text.index("| environment | policy |") < text.index("Reproduce with"), f"{path}: the table comes last"

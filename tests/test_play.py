@@ -467,3 +467,29 @@ def test_escape_quits(display, tmp_path):
     out, err = player.press_until_done(["c", "Escape"])
     assert player.process.returncode == 0, err
     assert "episode 1:" not in out  # quit before the episode ended
+
+
+def test_a_bar_shows_a_value_past_its_range_as_such(monkeypatch):
+    """Heartpole's alertness at -257 (its bar reads to 10) is drawn unlike a value inside the range:
+    the bar full, an arrow at its end, the number above it."""
+    from gym_suite.envs.heartpole_env import BAR_HEIGHT, LABEL_HEIGHT, MARGIN, OVERFLOW_RGB, rgb_dashboard, value_text
+
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    pygame.display.init()
+    try:
+
+        def alertness_bar(alertness: float) -> np.ndarray:
+            frame = rgb_dashboard((alertness, 0.0, 0.0, 0.0, 0.0, 0.0), -1, False)
+            surface = pygame.surfarray.make_surface(frame.swapaxes(0, 1))  # what the window shows
+            shown = pygame.surfarray.array3d(surface).swapaxes(0, 1)
+            top = MARGIN + LABEL_HEIGHT
+            return shown[top : top + BAR_HEIGHT]
+
+        past, inside, far = alertness_bar(-257.0), alertness_bar(-9.0), alertness_bar(-1e9)
+        assert not np.array_equal(past, inside)
+        assert (past[:, MARGIN] == OVERFLOW_RGB).all(axis=-1).all()  # the arrow at the bar's left end
+        assert not (inside == OVERFLOW_RGB).all(axis=-1).any()
+        assert np.array_equal(past, far)  # past the range, the number tells how far
+        assert value_text(-257.0) == "-257.0"
+    finally:
+        pygame.display.quit()

@@ -40,6 +40,23 @@ def id_table(link: str = "") -> str:
     return "\n".join(lines)
 
 
+def gallery(images: str = "img/", link: str = "environments/{}.md") -> str:
+    """Every id's picture (``docs/img/<id>.gif``, under ``images``) over its id, linked to
+    ``link.format(id)``, side by side (the ``env-gallery`` style of ``docs/stylesheets/extra.css``)."""
+    lines = ['<div class="env-gallery" markdown>']
+    for spec in gym_suite.SPECS:
+        if (DOCS / "img" / f"{spec.id}.gif").exists():
+            lines += [
+                "",
+                '<figure markdown="span">',
+                f"[![{spec.id}: one episode of the heuristic]({images}{spec.id}.gif){{ width=200 loading=lazy }}]"
+                f"({link.format(spec.id)})",
+                f"<figcaption>{spec.id}</figcaption>",
+                "</figure>",
+            ]
+    return "\n".join([*lines, "", "</div>"])
+
+
 def jax_ids() -> str:
     """The ``gym_suite_jax/<id>`` Gymnasium ids, their numpy ids, actions and the rejax
     algorithms their actions fit (DQN discrete, SAC and TD3 continuous, PPO both)."""
@@ -197,6 +214,7 @@ def jax_vs_sb3_summary() -> str:
 TABLES: dict[str, tuple[str, Callable[[], str]]] = {
     "ids": ("README.md", id_table),
     "home-ids": ("docs/index.md", lambda: id_table("environments/{}.md")),
+    "home-gallery": ("docs/index.md", gallery),
     "jax-ids": ("docs/training/jax.md", jax_ids),
     "ppo-measured": ("docs/training/jax.md", ppo_measured),
     "jax-vs-sb3": ("docs/training/jax.md", jax_vs_sb3_summary),

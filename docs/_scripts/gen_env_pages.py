@@ -24,6 +24,7 @@ import gym_suite
 
 DOCS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(DOCS / "_scripts"))
+from doc_tables import gallery  # noqa: E402
 from griffe_roles import markdown_docstring  # noqa: E402
 
 
@@ -146,18 +147,8 @@ def index_page() -> str:
         limit = f"{spec.max_episode_steps:,}" if spec.max_episode_steps else "none"
         lines.append(f"| [{spec.id}]({spec.id}.md) | {spec.summary} | {limit} |")
     lines.append("")
-    pictures = [spec.id for spec in gym_suite.SPECS if (DOCS / "img" / f"{spec.id}.gif").exists()]
-    if pictures:  # a labelled gallery: each picture over its id
-        lines.append('<div class="env-gallery" markdown>')
-        for env_id in pictures:
-            lines += [
-                "",
-                '<figure markdown="span">',
-                f"[![{env_id}: one episode of the heuristic](../img/{env_id}.gif){{ width=200 loading=lazy }}]({env_id}.md)",
-                f"<figcaption>{env_id}</figcaption>",
-                "</figure>",
-            ]
-        lines += ["", "</div>"]
+    if any((DOCS / "img" / f"{spec.id}.gif").exists() for spec in gym_suite.SPECS):
+        lines.append(gallery("../img/", "{}.md"))  # a labelled gallery: each picture over its id
     lines += [
         "",
         "The pictures are one seeded episode of each environment's heuristic, regenerated with",

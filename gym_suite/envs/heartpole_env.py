@@ -575,7 +575,8 @@ def heuristic_actions(observation: Any) -> npt.NDArray[np.int64]:
 # --------------------------------------------------------------------------------------------
 
 #: rgb_array: each bar is filled to v / (|v| + scale) of its length (half full at v == scale);
-#: signed quantities grow from the middle.
+#: signed quantities grow from the middle. A bar reads up to DASHBOARD_RANGE scales: past it the bar
+#: is full and its end is an OVERFLOW_RGB arrow (the value above it says how far).
 DASHBOARD_SCALES = (1.0, HEART_ATTACK_HYPERTENSION, BALLMER_PEAK, TIRING_ONSET, 48.0, 100.0)
 DASHBOARD_SIGNED = (True, False, False, False, False, True)
 DASHBOARD_COLOURS = ((230, 180, 30), (200, 40, 40), (150, 60, 190), (60, 110, 200), (110, 110, 110), (40, 160, 70))
@@ -587,6 +588,7 @@ BAR_HEIGHT, BAR_GAP = 10, 5
 ROW_HEIGHT = LABEL_HEIGHT + BAR_HEIGHT + BAR_GAP
 SLOT_HEIGHT = 12
 TEXT_RGB, ZERO_RGB, ATTACK_RGB = (40, 40, 40), (60, 60, 60), (200, 0, 0)
+DASHBOARD_RANGE, OVERFLOW_RGB, OVERFLOW_WIDTH = 10.0, (0, 0, 0), 6
 
 
 def ansi_log(state: Sequence[float], last_action: int, heart_attack: bool) -> str:
@@ -626,7 +628,8 @@ def rgb_dashboard(state: Sequence[float], last_action: int, heart_attack: bool) 
         draw_text_right(frame, value_text(value), right, label, TEXT_RGB)
         top = label + LABEL_HEIGHT
         frame[top : top + BAR_HEIGHT, MARGIN:right] = 215  # the bar's track
-        fill = float(value) / (abs(float(value)) + scale) if np.isfinite(value) else float(np.sign(value))
+        over = abs(float(value)) > DASHBOARD_RANGE * scale  # NaN draws an empty bar
+        fill = float(np.sign(value)) if over else float(np.nan_to_num(value / (abs(value) + scale)))
         if signed:
             middle = MARGIN + length // 2
             end = middle + int(round(fill * (length // 2)))
@@ -634,6 +637,10 @@ def rgb_dashboard(state: Sequence[float], last_action: int, heart_attack: bool) 
             frame[top : top + BAR_HEIGHT, middle] = ZERO_RGB  # zero
         else:
             frame[top : top + BAR_HEIGHT, MARGIN : MARGIN + int(round(fill * length))] = colour
+        for dy in range(BAR_HEIGHT if over else 0):  # an arrow at the bar's end, pointing out of it
+            reach = OVERFLOW_WIDTH * (BAR_HEIGHT - abs(2 * dy - BAR_HEIGHT + 1)) // BAR_HEIGHT + 1
+            columns = slice(MARGIN, MARGIN + reach) if fill < 0 else slice(right - reach, right)
+            frame[top + dy, columns] = OVERFLOW_RGB
     top = MARGIN + rows * ROW_HEIGHT
     slot = length // len(ACTION_NAMES)
     for action, (colour, action_label) in enumerate(zip(ACTION_COLOURS, ACTION_LABELS)):
