@@ -29,9 +29,11 @@ import dataclasses
 import importlib
 import re
 import sys
-from collections.abc import Callable, Iterable
 from dataclasses import KW_ONLY, dataclass
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
 
 __all__ = [
     "ENV_IDS",
