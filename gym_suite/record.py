@@ -16,8 +16,7 @@ Episode ``i`` is reset with ``seed + i``, as :func:`gym_suite.evaluate.evaluate`
 is written where Minari keeps local datasets (``$MINARI_DATASETS_PATH``, or ``~/.minari/datasets``;
 nothing is downloaded or uploaded), whole, before it takes its id: with ``overwrite`` the old
 dataset is replaced only once the new one is complete, and without it a dataset another run wrote
-meanwhile is kept (``FileExistsError``). Ctrl-C stops the recording at the next step and leaves
-nothing behind.
+meanwhile is kept (``FileExistsError``). Ctrl-C stops the recording and leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -199,26 +198,28 @@ def _staging(root: Path) -> Iterator[Path]:
 
 @contextmanager
 def _lock(root: Path) -> Iterator[None]:
-    """One recording at a time gives its dataset a place (checks the id, moves, creates the
-    namespace): a lock file in Minari's datasets directory, held with ``flock`` (POSIX; elsewhere
-    no lock, and ``os.rename`` refuses an existing dataset by itself)."""
+    """Minari's datasets directory held with ``flock`` while a dataset takes its place: one run at
+    a time (POSIX; on Windows no lock, where ``os.rename`` refuses an existing dataset itself)."""
     try:
         import fcntl
-    except ImportError:  # Windows
+    except ImportError:
         yield
         return
-    with open(root / ".gym-suite-record.lock", "a") as file:
-        fcntl.flock(file, fcntl.LOCK_EX)  # released when the file closes
+    descriptor = os.open(root, os.O_RDONLY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)  # released when the descriptor closes
         yield
+    finally:
+        os.close(descriptor)
 
 
 @contextmanager
 def _interrupts_between_steps() -> Iterator[Callable[[], None]]:
-    """A check that raises ``KeyboardInterrupt`` once Ctrl-C (SIGINT) was pressed, called between
-    steps: a ``KeyboardInterrupt`` raised at once can land in a garbage-collector callback (jax's),
-    which drops it, and the recording would run on. A second Ctrl-C raises at once. Outside the
-    main thread, or under a SIGINT handler of the caller's, SIGINT is left as it is."""
+    """A check, called between steps, raising ``KeyboardInterrupt`` once Ctrl-C was pressed: a
+    ``KeyboardInterrupt`` raised inside a garbage-collector callback (jax's) is dropped, unreported,
+    and the check raises it again. Outside the main thread or under a caller's handler: no change."""
     import signal
+    import sys
     import threading
 
     pressed: list[int] = []
@@ -229,18 +230,24 @@ def _interrupts_between_steps() -> Iterator[Callable[[], None]]:
 
     def note(signum: int, frame: object) -> None:
         pressed.append(signum)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        raise KeyboardInterrupt
+
+    def unraisable(unraised: Any) -> None:
+        if not (pressed and isinstance(unraised.exc_value, KeyboardInterrupt)):
+            before(unraised)
 
     if threading.current_thread() is not threading.main_thread() or (
         signal.getsignal(signal.SIGINT) is not signal.default_int_handler
     ):
         yield check
         return
+    before, sys.unraisablehook = sys.unraisablehook, unraisable
     signal.signal(signal.SIGINT, note)
     try:
         yield check
     finally:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        sys.unraisablehook = before
 
 
 def _exists_error(dataset_id: str) -> FileExistsError:
@@ -251,24 +258,23 @@ def _exists_error(dataset_id: str) -> FileExistsError:
 
 
 def _credits() -> dict[str, str | None]:
-    """The dataset's ``author``, ``author_email`` and ``code_permalink`` by default: gym-suite's
-    package metadata (its authors; its source's project URL, else its first or its home page);
-    the author is ``"gym-suite"`` where the metadata names none."""
-    from email.message import Message
+    """The dataset's default ``author``, ``author_email`` and ``code_permalink``: gym-suite's package
+    metadata (its authors, its source's project URL or else its first), the author ``"gym-suite"``
+    where the metadata names none."""
     from email.utils import getaddresses
     from importlib.metadata import PackageNotFoundError, metadata
 
     try:
-        meta: Any = metadata("gym-suite")
+        meta = metadata("gym-suite")
     except PackageNotFoundError:  # a source tree that is not installed
-        meta = Message()
-    addresses = getaddresses(meta.get_all("Author-email") or [])
+        return {"author": "gym-suite", "author_email": None, "code_permalink": None}
+    authors = getaddresses(meta.get_all("Author-email") or [])
     urls = [entry.partition(",")[::2] for entry in meta.get_all("Project-URL") or []]
-    source = [url for label, url in urls if label.strip().lower() in ("source", "repository", "code")]
+    urls.sort(key=lambda label_url: label_url[0].strip().lower() not in ("source", "repository", "code"))
     return {
-        "author": meta.get("Author") or ", ".join(name for name, _ in addresses if name) or "gym-suite",
-        "author_email": ", ".join(email for _, email in addresses if email) or None,
-        "code_permalink": next((url.strip() for url in source + [u for _, u in urls]), None) or meta.get("Home-page"),
+        "author": ", ".join(meta.get_all("Author") or [name for name, _ in authors if name]) or "gym-suite",
+        "author_email": ", ".join(email for _, email in authors if email) or None,
+        "code_permalink": urls[0][1].strip() if urls else None,
     }
 
 
@@ -296,7 +302,7 @@ def _move_into_place(staged: Path, final: Path, trash: Path) -> None:
         if final.exists():
             os.replace(final, trash)
             moved = True
-        os.rename(staged, final)  # never onto a dataset (a directory not empty)
+        os.rename(staged, final)  # never onto a dataset: a directory not empty
     except BaseException:  # Ctrl-C included: the old dataset goes back
         if moved and not final.exists():
             os.replace(trash, final)
