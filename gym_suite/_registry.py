@@ -39,8 +39,10 @@ __all__ = [
     "SPECS",
     "SUITE_PREFIX",
     "Spec",
+    "check_row",
     "find",
     "jax_id",
+    "listed",
     "load",
     "register",
     "register_row",
@@ -102,6 +104,43 @@ def load(reference: object) -> Any:
     for attribute in path.split("."):
         found = getattr(found, attribute)
     return found
+
+
+def check_row(spec: Spec) -> None:
+    """Import what a registered row's ``"module:attribute"`` strings name, and check it: ``register``
+    imports nothing (a package may call it while its own modules are still being imported), so
+    the first use (the classes, ``gym_suite.jax.make``) checks them. The suite's own rows are right."""
+    if spec.id not in _ADDED:
+        return
+    from gym_suite.envs.definition import Definition
+
+    kinds = {
+        "definition": (lambda found: isinstance(found, Definition), "a Definition instance"),
+        "params": (
+            lambda found: dataclasses.is_dataclass(found) and not isinstance(found, type),
+            "a dataclass instance",
+        ),
+        "manual": (lambda found: isinstance(found, str), "a string, the classes' docstring"),
+    }
+    for argument, (right, kind) in kinds.items():
+        reference = getattr(spec, argument)
+        if not isinstance(reference, str):
+            continue  # an object: register checked it
+        try:
+            found = load(reference)
+        except AttributeError as exc:
+            raise ValueError(f"register({spec.id!r}): {argument}={reference!r}: {exc}") from None
+        if not right(found):
+            raise TypeError(
+                f"register({spec.id!r}): {argument}={reference!r} is of type {type(found).__name__}, expected {kind}"
+            )
+
+
+def listed(ids: object, first: int = 20) -> str:
+    """A list of ids for a message, cut after the ``first``: ``['a-v0', 'b-v0', ... 12 more]``."""
+    ids = list(ids)  # type: ignore[call-overload]
+    more = f", ... {len(ids) - first} more" if len(ids) > first else ""
+    return "[" + ", ".join(map(repr, ids[:first])) + more + "]"
 
 
 #: The one table of environments: everything that registers, lists, makes or tests them reads it.
@@ -344,7 +383,7 @@ def register(
     max_episode_steps = check_int("register", "max_episode_steps", max_episode_steps, 1, allow_none=True)
     if not isinstance(summary, str):
         raise TypeError(f"register: summary must be a string (one line), got {type(summary).__name__}")
-    if not summary.strip() or "\n" in summary:
+    if not summary.strip() or summary.splitlines() != [summary]:  # "\r", "\u2028": line breaks too
         raise ValueError(f"register: summary must be one line of text, got {summary!r}")
     if class_name is None:
         class_name = default_class_name
@@ -358,11 +397,6 @@ def register(
                 f"register: manual must be a 'module:attribute' string or None, got {type(manual).__name__}"
             )
         _check_reference("manual", manual, "None")
-    for row in rows():
-        if row.class_name == class_name:
-            raise ValueError(
-                f"register: the class name {class_name!r} is taken by {row.id!r}; pass class_name='...Env'"
-            )
     spec = Spec(
         env_id,
         definition=definition,
@@ -372,6 +406,9 @@ def register(
         summary=summary.strip(),
         manual=manual,
     )
+    for row in rows():  # the scalar and the vector names: gym_suite.envs publishes both
+        if taken := sorted({spec.class_name, spec.vector_class_name} & {row.class_name, row.vector_class_name}):
+            raise ValueError(f"register: the class name {taken[0]!r} is taken by {row.id!r}; pass class_name='...Env'")
     _ADDED[env_id] = spec
     register_row(spec)
     if "gym" in sys.modules:  # by name, as the rows name their modules: gym_suite._gym imports this one
@@ -416,7 +453,7 @@ def unregister(env_id: str) -> Spec:
     if any(spec.id == env_id for spec in SPECS):
         raise ValueError(f"unregister: {env_id!r} is one of the suite's own ids, which stay registered")
     if env_id not in _ADDED:
-        raise ValueError(f"unregister: {env_id!r} is not registered; the registered ids are {list(_ADDED)}")
+        raise ValueError(f"unregister: {env_id!r} is not registered; the registered ids are {listed(_ADDED)}")
     spec = _ADDED.pop(env_id)
     for registered in (spec.id, jax_id(spec.id)):
         gymnasium.registry.pop(registered, None)

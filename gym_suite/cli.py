@@ -49,11 +49,13 @@ class ArgumentParser(argparse.ArgumentParser):
 
 
 def _import(module: str) -> None:
-    """Import a module that registers ids of its own (``gym_suite.register``)."""
+    """Import a module that registers ids of its own (``gym_suite.register``); whatever its import
+    raises (an empty name, the module's own error) is a usage error."""
     try:
         importlib.import_module(module)
-    except ImportError as exc:
-        raise argparse.ArgumentTypeError(f"cannot import {module!r} (a module that registers ids): {exc}") from None
+    except Exception as exc:
+        reason = str(exc) if isinstance(exc, ImportError) else f"{type(exc).__name__}: {exc}"
+        raise argparse.ArgumentTypeError(f"cannot import {module!r} (a module that registers ids): {reason}") from None
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -120,8 +122,16 @@ def _env_error_message(exc: Exception) -> str:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from gym_suite.evaluate import _plus_minus, evaluate
+    from gym_suite.evaluate import BUILTIN_POLICIES, _plus_minus, evaluate
 
+    if args.policy not in BUILTIN_POLICIES:  # a trained policy's file, read as record reads it
+        from gym_suite.record import load_policy
+
+        try:
+            args.policy = load_policy(args.policy, args.id, args.algo)
+        except _POLICY_ERRORS as exc:
+            hint = ": use random, heuristic or a trained policy's file" if isinstance(exc, FileNotFoundError) else ""
+            args.parser.error(f"argument --policy: {_env_error_message(exc)}{hint}")
     if args.against_table:
         from gym_suite.score import against_table_command
 
@@ -244,11 +254,21 @@ def _integer(text: str) -> int:
         raise argparse.ArgumentTypeError(f"invalid integer: {shown(text)}") from None
 
 
-def _checked_int(allowed: Callable[[int], bool], refusal: str) -> Callable[[str], int]:
-    """An argparse type: an integer for which ``allowed`` holds, else ``refusal`` (``{value}`` filled in)."""
+def _real(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid number: {shown(text)}") from None
 
-    def check(text: str) -> int:
-        value = _integer(text)
+
+def _checked_int(
+    allowed: Callable[[Any], bool], refusal: str, read: Callable[[str], Any] = _integer
+) -> Callable[[str], Any]:
+    """An argparse type: an integer (a number, with ``read=_real``) for which ``allowed`` holds, else
+    ``refusal`` (``{value}`` filled in)."""
+
+    def check(text: str) -> Any:
+        value = read(text)
         if not allowed(value):
             raise argparse.ArgumentTypeError(refusal.format(value=value))
         return value
@@ -265,9 +285,11 @@ def episodes_int(text: str) -> int:
     """A number of episodes for ``evaluate``: 1 .. :data:`gym_suite.evaluate.MAX_EPISODES`."""
     from gym_suite.evaluate import MAX_EPISODES
 
-    return _checked_int(
-        lambda n: 1 <= n <= MAX_EPISODES, f"must be a positive integer, at most {MAX_EPISODES:,}, got {{value}}"
-    )(text)
+    return int(
+        _checked_int(
+            lambda n: 1 <= n <= MAX_EPISODES, f"must be a positive integer, at most {MAX_EPISODES:,}, got {{value}}"
+        )(text)
+    )
 
 
 def screenshot_path(text: str) -> str:
@@ -394,14 +416,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo = command("demo", _demo, help="one seeded random episode of every environment")
     demo.add_argument("--seed", type=non_negative_int, default=0, help="the episodes' seed (default: 0)")
-    ev = command("evaluate", _evaluate, help="seeded evaluation of a built-in policy")
+    ev = command("evaluate", _evaluate, help="seeded evaluation of a built-in or trained policy")
     ev.add_argument(
         "--policy",
         default="random",
-        choices=["random", "heuristic"],
+        metavar="random|heuristic|PATH",
         help="random: the action space's sampler, seeded per episode; heuristic: the id's documented "
-        "simple policy (default: random)",
+        "simple policy; or a trained one's file: a Stable-Baselines3 model (.zip) or a pickled callable "
+        "(default: random)",
     )
+    ev.add_argument("--algo", default="ppo", choices=["ppo", "dqn"], help="the algorithm of a .zip model")
     ev.add_argument("--episodes", type=episodes_int, default=1000, help="episodes to play (default: 1000)")
     ev.add_argument("--jobs", type=jobs_int, default=1, help="parallel processes (-1: every core)")
     ev.add_argument(

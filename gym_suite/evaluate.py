@@ -129,13 +129,15 @@ def _plus_minus(stream: IO[str] | None = None) -> str:
 
 @dataclass
 class EvalResult:
-    """Per-episode returns and lengths of a seeded evaluation (episode ``i`` reset with ``seed + i``)."""
+    """Per-episode returns and lengths of a seeded evaluation (episode ``i`` reset with ``seed + i``)
+    and the environment arguments it played with (``None``: not known)."""
 
     env_id: str
     policy: str
     seed: int
     returns: np.ndarray
     lengths: np.ndarray
+    env_kwargs: dict[str, Any] | None = None
 
     @property
     def mean(self) -> float:
@@ -199,6 +201,7 @@ def _run_episodes_batched(
     """The same episodes in lockstep, one ``policy.act_batch`` call per step for all that run."""
     envs = [make(env_id, **(env_kwargs or {})) for _ in seeds]
     try:
+        policy_function(envs[0], policy)  # its reset(), if any: the batch's episodes start afresh
         observations = [env.reset(seed=int(s))[0] for env, s in zip(envs, seeds)]
         returns = [0.0] * len(envs)
         lengths = [0] * len(envs)
@@ -275,7 +278,8 @@ def evaluate(
     (the env's ``heuristic`` method; ``ValueError`` without one) or a callable ``observation ->
     action``, its ``reset()``, if any, called before each episode; one with
     ``act_batch(observations) -> actions`` (:mod:`gym_suite.training`'s agents) plays each job's
-    episodes in lockstep, one call a step.
+    episodes in lockstep, one call a step, its ``reset()`` called before each such batch
+    (:data:`CHUNK_EPISODES` episodes, started together).
 
     ``n_jobs`` processes (joblib; ``-1``: every core; a callable must then pickle). ``progress``
     (None: when standard error is a terminal) shows a tqdm bar on a terminal, elsewhere a line
@@ -314,7 +318,7 @@ def evaluate(
     finally:
         if bar is not None:
             bar.close()
-    return EvalResult(spec_id, _policy_name(policy), seed, np.array(returns), np.array(lengths))
+    return EvalResult(spec_id, _policy_name(policy), seed, np.array(returns), np.array(lengths), dict(kwargs or {}))
 
 
 def _check_policy(policy: object) -> None:
@@ -332,6 +336,11 @@ def _check_arguments(policy: object, episodes: object, seed: object, n_jobs: obj
         raise ValueError(f"episodes must be a positive integer, at most {MAX_EPISODES:,}, got {shown(episodes)}")
     if not _is_int(seed) or seed < 0:  # type: ignore[operator]
         raise ValueError(f"seed must be a non-negative integer, got {shown(seed)}")
+    _check_run(n_jobs, progress)
+
+
+def _check_run(n_jobs: object, progress: object) -> None:
+    """:func:`evaluate`'s ``n_jobs`` and ``progress`` (:func:`gym_suite.score` takes them too)."""
     if not _is_int(n_jobs) or n_jobs == 0:
         raise ValueError(f"n_jobs must be a positive integer or negative (-1: every core), got {shown(n_jobs)}")
     if progress is not None and not isinstance(progress, (bool, np.bool_)):

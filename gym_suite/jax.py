@@ -49,7 +49,12 @@ from collections.abc import Mapping
 from typing import Any
 
 import gymnasium
-import jax
+
+try:
+    import gymnax  # noqa: F401
+    import jax
+except ModuleNotFoundError as exc:  # "gym_suite_jax/<id>" is registered without JAX: say what to install
+    raise ModuleNotFoundError(f'gym_suite.jax needs JAX and gymnax ({exc}): pip install "gym-suite[jax]"') from exc
 import jax.numpy as jnp
 import numpy as np
 from flax import struct
@@ -147,13 +152,16 @@ def _rebuilt_params(names: tuple[str, ...], values: tuple[Any, ...]) -> EnvParam
 
 
 def _spec(env_id: str) -> Spec:
-    if not isinstance(env_id, str):
-        raise TypeError(f"gym_suite.jax.make: env_id must be a string, one of {list(ENV_IDS)}, got {env_id!r}")
-    from gym_suite._registry import suite_id  # the one normalizer of ids
+    from gym_suite._registry import check_row, jax_id, listed, rows, suite_id  # the one normalizer of ids
 
+    ids = listed(spec.id for spec in rows())
+    if not isinstance(env_id, str):
+        raise TypeError(f"gym_suite.jax.make: env_id must be a string, one of {ids}, got {env_id!r}")
     spec = find(suite_id(env_id, jax=True))  # "gym_suite:<id>", "gym_suite_jax/<id>": the id
+    spec = spec or next((row for row in rows() if jax_id(row.id) == env_id), None)  # "namespace_jax/<name>"
     if spec is None:
-        raise ValueError(f"gym_suite.jax.make: unknown env_id {env_id!r}; the ids are {list(ENV_IDS)}")
+        raise ValueError(f"gym_suite.jax.make: unknown env_id {env_id!r}; the ids are {ids}")
+    check_row(spec)
     return spec
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -25,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from gym_suite.evaluate import BUILTIN_POLICIES, EvalResult, evaluate, find_spec
+from gym_suite.envs.checks import shown
+from gym_suite.evaluate import BUILTIN_POLICIES, EvalResult, _check_run, evaluate, find_spec
 
 #: The two-sided 95 % normal quantile: the table's intervals of a mean over episodes.
 Z95 = 1.959964
@@ -44,6 +46,9 @@ TABLE_FIELDS = (
     "eval_episodes",
     "reference",
 )
+
+#: The largest return (in size) :func:`score` takes: past it a mean or an interval of 1,000 overflows.
+MAX_RETURN = 1e100
 
 #: The table's rows that define the scale (0 and 1) rather than place an agent.
 SCALE_POLICIES = ("random", "optimum")
@@ -204,6 +209,7 @@ def _returns(env_id: str, agent: object, episodes: int, n_jobs: int, progress: b
                 f"{spec_id} are seeds 0 .. {episodes - 1} (gym_suite.evaluate(..., seed=0, "
                 f"env_kwargs={eval_env_kwargs(env_id)}))"
             )
+        _check_env_kwargs(env_id, agent.env_kwargs)
         values: Any = agent.returns
     elif isinstance(agent, str) or callable(agent):
         if isinstance(agent, str) and agent not in BUILTIN_POLICIES:
@@ -229,8 +235,27 @@ def _returns(env_id: str, agent: object, episodes: int, n_jobs: int, progress: b
             "agent must be per-episode returns (a sequence or 1-D array of numbers), a gym_suite.evaluate "
             f"result, a callable obs -> action or one of {list(BUILTIN_POLICIES)}, got {type(agent).__name__}"
         )
+    return _as_returns(values, episodes)
+
+
+def _as_returns(values: Any, episodes: int) -> np.ndarray:
+    """``values`` as float returns, one per episode: ``TypeError`` for a bool, a string, ...; ``ValueError``
+    for another count, or a number too large to average."""
+    if isinstance(values, np.ndarray) and values.dtype.kind != "O":
+        odd = [] if values.dtype.kind in "iuf" else values.ravel()[:1].tolist()
+    else:  # one by one: numpy reads [0.5, True] and [0.5, "1.5"] as floats
+        items = values.ravel() if isinstance(values, np.ndarray) else values
+        odd = [v for v in items if not _is_number(v)]
+    if odd:
+        raise TypeError(f"agent's returns must be numbers (not bools or strings), got {shown(odd[0])}")
+    too_large = (
+        f"agent's returns must be finite numbers, at most {MAX_RETURN:g} in size (a NaN, an infinity or "
+        "±1e308 is not a return)"
+    )
     try:
         returns = np.asarray(values, dtype=np.float64)
+    except OverflowError:  # an int past the floats
+        raise ValueError(too_large) from None
     except (TypeError, ValueError) as exc:
         raise TypeError(f"agent's returns must be numbers, got {values!r:.80}") from exc
     if returns.ndim != 1 or len(returns) != episodes:
@@ -238,9 +263,32 @@ def _returns(env_id: str, agent: object, episodes: int, n_jobs: int, progress: b
             f"agent's returns must be one per evaluation episode of the table: {episodes:,} (episode i reset "
             f"with seed i), got shape {returns.shape}"
         )
-    if not np.all(np.isfinite(returns)):
-        raise ValueError("agent's returns must be finite numbers (a NaN or an infinity is not a return)")
+    if not np.all(np.abs(returns) <= MAX_RETURN):  # False for a NaN
+        raise ValueError(too_large)
     return returns
+
+
+def _is_number(value: Any) -> bool:
+    """A real number, not a bool: a Python or numpy one, or a 0-d array of one (JAX's ``jnp.sum``)."""
+    if isinstance(value, numbers.Real):
+        return not isinstance(value, bool)
+    return hasattr(value, "dtype") and np.ndim(value) == 0 and np.asarray(value).dtype.kind in "iuf"
+
+
+def _check_env_kwargs(env_id: str, used: dict[str, Any] | None) -> None:
+    """An evaluation's environment arguments (None: not known) are those of the table's episodes."""
+    if used is None:
+        return
+    wanted, missing = eval_env_kwargs(env_id), object()
+    differ = [
+        k for k in sorted(wanted.keys() | used.keys()) if repr(wanted.get(k, missing)) != repr(used.get(k, missing))
+    ]
+    if not differ:
+        return
+    raise ValueError(
+        f"agent is an evaluation of {find_spec(env_id).id} with env_kwargs={shown(used)}: the table's "
+        f"episodes use env_kwargs={wanted} (they differ in {', '.join(differ)})"
+    )
 
 
 def _half_width(returns: np.ndarray) -> float:
@@ -268,11 +316,13 @@ def score(
     returns; where it falls among the rows; the difference with the heuristic (paired, played on
     the same episodes, unless ``paired`` is false) and with the best row but the optimum
     (unpaired unless it is the heuristic: the table keeps no per-episode returns). ``ValueError``
-    for returns that are not one finite number per episode or of other episodes, ``TypeError``
-    for an agent of another kind.
+    for returns that are not one finite number (at most :data:`MAX_RETURN` in size) per episode,
+    or of other episodes (an evaluation's seed or environment arguments), ``TypeError`` for
+    returns that are not numbers (a bool, a string) or an agent of another kind.
     """
     if not isinstance(paired, bool):
         raise TypeError(f"paired must be True or False, got {paired!r}")
+    _check_run(n_jobs, progress)
     rows = table(env_id)
     episodes = table_episodes(env_id)
     returns = _returns(env_id, agent, episodes, n_jobs, progress)

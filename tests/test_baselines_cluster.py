@@ -1,13 +1,5 @@
-"""The baselines grid as Ray tasks on a real two-node Ray cluster, interrupted and resumed.
-
-``python gym-suite/benchmarks/baselines.py`` is the driver, joining the cluster with
-``RAY_ADDRESS`` (``two_node_cluster``, tests/ray_cluster.py: a head with the custom resource
-``head_node`` and a second node with ``second_node``, one CPU each). The grid is tiny: two ids,
-the random policy (pinned to the second node with ``--resources random:second_node=1``), the
-heuristic (pinned to the head) and SB3 PPO for 2,048 steps on two training seeds (placed by Ray).
-The first driver is killed as soon as it has recorded its first run; the same command then runs
-only what the runs file does not hold.
-"""
+"""The baselines grid as Ray tasks on a real two-node Ray cluster (tests/ray_cluster.py), interrupted and resumed,
+and on a node that shares nothing with the driver."""
 
 from __future__ import annotations
 
@@ -41,9 +33,9 @@ SEEDS = (0, 1)
 GRID = {
     (env_id, policy, seed) for env_id in IDS for policy, seed in [("random", ""), ("heuristic", ""), *(("sb3-ppo", str(s)) for s in SEEDS)]
 }  # fmt: skip
-LABELS = {"random": "random", "heuristic": "heuristic", "SB3 PPO": "sb3-ppo"}
+LABELS = {"random": "random", "heuristic": "heuristic", "optimum": "optimum", "SB3 PPO": "sb3-ppo"}
 #: the driver's line for a recorded run: id, label, seed ("-" for none), ..., the node's id (12 hex digits)
-PROGRESS = re.compile(r"^(\S+-v\d+)\s+(random|heuristic|SB3 PPO)\s+seed\s+(\S+)\s+return .* node ([0-9a-f]{12})$")
+PROGRESS = re.compile(r"^(\S+-v\d+)\s+(random|heuristic|optimum|SB3 PPO)\s+seed\s+(\S+)\s+return .* node ([0-9a-f]{12})$")  # fmt: skip
 
 
 def command(runs: Path) -> list[str]:
@@ -69,13 +61,23 @@ def recorded(runs: Path) -> list[tuple[str, str, str]]:
         return [(r["env_id"], r["policy"], r["train_seed"]) for r in csv.DictReader(f)]
 
 
-def test_grid_runs_on_both_nodes_and_resumes_after_the_driver_is_killed(two_node_cluster, tmp_path):
-    address, env, _ = two_node_cluster
+def by_run(path: Path) -> dict[tuple[str, str, str], dict[str, str]]:
+    with open(path, newline="", encoding="utf-8") as f:
+        return {(r["env_id"], r["policy"], r["train_seed"]): r for r in csv.DictReader(f)}
+
+
+def node_ids(address: str, env: dict) -> tuple[str, str]:
+    """The head's and the second node's ids (12 hex digits), once both have joined."""
     nodes = subprocess.run(
         [sys.executable, "-c", WAIT_FOR_NODES, address], capture_output=True, text=True, env=env, timeout=180
     )
     assert nodes.returncode == 0, nodes.stderr[-3000:]
-    head, second = (json.loads(nodes.stdout.splitlines()[-1])[k][:12] for k in ("head", "second"))
+    return tuple(json.loads(nodes.stdout.splitlines()[-1])[k][:12] for k in ("head", "second"))
+
+
+def test_grid_runs_on_both_nodes_and_resumes_after_the_driver_is_killed(two_node_cluster, tmp_path):
+    address, env, _ = two_node_cluster
+    head, second = node_ids(address, env)
     env = {**env, "RAY_ADDRESS": address}
     runs = tmp_path / "runs.csv"
 
@@ -112,10 +114,9 @@ def test_grid_runs_on_both_nodes_and_resumes_after_the_driver_is_killed(two_node
     assert {node for run, node in ran_on.items() if run[1] == "random"} <= {second}
     assert {node for run, node in ran_on.items() if run[1] == "heuristic"} <= {head}
     assert set(ran_on.values()) == {head, second}, ran_on
-    with open(runs, newline="", encoding="utf-8") as f:
-        by_run = {(r["env_id"], r["policy"], r["train_seed"]): r for r in csv.DictReader(f)}
-    assert {by_run[run]["train_steps"] for run in GRID if run[1] == "sb3-ppo"} == {"2048"}
-    assert {by_run[run]["episodes"] for run in GRID} == {"20"}
+    final_runs = by_run(runs)
+    assert {final_runs[run]["train_steps"] for run in GRID if run[1] == "sb3-ppo"} == {"2048"}
+    assert {final_runs[run]["episodes"] for run in GRID} == {"20"}
 
 
 # ---- a cluster whose nodes share no files and no environment with the driver ----------------------
@@ -162,11 +163,6 @@ def grid_command(runs: Path, *extra: str) -> list[str]:
     ]  # fmt: skip
 
 
-def by_run(path: Path) -> dict[tuple[str, str, str], dict[str, str]]:
-    with open(path, newline="", encoding="utf-8") as f:
-        return {(r["env_id"], r["policy"], r["train_seed"]): r for r in csv.DictReader(f)}
-
-
 @pytest.mark.skipif(not can_isolate(), reason="needs a mount namespace of its own (root and unshare)")
 @pytest.mark.parametrize("isolated_cluster", [{"hidden": HIDDEN, "node_env": NODE_ENV}], indirect=True)
 def test_a_node_that_shares_nothing_with_the_driver_gives_the_runs_of_a_local_run(isolated_cluster, tmp_path):
@@ -177,11 +173,7 @@ def test_a_node_that_shares_nothing_with_the_driver_gives_the_runs_of_a_local_ru
     address, env, _ = isolated_cluster
     tuned_file(DECOY, 64)
     driver_tuned = tuned_file(tmp_path / "tuned.json", 100)
-    nodes = subprocess.run(
-        [sys.executable, "-c", WAIT_FOR_NODES, address], capture_output=True, text=True, env=env, timeout=180
-    )
-    assert nodes.returncode == 0, nodes.stderr[-3000:]
-    second = json.loads(nodes.stdout.splitlines()[-1])["second"][:12]
+    _, second = node_ids(address, env)
     # the premise: the second node sees none of the driver's files, and its environment is its own
     seen = subprocess.run(
         [sys.executable, "-c", PROBE, address, str(SCRIPT), str(ROOT / "gym-suite" / "analyses"), str(driver_tuned)],
@@ -197,7 +189,7 @@ def test_a_node_that_shares_nothing_with_the_driver_gives_the_runs_of_a_local_ru
         capture_output=True, text=True, env=driver_env, cwd=tmp_path, timeout=1500,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-4000:]
-    ran_on = {node for line in done.stderr.splitlines() if (found := progress_any(line)) for node in [found]}
+    ran_on = {found[1] for line in done.stderr.splitlines() if (found := progress(line)) is not None}
     assert ran_on == {second}, done.stderr[-3000:]
 
     local_env = {k: v for k, v in driver_env.items() if k != "RAY_ADDRESS"}
@@ -215,11 +207,8 @@ def test_a_node_that_shares_nothing_with_the_driver_gives_the_runs_of_a_local_ru
     assert cluster_runs["example-v0", "sb3-ppo", "0"]["train_steps"] == "2400"  # the driver's n_steps
     for run, row in cluster_runs.items():
         mine = local_runs[run]
-        assert (row["digest"], row["train_steps"], row["episodes"]) == (
-            mine["digest"],
-            mine["train_steps"],
-            mine["episodes"],
-        )
+        same = ("digest", "train_steps", "episodes")
+        assert [row[k] for k in same] == [mine[k] for k in same], run
         assert float(row["mean_return"]) == pytest.approx(float(mine["mean_return"]), abs=1e-6), run
 
     # Ray Tune on the same cluster: the trial gets the driver's tuned settings too (a search of one
@@ -236,9 +225,3 @@ def test_a_node_that_shares_nothing_with_the_driver_gives_the_runs_of_a_local_ru
         assert tuned.returncode == 0, tuned.stderr[-4000:]
         scores.append(json.loads(out.read_text())["example-v0"]["sb3-ppo"]["tuned"]["score"])
     assert scores[0] == pytest.approx(scores[1], abs=1e-6)
-
-
-def progress_any(line: str) -> str | None:
-    """The node (12 hex digits) of a driver's line that reports a recorded run."""
-    found = re.match(r"^\S+-v\d+\s+.*\s+seed\s+\S+\s+return .* node ([0-9a-f]{12})$", line.strip())
-    return found.group(1) if found else None

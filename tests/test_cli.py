@@ -104,6 +104,50 @@ def test_cli_evaluate_prints_the_evaluation(capsys):
         assert f"return: {expected.mean:.3f}" in out and "example-v0 heuristic: " in out and "over 7 episodes" in out
 
 
+class Constant:
+    """A picklable trained-policy stand-in: always the same action."""
+
+    name = "constant"
+
+    def __init__(self, action):
+        self.action = action
+
+    def __call__(self, observation):
+        return self.action
+
+
+def test_cli_evaluate_takes_a_policy_file_as_record_does(tmp_path, capsys):
+    import pickle
+
+    path = tmp_path / "always-left.pkl"
+    path.write_bytes(pickle.dumps(Constant(0)))
+    assert main(["evaluate", "example-v0", "--policy", str(path), "--episodes", "5"]) == 0
+    expected = evaluate("example-v0", Constant(0), episodes=5)
+    out = capsys.readouterr().out
+    assert "example-v0 constant: " in out and f"return: {expected.mean:.3f}" in out
+    for policy in (str(tmp_path / "nowhere.zip"), "greedy"):
+        with pytest.raises(SystemExit) as stop:
+            main(["evaluate", "example-v0", "--policy", policy, "--episodes", "5"])
+        assert stop.value.code == 2
+        last = capsys.readouterr().err.strip().splitlines()[-1]
+        assert last.startswith("gym-suite evaluate: error: argument --policy: policy file not found: ")
+        assert last.endswith("use random, heuristic or a trained policy's file")
+
+
+def test_cli_evaluate_takes_a_saved_stable_baselines3_model(tmp_path, capsys):
+    pytest.importorskip("stable_baselines3")
+    from stable_baselines3 import PPO
+
+    from gym_suite.training.sb3 import load_sb3_policy, save_sb3
+
+    save_sb3(PPO("MlpPolicy", gymnasium.make("target-v0"), n_steps=64, seed=0, device="cpu"), tmp_path / "agent")
+    archive = str(tmp_path / "agent.zip")
+    assert main(["evaluate", "target-v0", "--policy", archive, "--episodes", "3", "--seed", "4"]) == 0
+    expected = evaluate("target-v0", load_sb3_policy(archive, "ppo", "target-v0"), episodes=3, seed=4)
+    out = capsys.readouterr().out
+    assert "target-v0 sb3-ppo: " in out and f"return: {expected.mean:.3f}" in out
+
+
 def test_cli_demo_plays_the_seeded_random_episode(capsys):
     assert main(["demo", "--seed", "4"]) == 0
     out = capsys.readouterr().out
@@ -198,6 +242,34 @@ def test_act_batch_must_answer_one_action_per_observation(answer, error, match):
     with pytest.raises(error, match=match):
         evaluate("example-v0", Answers(answer), episodes=3)
     assert len(evaluate("example-v0", Answers(lambda n: np.zeros(n, dtype=np.int64)), episodes=3).returns) == 3
+
+
+class Remembering(Answers):
+    """A batched policy with memory: it logs its ``reset`` and ``act_batch`` calls."""
+
+    def __init__(self):
+        super().__init__(lambda n: [0] * n)
+        self.calls = []
+
+    def reset(self):
+        self.calls.append("reset")
+
+    def act_batch(self, observations):
+        self.calls.append("act")
+        return super().act_batch(observations)
+
+
+def test_evaluate_resets_a_batched_policy_before_each_batch_of_episodes():
+    """Episodes played in lockstep start together: ``reset()`` comes before each batch's first step."""
+    from gym_suite.evaluate import CHUNK_EPISODES
+
+    policy = Remembering()
+    evaluate("example-v0", policy, episodes=7)
+    assert policy.calls[0] == "reset" and policy.calls.count("reset") == 1  # 7 episodes: one batch
+    policy = Remembering()
+    evaluate("example-v0", policy, episodes=CHUNK_EPISODES + 1, env_kwargs=SHORT)
+    starts = [i for i, call in enumerate(policy.calls) if call == "reset"]
+    assert len(starts) == 2 and starts[0] == 0 and policy.calls[starts[1] - 1] == "act"
 
 
 def test_heuristic_of_foreign_env_is_a_clear_error():
@@ -302,6 +374,22 @@ def test_cli_missing_csv_is_a_usage_error_without_a_traceback():
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     assert "csv_path" in done.stderr.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    ("module", "reason"),
+    [("", "ValueError: Empty module name"), ("failing_registration", "RuntimeError: no ids today")],
+)
+def test_list_import_of_a_module_that_fails_is_one_usage_line(module, reason, tmp_path, monkeypatch, capsys):
+    (tmp_path / "failing_registration.py").write_text("raise RuntimeError('no ids today')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for argv in (["list", "--import", module], ["evaluate", f"{module}:mypkg/x-v0"]):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        assert stop.value.code == 2
+        last = capsys.readouterr().err.strip().splitlines()[-1]
+        assert last.startswith(f"gym-suite {argv[0]}: error: ") and f"cannot import {module!r}" in last
+        assert reason in last
 
 
 def test_cli_version(capsys):

@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -245,6 +246,37 @@ def test_arguments_are_declared_once_in_a_typed_signature(env_id):
     assert all(name in str(err.value) for name in params)
     with pytest.raises(TypeError, match="allowed"):
         gymnasium.make_vec(env_id, num_envs=2, bogus_key=1)
+
+
+def test_an_unknown_keyword_argument_is_refused_in_pythons_words(env_id):
+    """On every constructor path an unknown keyword is a ``TypeError`` worded as Python words it
+    (what TorchRL's ``GymEnv`` looks for before it drops its ``frameskip``), then the allowed ones."""
+    make, make_vector = creator(env_id), creator(env_id, vector=True)
+    paths = [
+        lambda: make(frameskip=1),
+        lambda: make({"frameskip": 1}),
+        lambda: make_vector(2, frameskip=1),
+        lambda: make_vector(2, {"frameskip": 1}),
+        lambda: gymnasium.make(env_id, frameskip=1),
+        lambda: gymnasium.make_vec(env_id, num_envs=2, frameskip=1),
+        lambda: gymnasium.make_vec(env_id, num_envs=2, vectorization_mode="sync", frameskip=1),
+    ]
+    try:
+        import gym_suite.jax as gsj
+    except ImportError:
+        gsj = None
+    if gsj is not None:
+        paths += [
+            lambda: gsj.make(env_id, frameskip=1),
+            lambda: gymnasium.make(jax_id(env_id), frameskip=1),
+            lambda: gymnasium.make_vec(jax_id(env_id), num_envs=2, frameskip=1),
+        ]
+    words = r"Env\.__init__\(\) got an unexpected keyword argument 'frameskip'; allowed"
+    for path in paths:
+        with pytest.raises(TypeError, match=words):
+            path()
+    with pytest.raises(TypeError, match=r"got unexpected keyword arguments 'bogus', 'frameskip'; allowed"):
+        make(frameskip=1, bogus=2)
 
 
 def test_wrong_render_mode_raises(env_id):
@@ -521,6 +553,17 @@ def test_vector_of_one_follows_the_scalar_env(env_id):
             obs, info = scalar.reset()
             restart = _first_row(*vector.step(np.asarray([scalar.action_space.sample()])))
             assert _close((obs, 0.0, False, False, info), restart), restart  # the new start's info, nothing stale
+
+
+def test_the_bench_page_promises_only_what_a_vector_of_one_keeps():
+    """``num_envs=1`` replays the scalar env (above); with two rows row 0 parts from it, and the
+    Bench page (written by gym-suite/benchmarks/bench.py) says so."""
+    page = (Path(__file__).parents[1] / "docs" / "bench.md").read_text(encoding="utf-8")
+    assert "row *i* replays" not in page and "`num_envs=1` replays the scalar env seeded alike" in page
+    scalar, vector = gymnasium.make("heartpole-v1"), gymnasium.make_vec("heartpole-v1", num_envs=2)
+    scalar.reset(seed=5), vector.reset(seed=5)
+    steps = [(scalar.step(1)[0], vector.step(np.ones(2, dtype=np.int64))[0][0]) for _ in range(10)]
+    assert not all(np.allclose(a, b) for a, b in steps)
 
 
 # ---------------------------------------------------------------------------- the native vector env's rows

@@ -129,7 +129,7 @@ def test_the_command_records_a_saved_stable_baselines3_model(tmp_path):
     ("argv", "message"),
     [
         (["--policy", "nowhere.pkl"], "policy file not found: 'nowhere.pkl'"),
-        (["--env-kwargs", "nope=1"], "unknown argument"),
+        (["--env-kwargs", "nope=1"], "unexpected keyword argument 'nope'"),
         (["--episodes", "0"], "must be a positive integer"),
         (["--dataset-id", ""], "error: argument --dataset-id: must be a Minari dataset id"),
     ],

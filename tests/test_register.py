@@ -157,6 +157,11 @@ GOOD = {"definition": COIN, "params": V0, "max_episode_steps": 10, "summary": "A
         ("mypkg/coin-v0", {"class_name": 5}, TypeError, "class_name"),
         ("mypkg/coin-v0", {"class_name": "CoinEnv"}, ValueError, "class name 'CoinEnv' is taken"),
         ("mypkg/heart-pole-v0", {}, ValueError, "class name 'HeartPoleEnv' is taken"),
+        # a vector class's name is taken too, as a scalar name and as the vector name it makes
+        ("mypkg/die-v0", {"class_name": "HeartPoleVectorEnv"}, ValueError, "'HeartPoleVectorEnv' is taken"),
+        ("mypkg/heart-pole-vector-v0", {}, ValueError, "'HeartPoleVectorEnv' is taken by 'heartpole-v0'"),
+        ("mypkg/coin-v0", {"summary": "a\rb"}, ValueError, "one line"),
+        ("mypkg/coin-v0", {"summary": "a\u2028b"}, ValueError, "one line"),
         ("mypkg/coin-v0", {"manual": 3}, TypeError, "manual"),
         ("mypkg/coin-v0", {"definition": TypoCoin()}, ValueError, r"declare \['flip'\], which CoinParams has no field"),
     ],
@@ -166,6 +171,69 @@ def test_bad_registrations_are_refused_and_register_nothing(env_id, changes, err
     with pytest.raises(error, match=match):
         gym_suite.register(env_id, **{**GOOD, **changes})
     assert (list(gym_suite.specs()), set(gymnasium.registry)) == before
+
+
+@pytest.mark.parametrize(("first", "second"), [("DieEnv", "DieVectorEnv"), ("DieVectorEnv", "DieEnv")])
+def test_two_registrations_never_share_a_class_name(first, second):
+    gym_suite.register("mypkg/die-v0", **{**GOOD, "class_name": first})
+    try:
+        with pytest.raises(ValueError, match="is taken by 'mypkg/die-v0'"):
+            gym_suite.register("mypkg/die-v1", **{**GOOD, "class_name": second})
+        assert "mypkg/die-v1" not in gymnasium.registry
+    finally:
+        gym_suite.unregister("mypkg/die-v0")
+
+
+A_NUMBER = 3
+
+
+@pytest.mark.parametrize(
+    ("changes", "error", "match"),
+    [
+        (
+            {"definition": "coin_env:V0"},
+            TypeError,
+            r"definition='coin_env:V0' is of type CoinParams, expected a Definition",
+        ),
+        ({"definition": "coin_env:NO_SUCH"}, ValueError, r"definition='coin_env:NO_SUCH': .*no attribute 'NO_SUCH'"),
+        (
+            {"params": "coin_env:COIN"},
+            TypeError,
+            r"params='coin_env:COIN' is of type Coin, expected a dataclass instance",
+        ),
+        (
+            {"manual": "test_register:A_NUMBER"},
+            TypeError,
+            r"manual='test_register:A_NUMBER' is of type int, expected a string",
+        ),
+    ],
+)
+def test_a_module_attribute_string_naming_the_wrong_thing_is_a_clear_error_on_first_use(changes, error, match):
+    gym_suite.register("mypkg/lazy-v0", **{**GOOD, **changes})  # imports nothing: checked when first used
+    try:
+        with pytest.raises(error, match=r"register\('mypkg/lazy-v0'\): " + match):
+            gymnasium.make("mypkg/lazy-v0")
+    finally:
+        gym_suite.unregister("mypkg/lazy-v0")
+
+
+def test_a_message_listing_the_registered_ids_is_cut(monkeypatch):
+    from gym_suite import _registry
+
+    many = {f"mypkg/c{i}-v0": None for i in range(300)}
+    monkeypatch.setattr(_registry, "_ADDED", many)
+    with pytest.raises(ValueError, match=r"'mypkg/c19-v0', \.\.\. 280 more\]$") as caught:
+        gym_suite.unregister("mypkg/nope-v0")
+    assert "mypkg/c20-v0" not in str(caught.value) and len(str(caught.value)) < 500
+
+
+def test_jax_make_takes_a_registered_id_in_every_form_and_lists_them_when_unknown(registered):
+    gj = pytest.importorskip("gym_suite.jax")
+    assert gj.make("mypkg_jax/coin-flip-v1")[0].definition_params.flips == 2
+    with pytest.raises(ValueError, match=r"unknown env_id 'mypkg/coin-flip-v9'; the ids are \[.*'mypkg/coin-flip-v1'"):
+        gj.make("mypkg/coin-flip-v9")
+    with pytest.raises(ValueError, match="unknown env_id 'mypkg_jax/heartpole-v1'"):
+        gj.make("mypkg_jax/heartpole-v1")  # the JAX form of a registered id only
 
 
 def test_an_id_gymnasium_has_already_is_refused():

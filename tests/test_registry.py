@@ -149,3 +149,16 @@ def test_importing_the_package_makes_no_class_and_loads_no_environment_file():
         "assert 'gym_suite.envs.target_env' in sys.modules and 'gym_suite.envs.heartpole_env' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_jax_env_without_jax_says_to_install_the_extra():
+    code = (
+        "import sys; sys.modules['jax'] = None\n"
+        "import gymnasium, gym_suite\n"
+        "try:\n"
+        "    gymnasium.make('gym_suite_jax/heartpole-v1')\n"
+        "except ImportError as exc:\n"
+        "    print(type(exc).__name__, exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.startswith("ModuleNotFoundError") and 'pip install "gym-suite[jax]"' in out, out

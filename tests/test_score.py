@@ -10,6 +10,8 @@ import gymnasium
 import numpy as np
 import pytest
 from conftest import ALL_IDS
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gym_suite
 from gym_suite.cli import main
@@ -110,6 +112,83 @@ def test_the_top_of_the_scale_is_named_by_the_tables_reference(env_id, label):
 def test_bad_agents_are_refused_naming_what_is_allowed(agent, error, match):
     with pytest.raises(error, match=match):
         gym_suite.score("example-v0", agent, paired=False)
+
+
+#: What is not a return: a bool, a string (of digits too), bytes, None, a complex number.
+NOT_A_NUMBER = st.one_of(
+    st.booleans(),
+    st.just(np.bool_(True)),
+    st.from_regex(r"-?[0-9]{1,4}(\.[0-9]{1,3})?", fullmatch=True),
+    st.text(max_size=4),
+    st.binary(max_size=3),
+    st.none(),
+    st.complex_numbers(max_magnitude=10),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(wrong=NOT_A_NUMBER, at=st.integers(0, 999), whole_array=st.booleans())
+def test_returns_of_a_wrong_kind_are_a_type_error(wrong, at, whole_array):
+    """One return of a wrong kind among numbers, or an array of that kind: never read as a number."""
+    if whole_array:
+        agent = np.full(1000, wrong)
+    else:
+        agent = [0.5] * 1000
+        agent[at] = wrong
+    with pytest.raises(TypeError, match="agent's returns must be numbers"):
+        gym_suite.score("example-v0", agent, paired=False)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    base=st.floats(-1e100, 1e100),
+    other=st.floats(allow_nan=False),
+    at=st.integers(0, 999),
+)
+def test_returns_are_finite_numbers_of_a_size_a_mean_takes(base, other, at):
+    """Up to 1e100 in size every figure of the score is finite; past it (``±1e308``) a ``ValueError``."""
+    returns = np.full(1000, base)
+    returns[at] = other
+    if abs(other) > 1e100:
+        with pytest.raises(ValueError, match="agent's returns must be finite numbers, at most 1e\\+100 in size"):
+            gym_suite.score("example-v0", returns, paired=False)
+        return
+    result = gym_suite.score("example-v0", returns, paired=False)
+    figures = [result.mean, result.ci_low, result.ci_high, result.normalized]
+    figures += [result.normalized_ci_low, result.normalized_ci_high]
+    figures += [x for d in result.differences for x in (d.difference, d.ci_low, d.ci_high)]
+    assert np.all(np.isfinite(figures))
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "match"),
+    [
+        ({"progress": "x"}, TypeError, "progress must be None, True or False"),
+        ({"progress": 1}, TypeError, "progress must be None, True or False"),
+        ({"n_jobs": 0}, ValueError, "n_jobs must be"),
+        ({"n_jobs": "2"}, ValueError, "n_jobs must be"),
+    ],
+)
+def test_scores_options_are_checked_whatever_the_agent(options, error, match):
+    with pytest.raises(error, match=match):
+        gym_suite.score("example-v0", np.zeros(1000), paired=False, **options)
+
+
+def test_an_evaluation_with_other_env_arguments_is_refused_naming_them():
+    """push-v1's table plays the test log: an evaluation on the training log is not of its episodes."""
+    train = gym_suite.evaluate("push-v1", "heuristic", episodes=1000, seed=0)
+    assert train.env_kwargs == {}
+    with pytest.raises(ValueError, match=r"env_kwargs=\{\}.*\{'split': 'test'\}.*they differ in split") as raised:
+        gym_suite.score("push-v1", train, paired=False)
+    assert "env_kwargs={'split': 'test'}" in str(raised.value)
+    test = gym_suite.evaluate("push-v1", "heuristic", episodes=1000, seed=0, env_kwargs={"split": "test"})
+    assert test.env_kwargs == {"split": "test"}
+    scored = gym_suite.score("push-v1", test, paired=False)
+    assert scored.normalized == pytest.approx(float(table_row("push-v1", "heuristic")["normalized"]), abs=1e-4)
+    gym_suite.score("push-v1", train.returns, paired=False)  # bare returns carry no arguments: taken as given
+    other = gym_suite.evaluate("example-v0", "heuristic", episodes=1000, env_kwargs={"lf_min": 1})
+    with pytest.raises(ValueError, match="they differ in lf_min"):
+        gym_suite.score("example-v0", other, paired=False)
 
 
 def test_an_evaluation_of_other_episodes_is_refused():

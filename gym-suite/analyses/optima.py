@@ -2,26 +2,11 @@
 
     python gym-suite/analyses/optima.py [--episodes 1000] [--seed 0]
 
-``example-v0`` (positions 1 .. 10, goal 5, 10 steps): a step toward the goal pays -1, a step away
-or into a wall -2, landing on the goal +10 and ends the episode. From distance ``d`` the best is
-``d`` steps straight to the goal: ``-(d - 1) + 10 = 11 - d`` (any detour costs at least two
-more steps of at most -1 each, and not reaching the goal within the 10 steps pays at most
--10). The eight starts 1, 2, 3, 4, 6, 7, 8, 9 are equally likely (one uniform picks among
-them), at distances 4, 3, 2, 1, 1, 2, 3, 4: mean distance 2.5, so the optimum is
-``11 - 2.5 = 8.5``, which the heuristic (move toward the goal) reaches in every episode.
-:func:`optimum` computes it for any ``lf_min`` / ``rt_max`` by backward induction over
-positions with the env's own rules (``walk_rules``, ``start_position``) and horizon (the
-registered step limit), averaged over the equally likely starts.
-
-``target-v0``: a hit pays +1 and ends the episode, a miss pays -1, so the return of an episode
-is at most +1, and only a hit on the first step gives +1 (the worker never starts on the
-target). Moving to the observed target always hits (the env's manual proves the float32
-rounding keeps it within reach), so the heuristic reaches the maximum, 1.0, in every episode.
-
-``heartpole-v0`` / ``heartpole-v1`` have continuous states: their reference is the
-dynamic-programming policy of ``heartpole_optimum.py`` (a near optimum), not an exact optimum;
-``push-v0``'s is the Bayes-optimal policy (``push_supervised.bayes_policy``), whose expected
-return depends on the windows the seeds pick. :func:`optimum` raises ``ValueError`` for them.
+``example-v0``: from distance ``d`` the best is ``d`` steps straight to the goal, ``11 - d``; the
+eight starts are equally likely at mean distance 2.5, so the optimum is 8.5 (:func:`optimum`:
+backward induction with the env's own rules, for any ``lf_min`` / ``rt_max``). ``target-v0``: only
+a hit on the first step pays +1, which moving to the observed target always is. The other ids have
+no exact optimum here (:func:`optimum` raises ``ValueError``).
 """
 
 from __future__ import annotations

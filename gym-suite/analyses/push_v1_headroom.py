@@ -2,25 +2,11 @@
 
     python gym-suite/analyses/push_v1_headroom.py [--episodes 1000] [--grid 1000]
 
-The bundled logs' open probability is the generator's (``gym-suite/tools/make_notifications.py``,
-``open_logit``): ``p_open = sigmoid(f + offset)``, rounded to 4 decimals and kept in 0.0001..0.9999,
-where ``f`` is a function of the notification's features and context, every input of which push-v1
-observes, and ``offset`` the person's responsiveness, uniform on -0.5..0.5. :func:`feature_logit`
-recomputes ``f`` from the log's observed fields with the generator's ``open_logit``, and with each
-person's offset (drawn again from the generator's seed, :func:`user_offsets`) it gives back every
-row's ``p_open`` exactly, on both logs: the offset is all a policy of the observation lacks.
-
-Scored as ``gym_suite.references.push_v1_optimum`` scores (a delivery earns its true ``p_open``,
-every user-day of the log weighs the same), the policies that decide by a probability with the
-oracle's online dynamic program (``push_v1_optimum.thresholds``, on that probability's distribution
-over the log): the **oracle** (DP on ``p_open``: push-v1's ``optimum``), the **features-only
-optimum** (DP on ``q = E[p_open | observation]``, the offset integrated out on a midpoint grid of
-``--grid`` points) and **honest** (the same, its thresholds from the training log's ``q``), beside
-the rule (``push_v1_rule.day_opens``) and random. Neither DP is an exact optimum (a day's
-notifications are not independent draws), so a policy of the observation may score above the
-oracle. Printed: the table (expected opens per user-day, and normalized), the paired differences
-on the baselines' evaluation days (test log, ``env.reset(seed=i)`` for ``i < --episodes``), and
-:class:`FeaturesOnlyPolicy` played in the environment on those days against each day's exact value.
+The generator's ``p_open`` is ``sigmoid(f + offset)``: ``f`` of what push-v1 observes
+(:func:`feature_logit`), ``offset`` the person's, uniform on -0.5..0.5 (:func:`user_offsets`). The
+**oracle** (the online DP on ``p_open``), the **features-only optimum** (the DP on
+``E[p_open | observation]``, the offset integrated out on ``--grid`` points) and **honest** (its
+thresholds from the training log) against the rule and random, paired on the baselines' days.
 """
 
 from __future__ import annotations

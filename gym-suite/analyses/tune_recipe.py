@@ -2,19 +2,10 @@
 
     python gym-suite/analyses/tune_recipe.py --id push-v1 --agent sb3-ppo --trials 16 --seeds 3
     RAY_ADDRESS=10.0.0.5:6379 python gym-suite/analyses/tune_recipe.py --id target-v1 --agent jax-ppo --trials 32
-    python gym-suite/analyses/tune_recipe.py --id example-v0 --agent sb3-ppo --trials 4 --steps 4096 --out /tmp/t.json
 
-The protocol of the baselines' recipes (``docs/baselines.md``): a trial trains ``--seeds`` agents on
-training seeds 100,000, 100,001, ... with its settings over the id's recipe, for ``--steps`` (default:
-the recipe's budget), and scores each greedily on ``--episodes`` tuning episodes seeded 100,000, ...
-(the training log where an id replays data): never the table's training seeds 0, 1, ..., its
-evaluation episodes 0 .. 999 or a held-out log. A trial's score is the mean over its seeds; the
-first trial is the recipe's own settings, the others Tune's random search over ``--space`` (default
-:data:`SPACES`). Trials run on a new local Ray or on ``--address`` (or ``RAY_ADDRESS``), ``--cpus``
-CPUs each. The best settings go to ``--out`` (default: ``gym_suite/training/tuned_recipes.json``, or
-``GYM_SUITE_TUNED_RECIPES``'s file) as ``{id: {agent: {"settings": {...}, "tuned": {...}}}}`` beside
-its other entries, ``"tuned"`` saying how they were chosen (date, scores of the best trial and of the
-recipe, trials, seeds, episodes, command); the recipes take them over their own.
+A trial trains on seeds 100,000 onwards and is scored on tuning episodes seeded 100,000 onwards
+(never the table's seeds, episodes or held-out log); the first trial is the recipe's own settings.
+The best settings go to ``--out`` with how they were chosen (``docs/baselines.md``, "Tuning a recipe").
 """
 
 from __future__ import annotations

@@ -277,16 +277,9 @@ def _normalize(rows: list[Summary]) -> None:
 
 
 def publish(
-    rows: list[Summary],
-    runs: list[dict[str, str]],
-    episodes: int,
-    digests: dict[tuple[str, str], str],
-    out_md: str,
-    out_csv: str,
-    out_png: str,
-    readme: str,
-    out_machine: str,
-) -> None:
+    rows: list[Summary], runs: list[dict[str, str]], episodes: int, digests: dict[tuple[str, str], str],
+    out_md: str, out_csv: str, out_png: str, readme: str, out_machine: str,
+) -> None:  # fmt: skip
     """Print the page and write every output whose path is not ``''``: the page, the CSV (and, for the
     repository's CSV, its package copy and README's headline table), the machine record, the figure."""
     machine = machine_record([r for r in runs if int(r["episodes"]) == episodes])

@@ -1,9 +1,22 @@
 """The learning curve of a Stable-Baselines3 run, for the training benchmarks: the agent evaluated at
-rollout boundaries with the clock stopped."""
+rollout boundaries with the clock stopped; the first point of a curve at a return, the median of runs."""
 
 from __future__ import annotations
 
+import math
+import statistics
 import time
+
+
+def first_reached(points: list[dict], target: float | None, slack: float = 0.0) -> dict | None:
+    """The first point whose ``mean`` is at least ``target - slack`` (None: no target, or not reached)."""
+    return None if target is None else next((p for p in points if p["mean"] >= target - slack), None)
+
+
+def median(values) -> float:
+    """The median of the finite values (None left out), NaN when there is none."""
+    values = [v for v in values if v is not None and math.isfinite(v)]
+    return statistics.median(values) if values else math.nan
 
 
 def curve_callback(record: dict, evaluate, every: int, progress=None, points: str = "points"):

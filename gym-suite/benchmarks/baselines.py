@@ -3,28 +3,13 @@
     python gym-suite/benchmarks/baselines.py                      # everything missing, then the table
     python gym-suite/benchmarks/baselines.py --ids heartpole-v1 --policies sb3-ppo --seeds 0-4
     python gym-suite/benchmarks/baselines.py --summarize           # the table from the runs recorded so far
-    python gym-suite/benchmarks/baselines.py --quick --runs-csv /tmp/runs.csv --out-md '' --out-csv '' --out-png ''
     RAY_ADDRESS=10.0.0.5:6379 python gym-suite/benchmarks/baselines.py   # on a Ray cluster (or --address)
 
-Two steps. **Runs** (this file): for every id, every policy and every training seed asked for
-(default: 5 seeds, 10 for JAX PPO, which trains them in one vmapped run), train the agent with the
-id's recipe (``gym_suite.training``) and score it greedily with ``gym_suite.evaluate`` on the same
-seeded evaluation episodes (episode *i* reset with seed *i*), as the references are (random, the
-heuristic, the best known policy, the optimum, push-v0's supervised baseline); where an id replays
-data, on the held-out test log and on the training log. Every run is a Ray task (JAX PPO's seeds:
-one task), on a new local Ray or on the cluster of ``--address`` (or ``RAY_ADDRESS``), asking for
-``--cpus`` CPUs and the custom ``--resources``. The script is the driver: it appends each run to
-``--runs-csv`` (``docs/baselines_runs.csv``) as its task finishes; a run already there is not run
-again (``--force`` reruns it), so an interrupted grid resumes with the same command.
-
-**Summary** (``_outputs.py``): per id and policy, the interquartile mean (IQM) of the seeds' mean
-returns with its 95 % stratified-bootstrap interval (rliable, 50,000 resamples), the worst seed,
-the seeds that *diverged* (below the random policy) and the normalized score
-``(score - random) / (optimum - random)``, written to ``--out-md``, ``--out-csv``, ``--out-png``,
-README's headline table and ``--out-machine``; ``docs/baselines.md`` says how to read them.
-
-The summary needs the ``baselines`` extra (rliable, matplotlib; scikit-learn for the supervised
-push-v0 baseline): ``pip install -e ".[baselines]"``.
+**Runs** (this file): every (id, policy, training seed) missing from ``--runs-csv`` runs as a Ray
+task, trained with the id's recipe and scored on the same seeded evaluation episodes; the driver
+appends each run as its task finishes, so an interrupted grid resumes with the same command.
+**Summary** (``_outputs.py``): IQM and 95 % intervals over the seeds, normalized scores, written to
+the outputs; ``docs/baselines.md`` says how to read them. The summary needs the ``baselines`` extra.
 """
 
 from __future__ import annotations
@@ -105,11 +90,7 @@ def resolved_settings(env_id: str, policy: str, steps: int | None = None, vec_en
 
 
 def expected_digests(
-    ids: Iterable[str],
-    policies: Iterable[str],
-    budgets: dict | None = None,
-    quick: bool = False,
-    vec_env: str = "native",
+    ids: Iterable[str], policies: Iterable[str], budgets: dict | None = None, quick: bool = False, vec_env="native"
 ) -> dict[tuple[str, str], str]:
     """The digest of every (id, policy) as the recipes resolve it now: a run is *current* when its
     ``digest`` is its row's (the same settings, budget and tuned settings), whatever its date."""
@@ -219,14 +200,8 @@ def _score(
     env arguments that select it), and on the training data."""
     start = time.perf_counter()
     result = evaluate(env_id, policy, episodes=episodes, seed=0, n_jobs=n_jobs, env_kwargs=held_out or None)
-    out: dict[str, Any] = {
-        "eval_seed": 0,
-        "episodes": episodes,
-        "mean_return": result.mean,
-        "std_return": result.std,
-        "mean_length": result.mean_length,
-        "eval_seconds": round(time.perf_counter() - start, 1),
-    }
+    out: dict[str, Any] = {"eval_seed": 0, "episodes": episodes, "mean_return": result.mean, "std_return": result.std}
+    out |= {"mean_length": result.mean_length, "eval_seconds": round(time.perf_counter() - start, 1)}
     if held_out:
         training_policy = policy if on_training is None else on_training
         out["mean_return_on_training_data"] = evaluate(
@@ -260,27 +235,13 @@ def run_reference(env_id: str, policy: str, episodes: int, n_jobs: int, held_out
 
 
 def run_trained(
-    env_id: str,
-    policy: str,
-    seeds: list[int],
-    episodes: int,
-    n_jobs: int,
-    steps: int,
-    vec_env: str,
-    held_out: dict[str, Any],
+    env_id: str, policy: str, seeds: list[int], episodes: int, n_jobs: int, steps: int, vec_env: str, held_out: dict
 ) -> Iterable[dict[str, Any]]:
     """Train ``policy`` on ``env_id`` with each seed and score it: one run per seed, as each is done."""
 
     def scored(seed: int, act: Any, trained_steps: int, seconds: float, **note: str) -> dict[str, Any]:
-        return {
-            "env_id": env_id,
-            "policy": policy,
-            "train_seed": seed,
-            "train_steps": trained_steps,
-            "train_seconds": round(seconds, 1),
-            **note,
-            **_score(env_id, act, episodes, n_jobs, held_out),
-        }
+        run = {"env_id": env_id, "policy": policy, "train_seed": seed, "train_steps": trained_steps}
+        return {**run, "train_seconds": round(seconds, 1), **note, **_score(env_id, act, episodes, n_jobs, held_out)}
 
     if policy == "jax-ppo":  # every seed in one vmapped run
         from gym_suite.training.jax import train_ppo
@@ -329,13 +290,9 @@ def _train(env_id: str, policy: str, steps: int, seed: int, vec_env: str) -> tup
 
 @dataclass(frozen=True)
 class Task:
-    """One Ray task of the grid, with everything it depends on: a reference policy (``seeds``
-    empty), one training seed of an agent, or JAX PPO's consecutive seeds (one vmapped run).
-
-    ``resolved``: what the driver resolved for the run (:func:`resolved_settings`: the budget, the
-    settings, the evaluation's env arguments), ``digest`` its digest, and ``tuned`` the tuned
-    settings it trains with (the driver's tuned-recipes file's part for this id and agent): the
-    task reads no file or environment variable of the node it runs on.
+    """One Ray task of the grid: a reference policy (``seeds`` empty), one training seed of an agent,
+    or JAX PPO's consecutive seeds (one vmapped run), with what the driver resolved for it
+    (``resolved``, its ``digest``, the ``tuned`` settings it trains with): it reads no file of its node.
     """
 
     env_id: str
@@ -367,22 +324,11 @@ def _consecutive(seeds: list[int]) -> list[tuple[int, ...]]:
 
 
 def plan(
-    ids: list[str],
-    policies: list[str],
-    runs: list[dict[str, str]],
-    seeds: list[int] | None = None,
-    episodes: int = 1000,
-    budgets: dict | None = None,
-    quick: bool = False,
-    force: bool = False,
-    vec_env: str = "native",
-) -> list[Task]:
-    """The tasks of the grid that ``runs`` (the runs file's lines) does not hold yet (all with ``force``).
-
-    A run is held when the file has its (id, policy, training seed) scored on ``episodes``
-    evaluation episodes with the settings its row has now (its digest: :func:`current`). JAX PPO
-    trains the missing seeds only, consecutive ones in one vmapped run.
-    """
+    ids: list[str], policies: list[str], runs: list[dict[str, str]], seeds: list[int] | None = None,
+    episodes: int = 1000, budgets: dict | None = None, quick: bool = False, force: bool = False, vec_env: str = "native",
+) -> list[Task]:  # fmt: skip
+    """The tasks of the grid that ``runs`` does not hold yet (all with ``force``): a run is held when
+    its (id, policy, seed) was scored on ``episodes`` episodes with its row's settings as they are now."""
     budgets = budgets or {}
     tasks: list[Task] = []
     for env_id in ids:
@@ -395,15 +341,9 @@ def plan(
 
 
 def _row_tasks(
-    env_id: str,
-    policy: str,
-    runs: list[dict[str, str]],
-    seeds: list[int] | None,
-    episodes: int,
-    steps: int | None,
-    force: bool,
-    vec_env: str,
-) -> list[Task]:
+    env_id: str, policy: str, runs: list[dict[str, str]], seeds: list[int] | None, episodes: int, steps: int | None,
+    force: bool, vec_env: str,
+) -> list[Task]:  # fmt: skip
     """:func:`plan`'s tasks of one row (``steps``: the budget asked for, None for the recipe's)."""
     reference = policy in REFERENCES
     resolved = resolved_settings(env_id, policy, None if reference else steps, vec_env)
@@ -430,13 +370,10 @@ class NodeMismatchError(RuntimeError):
 
 
 def run_task(task: Task, episodes: int, n_jobs: int) -> tuple[str, list[dict[str, Any]]]:
-    """What a Ray task does: run ``task`` with what its driver resolved; returns the node it ran on
-    (Ray's node id) and its runs.
+    """What a Ray task does: run ``task`` with what its driver resolved; the node it ran on and its runs.
 
-    It reads nothing of its node but the installed package: the tuned settings come with the task
-    (:func:`gym_suite.training.recipes.given_tuned_recipes`), the reference policies from
-    :mod:`gym_suite.references`. The node's package must resolve the task's settings as the
-    driver did (the same digest), else the task fails saying so (another gym-suite on the node).
+    It reads nothing of its node but the installed package, which must resolve the task's settings
+    as the driver did (the same digest), else the task fails saying so.
     """
     import ray
 
@@ -456,18 +393,9 @@ def run_task(task: Task, episodes: int, n_jobs: int) -> tuple[str, list[dict[str
         if task.policy in REFERENCES:
             runs = [run_reference(task.env_id, task.policy, episodes, n_jobs, held_out)]
         else:
-            runs = list(
-                run_trained(
-                    task.env_id,
-                    task.policy,
-                    list(task.seeds),
-                    episodes,
-                    n_jobs,
-                    resolved["steps"],
-                    resolved.get("vec_env", "native"),
-                    held_out,
-                )
-            )
+            vec_env = resolved.get("vec_env", "native")
+            trained = run_trained(task.env_id, task.policy, list(task.seeds), episodes, n_jobs, resolved["steps"], vec_env, held_out)  # fmt: skip
+            runs = list(trained)
     cpu, today = cpu_name(), date.today().isoformat()
     for one in runs:
         one.update(date=today, cpu=cpu, digest=task.digest)
@@ -512,31 +440,17 @@ def check_placeable(requests: dict[str, dict[str, float]]) -> None:
 
 
 def run(
-    ids: list[str],
-    policies: list[str],
-    runs_csv: str | os.PathLike,
-    seeds: list[int] | None = None,
-    episodes: int = 1000,
-    n_jobs: int = -1,
-    budgets: dict | None = None,
-    quick: bool = False,
-    vec_env: str = "native",
-    force: bool = False,
-    address: str | None = None,
-    cpus: float = 1,
-    resources: dict[str | None, dict[str, float]] | None = None,
-    runtime_env: dict[str, Any] | None = None,
-) -> int:
+    ids: list[str], policies: list[str], runs_csv: str | os.PathLike, seeds: list[int] | None = None,
+    episodes: int = 1000, n_jobs: int = -1, budgets: dict | None = None, quick: bool = False, vec_env: str = "native",
+    force: bool = False, address: str | None = None, cpus: float = 1,
+    resources: dict[str | None, dict[str, float]] | None = None, runtime_env: dict[str, Any] | None = None,
+) -> int:  # fmt: skip
     """Run what ``runs_csv`` does not hold yet (everything with ``force``) as Ray tasks; the number of runs added.
 
-    Every task asks Ray for ``cpus`` CPUs (its evaluation runs on that many processes unless
-    ``n_jobs`` is positive) and for the custom ``resources`` of its policy (``resources[policy]``,
-    then ``resources[None]`` for every policy), on the cluster at ``address`` (``RAY_ADDRESS``
-    when None; a new local Ray when neither is given; ``runtime_env``: the job's, Ray's runtime environment).
-    The driver resolves everything a task depends on (:class:`Task`), holds the runs file for
-    itself (:func:`runs_file_lock`) and appends each task's runs to it as the task finishes: an
-    interrupted grid loses only the tasks that were running, and the same command resumes it.
-    Raises :class:`ClusterError` before any task starts if the cluster cannot place one, and
+    Every task asks for ``cpus`` CPUs and its policy's ``resources`` (``resources[None]``: every
+    policy's), on the cluster at ``address`` (``RAY_ADDRESS`` when None, else a new local Ray). The
+    driver holds the runs file (:func:`runs_file_lock`) and appends each task's runs as it finishes.
+    Raises :class:`ClusterError` before any task starts if no node can place one, and
     :class:`GridError` after the other tasks' runs are recorded if some tasks failed.
     """
     with runs_file_lock(runs_csv):
@@ -596,10 +510,7 @@ def run(
 
 
 def summarize(
-    runs: list[dict[str, str]],
-    episodes: int,
-    reps: int = BOOTSTRAP_REPS,
-    digests: dict[tuple[str, str], str] | None = None,
+    runs: list[dict[str, str]], episodes: int, reps: int = BOOTSTRAP_REPS, digests: dict | None = None
 ) -> list[Summary]:
     """The table's rows (:func:`_outputs.summarize`), from the runs that played ``episodes`` evaluation
     episodes with their row's settings as they are now (``digests``, :func:`expected_digests`; default:

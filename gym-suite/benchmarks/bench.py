@@ -1,18 +1,11 @@
 """Steps per second of every gym-suite environment next to reference environments, in one run.
 
-::
-
     python gym-suite/benchmarks/bench.py [--quick] [--ids ID [ID ...]] [--json PATH] [--markdown PATH]
     python gym-suite/benchmarks/bench.py --ids heartpole-v0 --create-heartpole-venv   # against heartpole 1.2
     python gym-suite/benchmarks/bench.py --from-json docs/bench.json --step-cost step_cost.json \
         --json docs/bench.json --markdown docs/bench.md   # adds step_cost.py's table of a CPU family
 
-Every id is timed raw, through ``gymnasium.make``, ``gym.make`` (gym installed), ``SyncVectorEnv``
-and its native vector env, next to CartPole-v1 and the PyPI ``heartpole==1.2`` (in a virtual
-environment of its own, timed by the same loop); with push-v0, its logs of 1k and 100k rows and the
-memory of 1,024 copies. The page's "How it is measured" gives the protocol. ``--from-json`` reports
-an earlier run anew, timing nothing; ``--step-cost`` adds ``step_cost.py --json``'s table of a CPU
-family (a later file of the same family replaces the earlier one).
+The page's "How it is measured" (:data:`HOW_IT_IS_MEASURED`) gives the protocol.
 """
 
 from __future__ import annotations
@@ -76,8 +69,8 @@ PUSH_VECTOR_N = 1024  # the native vector env on each log
 MEMORY_COUNT = 1024
 
 
-# The timing protocol. These two functions need nothing but itertools, time and numpy: their
-# source also runs in the heartpole 1.2 interpreter, so both sides time the very same loop.
+# The timing protocol. These functions need nothing but itertools, time and numpy: their source also
+# runs in the heartpole 1.2 interpreter and in step_cost.py's, so every side times the very same loop.
 
 
 def draw_actions(space, count, seed):
@@ -88,24 +81,24 @@ def draw_actions(space, count, seed):
     return [d.item() if isinstance(d, np.generic) else d for d in draws]
 
 
-def time_scalar(step, reset, actions, steps):
-    """Seconds for ``steps`` calls of ``step`` cycling through ``actions``, resetting at episode end."""
+def time_scalar(step, reset, actions, steps, clock=time.perf_counter):
+    """Seconds of ``clock`` for ``steps`` calls of ``step`` cycling through ``actions``, resetting at episode end."""
     pool = itertools.islice(itertools.cycle(actions), steps)
-    start = time.perf_counter()
+    start = clock()
     for action in pool:
         _, _, terminated, truncated, _ = step(action)
         if terminated or truncated:
             reset()
-    return time.perf_counter() - start
+    return clock() - start
 
 
-def time_vector(step, batches, steps):
-    """Seconds for ``steps`` calls of a vector env's ``step`` cycling through ``batches``."""
+def time_vector(step, batches, steps, clock=time.perf_counter):
+    """Seconds of ``clock`` for ``steps`` calls of a vector env's ``step`` cycling through ``batches``."""
     pool = itertools.islice(itertools.cycle(batches), steps)
-    start = time.perf_counter()
+    start = clock()
     for actions in pool:
         step(actions)
-    return time.perf_counter() - start
+    return clock() - start
 
 
 def calibrate(run: Callable[[int], float], seconds: float) -> int:
@@ -654,16 +647,8 @@ def step_cost_table(entry: dict) -> str:
     references = {tuple(k.split("|")[1:]) for k in seconds if k.startswith(CARTPOLE + "|")}
     for how, n in sorted(references, key=lambda hn: (hn[0], int(hn[1]))):
         lines.append(cells(f"{CARTPOLE} (ref)", how, n, seconds[f"{CARTPOLE}|{how}|{n}"], "1.00x", "1.00x", "-"))
-    header = [
-        "id",
-        "interface",
-        "N",
-        "µs a step (fastest)",
-        "µs (median)",
-        "vs CartPole",
-        "vs CartPole (median)",
-        "aim",
-    ]
+    header = ["id", "interface", "N", "µs a step (fastest)", "µs (median)", "vs CartPole", "vs CartPole (median)"]
+    header.append("aim")
     return markdown_table(header, lines, right={2, 3, 4, 5, 6})
 
 
@@ -706,11 +691,12 @@ a constant in turn):
   backend cost heartpole-v0 0.4 µs a step against the same rules inlined for floats. Handing out
   a shared observation array would close the gaps and is not done: a caller that keeps an
   observation would see it change.
-- At N=4,096 heartpole-v1's native step pays 47 µs for per-row draws on the scalar env's stream
-  (so that row *i* replays the scalar env seeded alike), 54 µs for the night's hazard and 25 µs
-  for `SyncVectorEnv`'s info; without all three its rules (four sigmoids, about 40 array passes)
-  would still be 0.76x `CartPoleVectorEnv`. target-v0 spends 45 % of its step restarting the
-  rows that hit (42 draws a start, a fixed count that keeps each row on the scalar env's stream).
+- At N=4,096 heartpole-v1's native step pays 47 µs for per-row draws, the rows in order on one
+  stream (so that `num_envs=1` replays the scalar env seeded alike; with more rows, row 0 too
+  parts from it), 54 µs for the night's hazard and 25 µs for `SyncVectorEnv`'s info; without all
+  three its rules (four sigmoids, about 40 array passes) would still be 0.76x `CartPoleVectorEnv`.
+  target-v0 spends 45 % of its step restarting the rows that hit (42 draws a start, a fixed count
+  that keeps `num_envs=1` on the scalar env's stream).
 - XLA does not pay on a CPU at that size: `step_cost.py --jax` times the JAX vector env and its
   compiled rollout, and at N=4,096 both are slower than the numpy env for every id (a threefry key
   per row costs heartpole-v1 295 µs of draws a step; its transition compiled on numpy's draws took
@@ -894,19 +880,14 @@ def main(argv: list[str] | None = None) -> int:
     found = measure(args, ids, env_kwargs)
     machine["load_average_at_end"] = _load()
     command = "python gym-suite/benchmarks/bench.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    settings = {
-        "repeats": args.repeats,
-        "seconds": args.seconds,
-        "steps": args.steps,
-        "quick": args.quick,
-        "seed": SEED,
-    }
+    settings = {"repeats": args.repeats, "seconds": args.seconds, "steps": args.steps, "quick": args.quick}
+    settings |= {"seed": SEED, "action_pool": ACTION_POOL, "batch_pool": BATCH_POOL, "env_kwargs": env_kwargs}
     result = {
         "command": command.strip(),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": machine,
         "heartpole_pypi_venv": args.side_versions,
-        "settings": settings | {"action_pool": ACTION_POOL, "batch_pool": BATCH_POOL, "env_kwargs": env_kwargs},
+        "settings": settings,
         "ids": ids,
         **found,
         "wall_seconds": time.perf_counter() - started,

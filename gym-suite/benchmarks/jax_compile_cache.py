@@ -1,20 +1,11 @@
 """``train_ppo`` in a new process, compiling afresh against loading from JAX's persistent compilation cache.
 
-::
-
     OMP_NUM_THREADS=1 python gym-suite/benchmarks/jax_compile_cache.py heartpole-v1 --rounds 3
-    OMP_NUM_THREADS=1 python gym-suite/benchmarks/jax_compile_cache.py example-v0 --timesteps 4096 --num-seeds 4
-    # against another checkout (a directory holding gym_suite/, say ``git archive <commit> gym_suite | tar -x -C /tmp/old``)
     OMP_NUM_THREADS=1 python gym-suite/benchmarks/jax_compile_cache.py heartpole-v1 --against /tmp/old
 
-A round gives each tree an empty cache directory (``GYM_SUITE_JAX_CACHE``) and runs
-``train_ppo(id, seed=0, progress=False)`` in two new processes one after the other: the first
-compiles and writes the cache, the second loads it (the trees alternating round by round). Each
-process reports its imports one by one (JAX; seaborn and matplotlib.pyplot, which gymnax's Pong and
-Catch import; the rest of gymnax; rejax; ``gym_suite.jax``; ``gym_suite.training.jax``),
-``train_ppo``'s ``compile_seconds`` split into tracing, lowering to MLIR and XLA's compiling (JAX's
-monitoring events), ``train_seconds`` and the programs loaded from the cache; wall clock and CPU
-time. Prints one row per process and the medians; ``--json`` keeps them.
+A round runs ``train_ppo`` in two new processes on an empty cache of each tree: the first compiles,
+the second loads; each reports its imports, tracing, lowering, XLA compiling, training and the
+programs loaded from the cache.
 """
 
 from __future__ import annotations

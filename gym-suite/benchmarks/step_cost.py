@@ -3,21 +3,11 @@
     git worktree add /tmp/before <commit>
     python gym-suite/benchmarks/step_cost.py --against /tmp/before [--against /tmp/older ...] [--json out.json]
 
-Each source tree runs in a subprocess of its own (its ``gym_suite`` first on ``sys.path``), the
-trees alternating round by round so that a change of load touches all; a round times the scalar
-env through ``gymnasium.make`` (a ``Discrete`` action as a Python int, as ``bench.py`` gives it;
-``--numpy-actions``: the numpy integer ``action_space.sample()`` returns) and the native vector env
-at each ``--num-envs``, with ``time.process_time``, next to CartPole-v1 (its columns should agree
-between trees, else the machine changed under the run). The table gives the fastest round of each;
-``--json`` keeps the processor, date, load, versions and every round (``bench.py --step-cost`` puts
-it on the Bench page). It needs gymnasium and numpy alone.
-
-``--jax`` (the ``jax`` extra) adds, per id and size, ``jax-vector``: ``gymnasium.make_vec(
-"gym_suite_jax/<id>")`` stepped through Gymnasium's API, its results waited for, and ``jax-scan``: the
-steps of the JAX page's compiled rollout (``gym_suite.jax.make``'s env under ``vmap``, actions drawn on
-the device, ``lax.scan`` over the round's steps in one ``jax.jit`` call), both against CartPole-v1's
-native vector env of the same N. With ``--against``, the compiled rollout of this checkout against
-another's.
+Each tree runs in a subprocess of its own, the trees alternating round by round; a round times the
+scalar env through ``gymnasium.make`` and the native vector env at each ``--num-envs`` with
+``time.process_time``, next to CartPole-v1. ``--jax`` adds the JAX vector env through Gymnasium's
+API (``jax-vector``) and its compiled rollout (``jax-scan``). ``bench.py --step-cost`` puts the
+``--json`` on the Bench page.
 """
 
 from __future__ import annotations
@@ -25,6 +15,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import importlib.util
+import inspect
 import json
 import platform
 import statistics
@@ -34,18 +25,18 @@ from pathlib import Path
 
 from _machine import cpu_family, cpu_name, load_average, versions  # this folder's helpers (on sys.path)
 from _tables import markdown_table
+from bench import CARTPOLE, draw_actions, time_scalar, time_vector
+from bench import STEP_COST_REFERENCE as REFERENCE  # CartPole-v1's interface a row is compared with
 
 REPO = Path(__file__).resolve().parents[2]
-CARTPOLE = "CartPole-v1"
-#: the interface of CartPole-v1 a row is compared with, where it is not the row's own (CartPole-v1
-#: has no gym_suite_jax env: the JAX rows are held to the target, CartPoleVectorEnv)
-REFERENCE = {"jax-vector": "native", "jax-scan": "native"}
 INSTALL_JAX = 'pip install "gym-suite[jax]"'
 
+TIMING = "\n\n".join(inspect.getsource(f) for f in (draw_actions, time_scalar, time_vector))
 CHILD = r"""
-import json, sys, time, warnings
+import itertools, json, sys, time, warnings
+import numpy as np
 src, ids, sizes, steps = sys.argv[1], sys.argv[2].split(","), [int(n) for n in sys.argv[3].split(",")], int(sys.argv[4])
-numpy_actions, use_jax = sys.argv[5] == "1", sys.argv[6] == "1"
+use_jax = sys.argv[5] == "1"
 sys.path.insert(0, src)
 warnings.simplefilter("ignore")
 import gymnasium
@@ -53,7 +44,7 @@ import gym_suite
 if not gym_suite.__file__.startswith(src):
     sys.exit(f"gym_suite was imported from {gym_suite.__file__}, not from {src}")
 out = {}
-
+# TIMING: bench.py's timing functions
 
 def vector(key, name, n, wait=None, **kwargs):
     count = max(100, steps * 40 // n)
@@ -62,12 +53,8 @@ def vector(key, name, n, wait=None, **kwargs):
     venv.action_space.seed(0)
     batches = [venv.action_space.sample() for _ in range(16)]
     step = venv.step if wait is None else lambda actions: wait(venv.step(actions))  # a caller waits for results
-    for i in range(10):  # (a JAX env's first step compiles it)
-        step(batches[i & 15])
-    start = time.process_time()
-    for i in range(count):
-        step(batches[i & 15])
-    out[key] = (time.process_time() - start) / count
+    time_vector(step, batches, 10)  # (a JAX env's first step compiles it)
+    out[key] = time_vector(step, batches, count, time.process_time) / count
     venv.close()
     return count
 
@@ -79,16 +66,8 @@ for env_id in ids:
     except gymnasium.error.Error:  # an id this checkout does not register
         continue
     env.reset(seed=0)
-    env.action_space.seed(0)
-    actions = [env.action_space.sample() for _ in range(4096)]
-    if isinstance(env.action_space, gymnasium.spaces.Discrete) and not numpy_actions:
-        actions = [int(a) for a in actions]
-    start = time.process_time()
-    for i in range(steps):
-        _, _, terminated, truncated, _ = env.step(actions[i & 4095])
-        if terminated or truncated:
-            env.reset()
-    out[f"{env_id}|make|1"] = (time.process_time() - start) / steps
+    actions = draw_actions(env.action_space, 4096, 0)  # a Discrete action as a Python int, as bench.py gives it
+    out[f"{env_id}|make|1"] = time_scalar(env.step, env.reset, actions, steps, time.process_time) / steps
     env.close()
     for n in sizes:
         vector(f"{env_id}|native|{n}", name, n, vectorization_mode="vector_entry_point")
@@ -125,13 +104,11 @@ for env_id in (i for i in ids if i in jax_ids):
         jax.block_until_ready(compiled(state, jax.random.key(2)))
         out[f"{env_id}|jax-scan|{n}"] = (time.process_time() - start) / count
 print(json.dumps(out))
-"""
+""".replace("# TIMING: bench.py's timing functions\n", TIMING)
 
 
-def _round(
-    src: Path, ids: list[str], sizes: list[int], steps: int, numpy_actions: bool, use_jax: bool = False
-) -> dict[str, float]:
-    argv = [str(src), ",".join(ids), ",".join(map(str, sizes)), str(steps), str(int(numpy_actions)), str(int(use_jax))]
+def _round(src: Path, ids: list[str], sizes: list[int], steps: int, use_jax: bool = False) -> dict[str, float]:
+    argv = [str(src), ",".join(ids), ",".join(map(str, sizes)), str(steps), str(int(use_jax))]
     done = subprocess.run([sys.executable, "-c", CHILD, *argv], capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"timing {src} failed:\n{done.stderr.strip()}")
@@ -150,8 +127,6 @@ def build_parser() -> argparse.ArgumentParser:
     add("--num-envs", default="64,4096", help="native vector sizes, comma-separated")
     add("--rounds", type=int, default=5, help="rounds per checkout (the fastest counts)")
     add("--steps", type=int, default=20_000, help="scalar steps a round (vector: 40x as many env-steps)")
-    add("--numpy-actions", action="store_true",
-        help="give the scalar env the numpy integers action_space.sample() returns (default: Python ints, as bench.py)")  # fmt: skip
     add("--jax", action="store_true",
         help="also time the JAX vector env through Gymnasium's API (jax-vector) and its compiled rollout "
         "(jax-scan) at each --num-envs, against CartPoleVectorEnv (needs the jax extra)")  # fmt: skip
@@ -191,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     failed, rounds = None, 0
     for r in range(args.rounds):
         try:
-            found = [_round(tree, ids, sizes, args.steps, args.numpy_actions, args.jax) for tree in trees]
+            found = [_round(tree, ids, sizes, args.steps, args.jax) for tree in trees]
         except SystemExit as exc:  # the rounds done so far are still reported
             failed = str(exc)
             break
@@ -217,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         "CartPole-v1's native vector env of the same N), same rounds; nan: not in that checkout"
     )
     if args.json:
-        settings = {"rounds": rounds, "steps": args.steps, "num_envs": sizes, "numpy_actions": args.numpy_actions}
+        settings = {"rounds": rounds, "steps": args.steps, "num_envs": sizes}
         result = {"command": command, "date": date, "machine": machine, "settings": settings | {"jax": args.jax}}
         result |= {"trees": [str(tree) for tree in trees], "seconds": times}
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")

@@ -1,23 +1,12 @@
 """PPO in JAX (rejax, compiled end to end) against Stable-Baselines3 PPO on one id, side by side in one run.
 
-::
-
-    # the figures and the picture of docs/training-speed.md (34 min on 2 busy cores):
-    OMP_NUM_THREADS=1 python gym-suite/benchmarks/train_jax_vs_sb3.py heartpole-v1 --seeds 3 --jax-seeds 8 \\
+    # the figures and the picture of docs/training-speed.md:
+    OMP_NUM_THREADS=1 python gym-suite/benchmarks/train_jax_vs_sb3.py heartpole-v1 --seeds 3 --jax-seeds 8 \
         --png docs/img/learning_curve_heartpole_v1.png --json docs/training/heartpole_v1_jax_vs_sb3.json
-    python gym-suite/benchmarks/train_jax_vs_sb3.py example-v0 --timesteps 20000 --target 8
     python gym-suite/benchmarks/train_jax_vs_sb3.py --from-json docs/training/heartpole_v1_jax_vs_sb3.json --png out.png
 
-Each side trains for its recipe's budget (``--timesteps``: the same for both), seeds ``--seed`` on,
-one after the other, the order alternating from seed to seed: JAX PPO is ``train_ppo(id, seed=s)``
-as a user calls it, timed from the start of compiling (every run compiles afresh unless
-``--jax-cache DIR``), with its checkpoints kept; SB3 PPO is ``train_sb3`` on the native vector env
-(the id's recipe, ``--sb3`` over it), a callback evaluating it next to JAX's evaluation points with
-the clock stopped. ``--jax-seeds K`` also trains K JAX seeds in one vmapped run. Every checkpoint is
-scored greedily on the same ``--curve-episodes`` episodes (seeds 10,000 on), the final policies on
-``--episodes`` (seeds 0 on). Printed: wall times (JAX: compile and run apart), final returns, the
-time and steps to ``--target`` (default 450 for heartpole-v1), the loads and SB3 / JAX ratios of
-the medians; ``--png`` draws the curves against steps and seconds (seeds as a min-max band).
+The sides alternate seed by seed; JAX PPO is timed from the start of compiling, SB3 PPO evaluated at
+JAX's evaluation points with the clock stopped, every checkpoint scored on the same seeded episodes.
 """
 
 from __future__ import annotations
@@ -26,13 +15,14 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 from _machine import cpu_name, load_average, missing  # this folder's helpers (the script's folder is on sys.path)
+from _sb3_curve import first_reached
+from _sb3_curve import median as _median
 
 import gym_suite
 from gym_suite import _jax_cache as jax_cache
@@ -43,15 +33,6 @@ COMMAND = "python gym-suite/benchmarks/train_jax_vs_sb3.py"
 CURVE_SEED = 10_000  # the curve's episodes: seeds 10,000, 10,001, ... for both sides
 #: The return each id's curves are timed to by default (None: no target).
 TARGETS = {"heartpole-v1": 450.0}
-
-
-def first_reached(points: list[dict], target: float | None) -> dict | None:
-    return None if target is None else next((p for p in points if p["mean"] >= target), None)
-
-
-def _median(values: list[float]) -> float:
-    values = [v for v in values if v is not None and np.isfinite(v)]
-    return statistics.median(values) if values else float("nan")
 
 
 def _log(message: str) -> None:

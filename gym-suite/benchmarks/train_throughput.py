@@ -1,20 +1,11 @@
 """Training throughput: Stable-Baselines3 PPO on the native vector env against DummyVecEnv, in one run.
 
-::
-
     python gym-suite/benchmarks/train_throughput.py                       # every id, 16 envs
     python gym-suite/benchmarks/train_throughput.py --ids example-v0 --steps 65536 --seeds 3 --json out.json
 
-For every id, SB3 PPO trains twice per seed with the id's recipe, seed and budget: on the native
-vector env (``SuiteVecEnv``) and on ``DummyVecEnv`` of scalar envs, ``--n-envs`` copies each, one
-after the other (the order alternating from seed to seed), one torch thread. Reported side by side:
-env-steps/s of the whole training loop and of ``collect_rollouts`` alone (evaluations left out),
-the share of the time spent updating, env-steps/s of ``VecEnv.step`` alone (random actions, the
-recipe's transforms); and the learning curves: the greedy agent scored on the same seeded episodes
-every ``--eval-every`` steps (at rollout boundaries) next to random and the heuristic, the training
-time to ``heuristic - (1 - reach) * (heuristic - random)``, and whether the curves agree (within 3
-standard errors at every evaluation: from the spread between seeds, or with one seed from the
-episode-by-episode differences).
+Each id trains with its recipe on ``SuiteVecEnv`` and on ``DummyVecEnv`` per seed, the order
+alternating: env-steps/s of the loop, of ``collect_rollouts`` and of ``VecEnv.step``, and the
+learning curves of both, with the time to a return between random's and the heuristic's.
 """
 
 from __future__ import annotations
@@ -24,13 +15,14 @@ import json
 import math
 import os
 import platform
-import statistics
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 from _machine import cpu_name, load_average, versions  # this folder's helpers (the script's folder is on sys.path)
+from _sb3_curve import first_reached
+from _sb3_curve import median as _median
 from _tables import markdown_table
 
 import gym_suite
@@ -99,10 +91,6 @@ def reach_threshold(random_mean: float, heuristic_mean: float, reach: float) -> 
     return heuristic_mean - (1.0 - reach) * (heuristic_mean - random_mean)
 
 
-def first_reached(run: dict, threshold: float) -> dict | None:
-    return next((point for point in run["evals"] if point["mean"] >= threshold - 1e-9), None)
-
-
 def curve_agreement(native: list[dict], dummy: list[dict]) -> tuple[float, str]:
     """``(max |z| over the evaluations, how the standard error was estimated)``.
 
@@ -133,11 +121,6 @@ def curve_agreement(native: list[dict], dummy: list[dict]) -> tuple[float, str]:
         z = abs(diff) / se if se > 0 else (0.0 if abs(diff) < 1e-12 else math.inf)
         worst = max(worst, z)
     return worst, how
-
-
-def _median(values) -> float:
-    values = [v for v in values if not math.isnan(v)]
-    return statistics.median(values) if values else math.nan
 
 
 def _rate(x: float) -> str:
@@ -185,7 +168,7 @@ def learning_table(result: dict) -> str:
         threshold, runs = r["threshold"], r["runs"]
         z, how = curve_agreement(runs["native"], runs["dummy"])
         finals = _per_variant(r, lambda run: run["evals"][-1]["mean"])
-        reached = [_reached([first_reached(run, threshold) for run in runs[v]]) for v in VARIANTS]
+        reached = [_reached([first_reached(run["evals"], threshold, 1e-9) for run in runs[v]]) for v in VARIANTS]
         rows.append([env_id, f"{r['random']:.3f}", f"{r['heuristic']:.3f}", f"{threshold:.3f}", *reached])
         rows[-1] += [f"{finals['native']:.3f}", f"{finals['dummy']:.3f}"]
         rows[-1].append(f"{'yes' if z <= AGREE_Z else 'no'} (largest z {z:.2f}; {how})")

@@ -4,56 +4,32 @@
     python gym-suite/examples/train_jax.py example-v0 --seeds 4 --timesteps 20000 --episodes 200
     python gym-suite/examples/train_jax.py heartpole-v1 --set learning_rate=1e-4 num_envs=16
 
-Needs the ``jax`` extra (``pip install "gym-suite[jax]"``). ``gym_suite.training.jax.train_ppo``
-trains rejax's PPO on ``gym_suite.jax.make(id)`` with the id's recipe (the settings and budget of
-its Stable-Baselines3 recipe; heartpole-v1's smaller and shorter, for speed at the same return);
-``--seeds N`` trains N seeds in one vmapped, compiled run. Each
-seed's greedy policy then plays ``--episodes`` seeded episodes of the numpy env
-(``gym_suite.evaluate``; push-v0 on its held-out test log), next to the random policy on the same
-episodes. Prints the wall times (compile apart) and the returns.
+Needs the ``jax`` extra (``pip install "gym-suite[jax]"``); ``--seeds N`` trains N seeds in one
+vmapped run, each scored on seeded episodes of the numpy env next to the random policy.
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
 import sys
 import time
 
 import gym_suite
-from gym_suite.cli import jobs_int, non_negative_int, positive_int
+from gym_suite.cli import jobs_int, key_value, non_negative_int, positive_int
 from gym_suite.quiet import no_version_notice
-
-
-def setting(text: str) -> tuple[str, object]:
-    """``KEY=VALUE``, the value read as a Python literal when it is one (``1e-4``, ``True``)."""
-    key, sep, value = text.partition("=")
-    if not sep or not key:
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
-    try:
-        return key, ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        return key, value
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("id", choices=gym_suite.ENV_IDS)
-    parser.add_argument("--seeds", type=positive_int, default=1, help="seeds trained in one vmapped run")
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="the first seed")
-    parser.add_argument(
-        "--timesteps", type=positive_int, default=None, help="env steps per seed (default: the recipe's budget)"
-    )
-    parser.add_argument("--episodes", type=positive_int, default=1000, help="evaluation episodes per policy")
-    parser.add_argument("--jobs", type=jobs_int, default=1, help="evaluation processes (-1: every core)")
-    parser.add_argument(
-        "--set",
-        nargs="*",
-        type=setting,
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a setting of the recipe (rejax PPO keywords, reward_scale, ...)",
-    )
+    add = parser.add_argument
+    add("id", choices=gym_suite.ENV_IDS)
+    add("--seeds", type=positive_int, default=1, help="seeds trained in one vmapped run")
+    add("--seed", type=non_negative_int, default=0, help="the first seed")
+    add("--timesteps", type=positive_int, default=None, help="env steps per seed (default: the recipe's budget)")
+    add("--episodes", type=positive_int, default=1000, help="evaluation episodes per policy")
+    add("--jobs", type=jobs_int, default=1, help="evaluation processes (-1: every core)")
+    add("--set", nargs="*", type=key_value, default=[], metavar="KEY=VALUE",
+        help="override a setting of the recipe (rejax PPO keywords, reward_scale, ...)")  # fmt: skip
     args = parser.parse_args(argv)
 
     from gym_suite.training.jax import ppo_settings, train_ppo

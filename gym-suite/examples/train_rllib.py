@@ -4,19 +4,10 @@
     python gym-suite/examples/train_rllib.py heartpole-v0 --num-env-runners 4 --env-config heart_attack_proclivity=0.3
     python gym-suite/examples/train_rllib.py example-v0 --address auto      # on a running Ray cluster
 
-Needs the ``rllib`` extra (``pip install "gym-suite[rllib]"``).
-The algorithm is ``gym_suite.training.rllib.rllib_config``: ``PPOConfig().environment(
-"gym_suite:<id>", env_config={...})`` with the id's recipe. Every env runner, remote or local,
-builds its environments itself with ``gymnasium.make_vec``, whose ``module:id`` form imports
-``gym_suite`` (and so registers the ids) in that process, and steps the id's native vector env
-(``--num-envs-per-env-runner`` copies in one numpy batch). Nothing is registered in the driver
-only, so this works with any number of remote env runners, on any machine of a Ray cluster that
-has the same gym-suite installed (``--address``: the cluster to join; ``auto``, the one this
-machine belongs to).
-
-After training, the checkpoint's RLModule is restored from disk and plays ``--episodes``
-episodes greedily, rendered as text (``--render``), and ``--eval`` episodes are scored next to
-the random policy and the environment's heuristic, on the same seeds.
+Needs the ``rllib`` extra (``pip install "gym-suite[rllib]"``). Every env runner builds its
+environments with ``gymnasium.make_vec("gym_suite:<id>")``, which registers the ids in its own
+process, so any number of remote runners work. The restored checkpoint then plays and is scored
+next to the random policy and the heuristic on the same seeds.
 """
 
 from __future__ import annotations
@@ -57,40 +48,23 @@ def rollout(policy, env_id: str, env_config: dict, episodes: int, seed: int, ren
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("id", choices=gym_suite.ENV_IDS)
-    parser.add_argument(
-        "--env-config", nargs="*", type=key_value, default=[], metavar="KEY=VALUE", help="env_config of the env"
-    )
-    parser.add_argument(
-        "--num-env-runners", type=non_negative_int, default=1, help="remote env runners (0: sample in the driver)"
-    )
-    parser.add_argument(
-        "--num-envs-per-env-runner",
-        type=positive_int,
-        default=1,
-        help="env copies each env runner steps as one native vector env",
-    )
-    parser.add_argument(
-        "--iterations",
-        type=positive_int,
-        default=None,
-        help="training iterations (default: enough for the recipe's step budget)",
-    )
-    parser.add_argument(
-        "--steps", type=positive_int, default=None, help="training budget in env steps (instead of --iterations)"
-    )
-    parser.add_argument("--seed", type=non_negative_int, default=0)
-    parser.add_argument("--checkpoint-dir", default=None, help="default checkpoints/<id>-ppo")
-    parser.add_argument("--episodes", type=non_negative_int, default=3, help="episodes to watch after training")
-    parser.add_argument("--render", choices=["ansi", "human", "rgb_array", "none"], default="ansi")
-    parser.add_argument("--max-frames", type=non_negative_int, default=15, help="rendered steps per watched episode")
-    parser.add_argument(
-        "--eval", type=non_negative_int, default=0, metavar="EPISODES", help="seeded evaluation episodes"
-    )
-    parser.add_argument("--address", default=None, help="Ray cluster address ('auto': the running cluster)")
-    parser.add_argument(
-        "--num-cpus", type=positive_int, default=None, help="CPUs of a local Ray instance (default: all)"
-    )
+    add = parser.add_argument
+    add("id", choices=gym_suite.ENV_IDS)
+    add("--env-config", nargs="*", type=key_value, default=[], metavar="KEY=VALUE", help="env_config of the env")
+    add("--num-env-runners", type=non_negative_int, default=1, help="remote env runners (0: sample in the driver)")
+    add("--num-envs-per-env-runner", type=positive_int, default=1,
+        help="env copies each env runner steps as one native vector env")  # fmt: skip
+    add("--iterations", type=positive_int, default=None,
+        help="training iterations (default: enough for the recipe's step budget)")  # fmt: skip
+    add("--steps", type=positive_int, default=None, help="training budget in env steps (instead of --iterations)")
+    add("--seed", type=non_negative_int, default=0)
+    add("--checkpoint-dir", default=None, help="default checkpoints/<id>-ppo")
+    add("--episodes", type=non_negative_int, default=3, help="episodes to watch after training")
+    add("--render", choices=["ansi", "human", "rgb_array", "none"], default="ansi")
+    add("--max-frames", type=non_negative_int, default=15, help="rendered steps per watched episode")
+    add("--eval", type=non_negative_int, default=0, metavar="EPISODES", help="seeded evaluation episodes")
+    add("--address", default=None, help="Ray cluster address ('auto': the running cluster)")
+    add("--num-cpus", type=positive_int, default=None, help="CPUs of a local Ray instance (default: all)")
     args = parser.parse_args(argv)
     with no_version_notice():  # heartpole-v0 is the tutorial's env, kept on purpose next to its v1
         return run(parser, args)
@@ -129,17 +103,12 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         )
 
     try:
+        runners = {"num_env_runners": args.num_env_runners, "num_envs_per_env_runner": args.num_envs_per_env_runner}
+        checkpoint_dir = args.checkpoint_dir or f"checkpoints/{args.id}-ppo"
         checkpoint, _ = train_rllib(
-            args.id,
-            args.steps,
-            seed=args.seed,
-            env_config=env_config,
-            num_env_runners=args.num_env_runners,
-            num_envs_per_env_runner=args.num_envs_per_env_runner,
-            checkpoint_dir=args.checkpoint_dir or f"checkpoints/{args.id}-ppo",
-            iterations=args.iterations,
-            report=report,
-        )
+            args.id, args.steps, seed=args.seed, env_config=env_config, checkpoint_dir=checkpoint_dir,
+            iterations=args.iterations, report=report, **runners,
+        )  # fmt: skip
         progress.close()
         print(f"checkpoint: {checkpoint}")
     finally:
@@ -150,12 +119,9 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     policy = RLlibPolicy.from_checkpoint(checkpoint, args.id, env_config)
     rollout(policy, args.id, env_config, args.episodes, args.seed, args.render, args.max_frames)
     if args.eval:
+        scored = {"episodes": args.eval, "seed": args.seed, "env_kwargs": env_config, "progress": True}
         for name in ("random", "heuristic", policy):
-            print(
-                gym_suite.evaluate(
-                    args.id, name, episodes=args.eval, seed=args.seed, env_kwargs=env_config, progress=True
-                )
-            )
+            print(gym_suite.evaluate(args.id, name, **scored))
     return 0
 
 

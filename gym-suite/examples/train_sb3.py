@@ -4,13 +4,8 @@
     python gym-suite/examples/train_sb3.py heartpole-v0 --algo dqn --env-kwargs heart_attack_proclivity=0.3
     python gym-suite/examples/train_sb3.py example-v0 --algo ppo --load models/example-ppo --eval 1000
 
-Needs the ``sb3`` extra (``pip install "gym-suite[sb3]"``). The settings and the default budget
-are the id's recipe in ``gym_suite.training.recipes`` (the ones of the baselines table). Training
-runs on the CPU with one torch thread, on the id's native vector env (``SuiteVecEnv``;
-``--vec-env dummy``: Stable-Baselines3's ``DummyVecEnv`` of scalar envs). Progress shows on standard error: a bar on a terminal, a line
-every few seconds in a log. ``--eval``
-evaluates the saved agent greedily on seeded episodes next to the random policy and the
-environment's heuristic, on the same seeds.
+Needs the ``sb3`` extra (``pip install "gym-suite[sb3]"``). The settings and budget are the id's
+recipe (``gym_suite.training.recipes``), on its native vector env (``--vec-env dummy``: DummyVecEnv).
 """
 
 from __future__ import annotations
@@ -30,40 +25,22 @@ from gym_suite.training.sb3 import VEC_ENVS, SB3Policy, load_sb3_policy, save_sb
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("id", choices=gym_suite.ENV_IDS)
-    parser.add_argument("--algo", choices=["ppo", "dqn"], default="ppo")
-    parser.add_argument(
-        "--steps", type=positive_int, default=None, help="training budget in env steps (default: the recipe's)"
-    )
-    parser.add_argument("--seed", type=non_negative_int, default=0)
-    parser.add_argument(
-        "--env-kwargs", nargs="*", type=key_value, default=[], metavar="KEY=VALUE", help="arguments of the env"
-    )
-    parser.add_argument("--out", default=None, help="where to save the model (default models/<id>-<algo>)")
-    parser.add_argument("--load", default=None, help="skip training: evaluate the model saved at this path")
-    parser.add_argument(
-        "--eval",
-        type=positive_int,
-        nargs="?",
-        const=1000,
-        default=0,
-        metavar="EPISODES",
-        help="evaluate the agent on EPISODES seeded episodes (1000 when given alone)",
-    )
-    parser.add_argument("--jobs", type=jobs_int, default=-1, help="evaluation processes (-1: every core)")
-    parser.add_argument("--verbose", type=int, default=0, help="Stable-Baselines3 verbosity (0, 1 or 2)")
-    parser.add_argument(
-        "--vec-env",
-        choices=VEC_ENVS,
-        default="native",
-        help="native: the id's native vector env (SuiteVecEnv); dummy: DummyVecEnv of scalar envs",
-    )
-    parser.add_argument(
-        "--n-envs",
-        type=positive_int,
-        default=None,
-        help="env copies PPO trains on (default: the recipe's; DQN trains on one)",
-    )
+    add = parser.add_argument
+    add("id", choices=gym_suite.ENV_IDS)
+    add("--algo", choices=["ppo", "dqn"], default="ppo")
+    add("--steps", type=positive_int, default=None, help="training budget in env steps (default: the recipe's)")
+    add("--seed", type=non_negative_int, default=0)
+    add("--env-kwargs", nargs="*", type=key_value, default=[], metavar="KEY=VALUE", help="arguments of the env")
+    add("--out", default=None, help="where to save the model (default models/<id>-<algo>)")
+    add("--load", default=None, help="skip training: evaluate the model saved at this path")
+    add("--eval", type=positive_int, nargs="?", const=1000, default=0, metavar="EPISODES",
+        help="evaluate the agent on EPISODES seeded episodes (1000 when given alone)")  # fmt: skip
+    add("--jobs", type=jobs_int, default=-1, help="evaluation processes (-1: every core)")
+    add("--verbose", type=int, default=0, help="Stable-Baselines3 verbosity (0, 1 or 2)")
+    add("--vec-env", choices=VEC_ENVS, default="native",
+        help="native: the id's native vector env (SuiteVecEnv); dummy: DummyVecEnv of scalar envs")  # fmt: skip
+    add("--n-envs", type=positive_int, default=None,
+        help="env copies PPO trains on (default: the recipe's; DQN trains on one)")  # fmt: skip
     args = parser.parse_args(argv)
     with no_version_notice():  # heartpole-v0 is the tutorial's env, kept on purpose next to its v1
         return run(parser, args)
@@ -83,16 +60,9 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         path = args.out or f"models/{args.id}-{args.algo}"
         start = time.perf_counter()
         model = train_sb3(
-            args.id,
-            args.algo,
-            args.steps,
-            seed=args.seed,
-            env_kwargs=env_kwargs,
-            verbose=args.verbose,
-            vec_env=args.vec_env,
-            n_envs=args.n_envs,
-            callback=sb3_callback(f"train {args.id} {args.algo}"),
-        )  # a bar, or log lines
+            args.id, args.algo, args.steps, seed=args.seed, env_kwargs=env_kwargs, verbose=args.verbose,
+            vec_env=args.vec_env, n_envs=args.n_envs, callback=sb3_callback(f"train {args.id} {args.algo}"),  # a bar, or log lines
+        )  # fmt: skip
         elapsed = time.perf_counter() - start
         print(f"trained {args.algo.upper()} on {args.id} for {model.num_timesteps:,} steps in {elapsed:.1f} s")
         for written in save_sb3(model, path):
@@ -100,17 +70,9 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         policy = SB3Policy(model, name=f"sb3-{args.algo}")
 
     if args.eval:
+        scored = {"episodes": args.eval, "seed": args.seed, "n_jobs": args.jobs, "env_kwargs": env_kwargs}
         for name in ("random", "heuristic", policy):
-            result = gym_suite.evaluate(
-                args.id,
-                name,
-                episodes=args.eval,
-                seed=args.seed,
-                n_jobs=args.jobs,
-                env_kwargs=env_kwargs,
-                progress=True,
-            )
-            print(result)
+            print(gym_suite.evaluate(args.id, name, **scored, progress=True))
     return 0
 
 

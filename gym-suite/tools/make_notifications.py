@@ -15,48 +15,23 @@ people first, then the days in order, so the later weeks do not change the earli
 
 The generative model
 --------------------
-Every random number is a uniform from ``numpy.random.Generator(PCG64(seed))`` (``random()``),
-turned into other distributions here by inverse transforms, so the stream does not depend on
-numpy's distribution algorithms. For each of ``users`` people and each day of ``weeks`` weeks
-from Monday 2024-03-04:
+Every random number is a uniform of ``numpy.random.Generator(PCG64(seed))``, turned into other
+distributions by inverse transforms (so the stream does not depend on numpy's algorithms). For
+each person and each day from Monday 2024-03-04:
 
-1. **Who and what.** A person has a set of installed apps (WhatsApp and Calendar always, every
-   other app of :data:`APPS` with probability 0.7), a preference weight per app (Dirichlet(1)),
-   a daily volume of 18..40 notifications, a personal responsiveness (logit offset uniform on
-   -0.5..0.5), a battery drain of 3.5..6.5 % per hour and whether they commute to work (all
-   but the last person). Each day has ``volume * (0.7 .. 1.3)`` notifications; each is from an
-   app drawn by preference times a weekend factor of its category (:data:`WEEKEND_VOLUME`).
-2. **When.** The hour comes from the category's hourly profile (:data:`HOURLY_PROFILE`:
-   messages peak in the evening, e-mail in office hours, promotions and store updates arrive
-   at night too), the second within the hour uniformly.
-3. **Notification features.** Android priority (-2..2): the app's default, one lower with
-   probability 0.15 and one higher with probability 0.15. Number of updates: geometric-like,
-   ``floor(-mean * ln u)`` with a per-category mean (:data:`UPDATES_MEAN`). Significant
-   contact (a starred or frequent contact): probability :data:`SIGNIFICANT_SHARE` of the
-   category (messages 0.4, e-mail 0.15, ...). Text length: log-normal around the app's median
-   with sigma 0.6 (Box-Muller), 1..2000 characters.
-4. **Context.** Location (home/work/transit/other) from the hour, the day and whether the
-   person commutes (:func:`location_probabilities`); ringer mode (normal/vibrate/silent) from
-   the location and night time (:func:`ringer_probabilities`); battery: charged to 92..100 at
-   7:00, drained at the person's rate (plus 0..3 % noise) until 23:00, charging at 35 % per
-   hour overnight.
-5. **The reaction.** The person opens the notification with probability
-   ``p_open = sigmoid(logit)``, rounded to 4 decimals and kept in 0.0001..0.9999, where
-   ``logit`` adds (see :func:`open_logit`): a base of -0.3, the person's responsiveness, a
-   per-category and a per-app effect, +0.45 per priority level, +1.0 for a significant
-   contact, +2.0 for a message from a significant contact in the evening (18:00-23:00),
-   -2.0 for a promotion at night (22:00-7:00), -1.6 on silent and -0.3 on vibrate, at work
-   -0.7 for social/promotion/recommendation and +1.4 for e-mail, +0.3 per update (up to 3),
-   -0.25 per doubling of the text beyond 80 characters, -1.2 under 15 % battery and +1.2 for
-   social apps at the weekend. ``action`` is ``opened`` when a uniform falls below the
-   rounded ``p_open``, else ``dismissed``. The response delay (seconds after posting) is
-   log-normal, median 40 s for an open and 15 s for a dismissal, times 3 on vibrate, 20 on
-   silent and 2 at work.
+1. **Who and what.** Installed apps, app preferences (Dirichlet(1)), a daily volume, a
+   responsiveness offset (uniform on -0.5..0.5), a battery drain, whether they commute
+   (:func:`make_user`); each notification's app by preference times :data:`WEEKEND_VOLUME`.
+2. **When.** The hour from the category's :data:`HOURLY_PROFILE`, the second uniformly.
+3. **Features.** Priority, updates (:data:`UPDATES_MEAN`), significant contact
+   (:data:`SIGNIFICANT_SHARE`), log-normal text length (:func:`make_day`).
+4. **Context.** Location (:func:`location_probabilities`), ringer mode
+   (:func:`ringer_probabilities`), battery charged overnight and drained by day.
+5. **The reaction.** ``p_open = sigmoid(open_logit)`` (:func:`open_logit`), rounded to 4
+   decimals; ``opened`` when a uniform falls below it; a log-normal response delay.
 
-The ``p_open`` column is this ground truth, written for reporting (the Bayes-optimal policy
-delivers exactly when ``p_open >= 0.5``; its expected accuracy is the mean of
-``max(p_open, 1 - p_open)``). ``push-v0`` never puts it in an observation. Rows are sorted by
-timestamp (then user), as a log collected from several phones would be.
+The ``p_open`` column is this ground truth (the Bayes-optimal policy delivers when
+``p_open >= 0.5``); ``push-v0`` never observes it. Rows are sorted by timestamp, then user.
 """
 
 from __future__ import annotations
@@ -392,20 +367,17 @@ def write(lines: list[str], out: Path) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        help="write one log of --weeks weeks (or --rows rows) here instead of the bundled training and test logs",
-    )
-    parser.add_argument("--train-out", type=Path, default=TRAIN_OUT, help="the training log (default: the bundled one)")
-    parser.add_argument("--test-out", type=Path, default=TEST_OUT, help="the test log (default: the bundled one)")
-    parser.add_argument("--users", type=int, default=DEFAULT_USERS)
-    parser.add_argument("--weeks", type=int, default=DEFAULT_WEEKS, help="weeks of the log of --out")
-    parser.add_argument("--train-weeks", type=int, default=TRAIN_WEEKS)
-    parser.add_argument("--test-weeks", type=int, default=TEST_WEEKS)
-    parser.add_argument("--rows", type=int, default=None, help="with --out: exactly this many rows, the first by time")
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    add = parser.add_argument
+    add("--out", type=Path, default=None,
+        help="write one log of --weeks weeks (or --rows rows) here instead of the bundled training and test logs")  # fmt: skip
+    add("--train-out", type=Path, default=TRAIN_OUT, help="the training log (default: the bundled one)")
+    add("--test-out", type=Path, default=TEST_OUT, help="the test log (default: the bundled one)")
+    add("--users", type=int, default=DEFAULT_USERS)
+    add("--weeks", type=int, default=DEFAULT_WEEKS, help="weeks of the log of --out")
+    add("--train-weeks", type=int, default=TRAIN_WEEKS)
+    add("--test-weeks", type=int, default=TEST_WEEKS)
+    add("--rows", type=int, default=None, help="with --out: exactly this many rows, the first by time")
+    add("--seed", type=int, default=DEFAULT_SEED)
     args = parser.parse_args(argv)
     counts = (args.users, args.weeks, args.train_weeks, args.test_weeks)
     if min(counts) < 1 or (args.rows is not None and args.rows < 1):
@@ -413,21 +385,17 @@ def main(argv=None) -> int:
     if args.rows is not None and args.out is None:
         parser.error("--rows needs --out (the bundled logs are whole weeks)")
     if args.out is not None:
-        if args.rows is None:
-            lines = generate(args.users, args.weeks, args.seed)
-        else:
-            lines = generate_rows(args.rows, args.users, args.seed)
+        rows = args.rows is not None
+        lines = generate_rows(args.rows, args.users, args.seed) if rows else generate(args.users, args.weeks, args.seed)
         write(lines, args.out)
         print(f"wrote {len(lines) - 1} notifications of {args.users} users to {args.out}")
         return 0
     train, test = generate_split(args.users, args.train_weeks, args.test_weeks, args.seed)
     write(train, args.train_out)
     write(test, args.test_out)
-    print(
-        f"wrote {len(train) - 1} notifications of {args.users} users (weeks 1-{args.train_weeks}) to {args.train_out}"
-    )
-    last = args.train_weeks + args.test_weeks
-    print(f"wrote {len(test) - 1} notifications (weeks {args.train_weeks + 1}-{last}) to {args.test_out}")
+    weeks, last = args.train_weeks, args.train_weeks + args.test_weeks
+    print(f"wrote {len(train) - 1} notifications of {args.users} users (weeks 1-{weeks}) to {args.train_out}")
+    print(f"wrote {len(test) - 1} notifications (weeks {weeks + 1}-{last}) to {args.test_out}")
     return 0
 
 

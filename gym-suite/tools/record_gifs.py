@@ -1,12 +1,10 @@
 """Record one seeded episode of every gym-suite environment as an animated GIF.
 
-Each environment plays its documented heuristic policy (``env.unwrapped.heuristic``) from
-``reset(seed=...)`` (0 by default); the frames come from ``render_mode="rgb_array"``. An episode
-is cut at ``--max-frames`` so that every GIF stays small; a very short one is followed by the
-next episodes up to ``--min-frames``. Needs Pillow, from the render extra
-(``pip install "gym-suite[render]"``); it is not a runtime dependency.
-
     python gym-suite/tools/record_gifs.py --out docs/img
+
+Each environment plays its heuristic from ``reset(seed=...)``, rendered as ``rgb_array``, cut at
+``--max-frames`` (a short one followed by the next episodes up to ``--min-frames``). Needs Pillow
+(the ``render`` extra).
 """
 
 from __future__ import annotations

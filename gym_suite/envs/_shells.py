@@ -39,7 +39,7 @@ from gymnasium.error import DependencyNotInstalled, ResetNeeded
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from gym_suite._registry import CLASSES_MODULE, Spec, load
+from gym_suite._registry import CLASSES_MODULE, Spec, check_row, load
 from gym_suite.envs.checks import (
     arguments_table,
     check_action,
@@ -816,6 +816,7 @@ def env_classes(spec: Spec, *, module: str = CLASSES_MODULE) -> tuple[type[Suite
     here from the row (a row of ``gym_suite.register`` may hold the objects themselves): named
     ``spec.class_name`` and ``spec.vector_class_name``, they say they live in ``module``.
     """
+    check_row(spec)  # what a registered row's strings name
     definition: Definition[Any, Any] = load(spec.definition)
     base_params = load(spec.params)
     if isinstance(spec.definition, str):

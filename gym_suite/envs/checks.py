@@ -312,9 +312,11 @@ def merge_arguments(
                 limit = True
         if limit:
             hint += _LIMIT_HINT
-        raise ArgumentTypeError(
-            f"{owner} got unknown argument(s) {shown(unknown)}; allowed arguments are {sorted(allowed)}{hint}"
-        )
+        # Python's own words (wrappers such as TorchRL's GymEnv look for them), then the allowed ones
+        got = f"an unexpected keyword argument {shown(unknown[0])}"
+        if len(unknown) > 1:
+            got = "unexpected keyword arguments " + ", ".join(map(shown, unknown))
+        raise ArgumentTypeError(f"{owner}.__init__() got {got}; allowed arguments are {sorted(allowed)}{hint}")
     return merged
 
 

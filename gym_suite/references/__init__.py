@@ -31,8 +31,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
+
+from gym_suite.envs.checks import shown
 
 __all__ = ["Reference", "reference_policy", "references"]
 
@@ -46,17 +49,40 @@ class BatchPolicy:
 
 def script_parser(doc: str, **options: Any) -> argparse.ArgumentParser:
     """The parser of a module run as a script: its docstring's first paragraph, and an option
-    ``--NAME`` (``_`` read as ``-``) per keyword, of the default's type; a tuple is
-    ``(default, help)``, ``False`` a flag."""
-    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ``--NAME`` (``_`` read as ``-``) per keyword: its default, or ``(default, help)``, or
+    ``(default, help, type)``; ``False`` is a flag, an integer a positive one unless ``type`` (an
+    argparse type, such as :func:`gym_suite.cli.non_negative_int`) says otherwise. A bad value is
+    a usage error naming the option (exit status 2), before any work."""
+    from gym_suite.cli import ArgumentParser, positive_int
+
+    parser = ArgumentParser(description=doc.split("\n\n")[0])
     for name, value in options.items():
-        default, help = value if isinstance(value, tuple) else (value, None)
+        default, help, kind = (*value, None)[:3] if isinstance(value, tuple) else (value, None, None)
         flag = "--" + name.replace("_", "-")
         if isinstance(default, bool):
             parser.add_argument(flag, action="store_true", help=help)
         else:
-            parser.add_argument(flag, type=type(default), default=default, help=help)
+            kind = kind or (positive_int if isinstance(default, int) else type(default))
+            parser.add_argument(flag, type=kind, default=default, help=help)
     return parser
+
+
+def listed(item: Callable[[str], Any] = str, choices: Collection[str] = ()) -> Callable[[str], list]:
+    """An argparse type: a comma-separated list of at least one item, each read by ``item`` (its
+    ``ValueError`` or ``TypeError`` a usage error) and, given ``choices``, one of them."""
+
+    def read(text: str) -> list:
+        try:
+            items = [item(part.strip()) for part in text.split(",") if part.strip()]
+        except (TypeError, ValueError) as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        wrong = [part for part in items if choices and part not in choices]
+        if wrong or not items:
+            allowed = f" of {list(choices)}" if choices else ""
+            raise argparse.ArgumentTypeError(f"must be a comma-separated list{allowed}, got {shown(text)}")
+        return items
+
+    return read
 
 
 @dataclass(frozen=True)

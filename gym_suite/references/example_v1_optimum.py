@@ -262,7 +262,11 @@ def main(argv: list[str] | None = None) -> int:
     from gym_suite.evaluate import evaluate
 
     sweep_help = "exact values over lines, flip probabilities, horizons"
-    args = script_parser(__doc__, episodes=2000, seed=100_000, sweep=(False, sweep_help)).parse_args(argv)
+    from gym_suite.cli import episodes_int, non_negative_int
+
+    args = script_parser(
+        __doc__, episodes=(2000, None, episodes_int), seed=(100_000, None, non_negative_int), sweep=(False, sweep_help)
+    ).parse_args(argv)
     if args.sweep:
         for row in sweep():
             print(

@@ -72,7 +72,7 @@ from gym_suite.envs.heartpole_env import (
     V1,
     HeartPoleState,
 )
-from gym_suite.references import script_parser
+from gym_suite.references import listed, script_parser
 
 ENV_PARAMS = {"heartpole-v0": V0, "heartpole-v1": V1}
 ACTIONS = (DO_NOTHING, DRINK_COFFEE, SLEEP)  # no beer (see the docstring)
@@ -363,15 +363,25 @@ def _paired(a, b) -> str:
 
 
 def main(argv=None) -> int:
+    from gym_suite.cli import _checked_int, _real, episodes_int, non_negative_int
     from gym_suite.evaluate import evaluate
     from gym_suite.references import heartpole_v1_reference as reference
 
     rule = reference.threshold_policy(*reference.BEST_THRESHOLDS)  # the best threshold policy
-    parser = script_parser(__doc__, ids="heartpole-v1,heartpole-v0", episodes=1000, seed=0)
-    parser.add_argument("--grid", type=float, default=None, help="grid step (default: 0.1 for v1, 0.2 for v0)")
-    parser.add_argument("--finer", type=float, default=0.0, help="also solve with this grid step (the DP value)")
+    grid_step = _checked_int(lambda x: 0 < x <= 1, "must be a grid step in (0, 1], got {value}", read=_real)
+    parser = script_parser(
+        __doc__,
+        ids=("heartpole-v1,heartpole-v0", None, listed(choices=DEFAULT_GRID)),
+        episodes=(1000, None, episodes_int),
+        seed=(0, None, non_negative_int),
+    )
+    parser.add_argument("--grid", type=grid_step, default=None, help="grid step (default: 0.07 for v1, 0.2 for v0)")
+    finer_step = _checked_int(
+        lambda x: 0 <= x <= 1, "must be 0 (none) or a grid step in (0, 1], got {value}", read=_real
+    )
+    parser.add_argument("--finer", type=finer_step, default=0.0, help="also solve with this grid step (the DP value)")
     args = parser.parse_args(argv)
-    for env_id in args.ids.split(","):
+    for env_id in args.ids:
         step = DEFAULT_GRID[env_id] if args.grid is None else args.grid
         solution = solve(env_id, step)
         print(f"{env_id}: grid {step} ({solution.grid.size:,} points), solved in {solution.seconds:.0f} s")

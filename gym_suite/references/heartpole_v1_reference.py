@@ -340,9 +340,11 @@ def paired(result: dict, base: dict) -> str:
 
 
 def main(argv=None) -> None:
+    from gym_suite.cli import episodes_int
+
     args = script_parser(
         __doc__,
-        episodes=(1000, "evaluation episodes, seeds 0 .."),
+        episodes=(1000, "evaluation episodes, seeds 0 ..", episodes_int),
         search_episodes=(1000, "search episodes, seeds 10,000 .."),
         search=(False, "run both searches again (a few minutes) instead of playing the stored best parameters"),
     ).parse_args(argv)

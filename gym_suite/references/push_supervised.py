@@ -31,7 +31,7 @@ import time
 import numpy as np
 
 from gym_suite.envs.push_log import CATEGORICAL_FIELDS, NUMERIC_FIELDS, load_log
-from gym_suite.references import BatchPolicy, script_parser
+from gym_suite.references import BatchPolicy, listed, script_parser
 
 ENV_ID = "push-v0"
 EVAL_KWARGS = {"split": "test"}  # push-v0's recipe: scored on the held-out test log
@@ -169,9 +169,16 @@ def whole_log_accuracy(policy, split: str = "test") -> float:
 
 
 def main(argv=None) -> int:
+    from gym_suite.cli import _checked_int, episodes_int
     from gym_suite.evaluate import evaluate
 
-    args = script_parser(__doc__, episodes=1000, seed=0, kinds=",".join(KINDS)).parse_args(argv)
+    seed = _checked_int(lambda n: 0 <= n < 2**32, "must be an integer in 0..2**32 - 1 (scikit-learn's), got {value}")
+    args = script_parser(
+        __doc__,
+        episodes=(1000, None, episodes_int),
+        seed=(0, None, seed),
+        kinds=(",".join(KINDS), None, listed(choices=KINDS)),
+    ).parse_args(argv)
 
     def run(policy):
         start = time.perf_counter()
@@ -182,7 +189,7 @@ def main(argv=None) -> int:
     bayes_p = bayes_policy("test")
     bayes, _ = run(bayes_p)
     rows = [("random", run("random")[0], None), ("heuristic", heuristic, None)]
-    for kind in args.kinds.split(","):
+    for kind in args.kinds:
         start = time.perf_counter()
         policy = supervised_policy(kind, args.seed)
         fit_seconds = time.perf_counter() - start

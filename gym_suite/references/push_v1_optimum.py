@@ -27,8 +27,8 @@ import functools
 import numpy as np
 
 from gym_suite.envs.push_log import load_log
-from gym_suite.envs.push_v1_env import DEFAULT_DAILY_BUDGET, user_days
-from gym_suite.references import BatchPolicy, push_supervised, push_v1_rule, script_parser
+from gym_suite.envs.push_v1_env import DEFAULT_DAILY_BUDGET, MAX_DAILY_BUDGET, user_days
+from gym_suite.references import BatchPolicy, listed, push_supervised, push_v1_rule, script_parser
 
 ENV_ID = "push-v1"
 EVAL_KWARGS = {"split": "test"}  # push-v1's recipe: scored on the held-out test log
@@ -158,13 +158,19 @@ def supervised_policy(budget: int = DEFAULT_DAILY_BUDGET) -> SupervisedPolicy:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from gym_suite.cli import _checked_int, episodes_int
     from gym_suite.evaluate import evaluate
 
-    args = script_parser(__doc__, budgets="1,2,3,5", episodes=1000).parse_args(argv)
+    daily_budget = _checked_int(
+        lambda n: 1 <= n <= MAX_DAILY_BUDGET, f"a budget must be 1..{MAX_DAILY_BUDGET}, got {{value}}"
+    )
+    args = script_parser(
+        __doc__, budgets=("1,2,3,5", None, listed(daily_budget)), episodes=(1000, None, episodes_int)
+    ).parse_args(argv)
     print("expected opens per user-day, every user-day of the log once")
     print("log    budget  random  heuristic  optimum  hindsight  heuristic normalized")
     for split in ("train", "test"):
-        for budget in (int(b) for b in args.budgets.split(",")):
+        for budget in args.budgets:
             t = exact_table(split, budget)
             normalized = (t["heuristic"] - t["random"]) / (t["optimum"] - t["random"])
             print(

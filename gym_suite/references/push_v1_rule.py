@@ -15,7 +15,6 @@ episode's return is its day's exact value.
 
 from __future__ import annotations
 
-import argparse
 import math
 from collections.abc import Sequence
 
@@ -31,7 +30,7 @@ from gym_suite.envs.push_v1_env import (
     PushV1Params,
     budget_rule,
 )
-from gym_suite.references import script_parser
+from gym_suite.references import listed, script_parser
 
 ENV_ID = "push-v1"
 OWNER = "push_v1_rule"
@@ -141,29 +140,30 @@ def env_check(episodes: int, seed: int = 0, split: str = "train") -> float:
     return worst
 
 
-def _numbers(text: str) -> list[float]:
-    try:
-        return [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a comma-separated list of numbers, got {text!r}") from None
+def _bar(text: str) -> float:
+    from gym_suite.cli import _real
+
+    return check_setting(_real(text), 0.0)[0]
+
+
+def _drop(text: str) -> float:
+    from gym_suite.cli import _real
+
+    return check_setting(0.0, _real(text))[1]
 
 
 def main(argv: list[str] | None = None) -> int:
+    from gym_suite.cli import non_negative_int
+
     parser = script_parser(__doc__)
-    parser.add_argument("--bars", type=_numbers, default=list(GRID_BARS), help="the grid's bars (multiples of 0.5)")
-    parser.add_argument("--drops", type=_numbers, default=list(GRID_DROPS), help="the grid's drops (whole numbers)")
-    parser.add_argument("--episodes", type=int, default=300, help="episodes of the check in the environment")
+    parser.add_argument("--bars", type=listed(_bar), default=list(GRID_BARS), help="the grid's bars (multiples of 0.5)")
+    parser.add_argument(
+        "--drops", type=listed(_drop), default=list(GRID_DROPS), help="the grid's drops (whole numbers)"
+    )
+    parser.add_argument(
+        "--episodes", type=non_negative_int, default=300, help="episodes of the check in the environment (0: no check)"
+    )
     args = parser.parse_args(argv)
-    if not args.bars or not args.drops:
-        parser.error("--bars and --drops need at least one number each")
-    for bar in args.bars:
-        for drop in args.drops:
-            try:
-                check_setting(bar, drop)
-            except ValueError as error:
-                parser.error(str(error))
-    if args.episodes < 0:
-        parser.error(f"--episodes must be 0 or more, got {args.episodes}")
 
     train = log_params("train")
     values = grid_values(train, args.bars, args.drops)

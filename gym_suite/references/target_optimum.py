@@ -31,7 +31,7 @@ import numpy as np
 
 from gym_suite.envs.definition import NUMPY, draws_at_start
 from gym_suite.envs.target_env import TARGET_V1, V1, WORKER_SPEED, TargetV1Params, bounce, pursuit
-from gym_suite.references import script_parser
+from gym_suite.references import listed, script_parser
 
 ENV_ID = "target-v1"
 #: The intercepts :func:`earliest_intercept` looks for, in steps from the observation (a target
@@ -172,18 +172,22 @@ def sweep(episodes: int, seed: int, speeds, limit: int) -> None:
 
 
 def main(argv=None) -> int:
+    from gym_suite.cli import _real, episodes_int, non_negative_int
     from gym_suite.evaluate import evaluate
+
+    def speed(text: str) -> float:  # checked as the env checks it
+        return TARGET_V1.make_params(V1, ENV_ID, target_speed=_real(text)).target_speed
 
     args = script_parser(
         __doc__,
-        episodes=2000,
-        seed=100_000,
+        episodes=(2000, None, episodes_int),
+        seed=(100_000, None, non_negative_int),
         sweep=(False, "the parameter sweep on the rules (numpy)"),
-        speeds="0.9,1.0,1.1,1.2,1.3,1.5",
-        limit=300,
+        speeds=("0.9,1.0,1.1,1.2,1.3,1.5", "the sweep's target speeds", listed(speed)),
+        limit=(300, "the sweep's step limit"),
     ).parse_args(argv)
     if args.sweep:
-        sweep(args.episodes, args.seed, [float(s) for s in args.speeds.split(",")], args.limit)
+        sweep(args.episodes, args.seed, args.speeds, args.limit)
         return 0
     rows = {
         "random": evaluate(ENV_ID, "random", episodes=args.episodes, seed=args.seed),

@@ -92,7 +92,7 @@ def train_reward_model(
     ``env_kwargs`` with ``expected_opens=False``, or an exploration that delivered fewer than 2
     notifications."""
     from gym_suite._registry import suite_id
-    from gym_suite.envs.checks import shown
+    from gym_suite.envs.checks import check_env_kwargs, shown
     from gym_suite.training import check_training_arguments
 
     if not isinstance(env_id, str):
@@ -101,6 +101,7 @@ def train_reward_model(
     if env_id not in SUPPORTED:
         raise ValueError(f"train_reward_model: env_id must be one of {list(SUPPORTED)}, got {shown(env_id)}")
     steps, seed, _, _ = check_training_arguments("train_reward_model", steps, seed, budget=False)
+    env_kwargs = check_env_kwargs("train_reward_model: ", env_kwargs, allow_none=True)
     if not (env_kwargs or {}).get("expected_opens", True):
         raise ValueError(
             "train_reward_model: env_kwargs expected_opens must stay True: the model learns the open probability "
