@@ -191,7 +191,8 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _record(args: argparse.Namespace) -> int:
-    """``gym-suite record ID``: exit 2 with one line when Minari is missing or the dataset exists."""
+    """``gym-suite record ID``: exit 2 with one line when Minari is missing or the dataset exists,
+    130 on Ctrl-C (nothing left behind)."""
     import importlib.util
 
     try:
@@ -220,9 +221,16 @@ def _record(args: argparse.Namespace) -> int:
             env_kwargs=dict(args.env_kwargs),
             policy_name=name,
             overwrite=args.overwrite,
+            author=args.author,
+            author_email=args.author_email,
+            code_permalink=args.code_permalink,
+            description=args.description,
         )
     except _POLICY_ERRORS as exc:
         args.parser.error(_env_error_message(exc))
+    except KeyboardInterrupt:
+        print("gym-suite record: interrupted: no dataset written", file=sys.stderr)
+        return 130
     print(f"{dataset.spec.dataset_id}: {dataset.total_episodes} episodes, {dataset.total_steps} steps")
     print(f"written to {dataset.spec.data_path}")
     print(f"load it with minari.load_dataset({dataset.spec.dataset_id!r})")
@@ -461,6 +469,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--name", default=None, help="the policy's name in the dataset (default: heuristic, random or the file's stem)"
     )
     rec.add_argument("--overwrite", action="store_true", help="replace a local dataset of the same id")
+    for flag, what in [
+        ("--author", "the dataset's author"),
+        ("--author-email", "the author's e-mail"),
+        ("--code-permalink", "a link to the code that made the dataset"),
+    ]:
+        rec.add_argument(flag, default=None, help=f"{what} (default: gym-suite's package metadata)")
+    rec.add_argument("--description", default=None, help="the dataset's description (default: what was recorded)")
     return parser
 
 

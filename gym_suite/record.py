@@ -15,7 +15,8 @@ Needs the ``minari`` extra (``pip install "gym-suite[minari]"``). The command
 Episode ``i`` is reset with ``seed + i``, as :func:`gym_suite.evaluate.evaluate` does. The dataset
 is written where Minari keeps local datasets (``$MINARI_DATASETS_PATH``, or ``~/.minari/datasets``;
 nothing is downloaded or uploaded), whole, before it takes its id: with ``overwrite`` the old
-dataset is replaced only once the new one is complete.
+dataset is replaced only once the new one is complete, and without it a dataset another run wrote
+meanwhile is kept (``FileExistsError``). Ctrl-C stops the recording and leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -196,6 +197,88 @@ def _staging(root: Path) -> Iterator[Path]:
 
 
 @contextmanager
+def _lock(root: Path) -> Iterator[None]:
+    """Minari's datasets directory held with ``flock`` while a dataset takes its place: one run at
+    a time (POSIX; on Windows no lock, where ``os.rename`` refuses an existing dataset itself)."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    descriptor = os.open(root, os.O_RDONLY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)  # released when the descriptor closes
+        yield
+    finally:
+        os.close(descriptor)
+
+
+@contextmanager
+def _interrupts_between_steps() -> Iterator[Callable[[], None]]:
+    """A check, called between steps, raising ``KeyboardInterrupt`` once Ctrl-C was pressed: a
+    ``KeyboardInterrupt`` raised inside a garbage-collector callback (jax's) is dropped, unreported,
+    and the check raises it again. Outside the main thread or under a caller's handler: no change."""
+    import signal
+    import sys
+    import threading
+
+    pressed: list[int] = []
+
+    def check() -> None:
+        if pressed:
+            raise KeyboardInterrupt
+
+    def note(signum: int, frame: object) -> None:
+        pressed.append(signum)
+        raise KeyboardInterrupt
+
+    def unraisable(unraised: Any) -> None:
+        if not (pressed and isinstance(unraised.exc_value, KeyboardInterrupt)):
+            before(unraised)
+
+    if threading.current_thread() is not threading.main_thread() or (
+        signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield check
+        return
+    before, sys.unraisablehook = sys.unraisablehook, unraisable
+    signal.signal(signal.SIGINT, note)
+    try:
+        yield check
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        sys.unraisablehook = before
+
+
+def _exists_error(dataset_id: str) -> FileExistsError:
+    return FileExistsError(
+        f"the Minari dataset {dataset_id!r} exists already: pick another id, or overwrite it "
+        f"(--overwrite; minari.delete_dataset({dataset_id!r}))"
+    )
+
+
+def _credits() -> dict[str, str | None]:
+    """The dataset's default ``author``, ``author_email`` and ``code_permalink``: gym-suite's package
+    metadata (its authors, its source's project URL or else its first), the author ``"gym-suite"``
+    where the metadata names none."""
+    from email.utils import getaddresses
+    from importlib.metadata import PackageNotFoundError, metadata
+
+    try:
+        meta = metadata("gym-suite")
+    except PackageNotFoundError:  # a source tree that is not installed
+        return {"author": "gym-suite", "author_email": None, "code_permalink": None}
+    authors = getaddresses(meta.get_all("Author-email") or [])
+    urls = [entry.partition(",")[::2] for entry in meta.get_all("Project-URL") or []]
+    urls.sort(key=lambda label_url: label_url[0].strip().lower() not in ("source", "repository", "code"))
+    return {
+        "author": ", ".join(meta.get_all("Author") or [name for name, _ in authors if name]) or "gym-suite",
+        "author_email": ", ".join(email for _, email in authors if email) or None,
+        "code_permalink": urls[0][1].strip() if urls else None,
+    }
+
+
+@contextmanager
 def _datasets_path(path: Path) -> Iterator[None]:
     """Minari's datasets directory (``MINARI_DATASETS_PATH``) set to ``path`` within the block."""
     variable = "MINARI_DATASETS_PATH"
@@ -219,7 +302,7 @@ def _move_into_place(staged: Path, final: Path, trash: Path) -> None:
         if final.exists():
             os.replace(final, trash)
             moved = True
-        os.replace(staged, final)
+        os.rename(staged, final)  # never onto a dataset: a directory not empty
     except BaseException:  # Ctrl-C included: the old dataset goes back
         if moved and not final.exists():
             os.replace(trash, final)
@@ -237,6 +320,10 @@ def record(
     policy_name: str | None = None,
     record_infos: bool = False,
     overwrite: bool = False,
+    author: str | None = None,
+    author_email: str | None = None,
+    code_permalink: str | None = None,
+    description: str | None = None,
 ) -> Any:
     """Record ``episodes`` seeded episodes of ``policy`` on ``env_id`` as a Minari dataset and return it.
 
@@ -245,7 +332,9 @@ def record(
     (default: the policy's string, its ``name`` attribute or ``"trained"``). The dataset keeps
     ``env_kwargs`` for ``dataset.recover_environment()``; ``record_infos`` also stores the numeric
     values of the infos (:func:`consistent_info`). An existing dataset of the id is an error unless
-    ``overwrite``: then it is replaced once the new one is complete.
+    ``overwrite``: then it is replaced once the new one is complete. ``author``, ``author_email``
+    and ``code_permalink`` default to gym-suite's package metadata (:func:`_credits`),
+    ``description`` to a sentence of the episodes, the policy and the seeds.
 
     ``episodes``: 1 to :data:`gym_suite.evaluate.MAX_EPISODES`; the seeds ``seed .. seed + episodes
     - 1`` within ``0 .. 2**64 - 1`` (Minari stores them as unsigned 64-bit integers). Everything is
@@ -260,6 +349,8 @@ def record(
     spec = find_spec(suite_id(env_id))
     dataset_id = _check_name("dataset_id", dataset_id)
     policy_name = _check_name("policy_name", policy_name)
+    given = {"author": author, "author_email": author_email, "code_permalink": code_permalink}
+    given = {key: value for key, value in {**given, "description": description}.items() if _check_name(key, value)}
     kwargs = check_env_kwargs("record: ", env_kwargs, allow_none=True) or {}
     record_infos = _check_flag("record_infos", record_infos)
     overwrite = _check_flag("overwrite", overwrite)
@@ -267,25 +358,28 @@ def record(
     dataset_id = dataset_id or default_dataset_id(spec.id, name)
     _check_dataset_id(dataset_id)
     final = get_dataset_path(dataset_id)
-    if final.exists() and not overwrite:
-        raise FileExistsError(
-            f"the Minari dataset {dataset_id!r} exists already: pick another id, or overwrite it "
-            f"(--overwrite; minari.delete_dataset({dataset_id!r}))"
-        )
-    env, callback = _recorded_env(spec.id, kwargs, policy, record_infos, seed)
-    collector = DataCollector(env, record_infos=record_infos, **callback)
-    try:
-        for i in range(episodes):
-            for _step in play(collector, policy, seed + i):
-                pass
-        description = (
+    if final.exists() and not overwrite:  # checked again under the lock, before the move
+        raise _exists_error(dataset_id)
+    metadata = {
+        **_credits(),
+        "description": (
             f"{episodes} episodes of the {name} policy on {spec.id}"
             + (f" with {kwargs}" if kwargs else "")
             + f", reset with seeds {seed} to {seed + episodes - 1} (gym-suite)"
-        )
-        _write(collector, env, dataset_id, name, description, final)
-    finally:
-        collector.close()
+        ),
+        **given,
+    }
+    env, callback = _recorded_env(spec.id, kwargs, policy, record_infos, seed)
+    with _interrupts_between_steps() as check, _staging(get_dataset_path()) as staging:
+        with _datasets_path(staging):  # the collector's own temporary files go there too
+            collector = DataCollector(env, record_infos=record_infos, **callback)
+        try:
+            for i in range(episodes):
+                for _step in play(collector, policy, seed + i):
+                    check()
+            _write(collector, env, dataset_id, name, metadata, staging, overwrite, check)
+        finally:
+            collector.close()
     return minari.load_dataset(dataset_id)
 
 
@@ -340,24 +434,37 @@ def _recorded_env(
         raise
 
 
-def _write(collector: Any, env: Any, dataset_id: str, name: str, description: str, final: Path) -> None:
-    """Write the dataset whole under a hidden directory, then move it into place: an old dataset
-    of the id is replaced only by a complete one."""
+def _write(
+    collector: Any,
+    env: Any,
+    dataset_id: str,
+    name: str,
+    metadata: dict[str, Any],
+    staging: Path,
+    overwrite: bool,
+    check: Callable[[], None],
+) -> None:
+    """Write the dataset whole under ``staging``, then move it into place under the lock: an old
+    dataset of the id is replaced only by a complete one, and only with ``overwrite``."""
     import minari
     from minari.namespace import create_namespace, list_local_namespaces
     from minari.storage.datasets_root_dir import get_dataset_path
 
-    with _staging(get_dataset_path()) as staging:
-        with _datasets_path(staging), warnings.catch_warnings():
-            # Minari asks for an author, e-mail and code link: none to give
-            warnings.filterwarnings("ignore", category=UserWarning, module=r"minari\.")
-            collector.create_dataset(
-                dataset_id,
-                eval_env=env.spec,
-                algorithm_name=name,
-                description=description,
-                requirements=[f"gym-suite>={__version__}"],
-            )
+    with _datasets_path(staging), warnings.catch_warnings():
+        # Minari asks for an author, e-mail and code link: those the metadata lacks are left out
+        warnings.filterwarnings("ignore", category=UserWarning, module=r"minari\.")
+        collector.create_dataset(
+            dataset_id,
+            eval_env=env.spec,
+            algorithm_name=name,
+            requirements=[f"gym-suite>={__version__}"],
+            **metadata,
+        )
+    check()
+    final = get_dataset_path(dataset_id)
+    with _lock(get_dataset_path()):
+        if final.exists() and not overwrite:  # written by another run since the first check
+            raise _exists_error(dataset_id)
         namespace = minari.dataset.minari_dataset.parse_dataset_id(dataset_id)[0]
         if namespace is not None and namespace not in list_local_namespaces():
             create_namespace(namespace)

@@ -281,6 +281,11 @@ def test_numpy_integers_are_integers_and_the_largest_seeds_record():
         ({"policy_name": 5}, TypeError, "record: policy_name must be None or a non-empty str"),
         ({"policy_name": ""}, ValueError, "record: policy_name must be None or a non-empty str"),
         ({"policy_name": "a b"}, ValueError, "is not a Minari dataset id"),
+        *[
+            ({name: 5}, TypeError, f"record: {name} must be None or a non-empty str")
+            for name in ("author", "description")
+        ],
+        ({"code_permalink": ""}, ValueError, "record: code_permalink must be None or a non-empty str"),
         ({"episodes": 1.0}, TypeError, "record: episodes must be a positive integer"),
         ({"episodes": True}, TypeError, "record: episodes must be a positive integer"),
         ({"seed": -1}, ValueError, "record: seed must be an integer in 0"),
@@ -362,3 +367,124 @@ def test_a_failed_move_puts_the_old_dataset_back(tmp_path):
     (staged / "data" / "new.txt").write_text("new")
     _move_into_place(staged, final, tmp_path / "trash")
     assert (final / "data" / "new.txt").read_text() == "new" and not (final / "data" / "old.txt").exists()
+
+
+# --------------------------------------------------------------------------------------------
+# Real processes: two runs racing for one id, and Ctrl-C
+# --------------------------------------------------------------------------------------------
+
+GATE = '''
+import os, time
+
+class Gate:
+    """A policy that says it is playing, then waits for the file ``go`` (always action 0)."""
+
+    def __init__(self, folder):
+        self.folder = folder
+
+    def __call__(self, observation):
+        open(os.path.join(self.folder, f"ready-{os.getpid()}"), "w").close()
+        while not os.path.exists(os.path.join(self.folder, "go")):
+            time.sleep(0.01)
+        return 0
+'''
+
+
+def _command(*argv, path=()):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import gym_suite
+
+    root = str(Path(gym_suite.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, *map(str, path)]), "OMP_NUM_THREADS": "1"}
+    command = [sys.executable, "-m", "gym_suite", "record", "example-v0", *argv]
+    return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for(condition, seconds=180):
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_two_runs_racing_for_one_id_leave_one_dataset_and_one_error(tmp_path, datasets_path, monkeypatch):
+    (tmp_path / "gate.py").write_text(GATE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import gate
+
+    policy = tmp_path / "gate.pkl"
+    policy.write_bytes(pickle.dumps(gate.Gate(str(tmp_path))))
+    runs = [_command("--policy", str(policy), "--episodes", "2", "--seed", str(seed), "--dataset-id", "race/gate-v0",
+                     path=[tmp_path]) for seed in (0, 10)]  # fmt: skip
+    try:  # both past the check of the id, playing: then both finish at once
+        _wait_for(lambda: len(list(tmp_path.glob("ready-*"))) == 2)
+        (tmp_path / "go").touch()
+        results = [(run.wait(timeout=120), run.stderr.read()) for run in runs]
+    finally:
+        for run in runs:
+            run.kill()
+            run.communicate()
+    assert sorted(code for code, _ in results) == [0, 2], results
+    winner = [seed for seed, (code, _) in zip((0, 10), results) if code == 0][0]
+    assert "exists already" in [err for code, err in results if code == 2][0]
+    description = minari.load_dataset("race/gate-v0").storage.metadata["description"]
+    assert f"seeds {winner} to {winner + 1}" in description  # the winner's dataset, whole
+    assert [p.name for p in datasets_path.iterdir() if p.is_dir() and p.name.startswith(".")] == []
+
+
+def test_ctrl_c_ends_the_command_at_once_with_one_line_and_nothing_left(datasets_path):
+    import signal
+    import time
+
+    run = _command("--policy", "random", "--episodes", "100000", "--dataset-id", "ctrl/c-v0")
+    try:
+        _wait_for(lambda: datasets_path.is_dir() and any(p.is_dir() for p in datasets_path.iterdir()))
+        time.sleep(1)  # recording
+        run.send_signal(signal.SIGINT)
+        start = time.monotonic()
+        _, err = run.communicate(timeout=30)
+        elapsed = time.monotonic() - start
+    finally:
+        run.kill()
+        run.communicate()
+    assert run.returncode == 130, err
+    assert err.splitlines() == ["gym-suite record: interrupted: no dataset written"]
+    assert elapsed < 10
+    assert [p.name for p in datasets_path.iterdir() if p.is_dir()] == []  # no staging folder is left
+
+
+# --------------------------------------------------------------------------------------------
+# The dataset's author and code
+# --------------------------------------------------------------------------------------------
+
+
+def test_the_dataset_names_its_author_and_code_from_the_package_metadata(monkeypatch, capsys):
+    import email.message
+    import importlib.metadata
+
+    metadata = record("example-v0", "random", episodes=1, dataset_id="credits/installed-v0").storage.metadata
+    assert metadata["author"] == {"gym-suite"}  # the installed metadata names no author: not "Unknown"
+
+    fake = email.message.Message()
+    fake["Author-email"] = "Ada Lovelace <ada@example.org>"
+    fake["Project-URL"] = "Documentation, https://example.org/docs"
+    fake["Project-URL"] = "Source, https://example.org/gym-suite"
+    monkeypatch.setattr(importlib.metadata, "metadata", lambda name: fake)
+    metadata = record("example-v0", "random", episodes=1, dataset_id="credits/metadata-v0").storage.metadata
+    assert metadata["author"] == {"Ada Lovelace"} and metadata["author_email"] == {"ada@example.org"}
+    assert metadata["code_permalink"] == "https://example.org/gym-suite"
+    assert "1 episodes of the random policy on example-v0" in metadata["description"]
+
+    flags = ["--author", "Grace", "--author-email", "g@example.org", "--code-permalink", "https://example.org/x"]
+    assert main(["record", "example-v0", "--policy", "random", "--episodes", "1", "--dataset-id", "credits/flags-v0",
+                 *flags, "--description", "mine"]) == 0  # fmt: skip
+    metadata = minari.load_dataset("credits/flags-v0").storage.metadata
+    assert (metadata["author"], metadata["author_email"]) == ({"Grace"}, {"g@example.org"})
+    assert (metadata["code_permalink"], metadata["description"]) == ("https://example.org/x", "mine")
+    assert "Grace" in minari.list_local_datasets()["credits/flags-v0"]["author"]
