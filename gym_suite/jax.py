@@ -28,8 +28,8 @@ it. Under ``jit`` a ``Discrete`` action outside ``0..n-1`` acts as the nearest v
 
 **Gymnasium**: ``gymnasium.make("gym_suite_jax/<id>")`` and ``gymnasium.make_vec(...)`` give
 :class:`JaxEnv` and :class:`JaxVectorEnv` (``FunctionalJaxEnv``, ``FunctionalJaxVectorEnv``),
-which keep the definition's own spaces, check actions, seeds and options as the numpy envs do, and
-raise ``gymnasium.error.ResetNeeded`` on a step after the end.
+which keep the definition's own spaces, check actions, seeds and options as the numpy envs do,
+raise ``gymnasium.error.ResetNeeded`` on a step after the end, and copy and pickle mid-episode.
 
 **Precision**: ``float32`` (and ``int32``) unless JAX's 64-bit mode is on; without it :func:`make`
 refuses an integer argument of ``2**30`` or more in magnitude. The random streams are
@@ -308,7 +308,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
 
     def definition_params_of(self, params: EnvParams | None, method: str = "", *, device: bool = True) -> Any:
         """The definition's parameters with the data fields of ``params`` put in (``None``, or a
-        field ``None``: the env's own values).
+        field ``None``: the env's own values); ``TypeError`` for params of another id.
 
         ``device=True``: as the rules read them, device arrays and each data value a JAX scalar
         of the env's number type (traced values too), unchecked. ``device=False``: numpy's,
@@ -403,8 +403,9 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         )
 
     def check_params(self, method: str, params: Any) -> EnvParams:
-        """``params`` (``None``: the default ones), checked: the step limit a positive integer (its
-        dtype and shape only when it is a JAX array), the data values as the numpy env checks them."""
+        """``params`` (``None``: the default ones), checked: this id's ``EnvParams``, the step limit a
+        positive integer (its dtype and shape only when it is traced), the data values as the numpy
+        env checks them."""
         if params is None:
             return self.default_params
         self._check_class(method, params)
