@@ -329,17 +329,23 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         owner = f"{self.env_id}.{method}" if method else self.env_id
         values = {name: _data_value(owner, method, name, value) for name, value in values.items()}
         concrete = {n: v for n, v in values.items() if not isinstance(v, jax.core.Tracer)}
-        key = tuple((name, type(value), value) for name, value in concrete.items())
+        made = self._made_params(owner, concrete)
+        return own if len(concrete) < len(values) else made
+
+    def _made_params(self, owner: str, concrete: dict[str, Any]) -> Any:
+        """The definition's parameters with the ``concrete`` data values, by the numpy env's checks (kept)."""
+        key: Any = tuple((name, type(value), value) for name, value in concrete.items())
         try:
             made = self._made.get(key)
-        except TypeError:  # a value that is no number (a list, a dict): the checks below refuse it
+        except TypeError:  # a value that is no number (a list, a dict): make_params refuses it
             made = key = None
         if made is None:
-            made = self.definition.make_params(self.definition_params, owner, **concrete)  # the numpy env's checks
+            own = self.definition_params
+            made = self.definition.make_params(own, owner, **concrete)  # the numpy env's checks
             made = own if all(getattr(made, n) == getattr(own, n) for n in concrete) else made
             if key is not None and len(self._made) < 1024:
                 self._made[key] = made
-        return own if len(concrete) < len(values) else made
+        return made
 
     def _check_class(self, method: str, params: Any) -> None:
         """``TypeError`` unless ``params`` are ``None`` or this id's ``EnvParams`` (another id's too)."""
@@ -429,7 +435,8 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
             if not 1 <= limit <= largest:
                 raise ValueError(f"{problem}, got {shown(limit)}")
         self.definition_params_of(params, method, device=False)
-        return params
+        checked: EnvParams = params
+        return checked
 
     def _checkify_values(self, action: Any, params: EnvParams) -> None:
         """Checked mode: the action's values and the step limit, reported by ``checkify`` with the numpy env's messages."""

@@ -284,7 +284,9 @@ def test_params_of_another_id_are_refused_naming_both_ids(env_id, other_id, meth
         return
     action = env.action_space().sample(key)
     call = (lambda: env.reset(key, other)) if method == "reset" else (lambda: env.step(key, state, action, other))
-    with pytest.raises(TypeError, match=rf"^{env_id}\.{method}: params must be None or the EnvParams of .*'{env_id}'.* of {other_id}$"):
+    with pytest.raises(
+        TypeError, match=rf"^{env_id}\.{method}: params must be None or the EnvParams of .*'{env_id}'.* of {other_id}$"
+    ):
         call()
     with pytest.raises(TypeError, match=rf"of gym_suite.jax.make\('{env_id}'\)"):
         env.definition_params_of(other, device=False)
@@ -363,7 +365,9 @@ def test_a_draw_of_the_wrong_arity_is_refused_when_wrapped():
 
     base, params = gj.make("target-v1")
     for draw in (lambda key: key, lambda key, p, extra: p, lambda: None):
-        with pytest.raises(TypeError, match=r"^DrawnParams: draw must be a function \(key, params\) -> params.* takes \("):
+        with pytest.raises(
+            TypeError, match=r"^DrawnParams: draw must be a function \(key, params\) -> params.* takes \("
+        ):
             DrawnParams(base, draw)
     for draw in (lambda key, p, extra=1: p, lambda *args: args[1], functools.partial(lambda a, key, p: p, 1)):
         DrawnParams(base, draw)  # callable as draw(key, params)
