@@ -348,7 +348,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         return made
 
     def _check_class(self, method: str, params: Any) -> None:
-        """``TypeError`` unless ``params`` are ``None`` or this id's ``EnvParams`` (another id's too)."""
+        """``TypeError`` unless ``params`` are ``None`` or this id's ``EnvParams`` (not another id's)."""
         if params is not None and type(params) is not params_class(self.env_id, self.data_parameters):
             of = getattr(params, "_env_id", None)
             raise ArgumentTypeError(
