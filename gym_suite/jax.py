@@ -28,8 +28,8 @@ it. Under ``jit`` a ``Discrete`` action outside ``0..n-1`` acts as the nearest v
 
 **Gymnasium**: ``gymnasium.make("gym_suite_jax/<id>")`` and ``gymnasium.make_vec(...)`` give
 :class:`JaxEnv` and :class:`JaxVectorEnv` (``FunctionalJaxEnv``, ``FunctionalJaxVectorEnv``),
-which keep the definition's own spaces, check actions, seeds and options as the numpy envs do, and
-raise ``gymnasium.error.ResetNeeded`` on a step after the end.
+which keep the definition's own spaces, check actions, seeds and options as the numpy envs do,
+raise ``gymnasium.error.ResetNeeded`` on a step after the end, and copy and pickle mid-episode.
 
 **Precision**: ``float32`` (and ``int32``) unless JAX's 64-bit mode is on; without it :func:`make`
 refuses an integer argument of ``2**30`` or more in magnitude. The random streams are
@@ -135,20 +135,19 @@ class EnvParams(environment.EnvParams):  # type: ignore[misc]  # gymnax has no t
 
 
 @functools.cache
-def params_class(names: tuple[str, ...]) -> type[EnvParams]:
-    """The :class:`EnvParams` subclass with the data parameters ``names`` (pickled by its names)."""
-    if not names:
-        return EnvParams
+def params_class(env_id: str, names: tuple[str, ...]) -> type[EnvParams]:
+    """The :class:`EnvParams` subclass of the id ``env_id``, with the data parameters ``names``
+    (pickled by both): an env takes its own id's params only."""
 
     def __reduce__(self: EnvParams) -> tuple[Any, ...]:
-        return _rebuilt_params, (names, tuple(getattr(self, f.name) for f in dataclasses.fields(self)))
+        return _rebuilt_params, (names, tuple(getattr(self, f.name) for f in dataclasses.fields(self)), env_id)
 
     namespace = {"__annotations__": dict.fromkeys(names, "Any"), "__module__": __name__, "__reduce__": __reduce__}
-    return struct.dataclass(type("EnvParams", (EnvParams,), {**dict.fromkeys(names), **namespace}))
+    return struct.dataclass(type("EnvParams", (EnvParams,), {**dict.fromkeys(names), **namespace, "_env_id": env_id}))
 
 
-def _rebuilt_params(names: tuple[str, ...], values: tuple[Any, ...]) -> EnvParams:
-    return params_class(names)(*values)
+def _rebuilt_params(names: tuple[str, ...], values: tuple[Any, ...], env_id: str) -> EnvParams:
+    return params_class(env_id, names)(*values)
 
 
 def _spec(env_id: str) -> Spec:
@@ -210,7 +209,7 @@ def _data_value(owner: str, method: str, name: str, value: Any) -> Any:
     if not isinstance(value, (jax.Array, np.ndarray, np.generic)):
         return value
     tracer = isinstance(value, jax.core.Tracer)
-    if tracer and _kind(value) not in "fiu":
+    if _kind(value) not in ("fiu" if tracer else "fiub"):  # a concrete bool: the numpy env's message
         raise ArgumentTypeError(f"{owner}: params.{name} must be a number, got an array of dtype {value.dtype}")
     if np.shape(value) != ():
         raise ValueError(
@@ -313,16 +312,17 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         """The step limit and the data parameters of ``env.definition_params``."""
         limit = NO_LIMIT if self.max_episode_steps is None else int(self.max_episode_steps)
         data = {name: getattr(self.definition_params, name) for name in self.data_parameters}
-        return params_class(self.data_parameters)(max_steps_in_episode=limit, **data)
+        return params_class(self.env_id, self.data_parameters)(max_steps_in_episode=limit, **data)
 
     def definition_params_of(self, params: EnvParams | None, method: str = "", *, device: bool = True) -> Any:
         """The definition's parameters with the data fields of ``params`` put in (``None``, or a
-        field ``None``: the env's own values).
+        field ``None``: the env's own values); ``TypeError`` for params of another id.
 
         ``device=True``: as the rules read them, device arrays and each data value a JAX scalar
         of the env's number type (traced values too), unchecked. ``device=False``: numpy's,
         concrete values checked by the numpy env's checks (messages start ``<id>.<method>``), a
         traced one by dtype and shape, which leaves the env's own values."""
+        self._check_class(method, params)
         own = self._params if device else self.definition_params
         values = {n: v for n in self.data_parameters if params is not None and (v := getattr(params, n)) is not None}
         if not values:
@@ -337,14 +337,32 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         owner = f"{self.env_id}.{method}" if method else self.env_id
         values = {name: _data_value(owner, method, name, value) for name, value in values.items()}
         concrete = {n: v for n, v in values.items() if not isinstance(v, jax.core.Tracer)}
-        key = tuple((name, type(value), value) for name, value in concrete.items())
-        made = self._made.get(key)
-        if made is None:
-            made = self.definition.make_params(self.definition_params, owner, **concrete)  # the numpy env's checks
-            made = own if all(getattr(made, n) == getattr(own, n) for n in concrete) else made
-            if len(self._made) < 1024:
-                self._made[key] = made
+        made = self._made_params(owner, concrete)
         return own if len(concrete) < len(values) else made
+
+    def _made_params(self, owner: str, concrete: dict[str, Any]) -> Any:
+        """The definition's parameters with the ``concrete`` data values, by the numpy env's checks (kept)."""
+        key: Any = tuple((name, type(value), value) for name, value in concrete.items())
+        try:
+            made = self._made.get(key)
+        except TypeError:  # a value that is no number (a list, a dict): make_params refuses it
+            made = key = None
+        if made is None:
+            own = self.definition_params
+            made = self.definition.make_params(own, owner, **concrete)  # the numpy env's checks
+            made = own if all(getattr(made, n) == getattr(own, n) for n in concrete) else made
+            if key is not None and len(self._made) < 1024:
+                self._made[key] = made
+        return made
+
+    def _check_class(self, method: str, params: Any) -> None:
+        """``TypeError`` unless ``params`` are ``None`` or this id's ``EnvParams`` (not another id's)."""
+        if params is not None and type(params) is not params_class(self.env_id, self.data_parameters):
+            of = getattr(params, "_env_id", None)
+            raise ArgumentTypeError(
+                f"{self.env_id}{'.' if method else ''}{method}: params must be None or the EnvParams of "
+                f"gym_suite.jax.make({self.env_id!r}), got {shown(params)}{f' of {of}' if of else ''}"
+            )
 
     # Checks at the edge (at trace time under jit) -------------------------------------------------
 
@@ -399,26 +417,25 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         )
 
     def check_params(self, method: str, params: Any) -> EnvParams:
-        """``params`` (``None``: the default ones), checked: the step limit a positive integer (its
-        dtype and shape only when it is a JAX array), the data values as the numpy env checks them."""
+        """``params`` (``None``: the default ones), checked: this id's ``EnvParams``, the step limit a
+        positive integer (its dtype and shape only when it is traced), the data values as the numpy
+        env checks them."""
         if params is None:
             return self.default_params
-        if not isinstance(params, EnvParams):
-            raise ArgumentTypeError(
-                f"{self.env_id}.{method}: params must be None or the EnvParams of gym_suite.jax.make, got {shown(params)}"
-            )
+        self._check_class(method, params)
         limit = params.max_steps_in_episode
         largest = 2**63 - 1 if _x64() else 2**31 - 1
         problem = (
             f"{self.env_id}.{method}: params.max_steps_in_episode must be an integer in 1..{largest} "
             f"({'int64' if _x64() else 'int32'})"
         )
-        if isinstance(limit, jax.Array):  # a tracer under jit: its dtype and shape
+        if isinstance(limit, jax.Array):  # its dtype and shape; a concrete one's value as a number's
             if _kind(limit) not in "iu":
                 raise ArgumentTypeError(f"{problem}, got an array of dtype {limit.dtype}")
             if limit.shape != ():
                 raise ValueError(f"{problem}, got an array of shape {tuple(limit.shape)}")
-        else:
+            limit = limit if isinstance(limit, jax.core.Tracer) else limit.item()
+        if not isinstance(limit, jax.core.Tracer):
             if isinstance(limit, np.ndarray) and limit.shape == () and limit.dtype.kind in "iu":
                 limit = limit.item()
             if isinstance(limit, (bool, np.bool_)) or not isinstance(limit, (int, np.integer)):
@@ -426,7 +443,8 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
             if not 1 <= limit <= largest:
                 raise ValueError(f"{problem}, got {shown(limit)}")
         self.definition_params_of(params, method, device=False)
-        return params
+        checked: EnvParams = params
+        return checked
 
     def _checkify_values(self, action: Any, params: EnvParams) -> None:
         """Checked mode: the action's values and the step limit, reported by ``checkify`` with the numpy env's messages."""
@@ -716,14 +734,20 @@ class SuiteFuncEnv(FuncEnv[EnvState, Any, Any, jax.Array, jax.Array, Any, EnvPar
 def _func_env(owner: str, env_id: str, env_config: Any, kwargs: Any, render_mode: Any, vector: bool) -> Any:
     """The env, its jitted :class:`SuiteFuncEnv` and the metadata of a Gymnasium shell."""
     env = SuiteJaxEnv(env_id, env_config, **kwargs)
-    func_env = SuiteFuncEnv(env)
-    func_env.transform(jax.jit)
+    func_env = _jitted(env)
     metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": env.definition.render_fps, "jax": True}
     if vector:
         metadata["autoreset_mode"] = AutoresetMode.NEXT_STEP
     if render_mode is not None and render_mode not in metadata["render_modes"]:
         raise ValueError(f"{owner}: render_mode must be None or 'rgb_array', got {render_mode!r}")
     return env, func_env, metadata
+
+
+def _jitted(env: SuiteJaxEnv) -> SuiteFuncEnv:
+    """The jitted :class:`SuiteFuncEnv` of ``env`` (made again when a shell is unpickled or copied)."""
+    func_env = SuiteFuncEnv(env)
+    func_env.transform(jax.jit)
+    return func_env
 
 
 def _seed(env: Any, seed: int | None, shell: Any) -> None:
@@ -733,7 +757,23 @@ def _seed(env: Any, seed: int | None, shell: Any) -> None:
         env.rng = jnp.asarray(seed_keys(seed, 1)[0])
 
 
-class JaxEnv(FunctionalJaxEnv[EnvState]):
+class _Pickled:
+    """A Gymnasium shell pickled as the numpy env is, mid-episode too: without its jitted functions,
+    which ``__setstate__`` makes again; ``copy.deepcopy`` shares them (a copy compiles nothing)."""
+
+    _jitted_functions = ("func_env", "_batch_step")
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k not in self._jitted_functions}
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        clone = memo[id(self)] = object.__new__(type(self))
+        jitted = self._jitted_functions
+        clone.__dict__.update({k: v if k in jitted else copy.deepcopy(v, memo) for k, v in self.__dict__.items()})
+        return clone
+
+
+class JaxEnv(_Pickled, FunctionalJaxEnv[EnvState]):
     """``gymnasium.make("gym_suite_jax/<id>")``: one env on JAX, whose step also reports the
     rules' own truncation and, after the episode ended (or before the first ``reset``), raises
     ``gymnasium.error.ResetNeeded``. The step limit is ``TimeLimit``'s."""
@@ -747,6 +787,10 @@ class JaxEnv(FunctionalJaxEnv[EnvState]):
     ) -> None:
         self._env, func_env, metadata = _func_env("JaxEnv", env_id, env_config, kwargs, render_mode, vector=False)
         super().__init__(func_env, metadata=metadata, render_mode=render_mode)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.func_env = _jitted(self._env)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         """Gymnasium's ``reset``; ``seed`` (any non-negative integer) and ``options`` as the numpy env takes them."""
@@ -768,7 +812,7 @@ class JaxEnv(FunctionalJaxEnv[EnvState]):
         return observation, reward, terminated, truncated, info
 
 
-class JaxVectorEnv(FunctionalJaxVectorEnv[Any, Any, EnvState]):
+class JaxVectorEnv(_Pickled, FunctionalJaxVectorEnv[Any, Any, EnvState]):
     """``gymnasium.make_vec("gym_suite_jax/<id>", num_envs=N)``: ``N`` envs on JAX with next-step
     autoreset (a row that ended starts afresh on its next step, with reward 0), one jitted step."""
 
@@ -793,6 +837,12 @@ class JaxVectorEnv(FunctionalJaxVectorEnv[Any, Any, EnvState]):
         super().__init__(func_env, int(num_envs), max_episode_steps=limit, metadata=metadata, render_mode=render_mode)
         self._env = env
         self._batch_step = jax.jit(functools.partial(_batch_step, env, limit))
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.func_env = _jitted(self._env)
+        self.func_env.transform(jax.vmap)
+        self._batch_step = jax.jit(functools.partial(_batch_step, self._env, self.time_limit))
 
     def reset(
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None

@@ -22,6 +22,7 @@ The numbers (``low``, ``high``, ``scale``, ``offset``) are numbers, not bools or
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from typing import Any
 
 import gymnasium
@@ -278,8 +279,15 @@ class DrawnParams(Wrapper):
 
     def __init__(self, env: Any, draw: Any) -> None:
         super().__init__(env)
-        if not callable(draw):
-            raise ArgumentTypeError(f"DrawnParams: draw must be a function (key, params) -> params, got {shown(draw)}")
+        try:
+            inspect.signature(draw).bind(None, None)  # called as draw(key, params)
+        except TypeError:  # not callable, or taking another count of arguments
+            takes = f", which takes {inspect.signature(draw)}" if callable(draw) else ""
+            raise ArgumentTypeError(
+                f"DrawnParams: draw must be a function (key, params) -> params, got {shown(draw)}{takes}"
+            ) from None
+        except ValueError:  # no signature to read (a builtin): taken as it is
+            pass
         self._draw = draw
 
     def _drawn(self, key: jax.Array, params: Any) -> Any:

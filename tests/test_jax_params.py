@@ -4,6 +4,7 @@ values get the numpy env's message; the default params give exactly the env's ow
 
 from __future__ import annotations
 
+import functools
 import pickle
 
 import gymnasium
@@ -14,6 +15,9 @@ jax = pytest.importorskip("jax")
 pytest.importorskip("gymnax")
 
 import jax.numpy as jnp  # noqa: E402
+from conftest import MESSAGE_LIMIT, load_hypothesis_profile  # noqa: E402
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 import gym_suite  # noqa: E402, F401  (registers the ids)
 import gym_suite.jax as gj  # noqa: E402
@@ -30,6 +34,14 @@ VALUES = {
 BAD = {"heart_attack_proclivity": 1.5, "target_speed": -1.0}
 
 DATA_IDS = [i for i in gj.jax_ids() if gj.make(i)[0].data_parameters]
+load_hypothesis_profile()
+
+
+@functools.cache  # one env an id: reset and step compile once
+def _started(env_id):
+    env, params = gj.make(env_id)
+    key = jax.random.key(0)
+    return env, params, key, env.reset(key, params)[1]
 
 
 def test_the_ids_with_data_parameters():
@@ -250,3 +262,138 @@ def test_drawn_params_refuses_a_draw_of_other_params_when_traced():
         jax.jit(three.reset)(key, params)
     kept = DrawnParams(base, lambda k, p: p.replace(max_steps_in_episode=50))  # another field, one value
     assert int(jax.jit(kept.reset)(key, params)[1].params.max_steps_in_episode) == 50
+
+
+def _outcome(call):
+    """What a call gave: ``None`` when it ran, else the error's class and message."""
+    try:
+        call()
+    except (TypeError, ValueError) as err:
+        assert len(str(err)) < MESSAGE_LIMIT
+        return type(err), str(err)
+    return None
+
+
+@given(st.sampled_from(gj.jax_ids()), st.sampled_from(gj.jax_ids()), st.sampled_from(["reset", "step"]))
+def test_params_of_another_id_are_refused_naming_both_ids(env_id, other_id, method):
+    """example-v0's params on target-v1 ran with example-v0's step limit (or raised AttributeError)."""
+    env, params, key, state = _started(env_id)
+    other = gj.make(other_id)[1]
+    if other_id == env_id:
+        assert type(other) is type(params)
+        return
+    action = env.action_space().sample(key)
+    call = (lambda: env.reset(key, other)) if method == "reset" else (lambda: env.step(key, state, action, other))
+    with pytest.raises(
+        TypeError, match=rf"^{env_id}\.{method}: params must be None or the EnvParams of .*'{env_id}'.* of {other_id}$"
+    ):
+        call()
+    with pytest.raises(TypeError, match=rf"of gym_suite.jax.make\('{env_id}'\)"):
+        env.definition_params_of(other, device=False)
+    with pytest.raises(TypeError, match=rf"^{env_id}: params must be"):  # every route to the rules
+        env.observation(state, other)
+    with pytest.raises(TypeError, match="params must be None or the EnvParams"):
+        env.reset(key, gj.EnvParams(max_steps_in_episode=5))  # gymnax's class, of no id
+
+
+def _one_value(env, name):
+    """A strategy of Python numbers for the field ``name`` (floats exact in float32)."""
+    if name == "max_steps_in_episode":
+        return st.integers(-(2**31), 2**31 - 1)
+    return st.floats(width=32) | st.integers(-(2**24), 2**24)
+
+
+@given(st.sampled_from(gj.jax_ids()), st.data())
+def test_a_concrete_jax_value_is_checked_as_the_python_number(env_id, data):
+    """params.replace(max_steps_in_episode=jnp.array(0)) ran, truncating every step; 0 was refused."""
+    env, params, key, state = _started(env_id)
+    name = data.draw(st.sampled_from(("max_steps_in_episode", *env.data_parameters)))
+    value = data.draw(_one_value(env, name))
+    array = jnp.asarray(value, dtype=jnp.int32 if isinstance(value, int) else jnp.float32)
+    want = _outcome(lambda: env.check_params("reset", params.replace(**{name: value})))
+    got = _outcome(lambda: env.check_params("reset", params.replace(**{name: array})))
+    assert got == want, (name, value)
+
+
+@pytest.mark.parametrize("env_id", gj.jax_ids())
+def test_a_concrete_step_limit_below_one_is_refused_by_reset_and_step(env_id):
+    env, params, key, state = _started(env_id)
+    action = env.action_space().sample(key)
+    for limit in (jnp.array(0), jnp.array(-3), np.int32(0)):
+        bad = params.replace(max_steps_in_episode=limit)
+        with pytest.raises(ValueError, match=r"params.max_steps_in_episode must be an integer in 1\.\..*, got .*\d"):
+            env.reset(key, bad)
+        with pytest.raises(ValueError, match="max_steps_in_episode"):
+            env.step(key, state, action, bad)
+    env.reset(key, params.replace(max_steps_in_episode=jnp.array(5)))  # a good one runs
+
+
+#: Values of no number's kind for a field of the params.
+WRONG_KINDS = {
+    "list": [0.5],
+    "dict": {"a": 0.5},
+    "tuple": (0.5,),
+    "string": "0.5",
+    "bytes": b"1",
+    "object": object(),
+    "typed key": jax.random.key(1),
+    "raw key": jax.random.PRNGKey(1),
+    "numpy strings": np.array(["1"]),
+}
+
+
+@given(
+    st.sampled_from(gj.jax_ids()),
+    st.data(),
+    st.sampled_from(sorted(WRONG_KINDS)),
+    st.sampled_from(["reset", "step"]),
+)
+def test_a_value_of_the_wrong_kind_is_refused_naming_the_field(env_id, data, kind, method):
+    """target_speed=[0.5] (a dict, a PRNG key) gave "unhashable type: 'list'", naming nothing."""
+    env, params, key, state = _started(env_id)
+    name = data.draw(st.sampled_from(("max_steps_in_episode", *env.data_parameters)))
+    bad = params.replace(**{name: WRONG_KINDS[kind]})
+    action = env.action_space().sample(key)
+    call = (lambda: env.reset(key, bad)) if method == "reset" else (lambda: env.step(key, state, action, bad))
+    with pytest.raises((TypeError, ValueError), match=rf"^{env_id}\.{method}: (params\.)?{name} must be") as err:
+        call()
+    assert len(str(err.value)) < MESSAGE_LIMIT
+
+
+def test_a_draw_of_the_wrong_arity_is_refused_when_wrapped():
+    from gym_suite.jax_wrappers import DrawnParams
+
+    base, params = gj.make("target-v1")
+    for draw in (lambda key: key, lambda key, p, extra: p, lambda: None):
+        with pytest.raises(
+            TypeError, match=r"^DrawnParams: draw must be a function \(key, params\) -> params.* takes \("
+        ):
+            DrawnParams(base, draw)
+    for draw in (lambda key, p, extra=1: p, lambda *args: args[1], functools.partial(lambda a, key, p: p, 1)):
+        DrawnParams(base, draw)  # callable as draw(key, params)
+
+
+@pytest.mark.parametrize(
+    ("draw", "kind", "message"),
+    [
+        (lambda key: key, TypeError, r"^train_ppo: draw_params must be a function \(key, params\).* takes \(key\)"),
+        (lambda key, p, q: p, TypeError, r"^train_ppo: draw_params must be a function .* takes \(key, p, q\)"),
+        (
+            lambda key, p: p.replace(max_steps_in_episode=jnp.array(0)),
+            ValueError,
+            r"^train_ppo: draw_params\(jax.random.PRNGKey\(0\), params\) drew params .*max_steps_in_episode.* got 0",
+        ),
+        (
+            lambda key, p: p.replace(target_speed=jnp.where(jax.random.key_data(key)[-1] == 3, -1.0, 1.0)),
+            ValueError,
+            r"^train_ppo: draw_params\(jax.random.PRNGKey\(3\), params\) drew params .*target_speed.* got -1\.0",
+        ),
+    ],
+)
+def test_train_ppo_checks_a_drawn_value_by_name_on_the_keys_it_tries(draw, kind, message):
+    pytest.importorskip("rejax")
+    from gym_suite.training.jax import train_ppo
+
+    with pytest.raises(kind, match=message) as err:
+        train_ppo("target-v1", draw_params=draw, total_timesteps=512, num_envs=4, num_steps=64, progress=False)
+    assert len(str(err.value)) < MESSAGE_LIMIT

@@ -7,6 +7,7 @@ traced, and ``checked=True`` reports an out-of-range value under ``jit`` through
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 import pickle
@@ -467,6 +468,34 @@ def test_gymnax_env_pickles_and_steps_the_same(env_id, checked):
         b = clone.step(k, clone_state, action, clone_params)
         assert _same_leaves(a, b)
         state, clone_state = a[1], b[1]
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_gymnasium_jax_envs_deepcopy_and_pickle_mid_episode_as_the_numpy_envs(env_id):
+    """A copy and an unpickled env go on as the env itself, without touching it; so the vector env."""
+    env = gymnasium.make(f"{gj.NAMESPACE}/{env_id}")
+    env.reset(seed=1)
+    env.action_space.seed(3)
+    actions = [env.action_space.sample() for _ in range(12)]
+    assert not any(env.step(actions[0])[2:4])
+    copies = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
+    for action in actions[1:]:
+        want = env.step(action)
+        for clone in copies:
+            assert type(clone.unwrapped) is gj.JaxEnv and _same_leaves(clone.step(action), want)
+        if any(want[2:4]):  # the next episode from the key each one holds
+            start = env.reset()
+            assert all(_same_leaves(clone.reset(), start) for clone in copies)
+    vec = gymnasium.make_vec(f"{gj.NAMESPACE}/{env_id}", num_envs=3)
+    vec.reset(seed=3)
+    vec.action_space.seed(3)
+    batches = [vec.action_space.sample() for _ in range(3)]
+    vec.step(batches[0])
+    copies = [copy.deepcopy(vec), pickle.loads(pickle.dumps(vec))]
+    for batch in batches[1:]:
+        want = vec.step(batch)
+        for clone in copies:
+            assert _same_leaves(clone.step(batch), want)
 
 
 # -- seeds of any size, the end of an episode

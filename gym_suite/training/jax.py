@@ -31,6 +31,7 @@ numpy; they pickle.
 
 from __future__ import annotations
 
+import inspect
 import math
 import sys
 import time
@@ -272,11 +273,18 @@ def _env_kwargs(key: str, value: Any) -> dict[str, Any]:
 
 def _draw(key: str, value: Any) -> Callable[[Any, Any], Any] | None:
     """``draw_params``: ``None`` (every episode on the id's params) or a function ``(key, params) -> params``."""
-    if value is not None and not callable(value):
+    if value is None:
+        return value
+    try:
+        inspect.signature(value).bind(None, None)  # called as draw(key, params)
+    except TypeError:  # not callable, or taking another count of arguments
+        takes = f", which takes {inspect.signature(value)}" if callable(value) else ""
         raise TypeError(
             f"train_ppo: {key} must be a function (key, params) -> params drawing each training episode's "
-            f"params (gym_suite.jax_wrappers.DrawnParams), or None, got {shown(value)}"
-        )
+            f"params (gym_suite.jax_wrappers.DrawnParams), or None, got {shown(value)}{takes}"
+        ) from None
+    except ValueError:  # no signature to read (a builtin): taken as it is
+        pass
     return value
 
 
