@@ -329,11 +329,26 @@ def test_train_recurrent_ppo_checks_its_arguments_before_any_env(arguments, erro
         train_recurrent_ppo("example-v0", 64, **arguments)
 
 
-def test_train_recurrent_ppo_takes_schedules_and_numpy_numbers():
-    pytest.importorskip("sb3_contrib")
-    from gym_suite.training.sb3_recurrent import _check_values
+def test_overrides_take_schedules_and_numpy_numbers():
+    sb3._check_values("owner", "sb3-ppo", {"learning_rate": lambda p: 1e-3 * p, "n_steps": np.int64(64), "gamma": 1})
 
-    _check_values("owner", {"learning_rate": lambda progress: 1e-3 * progress, "n_steps": np.int64(64), "gamma": 1})
+
+@pytest.mark.parametrize(
+    ("algo", "overrides", "error", "match"),
+    [
+        ("ppo", {"gamma": 2.0}, ValueError, r"train_sb3: overrides gamma must be a number in \[0.0"),
+        ("ppo", {"n_steps": "64"}, TypeError, "train_sb3: overrides n_steps must be an integer"),
+        ("dqn", {"buffer_size": 0}, ValueError, "train_sb3: overrides buffer_size must be an integer from 1"),
+        ("dqn", {"tau": "x"}, TypeError, "train_sb3: overrides tau must be a number"),
+    ],
+)
+def test_train_sb3_checks_its_overrides_values_before_any_env(algo, overrides, error, match, monkeypatch):
+    def no_env(*args, **kwargs):
+        raise AssertionError("an env was made for bad overrides")
+
+    monkeypatch.setattr(sb3, "make_sb3_env", no_env)
+    with pytest.raises(error, match=match):
+        sb3.train_sb3("example-v0", algo, 64, overrides=overrides)
 
 
 @pytest.mark.parametrize(

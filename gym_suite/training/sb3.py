@@ -235,7 +235,30 @@ def check_overrides(owner: str, cls: type, overrides: Any) -> dict[str, Any]:
             f"{owner}: unknown setting(s) {shown(unknown)} in overrides{hint}; {cls.__name__}'s settings are "
             f"{sorted(set(allowed) - set(_OWN_MODEL_ARGUMENTS))}"
         )
+    _check_values(owner, "sb3-dqn" if cls.__name__ == "DQN" else "sb3-ppo", overrides)
     return dict(overrides)
+
+
+#: The settings that SB3 also takes as a schedule (a callable of the progress left).
+_SCHEDULES = ("learning_rate", "clip_range", "clip_range_vf")
+
+
+def _check_values(owner: str, agent: str, overrides: Mapping[str, Any]) -> None:
+    """The values among ``overrides``, as a tuned recipe's are checked
+    (:data:`gym_suite.training.recipes.SETTING_CHECKS`): ``TypeError`` for one of the wrong kind,
+    ``ValueError`` for one out of range."""
+    import numpy as np
+
+    from gym_suite.training.recipes import SETTING_CHECKS
+
+    for key, value in overrides.items():
+        check = SETTING_CHECKS[agent].get(key)
+        value = value.item() if isinstance(value, np.generic) else value  # np.int64(64) is 64
+        wanted = None if check is None or (key in _SCHEDULES and callable(value)) else check(value)
+        if wanted is not None:
+            kind = dict if key == "policy_kwargs" else int if wanted.startswith("an integer") else (int, float)
+            error = ValueError if isinstance(value, kind) and not isinstance(value, bool) else TypeError
+            raise error(f"{owner}: overrides {key} must be {wanted}, got {shown(value)}")
 
 
 def train_sb3(

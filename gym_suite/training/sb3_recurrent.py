@@ -26,8 +26,6 @@ from gym_suite.training.recipes import recipe_budget, recipe_for, recurrent_ppo_
 from gym_suite.training.wrappers import env_actions, stack_observations
 
 AGENT = "sb3-recurrent-ppo"
-#: The settings Stable-Baselines3 also takes as a schedule (a callable of the progress left).
-_SCHEDULES = ("learning_rate", "clip_range", "clip_range_vf")
 
 
 class RecurrentPolicy:
@@ -61,23 +59,6 @@ class RecurrentPolicy:
         return env_actions(actions, self.action_space)[0]
 
 
-def _check_values(owner: str, overrides: dict[str, Any]) -> None:
-    """The values of PPO's settings among ``overrides``, as a tuned recipe's are checked
-    (:data:`gym_suite.training.recipes.SETTING_CHECKS`): ``TypeError`` for one of the wrong kind,
-    ``ValueError`` for one out of range."""
-    from gym_suite.envs.checks import shown
-    from gym_suite.training.recipes import SETTING_CHECKS
-
-    for key, value in overrides.items():
-        check = SETTING_CHECKS["sb3-ppo"].get(key)
-        value = value.item() if isinstance(value, np.generic) else value  # np.int64(64) is 64
-        wanted = None if check is None or (key in _SCHEDULES and callable(value)) else check(value)
-        if wanted is not None:
-            kind = dict if key == "policy_kwargs" else int if wanted.startswith("an integer") else (int, float)
-            error = ValueError if isinstance(value, kind) and not isinstance(value, bool) else TypeError
-            raise error(f"{owner}: overrides {key} must be {wanted}, got {shown(value)}")
-
-
 def train_recurrent_ppo(
     env_id: str,
     steps: int | None = None,
@@ -100,7 +81,6 @@ def train_recurrent_ppo(
     steps, seed, n_envs, verbose = check_training_arguments(owner, steps, seed, n_envs, verbose)
     check_callback(owner, callback)
     overrides = check_overrides(owner, RecurrentPPO, overrides)
-    _check_values(owner, overrides)
     settings = {**recurrent_ppo_settings(env_id), **overrides}
     steps = recipe_budget(env_id, AGENT) if steps is None else steps
     n_envs = recipe_for(env_id).n_envs if n_envs is None else n_envs
