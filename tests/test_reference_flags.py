@@ -10,7 +10,6 @@ import re
 import pytest
 
 pytest.importorskip("scipy")
-pytest.importorskip("sklearn")
 
 #: Every option of every reference script with values it refuses.
 BAD = {
