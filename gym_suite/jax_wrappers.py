@@ -22,7 +22,6 @@ The numbers (``low``, ``high``, ``scale``, ``offset``) are numbers, not bools or
 from __future__ import annotations
 
 import dataclasses
-import inspect
 from typing import Any
 
 import gymnasium
@@ -34,7 +33,7 @@ from gymnax.environments import environment
 from gymnax.environments import spaces as gymnax_spaces
 from gymnax.wrappers.purerl import GymnaxWrapper
 
-from gym_suite.envs.checks import ArgumentTypeError, check_number, shown
+from gym_suite.envs.checks import ArgumentTypeError, check_number, shown, wrong_arity
 
 __all__ = [
     "DrawnParams",
@@ -279,15 +278,11 @@ class DrawnParams(Wrapper):
 
     def __init__(self, env: Any, draw: Any) -> None:
         super().__init__(env)
-        try:
-            inspect.signature(draw).bind(None, None)  # called as draw(key, params)
-        except TypeError:  # not callable, or taking another count of arguments
-            takes = f", which takes {inspect.signature(draw)}" if callable(draw) else ""
+        takes = wrong_arity(draw, 2)  # called as draw(key, params)
+        if takes is not None:
             raise ArgumentTypeError(
                 f"DrawnParams: draw must be a function (key, params) -> params, got {shown(draw)}{takes}"
-            ) from None
-        except ValueError:  # no signature to read (a builtin): taken as it is
-            pass
+            )
         self._draw = draw
 
     def _drawn(self, key: jax.Array, params: Any) -> Any:

@@ -6,6 +6,7 @@ Every message names the argument and what is allowed, and stays short whatever t
 
 from __future__ import annotations
 
+import inspect
 import math
 import re
 from collections.abc import Callable, Collection, Mapping
@@ -45,6 +46,18 @@ def shown(value: object) -> str:
     except Exception:  # a repr that fails must not hide the real error
         text = f"<{type(value).__name__}>"
     return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
+
+
+def wrong_arity(function: object, count: int) -> str | None:
+    """``None`` where ``function`` can be called with ``count`` positional arguments (or has no
+    signature to read, as some builtins); else the end of a message saying what it takes."""
+    try:
+        inspect.signature(function).bind(*[None] * count)  # type: ignore[arg-type]
+    except TypeError:  # not callable, or taking another count of arguments
+        return f", which takes {inspect.signature(function)}" if callable(function) else ""
+    except ValueError:  # no signature to read: taken as it is
+        pass
+    return None
 
 
 def shown_path(path: str) -> str:

@@ -31,7 +31,6 @@ numpy; they pickle.
 
 from __future__ import annotations
 
-import inspect
 import math
 import sys
 import time
@@ -48,7 +47,7 @@ if TYPE_CHECKING:
 
 from gym_suite._registry import ENV_IDS, suite_id
 from gym_suite._seeds import seed_keys
-from gym_suite.envs.checks import check_env_kwargs, shown
+from gym_suite.envs.checks import check_env_kwargs, shown, wrong_arity
 from gym_suite.training.recipes import (
     RECIPES,
     recipe_budget,
@@ -275,16 +274,12 @@ def _draw(key: str, value: Any) -> Callable[[Any, Any], Any] | None:
     """``draw_params``: ``None`` (every episode on the id's params) or a function ``(key, params) -> params``."""
     if value is None:
         return value
-    try:
-        inspect.signature(value).bind(None, None)  # called as draw(key, params)
-    except TypeError:  # not callable, or taking another count of arguments
-        takes = f", which takes {inspect.signature(value)}" if callable(value) else ""
+    takes = wrong_arity(value, 2)  # called as draw(key, params)
+    if takes is not None:
         raise TypeError(
             f"train_ppo: {key} must be a function (key, params) -> params drawing each training episode's "
             f"params (gym_suite.jax_wrappers.DrawnParams), or None, got {shown(value)}{takes}"
-        ) from None
-    except ValueError:  # no signature to read (a builtin): taken as it is
-        pass
+        )
     return value
 
 
