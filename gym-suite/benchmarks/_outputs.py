@@ -12,16 +12,15 @@ import json
 import math
 import os
 import platform
-import re
 import tempfile
 import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from string import Template
 from typing import Any
 
+import _tables  # this folder's helpers (the script's folder is on sys.path)
 import numpy as np
-from _machine import cpu_name, versions  # this folder's helpers (the script's folder is on sys.path)
+from _machine import cpu_name, versions
 
 import gym_suite
 from gym_suite.references import references
@@ -326,9 +325,7 @@ def _steps(steps: float) -> str:
 
 def page(name: str, **values: Any) -> str:
     """The section ``name`` of the page's prose (:data:`PAGE`), its ``$names`` filled in with ``values``."""
-    parts = re.split(r"^<!-- ([\w:-]+) -->\n", PAGE.read_text(encoding="utf-8"), flags=re.MULTILINE)
-    sections = {key: text.rstrip("\n") for key, text in zip(parts[1::2], parts[2::2])}
-    return Template(sections[name]).substitute(command=COMMAND, **values)
+    return _tables.page(PAGE, name, command=COMMAND, **values)
 
 
 def _table_line(r: Summary, label: str) -> str:

@@ -1,9 +1,21 @@
-"""The Markdown tables of the benchmark scripts, written without pandas' ``to_markdown`` (which needs
-``tabulate``, an optional package): a script that has measured never fails for want of it."""
+"""The Markdown of the benchmark scripts: tables written without pandas' ``to_markdown`` (which needs
+``tabulate``, an optional package: a script that has measured never fails for want of it), and the
+prose of their pages, kept in Markdown files beside them."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
+from pathlib import Path
+from string import Template
+
+
+def page(path: Path, name: str, **values: object) -> str:
+    """The section ``name`` of the page prose at ``path`` (each section follows its ``<!-- name -->``
+    line), its ``$names`` filled in with ``values``."""
+    parts = re.split(r"^<!-- ([\w:-]+) -->\n", path.read_text(encoding="utf-8"), flags=re.MULTILINE)
+    sections = {key: text.rstrip("\n") for key, text in zip(parts[1::2], parts[2::2])}
+    return Template(sections[name]).substitute(values)
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]], right: Collection[int] = ()) -> str:

@@ -5,7 +5,7 @@
     python gym-suite/benchmarks/bench.py --from-json docs/bench.json --step-cost step_cost.json \
         --json docs/bench.json --markdown docs/bench.md   # adds step_cost.py's table of a CPU family
 
-The page's "How it is measured" (:data:`HOW_IT_IS_MEASURED`) gives the protocol.
+The page's "How it is measured" (``_bench_page.md``) gives the protocol.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from pathlib import Path
 import gymnasium
 import numpy as np
 from _machine import cpu_family, cpu_name  # this folder's helpers (the script's folder is on sys.path)
-from _tables import markdown_table
+from _tables import markdown_table, page
 
 from gym_suite import SPECS
 from gym_suite.cli import key_value
@@ -43,6 +43,7 @@ VECTOR = ("SyncVectorEnv", "native vector")  # the interfaces timed as vector en
 TARGET_N = 4096  # the vector size the targets compare at
 CARTPOLE = "CartPole-v1"
 ROOT = Path(__file__).resolve().parents[2]  # the repository
+PAGE = Path(__file__).with_name("_bench_page.md")  # the page's prose
 DEFAULT_HEARTPOLE_VENV = ROOT / ".venv-heartpole12"  # where a heartpole==1.2 venv is looked for by default
 HEARTPOLE_PYPI = "heartpole 1.2 (PyPI)"
 HEARTPOLE_PYPI_EPISODE = 1000  # steps per heartpole 1.2 episode when heartpole-v0 is not registered
@@ -674,64 +675,7 @@ def step_cost_sections(entries: list[dict]) -> str:
             step_cost_table(e),
             "",
         ]
-    return "\n".join(parts + [AIMS_MISSED])
-
-
-#: Why the missed aims are missed: what each guarantee costs, measured once (not by this script) on
-#: the AMD EPYC 2-core machine on 2026-11-28, by putting a constant in place of one part of a step.
-AIMS_MISSED = """\
-**Where an aim is missed, what it would cost to meet it.** Measured 2026-11-28 on the AMD EPYC
-2-core machine (µs of CPU time a step, the fastest of 8 interleaved rounds; each part replaced by
-a constant in turn):
-
-- Through `make`, push-v0 and push-v1 pay for their fresh `Dict` observation (5 and 7 `(1,)`
-  arrays of their own a step: 2.5 and 4.6 µs, push-v1 starting a new day every ~4 steps);
-  heartpole and target for a fresh float32 observation (0.6-0.7 µs, which CartPole pays too) and
-  the info dict (0.2-0.6 µs); target for its action check (0.2 µs). Rules written once for every
-  backend cost heartpole-v0 0.4 µs a step against the same rules inlined for floats. Handing out
-  a shared observation array would close the gaps and is not done: a caller that keeps an
-  observation would see it change.
-- At N=4,096 heartpole-v1's native step pays 47 µs for per-row draws, the rows in order on one
-  stream (so that `num_envs=1` replays the scalar env seeded alike; with more rows, row 0 too
-  parts from it), 54 µs for the night's hazard and 25 µs for `SyncVectorEnv`'s info; without all
-  three its rules (four sigmoids, about 40 array passes) would still be 0.76x `CartPoleVectorEnv`.
-  target-v0 spends 45 % of its step restarting the rows that hit (42 draws a start, a fixed count
-  that keeps `num_envs=1` on the scalar env's stream).
-- XLA does not pay on a CPU at that size: `step_cost.py --jax` times the JAX vector env and its
-  compiled rollout, and at N=4,096 both are slower than the numpy env for every id (a threefry key
-  per row costs heartpole-v1 295 µs of draws a step; its transition compiled on numpy's draws took
-  448 µs against numpy's 225). At N=64 the compiled rollout is the fastest route.
-"""
-
-
-HOW_IT_IS_MEASURED = """\
-## How it is measured
-
-- One process times every row; the rows are timed in interleaved rounds (one repeat of every
-  row per round), so a burst of load from another process slows all rows alike. A figure is
-  the median over the rounds, with the fastest and slowest round beside it. The number of
-  steps of a repeat is calibrated once per row to last about `--seconds`.
-- Actions are drawn in advance from the seeded action space (a `Discrete` action as a Python
-  int, a `Box` action as its float32 array) and cycled through; the scalar loop resets when an
-  episode ends (the reset counts), vector envs reset themselves. Vector rows count env steps:
-  N x `step` calls.
-- `raw` is the env class with the registered arguments and no wrapper; `gymnasium.make` adds
-  Gymnasium's `TimeLimit`, `OrderEnforcing` and `PassiveEnvChecker`; `gym.make` is gym 0.26.2
-  through gym-suite's adapter; `SyncVectorEnv` holds N `gymnasium.make` envs; `native vector`
-  is the env's own vector env from `gymnasium.make_vec(..., vectorization_mode="vector_entry_point")`.
-- heartpole 1.2 (PyPI) pins `numpy<2` and `gymnasium 0.29`, so it runs in its own
-  interpreter (`--heartpole-venv`), which times it with the same loop (the source of
-  `time_scalar` and `draw_actions` is sent to it) in the same rounds. It never ends an episode,
-  and its env appends to a text log on every step that `reset()` does not clear: a step's cost
-  grows with the env's age. It is timed in episodes as long as heartpole-v0's, each in a fresh
-  `HeartPole()`: its most favourable case.
-- push-v0's logs of 1,000 and 100,000 rows are copies of the bundled log placed one after the
-  other (each shifted by whole weeks), cut to length, read from CSV files (`csv_path=`). The
-  times to make the first and a second env on a log are taken in a fresh interpreter that has
-  already imported pandas: the first reads and encodes the file, the second shares its arrays.
-- Peak memory is the high-water mark of the resident set (`VmHWM`) of a fresh interpreter that
-  builds the envs, resets them and takes one step.
-"""
+    return "\n".join(parts + [page(PAGE, "aims-missed") + "\n"])
 
 
 def render_markdown(result: dict, text: str, json_path: str | None = None) -> str:
@@ -742,7 +686,8 @@ def render_markdown(result: dict, text: str, json_path: str | None = None) -> st
         + text
         + "\n\n"
         + (step_cost_sections(result["step_cost"]) + "\n" if result.get("step_cost") else "")
-        + HOW_IT_IS_MEASURED
+        + page(PAGE, "how")
+        + "\n"
     )
 
 
