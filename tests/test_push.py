@@ -310,10 +310,7 @@ def test_split_picks_the_bundled_training_or_test_log():
     assert test.log.n_rows == len(bundled_bytes("test").splitlines()) - 1
     assert train.log.timestamps.max() < test.log.timestamps.min()
     assert train.observation_space == test.observation_space == observation_space()
-    vector = gymnasium.make_vec("gym_suite:push-v0", num_envs=4, split="test")
-    assert vector.log is test.log and vector.single_observation_space == test.observation_space
-    obs, _ = vector.reset(seed=0)
-    assert vector.single_observation_space.contains({k: v[0] for k, v in obs.items()})
+    assert gymnasium.make_vec("gym_suite:push-v0", num_envs=4, split="test").log is test.log
 
 
 def test_test_fraction_splits_a_user_log_in_time(bundled, tmp_path):

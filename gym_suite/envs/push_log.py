@@ -640,7 +640,8 @@ def _encode(
             return open_ended(name, vocabularies[name])
         if kind == "closed":
             return closed(name, ACTION_VALUES if name == ACTION else vocabularies[name])
-        return numeric(name, *kind, booleans=name in CATEGORICAL_FIELDS)  # significant_contact: a yes/no field
+        low, high, integer = kind
+        return numeric(name, low, high, integer, booleans=name in CATEGORICAL_FIELDS)  # significant_contact: yes/no
 
     codes = np.array([column(name) for name in CATEGORICAL_FIELDS], dtype=np.int64)
     values = np.array([column(name) for name in NUMERIC_FIELDS], dtype=np.float32)
