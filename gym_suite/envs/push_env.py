@@ -16,8 +16,8 @@ true open probability, is never observed.
 
 Bring your own log with ``csv_path=`` (a CSV file, UTF-8, plain or compressed with gzip,
 bzip2, xz or zip) or ``data=`` (a pandas DataFrame) with the columns of the bundled logs
-(``push_log.REQUIRED_COLUMNS``, their values in the table of the notes below; others are ignored,
-the input is never modified). A bad log raises ``ValueError`` at construction, naming the file,
+(``push_log.REQUIRED_COLUMNS``, their values in the table of ``docs/env-notes/push-v0.md``;
+others are ignored, the input is never modified). A bad log raises ``ValueError`` at construction, naming the file,
 the column and the first bad row (a missing file: ``FileNotFoundError``). Rows are replayed in the
 order of the log; the timestamp is never observed. With ``test_fraction=f`` the last fraction
 ``f`` of the log in time is the test part, the rest the training part (``gym_suite.envs.push_log``
