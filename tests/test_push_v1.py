@@ -364,6 +364,9 @@ def test_rule_tuning_command(capsys):
     out = capsys.readouterr().out
     assert "chosen: bar 4.5, drop 11" in out and "the heuristic's RULE_BAR and RULE_DROP" in out
     assert "held-out test log" in out and "largest |return - the day's exact value| 0.00e+00" in out
+    with pytest.raises(SystemExit):
+        push_v1_rule.main(["--bars", "4.3"])
+    assert "multiple of 0.5" in capsys.readouterr().err
 
 
 def _headroom():
