@@ -75,13 +75,10 @@ def app_code(log, row: int) -> int:
 # ------------------------------------------------------------------------------ the generator
 
 
-def run_generator(*args: str) -> None:
-    subprocess.run([sys.executable, str(GENERATOR), *args], check=True, capture_output=True)
-
-
 def test_generator_reproduces_both_bundled_logs_byte_for_byte(tmp_path):
     train, test = tmp_path / "train.csv", tmp_path / "test.csv"
-    run_generator("--train-out", str(train), "--test-out", str(test))
+    command = [sys.executable, str(GENERATOR), "--train-out", str(train), "--test-out", str(test)]
+    subprocess.run(command, check=True, capture_output=True)
     assert train.read_bytes() == bundled_bytes("train")
     assert test.read_bytes() == bundled_bytes("test")
 
@@ -114,11 +111,14 @@ def test_vocabularies_are_the_generators_values():
 # ------------------------------------------------------------------------------ an honest split
 
 
+def observations(log) -> list[tuple]:
+    return [tuple(k) for k in np.vstack([log.codes, log.numbers]).T.tolist()]
+
+
 def lookup_table(log) -> tuple[dict, int]:
     """Observation -> majority label on ``log``, and the label of the majority overall."""
-    keys = [tuple(k) for k in np.vstack([log.codes, log.numbers]).T.tolist()]
     votes: dict[tuple, Counter] = {}
-    for key, label in zip(keys, log.labels.tolist()):
+    for key, label in zip(observations(log), log.labels.tolist()):
         votes.setdefault(key, Counter())[label] += 1
     fallback = int(log.labels.mean() > 0.5)
     table = {key: int(c[1] > c[0]) if c[1] != c[0] else fallback for key, c in votes.items()}
@@ -126,8 +126,7 @@ def lookup_table(log) -> tuple[dict, int]:
 
 
 def lookup_accuracy(table: dict, fallback: int, log) -> float:
-    keys = [tuple(k) for k in np.vstack([log.codes, log.numbers]).T.tolist()]
-    predictions = np.array([table.get(key, fallback) for key in keys])
+    predictions = np.array([table.get(key, fallback) for key in observations(log)])
     return float((predictions == log.labels).mean())
 
 
@@ -140,7 +139,7 @@ def test_a_memorising_table_fits_the_training_log_but_not_the_test_log():
     assert on_train > 0.97  # the training log can be memorised, far above what the features allow ...
     assert on_train > float(np.maximum(train.p_open, 1 - train.p_open).mean()) + 0.1
     assert on_test <= bayes + 2 * standard_error  # ... and that is worth nothing on the test log
-    shared = set(table).intersection(tuple(k) for k in np.vstack([test.codes, test.numbers]).T.tolist())
+    shared = set(table).intersection(observations(test))
     assert len(shared) < 0.05 * test.n_rows  # the test log's observations are new
 
 
@@ -533,12 +532,10 @@ def test_a_whole_bool_or_complex_column_is_refused(small, column):
 
 
 def test_complex_numbers_in_a_csv_are_refused(small, tmp_path):
-    frame = small.copy()
-    frame["battery"] = frame["battery"].astype(object)
+    frame = small.astype({"battery": object})
     frame.loc[frame.index[3], "battery"] = "(0.5+1j)"
-    path = to_csv(frame, tmp_path / "complex.csv")
     with pytest.raises(ValueError, match=r"column 'battery', row 3 \(line 5 of the file\)"):
-        load_log(csv_path=path)
+        load_log(csv_path=to_csv(frame, tmp_path / "complex.csv"))
 
 
 @pytest.mark.parametrize("mixed", [False, True])

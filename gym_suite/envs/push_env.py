@@ -15,30 +15,13 @@ scored on the log it trained on can memorise it. The logs' ``p_open`` column, th
 true open probability, is never observed.
 
 Bring your own log with ``csv_path=`` (a CSV file, UTF-8, plain or compressed with gzip,
-bzip2, xz or zip) or ``data=`` (a pandas DataFrame). It needs these columns (others are
-ignored; the input is never modified):
-
-| Column | Values |
-|---|---|
-| `timestamp` | ISO 8601 date and time, every one with a UTC offset or none |
-| `user_id` | any text |
-| `app`, `category`, `location` | any text (values outside the vocabularies are "other": see below) |
-| `priority` | integer -2..2 (Android `Notification.PRIORITY_*`) |
-| `num_updates` | integer 0..1000 |
-| `significant_contact` | 0 or 1 |
-| `text_length` | integer 0..5120 (Android cuts notification text at 5120 characters) |
-| `day_of_week` | `Mon`, `Tue`, `Wed`, `Thu`, `Fri`, `Sat`, `Sun` |
-| `hour` | local time of day on the phone, in hours, 0..24 |
-| `ringer_mode` | `normal`, `vibrate`, `silent` (others are "other") |
-| `battery` | percent, 0..100 |
-| `action` | `opened` or `dismissed` |
-| `p_open` | optional: the true open probability, 0..1 |
-
-A bad log raises ``ValueError`` at construction, naming the file, the column and the first bad
-row (a missing file: ``FileNotFoundError``). Rows are replayed in the order of the log; the
-timestamp is never observed. With ``test_fraction=f`` the last fraction ``f`` of the log in time
-is the test part, the rest the training part (``gym_suite.envs.push_log`` has the details).
-Environments on files of the same content share one read-only copy of the encoded log.
+bzip2, xz or zip) or ``data=`` (a pandas DataFrame) with the columns of the bundled logs
+(``push_log.REQUIRED_COLUMNS``, their values in the table of ``docs/env-notes/push-v0.md``;
+others are ignored, the input is never modified). A bad log raises ``ValueError`` at construction, naming the file,
+the column and the first bad row (a missing file: ``FileNotFoundError``). Rows are replayed in the
+order of the log; the timestamp is never observed. With ``test_fraction=f`` the last fraction
+``f`` of the log in time is the test part, the rest the training part (``gym_suite.envs.push_log``
+has the details). Environments on files of the same content share one read-only copy of the log.
 
 ## Action Space
 
@@ -166,20 +149,17 @@ from gym_suite.envs.push_log import (
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-
-# --- constants --------------------------------------------------------------------------------------
-
 HOLD, DELIVER = 0, 1
 ACTION_NAMES = ("hold", "deliver")
 REWARD_RIGHT = 1.0  # the decision matches what the person did
 REWARD_WRONG = -1.0
 DEFAULT_EPISODE_LENGTH = 100
-#: The longest ``episode_length`` accepted (far above any log's user history: a larger number
-#: would only overflow the arrays of positions before the log could reject it).
+#: The longest ``episode_length`` accepted (a larger one would overflow the arrays of positions
+#: before the log could reject it).
 MAX_EPISODE_LENGTH = 10**9
 NO_ACTION = -1  # the last action and the scored row before the first step
 
-# heuristic(): the hand rule's categories (Android Notification.CATEGORY_* values)
+# the hand rule's categories (Android Notification.CATEGORY_* values)
 PERSONAL_CATEGORIES = ("msg", "event", "reminder")
 UNWANTED_CATEGORIES = ("promo", "recommendation", "status")
 HEURISTIC_MIN_PRIORITY = 1  # deliver personal notifications from this priority up
@@ -189,11 +169,7 @@ NO_SILENT = -1  # the ringer code of "silent" when the vocabulary has none (neve
 LOG_ARGUMENTS = (
     Argument("csv_path", meaning="a notification log to play instead of the bundled one", allowed="a path, or `None`"),
     Argument("data", meaning="a log as a table, instead of a file", allowed="a pandas DataFrame, or `None`"),
-    Argument(
-        "split",
-        meaning="the bundled log, or the part of your log, to play",
-        allowed='`"train"` or `"test"`',
-    ),
+    Argument("split", meaning="the bundled log, or the part of your log, to play", allowed='`"train"` or `"test"`'),
     Argument(
         "test_fraction",
         meaning="with your own log: the last fraction of it in time is the test part; `None`: no test part",
@@ -220,9 +196,6 @@ ARGUMENTS = (
 )
 
 _ParamsT = TypeVar("_ParamsT", bound="LogParams")
-
-
-# --- the parameters: the arguments, the log, and the read-only arrays the rules index ---------------
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
@@ -304,18 +277,11 @@ class PushParams(LogParams):
     def _derive_own(cls, log: NotificationLog, arguments: dict[str, Any]) -> dict[str, Any]:
         episode_length = arguments["episode_length"]
         order, starts = log.windows(episode_length)
-        return {
-            "order": order,
-            "starts": starts,
-            "labels": log.labels,
-            "window_length": log.n_rows if episode_length is None else episode_length,
-        }
+        window_length = log.n_rows if episode_length is None else episode_length
+        return {"order": order, "starts": starts, "labels": log.labels, "window_length": window_length}
 
 
 DEFAULTS = PushParams()
-
-
-# --- the state --------------------------------------------------------------------------------------
 
 
 class PushState(NamedTuple):
@@ -333,11 +299,7 @@ class PushState(NamedTuple):
     truth: Any  # the scored row's label (1 opened, 0 dismissed); -1 after a start
 
 
-#: ``PushState`` from a tuple of its quantities (the step's fast constructor)
 _new_state = state_maker(PushState)
-
-
-# --- what the rules compute beyond Ops (the fastest way on each backend, the same values) ---------
 
 
 def take_columns(ops: Ops, table: Any, index: Any, keepdims: bool = False) -> Any:
@@ -345,19 +307,13 @@ def take_columns(ops: Ops, table: Any, index: Any, keepdims: bool = False) -> An
     per field, fresh. Python numbers on one environment; arrays over the batch's rows otherwise.
     ``keepdims=True`` keeps a last axis of length 1 (each value an array of shape ``(1,)`` for
     one environment, ``(N, 1)`` for a batch)."""
-    name = ops.name
-    if name == "scalar":
-        if keepdims:
-            return table[:, index : index + 1].copy()  # (fields, 1): a fresh (1,) array per field
-        return table[:, index].tolist()
-    if name == "numpy":
+    if ops.name == "scalar":
+        return table[:, index : index + 1].copy() if keepdims else table[:, index].tolist()
+    if ops.name == "numpy":
         columns = table.take(index, axis=1)  # fresh: (fields, N); a fast path of table[:, index]
         return columns[..., None] if keepdims else columns
     values = [ops.take(field, index) for field in table]
     return [v[..., None] for v in values] if keepdims else values
-
-
-# --- the rules --------------------------------------------------------------------------------------
 
 
 def scores(tp: Array, fp: Array, fn: Array, tn: Array, ops: Ops) -> tuple[Array, Array, Array]:
@@ -378,15 +334,13 @@ class Push(Definition[PushState, PushParams]):
     name = "push"
     State = PushState
     arguments = ARGUMENTS
-    #: ``env.current_row``, the log index of the observed notification (a copy, an array for a
-    #: vector env), for analysis, not for the policy; ``env.vocabularies``, the log's (read-only).
-    #: The envs of push-v1 have them too.
+    #: ``env.current_row`` (a copy, an array for a vector env) and ``env.vocabularies`` (the
+    #: log's, read-only); the envs of push-v1 have them too.
     env_attributes: ClassVar[Mapping[str, Any]] = {
         "current_row": property(lambda env: np.array(row) if isinstance(row := env.state.row, np.ndarray) else row),
         "vocabularies": property(lambda env: env.params.log.vocabularies),
     }
-    #: One uniform per start picks the window; a step draws nothing.
-    start_draws = 1
+    start_draws = 1  # the window's start; a step draws nothing
 
     def make_params(self, base: PushParams, owner: str, **arguments: Any) -> PushParams:
         merged = check_arguments(ARGUMENTS, base, owner, arguments)
@@ -400,18 +354,8 @@ class Push(Definition[PushState, PushParams]):
         (u_start,) = u
         count = len(params.starts)
         start = ops.take(params.starts, ops.minimum(ops.floor_int(u_start * count), count - 1))
-        return PushState(
-            start,
-            ops.take(params.order, start),
-            start + (params.window_length - 1),
-            0,
-            0,
-            0,
-            0,
-            NO_ACTION,
-            NO_ACTION,
-            NO_ACTION,
-        )
+        last = start + (params.window_length - 1)
+        return PushState(start, ops.take(params.order, start), last, 0, 0, 0, 0, NO_ACTION, NO_ACTION, NO_ACTION)
 
     def transition(self, state: PushState, action: Any, u: Any, params: PushParams, ops: Ops) -> PushState:
         """Score ``action`` against the label of the observed row and move to the next row (the
@@ -445,8 +389,8 @@ class Push(Definition[PushState, PushParams]):
         return REWARD_WRONG + (REWARD_RIGHT - REWARD_WRONG) * (action == next_state.truth)
 
     def terminal(self, state: PushState, params: PushParams, ops: Ops) -> Any:
-        """Every row of the window has been scored: the last one stays observed once it is (the
-        rows of a window are distinct, so only then is the scored row the observed one)."""
+        """Every row of the window has been scored (a window's rows are distinct, so only then is
+        the scored row the observed one)."""
         return state.scored_row == state.row
 
     def info(
@@ -455,8 +399,7 @@ class Push(Definition[PushState, PushParams]):
         """The scored row, its label (1 opened) and the episode's scores so far."""
         if state is None:  # a start
             return {}
-        tp, fp, fn, tn = next_state.tp, next_state.fp, next_state.fn, next_state.tn
-        accuracy, precision, recall = scores(tp, fp, fn, tn, ops)
+        accuracy, precision, recall = scores(next_state.tp, next_state.fp, next_state.fn, next_state.tn, ops)
         return {
             "row": next_state.scored_row,
             "truth": next_state.truth,
@@ -467,12 +410,7 @@ class Push(Definition[PushState, PushParams]):
         }
 
     def heuristic(self, observation: Any, params: PushParams, ops: Ops) -> Any:
-        """A hand rule from the features (it never looks at the log's labels).
-
-        Deliver what a significant contact sends, unless it is a promotion, a recommendation or
-        a status update; otherwise hold everything back while the phone is on silent, and
-        deliver only messages, events and reminders of priority 1 or more.
-        """
+        """The manual's hand rule, from the features (it never looks at the log's labels)."""
         category = observation["category"]
         priority = ops.column(observation["priority"], 0)
         unwanted = ops.take(params.unwanted, category)
@@ -484,26 +422,20 @@ class Push(Definition[PushState, PushParams]):
             ops.where(silent, HOLD, ops.where(personal, DELIVER, HOLD)),
         )
 
-    # Pictures --------------------------------------------------------------------------------
-
     def render(self, state: PushState, params: PushParams, mode: str) -> Any:
-        if mode == "ansi":
-            scored = state.scored_row >= 0
-            row = state.scored_row if scored else state.row
-            if scored:
-                accuracy = scores(state.tp, state.fp, state.fn, state.tn, SCALAR)[0]
-                truth = int(params.labels[row])
-                verdict = (
-                    f"    decision {ACTION_NAMES[state.last_action]}, truth {ACTION_VALUES[truth]}: "
-                    f"reward {REWARD_RIGHT if state.last_action == truth else REWARD_WRONG:+.0f}, "
-                    f"accuracy {accuracy:.3f} after {state.tp + state.fp + state.fn + state.tn}"
-                )
-            else:
-                verdict = "    decision pending"
-            return f"{describe(params.log, row)}\n{verdict}\n"
-        if state.scored_row >= 0:
-            return card(params.log, state.scored_row, state.last_action)
-        return card(params.log, state.row)
+        scored = state.scored_row >= 0
+        if mode != "ansi":
+            return card(params.log, state.scored_row, state.last_action) if scored else card(params.log, state.row)
+        verdict = "    decision pending"
+        if scored:
+            accuracy = scores(state.tp, state.fp, state.fn, state.tn, SCALAR)[0]
+            truth = int(params.labels[state.scored_row])
+            verdict = (
+                f"    decision {ACTION_NAMES[state.last_action]}, truth {ACTION_VALUES[truth]}: "
+                f"reward {REWARD_RIGHT if state.last_action == truth else REWARD_WRONG:+.0f}, "
+                f"accuracy {accuracy:.3f} after {state.tp + state.fp + state.fn + state.tn}"
+            )
+        return f"{describe(params.log, state.scored_row if scored else state.row)}\n{verdict}\n"
 
 
 # --- pictures ---------------------------------------------------------------------------------------
@@ -511,18 +443,8 @@ class Push(Definition[PushState, PushParams]):
 CARD_HEIGHT, CARD_WIDTH = 96, 192  # rgb_array: pixels
 BAND = 16  # height of the category band and of the decision strip
 CATEGORY_COLOURS = np.array(
-    [
-        (66, 133, 244),
-        (219, 68, 55),
-        (244, 180, 0),
-        (15, 157, 88),
-        (171, 71, 188),
-        (0, 172, 193),
-        (255, 112, 67),
-        (158, 157, 36),
-        (92, 107, 192),
-        (240, 98, 146),
-    ],
+    [(66, 133, 244), (219, 68, 55), (244, 180, 0), (15, 157, 88), (171, 71, 188)]
+    + [(0, 172, 193), (255, 112, 67), (158, 157, 36), (92, 107, 192), (240, 98, 146)],
     dtype=np.uint8,
 )
 DELIVER_COLOUR, HOLD_COLOUR, PENDING_COLOUR = (46, 160, 67), (120, 120, 120), (225, 225, 225)
@@ -576,12 +498,10 @@ def card(log: NotificationLog, row: int, action: int | None = None) -> npt.NDArr
     return frame
 
 
-# --- the definition the registry names --------------------------------------------------------------
-
 PUSH = Push()
 
 
-# --- the env classes (their registry rows: gym_suite/_registry.py; gymnasium.make finds them by id) ---
+# --- the env classes (their registry rows: gym_suite/_registry.py) -----------------------------------
 
 
 class PushEnv(SuiteEnv):

@@ -1,39 +1,29 @@
 """Notification logs for ``push-v0`` and ``push-v1``: the schema, the fixed vocabularies, reading,
 checking, caching and splitting.
 
-A log is a table with one row per notification, its context and the person's reaction: the
-columns :data:`REQUIRED_COLUMNS` (the table of the push-v0 manual), optionally ``p_open``, the
-true open probability (the bundled logs have it and ``response_delay_s``; other columns are
-ignored).
+A log has one row per notification, its context and the person's reaction: the columns of
+:data:`SCHEMA` (``p_open``, the true open probability, and ``response_delay_s`` optional; other
+columns ignored). The categorical fields are indices into fixed vocabularies (:data:`VOCABULARIES`),
+so the observation space is the same for every log: the open-ended fields :data:`OPEN_FIELDS` list
+the bundled generator's values, then :data:`OTHER`, the index of every value outside them (a log
+may pass its own: ``vocabularies={"app": ("com.a", "com.b")}``, :data:`OTHER` appended);
+``day_of_week`` and ``significant_contact`` (0 or 1, or a boolean) are closed. ``log.vocabularies``
+is read-only, shared by every environment on the log, and holds ``user_id`` too (never observed).
 
-Vocabularies: the categorical fields are indices into fixed vocabularies (:data:`VOCABULARIES`),
-so that the observation space (:func:`observation_space`) is the same for every log. The
-open-ended fields :data:`OPEN_FIELDS` list the bundled generator's values, then :data:`OTHER`
-(``"<other>"``), the index of every value outside them; a log may pass its own for these
-(``vocabularies={"app": ("com.a", "com.b")}``, :data:`OTHER` appended). ``day_of_week`` and
-``significant_contact`` (0 or 1, or a boolean) are closed: a value outside them is an error.
-``log.vocabularies`` is a read-only mapping of tuples shared by every environment on the log;
-it also holds ``user_id``, the log's users sorted (never observed).
-
-Reading and caching: :func:`load_log` returns a :class:`NotificationLog` (the checked log
-encoded to read-only arrays) of the bundled data (by ``split``), a CSV file (``csv_path``: UTF-8,
-plain or compressed with gzip, bzip2, xz, zip or zstd, recognised from the bytes) or a pandas
-DataFrame (``data``, encoded anew on every call). Logs are cached, held weakly, by the SHA-256 of
-the file's bytes, the vocabularies and the split; the bundled logs with the default vocabularies
-stay for the life of the process. pandas is imported only when a log is read. A bad log raises
-at construction naming the file (or ``data``), the column and the first bad row, in a message
-under 1,000 characters; a call that raises leaves the cache as it was.
+:func:`load_log` reads the bundled data (by ``split``), a CSV file (``csv_path``: UTF-8, plain or
+compressed with gzip, bzip2, xz, zip or zstd, recognised from the bytes) or a pandas DataFrame
+(``data``, encoded anew on every call), imports pandas only then, and caches logs weakly by the
+SHA-256 of the file's bytes, the vocabularies and the split (the bundled logs with the default
+vocabularies stay for the life of the process). A bad log raises at construction naming the file
+(or ``data``), the column and the first bad row, in under 1,000 characters, leaving the cache as
+it was.
 
 Timestamps order the rows and split a log; they are never observed. Either every one has a UTC
-offset (they may differ; compared as instants, kept in UTC: ``log.utc``) or none has (taken as
-written); a log that mixes the two raises ``ValueError`` naming the first row of the other kind.
-
-Train and test: a user log is split in time with ``test_fraction=f`` (0 < f < 1): the test part
-is every row from the cut-off instant on, the timestamp of the row ``ceil(f * n)``-th from the
-end in time order (rows sharing it all go to the test part); the train part is every row before.
-The cut is one instant for all users, so nothing of the test period leaks into training. Both
-parts keep the log's row order; ``log.source_rows`` maps their rows to the log's. Without
-``test_fraction`` ``split="train"`` replays all of a user log and ``split="test"`` raises.
+offset (compared as instants, kept in UTC: ``log.utc``) or none has (taken as written).
+``test_fraction=f`` (0 < f < 1) splits a user log in time: the test part is every row from the
+timestamp of the row ``ceil(f * n)``-th from the end in time order on, one instant for all users;
+the train part every row before. Both keep the log's row order (``log.source_rows`` maps their
+rows to the log's). Without ``test_fraction`` ``split="train"`` replays all of a user log.
 """
 
 from __future__ import annotations
@@ -102,8 +92,6 @@ class ReadOnlyMapping(Mapping[_K, _V]):
         return type(self), (self._data,)
 
 
-# --- the schema ----------------------------------------------------------------------------------
-
 ACTION_VALUES = ("dismissed", "opened")  # the `action` column; the index is the label
 DAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 RINGER_MODES = ("normal", "vibrate", "silent")  # android.media.AudioManager.RINGER_MODE_*
@@ -116,69 +104,36 @@ BATTERY_FULL = 100  # percent
 TIMESTAMP, USER, ACTION, TRUTH = "timestamp", "user_id", "action", "p_open"
 CATEGORICAL_FIELDS = ("app", "category", "significant_contact", "day_of_week", "location", "ringer_mode")
 NUMERIC_FIELDS = ("priority", "num_updates", "text_length", "hour", "battery")
+#: Every column of the bundled logs, in their order (the last two optional), and how it is checked:
+#: "time", "text", "open" (a vocabulary ending with OTHER), "closed" (a fixed vocabulary) or the
+#: ``(low, high, integer)`` of a number.
+SCHEMA: ReadOnlyMapping[str, Any] = ReadOnlyMapping({
+    TIMESTAMP: "time", USER: "text", "app": "open", "category": "open", "priority": (PRIORITY_MIN, PRIORITY_MAX, True),
+    "num_updates": (0, MAX_UPDATES, True), "significant_contact": (0, 1, True), "text_length": (0, MAX_TEXT_LENGTH, True),
+    "day_of_week": "closed", "hour": (0, HOURS_PER_DAY, False), "location": "open", "ringer_mode": "open",
+    "battery": (0, BATTERY_FULL, False), ACTION: "closed", "response_delay_s": None, TRUTH: (0, 1, False),
+})  # fmt: skip
 #: the observation's numeric fields and their Box bounds, which user logs must respect too
-NUMERIC_BOUNDS = {
-    "priority": (PRIORITY_MIN, PRIORITY_MAX),
-    "num_updates": (0, MAX_UPDATES),
-    "text_length": (0, MAX_TEXT_LENGTH),
-    "hour": (0, HOURS_PER_DAY),
-    "battery": (0, BATTERY_FULL),
-}
-INTEGER_FIELDS = ("priority", "num_updates", "text_length", "significant_contact")
-STRING_COLUMNS = (TIMESTAMP, USER, "app", "category", "day_of_week", "location", "ringer_mode", ACTION)
-#: every column of the bundled logs, in their order; the last two are optional
-COLUMNS = (
-    TIMESTAMP,
-    USER,
-    "app",
-    "category",
-    "priority",
-    "num_updates",
-    "significant_contact",
-    "text_length",
-    "day_of_week",
-    "hour",
-    "location",
-    "ringer_mode",
-    "battery",
-    ACTION,
-    "response_delay_s",
-    TRUTH,
-)
+NUMERIC_BOUNDS = {name: SCHEMA[name][:2] for name in NUMERIC_FIELDS}
+STRING_COLUMNS = tuple(name for name, kind in SCHEMA.items() if isinstance(kind, str))
+COLUMNS = tuple(SCHEMA)
 REQUIRED_COLUMNS = COLUMNS[:-2]
-
-# --- the fixed vocabularies ----------------------------------------------------------------------
 
 #: the index of every value a vocabulary does not list: the last entry of an open-ended vocabulary
 OTHER = "<other>"
 #: the apps of the bundled generator (gym-suite/tools/make_notifications.py), in its order
 APPS = (
-    "com.whatsapp",
-    "org.telegram.messenger",
-    "com.google.android.apps.messaging",
-    "com.Slack",
-    "com.google.android.gm",
-    "com.microsoft.office.outlook",
-    "com.instagram.android",
-    "com.facebook.katana",
-    "com.twitter.android",
-    "com.linkedin.android",
-    "com.amazon.mShop.android.shopping",
-    "com.ebay.mobile",
-    "com.king.candycrushsaga",
-    "com.booking",
-    "com.google.android.calendar",
-    "com.todoist",
-    "com.google.android.apps.fitness",
-    "com.spotify.music",
-    "bbc.mobile.news.ww",
-    "com.android.vending",
-)
+    "com.whatsapp", "org.telegram.messenger", "com.google.android.apps.messaging", "com.Slack", "com.google.android.gm",
+    "com.microsoft.office.outlook", "com.instagram.android", "com.facebook.katana", "com.twitter.android",
+    "com.linkedin.android", "com.amazon.mShop.android.shopping", "com.ebay.mobile", "com.king.candycrushsaga",
+    "com.booking", "com.google.android.calendar", "com.todoist", "com.google.android.apps.fitness",
+    "com.spotify.music", "bbc.mobile.news.ww", "com.android.vending",
+)  # fmt: skip
 #: Android Notification.CATEGORY_* values of the generator, in its order
 CATEGORIES = ("msg", "email", "social", "promo", "event", "reminder", "recommendation", "status")
 LOCATIONS = ("home", "work", "transit", "other")
 #: the fields whose values outside the vocabulary are encoded as OTHER (and which a log may redefine)
-OPEN_FIELDS = ("app", "category", "location", "ringer_mode")
+OPEN_FIELDS = tuple(name for name, kind in SCHEMA.items() if kind == "open")
 #: every categorical field's vocabulary; an open-ended one ends with OTHER
 VOCABULARIES: ReadOnlyMapping[str, Vocabulary] = ReadOnlyMapping(
     {
@@ -190,8 +145,6 @@ VOCABULARIES: ReadOnlyMapping[str, Vocabulary] = ReadOnlyMapping(
         "ringer_mode": RINGER_MODES + (OTHER,),
     }
 )
-
-# --- the bundled data ----------------------------------------------------------------------------
 
 SPLITS = ("train", "test")
 BUNDLED_PACKAGE = "gym_suite.envs"
@@ -220,9 +173,6 @@ _OFFSET = re.compile(r"[T ]\d{2}(?::?\d{2}){0,2}(?:[.,]\d+)?\s*(?:[Zz]|[+-]\d{2}
 def _frozen(array: _ArrayT) -> _ArrayT:
     array.flags.writeable = False
     return array
-
-
-# --- the encoded log --------------------------------------------------------------------------------
 
 
 class NotificationLog:
@@ -317,9 +267,6 @@ def _restore_log(state: dict[str, Any]) -> NotificationLog:
     return NotificationLog(**state)
 
 
-# --- arguments --------------------------------------------------------------------------------------
-
-
 def check_vocabularies(vocabularies: object = None, owner: str = "load_log") -> ReadOnlyMapping[str, Vocabulary]:
     """:data:`VOCABULARIES` with the open-ended fields of ``vocabularies`` replaced (read-only).
 
@@ -405,8 +352,6 @@ def observation_space(vocabularies: Mapping[str, Sequence[object]] | None = None
     return spaces.Dict(fields)
 
 
-# --- loading, with the cache ------------------------------------------------------------------------
-
 #: encoded logs by (digest or bundled split, vocabularies, split, test_fraction); held weakly
 _CACHE: weakref.WeakValueDictionary[tuple[Any, ...], NotificationLog] = weakref.WeakValueDictionary()
 #: the bundled logs with the default vocabularies, kept once read
@@ -433,14 +378,10 @@ def load_log(
     vocabularies: Mapping[str, Sequence[str | bool]] | None = None,
     owner: str = "load_log",
 ) -> NotificationLog:
-    """The encoded, checked log to replay.
-
-    ``csv_path`` (a CSV file) or ``data`` (a pandas DataFrame), or neither for the bundled data.
-    ``split`` (``"train"`` or ``"test"``) picks the bundled file, or with ``test_fraction`` the
-    part of a user log (the last ``test_fraction`` of the log in time is the test part);
-    ``vocabularies`` replaces the vocabularies of some open-ended fields (see the module's
-    docstring). ``owner`` starts the messages of argument errors.
-    """
+    """The encoded, checked log of ``csv_path`` (a CSV file) or ``data`` (a pandas DataFrame), or
+    of the bundled data: ``split`` picks the bundled file, or with ``test_fraction`` the part of a
+    user log; ``vocabularies`` replaces some open-ended ones (see the module's docstring).
+    ``owner`` starts the messages of argument errors."""
     split, test_fraction = check_split(split, test_fraction, owner)
     vocabularies = check_vocabularies(vocabularies, owner)
     if data is not None and csv_path is not None:
@@ -604,9 +545,6 @@ def read_csv_bytes(raw: bytes, name: str) -> pandas.DataFrame:
         raise ValueError(f"{name} is not a well-formed CSV file: {exc}") from None
 
 
-# --- checking and encoding --------------------------------------------------------------------------
-
-
 def _encode(
     frame: pandas.DataFrame,
     source: str,
@@ -663,18 +601,12 @@ def _encode(
         column = frame[name]
         kind = column.dtype.kind
         refused = "complex numbers are refused" if booleans else "booleans and complex numbers are refused"
-        odd_kinds: tuple[type, ...] = (complex, np.complexfloating)
-        if not booleans:
-            odd_kinds += (bool, np.bool_)
+        odd_kinds: tuple[type, ...] = (complex, np.complexfloating) + (() if booleans else (bool, np.bool_))
         if kind == "c" or (kind == "b" and not booleans):  # a whole column of bools or complex numbers
             fail(name, 0, column.iloc[0], f"a real number ({refused})")
         if kind == "O":  # a bool or complex number among the values: never silently 1 or its real part
-            fail_first(
-                name,
-                column.map(lambda v: isinstance(v, odd_kinds)).to_numpy(dtype=bool),
-                column,
-                f"a real number ({refused})",
-            )
+            odd = column.map(lambda v: isinstance(v, odd_kinds)).to_numpy(dtype=bool)
+            fail_first(name, odd, column, f"a real number ({refused})")
         if booleans and kind == "O":  # True and False among numbers: 1 and 0
             column = column.map(lambda v: int(v) if isinstance(v, (bool, np.bool_)) else v)
         parsed = pd.to_numeric(column, errors="coerce")
@@ -688,8 +620,7 @@ def _encode(
         return values
 
     def text(name: str) -> npt.NDArray[np.object_]:
-        strings: npt.NDArray[np.object_] = frame[name].astype(str).to_numpy(dtype=object)
-        return strings
+        return frame[name].astype(str).to_numpy(dtype=object)  # type: ignore[no-any-return]
 
     def closed(name: str, vocabulary: Sequence[str | bool]) -> npt.NDArray[np.int64]:
         values = text(name)
@@ -702,21 +633,22 @@ def _encode(
         codes[codes < 0] = len(vocabulary) - 1  # OTHER
         return codes
 
-    codes = np.empty((len(CATEGORICAL_FIELDS), len(frame)), dtype=np.int64)
-    for j, name in enumerate(CATEGORICAL_FIELDS):
-        if name == "significant_contact":
-            codes[j] = numeric(name, 0, 1, True, booleans=True)
-        elif name in OPEN_FIELDS:
-            codes[j] = open_ended(name, vocabularies[name])
-        else:
-            codes[j] = closed(name, vocabularies[name])
-    values = np.empty((len(NUMERIC_FIELDS), len(frame)), dtype=np.float32)
-    for j, name in enumerate(NUMERIC_FIELDS):
-        values[j] = numeric(name, *NUMERIC_BOUNDS[name], name in INTEGER_FIELDS)
+    def column(name: str) -> npt.NDArray[Any]:
+        """The column checked and encoded by its kind in :data:`SCHEMA`."""
+        kind = SCHEMA[name]
+        if kind == "open":
+            return open_ended(name, vocabularies[name])
+        if kind == "closed":
+            return closed(name, ACTION_VALUES if name == ACTION else vocabularies[name])
+        low, high, integer = kind
+        return numeric(name, low, high, integer, booleans=name in CATEGORICAL_FIELDS)  # significant_contact: yes/no
+
+    codes = np.array([column(name) for name in CATEGORICAL_FIELDS], dtype=np.int64)
+    values = np.array([column(name) for name in NUMERIC_FIELDS], dtype=np.float32)
     user_codes, user_names = pd.factorize(text(USER), sort=True)
-    labels = closed(ACTION, ACTION_VALUES)
+    labels = column(ACTION)
     stamps, utc = _timestamps(frame[TIMESTAMP], source, where, fail)
-    p_open = numeric(TRUTH, 0, 1, False) if TRUTH in frame.columns else None
+    p_open = column(TRUTH) if TRUTH in frame.columns else None
     users = user_codes.astype(np.int64)
     everything = {**vocabularies, USER: tuple(str(u) for u in user_names)}
     return NotificationLog(
@@ -751,9 +683,6 @@ def _timestamps(
     if utc:
         stamps = stamps.dt.tz_localize(None)  # UTC instants, naive
     return stamps.to_numpy(dtype="datetime64[s]"), utc
-
-
-# --- train and test parts ---------------------------------------------------------------------------
 
 
 def held_out_mask(timestamps: npt.NDArray[np.datetime64], test_fraction: float) -> npt.NDArray[np.bool_]:
@@ -792,29 +721,8 @@ def _part(log: NotificationLog, split: str, test_fraction: float | None, owner: 
 
 
 __all__ = [
-    "ACTION_VALUES",
-    "APPS",
-    "BUNDLED_FILES",
-    "BUNDLED_RESOURCE",
-    "CATEGORICAL_FIELDS",
-    "CATEGORIES",
-    "COLUMNS",
-    "DAY_NAMES",
-    "LOCATIONS",
-    "NUMERIC_BOUNDS",
-    "NUMERIC_FIELDS",
-    "OPEN_FIELDS",
-    "OTHER",
-    "REQUIRED_COLUMNS",
-    "RINGER_MODES",
-    "SPLITS",
-    "VOCABULARIES",
-    "NotificationLog",
-    "ReadOnlyMapping",
-    "check_split",
-    "check_vocabularies",
-    "load_log",
-    "observation_space",
-    "held_out_mask",
-    "read_csv_bytes",
-]
+    "ACTION_VALUES", "APPS", "BUNDLED_FILES", "BUNDLED_RESOURCE", "CATEGORICAL_FIELDS", "CATEGORIES", "COLUMNS",
+    "DAY_NAMES", "LOCATIONS", "NUMERIC_BOUNDS", "NUMERIC_FIELDS", "OPEN_FIELDS", "OTHER", "REQUIRED_COLUMNS",
+    "RINGER_MODES", "SCHEMA", "SPLITS", "VOCABULARIES", "NotificationLog", "ReadOnlyMapping", "check_split",
+    "check_vocabularies", "load_log", "observation_space", "held_out_mask", "read_csv_bytes",
+]  # fmt: skip

@@ -32,9 +32,8 @@ A `Dict`: push-v0's eleven keys (the notification's features and context: see
 | `budget_left` | `Box(0, daily_budget, (1,), float32)` | deliveries left today |
 | `notifications_left` | `Box(0, 1000, (1,), float32)` | the day's notifications not yet decided, this one included |
 
-With these two the observation holds everything the rules use except the hidden open
-probabilities: the day's count is known in advance (as a delivery scheduler that batches a
-day's notifications knows it); the time of day is the `hour` key.
+The observation holds everything the rules use but the hidden open probabilities (the day's
+count is known in advance, as a scheduler that batches a day's notifications knows it).
 
 ## Rewards
 
@@ -44,12 +43,10 @@ open itself is still drawn (one uniform a step, against ``p_open``) and reported
 ``expected_opens=False`` rewards 1 per drawn open instead: the same expected return, with more
 spread.
 
-``env.heuristic(observation)`` is a hand rule that keeps its budget for the day's best
-notifications. It gives the notification points: 2 if a significant contact sends it, 1 for a
-message, event or reminder, -1 for a promotion, recommendation or status update, its priority
-(-2 to 2), 1 if it was updated, and 2 taken away while the ringer is on silent; and it delivers
-when the points reach ``4.5 - 11 * budget_left / notifications_left``, a bar that falls as the
-notifications left per delivery run out (how its numbers were chosen: the notes below).
+``env.heuristic(observation)`` keeps its budget for the day's best notifications: it gives a
+notification points (:func:`rule_points`) and delivers when they reach
+``4.5 - 11 * budget_left / notifications_left``, a bar that falls as the notifications left per
+delivery run out (how its numbers were chosen: the notes below).
 
 ## Starting State
 
@@ -74,12 +71,10 @@ describes the notification just decided: ``row`` (its index in the log), ``deliv
 (joining with the log), not for the policy. The state is ``env.unwrapped.state`` (a
 :class:`PushV1State`); restoring it and ``env.unwrapped.np_random`` replays the same future.
 
-The picture (``render_mode="rgb_array"``, the window of ``gym-suite play push-v1``) is push-v0's
-card of the notification waiting for a decision, and under it the budget left (one square per
-delivery, green while it is left), the day's notifications left and the last decision (delivered
-and opened or not, with its ``p_open``, or held). Once the day is over it keeps the last decided
-card, with the simulated open, and says why the day ended. ``render_mode="ansi"`` gives the same
-in words.
+The picture (``render_mode="rgb_array"``) is push-v0's card of the notification waiting for a
+decision, the budget and the day's notifications left, and the last decision with its simulated
+open; once the day is over, the last decided card and why the day ended. ``"ansi"``: the same in
+words.
 
 ## Arguments
 
@@ -151,9 +146,7 @@ __all__ = [
     "user_days",
 ]
 
-# --- constants --------------------------------------------------------------------------------------
-
-DEFAULT_DAILY_BUDGET = 2  # deliveries a user-day: see the manual's "Why a budget of 2"
+DEFAULT_DAILY_BUDGET = 2  # deliveries a user-day (why 2: docs/env-notes/push-v1.md)
 MAX_DAILY_BUDGET = 50
 #: A user-day holds at most this many notifications (the observation's bound; the bundled logs'
 #: longest day has 46): a log with a longer day raises ``ValueError``.
@@ -161,8 +154,7 @@ MAX_DAY_NOTIFICATIONS = 1000
 SECONDS_PER_DAY = 24 * 3600
 NO_OPEN = -1  # info/state: nothing decided yet
 
-# The heuristic: points set by hand from the training log's open rates, against a bar that falls
-# as the day runs out, its two numbers tuned on the training log (docs/env-notes/push-v1.md).
+# The heuristic's points and bar, set on the training log (docs/env-notes/push-v1.md).
 RULE_CONTACT_POINTS = 2  # a significant contact sends it
 RULE_SILENT_POINTS = 2  # taken away while the ringer is on silent
 RULE_BAR = 4.5  # the bar is RULE_BAR - RULE_DROP * budget_left / notifications_left
@@ -174,9 +166,6 @@ ARGUMENTS = (
     Argument("expected_opens", bool, "reward a delivery with its open probability (`False`: 1 per drawn open)"),
     *LOG_ARGUMENTS,
 )
-
-
-# --- the parameters ---------------------------------------------------------------------------------
 
 
 def user_days(log: NotificationLog) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
@@ -229,13 +218,9 @@ class PushV1Params(LogParams):
 
 DEFAULTS = PushV1Params()
 
-#: push-v0's rules, for its observation of a row: it reads only ``state.row`` and the parameters
-#: ``codes`` and ``numbers``, which push-v1's state and parameters have under the same names (as
-#: ``personal``, ``unwanted`` and ``silent``, which the heuristic's points read).
+#: push-v0's rules, for its observation of a row (it reads ``state.row``, ``codes`` and ``numbers``,
+#: which push-v1's state and parameters have under the same names).
 _V0: Any = PUSH
-
-
-# --- the state --------------------------------------------------------------------------------------
 
 
 class PushV1State(NamedTuple):
@@ -253,11 +238,7 @@ class PushV1State(NamedTuple):
     opened: Any  # the last step's open (1 delivered and opened, else 0); -1 after a start
 
 
-#: ``PushV1State`` from a tuple of its quantities (the step's fast constructor)
 _new_state = state_maker(PushV1State)
-
-
-# --- the rules --------------------------------------------------------------------------------------
 
 
 class PushV1(Definition[PushV1State, PushV1Params]):
@@ -267,9 +248,7 @@ class PushV1(Definition[PushV1State, PushV1Params]):
     State = PushV1State
     arguments = ARGUMENTS
     env_attributes = Push.env_attributes  # env.current_row and env.vocabularies, as push-v0's
-    #: One uniform per start picks the user-day; one per step draws the open.
-    start_draws = 1
-    step_draws = 1
+    start_draws, step_draws = 1, 1  # the user-day; the open
 
     def make_params(self, base: PushV1Params, owner: str, **arguments: Any) -> PushV1Params:
         merged = check_arguments(ARGUMENTS, base, owner, arguments)
@@ -289,17 +268,10 @@ class PushV1(Definition[PushV1State, PushV1Params]):
         return params
 
     def spaces(self, params: PushV1Params) -> tuple[spaces.Space[Any], spaces.Space[Any]]:
-        box = {"budget_left": params.daily_budget, "notifications_left": MAX_DAY_NOTIFICATIONS}
-        observations = spaces.Dict(  # a dict: its keys sorted, as push-v0's
-            {
-                **observation_space(params.log.vocabularies).spaces,
-                **{
-                    k: spaces.Box(np.float32(0), np.float32(high), shape=(1,), dtype=np.float32)
-                    for k, high in box.items()
-                },
-            }
-        )
-        return observations, spaces.Discrete(len(ACTION_NAMES))
+        fields = dict(observation_space(params.log.vocabularies).spaces)
+        for key, high in (("budget_left", params.daily_budget), ("notifications_left", MAX_DAY_NOTIFICATIONS)):
+            fields[key] = spaces.Box(np.float32(0), np.float32(high), shape=(1,), dtype=np.float32)
+        return spaces.Dict(fields), spaces.Discrete(len(ACTION_NAMES))  # a Dict sorts its keys, as push-v0's
 
     def initial(self, u: Any, params: PushV1Params, ops: Ops) -> PushV1State:
         """A user-day drawn uniformly, the whole budget left."""
@@ -307,18 +279,8 @@ class PushV1(Definition[PushV1State, PushV1Params]):
         count = len(params.day_starts)
         day = ops.minimum(ops.floor_int(u_day * count), count - 1)
         start, length = ops.take(params.day_starts, day), ops.take(params.day_lengths, day)
-        return PushV1State(
-            start,
-            ops.take(params.order, start),
-            start + length - 1,
-            length,
-            params.daily_budget,
-            0,
-            0,
-            NO_ACTION,
-            NO_ACTION,
-            NO_OPEN,
-        )
+        row, last = ops.take(params.order, start), start + length - 1
+        return PushV1State(start, row, last, length, params.daily_budget, 0, 0, NO_ACTION, NO_ACTION, NO_OPEN)
 
     def transition(self, state: PushV1State, action: Any, u: Any, params: PushV1Params, ops: Ops) -> PushV1State:
         """Deliver (or hold) the observed notification, draw its open, move to the next one. (Past
@@ -377,13 +339,9 @@ class PushV1(Definition[PushV1State, PushV1Params]):
         (:func:`rule_points`, :func:`budget_rule`), while budget remains."""
         return budget_rule(observation, params, ops)
 
-    # Pictures --------------------------------------------------------------------------------
-
     def render(self, state: PushV1State, params: PushV1Params, mode: str) -> Any:
-        """The notification waiting for a decision (the one the observation shows), what is left of
-        the budget and of the day, and the last decision with (in the picture, push-v0's card with
-        every field labelled) its simulated open; once the day is over, the last decided card and
-        why the day ended."""
+        """The waiting notification, what is left of the budget and the day, the last decision and its
+        simulated open; once the day is over, the last decided card and why the day ended."""
         over = bool(state.budget <= 0 or state.left <= 0)
         why = "budget spent" if state.budget <= 0 else "no notification left"
         last = f"last: {_last_text(state, params)}" if state.scored_row >= 0 else None
@@ -443,10 +401,9 @@ def budget_rule(
     there are as many left as deliveries). The heuristic is this rule with ``RULE_BAR`` and
     ``RULE_DROP``; ``gym_suite.references.push_v1_rule`` chooses them.
 
-    With ``bar`` a multiple of 1/2 and ``drop`` a whole number (as the heuristic's and every
-    setting the tuning tries), a tie of the points with the bar is exact and a near-tie is at least
-    ``1 / (2 * notifications_left)`` away, so the decision is the same in float32 (numpy, JAX)
-    and float64."""
+    With ``bar`` a multiple of 1/2 and ``drop`` a whole number (as every setting the tuning tries),
+    the decision is the same in float32 (numpy, JAX) and float64: a tie is exact, a near-tie at
+    least ``1 / (2 * notifications_left)`` away."""
     budget = ops.column(observation["budget_left"], 0)
     left = ops.maximum(ops.column(observation["notifications_left"], 0), 1.0)  # 0 only once the day is over
     deliver = rule_points(observation, params, ops) >= bar - (drop * budget) / left
@@ -470,12 +427,10 @@ def _last_text(state: PushV1State, params: PushV1Params) -> str:
     return f"#{state.scored_row} held"
 
 
-# --- the definition the registry names --------------------------------------------------------------
-
 PUSH_V1 = PushV1()
 
 
-# --- the env classes (their registry rows: gym_suite/_registry.py; gymnasium.make finds them by id) ---
+# --- the env classes (their registry rows: gym_suite/_registry.py) -----------------------------------
 
 
 class PushV1Env(SuiteEnv):
