@@ -65,14 +65,6 @@ TimeLimit's step count) replays the same future.
 
 ## Arguments
 
-| Argument | Default | Meaning |
-|---|---|---|
-| `size` | 50 | side of the square field, an integer in 1..2^24, at most `radius * 2**24` |
-| `radius` | 6 | radius of both discs, in `[size / 2**24, size / sqrt(8 * pi)]` |
-| `target` | None | a fixed target `(x, y)` in `[radius, size - radius]`, or None for a random one |
-| `pixels_per_unit` | None | pixels per field unit of `rgb_array`/`human` pictures, a number with `1 <= size * pixels_per_unit <= 4096` (the picture's side); None: 8 (400 x 400 by default), or a 4096-pixel picture for fields over 512 units |
-| `render_mode` | None | `"ansi"` (coordinates and distance), `"human"` (a pygame window, needs `gym-suite[render]`) or `"rgb_array"` |
-
 On JAX (``gym_suite.jax.make``) every argument stays static. Pictures use screen coordinates:
 x grows to the right, y downward.
 
@@ -194,14 +186,6 @@ velocity, their distance and the last reward) and ``env.unwrapped.np_random``: r
 (and TimeLimit's step count) replays the same future.
 
 ## Arguments
-
-| Argument | Default | Meaning |
-|---|---|---|
-| `size` | 50 | side of the square field, an integer in 1..2^24, at most `radius * 2**24` |
-| `radius` | 1.5 | radius of both discs, in `[size / 2**24, size / sqrt(8 * pi)]` |
-| `target_speed` | 1.5 | the target's speed in field units a step (the worker's top speed is 1), in `[0, size - 2 * radius]` |
-| `pixels_per_unit` | None | pixels per field unit of `rgb_array`/`human` pictures, a number with `1 <= size * pixels_per_unit <= 4096`; None: 8 (400 x 400 by default) |
-| `render_mode` | None | `"ansi"` (coordinates, distance and the target's velocity), `"human"` (a pygame window, needs `gym-suite[render]`) or `"rgb_array"` |
 
 On JAX (``gym_suite.jax.make``) ``target_speed`` is data in ``params``
 (``params.replace(target_speed=2.0)``, ``jax.vmap`` over a batch of params;
@@ -417,9 +401,7 @@ def clip_to_unit(ops: Ops, x: Any, y: Any, sqrt: Callable[[float], float] = math
     return x * scale, y * scale
 
 
-# --------------------------------------------------------------------------------------------
-# The rules
-# --------------------------------------------------------------------------------------------
+# -- The rules
 
 
 def centre_distance(ax: Array, ay: Array, bx: Array, by: Array, ops: Ops) -> Array:
@@ -594,9 +576,7 @@ def draw_start(
     return out
 
 
-# --------------------------------------------------------------------------------------------
-# target-v1: the target moves and the worker steers (its manual: V1_MANUAL)
-# --------------------------------------------------------------------------------------------
+# -- target-v1: the target moves and the worker steers (its manual: V1_MANUAL)
 
 V1_FIELD_SIZE = 50
 V1_DISC_RADIUS = 1.5  # caught at 3 units between centres
@@ -776,9 +756,7 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
         return rgb_frame(*state[:4], params.radius, pixel_grid(params.size, params.pixels_per_unit))
 
 
-# --------------------------------------------------------------------------------------------
-# Pictures
-# --------------------------------------------------------------------------------------------
+# -- Pictures
 
 
 @functools.lru_cache(maxsize=8)
@@ -819,9 +797,7 @@ def ansi_line(
     )
 
 
-# --------------------------------------------------------------------------------------------
-# The definitions the registry names (gym_suite/_registry.py), and the env classes
-# --------------------------------------------------------------------------------------------
+# -- The definitions the registry names (gym_suite/_registry.py), and the env classes
 
 TARGET = Target()
 TARGET_V1 = TargetV1()
@@ -833,8 +809,7 @@ class TargetEnv(SuiteEnv):
 
 
 class TargetVectorEnv(SuiteVectorEnv):
-    """``num_envs`` target-v0 environments in numpy arrays, next-step autoreset: :class:`TargetEnv`'s arguments,
-    plus ``num_envs`` and ``max_episode_steps``."""
+    """``num_envs`` :class:`TargetEnv` in numpy arrays, next-step autoreset; also ``max_episode_steps``."""
 
     scalar_env = TargetEnv
 
@@ -845,7 +820,6 @@ class TargetV1Env(SuiteEnv):
 
 
 class TargetV1VectorEnv(SuiteVectorEnv):
-    """``num_envs`` target-v1 environments in numpy arrays, next-step autoreset: :class:`TargetV1Env`'s arguments,
-    plus ``num_envs`` and ``max_episode_steps``."""
+    """``num_envs`` :class:`TargetV1Env` in numpy arrays, next-step autoreset; also ``max_episode_steps``."""
 
     scalar_env = TargetV1Env
