@@ -115,11 +115,8 @@ V1_MANUAL = """
 here the target moves. It runs at constant speed (1.5 units a step) in a random start direction
 and bounces off the walls; the worker steers, at most 1 unit a step. Chasing the target's current
 position (pure pursuit, the heuristic) loses to it; a policy has to aim where the target will be.
-The best possible play is computable (see Rewards), so every agent is scored against the optimum.
-
-What differs from target-v0 (:class:`TargetEnv`): the action is a velocity, not a jump; the
-target moves; the discs are small (radius 1.5: caught at 3 units between centres); the episode
-lasts up to 300 steps and pays -1 a step.
+The best possible play is computable (see Rewards). Unlike target-v0 (:class:`TargetEnv`) the
+discs are small (radius 1.5: caught at 3 units between centres) and the episode pays -1 a step.
 
 ## Action Space
 
@@ -209,8 +206,7 @@ Pictures use screen coordinates: x grows to the right, y downward.
 ## Version History
 
 * v1: a moving target and a steered worker (target-v0: a fixed target, the worker jumps to the
-  action's point). target-v0 is solved in one step by looking; on v1 pursuit is clearly below
-  the computable optimum.
+  action's point).
 """
 
 if TYPE_CHECKING:
@@ -252,19 +248,14 @@ def start_candidates(size: float, radius: float) -> int:
 
 @dataclass(frozen=True)
 class TargetParams:
-    """The field of a target-v0 environment; ``side`` is derived by ``make_params``."""
+    """The field of a target-v0 environment (the arguments); ``make_params`` derives ``side``, the
+    size as a float the rules compute with, and ``candidates``, :func:`start_candidates`."""
 
-    #: side of the square field (an integer)
     size: int = FIELD_SIZE
-    #: radius of both discs
     radius: float = float(DISC_RADIUS)
-    #: a fixed target (x, y), or None for a random one
     target: tuple[float, float] | None = None
-    #: pixels per field unit of the pictures (None: chosen from the size)
     pixels_per_unit: float | None = None
-    #: the side as a float (what the rules compute with)
     side: float = float(FIELD_SIZE)
-    #: candidate starts per reset (:func:`start_candidates` of the size and radius)
     candidates: int = start_candidates(FIELD_SIZE, DISC_RADIUS)
 
 
@@ -285,19 +276,12 @@ class TargetState(NamedTuple):
 _new_state = state_maker(TargetState)
 
 
-# --------------------------------------------------------------------------------------------
-# Beyond Ops: the first candidate that passes, a vector clipped to length 1 (the same values on
-# every backend, each backend's fastest way)
-# --------------------------------------------------------------------------------------------
+# -- Beyond Ops: the same values on every backend, each backend's fastest way
 
 
 def first(ops: Ops, test: Callable[..., Any], candidates: Sequence[Any], default: Sequence[Any]) -> tuple[Any, ...]:
-    """The first of several candidates that passes ``test``, else ``default``.
-
-    ``candidates`` holds one sequence per quantity (on arrays of shape ``(candidates, ...)``),
-    ``test(*quantities)`` tests elementwise, ``default`` has a value per quantity. Python numbers:
-    a loop that stops at the first pass; numpy: :func:`numpy_first`; JAX: :func:`first_of_all`.
-    """
+    """The first of the ``candidates`` (one sequence per quantity, arrays ``(candidates, ...)``)
+    that passes the elementwise ``test(*quantities)``, else ``default`` (a value per quantity)."""
     name = ops.name
     if name == "scalar":
         for values in zip(*candidates):
@@ -324,15 +308,12 @@ def first_of_all(
     return tuple(xp.where(found, (c * chosen).sum(axis=0), d) for c, d in zip(columns, default))
 
 
-#: numpy's ``first`` on more than ``FIRST_BLOCK_ROWS`` rows tests ``FIRST_BLOCK`` candidates, then
-#: all the others for the rows still without one; on fewer, one candidate at a time until every
-#: row has one.
+#: Over FIRST_BLOCK_ROWS rows numpy tests FIRST_BLOCK candidates, then the rest; below, one at a time.
 FIRST_BLOCK, FIRST_BLOCK_ROWS = 4, 256
 
 
 def numpy_first(test: Callable[..., Any], candidates: Sequence[Any], default: Sequence[Any]) -> tuple[Any, ...]:
-    """:func:`first` on numpy arrays: :func:`first_of_all`'s choice, without testing candidates no
-    row needs (see ``FIRST_BLOCK``)."""
+    """:func:`first_of_all`'s choice on numpy, without testing candidates no row needs."""
     columns = [np.asarray(c) for c in candidates]
     total = columns[0].shape[0]
     if total == 0:  # no candidates: the default
@@ -370,10 +351,9 @@ def numpy_first(test: Callable[..., Any], candidates: Sequence[Any], default: Se
 
 
 def clip_to_unit(ops: Ops, x: Any, y: Any, sqrt: Callable[[float], float] = math.sqrt) -> tuple[Any, Any]:
-    """The plane vector ``(x, y)`` scaled down to length 1 where it is longer, its direction kept:
-    ``x * (1 / sqrt(x * x + y * y))``, the same bits on every backend. Where the square overflows
-    the vector is first divided by its largest component (an infinite one too: ``(inf, 5)`` gives
-    ``(1, 0)``), so ``(1e300, 0)`` is ``(1, 0)``."""
+    """``(x, y)`` scaled down to length 1 where longer, ``x * (1 / sqrt(x * x + y * y))``, the same
+    bits on every backend; where the square overflows, first divided by its largest component
+    (``(1e300, 0)`` and ``(inf, 5)`` give ``(1, 0)``)."""
     if ops.name == "scalar":
         squared = x * x + y * y
         if squared <= 1.0:
@@ -405,21 +385,41 @@ def clip_to_unit(ops: Ops, x: Any, y: Any, sqrt: Callable[[float], float] = math
 
 
 def centre_distance(ax: Array, ay: Array, bx: Array, by: Array, ops: Ops) -> Array:
-    """Euclidean distance between the points ``(ax, ay)`` and ``(bx, by)``."""
     dx = ax - bx
     dy = ay - by
     return ops.sqrt(dx * dx + dy * dy)
 
 
 def discs_touch(distance: Array, radius: float) -> Array:
-    """Two discs of radius ``radius`` touch iff their centres are at most ``2 * radius`` apart."""
     return distance <= 2.0 * radius
 
 
-class Target(Definition[TargetState, TargetParams]):
-    """The rules of target-v0."""
+class _Field(Definition[Any, Any]):
+    """What target-v0 and target-v1 share: the hit that ends an episode, the step's reward, the pictures."""
 
     name = "target"
+    human = "rgb"  # human mode: the picture in a pygame window
+
+    def reward(self, state: Any, action: Any, next_state: Any, params: Any, ops: Ops) -> Any:
+        return next_state.last_reward
+
+    def terminal(self, state: Any, params: Any, ops: Ops) -> Any:
+        return discs_touch(state.distance, params.radius)
+
+    def render(self, state: Any, params: Any, mode: str) -> Any:
+        centres = state.worker_x, state.worker_y, state.target_x, state.target_y
+        if mode != "ansi":
+            return rgb_frame(*centres, params.radius, pixel_grid(params.size, params.pixels_per_unit))
+        reward = None if math.isnan(state.last_reward) else state.last_reward
+        line = ansi_line(*centres, params.radius, reward)
+        if isinstance(state, TargetV1State):
+            line += f"  target velocity ({state.target_vx:.3f}, {state.target_vy:.3f})"
+        return line + "\n"
+
+
+class Target(_Field):
+    """The rules of target-v0."""
+
     State = TargetState
     arguments = (
         Argument("size", int, "the side of the square field", low=1, high=MAX_FIELD_SIZE),
@@ -446,7 +446,6 @@ class Target(Definition[TargetState, TargetParams]):
     )
     #: Target x and y, then x and y of each candidate start of the worker.
     start_draws = staticmethod(lambda params: 2 + 2 * params.candidates)
-    human = "rgb"  # human mode: the picture in a pygame window
 
     def make_params(self, base: TargetParams, owner: str, **arguments: Any) -> TargetParams:
         given = check_arguments(self.arguments, base, owner, arguments)
@@ -534,12 +533,6 @@ class Target(Definition[TargetState, TargetParams]):
     def observation(self, state: TargetState, params: TargetParams, ops: Ops) -> Any:
         return ops.vector(state[:4], np.float32)
 
-    def reward(self, state: TargetState, action: Any, next_state: TargetState, params: TargetParams, ops: Ops) -> Any:
-        return next_state.last_reward
-
-    def terminal(self, state: TargetState, params: TargetParams, ops: Ops) -> Any:
-        return discs_touch(state.distance, params.radius)
-
     def info(
         self, state: TargetState | None, action: Any, next_state: TargetState, params: TargetParams, ops: Ops
     ) -> dict[str, Any]:
@@ -553,18 +546,12 @@ class Target(Definition[TargetState, TargetParams]):
         """Move to the observed target: a hit in one step (the size bound makes sure of it)."""
         return ops.vector((ops.column(observation, 2), ops.column(observation, 3)), np.float32)
 
-    def render(self, state: TargetState, params: TargetParams, mode: str) -> Any:
-        if mode == "ansi":
-            reward = None if math.isnan(state.last_reward) else state.last_reward
-            return ansi_line(*state[:4], params.radius, reward) + "\n"
-        return rgb_frame(*state[:4], params.radius, pixel_grid(params.size, params.pixels_per_unit))
 
 
 def draw_start(
     rng: np.random.Generator, n: int, size: float, radius: float, target: Sequence[float] | None = None
 ) -> npt.NDArray[np.float64]:
-    """``n`` starting states as the environments draw them, an ``(n, 4)`` float64 array of rows
-    ``(worker x, worker y, target x, target y)``; the arguments are not checked."""
+    """``n`` starts as the envs draw them, rows ``(worker x, worker y, target x, target y)`` (arguments unchecked)."""
     point = None if target is None else (float(target[0]), float(target[1]))
     params = TargetParams(int(size), float(radius), point, None, float(size), start_candidates(size, radius))
     out = np.empty((n, 4))
@@ -593,19 +580,13 @@ FALLBACK_DIRECTION = (1.0, 0.0)  # when every direction candidate misses
 
 @dataclass(frozen=True)
 class TargetV1Params:
-    """The field and speeds of a target-v1 environment; ``side`` and ``candidates`` are derived by ``make_params``."""
+    """The field and speed of a target-v1 environment; ``side`` and ``candidates`` as in :class:`TargetParams`."""
 
-    #: side of the square field (an integer)
     size: int = V1_FIELD_SIZE
-    #: radius of both discs (they touch at ``2 * radius`` between centres)
     radius: float = V1_DISC_RADIUS
-    #: the target's speed, in field units a step (the worker's top speed is 1)
     target_speed: float = TARGET_SPEED
-    #: pixels per field unit of the pictures (None: chosen from the size)
     pixels_per_unit: float | None = None
-    #: the side as a float (what the rules compute with)
     side: float = float(V1_FIELD_SIZE)
-    #: candidate starts of the worker per reset (v0's :func:`start_candidates`)
     candidates: int = start_candidates(V1_FIELD_SIZE, V1_DISC_RADIUS)
 
 
@@ -629,9 +610,8 @@ _new_v1_state = state_maker(TargetV1State)
 
 
 def bounce(position: Array, velocity: Array, low: float, high: float, ops: Ops) -> tuple[Array, Array]:
-    """One step of a point moving at ``velocity`` along one axis between walls at ``low`` and
-    ``high``: a point that would cross a wall is mirrored in it and its velocity turns around
-    (``|velocity| <= high - low``, as ``make_params`` requires)."""
+    """One step along an axis between walls: a point that would cross one is mirrored in it and
+    turns around (``|velocity| <= high - low``, as ``make_params`` requires)."""
     moved = position + velocity
     above = moved > high
     below = moved < low
@@ -640,8 +620,7 @@ def bounce(position: Array, velocity: Array, low: float, high: float, ops: Ops) 
 
 
 def pursuit(observation: Any) -> Any:
-    """Pure pursuit: a unit vector from the worker towards the target's current position (one
-    observation ``(6,)`` or a batch ``(N, 6)``; numpy or ``jax.numpy``, the observation's float type)."""
+    """Pure pursuit: a unit vector towards the target's current position (observations ``(6,)`` or ``(N, 6)``)."""
     delta = observation[..., 2:4] - observation[..., 0:2]
     length = (delta * delta).sum(axis=-1, keepdims=True) ** 0.5
     return delta / (length + (length == 0))
@@ -656,16 +635,14 @@ SPEED_ARGUMENT = Argument(
 )
 
 
-class TargetV1(Definition[TargetV1State, TargetV1Params]):
+class TargetV1(_Field):
     """The rules of target-v1: a target bouncing off the walls at constant speed, a steered worker."""
 
-    name = "target"
     State = TargetV1State
     arguments = (*Target.arguments[:2], SPEED_ARGUMENT, Target.arguments[3])
     data_parameters = ("target_speed",)
     #: v0's start, then the direction's candidates.
     start_draws = staticmethod(lambda params: 2 + 2 * params.candidates + 2 * DIRECTION_CANDIDATES)
-    human = "rgb"
     render_fps = 10
 
     def make_params(self, base: TargetV1Params, owner: str, **arguments: Any) -> TargetV1Params:
@@ -725,14 +702,6 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
     def observation(self, state: TargetV1State, params: TargetV1Params, ops: Ops) -> Any:
         return ops.vector(state[:6], np.float32)
 
-    def reward(
-        self, state: TargetV1State, action: Any, next_state: TargetV1State, params: TargetV1Params, ops: Ops
-    ) -> Any:
-        return next_state.last_reward
-
-    def terminal(self, state: TargetV1State, params: TargetV1Params, ops: Ops) -> Any:
-        return discs_touch(state.distance, params.radius)
-
     def info(
         self, state: TargetV1State | None, action: Any, next_state: TargetV1State, params: TargetV1Params, ops: Ops
     ) -> dict[str, Any]:
@@ -746,23 +715,13 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
         """Pure pursuit at full speed: head straight for the target's current position."""
         return pursuit(observation)
 
-    def render(self, state: TargetV1State, params: TargetV1Params, mode: str) -> Any:
-        if mode == "ansi":
-            reward = None if math.isnan(state.last_reward) else state.last_reward
-            return (
-                ansi_line(*state[:4], params.radius, reward)
-                + f"  target velocity ({state.target_vx:.3f}, {state.target_vy:.3f})\n"
-            )
-        return rgb_frame(*state[:4], params.radius, pixel_grid(params.size, params.pixels_per_unit))
-
 
 # -- Pictures
 
 
 @functools.lru_cache(maxsize=8)
 def pixel_grid(size: float, pixels_per_unit: float) -> Grid:
-    """Field coordinates of the pixel centres: a ``(1, W)`` row of x and a ``(H, 1)`` column of y
-    (read-only arrays, shared by the pictures of one field)."""
+    """Field coordinates of the pixel centres, read-only (shared by the pictures of one field)."""
     n = max(1, round(size * pixels_per_unit))
     centres = (np.arange(n) + 0.5) / pixels_per_unit
     centres.flags.writeable = False
@@ -772,7 +731,6 @@ def pixel_grid(size: float, pixels_per_unit: float) -> Grid:
 def rgb_frame(
     worker_x: float, worker_y: float, target_x: float, target_y: float, radius: float, grid: Grid
 ) -> npt.NDArray[np.uint8]:
-    """An ``H x W x 3`` uint8 picture: x to the right, y downward (screen coordinates)."""
     xs, ys = grid
     frame = np.empty((ys.shape[0], xs.shape[1], 3), dtype=np.uint8)
     frame[:] = BACKGROUND_RGB
