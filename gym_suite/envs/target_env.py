@@ -2,20 +2,17 @@
 
 ## Description
 
-A pointing (or calibration) task from a Gymnasium + Ray + pygame custom-environment
-tutorial: a blue worker disc and a red target disc lie in a ``size x size`` field, and each
-action places the worker somewhere in the field. The episode ends when the worker's disc
-touches the target's. Unlike the tutorial, the worker sees itself as well as the target,
-the hit is a circle test rather than a test of shifted rectangles, and the worker never
-starts on the target, so the task is learnable (and solved in one step by looking).
+A pointing task from a Gymnasium + Ray + pygame custom-environment tutorial: a blue worker disc
+and a red target disc lie in a ``size x size`` field; each action places the worker somewhere in
+it, and the episode ends when the discs touch. Unlike the tutorial, the worker sees itself too,
+the hit is a circle test and the worker never starts on the target (solved in one step by looking).
 
 ## Action Space
 
-`Box(0, size, (2,), float32)`: the point ``(x, y)`` the worker moves to. A finite point
-outside the field is clipped to it, coordinate by coordinate, and ``info["clipped"]`` is
-then ``True``. A NaN or infinite coordinate, or an action that is not of shape ``(2,)``,
-raises ``ValueError``; a non-numeric one ``TypeError``. Numpy arrays and sequences of two
-numbers are accepted.
+`Box(0, size, (2,), float32)`: the point ``(x, y)`` the worker moves to (an array or two numbers).
+A finite point outside the field is clipped to it on each axis (``info["clipped"]`` is then
+``True``). A NaN or infinite coordinate or a shape other than ``(2,)`` raises ``ValueError``, a
+non-numeric action ``TypeError``.
 
 ## Observation Space
 
@@ -28,25 +25,20 @@ numbers are accepted.
 | 2 | target x | radius | size - radius |
 | 3 | target y | radius | size - radius |
 
-Positions are kept in float64 and observed rounded to float32. The arguments are bounded
-(``size <= 2**24`` and ``size <= radius * 2**24``) so that the rounding never matters: the
-observed target ``obs[2:4]`` lies within ``2 * radius`` of the true one, and moving there always
-hits.
+Positions are kept in float64 and observed rounded to float32; ``size <= 2**24`` and ``size <=
+radius * 2**24`` make moving to the observed target ``obs[2:4]`` always a hit.
 
 ## Rewards
 
-+1 for a hit (the centres are at most ``2 * radius`` apart, i.e. the discs touch), -1 for a
-miss.
++1 for a hit (the centres at most ``2 * radius`` apart), -1 for a miss.
 
 ## Starting State
 
-The target is uniform on ``[radius, size - radius]**2`` (inside the field), unless the
-``target`` argument fixes it. The worker is uniform on the points of the field
-``[0, size]**2`` farther than ``2 * radius`` from the target: the first of ``k`` uniform
-candidate points that misses the target (``k`` = 20 with the defaults, so that all of them hit
-with probability at most ``2**-48``; then the worker starts at the corner farthest from the
-target). A start takes ``2 + 2 * k`` uniforms of ``env.np_random`` (2 for the target, drawn even
-when it is fixed, and 2 per candidate); a step draws none.
+The target is uniform on ``[radius, size - radius]**2`` unless the ``target`` argument fixes it.
+The worker is uniform on the points of ``[0, size]**2`` farther than ``2 * radius`` from it: the
+first of ``k`` uniform candidates that misses (``k`` = 20 by default: all hit with probability at
+most ``2**-48``, and then the worker starts at the corner farthest from the target). A start takes
+``2 + 2 * k`` uniforms of ``env.np_random`` (the target's two even when it is fixed); a step none.
 
 ## Episode End
 
@@ -56,12 +48,10 @@ when it is fixed, and 2 per candidate); a step draws none.
 
 A ``step`` after termination raises ``gymnasium.error.ResetNeeded``.
 
-``info`` holds ``distance``, the distance between the centres, and ``clipped``, whether
-the action was clipped to the field (``False`` after ``reset``), in a fresh dict after
-``reset`` and every step. ``heuristic`` moves to the observed target (a hit in one step).
-The state is ``env.unwrapped.state`` (a :class:`TargetState`: the two centres, their
-distance and the last reward) and ``env.unwrapped.np_random``: restoring both (and
-TimeLimit's step count) replays the same future.
+``info`` holds ``distance`` between the centres and ``clipped`` (``False`` after ``reset``).
+``heuristic`` moves to the observed target. The state is ``env.unwrapped.state`` (a
+:class:`TargetState`) and ``env.unwrapped.np_random``: restoring both (and TimeLimit's step
+count) replays the same future.
 
 ## Arguments
 
@@ -82,14 +72,11 @@ x grows to the right, y downward.
 
 * v0: first release.
 * v1 (``target-v1``, :class:`TargetV1Env`): a moving target to intercept, a steered worker.
-* v0, before any release: the rules became one definition for Python numbers, numpy and JAX;
-  the worker's start is the first of a fixed number of uniform candidates that misses the
-  target (20 with the defaults; all hit with probability at most ``2**-48``), instead of
-  redrawing until one misses (a seed gives other starts than before, with the same
-  distribution but for the corner fallback); ``size`` above
-  ``2**24`` or ``radius * 2**24``, a ``target`` that is not a sequence of two numbers and a
-  picture over 4096 pixels a side are refused at construction; ``pixels_per_unit`` may be any
-  positive number, and its default adapts to large fields.
+* v0, before any release: one definition for Python numbers, numpy and JAX; the worker's start
+  from a fixed number of candidates instead of redrawing (other starts for a seed, the same
+  distribution but for the corner); fields float32 cannot hold, a ``target`` that is not a point
+  and pictures over 4096 pixels a side refused at construction; ``pixels_per_unit`` any positive
+  number, its default adapted to large fields.
 """
 
 from __future__ import annotations
@@ -120,14 +107,11 @@ discs are small (radius 1.5: caught at 3 units between centres) and the episode 
 
 ## Action Space
 
-`Box(-1, 1, (2,), float32)`: the worker's velocity as a fraction of its top speed (1 unit a step),
-so a Gaussian policy centred at 0 starts at rest. An action longer than 1 (the Box's corners reach
-``sqrt(2)``) is scaled down to length 1, its direction kept, however long it is (``(1e300, 0)``
-moves 1 unit along x), and ``info["clipped"]`` is then ``True`` (an action within float32
-rounding of length 1 is not reported). The worker's centre
-stays in the field ``[0, size]**2`` (clipped coordinate by coordinate at a wall). A NaN or
-infinite coordinate, or an action that is not of shape ``(2,)``, raises ``ValueError``; a
-non-numeric one ``TypeError`` (target-v0's checks).
+`Box(-1, 1, (2,), float32)`: the worker's velocity as a fraction of its top speed (1 unit a step).
+An action longer than 1, however long (``(1e300, 0)`` moves 1 along x), is scaled down to length 1,
+its direction kept, and ``info["clipped"]`` is then ``True`` (not within float32 rounding of 1).
+The worker's centre stays in ``[0, size]**2`` (clipped on each axis). Bad actions raise as in
+target-v0.
 
 ## Observation Space
 
@@ -146,21 +130,14 @@ The state is kept in float64 and observed rounded to float32.
 
 ## Rewards
 
--1 a step, the step that catches the target included: the return is minus the episode's length.
-After the start the target's path is fixed whatever the worker does, so the best return is
-computable: the earliest step at which the worker, moving straight at full speed, can touch the
-target (:mod:`gym_suite.references.target_optimum` computes it and ships the policy that attains
-it, ``OptimalPolicy``).
+-1 a step, the catching step included. The target's path is fixed at the start, so the best
+return is computable (:mod:`gym_suite.references.target_optimum` and its ``OptimalPolicy``).
 
 ## Starting State
 
-target-v0's start with the radius 1.5: the target uniform on ``[radius, size - radius]**2``, the
-worker uniform on the points of the field farther than ``2 * radius`` from it (the first of
-``k`` uniform candidates that misses, as in target-v0). Then the target's direction, uniform on
-the circle: the first of 22 uniform points of ``[-1, 1]**2`` that lies in the unit disc (all miss
-with probability below ``2**-48``; then the direction is +x), scaled to ``target_speed``. A start
-takes ``2 + 2 * k + 44`` uniforms of ``env.np_random`` (62 with the defaults, ``k = 8``); a step
-draws none.
+target-v0's start (``k = 8`` candidates by default), then the target's direction, uniform on the
+circle: the first of 22 uniform points of ``[-1, 1]**2`` in the unit disc (else +x), scaled to
+``target_speed``. A start takes ``2 + 2 * k + 44`` uniforms of ``env.np_random``; a step none.
 
 ## Episode End
 
@@ -170,26 +147,16 @@ draws none.
 
 A ``step`` after termination raises ``gymnasium.error.ResetNeeded``.
 
-The target moves first by its velocity; a coordinate that would cross a wall of
-``[radius, size - radius]`` is mirrored in it and that velocity component turns around (elastic
-reflection, so in a corner both turn).
+The target moves by its velocity; a coordinate that would cross a wall of ``[radius, size -
+radius]`` is mirrored in it and that component turns around (in a corner both turn).
 
-``info`` holds ``distance``, the distance between the centres, and ``clipped``, whether the action
-was longer than 1 (``False`` after ``reset``). ``heuristic`` is pure pursuit: a unit vector towards
-the target's current position.
-
-The state is ``env.unwrapped.state`` (a :class:`TargetV1State`: the two centres, the target's
-velocity, their distance and the last reward) and ``env.unwrapped.np_random``: restoring both
-(and TimeLimit's step count) replays the same future.
+``info`` holds ``distance`` and ``clipped`` (the action was longer than 1). ``heuristic`` is pure
+pursuit. The state is ``env.unwrapped.state`` (a :class:`TargetV1State`), replayed as target-v0's.
 
 ## Arguments
 
-On JAX (``gym_suite.jax.make``) ``target_speed`` is data in ``params``
-(``params.replace(target_speed=2.0)``, ``jax.vmap`` over a batch of params;
-``env.observation_space(params)`` bounds the velocity by it); ``size`` and ``radius`` bound the
-spaces and set the start's candidate count, so they stay static (arguments of ``make``).
-
-Pictures use screen coordinates: x grows to the right, y downward.
+On JAX ``target_speed`` is data in ``params`` (``params.replace(target_speed=2.0)``, ``jax.vmap``
+over params); ``size`` and ``radius`` shape the spaces and the start, so they stay static.
 
 ```python
 >>> import gymnasium as gym
