@@ -3,20 +3,31 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 import warnings
 
 import gymnasium
 import numpy as np
 import pytest
-from heartpole_steps import NUMPY, SCALAR, heartpole_step  # noqa: E402
 
 import gym_suite  # noqa: F401  (registers the ids)
 from gym_suite.envs import HeartPoleEnv, HeartPoleVectorEnv
-from gym_suite.envs.heartpole_env import STATE_NAMES, heuristic_actions, rgb_dashboard
+from gym_suite.envs.definition import NUMPY, SCALAR
+from gym_suite.envs.heartpole_env import HEARTPOLE, STATE_NAMES, V0, HeartPoleState, heuristic_actions, rgb_dashboard
 
 ENV_ID = "gym_suite:heartpole-v0"
 NOTHING, COFFEE, BEER, SLEEP = 0, 1, 2, 3
+
+
+def heartpole_step(state, action, u, proclivity=0.5, ops=SCALAR, params=V0):
+    """The definition's step of the six quantities ``state`` with the uniforms ``u`` (floats, or
+    arrays with NUMPY): ``(state, reward, heart_attack, productivity, heart_attack_probability)``."""
+    params = dataclasses.replace(params, heart_attack_proclivity=float(np.asarray(proclivity)))
+    full = HeartPoleState(*state, -1, False, 0.0, 0.0)
+    nxt = HEARTPOLE.transition(full, action, u, params, ops)
+    reward = HEARTPOLE.reward(full, action, nxt, params, ops)
+    return tuple(nxt[:6]), reward, nxt.heart_attack, nxt.productivity, nxt.heart_attack_probability
 
 
 # -- A literal reference: heartpole 1.2's step (the tutorial's code), its draws U(a, b) = a + (b - a) * u

@@ -3,17 +3,18 @@ reset of hypertension, expected attack cost), and v0 left as it was."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import gymnasium
 import numpy as np
 import pytest
-from heartpole_steps import NUMPY, SCALAR, V0, V1, V1_DRAWN_COST, heartpole_step  # noqa: E402
-from test_heartpole import _random_state, _sigmoid
+from test_heartpole import _random_state, _sigmoid, heartpole_step
 
 import gym_suite  # noqa: F401  (registers the ids)
 from gym_suite.envs import HeartPoleEnv, HeartPoleV1Env, HeartPoleV1VectorEnv, HeartPoleVectorEnv
-from gym_suite.envs.heartpole_env import heuristic_actions
+from gym_suite.envs.definition import NUMPY, SCALAR
+from gym_suite.envs.heartpole_env import V0, V1, heuristic_actions
 
 ENV_ID = "gym_suite:heartpole-v1"
 NOTHING, COFFEE, BEER, SLEEP = 0, 1, 2, 3
@@ -210,9 +211,10 @@ def test_v0_is_unchanged():
 
 
 def test_v1_arguments_and_rules():
+    drawn_cost = dataclasses.replace(V1, expected_cost=False)
     assert HeartPoleV1Env().params == V1
-    assert HeartPoleV1Env(expected_cost=False).params == V1_DRAWN_COST
-    assert HeartPoleV1VectorEnv(2, expected_cost=False).params == V1_DRAWN_COST
+    assert HeartPoleV1Env(expected_cost=False).params == drawn_cost
+    assert HeartPoleV1VectorEnv(2, expected_cost=False).params == drawn_cost
     with pytest.raises(TypeError, match="expected_cost"):
         HeartPoleV1Env(expected_cost="yes")
     with pytest.raises(TypeError, match="allowed arguments"):
