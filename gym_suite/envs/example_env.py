@@ -97,10 +97,9 @@ the goal) or colder, and it hears that the wrong way round with probability ``fl
 (0.35). A policy that acts on what it heard last (the heuristic: warmer, go on; colder, turn back)
 is sent the wrong way by every flipped signal; one that weighs everything it has heard is not.
 
-The best possible play is computable: dynamic programming over the agent's beliefs gives the
-Bayes-optimal policy and its value (:mod:`gym_suite.references.example_v1_optimum`). The best
-*memoryless* policy is the heuristic's rule: an agent with memory can close the gap to the
-optimum, one without cannot.
+The Bayes-optimal policy and its value are computed by dynamic programming over the agent's
+beliefs (:mod:`gym_suite.references.example_v1_optimum`); the best *memoryless* policy is the
+heuristic's rule.
 
 ## Action Space
 
@@ -155,9 +154,7 @@ blue colder).
 ## Version History
 
 * v1: the position hidden, a warmer/colder signal of each move heard, flipped with probability
-  0.35; -1 a step whatever the direction, +10 on the goal; a line of 12 positions, 24 steps. On
-  v0 the observation is the position and the heuristic is optimal; on v1 an agent must remember
-  what it heard to beat it (the parameters' reasons: the notes below).
+  0.35; -1 a step whatever the direction, +10 on the goal; a line of 12 positions, 24 steps.
 * v0: see example-v0.
 """
 

@@ -514,7 +514,6 @@ class Target(_Field):
         return ops.vector((ops.column(observation, 2), ops.column(observation, 3)), np.float32)
 
 
-
 def draw_start(
     rng: np.random.Generator, n: int, size: float, radius: float, target: Sequence[float] | None = None
 ) -> npt.NDArray[np.float64]:
