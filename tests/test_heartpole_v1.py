@@ -3,17 +3,18 @@ reset of hypertension, expected attack cost), and v0 left as it was."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import gymnasium
 import numpy as np
 import pytest
-from heartpole_steps import NUMPY, SCALAR, V0, V1, V1_DRAWN_COST, heartpole_step  # noqa: E402
-from test_heartpole import _random_state, _sigmoid
+from test_heartpole import _random_state, _sigmoid, heartpole_step
 
 import gym_suite  # noqa: F401  (registers the ids)
 from gym_suite.envs import HeartPoleEnv, HeartPoleV1Env, HeartPoleV1VectorEnv, HeartPoleVectorEnv
-from gym_suite.envs.heartpole_env import heuristic_actions
+from gym_suite.envs.definition import NUMPY, SCALAR
+from gym_suite.envs.heartpole_env import V0, V1, heuristic_actions
 
 ENV_ID = "gym_suite:heartpole-v1"
 NOTHING, COFFEE, BEER, SLEEP = 0, 1, 2, 3
@@ -61,20 +62,6 @@ def test_a_sleep_steps_attack_probability_covers_its_17_half_hours():
     info = env.step(SLEEP)[4]
     assert info["heart_attack_probability"] == pytest.approx(1 - (1 - 0.5 * _sigmoid(-6)) ** 17, rel=1e-12)
     assert info["heart_attack_probability"] > 16 * 0.5 * _sigmoid(-6)
-
-
-def test_sleep_attacks_are_drawn_as_often_as_their_probability():
-    envs = gymnasium.make_vec(ENV_ID, num_envs=512)
-    envs.reset(seed=3)
-    attacks = chances = 0.0
-    for step in range(60):  # coffee raises the blood pressure, then sleep: nights with high risk
-        actions = np.full(512, COFFEE if step % 3 else SLEEP)
-        _, _, _, _, info = envs.step(actions)
-        if not step % 3:
-            attacks += info["heart_attack"].sum()
-            chances += info["heart_attack_probability"].sum()
-    assert chances > 200
-    assert abs(attacks - chances) < 4 * math.sqrt(chances)
 
 
 # -- The episode ends at two weeks of time
@@ -169,22 +156,6 @@ def test_hypertension_is_not_reset_by_a_heart_attack():
 # -- Reward: the work, less the attacks' expected cost; the drawn cost as an option
 
 
-def _first_episodes(expected_cost: bool, n: int, seed: int):
-    """Returns of the first episode of every row (a coffee-drinking policy: many attacks)."""
-    envs = gymnasium.make_vec(ENV_ID, num_envs=n, expected_cost=expected_cost)
-    obs, _ = envs.reset(seed=seed)
-    returns, work, done = np.zeros(n), np.zeros(n), np.zeros(n, dtype=bool)
-    for _ in range(int(HORIZON)):  # every step lasts at least a half-hour
-        alertness, hypertension = obs[:, ALERTNESS], obs[:, HYPERTENSION]
-        actions = np.where(alertness < 0.3, SLEEP, np.where((alertness < 2) & (hypertension < 1.5), COFFEE, NOTHING))
-        obs, reward, _, truncated, info = envs.step(actions)
-        returns += np.where(done, 0.0, reward)
-        work += np.where(done, 0.0, info["productivity"])
-        done |= truncated
-    assert done.all()
-    return returns, work
-
-
 def test_the_reward_is_the_work_less_the_attacks_cost():
     env = gymnasium.make(ENV_ID)
     drawn = gymnasium.make(ENV_ID, expected_cost=False)
@@ -203,17 +174,6 @@ def test_the_reward_is_the_work_less_the_attacks_cost():
             if truncated:
                 break
         assert truncated
-
-
-def test_expected_cost_has_the_drawn_costs_mean_with_a_much_smaller_spread():
-    n = 2000
-    expected, work = _first_episodes(True, n, seed=9)
-    drawn, drawn_work = _first_episodes(False, n, seed=9)
-    np.testing.assert_array_equal(work, drawn_work)  # the same episodes, paired
-    diff = drawn - expected
-    assert abs(diff.mean()) < 4 * diff.std(ddof=1) / math.sqrt(n)
-    assert expected.std() < drawn.std() / 4
-    assert (drawn - work).mean() < -150  # the policy does suffer attacks: the test has power
 
 
 # -- v0 as it was; the versions' classes and arguments
@@ -251,9 +211,10 @@ def test_v0_is_unchanged():
 
 
 def test_v1_arguments_and_rules():
+    drawn_cost = dataclasses.replace(V1, expected_cost=False)
     assert HeartPoleV1Env().params == V1
-    assert HeartPoleV1Env(expected_cost=False).params == V1_DRAWN_COST
-    assert HeartPoleV1VectorEnv(2, expected_cost=False).params == V1_DRAWN_COST
+    assert HeartPoleV1Env(expected_cost=False).params == drawn_cost
+    assert HeartPoleV1VectorEnv(2, expected_cost=False).params == drawn_cost
     with pytest.raises(TypeError, match="expected_cost"):
         HeartPoleV1Env(expected_cost="yes")
     with pytest.raises(TypeError, match="allowed arguments"):

@@ -85,6 +85,10 @@ def test_an_action_longer_than_one_is_scaled_to_length_one():
     assert (env.unwrapped.state.worker_x, env.unwrapped.state.worker_y) == pytest.approx(
         (s.worker_x + 0.3, s.worker_y - 0.4)
     )
+    env = _env_at((0.5, 49.8), (40.0, 10.0))  # the worker stays in the field
+    env.step([-1.0, 0.0])
+    env.step([0.0, 1.0])
+    assert (env.unwrapped.state.worker_x, env.unwrapped.state.worker_y) == (0.0, 50.0)
 
 
 def test_a_float32_unit_vector_is_not_reported_as_clipped():
@@ -97,25 +101,14 @@ def test_a_float32_unit_vector_is_not_reported_as_clipped():
         assert not info["clipped"], action
 
 
-def test_the_worker_stays_in_the_field():
-    env = _env_at((0.5, 49.8), (40.0, 10.0))
-    env.step([-1.0, 0.0])
-    env.step([0.0, 1.0])
-    s = env.unwrapped.state
-    assert (s.worker_x, s.worker_y) == (0.0, 50.0)
-
-
 # -- The capture
 
 
-def test_capture_when_the_discs_touch_after_the_step():
-    # the target moves to (20, 20), the worker to (17, 20): 3.0 apart, touching
-    env = _env_at((16.5, 20.0), (19.0, 20.0), (1.0, 0.0))
-    _, reward, terminated, truncated, info = env.step([0.5, 0.0])
-    assert (reward, terminated, truncated, info["distance"]) == (-1.0, True, False, 3.0)
-    env = _env_at((16.5, 20.0), (19.0, 20.0), (1.0, 0.0))
-    _, reward, terminated, _, info = env.step([0.4, 0.0])  # 3.1 apart: not yet
-    assert reward == -1.0 and not terminated and info["distance"] == pytest.approx(3.1)
+@pytest.mark.parametrize("move, caught, distance", [(0.5, True, 3.0), (0.4, False, pytest.approx(3.1))])
+def test_capture_when_the_discs_touch_after_the_step(move, caught, distance):
+    env = _env_at((16.5, 20.0), (19.0, 20.0), (1.0, 0.0))  # the target moves to (20, 20)
+    _, reward, terminated, truncated, info = env.step([move, 0.0])
+    assert (reward, terminated, truncated, info["distance"]) == (-1.0, caught, False, distance)
 
 
 # -- The optimum and the heuristic

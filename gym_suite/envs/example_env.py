@@ -49,12 +49,6 @@ the goal.
 
 ## Arguments
 
-| Argument | Default | Meaning |
-|---|---|---|
-| `lf_min` | 1 | leftmost position, an integer in 0..10^12 - 2 |
-| `rt_max` | 10 | rightmost position, an integer in `lf_min + 2`..10^12 |
-| `render_mode` | None | `"ansi"`, `"human"` (prints the text) or `"rgb_array"` |
-
 ```python
 >>> import gymnasium as gym
 >>> env = gym.make("gym_suite:example-v0", render_mode="ansi")
@@ -82,7 +76,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -103,10 +97,9 @@ the goal) or colder, and it hears that the wrong way round with probability ``fl
 (0.35). A policy that acts on what it heard last (the heuristic: warmer, go on; colder, turn back)
 is sent the wrong way by every flipped signal; one that weighs everything it has heard is not.
 
-The best possible play is computable: dynamic programming over the agent's beliefs gives the
-Bayes-optimal policy and its value (:mod:`gym_suite.references.example_v1_optimum`). The best
-*memoryless* policy is the heuristic's rule: an agent with memory can close the gap to the
-optimum, one without cannot.
+The Bayes-optimal policy and its value are computed by dynamic programming over the agent's
+beliefs (:mod:`gym_suite.references.example_v1_optimum`); the best *memoryless* policy is the
+heuristic's rule.
 
 ## Action Space
 
@@ -146,13 +139,6 @@ blue colder).
 
 ## Arguments
 
-| Argument | Default | Meaning |
-|---|---|---|
-| `lf_min` | 1 | leftmost position, an integer in 0..10^12 - 2 |
-| `rt_max` | 12 | rightmost position, an integer in `lf_min + 2`..10^12 |
-| `flip_probability` | 0.35 | the chance that a move's warmer/colder is heard the wrong way round, in [0, 0.5] |
-| `render_mode` | None | `"ansi"`, `"human"` (prints the text) or `"rgb_array"` |
-
 ```python
 >>> import gymnasium as gym
 >>> env = gym.make("gym_suite:example-v1")
@@ -168,9 +154,7 @@ blue colder).
 ## Version History
 
 * v1: the position hidden, a warmer/colder signal of each move heard, flipped with probability
-  0.35; -1 a step whatever the direction, +10 on the goal; a line of 12 positions, 24 steps. On
-  v0 the observation is the position and the heuristic is optimal; on v1 an agent must remember
-  what it heard to beat it (the parameters' reasons: the notes below).
+  0.35; -1 a step whatever the direction, +10 on the goal; a line of 12 positions, 24 steps.
 * v0: see example-v0.
 """
 
@@ -182,11 +166,20 @@ ACTION_NAMES = ("left", "right")
 REWARD_GOAL = 10.0
 REWARD_TOWARD = -1.0  # a step that gets closer to the goal
 REWARD_AWAY = -2.0  # a step away from the goal, or into a wall
+REWARD_STEP_V1 = -1.0  # example-v1: every step that does not land on the goal
 CELL_PIXELS = 24  # rgb_array: width and height of one position
 DEFAULT_LF_MIN, DEFAULT_RT_MAX = 1, 10
+V1_LF_MIN, V1_RT_MAX = 1, 12  # the goal at 6
+V1_FLIP_PROBABILITY = 0.35
 #: The largest position: sums stay inside int64, ``floor(u * n)`` is uniform to a relative 1e-4.
 MAX_POSITION = 10**12
 NO_REWARD = math.nan  # the last reward after a start
+#: example-v1's observations: nothing heard yet, then ``1 + 2 * move + heard_warmer``
+OBS_START = 0
+OBS_LEFT_COLDER, OBS_LEFT_WARMER, OBS_RIGHT_COLDER, OBS_RIGHT_WARMER = 1, 2, 3, 4
+OBSERVATION_NAMES = ("start", "left, colder", "left, warmer", "right, colder", "right, warmer")
+HEARD_STRIP_PIXELS = 8  # rgb_array: the strip that shows what was heard
+HEARD_COLOURS = ((160, 160, 160), (60, 90, 200), (240, 150, 40))  # nothing yet, colder (blue), warmer (orange)
 
 
 def goal_of(lf_min: int, rt_max: int) -> int:
@@ -195,19 +188,29 @@ def goal_of(lf_min: int, rt_max: int) -> int:
 
 @dataclass(frozen=True)
 class ExampleParams:
-    """The line of an example-v0 walk; ``goal`` and ``n_starts`` are derived by ``make_params``."""
+    """The line of an example-v0 walk; ``goal`` (``(lf_min + rt_max - 1) // 2``) and ``n_starts``
+    (every position but rt_max and the goal) are derived by ``make_params``."""
 
-    #: leftmost position
     lf_min: int = DEFAULT_LF_MIN
-    #: rightmost position
     rt_max: int = DEFAULT_RT_MAX
-    #: the goal, (lf_min + rt_max - 1) // 2
     goal: int = goal_of(DEFAULT_LF_MIN, DEFAULT_RT_MAX)
-    #: the number of starting positions: every position but rt_max and the goal
     n_starts: int = DEFAULT_RT_MAX - DEFAULT_LF_MIN - 1
 
 
+@dataclass(frozen=True)
+class ExampleV1Params:
+    """example-v1's line and the chance that a step's signal is heard the wrong way round; ``goal``
+    and ``n_starts`` as in :class:`ExampleParams`."""
+
+    lf_min: int = V1_LF_MIN
+    rt_max: int = V1_RT_MAX
+    flip_probability: float = V1_FLIP_PROBABILITY
+    goal: int = goal_of(V1_LF_MIN, V1_RT_MAX)
+    n_starts: int = V1_RT_MAX - V1_LF_MIN - 1
+
+
 DEFAULTS = ExampleParams()
+V1 = ExampleV1Params()
 
 
 class ExampleState(NamedTuple):
@@ -217,12 +220,20 @@ class ExampleState(NamedTuple):
     last_reward: Any
 
 
+class ExampleV1State(NamedTuple):
+    """The agent's position (hidden from it), the last step's reward (NaN after a start) and
+    what it heard (the observation: ``OBS_START`` after a start)."""
+
+    position: Any
+    last_reward: Any
+    heard: Any
+
+
 _new_state = state_maker(ExampleState)
+_new_v1_state = state_maker(ExampleV1State)
 
 
-# --------------------------------------------------------------------------------------------
-# The rules
-# --------------------------------------------------------------------------------------------
+# -- The rules
 
 
 def start_position(draw: Array, lf_min: int, goal: int) -> Array:
@@ -241,32 +252,53 @@ def walk_rules(
     return new_position, reward, at_goal
 
 
-class Example(Definition[ExampleState, ExampleParams]):
-    """The rules of example-v0."""
+class _Walk(Definition[Any, Any]):
+    """What example-v0 and example-v1 share: the line, the start, the goal's end, ``info``."""
 
     name = "example"
-    State = ExampleState
-    arguments = (
+    arguments: ClassVar[tuple[Argument, ...]] = (
         Argument("lf_min", int, "the leftmost position", low=0, high=MAX_POSITION - 2),
         Argument("rt_max", int, "the rightmost position", low="lf_min + 2", high=MAX_POSITION),
     )
+    start_draws = 1  # the starting position
+
+    def make_params(self, base: Any, owner: str, **arguments: Any) -> Any:
+        line = super().make_params(base, owner, **arguments)
+        return replace(line, goal=goal_of(line.lf_min, line.rt_max), n_starts=line.rt_max - line.lf_min - 1)
+
+    def _start(self, u: Any, params: Any, ops: Ops) -> Any:
+        # floor(u * n); the minimum guards against a product rounded up to n
+        draw = ops.minimum(ops.floor_int(u[0] * params.n_starts), params.n_starts - 1)
+        return start_position(draw, params.lf_min, params.goal)
+
+    def reward(self, state: Any, action: Any, next_state: Any, params: Any, ops: Ops) -> Any:
+        return next_state.last_reward
+
+    def terminal(self, state: Any, params: Any, ops: Ops) -> Any:
+        return state.position == params.goal
+
+    def info(self, state: Any, action: Any, next_state: Any, params: Any, ops: Ops) -> dict[str, Any]:
+        return {"dist": params.goal - next_state.position}
+
+    def _text(self, state: Any, params: Any) -> str:
+        reward = None if math.isnan(state.last_reward) else state.last_reward
+        return ansi_line(state.position, params.goal, params.lf_min, params.rt_max, reward)
+
+
+class Example(_Walk):
+    """The rules of example-v0."""
+
+    State = ExampleState
     #: The tutorial's name for the registered step limit (the registry row's), an attribute of the envs.
     env_attributes: ClassVar[Mapping[str, Any]] = {
         "MAX_STEPS": next(spec.max_episode_steps for spec in SPECS if spec.id == "example-v0")
     }
-    start_draws = 1  # the starting position; a step draws nothing
-
-    def make_params(self, base: ExampleParams, owner: str, **arguments: Any) -> ExampleParams:
-        line = super().make_params(base, owner, **arguments)
-        return ExampleParams(line.lf_min, line.rt_max, goal_of(line.lf_min, line.rt_max), line.rt_max - line.lf_min - 1)
 
     def spaces(self, params: ExampleParams) -> tuple[spaces.Space[Any], spaces.Space[Any]]:
         return spaces.Discrete(params.rt_max + 1), spaces.Discrete(len(ACTION_NAMES))
 
     def initial(self, u: Any, params: ExampleParams, ops: Ops) -> ExampleState:
-        # floor(u * n); the minimum guards against a product rounded up to n
-        draw = ops.minimum(ops.floor_int(u[0] * params.n_starts), params.n_starts - 1)
-        return ExampleState(start_position(draw, params.lf_min, params.goal), NO_REWARD)
+        return ExampleState(self._start(u, params, ops), NO_REWARD)
 
     def transition(self, state: ExampleState, action: Any, u: Any, params: ExampleParams, ops: Ops) -> ExampleState:
         position, reward, _ = walk_rules(state.position, action, params.goal, params.lf_min, params.rt_max, ops)
@@ -275,83 +307,22 @@ class Example(Definition[ExampleState, ExampleParams]):
     def observation(self, state: ExampleState, params: ExampleParams, ops: Ops) -> Any:
         return ops.copy(state.position)
 
-    def reward(
-        self, state: ExampleState, action: Any, next_state: ExampleState, params: ExampleParams, ops: Ops
-    ) -> Any:
-        return next_state.last_reward
-
-    def terminal(self, state: ExampleState, params: ExampleParams, ops: Ops) -> Any:
-        return state.position == params.goal
-
-    def info(
-        self, state: ExampleState | None, action: Any, next_state: ExampleState, params: ExampleParams, ops: Ops
-    ) -> dict[str, Any]:
-        return {"dist": params.goal - next_state.position}
-
     def heuristic(self, observation: Any, params: ExampleParams, ops: Ops) -> Any:
         """Move toward the goal."""
         return ops.where(observation < params.goal, MOVE_RIGHT, MOVE_LEFT)
 
     def render(self, state: ExampleState, params: ExampleParams, mode: str) -> Any:
         if mode == "ansi":
-            reward = None if math.isnan(state.last_reward) else state.last_reward
-            return ansi_line(state.position, params.goal, params.lf_min, params.rt_max, reward) + "\n"
+            return self._text(state, params) + "\n"
         return rgb_frame(state.position, params.goal, params.lf_min, params.rt_max)
 
 
-# --------------------------------------------------------------------------------------------
-# example-v1: the walk, partly observed (its manual: V1_MANUAL)
-# --------------------------------------------------------------------------------------------
-
-#: example-v1's observations: nothing heard yet, then ``1 + 2 * move + heard_warmer``
-OBS_START = 0
-OBS_LEFT_COLDER, OBS_LEFT_WARMER, OBS_RIGHT_COLDER, OBS_RIGHT_WARMER = 1, 2, 3, 4
-OBSERVATION_NAMES = ("start", "left, colder", "left, warmer", "right, colder", "right, warmer")
-REWARD_STEP_V1 = -1.0  # every step that does not land on the goal
-V1_LF_MIN, V1_RT_MAX = 1, 12  # the goal at 6
-V1_FLIP_PROBABILITY = 0.35
-HEARD_STRIP_PIXELS = 8  # rgb_array: the strip that shows what was heard
-HEARD_COLOURS = ((160, 160, 160), (60, 90, 200), (240, 150, 40))  # nothing yet, colder (blue), warmer (orange)
-
-
-@dataclass(frozen=True)
-class ExampleV1Params:
-    """The line and the noise of an example-v1 walk; ``goal`` and ``n_starts`` are derived by ``make_params``."""
-
-    #: leftmost position
-    lf_min: int = V1_LF_MIN
-    #: rightmost position
-    rt_max: int = V1_RT_MAX
-    #: the probability that a step's signal is heard the wrong way round
-    flip_probability: float = V1_FLIP_PROBABILITY
-    #: the goal, (lf_min + rt_max - 1) // 2
-    goal: int = goal_of(V1_LF_MIN, V1_RT_MAX)
-    #: the number of starting positions: every position but rt_max and the goal
-    n_starts: int = V1_RT_MAX - V1_LF_MIN - 1
-
-
-V1 = ExampleV1Params()
-
-
-class ExampleV1State(NamedTuple):
-    """The agent's position (hidden from it), the last step's reward (NaN after a start) and
-    what it heard (the observation: ``OBS_START`` after a start)."""
-
-    position: Any
-    last_reward: Any
-    heard: Any
-
-
-_new_v1_state = state_maker(ExampleV1State)
-
-
-class ExampleV1(Definition[ExampleV1State, ExampleV1Params]):
+class ExampleV1(_Walk):
     """The rules of example-v1: example-v0's walk, the position hidden, a noisy warmer/colder heard."""
 
-    name = "example"
     State = ExampleV1State
     arguments = (
-        *Example.arguments,
+        *_Walk.arguments,
         Argument(
             "flip_probability",
             float,
@@ -360,20 +331,13 @@ class ExampleV1(Definition[ExampleV1State, ExampleV1Params]):
             high=0.5,
         ),
     )
-    start_draws = 1  # the starting position
     step_draws = 1  # whether the signal flips
-
-    def make_params(self, base: ExampleV1Params, owner: str, **arguments: Any) -> ExampleV1Params:
-        walk = super().make_params(base, owner, **arguments)
-        goal, n_starts = goal_of(walk.lf_min, walk.rt_max), walk.rt_max - walk.lf_min - 1
-        return ExampleV1Params(walk.lf_min, walk.rt_max, walk.flip_probability, goal, n_starts)
 
     def spaces(self, params: ExampleV1Params) -> tuple[spaces.Space[Any], spaces.Space[Any]]:
         return spaces.Discrete(len(OBSERVATION_NAMES)), spaces.Discrete(len(ACTION_NAMES))
 
     def initial(self, u: Any, params: ExampleV1Params, ops: Ops) -> ExampleV1State:
-        draw = ops.minimum(ops.floor_int(u[0] * params.n_starts), params.n_starts - 1)
-        position = start_position(draw, params.lf_min, params.goal)
+        position = self._start(u, params, ops)
         return ExampleV1State(position, NO_REWARD, position * 0 + OBS_START)
 
     def transition(
@@ -389,19 +353,6 @@ class ExampleV1(Definition[ExampleV1State, ExampleV1Params]):
     def observation(self, state: ExampleV1State, params: ExampleV1Params, ops: Ops) -> Any:
         return ops.copy(state.heard)
 
-    def reward(
-        self, state: ExampleV1State, action: Any, next_state: ExampleV1State, params: ExampleV1Params, ops: Ops
-    ) -> Any:
-        return next_state.last_reward
-
-    def terminal(self, state: ExampleV1State, params: ExampleV1Params, ops: Ops) -> Any:
-        return state.position == params.goal
-
-    def info(
-        self, state: ExampleV1State | None, action: Any, next_state: ExampleV1State, params: ExampleV1Params, ops: Ops
-    ) -> dict[str, Any]:
-        return {"dist": params.goal - next_state.position}
-
     def heuristic(self, observation: Any, params: ExampleV1Params, ops: Ops) -> Any:
         """Warmer: go on; colder: turn back; at the start, left. Memoryless: the current observation only."""
         go_right = (observation == OBS_LEFT_COLDER) | (observation == OBS_RIGHT_WARMER)
@@ -409,21 +360,16 @@ class ExampleV1(Definition[ExampleV1State, ExampleV1Params]):
 
     def render(self, state: ExampleV1State, params: ExampleV1Params, mode: str) -> Any:
         """The line, and under the picture a strip of what was heard: orange warmer, blue colder."""
-        if mode == "ansi":
-            reward = None if math.isnan(state.last_reward) else state.last_reward
-            line = ansi_line(state.position, params.goal, params.lf_min, params.rt_max, reward)
-            return f"{line}  heard {OBSERVATION_NAMES[int(state.heard)]}\n"
-        frame = rgb_frame(state.position, params.goal, params.lf_min, params.rt_max)
         heard = int(state.heard)
-        colour = HEARD_COLOURS[0 if heard == OBS_START else 1 + (heard - 1) % 2]
+        if mode == "ansi":
+            return f"{self._text(state, params)}  heard {OBSERVATION_NAMES[heard]}\n"
+        frame = rgb_frame(state.position, params.goal, params.lf_min, params.rt_max)
         strip = np.empty((HEARD_STRIP_PIXELS, frame.shape[1], 3), dtype=np.uint8)
-        strip[:] = colour
+        strip[:] = HEARD_COLOURS[0 if heard == OBS_START else 1 + (heard - 1) % 2]
         return np.concatenate([frame, strip], axis=0)
 
 
-# --------------------------------------------------------------------------------------------
-# Pictures
-# --------------------------------------------------------------------------------------------
+# -- Pictures
 
 
 def ansi_line(position: int, goal: int, lf_min: int, rt_max: int, reward: float | None = None) -> str:
@@ -443,9 +389,7 @@ def rgb_frame(position: int, goal: int, lf_min: int, rt_max: int) -> npt.NDArray
     return frame
 
 
-# --------------------------------------------------------------------------------------------
-# The definitions the registry names (gym_suite/_registry.py), and the env classes
-# --------------------------------------------------------------------------------------------
+# -- The definitions the registry names (gym_suite/_registry.py), and the env classes
 
 EXAMPLE = Example()
 EXAMPLE_V1 = ExampleV1()
@@ -457,8 +401,7 @@ class ExampleEnv(SuiteEnv):
 
 
 class ExampleVectorEnv(SuiteVectorEnv):
-    """``num_envs`` example-v0 environments in numpy arrays, next-step autoreset: :class:`ExampleEnv`'s arguments,
-    plus ``num_envs`` and ``max_episode_steps``."""
+    """``num_envs`` :class:`ExampleEnv` in numpy arrays, next-step autoreset; also ``max_episode_steps``."""
 
     scalar_env = ExampleEnv
 
@@ -469,7 +412,6 @@ class ExampleV1Env(SuiteEnv):
 
 
 class ExampleV1VectorEnv(SuiteVectorEnv):
-    """``num_envs`` example-v1 environments in numpy arrays, next-step autoreset: :class:`ExampleV1Env`'s arguments,
-    plus ``num_envs`` and ``max_episode_steps``."""
+    """``num_envs`` :class:`ExampleV1Env` in numpy arrays, next-step autoreset; also ``max_episode_steps``."""
 
     scalar_env = ExampleV1Env

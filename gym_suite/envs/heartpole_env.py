@@ -66,12 +66,6 @@ drinks (see :meth:`HeartPole.heuristic`).
 
 ## Arguments
 
-| Argument | Default | Meaning |
-|---|---|---|
-| `heart_attack_proclivity` | 0.5 | scales the heart-attack probability, in [0, 1] |
-| `expected_cost` | False | subtract 100 x the step's attack probability instead of 100 per drawn attack (the same expected return, less spread: for training) |
-| `render_mode` | None | `"ansi"` (the step's log), `"human"` (prints it) or `"rgb_array"` (a dashboard) |
-
 On JAX (``gym_suite.jax.make``) ``heart_attack_proclivity`` is data in ``params``
 (``params.replace(heart_attack_proclivity=0.3)``, ``jax.vmap`` over a batch of params);
 ``expected_cost`` chooses the reward's rule, so it stays static (an argument of ``make``).
@@ -176,12 +170,6 @@ All six quantities are 0, as in v0.
 
 ## Arguments
 
-| Argument | Default | Meaning |
-|---|---|---|
-| `heart_attack_proclivity` | 0.5 | scales the heart-attack probability, in [0, 1] |
-| `expected_cost` | True | subtract 100 x the attack probability (False: 100 per drawn attack) |
-| `render_mode` | None | `"ansi"` (the step's log), `"human"` (prints it) or `"rgb_array"` (a dashboard) |
-
 On JAX ``heart_attack_proclivity`` is data in ``params``; ``expected_cost`` stays static, as in v0.
 
 ```python
@@ -200,15 +188,11 @@ On JAX ``heart_attack_proclivity`` is data in ``params``; ``expected_cost`` stay
   episode ends when time_elapsed reaches 672 half-hours (v0: after 1000 steps); every
   half-hour that passes carries its chance of a heart attack, the 16 of a night included
   (v0: one chance a step, at its end); an attack leaves hypertension as it is (v0: resets it
-  to 0); the reward subtracts the attack's expected cost (v0: 100 per drawn attack). On v0
-  the unavoidable attacks dwarf the policy's part of the return and the heuristic is all but
-  optimal; on v1 the work and the attacks are on the same scale (the notes below say more).
+  to 0); the reward subtracts the attack's expected cost (v0: 100 per drawn attack).
 * v0: first release, with the rules of ``heartpole`` 1.2 (see :class:`HeartPoleEnv`).
 """
 
-# --------------------------------------------------------------------------------------------
-# The constants of the model (HeartPole tutorial); every formula below is the tutorial's
-# --------------------------------------------------------------------------------------------
+# -- The constants of the model (HeartPole tutorial); every formula below is the tutorial's
 
 DO_NOTHING, DRINK_COFFEE, DRINK_BEER, SLEEP = 0, 1, 2, 3
 ACTION_NAMES = ("do_nothing", "drink_coffee", "drink_beer", "sleep")  # the tutorial's function names
@@ -294,18 +278,14 @@ class HeartPoleState(NamedTuple):
 _new_state = state_maker(HeartPoleState)
 
 
-# --------------------------------------------------------------------------------------------
-# Beyond Ops: each takes ``ops`` first and its fastest way on each backend, the same values
-# --------------------------------------------------------------------------------------------
+# -- Beyond Ops: each takes ``ops`` first and its fastest way on each backend, the same values
 
-#: Small batches stack the arguments of :func:`sigmoids` into one array (fewer numpy calls); above
-#: this many bytes the temporaries cost more in page faults than the calls they save.
+#: Up to this many bytes :func:`sigmoids` stacks its arguments (fewer numpy calls, more page faults).
 STACK_BYTES = 64 * 1024
 
 
 def sigmoids(ops: Ops, *xs: Any, tanh: Callable[[float], float] = math.tanh) -> Any:
-    """The sigmoids of several quantities at once, ``0.5 + 0.5 * tanh(0.5 * x)`` of each (never
-    overflowing), in fewer calls on numpy; unpack the result: ``a, b = sigmoids(ops, x, y)``."""
+    """``0.5 + 0.5 * tanh(0.5 * x)`` of each ``x`` (never overflowing): ``a, b = sigmoids(ops, x, y)``."""
     name = ops.name
     if name == "scalar":
         if len(xs) == 4:  # the rules' four written out: faster than a comprehension
@@ -340,7 +320,7 @@ def _one_hots(n: int) -> tuple[tuple[float, ...], ...]:
     return tuple(tuple(float(i == j) for j in range(n)) for i in range(n))
 
 
-#: :func:`_one_hots` of small ``n`` (a dict's lookup is faster than the cache's call)
+#: a dict's lookup is faster than the cache's call
 _ONE_HOTS = {n: _one_hots(n) for n in range(1, 17)}
 
 
@@ -352,8 +332,7 @@ def _arange_column(n: int, ndim: int) -> npt.NDArray[np.int64]:
 
 
 def one_hot(ops: Ops, index: Any, n: int) -> Any:
-    """``n`` floats, 1.0 at ``index`` and 0.0 elsewhere (per row for arrays: ``(n, rows)``);
-    unpack the result. Arithmetic with them is exact, and on arrays cheaper than with flags."""
+    """``n`` floats, 1.0 at ``index`` and 0.0 elsewhere (``(n, rows)`` on arrays): exact arithmetic, cheaper than flags."""
     name = ops.name
     if name == "scalar":
         table = _ONE_HOTS.get(n)
@@ -369,15 +348,13 @@ def one_hot(ops: Ops, index: Any, n: int) -> Any:
 
 @functools.cache
 def _constant_column(constants: tuple[float, ...], ndim: int) -> FloatArray:
-    """``constants`` as a float64 array of shape ``(k, 1, ...)``: a new leading axis for ``ndim`` axes."""
     column = np.array(constants, dtype=np.float64).reshape((len(constants),) + (1,) * ndim)
     column.flags.writeable = False
     return column
 
 
 def product(ops: Ops, fn: Callable[..., Any], constants: tuple[float, ...], *args: Any) -> Any:
-    """The product of ``fn(c, *args)`` over the ``constants`` ``c``, multiplied in their order: on
-    arrays ``fn`` runs once, ``c`` a column of the constants (a new leading axis)."""
+    """The product of ``fn(c, *args)`` over ``constants`` in their order (on arrays ``fn`` runs once, on a column)."""
     name = ops.name
     if name == "scalar":
         return math.prod(map(fn, constants, *map(itertools.repeat, args)))
@@ -392,8 +369,7 @@ def product(ops: Ops, fn: Callable[..., Any], constants: tuple[float, ...], *arg
 
 
 def only_where(ops: Ops, mask: Any, fn: Callable[..., Any], x: Any, *shared: Any) -> Any:
-    """``fn(x, *shared)`` where ``mask`` holds, 0.0 elsewhere; on numpy ``fn`` runs on the rows of
-    ``mask`` alone (``x`` an array over the rows, ``shared`` the same for every row)."""
+    """``fn(x, *shared)`` where ``mask`` holds, 0.0 elsewhere (on numpy ``fn`` runs on the masked rows alone)."""
     name = ops.name
     if name == "scalar":
         return fn(x, *shared) if mask else 0.0
@@ -415,8 +391,7 @@ def _object_table(names: tuple[Any, ...]) -> npt.NDArray[np.object_]:
 
 
 def lookup(ops: Ops, names: tuple[Any, ...], index: Any) -> Any:
-    """``names[index]``: the object on Python numbers, an object array on numpy; under JAX, whose
-    arrays hold no strings, ``index`` itself."""
+    """``names[index]`` (an object array on numpy); under JAX, whose arrays hold no strings, ``index``."""
     name = ops.name
     if name == "scalar":
         return names[index]
@@ -425,20 +400,16 @@ def lookup(ops: Ops, names: tuple[Any, ...], index: Any) -> Any:
     return index
 
 
-# --------------------------------------------------------------------------------------------
-# The rules
-# --------------------------------------------------------------------------------------------
+# -- The rules
 
 
 def night_attack_probability(hypertension: Any, heart_attack_proclivity: float, ops: Ops) -> Any:
-    """The chance of at least one heart attack over the 16 half-hours of a night (v1's hazard),
-    each with ``proclivity * sigmoid(hypertension * 0.97^h - 6)``."""
+    """The chance of at least one heart attack in the 16 half-hours of a night (v1's hazard)."""
     return 1.0 - product(ops, no_attack_after, NIGHT_DECAYS, hypertension, heart_attack_proclivity, ops)
 
 
 def no_attack_after(decay: Any, hypertension: Any, heart_attack_proclivity: float, ops: Ops) -> Any:
-    """The chance of no heart attack after a half-hour that left ``hypertension * decay``:
-    ``1 - proclivity / (1 + exp(6 - hypertension * decay))`` (hypertension >= 0: no overflow)."""
+    """``1 - proclivity * sigmoid(hypertension * decay - 6)``, no overflow for hypertension >= 0."""
     return 1.0 - heart_attack_proclivity / (1.0 + ops.exp(HEART_ATTACK_HYPERTENSION - hypertension * decay))
 
 
@@ -570,13 +541,9 @@ def heuristic_actions(observation: Any) -> npt.NDArray[np.int64]:
     return np.asarray(HEARTPOLE.heuristic(np.asarray(observation, dtype=np.float64), V0, NUMPY), dtype=np.int64)
 
 
-# --------------------------------------------------------------------------------------------
-# Pictures: the step's log (ansi) and a dashboard (rgb_array)
-# --------------------------------------------------------------------------------------------
+# -- Pictures: the step's log (ansi) and a dashboard (rgb_array)
 
-#: rgb_array: each bar is filled to v / (|v| + scale) of its length (half full at v == scale);
-#: signed quantities grow from the middle. A bar reads up to DASHBOARD_RANGE scales: past it the bar
-#: is full and its end is an OVERFLOW_RGB arrow (the value above it says how far).
+#: A bar is filled to v / (|v| + scale) (signed ones from the middle), full with an arrow past DASHBOARD_RANGE scales.
 DASHBOARD_SCALES = (1.0, HEART_ATTACK_HYPERTENSION, BALLMER_PEAK, TIRING_ONSET, 48.0, 100.0)
 DASHBOARD_SIGNED = (True, False, False, False, False, True)
 DASHBOARD_COLOURS = ((230, 180, 30), (200, 40, 40), (150, 60, 190), (60, 110, 200), (110, 110, 110), (40, 160, 70))
@@ -599,7 +566,6 @@ def ansi_log(state: Sequence[float], last_action: int, heart_attack: bool) -> st
 
 
 def value_text(value: float) -> str:
-    """A quantity as the dashboard shows it: 3 decimals below 10, 1 below 1,000, whole above."""
     value = float(value)
     size = abs(value)
     if not np.isfinite(value) or size >= 1e7:
@@ -612,9 +578,7 @@ def value_text(value: float) -> str:
 
 
 def rgb_dashboard(state: Sequence[float], last_action: int, heart_attack: bool) -> npt.NDArray[np.uint8]:
-    """A small image: one labelled bar per quantity (its name and value above it), the four
-    actions below (the chosen one lit, named under the slots), a red frame and ``HEART
-    ATTACK`` on a heart attack."""
+    """A labelled bar per quantity, the four actions (the chosen one lit), a red frame on a heart attack."""
     rows = len(STATE_NAMES)
     height = MARGIN + rows * ROW_HEIGHT + SLOT_HEIGHT + 2 + 2 * LINE_HEIGHT + MARGIN
     frame = np.full((height, FRAME_WIDTH, 3), 245, dtype=np.uint8)
@@ -655,9 +619,7 @@ def rgb_dashboard(state: Sequence[float], last_action: int, heart_attack: bool) 
     return frame
 
 
-# --------------------------------------------------------------------------------------------
-# The definition the registry names (gym_suite/_registry.py), and the env classes
-# --------------------------------------------------------------------------------------------
+# -- The definition the registry names (gym_suite/_registry.py), and the env classes
 
 HEARTPOLE = HeartPole()
 
@@ -668,8 +630,7 @@ class HeartPoleEnv(SuiteEnv):
 
 
 class HeartPoleVectorEnv(SuiteVectorEnv):
-    """``num_envs`` heartpole-v0 environments in numpy arrays, next-step autoreset: :class:`HeartPoleEnv`'s arguments,
-    plus ``num_envs`` and ``max_episode_steps``."""
+    """``num_envs`` :class:`HeartPoleEnv` in numpy arrays, next-step autoreset; also ``max_episode_steps``."""
 
     scalar_env = HeartPoleEnv
 
@@ -680,7 +641,6 @@ class HeartPoleV1Env(SuiteEnv):
 
 
 class HeartPoleV1VectorEnv(SuiteVectorEnv):
-    """``num_envs`` heartpole-v1 environments in numpy arrays, next-step autoreset: :class:`HeartPoleV1Env`'s arguments,
-    plus ``num_envs`` and ``max_episode_steps``."""
+    """``num_envs`` :class:`HeartPoleV1Env` in numpy arrays, next-step autoreset; also ``max_episode_steps``."""
 
     scalar_env = HeartPoleV1Env

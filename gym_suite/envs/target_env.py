@@ -2,20 +2,17 @@
 
 ## Description
 
-A pointing (or calibration) task from a Gymnasium + Ray + pygame custom-environment
-tutorial: a blue worker disc and a red target disc lie in a ``size x size`` field, and each
-action places the worker somewhere in the field. The episode ends when the worker's disc
-touches the target's. Unlike the tutorial, the worker sees itself as well as the target,
-the hit is a circle test rather than a test of shifted rectangles, and the worker never
-starts on the target, so the task is learnable (and solved in one step by looking).
+A pointing task from a Gymnasium + Ray + pygame custom-environment tutorial: a blue worker disc
+and a red target disc lie in a ``size x size`` field; each action places the worker somewhere in
+it, and the episode ends when the discs touch. Unlike the tutorial, the worker sees itself too,
+the hit is a circle test and the worker never starts on the target (solved in one step by looking).
 
 ## Action Space
 
-`Box(0, size, (2,), float32)`: the point ``(x, y)`` the worker moves to. A finite point
-outside the field is clipped to it, coordinate by coordinate, and ``info["clipped"]`` is
-then ``True``. A NaN or infinite coordinate, or an action that is not of shape ``(2,)``,
-raises ``ValueError``; a non-numeric one ``TypeError``. Numpy arrays and sequences of two
-numbers are accepted.
+`Box(0, size, (2,), float32)`: the point ``(x, y)`` the worker moves to (an array or two numbers).
+A finite point outside the field is clipped to it on each axis (``info["clipped"]`` is then
+``True``). A NaN or infinite coordinate or a shape other than ``(2,)`` raises ``ValueError``, a
+non-numeric action ``TypeError``.
 
 ## Observation Space
 
@@ -28,25 +25,20 @@ numbers are accepted.
 | 2 | target x | radius | size - radius |
 | 3 | target y | radius | size - radius |
 
-Positions are kept in float64 and observed rounded to float32. The arguments are bounded
-(``size <= 2**24`` and ``size <= radius * 2**24``) so that the rounding never matters: the
-observed target ``obs[2:4]`` lies within ``2 * radius`` of the true one, and moving there always
-hits.
+Positions are kept in float64 and observed rounded to float32; ``size <= 2**24`` and ``size <=
+radius * 2**24`` make moving to the observed target ``obs[2:4]`` always a hit.
 
 ## Rewards
 
-+1 for a hit (the centres are at most ``2 * radius`` apart, i.e. the discs touch), -1 for a
-miss.
++1 for a hit (the centres at most ``2 * radius`` apart), -1 for a miss.
 
 ## Starting State
 
-The target is uniform on ``[radius, size - radius]**2`` (inside the field), unless the
-``target`` argument fixes it. The worker is uniform on the points of the field
-``[0, size]**2`` farther than ``2 * radius`` from the target: the first of ``k`` uniform
-candidate points that misses the target (``k`` = 20 with the defaults, so that all of them hit
-with probability at most ``2**-48``; then the worker starts at the corner farthest from the
-target). A start takes ``2 + 2 * k`` uniforms of ``env.np_random`` (2 for the target, drawn even
-when it is fixed, and 2 per candidate); a step draws none.
+The target is uniform on ``[radius, size - radius]**2`` unless the ``target`` argument fixes it.
+The worker is uniform on the points of ``[0, size]**2`` farther than ``2 * radius`` from it: the
+first of ``k`` uniform candidates that misses (``k`` = 20 by default: all hit with probability at
+most ``2**-48``, and then the worker starts at the corner farthest from the target). A start takes
+``2 + 2 * k`` uniforms of ``env.np_random`` (the target's two even when it is fixed); a step none.
 
 ## Episode End
 
@@ -56,22 +48,12 @@ when it is fixed, and 2 per candidate); a step draws none.
 
 A ``step`` after termination raises ``gymnasium.error.ResetNeeded``.
 
-``info`` holds ``distance``, the distance between the centres, and ``clipped``, whether
-the action was clipped to the field (``False`` after ``reset``), in a fresh dict after
-``reset`` and every step. ``heuristic`` moves to the observed target (a hit in one step).
-The state is ``env.unwrapped.state`` (a :class:`TargetState`: the two centres, their
-distance and the last reward) and ``env.unwrapped.np_random``: restoring both (and
-TimeLimit's step count) replays the same future.
+``info`` holds ``distance`` between the centres and ``clipped`` (``False`` after ``reset``).
+``heuristic`` moves to the observed target. The state is ``env.unwrapped.state`` (a
+:class:`TargetState`) and ``env.unwrapped.np_random``: restoring both (and TimeLimit's step
+count) replays the same future.
 
 ## Arguments
-
-| Argument | Default | Meaning |
-|---|---|---|
-| `size` | 50 | side of the square field, an integer in 1..2^24, at most `radius * 2**24` |
-| `radius` | 6 | radius of both discs, in `[size / 2**24, size / sqrt(8 * pi)]` |
-| `target` | None | a fixed target `(x, y)` in `[radius, size - radius]`, or None for a random one |
-| `pixels_per_unit` | None | pixels per field unit of `rgb_array`/`human` pictures, a number with `1 <= size * pixels_per_unit <= 4096` (the picture's side); None: 8 (400 x 400 by default), or a 4096-pixel picture for fields over 512 units |
-| `render_mode` | None | `"ansi"` (coordinates and distance), `"human"` (a pygame window, needs `gym-suite[render]`) or `"rgb_array"` |
 
 On JAX (``gym_suite.jax.make``) every argument stays static. Pictures use screen coordinates:
 x grows to the right, y downward.
@@ -90,14 +72,11 @@ x grows to the right, y downward.
 
 * v0: first release.
 * v1 (``target-v1``, :class:`TargetV1Env`): a moving target to intercept, a steered worker.
-* v0, before any release: the rules became one definition for Python numbers, numpy and JAX;
-  the worker's start is the first of a fixed number of uniform candidates that misses the
-  target (20 with the defaults; all hit with probability at most ``2**-48``), instead of
-  redrawing until one misses (a seed gives other starts than before, with the same
-  distribution but for the corner fallback); ``size`` above
-  ``2**24`` or ``radius * 2**24``, a ``target`` that is not a sequence of two numbers and a
-  picture over 4096 pixels a side are refused at construction; ``pixels_per_unit`` may be any
-  positive number, and its default adapts to large fields.
+* v0, before any release: one definition for Python numbers, numpy and JAX; the worker's start
+  from a fixed number of candidates instead of redrawing (other starts for a seed, the same
+  distribution but for the corner); fields float32 cannot hold, a ``target`` that is not a point
+  and pictures over 4096 pixels a side refused at construction; ``pixels_per_unit`` any positive
+  number, its default adapted to large fields.
 """
 
 from __future__ import annotations
@@ -123,22 +102,16 @@ V1_MANUAL = """
 here the target moves. It runs at constant speed (1.5 units a step) in a random start direction
 and bounces off the walls; the worker steers, at most 1 unit a step. Chasing the target's current
 position (pure pursuit, the heuristic) loses to it; a policy has to aim where the target will be.
-The best possible play is computable (see Rewards), so every agent is scored against the optimum.
-
-What differs from target-v0 (:class:`TargetEnv`): the action is a velocity, not a jump; the
-target moves; the discs are small (radius 1.5: caught at 3 units between centres); the episode
-lasts up to 300 steps and pays -1 a step.
+The best possible play is computable (see Rewards). Unlike target-v0 (:class:`TargetEnv`) the
+discs are small (radius 1.5: caught at 3 units between centres) and the episode pays -1 a step.
 
 ## Action Space
 
-`Box(-1, 1, (2,), float32)`: the worker's velocity as a fraction of its top speed (1 unit a step),
-so a Gaussian policy centred at 0 starts at rest. An action longer than 1 (the Box's corners reach
-``sqrt(2)``) is scaled down to length 1, its direction kept, however long it is (``(1e300, 0)``
-moves 1 unit along x), and ``info["clipped"]`` is then ``True`` (an action within float32
-rounding of length 1 is not reported). The worker's centre
-stays in the field ``[0, size]**2`` (clipped coordinate by coordinate at a wall). A NaN or
-infinite coordinate, or an action that is not of shape ``(2,)``, raises ``ValueError``; a
-non-numeric one ``TypeError`` (target-v0's checks).
+`Box(-1, 1, (2,), float32)`: the worker's velocity as a fraction of its top speed (1 unit a step).
+An action longer than 1, however long (``(1e300, 0)`` moves 1 along x), is scaled down to length 1,
+its direction kept, and ``info["clipped"]`` is then ``True`` (not within float32 rounding of 1).
+The worker's centre stays in ``[0, size]**2`` (clipped on each axis). Bad actions raise as in
+target-v0.
 
 ## Observation Space
 
@@ -157,21 +130,14 @@ The state is kept in float64 and observed rounded to float32.
 
 ## Rewards
 
--1 a step, the step that catches the target included: the return is minus the episode's length.
-After the start the target's path is fixed whatever the worker does, so the best return is
-computable: the earliest step at which the worker, moving straight at full speed, can touch the
-target (:mod:`gym_suite.references.target_optimum` computes it and ships the policy that attains
-it, ``OptimalPolicy``).
+-1 a step, the catching step included. The target's path is fixed at the start, so the best
+return is computable (:mod:`gym_suite.references.target_optimum` and its ``OptimalPolicy``).
 
 ## Starting State
 
-target-v0's start with the radius 1.5: the target uniform on ``[radius, size - radius]**2``, the
-worker uniform on the points of the field farther than ``2 * radius`` from it (the first of
-``k`` uniform candidates that misses, as in target-v0). Then the target's direction, uniform on
-the circle: the first of 22 uniform points of ``[-1, 1]**2`` that lies in the unit disc (all miss
-with probability below ``2**-48``; then the direction is +x), scaled to ``target_speed``. A start
-takes ``2 + 2 * k + 44`` uniforms of ``env.np_random`` (62 with the defaults, ``k = 8``); a step
-draws none.
+target-v0's start (``k = 8`` candidates by default), then the target's direction, uniform on the
+circle: the first of 22 uniform points of ``[-1, 1]**2`` in the unit disc (else +x), scaled to
+``target_speed``. A start takes ``2 + 2 * k + 44`` uniforms of ``env.np_random``; a step none.
 
 ## Episode End
 
@@ -181,34 +147,16 @@ draws none.
 
 A ``step`` after termination raises ``gymnasium.error.ResetNeeded``.
 
-The target moves first by its velocity; a coordinate that would cross a wall of
-``[radius, size - radius]`` is mirrored in it and that velocity component turns around (elastic
-reflection, so in a corner both turn).
+The target moves by its velocity; a coordinate that would cross a wall of ``[radius, size -
+radius]`` is mirrored in it and that component turns around (in a corner both turn).
 
-``info`` holds ``distance``, the distance between the centres, and ``clipped``, whether the action
-was longer than 1 (``False`` after ``reset``). ``heuristic`` is pure pursuit: a unit vector towards
-the target's current position.
-
-The state is ``env.unwrapped.state`` (a :class:`TargetV1State`: the two centres, the target's
-velocity, their distance and the last reward) and ``env.unwrapped.np_random``: restoring both
-(and TimeLimit's step count) replays the same future.
+``info`` holds ``distance`` and ``clipped`` (the action was longer than 1). ``heuristic`` is pure
+pursuit. The state is ``env.unwrapped.state`` (a :class:`TargetV1State`), replayed as target-v0's.
 
 ## Arguments
 
-| Argument | Default | Meaning |
-|---|---|---|
-| `size` | 50 | side of the square field, an integer in 1..2^24, at most `radius * 2**24` |
-| `radius` | 1.5 | radius of both discs, in `[size / 2**24, size / sqrt(8 * pi)]` |
-| `target_speed` | 1.5 | the target's speed in field units a step (the worker's top speed is 1), in `[0, size - 2 * radius]` |
-| `pixels_per_unit` | None | pixels per field unit of `rgb_array`/`human` pictures, a number with `1 <= size * pixels_per_unit <= 4096`; None: 8 (400 x 400 by default) |
-| `render_mode` | None | `"ansi"` (coordinates, distance and the target's velocity), `"human"` (a pygame window, needs `gym-suite[render]`) or `"rgb_array"` |
-
-On JAX (``gym_suite.jax.make``) ``target_speed`` is data in ``params``
-(``params.replace(target_speed=2.0)``, ``jax.vmap`` over a batch of params;
-``env.observation_space(params)`` bounds the velocity by it); ``size`` and ``radius`` bound the
-spaces and set the start's candidate count, so they stay static (arguments of ``make``).
-
-Pictures use screen coordinates: x grows to the right, y downward.
+On JAX ``target_speed`` is data in ``params`` (``params.replace(target_speed=2.0)``, ``jax.vmap``
+over params); ``size`` and ``radius`` shape the spaces and the start, so they stay static.
 
 ```python
 >>> import gymnasium as gym
@@ -225,8 +173,7 @@ Pictures use screen coordinates: x grows to the right, y downward.
 ## Version History
 
 * v1: a moving target and a steered worker (target-v0: a fixed target, the worker jumps to the
-  action's point). target-v0 is solved in one step by looking; on v1 pursuit is clearly below
-  the computable optimum.
+  action's point).
 """
 
 if TYPE_CHECKING:
@@ -268,19 +215,14 @@ def start_candidates(size: float, radius: float) -> int:
 
 @dataclass(frozen=True)
 class TargetParams:
-    """The field of a target-v0 environment; ``side`` is derived by ``make_params``."""
+    """The field of a target-v0 environment (the arguments); ``make_params`` derives ``side``, the
+    size as a float the rules compute with, and ``candidates``, :func:`start_candidates`."""
 
-    #: side of the square field (an integer)
     size: int = FIELD_SIZE
-    #: radius of both discs
     radius: float = float(DISC_RADIUS)
-    #: a fixed target (x, y), or None for a random one
     target: tuple[float, float] | None = None
-    #: pixels per field unit of the pictures (None: chosen from the size)
     pixels_per_unit: float | None = None
-    #: the side as a float (what the rules compute with)
     side: float = float(FIELD_SIZE)
-    #: candidate starts per reset (:func:`start_candidates` of the size and radius)
     candidates: int = start_candidates(FIELD_SIZE, DISC_RADIUS)
 
 
@@ -301,19 +243,12 @@ class TargetState(NamedTuple):
 _new_state = state_maker(TargetState)
 
 
-# --------------------------------------------------------------------------------------------
-# Beyond Ops: the first candidate that passes, a vector clipped to length 1 (the same values on
-# every backend, each backend's fastest way)
-# --------------------------------------------------------------------------------------------
+# -- Beyond Ops: the same values on every backend, each backend's fastest way
 
 
 def first(ops: Ops, test: Callable[..., Any], candidates: Sequence[Any], default: Sequence[Any]) -> tuple[Any, ...]:
-    """The first of several candidates that passes ``test``, else ``default``.
-
-    ``candidates`` holds one sequence per quantity (on arrays of shape ``(candidates, ...)``),
-    ``test(*quantities)`` tests elementwise, ``default`` has a value per quantity. Python numbers:
-    a loop that stops at the first pass; numpy: :func:`numpy_first`; JAX: :func:`first_of_all`.
-    """
+    """The first of the ``candidates`` (one sequence per quantity, arrays ``(candidates, ...)``)
+    that passes the elementwise ``test(*quantities)``, else ``default`` (a value per quantity)."""
     name = ops.name
     if name == "scalar":
         for values in zip(*candidates):
@@ -340,15 +275,12 @@ def first_of_all(
     return tuple(xp.where(found, (c * chosen).sum(axis=0), d) for c, d in zip(columns, default))
 
 
-#: numpy's ``first`` on more than ``FIRST_BLOCK_ROWS`` rows tests ``FIRST_BLOCK`` candidates, then
-#: all the others for the rows still without one; on fewer, one candidate at a time until every
-#: row has one.
+#: Over FIRST_BLOCK_ROWS rows numpy tests FIRST_BLOCK candidates, then the rest; below, one at a time.
 FIRST_BLOCK, FIRST_BLOCK_ROWS = 4, 256
 
 
 def numpy_first(test: Callable[..., Any], candidates: Sequence[Any], default: Sequence[Any]) -> tuple[Any, ...]:
-    """:func:`first` on numpy arrays: :func:`first_of_all`'s choice, without testing candidates no
-    row needs (see ``FIRST_BLOCK``)."""
+    """:func:`first_of_all`'s choice on numpy, without testing candidates no row needs."""
     columns = [np.asarray(c) for c in candidates]
     total = columns[0].shape[0]
     if total == 0:  # no candidates: the default
@@ -386,10 +318,9 @@ def numpy_first(test: Callable[..., Any], candidates: Sequence[Any], default: Se
 
 
 def clip_to_unit(ops: Ops, x: Any, y: Any, sqrt: Callable[[float], float] = math.sqrt) -> tuple[Any, Any]:
-    """The plane vector ``(x, y)`` scaled down to length 1 where it is longer, its direction kept:
-    ``x * (1 / sqrt(x * x + y * y))``, the same bits on every backend. Where the square overflows
-    the vector is first divided by its largest component (an infinite one too: ``(inf, 5)`` gives
-    ``(1, 0)``), so ``(1e300, 0)`` is ``(1, 0)``."""
+    """``(x, y)`` scaled down to length 1 where longer, ``x * (1 / sqrt(x * x + y * y))``, the same
+    bits on every backend; where the square overflows, first divided by its largest component
+    (``(1e300, 0)`` and ``(inf, 5)`` give ``(1, 0)``)."""
     if ops.name == "scalar":
         squared = x * x + y * y
         if squared <= 1.0:
@@ -417,27 +348,45 @@ def clip_to_unit(ops: Ops, x: Any, y: Any, sqrt: Callable[[float], float] = math
     return x * scale, y * scale
 
 
-# --------------------------------------------------------------------------------------------
-# The rules
-# --------------------------------------------------------------------------------------------
+# -- The rules
 
 
 def centre_distance(ax: Array, ay: Array, bx: Array, by: Array, ops: Ops) -> Array:
-    """Euclidean distance between the points ``(ax, ay)`` and ``(bx, by)``."""
     dx = ax - bx
     dy = ay - by
     return ops.sqrt(dx * dx + dy * dy)
 
 
 def discs_touch(distance: Array, radius: float) -> Array:
-    """Two discs of radius ``radius`` touch iff their centres are at most ``2 * radius`` apart."""
     return distance <= 2.0 * radius
 
 
-class Target(Definition[TargetState, TargetParams]):
-    """The rules of target-v0."""
+class _Field(Definition[Any, Any]):
+    """What target-v0 and target-v1 share: the hit that ends an episode, the step's reward, the pictures."""
 
     name = "target"
+    human = "rgb"  # human mode: the picture in a pygame window
+
+    def reward(self, state: Any, action: Any, next_state: Any, params: Any, ops: Ops) -> Any:
+        return next_state.last_reward
+
+    def terminal(self, state: Any, params: Any, ops: Ops) -> Any:
+        return discs_touch(state.distance, params.radius)
+
+    def render(self, state: Any, params: Any, mode: str) -> Any:
+        centres = state.worker_x, state.worker_y, state.target_x, state.target_y
+        if mode != "ansi":
+            return rgb_frame(*centres, params.radius, pixel_grid(params.size, params.pixels_per_unit))
+        reward = None if math.isnan(state.last_reward) else state.last_reward
+        line = ansi_line(*centres, params.radius, reward)
+        if isinstance(state, TargetV1State):
+            line += f"  target velocity ({state.target_vx:.3f}, {state.target_vy:.3f})"
+        return line + "\n"
+
+
+class Target(_Field):
+    """The rules of target-v0."""
+
     State = TargetState
     arguments = (
         Argument("size", int, "the side of the square field", low=1, high=MAX_FIELD_SIZE),
@@ -464,7 +413,6 @@ class Target(Definition[TargetState, TargetParams]):
     )
     #: Target x and y, then x and y of each candidate start of the worker.
     start_draws = staticmethod(lambda params: 2 + 2 * params.candidates)
-    human = "rgb"  # human mode: the picture in a pygame window
 
     def make_params(self, base: TargetParams, owner: str, **arguments: Any) -> TargetParams:
         given = check_arguments(self.arguments, base, owner, arguments)
@@ -552,12 +500,6 @@ class Target(Definition[TargetState, TargetParams]):
     def observation(self, state: TargetState, params: TargetParams, ops: Ops) -> Any:
         return ops.vector(state[:4], np.float32)
 
-    def reward(self, state: TargetState, action: Any, next_state: TargetState, params: TargetParams, ops: Ops) -> Any:
-        return next_state.last_reward
-
-    def terminal(self, state: TargetState, params: TargetParams, ops: Ops) -> Any:
-        return discs_touch(state.distance, params.radius)
-
     def info(
         self, state: TargetState | None, action: Any, next_state: TargetState, params: TargetParams, ops: Ops
     ) -> dict[str, Any]:
@@ -571,18 +513,11 @@ class Target(Definition[TargetState, TargetParams]):
         """Move to the observed target: a hit in one step (the size bound makes sure of it)."""
         return ops.vector((ops.column(observation, 2), ops.column(observation, 3)), np.float32)
 
-    def render(self, state: TargetState, params: TargetParams, mode: str) -> Any:
-        if mode == "ansi":
-            reward = None if math.isnan(state.last_reward) else state.last_reward
-            return ansi_line(*state[:4], params.radius, reward) + "\n"
-        return rgb_frame(*state[:4], params.radius, pixel_grid(params.size, params.pixels_per_unit))
-
 
 def draw_start(
     rng: np.random.Generator, n: int, size: float, radius: float, target: Sequence[float] | None = None
 ) -> npt.NDArray[np.float64]:
-    """``n`` starting states as the environments draw them, an ``(n, 4)`` float64 array of rows
-    ``(worker x, worker y, target x, target y)``; the arguments are not checked."""
+    """``n`` starts as the envs draw them, rows ``(worker x, worker y, target x, target y)`` (arguments unchecked)."""
     point = None if target is None else (float(target[0]), float(target[1]))
     params = TargetParams(int(size), float(radius), point, None, float(size), start_candidates(size, radius))
     out = np.empty((n, 4))
@@ -594,9 +529,7 @@ def draw_start(
     return out
 
 
-# --------------------------------------------------------------------------------------------
-# target-v1: the target moves and the worker steers (its manual: V1_MANUAL)
-# --------------------------------------------------------------------------------------------
+# -- target-v1: the target moves and the worker steers (its manual: V1_MANUAL)
 
 V1_FIELD_SIZE = 50
 V1_DISC_RADIUS = 1.5  # caught at 3 units between centres
@@ -613,19 +546,13 @@ FALLBACK_DIRECTION = (1.0, 0.0)  # when every direction candidate misses
 
 @dataclass(frozen=True)
 class TargetV1Params:
-    """The field and speeds of a target-v1 environment; ``side`` and ``candidates`` are derived by ``make_params``."""
+    """The field and speed of a target-v1 environment; ``side`` and ``candidates`` as in :class:`TargetParams`."""
 
-    #: side of the square field (an integer)
     size: int = V1_FIELD_SIZE
-    #: radius of both discs (they touch at ``2 * radius`` between centres)
     radius: float = V1_DISC_RADIUS
-    #: the target's speed, in field units a step (the worker's top speed is 1)
     target_speed: float = TARGET_SPEED
-    #: pixels per field unit of the pictures (None: chosen from the size)
     pixels_per_unit: float | None = None
-    #: the side as a float (what the rules compute with)
     side: float = float(V1_FIELD_SIZE)
-    #: candidate starts of the worker per reset (v0's :func:`start_candidates`)
     candidates: int = start_candidates(V1_FIELD_SIZE, V1_DISC_RADIUS)
 
 
@@ -649,9 +576,8 @@ _new_v1_state = state_maker(TargetV1State)
 
 
 def bounce(position: Array, velocity: Array, low: float, high: float, ops: Ops) -> tuple[Array, Array]:
-    """One step of a point moving at ``velocity`` along one axis between walls at ``low`` and
-    ``high``: a point that would cross a wall is mirrored in it and its velocity turns around
-    (``|velocity| <= high - low``, as ``make_params`` requires)."""
+    """One step along an axis between walls: a point that would cross one is mirrored in it and
+    turns around (``|velocity| <= high - low``, as ``make_params`` requires)."""
     moved = position + velocity
     above = moved > high
     below = moved < low
@@ -660,8 +586,7 @@ def bounce(position: Array, velocity: Array, low: float, high: float, ops: Ops) 
 
 
 def pursuit(observation: Any) -> Any:
-    """Pure pursuit: a unit vector from the worker towards the target's current position (one
-    observation ``(6,)`` or a batch ``(N, 6)``; numpy or ``jax.numpy``, the observation's float type)."""
+    """Pure pursuit: a unit vector towards the target's current position (observations ``(6,)`` or ``(N, 6)``)."""
     delta = observation[..., 2:4] - observation[..., 0:2]
     length = (delta * delta).sum(axis=-1, keepdims=True) ** 0.5
     return delta / (length + (length == 0))
@@ -676,16 +601,14 @@ SPEED_ARGUMENT = Argument(
 )
 
 
-class TargetV1(Definition[TargetV1State, TargetV1Params]):
+class TargetV1(_Field):
     """The rules of target-v1: a target bouncing off the walls at constant speed, a steered worker."""
 
-    name = "target"
     State = TargetV1State
     arguments = (*Target.arguments[:2], SPEED_ARGUMENT, Target.arguments[3])
     data_parameters = ("target_speed",)
     #: v0's start, then the direction's candidates.
     start_draws = staticmethod(lambda params: 2 + 2 * params.candidates + 2 * DIRECTION_CANDIDATES)
-    human = "rgb"
     render_fps = 10
 
     def make_params(self, base: TargetV1Params, owner: str, **arguments: Any) -> TargetV1Params:
@@ -745,14 +668,6 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
     def observation(self, state: TargetV1State, params: TargetV1Params, ops: Ops) -> Any:
         return ops.vector(state[:6], np.float32)
 
-    def reward(
-        self, state: TargetV1State, action: Any, next_state: TargetV1State, params: TargetV1Params, ops: Ops
-    ) -> Any:
-        return next_state.last_reward
-
-    def terminal(self, state: TargetV1State, params: TargetV1Params, ops: Ops) -> Any:
-        return discs_touch(state.distance, params.radius)
-
     def info(
         self, state: TargetV1State | None, action: Any, next_state: TargetV1State, params: TargetV1Params, ops: Ops
     ) -> dict[str, Any]:
@@ -766,25 +681,13 @@ class TargetV1(Definition[TargetV1State, TargetV1Params]):
         """Pure pursuit at full speed: head straight for the target's current position."""
         return pursuit(observation)
 
-    def render(self, state: TargetV1State, params: TargetV1Params, mode: str) -> Any:
-        if mode == "ansi":
-            reward = None if math.isnan(state.last_reward) else state.last_reward
-            return (
-                ansi_line(*state[:4], params.radius, reward)
-                + f"  target velocity ({state.target_vx:.3f}, {state.target_vy:.3f})\n"
-            )
-        return rgb_frame(*state[:4], params.radius, pixel_grid(params.size, params.pixels_per_unit))
 
-
-# --------------------------------------------------------------------------------------------
-# Pictures
-# --------------------------------------------------------------------------------------------
+# -- Pictures
 
 
 @functools.lru_cache(maxsize=8)
 def pixel_grid(size: float, pixels_per_unit: float) -> Grid:
-    """Field coordinates of the pixel centres: a ``(1, W)`` row of x and a ``(H, 1)`` column of y
-    (read-only arrays, shared by the pictures of one field)."""
+    """Field coordinates of the pixel centres, read-only (shared by the pictures of one field)."""
     n = max(1, round(size * pixels_per_unit))
     centres = (np.arange(n) + 0.5) / pixels_per_unit
     centres.flags.writeable = False
@@ -794,7 +697,6 @@ def pixel_grid(size: float, pixels_per_unit: float) -> Grid:
 def rgb_frame(
     worker_x: float, worker_y: float, target_x: float, target_y: float, radius: float, grid: Grid
 ) -> npt.NDArray[np.uint8]:
-    """An ``H x W x 3`` uint8 picture: x to the right, y downward (screen coordinates)."""
     xs, ys = grid
     frame = np.empty((ys.shape[0], xs.shape[1], 3), dtype=np.uint8)
     frame[:] = BACKGROUND_RGB
@@ -819,9 +721,7 @@ def ansi_line(
     )
 
 
-# --------------------------------------------------------------------------------------------
-# The definitions the registry names (gym_suite/_registry.py), and the env classes
-# --------------------------------------------------------------------------------------------
+# -- The definitions the registry names (gym_suite/_registry.py), and the env classes
 
 TARGET = Target()
 TARGET_V1 = TargetV1()
@@ -833,8 +733,7 @@ class TargetEnv(SuiteEnv):
 
 
 class TargetVectorEnv(SuiteVectorEnv):
-    """``num_envs`` target-v0 environments in numpy arrays, next-step autoreset: :class:`TargetEnv`'s arguments,
-    plus ``num_envs`` and ``max_episode_steps``."""
+    """``num_envs`` :class:`TargetEnv` in numpy arrays, next-step autoreset; also ``max_episode_steps``."""
 
     scalar_env = TargetEnv
 
@@ -845,7 +744,6 @@ class TargetV1Env(SuiteEnv):
 
 
 class TargetV1VectorEnv(SuiteVectorEnv):
-    """``num_envs`` target-v1 environments in numpy arrays, next-step autoreset: :class:`TargetV1Env`'s arguments,
-    plus ``num_envs`` and ``max_episode_steps``."""
+    """``num_envs`` :class:`TargetV1Env` in numpy arrays, next-step autoreset; also ``max_episode_steps``."""
 
     scalar_env = TargetV1Env
