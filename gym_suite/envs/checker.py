@@ -9,6 +9,7 @@ draws, and reports each violation by hook, backend and value.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import math
@@ -102,11 +103,7 @@ class DefinitionError(ValueError):
         super().__init__(f"check_definition({name}): {count} violation{'s' * (count != 1)}:\n  " + "\n  ".join(lines))
 
 
-class _Failed:
-    """What a hook that raised returns: the checks that need its value are skipped."""
-
-
-FAILED = _Failed()
+FAILED: Any = object()  # what a hook that raised returns: the checks that need its value are skipped
 
 
 class _Report:
@@ -116,12 +113,8 @@ class _Report:
         self.found: dict[tuple[str, str, str, str], Violation] = {}
 
     def add(self, hook: str, backend: str, problem: str, message: str, what: str = "") -> None:
-        seen = self.found.get(key := (hook, backend, problem, what))
-        self.found[key] = (
-            Violation(hook, backend, problem, message)
-            if seen is None
-            else dataclasses.replace(seen, count=seen.count + 1)
-        )
+        seen = self.found.get(key := (hook, backend, problem, what), Violation(hook, backend, problem, message, 0))
+        self.found[key] = dataclasses.replace(seen, count=seen.count + 1)
 
     def call(self, hook: str, backend: str, fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(*args)``, or :data:`FAILED` with a violation if it raises."""
@@ -150,11 +143,11 @@ def _scalar_kind(value: Any) -> str | None:
     return next((name for types, name in _SCALAR_KINDS if isinstance(value, types)), None)
 
 
-def _array_kind(value: Any) -> str | None:
+def _asarray(value: Any) -> np.ndarray:
     try:
-        return _KINDS.get(np.asarray(value).dtype.kind)
+        return np.asarray(value)
     except Exception:
-        return None
+        return np.asarray(None)
 
 
 def _described(value: Any) -> str:
@@ -183,12 +176,8 @@ def _in_dict(space: Any, value: Any, rows: int | None, path: str, float_dtype: A
 
 
 def _in_discrete(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> list[tuple[str, str]]:
-    start, n, batch = int(space.start), int(space.n), rows is not None
+    start, n, batch, array = int(space.start), int(space.n), rows is not None, _asarray(value)
     allowed = f"an integer in {start}..{start + n - 1} (Discrete({n}{f', start={start}' if start else ''}))"
-    try:
-        array = np.asarray(value)
-    except Exception:
-        array = np.asarray(None)
     if array.dtype.kind not in "iu" or isinstance(value, (bool, np.bool_)):
         if array.dtype.kind == "f" and np.isnan(array).any():
             where = "" if array.ndim == 0 else f" ({_first_bad(array, np.isnan(array), batch)})"
@@ -246,8 +235,7 @@ _SPACE_CHECKS = ((spaces.Dict, _in_dict), (spaces.Discrete, _in_discrete), (spac
 def _check_in_space(
     space: spaces.Space[Any], value: Any, rows: int | None, path: str, float_dtype: Any = None
 ) -> list[tuple[str, str]]:
-    """``(problem, message)`` for each way ``value`` is not in ``space`` (a batch of ``rows`` when
-    ``rows`` is given). ``float_dtype`` is JAX's float dtype (float32 without 64-bit mode), ``None`` off JAX."""
+    """``(problem, message)`` for each way ``value`` is not in ``space`` (a batch when ``rows`` is given)."""
     check = next((check for kind, check in _SPACE_CHECKS if isinstance(space, kind)), _in_other)
     return check(space, value, rows, path, float_dtype)
 
@@ -280,7 +268,7 @@ def _quantity_problem(hook: str, quantity: Any, rows: int | None) -> tuple[str, 
         if _scalar_kind(quantity) is None:
             return "kind", f"is {_described(quantity)}: one environment's quantities are Python numbers or bools"
         return None
-    if _array_kind(quantity) is None:
+    if _KINDS.get(_asarray(quantity).dtype.kind) is None:
         return "kind", f"is {_described(quantity)}, not numbers or flags"
     shape = np.shape(quantity)
     if shape != (rows,) and (hook != "initial" or shape != ()):
@@ -310,13 +298,12 @@ def _check_column(report: _Report, hook: str, backend: str, value: Any, rows: in
         report.add(hook, backend, "not finite", f"returned {_first_bad(array, ~np.isfinite(array), True)}")
 
 
-def _check_info(report: _Report, hook: str, backend: str, info: Any, rows: int | None) -> None:
+def _check_info(report: _Report, key: str, backend: str, info: Any, rows: int | None) -> None:
+    """An info (``key``: ``state_info`` / ``transition_info``): a dict, of one value per row for a batch."""
+    hook = key if rows is None else "info"
     if not isinstance(info, dict):
         report.add(hook, backend, "not a dict", f"returned {_described(info)}, expected a dict")
-        return
-    if rows is None:
-        return
-    for key, value in info.items():
+    for key, value in info.items() if isinstance(info, dict) and rows is not None else ():
         if _column(value, rows) is None:
             report.add(hook, backend, "shape", f"info[{key!r}] is {_described(value)}, expected one value per row", key)
 
@@ -335,8 +322,7 @@ def _row_scale(rows: int, *states: Any) -> np.ndarray:
 
 
 def _disagreement(got: Any, want: Any, rtol: float, scale: Any) -> str | None:
-    """``None`` if ``got`` and ``want`` agree (floats within ``rtol * (|want| + scale)``, NaN
-    with NaN; other values exactly), else the first difference."""
+    """``None`` if ``got`` and ``want`` agree (floats within ``rtol * (|want| + scale)``), else the first difference."""
     numbers = (bool, int, float, np.bool_, np.integer, np.floating)
     if isinstance(got, numbers) and isinstance(want, numbers):  # one row's value: no arrays
         a, b, s = float(got), float(want), float(scale)
@@ -370,21 +356,14 @@ def _compare(report: _Report, hook: str, backend: str, what: str, got: Any, want
 # The definition to check ----------------------------------------------------------------------
 
 
-def _registered(d: Definition[Any, Any]) -> Any:
-    """The registry's row of ``d`` (``None`` for a definition of no row)."""
-    return next((spec for spec in rows() if load(spec.definition) is d), None)
-
-
 def _resolve(definition: Any, params: Any) -> tuple[Definition[Any, Any], Any, str, str]:
     """The definition, its parameter set (before ``make_params``), a name for messages and the
     owner ``make_params`` names in its messages (the env class)."""
     label = owner = None
     if isinstance(definition, str):
         name = definition.removeprefix("gym_suite:")
-        spec = find(name)
-        if spec is None:
-            ids = [spec.id for spec in rows()]
-            raise ValueError(f"check_definition: unknown id {definition!r}; the ids are {ids}")
+        if (spec := find(name)) is None:
+            raise ValueError(f"check_definition: unknown id {definition!r}; the ids are {[s.id for s in rows()]}")
         definition, label, owner = load(spec.definition), name, spec.class_name
         params = load(spec.params) if params is None else params
     if isinstance(definition, type) and isinstance(getattr(definition, "definition", None), Definition):
@@ -397,26 +376,27 @@ def _resolve(definition: Any, params: Any) -> tuple[Definition[Any, Any], Any, s
             f"or one made by env_classes) or a registry id, got {shown(definition)}"
         )
     d: Definition[Any, Any] = definition
-    spec = _registered(d)
+    kind = type(d).__name__
+    spec = next((spec for spec in rows() if load(spec.definition) is d), None)  # None: a definition of no row
     if params is None:
         if spec is None:
             raise ArgumentTypeError(
-                f"check_definition: params is required for {type(d).__name__} (its parameters "
+                f"check_definition: params is required for {kind} (its parameters "
                 "dataclass, e.g. MyParams()): the definition is not in the registry"
             )
         params, owner = load(spec.params), owner or spec.class_name
     expected = None if spec is None else type(load(spec.params))
     if expected is not None and not isinstance(params, expected):
         raise ArgumentTypeError(
-            f"check_definition: params must be the {expected.__name__} of {type(d).__name__} (e.g. its id's, made "
+            f"check_definition: params must be the {expected.__name__} of {kind} (e.g. its id's, made "
             f"by make_params), got {shown(params)}"
         )
     if not dataclasses.is_dataclass(params) or isinstance(params, type):
         raise ArgumentTypeError(
-            f"check_definition: params must be the parameters of {type(d).__name__}, an instance of its frozen "
+            f"check_definition: params must be the parameters of {kind}, an instance of its frozen "
             f"parameters dataclass, got {shown(params)}"
         )
-    return d, params, label or type(d).__name__, owner or type(d).__name__
+    return d, params, label or kind, owner or kind
 
 
 def _declared(d: Definition[Any, Any], params: Any, report: _Report) -> list[Any]:
@@ -463,8 +443,7 @@ def _hooks(d: Any, params: Any, ops: Any, call: Callable[..., Any], state: Any, 
 
 
 class _Jax:
-    """The hooks on ``jax.numpy``: a jitted, vmapped start and step (compiled once) that return
-    every hook's value; a hook that raises while tracing is reported and left out."""
+    """The hooks on ``jax.numpy``, a jitted and vmapped start and step returning every hook's value."""
 
     def __init__(self, definition: Definition[Any, Any], params: Any, rows: int, report: _Report):
         import jax
@@ -512,13 +491,13 @@ class _Jax:
 
     def rounded(self, u: np.ndarray, state: Any) -> tuple[np.ndarray, Any]:
         """numpy's draws ``u`` ``(rows, count)`` and ``state`` (``None`` at a start) as JAX holds them."""
+
+        def held(q: np.ndarray) -> np.ndarray:
+            return q if self.x64 or q.dtype.kind != "f" else q.astype(np.float32).astype(np.float64)
+
         if state is not None:
-            state = type(state)(*(np.broadcast_to(np.asarray(q), (self.rows,)) for q in state))
-        if self.x64:
-            return u, state
-        if state is not None:
-            state = type(state)(*(q.astype(np.float32).astype(np.float64) if q.dtype.kind == "f" else q for q in state))
-        return u.astype(np.float32).astype(np.float64), state
+            state = type(state)(*(held(np.broadcast_to(np.asarray(q), (self.rows,))) for q in state))
+        return held(u), state
 
     def run(self, u: np.ndarray, state: Any, actions: Any) -> dict[str, Any]:
         """The hooks' values of a start (``state`` None) or a step, as numpy arrays."""
@@ -588,6 +567,11 @@ def check_definition(
     return violations
 
 
+_PICTURES = (("rgb", "rgb_array", "not an image", "uint8 (H, W, 3)"), ("ansi", "ansi", "not text", "a str"))
+_COMPARED = (("reward", "reward"), ("terminal", "terminal"), ("truncation", "truncation"))
+_COMPARED += (("observation", "observation"), ("heuristic", "action"))
+
+
 class _Run:
     """One check: numpy plays the episodes; the scalar and JAX backends follow on its states."""
 
@@ -601,8 +585,7 @@ class _Run:
         self.ready = all(x is not FAILED for x in declared)
         self.jax = _Jax(d, params, rows, report) if "jax" in backends and self.ready and _has_jax() else None
         modes = set(d.render_modes)
-        self.pictures = "rgb_array" in modes or "human" in modes and d.human == "rgb"
-        self.text = "ansi" in modes or "human" in modes and d.human == "ansi"
+        self.pictures = [p for p in _PICTURES if p[1] in modes or "human" in modes and d.human == p[0]]
         self.rendered = 0
 
     def _state_ok(self, hook: str, backend: str, state: Any, rows: int | None) -> bool:
@@ -613,43 +596,34 @@ class _Run:
         problems = [(n, p) for n, q in zip(self.State._fields, state) if (p := _quantity_problem(hook, q, rows))]
         for name, (problem, message) in problems:
             self.report.add(hook, backend, problem, f"state.{name} {message}", name)
-        if not problems:
-            self._kinds(hook, backend, state)
-        return not problems
-
-    def _kinds(self, hook: str, backend: str, state: Any) -> None:
-        """Each quantity keeps one kind (bool, int, float) on every backend, start and step alike."""
-        for field, q in zip(self.State._fields, state):
-            if (kind := _scalar_kind(q) if backend == "scalar" else _array_kind(q)) is None:
+        for field, q in zip(self.State._fields, state) if not problems else ():
+            # each quantity keeps one kind (bool, int, float) on every backend, start and step alike
+            if (kind := _scalar_kind(q) if backend == "scalar" else _KINDS.get(_asarray(q).dtype.kind)) is None:
                 continue
             first = self.kinds.setdefault((backend, field), (kind, hook))
             if first[0] != kind:
-                self.report.add(
-                    hook, backend, "kind", f"state.{field} is {kind} here but {first[0]} from {first[1]}", field
-                )
+                message = f"state.{field} is {kind} here but {first[0]} from {first[1]}"
+                self.report.add(hook, backend, "kind", message, field)
             self.hook_kinds[(backend, hook, field)] = kind
             numpy = self.hook_kinds.get(("numpy", hook, field))
             if backend != "numpy" and numpy is not None and numpy != kind:
                 message = f"state.{field} is {kind} on {backend} but {numpy} on numpy"
                 self.report.add(hook, f"{backend} vs numpy", "kind", message, field)
+        return not problems
 
     def _checked(self, backend: str, out: dict[str, Any], rows: int | None, float_dtype: Any = None) -> None:
         """The checks of each hook's value after a start or a step (the state's are made apart)."""
-        if "reward" in out:
-            _check_column(self.report, "reward", backend, out["reward"], rows)
-        for key in ("state_info", "transition_info") if backend != "jax" else ():  # JAX's: when traced
-            if key in out:
-                _check_info(self.report, key if rows is None else "info", backend, out[key], rows)
-        for flag in ("terminal", "truncation"):
-            if flag in out:
-                _check_column(self.report, flag, backend, out[flag], rows)
+        for key in ("reward", "state_info", "transition_info", "terminal", "truncation"):
+            if key in out and not (backend == "jax" and "info" in key):  # JAX's infos: checked when traced
+                (_check_info if "info" in key else _check_column)(self.report, key, backend, out[key], rows)
         if "observation" in out:
+            observation = out["observation"]
             for problem, message in _check_in_space(
-                self.observation_space, out["observation"], rows, "observation", float_dtype
+                self.observation_space, observation, rows, "observation", float_dtype
             ):
                 self.report.add("observation", backend, problem, message, message.split(" ", 1)[0])
             if backend != "jax":
-                self._check_fresh(backend, out["observation"], out["state"])
+                self._check_fresh(backend, observation, out["state"])
         if "heuristic" in out:
             self._check_heuristic(backend, out["heuristic"])
 
@@ -777,21 +751,15 @@ class _Run:
         if "state" in got and not self._state_ok(hook, "jax", got["state"], self.rows):
             del got["state"]
         self._checked("jax", got, self.rows, self.jax.float)
-        rtol = RTOL if self.jax.x64 else RTOL_FLOAT32
-        self._agree(hook, "jax vs numpy", got, want, None, rtol, scale)
+        self._agree(hook, "jax vs numpy", got, want, None, RTOL if self.jax.x64 else RTOL_FLOAT32, scale)
 
     def _render(self, state: Any) -> None:
         """The pictures of a few states of row 0 (at the start, and after the first steps)."""
         if self.rendered >= 3:
             return
         self.rendered += 1
-        for shown_here, mode, problem, expected in (
-            (self.pictures, "rgb", "not an image", "uint8 (H, W, 3)"),
-            (self.text, "ansi", "not text", "a str"),
-        ):
-            value = (
-                self.report.call("render", "numpy", self.d.render, state, self.params, mode) if shown_here else FAILED
-            )
+        for mode, _, problem, expected in self.pictures:
+            value = self.report.call("render", "numpy", self.d.render, state, self.params, mode)
             if value is not FAILED and not (_is_image(value) if mode == "rgb" else isinstance(value, str)):
                 self.report.add("render", "numpy", problem, f"returned {_described(value)}, expected {expected}")
 
@@ -831,15 +799,6 @@ class _Run:
             ended, state = _ended(want, rows), _broadcast(after, rows)
 
 
-_COMPARED = (
-    ("reward", "reward"),
-    ("terminal", "terminal"),
-    ("truncation", "truncation"),
-    ("observation", "observation"),
-    ("heuristic", "action"),
-)
-
-
 def _has_jax() -> bool:
     try:
         import jax  # noqa: F401
@@ -853,13 +812,7 @@ def _has_jax() -> bool:
 
 
 def _is_image(frame: Any) -> bool:
-    return (
-        isinstance(frame, np.ndarray)
-        and frame.dtype == np.uint8
-        and frame.ndim == 3
-        and frame.shape[2] == 3
-        and min(frame.shape[:2]) >= 1
-    )
+    return isinstance(frame, np.ndarray) and frame.dtype == np.uint8 and frame.shape[2:] == (3,) and frame.size > 0
 
 
 def _uniforms(u: np.ndarray) -> Any:
@@ -874,10 +827,8 @@ def _broadcast(state: Any, rows: int) -> Any:
 def _ended(out: dict[str, Any], rows: int) -> np.ndarray:
     ended = np.zeros(rows, dtype=bool)
     for flag in ("terminal", "truncation"):
-        try:
+        with contextlib.suppress(Exception):  # reported already
             ended |= np.broadcast_to(np.asarray(out.get(flag, True), dtype=bool), (rows,))  # raised: every row ends
-        except Exception:  # reported already
-            pass
     return ended
 
 
