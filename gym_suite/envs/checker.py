@@ -21,8 +21,10 @@ import numpy as np
 from gymnasium import spaces
 
 from gym_suite._registry import find, load, rows
-from gym_suite.envs.argument_values import argument_values
-from gym_suite.envs.checks import ArgumentTypeError, check_action, check_actions, check_int, shown
+from gym_suite.envs.argument_values import ARGUMENT_ERRORS as ARGUMENT_ERRORS
+from gym_suite.envs.argument_values import MESSAGE_LIMIT as MESSAGE_LIMIT
+from gym_suite.envs.argument_values import _check_arguments
+from gym_suite.envs.checks import ArgumentTypeError, _exception_text, check_action, check_actions, check_int, shown
 from gym_suite.envs.definition import NUMPY, SCALAR, Definition, draws_at_start, jax_ops, row_of
 
 __all__ = ["BACKENDS", "PROBLEMS", "DefinitionError", "Violation", "check_definition"]
@@ -83,11 +85,6 @@ PROBLEMS: dict[str, str] = {
     "argument": "a value of a declared argument that make_params refused with another error than ValueError / "
     "TypeError naming the argument, or accepted and then the start or first step broke on",
 }
-#: The errors a refused argument may raise (with a message naming it): the documented ones.
-ARGUMENT_ERRORS = (ValueError, TypeError, FileNotFoundError)
-#: The longest message a refused argument may give.
-MESSAGE_LIMIT = 1000
-_TRACER_ERRORS = ("TracerBoolConversionError", "ConcretizationTypeError", "TracerIntegerConversionError")
 
 
 class DefinitionError(ValueError):
@@ -103,6 +100,7 @@ class DefinitionError(ValueError):
         super().__init__(f"check_definition({name}): {count} violation{'s' * (count != 1)}:\n  " + "\n  ".join(lines))
 
 
+_Found = list[tuple[str, str]]  # (problem, message) of each way a value is not in its space
 FAILED: Any = object()  # what a hook that raised returns: the checks that need its value are skipped
 
 
@@ -129,18 +127,7 @@ class _Report:
         return lambda hook, fn, *args: self.call(hook, backend, fn, *args)
 
 
-def _exception_text(exc: BaseException) -> str:
-    text = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-    if type(exc).__name__ in _TRACER_ERRORS:
-        text += " (a Python if, bool(), int() or float() on data: use ops.where or arithmetic)"
-    return text if len(text) <= 300 else text[:297] + "..."
-
-
 # The checks of one hook's value --------------------------------------------------------------
-
-
-def _scalar_kind(value: Any) -> str | None:
-    return next((name for types, name in _SCALAR_KINDS if isinstance(value, types)), None)
 
 
 def _asarray(value: Any) -> np.ndarray:
@@ -148,6 +135,13 @@ def _asarray(value: Any) -> np.ndarray:
         return np.asarray(value)
     except Exception:
         return np.asarray(None)
+
+
+def _kind(value: Any, batch: bool) -> str | None:
+    """``"bool"``, ``"int"`` or ``"float"``: a Python number's kind, or an array's for a batch."""
+    if batch:
+        return _KINDS.get(_asarray(value).dtype.kind)
+    return next((name for types, name in _SCALAR_KINDS if isinstance(value, types)), None)
 
 
 def _described(value: Any) -> str:
@@ -166,7 +160,7 @@ def _first_bad(array: np.ndarray, bad: np.ndarray, batch: bool = False) -> str:
     return f"{value} in row {index[0]}" + (f", index {at}" if rest else "") if batch else f"{value} at index {at}"
 
 
-def _in_dict(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> list[tuple[str, str]]:
+def _in_dict(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> _Found:
     if not isinstance(value, Mapping):
         return [("kind", f"{path} is {_described(value)}, expected a dict with keys {list(space.spaces)}")]
     if set(value) != set(space.spaces):
@@ -175,7 +169,7 @@ def _in_dict(space: Any, value: Any, rows: int | None, path: str, float_dtype: A
     return [f for key, sub in items for f in _check_in_space(sub, value[key], rows, f"{path}[{key!r}]", float_dtype)]
 
 
-def _in_discrete(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> list[tuple[str, str]]:
+def _in_discrete(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> _Found:
     start, n, batch, array = int(space.start), int(space.n), rows is not None, _asarray(value)
     allowed = f"an integer in {start}..{start + n - 1} (Discrete({n}{f', start={start}' if start else ''}))"
     if array.dtype.kind not in "iu" or isinstance(value, (bool, np.bool_)):
@@ -188,21 +182,20 @@ def _in_discrete(space: Any, value: Any, rows: int | None, path: str, float_dtyp
     return _outside(path, array, (array < start) | (array >= start + n), batch, allowed)
 
 
-def _outside(path: str, array: np.ndarray, outside: np.ndarray, batch: bool, allowed: str) -> list[tuple[str, str]]:
+def _outside(path: str, array: np.ndarray, outside: np.ndarray, batch: bool, allowed: str) -> _Found:
     if not outside.any():
         return []
     return [("out of space", f"{path} holds {_first_bad(array, outside, batch)}, outside {allowed}")]
 
 
-def _in_box(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> list[tuple[str, str]]:
+def _in_box(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> _Found:
     if not (isinstance(value, np.ndarray) or rows is not None and hasattr(value, "dtype")):
         return [("kind", f"{path} is {_described(value)}, expected a numpy array ({space})")]
     array, expected, batch = np.asarray(value), np.dtype(space.dtype), rows is not None
     if float_dtype is not None and expected.kind == "f" and expected.itemsize > np.dtype(float_dtype).itemsize:
         expected = np.dtype(float_dtype)  # JAX without 64-bit mode holds float32
-    found = [("dtype", f"{path} has dtype {array.dtype} where the space declares {expected}")] * (
-        array.dtype != expected
-    )
+    found = [("dtype", f"{path} has dtype {array.dtype} where the space declares {expected}")]
+    found *= array.dtype != expected
     shape = (rows,) * batch + tuple(space.shape)
     if array.shape != shape:
         return [*found, ("shape", f"{path} has shape {array.shape}, expected {shape}")]
@@ -215,7 +208,7 @@ def _in_box(space: Any, value: Any, rows: int | None, path: str, float_dtype: An
     return found + _outside(path, array, ~nan & ((array < space.low) | (array > space.high)), batch, f"[{low}, {high}]")
 
 
-def _in_other(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> list[tuple[str, str]]:
+def _in_other(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> _Found:
     """Gymnasium's ``space.contains``, on each row of a batch."""
     for i, item in enumerate([value] if rows is None else [_row(value, i) for i in range(rows)]):
         try:
@@ -223,18 +216,15 @@ def _in_other(space: Any, value: Any, rows: int | None, path: str, float_dtype: 
         except Exception:
             inside = False
         if not inside:
-            return [
-                ("out of space", f"{path} is {_described(item)}{'' if rows is None else f' (row {i})'}, not in {space}")
-            ]
+            where = "" if rows is None else f" (row {i})"
+            return [("out of space", f"{path} is {_described(item)}{where}, not in {space}")]
     return []
 
 
 _SPACE_CHECKS = ((spaces.Dict, _in_dict), (spaces.Discrete, _in_discrete), (spaces.Box, _in_box))
 
 
-def _check_in_space(
-    space: spaces.Space[Any], value: Any, rows: int | None, path: str, float_dtype: Any = None
-) -> list[tuple[str, str]]:
+def _check_in_space(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any = None) -> _Found:
     """``(problem, message)`` for each way ``value`` is not in ``space`` (a batch when ``rows`` is given)."""
     check = next((check for kind, check in _SPACE_CHECKS if isinstance(space, kind)), _in_other)
     return check(space, value, rows, path, float_dtype)
@@ -265,10 +255,10 @@ def _column(value: Any, rows: int) -> np.ndarray | None:
 def _quantity_problem(hook: str, quantity: Any, rows: int | None) -> tuple[str, str] | None:
     """What is wrong with one quantity of a state (at the start, a plain value stands for every row)."""
     if rows is None:
-        if _scalar_kind(quantity) is None:
+        if _kind(quantity, False) is None:
             return "kind", f"is {_described(quantity)}: one environment's quantities are Python numbers or bools"
         return None
-    if _KINDS.get(_asarray(quantity).dtype.kind) is None:
+    if _kind(quantity, True) is None:
         return "kind", f"is {_described(quantity)}, not numbers or flags"
     shape = np.shape(quantity)
     if shape != (rows,) and (hook != "initial" or shape != ()):
@@ -284,7 +274,7 @@ def _check_column(report: _Report, hook: str, backend: str, value: Any, rows: in
         ("not boolean", ("True or False", "a bool array")) if flag else ("kind", ("a number", "numbers"))
     )
     if rows is None:
-        if not (isinstance(value, (bool, np.bool_)) if flag else _scalar_kind(value) in ("int", "float")):
+        if not (isinstance(value, (bool, np.bool_)) if flag else _kind(value, False) in ("int", "float")):
             report.add(hook, backend, problem, f"returned {_described(value)}, expected {expected[0]}")
         elif not flag and not math.isfinite(value):
             report.add(hook, backend, "not finite", f"returned {value!r}")
@@ -380,22 +370,16 @@ def _resolve(definition: Any, params: Any) -> tuple[Definition[Any, Any], Any, s
     spec = next((spec for spec in rows() if load(spec.definition) is d), None)  # None: a definition of no row
     if params is None:
         if spec is None:
-            raise ArgumentTypeError(
-                f"check_definition: params is required for {kind} (its parameters "
-                "dataclass, e.g. MyParams()): the definition is not in the registry"
-            )
+            message = f"params is required for {kind} (its parameters dataclass, e.g. MyParams())"
+            raise ArgumentTypeError(f"check_definition: {message}: the definition is not in the registry")
         params, owner = load(spec.params), owner or spec.class_name
     expected = None if spec is None else type(load(spec.params))
     if expected is not None and not isinstance(params, expected):
-        raise ArgumentTypeError(
-            f"check_definition: params must be the {expected.__name__} of {kind} (e.g. its id's, made "
-            f"by make_params), got {shown(params)}"
-        )
+        message = f"params must be the {expected.__name__} of {kind} (e.g. its id's, made by make_params)"
+        raise ArgumentTypeError(f"check_definition: {message}, got {shown(params)}")
     if not dataclasses.is_dataclass(params) or isinstance(params, type):
-        raise ArgumentTypeError(
-            f"check_definition: params must be the parameters of {kind}, an instance of its frozen "
-            f"parameters dataclass, got {shown(params)}"
-        )
+        message = f"params must be the parameters of {kind}, an instance of its frozen parameters dataclass"
+        raise ArgumentTypeError(f"check_definition: {message}, got {shown(params)}")
     return d, params, label or kind, owner or kind
 
 
@@ -560,7 +544,7 @@ def check_definition(
     made = report.call("make_params", "all", d.make_params, base, env_owner)
     if made is not FAILED:
         _Run(d, made, num_rows, set(backends), report).play(seed, steps)
-        _check_arguments(d, base, made, env_owner, report)
+        _check_arguments(d, base, made, env_owner, report.add)
     violations = list(report.found.values())
     if violations and raise_error:
         raise DefinitionError(name, violations)
@@ -598,7 +582,7 @@ class _Run:
             self.report.add(hook, backend, problem, f"state.{name} {message}", name)
         for field, q in zip(self.State._fields, state) if not problems else ():
             # each quantity keeps one kind (bool, int, float) on every backend, start and step alike
-            if (kind := _scalar_kind(q) if backend == "scalar" else _KINDS.get(_asarray(q).dtype.kind)) is None:
+            if (kind := _kind(q, backend != "scalar")) is None:
                 continue
             first = self.kinds.setdefault((backend, field), (kind, hook))
             if first[0] != kind:
@@ -830,90 +814,3 @@ def _ended(out: dict[str, Any], rows: int) -> np.ndarray:
         with contextlib.suppress(Exception):  # reported already
             ended |= np.broadcast_to(np.asarray(out.get(flag, True), dtype=bool), (rows,))  # raised: every row ends
     return ended
-
-
-# The arguments: each declared one, tried with odd values --------------------------------------
-
-
-def _check_arguments(d: Definition[Any, Any], base: Any, params: Any, owner: str, report: _Report) -> None:
-    """Each name of ``d.arguments`` is a field of the parameters, and each odd value of it is
-    refused with a documented error naming it, or accepted and run (:func:`_try_argument`); not
-    tried when the first steps on ``params`` (made from ``base``) break already."""
-    fields = ", ".join(f.name for f in dataclasses.fields(base)) if dataclasses.is_dataclass(base) else ""
-    names = [name for name in d.arguments if isinstance(name, str) and hasattr(base, name)]
-    for name in (name for name in d.arguments if name not in names):
-        message = f"{shown(name)} is declared in arguments, but {type(base).__name__} has no field of that name"
-        report.add("arguments", "all", "not a parameter", f"{message} (its fields: {fields})", shown(name))
-    for name in d.data_parameters:
-        value = getattr(params, name, None) if isinstance(name, str) else None
-        if name in names and isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
-            continue
-        message = f"{shown(name)} is declared in data_parameters, but it is not a declared argument holding a number"
-        arguments = ", ".join(map(str, d.arguments)) or "none"
-        report.add("data_parameters", "all", "not data", f"{message} (the arguments: {arguments})", shown(name))
-    if _first_steps(d, params) is None:
-        for name in names:
-            for value in argument_values(getattr(base, name)):
-                _try_argument(d, base, owner, name, value, report)
-
-
-def _first_steps(d: Definition[Any, Any], params: Any) -> tuple[str, str] | None:
-    """The spaces, a start and a first step (the heuristic's action) on Python numbers: ``None``
-    when they run, with the observations in their space and a finite reward; else the hook and
-    what went wrong."""
-    at = ["spaces"]
-
-    def run(hook: str, fn: Callable[..., Any], *args: Any) -> Any:
-        at[0] = hook
-        return fn(*args)
-
-    try:
-        observation_space, action_space = run("spaces", d.spaces, params)
-        state = run("initial", d.initial, (0.5,) * run("start_draws", draws_at_start, d, params), params, SCALAR)
-        observation = run("observation", d.observation, state, params, SCALAR)
-        action = run("heuristic", lambda: check_action(d.heuristic(observation, params, SCALAR), action_space))
-        after = run("transition", d.transition, state, action, (0.5,) * d.step_draws, params, SCALAR)
-        reward = run("reward", lambda: float(d.reward(state, action, after, params, SCALAR)))
-        seen = (observation, run("observation", d.observation, after, params, SCALAR))
-        in_space = all(observation_space.contains(o) for o in seen)
-    except Exception as exc:
-        return at[0], f"{at[0]} raised {_exception_text(exc)}"
-    if not math.isfinite(reward):
-        return "reward", f"the first reward is {reward!r}"
-    if not in_space:
-        return "observation", f"an observation is outside {observation_space}"
-    return None
-
-
-def _try_argument(d: Definition[Any, Any], base: Any, owner: str, name: str, value: Any, report: _Report) -> None:
-    """``make_params`` with ``name=value``: refused with a documented error naming the argument,
-    or accepted, and then the first steps run (:func:`_first_steps`)."""
-    given = f"{name}={_value_text(value)}"
-    try:
-        params = d.make_params(base, owner, **{name: value})
-    except ARGUMENT_ERRORS as exc:
-        text = str(exc)
-        if not any(isinstance(n, str) and n in text for n in (name, *d.arguments)):  # a relation names the other
-            message = f"{given} was refused by {_exception_text(exc)}, which does not name {name!r}"
-            report.add("make_params", "all", "argument", message, f"{name} unnamed")
-        elif len(text) > MESSAGE_LIMIT:
-            report.add(
-                "make_params", "all", "argument", f"{given}: a message of {len(text)} characters", f"{name} long"
-            )
-        return
-    except Exception as exc:  # a contributor's check may raise anything: report it
-        message = f"{given} raised {_exception_text(exc)}; expected a ValueError or TypeError naming {name!r}"
-        report.add("make_params", "all", "argument", message, f"{name} {type(exc).__name__}")
-        return
-    broken = _first_steps(d, params)
-    if broken is not None:  # one per hook
-        report.add(broken[0], "scalar", "argument", f"{given} was accepted by make_params, then {broken[1]}", name)
-
-
-def _value_text(value: Any) -> str:
-    """A tried value as a message shows it: ``10**1000`` rather than its thousand digits."""
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**30:
-        sign = "-" if value < 0 else ""
-        power = len(str(abs(value))) - 1
-        return f"{sign}10**{power}" if abs(value) == 10**power else f"{sign}2**{abs(value).bit_length() - 1}"
-    return shown(value)

@@ -48,6 +48,17 @@ def shown(value: object) -> str:
     return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
 
 
+_TRACER_ERRORS = ("TracerBoolConversionError", "ConcretizationTypeError", "TracerIntegerConversionError")
+
+
+def _exception_text(exc: BaseException) -> str:
+    """An exception as a message shows it: its kind and first line (a hint for JAX's tracer errors)."""
+    text = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    if type(exc).__name__ in _TRACER_ERRORS:
+        text += " (a Python if, bool(), int() or float() on data: use ops.where or arithmetic)"
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
 def wrong_arity(function: object, count: int) -> str | None:
     """``None`` where ``function`` can be called with ``count`` positional arguments (or has no
     signature to read, as some builtins); else the end of a message saying what it takes."""
