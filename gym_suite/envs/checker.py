@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
-import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -24,7 +23,25 @@ from gym_suite._registry import find, load, rows
 from gym_suite.envs.argument_values import ARGUMENT_ERRORS as ARGUMENT_ERRORS
 from gym_suite.envs.argument_values import MESSAGE_LIMIT as MESSAGE_LIMIT
 from gym_suite.envs.argument_values import _check_arguments
-from gym_suite.envs.checks import ArgumentTypeError, _exception_text, check_action, check_actions, check_int, shown
+from gym_suite.envs.checks import _FAILED as FAILED
+from gym_suite.envs.checks import (
+    ArgumentTypeError,
+    _check_in_space,
+    _column,
+    _column_found,
+    _described,
+    _disagreement,
+    _exception_text,
+    _info_found,
+    _kind,
+    _quantity_problem,
+    _row,
+    _row_scale,
+    check_action,
+    check_actions,
+    check_int,
+    shown,
+)
 from gym_suite.envs.definition import NUMPY, SCALAR, Definition, draws_at_start, jax_ops, row_of
 
 __all__ = ["BACKENDS", "PROBLEMS", "DefinitionError", "Violation", "check_definition"]
@@ -35,8 +52,6 @@ BACKENDS: tuple[str, ...] = ("scalar", "numpy", "jax")
 RTOL = 1e-9
 #: ... and JAX in 32 bits (float32 state and draws, from the same float32-rounded inputs).
 RTOL_FLOAT32 = 1e-4
-_KINDS = {"b": "bool", "i": "int", "u": "int", "f": "float"}
-_SCALAR_KINDS = (((bool, np.bool_), "bool"), ((int, np.integer), "int"), ((float, np.floating), "float"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,8 +115,7 @@ class DefinitionError(ValueError):
         super().__init__(f"check_definition({name}): {count} violation{'s' * (count != 1)}:\n  " + "\n  ".join(lines))
 
 
-_Found = list[tuple[str, str]]  # (problem, message) of each way a value is not in its space
-FAILED: Any = object()  # what a hook that raised returns: the checks that need its value are skipped
+_Out = dict[str, Any]  # each hook's value after a start or a step, by name
 
 
 class _Report:
@@ -127,212 +141,7 @@ class _Report:
         return lambda hook, fn, *args: self.call(hook, backend, fn, *args)
 
 
-# The checks of one hook's value --------------------------------------------------------------
-
-
-def _asarray(value: Any) -> np.ndarray:
-    try:
-        return np.asarray(value)
-    except Exception:
-        return np.asarray(None)
-
-
-def _kind(value: Any, batch: bool) -> str | None:
-    """``"bool"``, ``"int"`` or ``"float"``: a Python number's kind, or an array's for a batch."""
-    if batch:
-        return _KINDS.get(_asarray(value).dtype.kind)
-    return next((name for types, name in _SCALAR_KINDS if isinstance(value, types)), None)
-
-
-def _described(value: Any) -> str:
-    if isinstance(value, np.ndarray) or hasattr(value, "dtype") and hasattr(value, "shape"):
-        return f"{shown(np.asarray(value))} (dtype {value.dtype}, shape {tuple(value.shape)})"
-    return f"{shown(value)} ({type(value).__name__})"
-
-
-def _first_bad(array: np.ndarray, bad: np.ndarray, batch: bool = False) -> str:
-    """The first value where ``bad`` holds, and where it is (its row first, for a batch)."""
-    index = tuple(int(i) for i in np.argwhere(bad)[0])
-    value, rest = repr(array[index].item()), index[batch:]
-    at = rest[0] if len(rest) == 1 else rest
-    if not index:
-        return value
-    return f"{value} in row {index[0]}" + (f", index {at}" if rest else "") if batch else f"{value} at index {at}"
-
-
-def _in_dict(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> _Found:
-    if not isinstance(value, Mapping):
-        return [("kind", f"{path} is {_described(value)}, expected a dict with keys {list(space.spaces)}")]
-    if set(value) != set(space.spaces):
-        return [("out of space", f"{path} has keys {sorted(map(str, value))}, the space {list(space.spaces)}")]
-    items = space.spaces.items()
-    return [f for key, sub in items for f in _check_in_space(sub, value[key], rows, f"{path}[{key!r}]", float_dtype)]
-
-
-def _in_discrete(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> _Found:
-    start, n, batch, array = int(space.start), int(space.n), rows is not None, _asarray(value)
-    allowed = f"an integer in {start}..{start + n - 1} (Discrete({n}{f', start={start}' if start else ''}))"
-    if array.dtype.kind not in "iu" or isinstance(value, (bool, np.bool_)):
-        if array.dtype.kind == "f" and np.isnan(array).any():
-            where = "" if array.ndim == 0 else f" ({_first_bad(array, np.isnan(array), batch)})"
-            return [("nan", f"{path} holds nan{where}, expected {allowed}")]
-        return [("dtype", f"{path} is {_described(value)}, expected {allowed}{' per row' * batch}")]
-    if array.shape != (rows,) * batch:
-        return [("shape", f"{path} has shape {array.shape}, expected {(rows,) * batch}")]
-    return _outside(path, array, (array < start) | (array >= start + n), batch, allowed)
-
-
-def _outside(path: str, array: np.ndarray, outside: np.ndarray, batch: bool, allowed: str) -> _Found:
-    if not outside.any():
-        return []
-    return [("out of space", f"{path} holds {_first_bad(array, outside, batch)}, outside {allowed}")]
-
-
-def _in_box(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> _Found:
-    if not (isinstance(value, np.ndarray) or rows is not None and hasattr(value, "dtype")):
-        return [("kind", f"{path} is {_described(value)}, expected a numpy array ({space})")]
-    array, expected, batch = np.asarray(value), np.dtype(space.dtype), rows is not None
-    if float_dtype is not None and expected.kind == "f" and expected.itemsize > np.dtype(float_dtype).itemsize:
-        expected = np.dtype(float_dtype)  # JAX without 64-bit mode holds float32
-    found = [("dtype", f"{path} has dtype {array.dtype} where the space declares {expected}")]
-    found *= array.dtype != expected
-    shape = (rows,) * batch + tuple(space.shape)
-    if array.shape != shape:
-        return [*found, ("shape", f"{path} has shape {array.shape}, expected {shape}")]
-    if array.dtype.kind not in "biuf":
-        return found
-    nan = np.isnan(array) if array.dtype.kind == "f" else np.zeros(array.shape, bool)
-    if nan.any():
-        found.append(("nan", f"{path} holds nan ({_first_bad(array, nan, batch)})"))
-    low, high = (shown(b.item()) if b.size == 1 else shown(b) for b in (np.unique(space.low), np.unique(space.high)))
-    return found + _outside(path, array, ~nan & ((array < space.low) | (array > space.high)), batch, f"[{low}, {high}]")
-
-
-def _in_other(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> _Found:
-    """Gymnasium's ``space.contains``, on each row of a batch."""
-    for i, item in enumerate([value] if rows is None else [_row(value, i) for i in range(rows)]):
-        try:
-            inside = space.contains(item)
-        except Exception:
-            inside = False
-        if not inside:
-            where = "" if rows is None else f" (row {i})"
-            return [("out of space", f"{path} is {_described(item)}{where}, not in {space}")]
-    return []
-
-
-_SPACE_CHECKS = ((spaces.Dict, _in_dict), (spaces.Discrete, _in_discrete), (spaces.Box, _in_box))
-
-
-def _check_in_space(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any = None) -> _Found:
-    """``(problem, message)`` for each way ``value`` is not in ``space`` (a batch when ``rows`` is given)."""
-    check = next((check for kind, check in _SPACE_CHECKS if isinstance(space, kind)), _in_other)
-    return check(space, value, rows, path, float_dtype)
-
-
-def _row(value: Any, i: int) -> Any:
-    """Row ``i`` of a batch of values (a dict of them for a ``Dict`` space); ``FAILED`` if it has none."""
-    if value is FAILED:
-        return FAILED
-    if isinstance(value, Mapping):
-        found = {key: _row(v, i) for key, v in value.items()}
-        return FAILED if any(v is FAILED for v in found.values()) else found
-    try:
-        array = np.asarray(value)
-        return array[i] if array.ndim else array  # one value for every row (its shape is checked apart)
-    except Exception:  # of the wrong shape: reported by numpy's checks
-        return FAILED
-
-
-def _column(value: Any, rows: int) -> np.ndarray | None:
-    """``value`` as one value per row, or ``None`` (missing, or of the wrong shape: reported apart)."""
-    try:
-        return None if value is FAILED else np.broadcast_to(np.asarray(value), (rows,))
-    except Exception:
-        return None
-
-
-def _quantity_problem(hook: str, quantity: Any, rows: int | None) -> tuple[str, str] | None:
-    """What is wrong with one quantity of a state (at the start, a plain value stands for every row)."""
-    if rows is None:
-        if _kind(quantity, False) is None:
-            return "kind", f"is {_described(quantity)}: one environment's quantities are Python numbers or bools"
-        return None
-    if _kind(quantity, True) is None:
-        return "kind", f"is {_described(quantity)}, not numbers or flags"
-    shape = np.shape(quantity)
-    if shape != (rows,) and (hook != "initial" or shape != ()):
-        plain = " (a plain value stands for every row at the start only)" if shape == () else ""
-        return "shape", f"has shape {shape}, expected ({rows},){plain}"
-    return None
-
-
-def _check_column(report: _Report, hook: str, backend: str, value: Any, rows: int | None) -> None:
-    """A reward (a finite number, one per row) or a flag (``terminal`` / ``truncation``: a bool, one per row)."""
-    flag = hook != "reward"
-    problem, expected = (
-        ("not boolean", ("True or False", "a bool array")) if flag else ("kind", ("a number", "numbers"))
-    )
-    if rows is None:
-        if not (isinstance(value, (bool, np.bool_)) if flag else _kind(value, False) in ("int", "float")):
-            report.add(hook, backend, problem, f"returned {_described(value)}, expected {expected[0]}")
-        elif not flag and not math.isfinite(value):
-            report.add(hook, backend, "not finite", f"returned {value!r}")
-        return
-    array = np.asarray(value)
-    if array.dtype != np.bool_ if flag else array.dtype.kind not in "iuf":
-        report.add(hook, backend, problem, f"returned {_described(value)}, expected {expected[1]}")
-    elif array.shape not in ((), (rows,)):
-        report.add(hook, backend, "shape", f"returned shape {array.shape}, expected ({rows},)")
-    elif not flag and not np.isfinite(array).all():
-        report.add(hook, backend, "not finite", f"returned {_first_bad(array, ~np.isfinite(array), True)}")
-
-
-def _check_info(report: _Report, key: str, backend: str, info: Any, rows: int | None) -> None:
-    """An info (``key``: ``state_info`` / ``transition_info``): a dict, of one value per row for a batch."""
-    hook = key if rows is None else "info"
-    if not isinstance(info, dict):
-        report.add(hook, backend, "not a dict", f"returned {_described(info)}, expected a dict")
-    for key, value in info.items() if isinstance(info, dict) and rows is not None else ():
-        if _column(value, rows) is None:
-            report.add(hook, backend, "shape", f"info[{key!r}] is {_described(value)}, expected one value per row", key)
-
-
 # Comparisons of two backends ------------------------------------------------------------------
-
-
-def _row_scale(rows: int, *states: Any) -> np.ndarray:
-    """Per row: 1 + the largest finite magnitude of the float quantities (the absolute tolerance)."""
-    scale = np.ones(rows)
-    for column in (_column(q, rows) for state in states for q in state):
-        if column is not None and column.dtype.kind == "f":
-            magnitude = np.abs(column.astype(np.float64))
-            scale = np.maximum(scale, 1.0 + np.where(np.isfinite(magnitude), magnitude, 0.0))
-    return scale
-
-
-def _disagreement(got: Any, want: Any, rtol: float, scale: Any) -> str | None:
-    """``None`` if ``got`` and ``want`` agree (floats within ``rtol * (|want| + scale)``), else the first difference."""
-    numbers = (bool, int, float, np.bool_, np.integer, np.floating)
-    if isinstance(got, numbers) and isinstance(want, numbers):  # one row's value: no arrays
-        a, b, s = float(got), float(want), float(scale)
-        if a == b or math.isnan(a) and math.isnan(b) or abs(a - b) <= rtol * (abs(b) + s):
-            return None
-        return f"{got!r} where numpy gives {want.item() if isinstance(want, np.generic) else want!r}"
-    try:
-        g, w = np.asarray(got), np.asarray(want)
-        if g.dtype.kind not in "biuf" or w.dtype.kind not in "biuf":
-            return None if np.array_equal(g, w) else f"{shown(got)} where numpy gives {shown(want)}"
-        g, w = np.broadcast_arrays(g.astype(np.float64), w.astype(np.float64))
-        scale = np.asarray(scale, np.float64)
-        scale = np.broadcast_to(scale.reshape(scale.shape + (1,) * (g.ndim - scale.ndim)), g.shape)
-    except Exception:
-        return f"{_described(got)} where numpy gives {_described(want)}"
-    same = (g == w) | (np.isnan(g) & np.isnan(w)) | (np.abs(g - w) <= rtol * (np.abs(w) + scale))
-    if same.all():
-        return None
-    index = tuple(int(i) for i in np.argwhere(~same)[0])
-    return f"{g[index]!r} where numpy gives {w[index]!r}{f' (row {index[0]})' if index else ''}"
 
 
 def _compare(report: _Report, hook: str, backend: str, what: str, got: Any, want: Any, rtol: float, scale: Any) -> None:
@@ -347,8 +156,7 @@ def _compare(report: _Report, hook: str, backend: str, what: str, got: Any, want
 
 
 def _resolve(definition: Any, params: Any) -> tuple[Definition[Any, Any], Any, str, str]:
-    """The definition, its parameter set (before ``make_params``), a name for messages and the
-    owner ``make_params`` names in its messages (the env class)."""
+    """The definition, its parameter set, a name for messages and the owner ``make_params`` names (the env class)."""
     label = owner = None
     if isinstance(definition, str):
         name = definition.removeprefix("gym_suite:")
@@ -407,8 +215,7 @@ def _declared(d: Definition[Any, Any], params: Any, report: _Report) -> list[Any
 
 
 def _hooks(d: Any, params: Any, ops: Any, call: Callable[..., Any], state: Any, before: Any, action: Any) -> Any:
-    """Every hook's value on ``state``, a start (``before`` None) or the step from ``before`` by
-    ``action``, each called by ``call(hook, fn, *args)``; those that failed are left out."""
+    """Every hook's value after a start (``before`` None) or a step, called by ``call(hook, fn, *args)``; not those that raised."""
     out = {"state": state}
     if before is None:
         out["state_info"] = call("info", d.info, None, None, state, params, ops)
@@ -464,11 +271,11 @@ class _Jax:
             return FAILED
         return value
 
-    def _start(self, u: Any) -> dict[str, Any]:
+    def _start(self, u: Any) -> _Out:
         state = self._call("initial", self.d.initial, u, self.params, self.ops)
         return {} if state is FAILED else _hooks(self.d, self.params, self.ops, self._call, state, None, None)
 
-    def _step(self, state: Any, action: Any, u: Any) -> dict[str, Any]:
+    def _step(self, state: Any, action: Any, u: Any) -> _Out:
         action = self.jnp.asarray(action, dtype=self.jnp.int32 if self.discrete else self.float)
         after = self._call("transition", self.d.transition, state, action, u, self.params, self.ops)
         return {} if after is FAILED else _hooks(self.d, self.params, self.ops, self._call, after, state, action)
@@ -483,7 +290,7 @@ class _Jax:
             state = type(state)(*(held(np.broadcast_to(np.asarray(q), (self.rows,))) for q in state))
         return held(u), state
 
-    def run(self, u: np.ndarray, state: Any, actions: Any) -> dict[str, Any]:
+    def run(self, u: np.ndarray, state: Any, actions: Any) -> _Out:
         """The hooks' values of a start (``state`` None) or a step, as numpy arrays."""
         draws = self.jnp.asarray(u, dtype=self.float) if u.shape[1] else ()
         try:
@@ -595,27 +402,25 @@ class _Run:
                 self.report.add(hook, f"{backend} vs numpy", "kind", message, field)
         return not problems
 
-    def _checked(self, backend: str, out: dict[str, Any], rows: int | None, float_dtype: Any = None) -> None:
+    def _checked(self, backend: str, out: _Out, rows: int | None, float_dtype: Any = None) -> None:
         """The checks of each hook's value after a start or a step (the state's are made apart)."""
         for key in ("reward", "state_info", "transition_info", "terminal", "truncation"):
             if key in out and not (backend == "jax" and "info" in key):  # JAX's infos: checked when traced
-                (_check_info if "info" in key else _check_column)(self.report, key, backend, out[key], rows)
+                hook, value = key if rows is None or "info" not in key else "info", out[key]
+                found = _info_found(value, rows) if "info" in key else _column_found(key, value, rows)
+                for problem, message, *what in found:
+                    self.report.add(hook, backend, problem, message, *what)
         if "observation" in out:
-            observation = out["observation"]
-            for problem, message in _check_in_space(
-                self.observation_space, observation, rows, "observation", float_dtype
-            ):
+            found = _check_in_space(self.observation_space, out["observation"], rows, "observation", float_dtype)
+            for problem, message in found:
                 self.report.add("observation", backend, problem, message, message.split(" ", 1)[0])
             if backend != "jax":
-                self._check_fresh(backend, observation, out["state"])
+                self._check_fresh(backend, out["observation"], out["state"])
         if "heuristic" in out:
             self._check_heuristic(backend, out["heuristic"])
 
-    def _agree(
-        self, hook: str, vs: str, got: dict[str, Any], want: dict[str, Any], i: Any, rtol: float, scale: Any
-    ) -> None:
-        """A backend's values ``got`` against numpy's, ``want``: row ``i`` of each (Python numbers),
-        or the batch (JAX, ``i=None``); not where numpy's is missing or of the wrong shape."""
+    def _agree(self, hook: str, vs: str, got: _Out, want: _Out, i: Any, rtol: float, scale: Any) -> None:
+        """A backend's values ``got`` against numpy's ``want``: row ``i`` (Python numbers), or the batch (``i=None``)."""
         r, batch = self.report, i is None
 
         def column(value: Any) -> Any:
@@ -638,9 +443,7 @@ class _Run:
             if isinstance(info, dict) and isinstance(expected, dict):
                 self._agree_info(key, vs, info, {k: column(v) for k, v in expected.items()}, batch, rtol, scale)
 
-    def _agree_info(
-        self, key: str, vs: str, info: dict[str, Any], expected: dict[str, Any], batch: bool, rtol: float, scale: Any
-    ) -> None:
+    def _agree_info(self, key: str, vs: str, info: _Out, expected: _Out, batch: bool, rtol: float, scale: Any) -> None:
         """An info of a backend against numpy's (its values aligned as by :meth:`_agree`)."""
         if batch:  # a name on numpy (heartpole's action) is its index on JAX: not compared
             expected = {k: None if c is None or c.dtype.kind not in "biuf" else c for k, c in expected.items()}
@@ -653,8 +456,7 @@ class _Run:
                 _compare(self.report, key, vs, f"info[{k!r}]", value, expected[k], rtol, scale)
 
     def _check_fresh(self, backend: str, observation: Any, state: Any) -> None:
-        """No observation array shares memory with the state's quantities or the parameters' arrays
-        (the shells hand it over as it is: a caller writing into it would change the environment)."""
+        """No observation array shares memory with the state or the parameters (the shells hand it over as it is)."""
         holders = [(f"state.{f}", q) for f, q in zip(self.State._fields, state)]
         if dataclasses.is_dataclass(self.params):
             holders += [(f"params.{f.name}", getattr(self.params, f.name)) for f in dataclasses.fields(self.params)]
@@ -667,8 +469,7 @@ class _Run:
                 self.report.add("observation", backend, "not fresh", message, where)
 
     def _check_heuristic(self, backend: str, action: Any) -> None:
-        """The heuristic's action is one ``check_action`` / ``check_actions`` accept, in the action
-        space (a float64 box of a float32 space is fine: the shells take actions of any float dtype)."""
+        """The heuristic's action is one the shells accept, in the action space (of any float dtype)."""
         rows = None if backend == "scalar" else self.rows
         try:
             if rows is None:
@@ -693,14 +494,13 @@ class _Run:
             return FAILED
         return _broadcast(state, u.shape[0])  # as the vector shell holds it: one value per row
 
-    def _numpy(self, state: Any, before: Any = None, actions: Any = None) -> dict[str, Any]:
-        out: dict[str, Any] = _hooks(self.d, self.params, NUMPY, self.report.on("numpy"), state, before, actions)
+    def _numpy(self, state: Any, before: Any = None, actions: Any = None) -> _Out:
+        out: _Out = _hooks(self.d, self.params, NUMPY, self.report.on("numpy"), state, before, actions)
         self._checked("numpy", out, self.rows)
         return out
 
-    def _follow(self, want: dict[str, Any], before: Any, raw_actions: Any, u: np.ndarray, scale: np.ndarray) -> None:
-        """The scalar backend (row by row) and the JAX one (the rows at once) on numpy's start
-        (``before`` None) or step from ``before``, each against numpy's values ``want``."""
+    def _follow(self, want: _Out, before: Any, raw_actions: Any, u: np.ndarray, scale: np.ndarray) -> None:
+        """The scalar backend (row by row) and JAX (the rows at once) on numpy's start or step, against its ``want``."""
         d, p, r, hook = self.d, self.params, self.report, "initial" if before is None else "transition"
         for i in range(self.rows) if self.scalar else ():
             row = action = None
@@ -808,7 +608,7 @@ def _broadcast(state: Any, rows: int) -> Any:
     return type(state)(*(np.array(np.broadcast_to(q, (rows,))) for q in state))
 
 
-def _ended(out: dict[str, Any], rows: int) -> np.ndarray:
+def _ended(out: _Out, rows: int) -> np.ndarray:
     ended = np.zeros(rows, dtype=bool)
     for flag in ("terminal", "truncation"):
         with contextlib.suppress(Exception):  # reported already
