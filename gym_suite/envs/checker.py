@@ -103,15 +103,13 @@ PROBLEMS: dict[str, str] = {
 
 
 class DefinitionError(ValueError):
-    """Raised by :func:`check_definition` when the definition broke a promise: the message lists
-    every violation, and ``violations`` holds them."""
+    """Raised by :func:`check_definition` on a broken promise: its message lists them, ``violations`` holds them."""
 
     def __init__(self, name: str, violations: Sequence[Violation]):
         self.violations = tuple(violations)
         count = len(self.violations)
-        lines = [str(v) for v in self.violations[:40]]
-        if count > 40:
-            lines.append(f"... and {count - 40} more (DefinitionError.violations has them all)")
+        more = [f"... and {count - 40} more (DefinitionError.violations has them all)"] * (count > 40)
+        lines = [str(v) for v in self.violations[:40]] + more
         super().__init__(f"check_definition({name}): {count} violation{'s' * (count != 1)}:\n  " + "\n  ".join(lines))
 
 
@@ -141,9 +139,6 @@ class _Report:
         return lambda hook, fn, *args: self.call(hook, backend, fn, *args)
 
 
-# Comparisons of two backends ------------------------------------------------------------------
-
-
 def _compare(report: _Report, hook: str, backend: str, what: str, got: Any, want: Any, rtol: float, scale: Any) -> None:
     if isinstance(want, Mapping) and isinstance(got, Mapping):
         for key in (key for key in want if key in got):
@@ -152,7 +147,9 @@ def _compare(report: _Report, hook: str, backend: str, what: str, got: Any, want
         report.add(hook, backend, "disagree", f"{what}: {difference}", what)
 
 
-# The definition to check ----------------------------------------------------------------------
+def _registered(d: Definition[Any, Any]) -> Any:
+    """The registry's row of ``d`` (``None`` for a definition of no row)."""
+    return next((spec for spec in rows() if load(spec.definition) is d), None)
 
 
 def _resolve(definition: Any, params: Any) -> tuple[Definition[Any, Any], Any, str, str]:
@@ -175,7 +172,7 @@ def _resolve(definition: Any, params: Any) -> tuple[Definition[Any, Any], Any, s
         )
     d: Definition[Any, Any] = definition
     kind = type(d).__name__
-    spec = next((spec for spec in rows() if load(spec.definition) is d), None)  # None: a definition of no row
+    spec = _registered(d)
     if params is None:
         if spec is None:
             message = f"params is required for {kind} (its parameters dataclass, e.g. MyParams())"
@@ -215,7 +212,7 @@ def _declared(d: Definition[Any, Any], params: Any, report: _Report) -> list[Any
 
 
 def _hooks(d: Any, params: Any, ops: Any, call: Callable[..., Any], state: Any, before: Any, action: Any) -> Any:
-    """Every hook's value after a start (``before`` None) or a step, called by ``call(hook, fn, *args)``; not those that raised."""
+    """Every hook's value after a start (``before`` None) or a step, by ``call(hook, fn, *args)``; not those raising."""
     out = {"state": state}
     if before is None:
         out["state_info"] = call("info", d.info, None, None, state, params, ops)
@@ -238,14 +235,13 @@ class _Jax:
 
     def __init__(self, definition: Definition[Any, Any], params: Any, rows: int, report: _Report):
         import jax
-        import jax.numpy as jnp
 
         from gym_suite.envs._device import device_params, numeric
 
-        self.jax, self.jnp, self.numeric = jax, jnp, numeric
+        self.jax, self.jnp, self.numeric = jax, jax.numpy, numeric
         self.d, self.report, self.rows = definition, report, rows
         self.params, self.ops = device_params(params), jax_ops()
-        self.float = jnp.zeros(0).dtype
+        self.float = self.jnp.zeros(0).dtype
         self.x64 = self.float == np.float64
         self.discrete = isinstance(definition.spaces(params)[1], spaces.Discrete)
         self.start = jax.jit(jax.vmap(self._start, axis_size=rows))
@@ -294,10 +290,8 @@ class _Jax:
         """The hooks' values of a start (``state`` None) or a step, as numpy arrays."""
         draws = self.jnp.asarray(u, dtype=self.float) if u.shape[1] else ()
         try:
-            if state is None:
-                out = self.start(draws)
-            else:
-                out = self.step(type(state)(*(self.jnp.asarray(q) for q in state)), np.asarray(actions), draws)
+            args = () if state is None else (type(state)(*(self.jnp.asarray(q) for q in state)), np.asarray(actions))
+            out = self.step(*args, draws) if args else self.start(draws)
         except Exception as exc:  # an error jit gives outside the hooks (rare: the hooks are guarded)
             self.report.add("jit", "jax", "raised", _exception_text(exc))
             return {}
@@ -323,18 +317,17 @@ def check_definition(
     parameters dataclass; a registry definition defaults to its id's), an env class or a registry id.
     ``num_envs`` rows play ``steps`` steps of random actions seeded by ``seed`` on numpy, each row on
     Python numbers and the rows vmapped under ``jit`` on JAX, on the same states and uniforms (JAX's
-    inputs rounded to its precision; ``backends`` picks among them, numpy always runs; without JAX
-    installed its backend is skipped with a warning). Every hook's value is checked (the state's kind
-    and shape, the observation in its space, of its dtype, no NaN, in memory of its own, a finite
-    reward, bool flags, dict infos, heuristic actions in the action space, the pictures), the backends
-    are compared (``RTOL``; JAX in 32 bits ``RTOL_FLOAT32``), and each declared argument is tried with
-    the odd values of :func:`~gym_suite.envs.argument_values.argument_values`: refused by a
-    ``ValueError`` / ``TypeError`` naming it in at most ``MESSAGE_LIMIT`` characters, or accepted and
-    then a first start and step run. The problems are :data:`PROBLEMS`.
-
-    Returns the :class:`Violation` list (one per hook, backend, kind and value, with a count); with
-    ``raise_error=True`` (the default) a non-empty list raises :class:`DefinitionError` listing them.
-    Bad arguments raise ``TypeError`` / ``ValueError`` naming them.
+    rounded to its precision); ``backends`` picks among them (numpy always runs; JAX, when not
+    installed, is skipped with a warning). Every hook's value is checked (the state's kind and shape;
+    the observation in its space, of its dtype, without NaN, in memory of its own; a finite reward,
+    bool flags, dict infos, heuristic actions in the action space, the pictures), the backends are
+    compared (``RTOL``; JAX in 32 bits ``RTOL_FLOAT32``), and each declared argument is tried with the
+    odd values of :func:`~gym_suite.envs.argument_values.argument_values`: refused by a ``ValueError``
+    / ``TypeError`` naming it in at most ``MESSAGE_LIMIT`` characters, or accepted and then a first
+    start and step run. The problems are :data:`PROBLEMS`. Returns the :class:`Violation` list (one
+    per hook, backend, kind and value, with a count); with ``raise_error=True`` (the default) a
+    non-empty list raises :class:`DefinitionError` listing them. Bad arguments raise ``TypeError`` /
+    ``ValueError`` naming them.
     """
     owner = "check_definition"
     d, base, name, env_owner = _resolve(definition, params)
@@ -358,9 +351,8 @@ def check_definition(
     return violations
 
 
+_NO_JAX = 'check_definition: JAX is not installed, so the JAX backend was not checked (pip install "gym-suite[jax]")'
 _PICTURES = (("rgb", "rgb_array", "not an image", "uint8 (H, W, 3)"), ("ansi", "ansi", "not text", "a str"))
-_COMPARED = (("reward", "reward"), ("terminal", "terminal"), ("truncation", "truncation"))
-_COMPARED += (("observation", "observation"), ("heuristic", "action"))
 
 
 class _Run:
@@ -420,7 +412,7 @@ class _Run:
             self._check_heuristic(backend, out["heuristic"])
 
     def _agree(self, hook: str, vs: str, got: _Out, want: _Out, i: Any, rtol: float, scale: Any) -> None:
-        """A backend's values ``got`` against numpy's ``want``: row ``i`` (Python numbers), or the batch (``i=None``)."""
+        """A backend's values ``got`` against numpy's ``want``: row ``i`` (Python numbers) or the batch (``i=None``)."""
         r, batch = self.report, i is None
 
         def column(value: Any) -> Any:
@@ -430,13 +422,14 @@ class _Run:
         for field, g, w in zip(self.State._fields, got.get("state", ()), want.get("state", ())):
             if (w := column(w)) is not None:
                 _compare(r, hook, vs, f"state.{field}", g, w, rtol, scale)
-        for key, what in _COMPARED:
+        for key in ("reward", "terminal", "truncation", "observation", "heuristic"):
             exact = key in ("terminal", "truncation")
             if exact or key == "reward" and not batch:
                 w = column(want.get(key, FAILED))
             elif (w := want.get(key, FAILED) if batch else _row(want.get(key, FAILED), i)) is FAILED:
                 w = None
             if key in got and w is not None:
+                what = "action" if key == "heuristic" else key
                 _compare(r, key, vs, what, got[key], w, 0.0 if exact else rtol, 0.0 if exact else scale)
         for key in ("state_info", "transition_info"):
             info, expected = got.get(key), want.get(key)
@@ -522,15 +515,13 @@ class _Run:
         u, before = self.jax.rounded(u, before)
         got = self.jax.run(u, before, raw_actions)
         actions = None if before is None else check_actions(raw_actions, self.rows, self.action_space)
-        try:
-            if before is None:
-                state = _broadcast(d.initial(_uniforms(u), p, NUMPY), self.rows)
-            else:
-                state = d.transition(before, actions, _uniforms(u), p, NUMPY)
-        except Exception:
-            state = FAILED
+        quiet = _Report()
+        if before is None:
+            state = quiet.call(hook, "numpy", lambda: _broadcast(d.initial(_uniforms(u), p, NUMPY), self.rows))
+        else:
+            state = quiet.call(hook, "numpy", d.transition, before, actions, _uniforms(u), p, NUMPY)
         valid = isinstance(state, self.State)
-        want = _hooks(d, p, NUMPY, _Report().on("numpy"), state, before, actions) if valid else {}
+        want = _hooks(d, p, NUMPY, quiet.on("numpy"), state, before, actions) if valid else {}
         scale = _row_scale(self.rows, *([state] if valid else []), *([] if before is None else [before]))
         if "state" in got and not self._state_ok(hook, "jax", got["state"], self.rows):
             del got["state"]
@@ -544,7 +535,8 @@ class _Run:
         self.rendered += 1
         for mode, _, problem, expected in self.pictures:
             value = self.report.call("render", "numpy", self.d.render, state, self.params, mode)
-            if value is not FAILED and not (_is_image(value) if mode == "rgb" else isinstance(value, str)):
+            image = isinstance(value, np.ndarray) and value.dtype == np.uint8 and value.shape[2:] == (3,) and value.size
+            if value is not FAILED and not (image if mode == "rgb" else isinstance(value, str)):
                 self.report.add("render", "numpy", problem, f"returned {_described(value)}, expected {expected}")
 
     def play(self, seed: int, steps: int) -> None:
@@ -580,23 +572,19 @@ class _Run:
             self._follow(want, state, raw_actions, u, _row_scale(rows, state, *([] if failed else [after])))
             if failed:
                 return
-            ended, state = _ended(want, rows), _broadcast(after, rows)
+            ended, state = np.zeros(rows, dtype=bool), _broadcast(after, rows)
+            for flag in ("terminal", "truncation"):
+                with contextlib.suppress(Exception):  # reported already
+                    ended |= np.broadcast_to(np.asarray(want.get(flag, True), dtype=bool), (rows,))  # raised: all end
 
 
 def _has_jax() -> bool:
     try:
         import jax  # noqa: F401
     except ImportError:
-        message = (
-            'check_definition: JAX is not installed, so the JAX backend was not checked (pip install "gym-suite[jax]")'
-        )
-        warnings.warn(message, stacklevel=3)
+        warnings.warn(_NO_JAX, stacklevel=3)
         return False
     return True
-
-
-def _is_image(frame: Any) -> bool:
-    return isinstance(frame, np.ndarray) and frame.dtype == np.uint8 and frame.shape[2:] == (3,) and frame.size > 0
 
 
 def _uniforms(u: np.ndarray) -> Any:
@@ -606,11 +594,3 @@ def _uniforms(u: np.ndarray) -> Any:
 
 def _broadcast(state: Any, rows: int) -> Any:
     return type(state)(*(np.array(np.broadcast_to(q, (rows,))) for q in state))
-
-
-def _ended(out: _Out, rows: int) -> np.ndarray:
-    ended = np.zeros(rows, dtype=bool)
-    for flag in ("terminal", "truncation"):
-        with contextlib.suppress(Exception):  # reported already
-            ended |= np.broadcast_to(np.asarray(out.get(flag, True), dtype=bool), (rows,))  # raised: every row ends
-    return ended
