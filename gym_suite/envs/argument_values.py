@@ -1,7 +1,8 @@
 """The odd values a caller may give an environment's argument: ``check_definition`` tries every
 declared argument with :func:`argument_values` (each must be refused with a ``ValueError`` /
-``TypeError`` naming the argument, or accepted and run), and the suite's property tests draw from
-them. A fixed list, without hypothesis, so that the checker runs wherever the package does::
+``TypeError`` naming the argument, or accepted and run: the trials are here too), and the suite's
+property tests draw from them. A fixed list, without hypothesis, so that the checker runs wherever
+the package does::
 
     from gym_suite.envs.argument_values import argument_values
 
@@ -33,34 +34,8 @@ HUGE = 10**1000
 #: The values every argument is tried with, whatever its kind: the wrong kinds (``None``, the
 #: bools, text, containers, bytes), the boundaries of the integers (0, -1, past int32 and int64),
 #: the huge, and the floats no argument means (NaN, the infinities, the tiny and the huge, -0.0).
-ARGUMENT_VALUES: tuple[Any, ...] = (
-    None,
-    True,
-    False,
-    0,
-    1,
-    -1,
-    2**31,
-    2**63,
-    -(2**63) - 1,
-    HUGE,
-    -HUGE,
-    0.5,
-    -0.0,
-    -1.5,
-    5e-324,
-    1e300,
-    math.nan,
-    math.inf,
-    -math.inf,
-    "",
-    "text",
-    b"bytes",
-    [1],
-    (),
-    {},
-    1 + 1j,
-)
+ARGUMENT_VALUES: tuple[Any, ...] = (None, True, False, 0, 1, -1, 2**31, 2**63, -(2**63) - 1, HUGE, -HUGE, 0.5, -0.0)
+ARGUMENT_VALUES += (-1.5, 5e-324, 1e300, math.nan, math.inf, -math.inf, "", "text", b"bytes", [1], (), {}, 1 + 1j)
 
 
 def argument_values(default: Any = None) -> tuple[Any, ...]:
@@ -78,16 +53,8 @@ def argument_values(default: Any = None) -> tuple[Any, ...]:
         near = [math.nextafter(default, math.inf), -default, default * 1000.0, default / 1000.0, int(default)]
     elif isinstance(default, tuple) and default and all(isinstance(x, (int, float)) for x in default):
         rest = tuple(default[1:])
-        near = [
-            (math.nan, *rest),
-            (math.inf, *rest),
-            (HUGE, *rest),
-            (-HUGE, *rest),
-            tuple(str(x) for x in default),
-            default[:-1],
-            (*default, default[-1]),
-            list(default),
-        ]
+        near = [(math.nan, *rest), (math.inf, *rest), (HUGE, *rest), (-HUGE, *rest), tuple(str(x) for x in default)]
+        near += [default[:-1], (*default, default[-1]), list(default)]
     elif isinstance(default, str):
         near = [default.upper(), f" {default}", default * 2]
     elif default is None:  # an optional argument: a pair is a common kind (a point)
@@ -97,6 +64,9 @@ def argument_values(default: Any = None) -> tuple[Any, ...]:
 
 def _same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and (a == b or a != a and b != b)
+
+
+# check_definition's trials: each declared argument, tried with the odd values --------------------
 
 
 def _check_arguments(d: Definition[Any, Any], base: Any, params: Any, owner: str, add: Callable[..., None]) -> None:
