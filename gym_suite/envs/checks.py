@@ -304,10 +304,7 @@ _LIMIT_HINT = (
 #: the target tutorial's square field (its ``resolution``, target-v0's ``size``). The message
 #: names the suite's argument when the environment takes it; ``max_steps`` given to a scalar
 #: env gets the step-limit hint (the limit belongs to ``gymnasium.make``).
-_RENAMED_ARGUMENTS = {
-    "max_steps": "max_episode_steps",
-    "resolution": "size",
-}
+_RENAMED_ARGUMENTS = {"max_steps": "max_episode_steps", "resolution": "size"}
 
 
 def merge_arguments(
@@ -315,15 +312,12 @@ def merge_arguments(
 ) -> dict[str, Any]:
     """``env_config`` (a dict, as Ray RLlib passes it) and keyword arguments, keywords winning; an
     unknown name raises ``TypeError`` naming the allowed ones."""
-    merged: dict[str, Any] = {}
-    if env_config is not None:
-        if not isinstance(env_config, Mapping):
-            raise ArgumentTypeError(
-                f"{owner}: the positional argument is env_config, a dict of the keyword arguments "
-                f"{sorted(allowed)}; got {type(env_config).__name__}"
-            )
-        merged.update(env_config)
-    merged.update(kwargs)
+    if env_config is not None and not isinstance(env_config, Mapping):
+        raise ArgumentTypeError(
+            f"{owner}: the positional argument is env_config, a dict of the keyword arguments "
+            f"{sorted(allowed)}; got {type(env_config).__name__}"
+        )
+    merged: dict[str, Any] = {**(env_config if isinstance(env_config, Mapping) else {}), **kwargs}
     unknown = sorted((k for k in merged if k not in allowed), key=str)
     if unknown:
         hint, limit = "", "max_episode_steps" in unknown
@@ -467,13 +461,9 @@ def arguments_table(declared: Collection[str], base: Any, render_modes: Collecti
     lines = ["| Argument | Default | Allowed | Meaning |", "|---|---|---|---|"]
     for argument in declared:
         default = getattr(base, str(argument))
-        shown_default = (
-            f"`{default!r}`"
-            if isinstance(default, str)
-            else _bound_text(default)
-            if isinstance(default, int) and not isinstance(default, bool)
-            else str(default)
-        )
+        shown_default = f"`{default!r}`" if isinstance(default, str) else str(default)
+        if isinstance(default, int) and not isinstance(default, bool):
+            shown_default = _bound_text(default)
         if isinstance(argument, Argument):
             lines.append(f"| `{argument}` | {shown_default} | {argument.allowed_text()} | {argument.meaning} |")
         else:
