@@ -1,5 +1,4 @@
-"""The tiny environment of ``tests/coin_env.py`` (what the contributor guide walks through) in
-the shells, and the ops functions: what the environments' rules call on every backend. What every
+"""The tiny environment of ``tests/coin_env.py`` in the shells, and the ops functions on every backend. What every
 registered id promises, the coin's included, is ``tests/test_conformance.py``'s."""
 
 from __future__ import annotations
@@ -16,20 +15,11 @@ from hypothesis import strategies as st
 from gym_suite.envs.definition import NUMPY, SCALAR, state_maker
 
 
-def test_the_declared_arguments_make_a_typed_signature():
-    assert (
-        str(CoinEnv.__signature__)
-        == "(env_config: 'Mapping[str, Any] | None' = None, *, flips: 'int' = 3, render_mode: 'str | None' = None)"
-    )
-
-
 def test_human_render_shows_each_frame_once(capsys):
     env = CoinEnv(render_mode="human")
     env.reset(seed=0)
-    env.render()
-    env.step(1)
-    env.render()
-    env.render()
+    for call in (env.render, lambda: env.step(1), env.render, env.render):
+        call()
     assert capsys.readouterr().out.count("heads") == 2
 
 
@@ -45,8 +35,7 @@ def test_type_errors_stay_short_through_make_with_a_dataframe():
 @pytest.mark.parametrize("rows", [500, 20])  # a block of candidates at once; one at a time
 @pytest.mark.parametrize("share", [0.0, 0.05, 0.5, 0.95, 1.0])
 def test_numpy_first_picks_what_every_candidate_at_once_picks(share, rows):
-    """The numpy ``first`` stops once every row has a candidate; it picks what testing every
-    candidate at once (the JAX way) and the scalar loop pick, the default where none passes."""
+    """The numpy ``first`` stops once every row has a candidate: it picks what JAX's way and the scalar loop pick."""
     from gym_suite.envs.target_env import first, first_of_all
 
     rng = np.random.default_rng(7)
@@ -69,31 +58,29 @@ def test_numpy_first_picks_what_every_candidate_at_once_picks(share, rows):
 @pytest.mark.parametrize("dtype", [np.int64, np.int32, np.int8, np.uint8, np.uint64])
 @pytest.mark.parametrize("bad", [-1, 2, np.iinfo(np.int8).min, np.iinfo(np.int8).max])
 def test_native_discrete_actions_out_of_range_are_refused(dtype, bad):
-    """Every integer dtype is checked (int64 in one pass over the values read as unsigned): a
-    value outside 0..n-1 raises ValueError naming the sub-environment, and the env stays as it was."""
+    """Every integer dtype is checked (int64 in one pass, read as unsigned): the env stays as it was."""
     if bad < 0 and np.dtype(dtype).kind == "u":
         return  # not representable
     envs = CoinVectorEnv(3)
     envs.reset(seed=0)
     before = [q.copy() for q in envs.state]
-    actions = np.array([0, 1, bad], dtype=dtype)
     with pytest.raises(ValueError, match=f"invalid action {bad} for sub-environment 2: expected values in 0..1"):
-        envs.step(actions)
+        envs.step(np.array([0, 1, bad], dtype=dtype))
     for q, b in zip(envs.state, before):
         np.testing.assert_array_equal(q, b)
     envs.step(np.array([0, 1, 1], dtype=dtype))  # a valid batch of that dtype steps
 
 
-@pytest.mark.parametrize("n", [1, 2, 4])
+@pytest.mark.parametrize("n", [1, 2, 4, 16, 17, 40])
 def test_one_hot_is_the_same_on_every_backend(n):
-    """heartpole's ``one_hot(ops, index, n)``: ``n`` floats, 1.0 at ``index``; per row on arrays (``(n, rows)``)."""
-    from gym_suite.envs.heartpole_env import one_hot
+    """heartpole's ``one_hot(ops, index, n)``: floats (a table for ``n`` up to 16), rows on arrays ``(n, rows)``."""
+    from gym_suite.envs.heartpole_env import _one_hots, one_hot
 
-    eye = np.eye(n)
     for i in range(n):
         got = one_hot(SCALAR, i, n)
-        assert got == tuple(eye[i]) and all(type(v) is float for v in got)
-    index = np.arange(3 * n) % n
+        assert got == _one_hots(n)[i] == tuple(float(i == j) for j in range(n))
+        assert all(type(v) is float for v in got)
+    eye, index = np.eye(n), np.arange(3 * n) % n
     np.testing.assert_array_equal(one_hot(NUMPY, index, n), eye[index].T)
     assert one_hot(NUMPY, index, n).dtype == np.float64
     jax = pytest.importorskip("jax")
@@ -105,22 +92,9 @@ def test_one_hot_is_the_same_on_every_backend(n):
     np.testing.assert_array_equal(np.asarray(jax.vmap(lambda a: one_hot(jax_ops(), a, n))(index)), eye[index])
 
 
-@pytest.mark.parametrize("n", [1, 2, 4, 16, 17, 40])
-def test_scalar_one_hot_of_any_size_is_the_general_one(n):
-    """heartpole's one_hot on SCALAR reads a table for small ``n`` (16 or fewer) and makes one for
-    larger: the same tuples either way, and as the cached general rule gives them."""
-    from gym_suite.envs.heartpole_env import _one_hots, one_hot
-
-    for i in range(n):
-        got = one_hot(SCALAR, i, n)
-        assert got == _one_hots(n)[i] == tuple(float(i == j) for j in range(n))
-        assert all(type(v) is float for v in got)
-
-
 @given(st.lists(st.floats(allow_nan=True, allow_infinity=True, width=64), max_size=7))
 def test_scalar_sigmoids_written_out_are_the_loop_bit_for_bit(xs):
-    """heartpole's sigmoids on SCALAR writes out four quantities (a fast path) and loops over any
-    other count: the same bits as ``0.5 + 0.5 * tanh(x / 2)`` of each, in a list, for every count and value."""
+    """heartpole's sigmoids on SCALAR (four written out, others looped): the bits of ``0.5 + 0.5 * tanh(x / 2)``."""
     from gym_suite.envs.heartpole_env import sigmoids
 
     got = sigmoids(SCALAR, *xs)
@@ -130,8 +104,7 @@ def test_scalar_sigmoids_written_out_are_the_loop_bit_for_bit(xs):
 
 
 def _backends():
-    """``(name, ops, run)``: ``run(fn, *arrays)`` calls ``fn`` on each backend's kind of value:
-    Python numbers row by row, numpy arrays, JAX arrays under ``vmap`` and ``jit``."""
+    """``(name, ops, run)``: ``run(fn, *arrays)`` calls ``fn`` row by row, on numpy, and under ``vmap`` and ``jit``."""
     out = [
         ("scalar", SCALAR, lambda fn, *xs: np.array([fn(*(x.item(i) for x in xs)) for i in range(xs[0].size)])),
         ("numpy", NUMPY, lambda fn, *xs: np.asarray(fn(*xs))),
@@ -147,9 +120,7 @@ def _backends():
 
 
 def test_every_backend_implements_exactly_the_ops_protocol():
-    """SCALAR, NUMPY and jax_ops() each have every member of ``Ops``, documented there, and no
-    other public attribute; ``Ops`` holds at most twelve, the general ones (what one environment
-    needs besides is in its file), and ``name`` tells the backends apart."""
+    """SCALAR, NUMPY and jax_ops() have exactly ``Ops``' members, each documented, at most twelve general ones."""
     from gym_suite.envs.definition import Ops
 
     members = {name for name in vars(Ops) if not name.startswith("_")}
@@ -164,8 +135,7 @@ def test_every_backend_implements_exactly_the_ops_protocol():
 
 @pytest.mark.parametrize("hypertension", [0.0, 0.3, 2.5, 40.0])
 def test_product_is_the_same_on_every_backend(hypertension):
-    """heartpole's ``product(ops, fn, constants, *args)``: the product of ``fn(c, *args)`` in the
-    constants' order, equal on every backend to a relative 1e-12 in float64 (v1's night hazard is one)."""
+    """heartpole's ``product(ops, fn, constants, *args)``: in the constants' order, equal to 1e-12 on every backend."""
     from gym_suite.envs.heartpole_env import NIGHT_DECAYS, no_attack_after, product
 
     h = np.array([hypertension, hypertension * 0.5, 0.0, 1.0 + hypertension])
@@ -181,8 +151,7 @@ def test_product_is_the_same_on_every_backend(hypertension):
 
 
 def test_lookup_column_take_columns_and_copy_say_what_each_backend_returns():
-    """The functions where the backends differ, so that no rule asks which one it runs on
-    (heartpole's lookup, push-v0's take_columns and Ops' column and copy)."""
+    """heartpole's lookup, push-v0's take_columns, Ops' column and copy: where the backends differ."""
     from gym_suite.envs.heartpole_env import lookup
     from gym_suite.envs.push_env import take_columns
 
@@ -220,11 +189,8 @@ def test_lookup_column_take_columns_and_copy_say_what_each_backend_returns():
 
 
 def test_state_maker_builds_the_named_tuple_from_one_tuple_of_its_quantities():
-    make = state_maker(CoinState)
-    state = make((3, 1.5))
-    assert type(state) is CoinState
-    assert state == CoinState(3, 1.5)
-    assert state._fields == CoinState._fields
+    state = state_maker(CoinState)((3, 1.5))
+    assert type(state) is CoinState and state == CoinState(3, 1.5)
     for not_a_state in (tuple, CoinParams, CoinState(3, 1.5), "CoinState"):
         with pytest.raises(TypeError, match="state_maker: state_class must be a NamedTuple class"):
             state_maker(not_a_state)  # type: ignore[arg-type]

@@ -1,6 +1,5 @@
-"""What outside callers do to particular environments: the legacy gym's adapter, checkpoints,
-lines at the bounds, other CPUs. What every id promises against misuse (bad actions, seeds and
-arguments) is ``tests/test_conformance.py``'s."""
+"""What outside callers do to particular environments: the legacy gym's adapter, checkpoints, lines at the bounds,
+other CPUs. What every id promises against misuse is ``tests/test_conformance.py``'s."""
 
 from __future__ import annotations
 
@@ -58,7 +57,9 @@ def test_heartpole_snapshot_replays_the_same_future():
     assert _same([f[:4] for f in future], [r[:4] for r in replay])
 
 
-def test_example_memory_does_not_grow_with_the_line():
+def test_example_runs_its_largest_line_in_memory_that_does_not_grow_with_it():
+    from gym_suite.envs import ExampleVectorEnv
+
     env = gymnasium.make("example-v0", lf_min=0, rt_max=10**12)
     obs, info = env.reset(seed=0)
     assert 0 <= obs < 10**12 and obs != env.unwrapped.goal
@@ -66,6 +67,14 @@ def test_example_memory_does_not_grow_with_the_line():
     # nothing as long as the line: the largest list is the shell's fixed block of uniforms
     limit = env.unwrapped.BLOCK_DRAWS
     assert all(not isinstance(v, (list, np.ndarray)) or len(v) <= limit for v in vars(env.unwrapped).values())
+    envs = ExampleVectorEnv(64, lf_min=0, rt_max=10**12)
+    obs, info = envs.reset(seed=0)
+    assert obs.dtype == np.int64 and 0 <= obs.min() and obs.max() < 10**12
+    np.testing.assert_array_equal(obs + info["dist"], envs.goal)
+    obs, reward, *_ = envs.step(np.ones(64, dtype=np.int64))
+    assert set(reward.tolist()) <= {-1.0, -2.0, 10.0}
+    near = gymnasium.make("example-v0", lf_min=10**12 - 2, rt_max=10**12)  # one start: lf_min + 1
+    assert near.reset(seed=0)[0] == 10**12 - 1
 
 
 @pytest.mark.parametrize(
@@ -84,19 +93,6 @@ def test_example_refuses_lines_whose_arithmetic_would_overflow(kwargs, name):
             cls(**kwargs)
 
 
-def test_example_accepts_its_largest_line():
-    from gym_suite.envs import ExampleVectorEnv
-
-    envs = ExampleVectorEnv(64, lf_min=0, rt_max=10**12)
-    obs, info = envs.reset(seed=0)
-    assert obs.dtype == np.int64 and 0 <= obs.min() and obs.max() < 10**12
-    np.testing.assert_array_equal(obs + info["dist"], envs.goal)
-    obs, reward, *_ = envs.step(np.ones(64, dtype=np.int64))
-    assert set(reward.tolist()) <= {-1.0, -2.0, 10.0}
-    near = gymnasium.make("example-v0", lf_min=10**12 - 2, rt_max=10**12)  # one start: lf_min + 1
-    assert near.reset(seed=0)[0] == 10**12 - 1
-
-
 def test_step_limit_is_not_an_env_argument_and_the_error_says_where_it_goes():
     from gym_suite.envs import ExampleEnv
 
@@ -106,12 +102,10 @@ def test_step_limit_is_not_an_env_argument_and_the_error_says_where_it_goes():
 
 @pytest.mark.slow
 def test_vector_and_scalar_agree_without_avx512():
-    """np.exp and math.exp differ in the last bit where numpy uses AVX-512: the tolerant
-    equivalence tests pass with it switched off too."""
+    """np.exp and math.exp differ in the last bit where numpy uses AVX-512: the agreement tests pass without it too."""
     env = {**os.environ, "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR"}
     probe = "from numpy._core._multiarray_umath import __cpu_features__ as f; print(f.get('AVX512F'))"
-    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
-    assert out.returncode == 0
+    subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
     tests = ["tests/test_conformance.py", "tests/test_heartpole.py"]
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "vector_of_one or agree", *tests],

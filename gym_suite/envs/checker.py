@@ -9,9 +9,9 @@ draws, and reports each violation by hook, backend and value.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
-import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -20,8 +20,28 @@ import numpy as np
 from gymnasium import spaces
 
 from gym_suite._registry import find, load, rows
-from gym_suite.envs.argument_values import argument_values
-from gym_suite.envs.checks import ArgumentTypeError, check_action, check_actions, check_int, shown
+from gym_suite.envs.argument_values import ARGUMENT_ERRORS as ARGUMENT_ERRORS
+from gym_suite.envs.argument_values import MESSAGE_LIMIT as MESSAGE_LIMIT
+from gym_suite.envs.argument_values import _check_arguments
+from gym_suite.envs.checks import _FAILED as FAILED
+from gym_suite.envs.checks import (
+    ArgumentTypeError,
+    _check_in_space,
+    _column,
+    _column_found,
+    _described,
+    _disagreement,
+    _exception_text,
+    _info_found,
+    _kind,
+    _quantity_problem,
+    _row,
+    _row_scale,
+    check_action,
+    check_actions,
+    check_int,
+    shown,
+)
 from gym_suite.envs.definition import NUMPY, SCALAR, Definition, draws_at_start, jax_ops, row_of
 
 __all__ = ["BACKENDS", "PROBLEMS", "DefinitionError", "Violation", "check_definition"]
@@ -32,8 +52,6 @@ BACKENDS: tuple[str, ...] = ("scalar", "numpy", "jax")
 RTOL = 1e-9
 #: ... and JAX in 32 bits (float32 state and draws, from the same float32-rounded inputs).
 RTOL_FLOAT32 = 1e-4
-_KINDS = {"b": "bool", "i": "int", "u": "int", "f": "float"}
-_SCALAR_KINDS = (((bool, np.bool_), "bool"), ((int, np.integer), "int"), ((float, np.floating), "float"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,31 +100,20 @@ PROBLEMS: dict[str, str] = {
     "argument": "a value of a declared argument that make_params refused with another error than ValueError / "
     "TypeError naming the argument, or accepted and then the start or first step broke on",
 }
-#: The errors a refused argument may raise (with a message naming it): the documented ones.
-ARGUMENT_ERRORS = (ValueError, TypeError, FileNotFoundError)
-#: The longest message a refused argument may give.
-MESSAGE_LIMIT = 1000
-_TRACER_ERRORS = ("TracerBoolConversionError", "ConcretizationTypeError", "TracerIntegerConversionError")
 
 
 class DefinitionError(ValueError):
-    """Raised by :func:`check_definition` when the definition broke a promise: the message lists
-    every violation, and ``violations`` holds them."""
+    """Raised by :func:`check_definition` on a broken promise: its message lists them, ``violations`` holds them."""
 
     def __init__(self, name: str, violations: Sequence[Violation]):
         self.violations = tuple(violations)
         count = len(self.violations)
-        lines = [str(v) for v in self.violations[:40]]
-        if count > 40:
-            lines.append(f"... and {count - 40} more (DefinitionError.violations has them all)")
+        more = [f"... and {count - 40} more (DefinitionError.violations has them all)"] * (count > 40)
+        lines = [str(v) for v in self.violations[:40]] + more
         super().__init__(f"check_definition({name}): {count} violation{'s' * (count != 1)}:\n  " + "\n  ".join(lines))
 
 
-class _Failed:
-    """What a hook that raised returns: the checks that need its value are skipped."""
-
-
-FAILED = _Failed()
+_Out = dict[str, Any]  # each hook's value after a start or a step, by name
 
 
 class _Report:
@@ -116,12 +123,8 @@ class _Report:
         self.found: dict[tuple[str, str, str, str], Violation] = {}
 
     def add(self, hook: str, backend: str, problem: str, message: str, what: str = "") -> None:
-        seen = self.found.get(key := (hook, backend, problem, what))
-        self.found[key] = (
-            Violation(hook, backend, problem, message)
-            if seen is None
-            else dataclasses.replace(seen, count=seen.count + 1)
-        )
+        seen = self.found.get(key := (hook, backend, problem, what), Violation(hook, backend, problem, message, 0))
+        self.found[key] = dataclasses.replace(seen, count=seen.count + 1)
 
     def call(self, hook: str, backend: str, fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(*args)``, or :data:`FAILED` with a violation if it raises."""
@@ -136,229 +139,6 @@ class _Report:
         return lambda hook, fn, *args: self.call(hook, backend, fn, *args)
 
 
-def _exception_text(exc: BaseException) -> str:
-    text = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-    if type(exc).__name__ in _TRACER_ERRORS:
-        text += " (a Python if, bool(), int() or float() on data: use ops.where or arithmetic)"
-    return text if len(text) <= 300 else text[:297] + "..."
-
-
-# The checks of one hook's value --------------------------------------------------------------
-
-
-def _scalar_kind(value: Any) -> str | None:
-    return next((name for types, name in _SCALAR_KINDS if isinstance(value, types)), None)
-
-
-def _array_kind(value: Any) -> str | None:
-    try:
-        return _KINDS.get(np.asarray(value).dtype.kind)
-    except Exception:
-        return None
-
-
-def _described(value: Any) -> str:
-    if isinstance(value, np.ndarray) or hasattr(value, "dtype") and hasattr(value, "shape"):
-        return f"{shown(np.asarray(value))} (dtype {value.dtype}, shape {tuple(value.shape)})"
-    return f"{shown(value)} ({type(value).__name__})"
-
-
-def _first_bad(array: np.ndarray, bad: np.ndarray, batch: bool = False) -> str:
-    """The first value where ``bad`` holds, and where it is (its row first, for a batch)."""
-    index = tuple(int(i) for i in np.argwhere(bad)[0])
-    value, rest = repr(array[index].item()), index[batch:]
-    at = rest[0] if len(rest) == 1 else rest
-    if not index:
-        return value
-    return f"{value} in row {index[0]}" + (f", index {at}" if rest else "") if batch else f"{value} at index {at}"
-
-
-def _in_dict(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> list[tuple[str, str]]:
-    if not isinstance(value, Mapping):
-        return [("kind", f"{path} is {_described(value)}, expected a dict with keys {list(space.spaces)}")]
-    if set(value) != set(space.spaces):
-        return [("out of space", f"{path} has keys {sorted(map(str, value))}, the space {list(space.spaces)}")]
-    items = space.spaces.items()
-    return [f for key, sub in items for f in _check_in_space(sub, value[key], rows, f"{path}[{key!r}]", float_dtype)]
-
-
-def _in_discrete(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> list[tuple[str, str]]:
-    start, n, batch = int(space.start), int(space.n), rows is not None
-    allowed = f"an integer in {start}..{start + n - 1} (Discrete({n}{f', start={start}' if start else ''}))"
-    try:
-        array = np.asarray(value)
-    except Exception:
-        array = np.asarray(None)
-    if array.dtype.kind not in "iu" or isinstance(value, (bool, np.bool_)):
-        if array.dtype.kind == "f" and np.isnan(array).any():
-            where = "" if array.ndim == 0 else f" ({_first_bad(array, np.isnan(array), batch)})"
-            return [("nan", f"{path} holds nan{where}, expected {allowed}")]
-        return [("dtype", f"{path} is {_described(value)}, expected {allowed}{' per row' * batch}")]
-    if array.shape != (rows,) * batch:
-        return [("shape", f"{path} has shape {array.shape}, expected {(rows,) * batch}")]
-    return _outside(path, array, (array < start) | (array >= start + n), batch, allowed)
-
-
-def _outside(path: str, array: np.ndarray, outside: np.ndarray, batch: bool, allowed: str) -> list[tuple[str, str]]:
-    if not outside.any():
-        return []
-    return [("out of space", f"{path} holds {_first_bad(array, outside, batch)}, outside {allowed}")]
-
-
-def _in_box(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> list[tuple[str, str]]:
-    if not (isinstance(value, np.ndarray) or rows is not None and hasattr(value, "dtype")):
-        return [("kind", f"{path} is {_described(value)}, expected a numpy array ({space})")]
-    array, expected, batch = np.asarray(value), np.dtype(space.dtype), rows is not None
-    if float_dtype is not None and expected.kind == "f" and expected.itemsize > np.dtype(float_dtype).itemsize:
-        expected = np.dtype(float_dtype)  # JAX without 64-bit mode holds float32
-    found = [("dtype", f"{path} has dtype {array.dtype} where the space declares {expected}")] * (
-        array.dtype != expected
-    )
-    shape = (rows,) * batch + tuple(space.shape)
-    if array.shape != shape:
-        return [*found, ("shape", f"{path} has shape {array.shape}, expected {shape}")]
-    if array.dtype.kind not in "biuf":
-        return found
-    nan = np.isnan(array) if array.dtype.kind == "f" else np.zeros(array.shape, bool)
-    if nan.any():
-        found.append(("nan", f"{path} holds nan ({_first_bad(array, nan, batch)})"))
-    low, high = (shown(b.item()) if b.size == 1 else shown(b) for b in (np.unique(space.low), np.unique(space.high)))
-    return found + _outside(path, array, ~nan & ((array < space.low) | (array > space.high)), batch, f"[{low}, {high}]")
-
-
-def _in_other(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> list[tuple[str, str]]:
-    """Gymnasium's ``space.contains``, on each row of a batch."""
-    for i, item in enumerate([value] if rows is None else [_row(value, i) for i in range(rows)]):
-        try:
-            inside = space.contains(item)
-        except Exception:
-            inside = False
-        if not inside:
-            return [
-                ("out of space", f"{path} is {_described(item)}{'' if rows is None else f' (row {i})'}, not in {space}")
-            ]
-    return []
-
-
-_SPACE_CHECKS = ((spaces.Dict, _in_dict), (spaces.Discrete, _in_discrete), (spaces.Box, _in_box))
-
-
-def _check_in_space(
-    space: spaces.Space[Any], value: Any, rows: int | None, path: str, float_dtype: Any = None
-) -> list[tuple[str, str]]:
-    """``(problem, message)`` for each way ``value`` is not in ``space`` (a batch of ``rows`` when
-    ``rows`` is given). ``float_dtype`` is JAX's float dtype (float32 without 64-bit mode), ``None`` off JAX."""
-    check = next((check for kind, check in _SPACE_CHECKS if isinstance(space, kind)), _in_other)
-    return check(space, value, rows, path, float_dtype)
-
-
-def _row(value: Any, i: int) -> Any:
-    """Row ``i`` of a batch of values (a dict of them for a ``Dict`` space); ``FAILED`` if it has none."""
-    if value is FAILED:
-        return FAILED
-    if isinstance(value, Mapping):
-        found = {key: _row(v, i) for key, v in value.items()}
-        return FAILED if any(v is FAILED for v in found.values()) else found
-    try:
-        array = np.asarray(value)
-        return array[i] if array.ndim else array  # one value for every row (its shape is checked apart)
-    except Exception:  # of the wrong shape: reported by numpy's checks
-        return FAILED
-
-
-def _column(value: Any, rows: int) -> np.ndarray | None:
-    """``value`` as one value per row, or ``None`` (missing, or of the wrong shape: reported apart)."""
-    try:
-        return None if value is FAILED else np.broadcast_to(np.asarray(value), (rows,))
-    except Exception:
-        return None
-
-
-def _quantity_problem(hook: str, quantity: Any, rows: int | None) -> tuple[str, str] | None:
-    """What is wrong with one quantity of a state (at the start, a plain value stands for every row)."""
-    if rows is None:
-        if _scalar_kind(quantity) is None:
-            return "kind", f"is {_described(quantity)}: one environment's quantities are Python numbers or bools"
-        return None
-    if _array_kind(quantity) is None:
-        return "kind", f"is {_described(quantity)}, not numbers or flags"
-    shape = np.shape(quantity)
-    if shape != (rows,) and (hook != "initial" or shape != ()):
-        plain = " (a plain value stands for every row at the start only)" if shape == () else ""
-        return "shape", f"has shape {shape}, expected ({rows},){plain}"
-    return None
-
-
-def _check_column(report: _Report, hook: str, backend: str, value: Any, rows: int | None) -> None:
-    """A reward (a finite number, one per row) or a flag (``terminal`` / ``truncation``: a bool, one per row)."""
-    flag = hook != "reward"
-    problem, expected = (
-        ("not boolean", ("True or False", "a bool array")) if flag else ("kind", ("a number", "numbers"))
-    )
-    if rows is None:
-        if not (isinstance(value, (bool, np.bool_)) if flag else _scalar_kind(value) in ("int", "float")):
-            report.add(hook, backend, problem, f"returned {_described(value)}, expected {expected[0]}")
-        elif not flag and not math.isfinite(value):
-            report.add(hook, backend, "not finite", f"returned {value!r}")
-        return
-    array = np.asarray(value)
-    if array.dtype != np.bool_ if flag else array.dtype.kind not in "iuf":
-        report.add(hook, backend, problem, f"returned {_described(value)}, expected {expected[1]}")
-    elif array.shape not in ((), (rows,)):
-        report.add(hook, backend, "shape", f"returned shape {array.shape}, expected ({rows},)")
-    elif not flag and not np.isfinite(array).all():
-        report.add(hook, backend, "not finite", f"returned {_first_bad(array, ~np.isfinite(array), True)}")
-
-
-def _check_info(report: _Report, hook: str, backend: str, info: Any, rows: int | None) -> None:
-    if not isinstance(info, dict):
-        report.add(hook, backend, "not a dict", f"returned {_described(info)}, expected a dict")
-        return
-    if rows is None:
-        return
-    for key, value in info.items():
-        if _column(value, rows) is None:
-            report.add(hook, backend, "shape", f"info[{key!r}] is {_described(value)}, expected one value per row", key)
-
-
-# Comparisons of two backends ------------------------------------------------------------------
-
-
-def _row_scale(rows: int, *states: Any) -> np.ndarray:
-    """Per row: 1 + the largest finite magnitude of the float quantities (the absolute tolerance)."""
-    scale = np.ones(rows)
-    for column in (_column(q, rows) for state in states for q in state):
-        if column is not None and column.dtype.kind == "f":
-            magnitude = np.abs(column.astype(np.float64))
-            scale = np.maximum(scale, 1.0 + np.where(np.isfinite(magnitude), magnitude, 0.0))
-    return scale
-
-
-def _disagreement(got: Any, want: Any, rtol: float, scale: Any) -> str | None:
-    """``None`` if ``got`` and ``want`` agree (floats within ``rtol * (|want| + scale)``, NaN
-    with NaN; other values exactly), else the first difference."""
-    numbers = (bool, int, float, np.bool_, np.integer, np.floating)
-    if isinstance(got, numbers) and isinstance(want, numbers):  # one row's value: no arrays
-        a, b, s = float(got), float(want), float(scale)
-        if a == b or math.isnan(a) and math.isnan(b) or abs(a - b) <= rtol * (abs(b) + s):
-            return None
-        return f"{got!r} where numpy gives {want.item() if isinstance(want, np.generic) else want!r}"
-    try:
-        g, w = np.asarray(got), np.asarray(want)
-        if g.dtype.kind not in "biuf" or w.dtype.kind not in "biuf":
-            return None if np.array_equal(g, w) else f"{shown(got)} where numpy gives {shown(want)}"
-        g, w = np.broadcast_arrays(g.astype(np.float64), w.astype(np.float64))
-        scale = np.asarray(scale, np.float64)
-        scale = np.broadcast_to(scale.reshape(scale.shape + (1,) * (g.ndim - scale.ndim)), g.shape)
-    except Exception:
-        return f"{_described(got)} where numpy gives {_described(want)}"
-    same = (g == w) | (np.isnan(g) & np.isnan(w)) | (np.abs(g - w) <= rtol * (np.abs(w) + scale))
-    if same.all():
-        return None
-    index = tuple(int(i) for i in np.argwhere(~same)[0])
-    return f"{g[index]!r} where numpy gives {w[index]!r}{f' (row {index[0]})' if index else ''}"
-
-
 def _compare(report: _Report, hook: str, backend: str, what: str, got: Any, want: Any, rtol: float, scale: Any) -> None:
     if isinstance(want, Mapping) and isinstance(got, Mapping):
         for key in (key for key in want if key in got):
@@ -367,24 +147,18 @@ def _compare(report: _Report, hook: str, backend: str, what: str, got: Any, want
         report.add(hook, backend, "disagree", f"{what}: {difference}", what)
 
 
-# The definition to check ----------------------------------------------------------------------
-
-
 def _registered(d: Definition[Any, Any]) -> Any:
     """The registry's row of ``d`` (``None`` for a definition of no row)."""
     return next((spec for spec in rows() if load(spec.definition) is d), None)
 
 
 def _resolve(definition: Any, params: Any) -> tuple[Definition[Any, Any], Any, str, str]:
-    """The definition, its parameter set (before ``make_params``), a name for messages and the
-    owner ``make_params`` names in its messages (the env class)."""
+    """The definition, its parameter set, a name for messages and the owner ``make_params`` names (the env class)."""
     label = owner = None
     if isinstance(definition, str):
         name = definition.removeprefix("gym_suite:")
-        spec = find(name)
-        if spec is None:
-            ids = [spec.id for spec in rows()]
-            raise ValueError(f"check_definition: unknown id {definition!r}; the ids are {ids}")
+        if (spec := find(name)) is None:
+            raise ValueError(f"check_definition: unknown id {definition!r}; the ids are {[s.id for s in rows()]}")
         definition, label, owner = load(spec.definition), name, spec.class_name
         params = load(spec.params) if params is None else params
     if isinstance(definition, type) and isinstance(getattr(definition, "definition", None), Definition):
@@ -397,26 +171,21 @@ def _resolve(definition: Any, params: Any) -> tuple[Definition[Any, Any], Any, s
             f"or one made by env_classes) or a registry id, got {shown(definition)}"
         )
     d: Definition[Any, Any] = definition
+    kind = type(d).__name__
     spec = _registered(d)
     if params is None:
         if spec is None:
-            raise ArgumentTypeError(
-                f"check_definition: params is required for {type(d).__name__} (its parameters "
-                "dataclass, e.g. MyParams()): the definition is not in the registry"
-            )
+            message = f"params is required for {kind} (its parameters dataclass, e.g. MyParams())"
+            raise ArgumentTypeError(f"check_definition: {message}: the definition is not in the registry")
         params, owner = load(spec.params), owner or spec.class_name
     expected = None if spec is None else type(load(spec.params))
     if expected is not None and not isinstance(params, expected):
-        raise ArgumentTypeError(
-            f"check_definition: params must be the {expected.__name__} of {type(d).__name__} (e.g. its id's, made "
-            f"by make_params), got {shown(params)}"
-        )
+        message = f"params must be the {expected.__name__} of {kind} (e.g. its id's, made by make_params)"
+        raise ArgumentTypeError(f"check_definition: {message}, got {shown(params)}")
     if not dataclasses.is_dataclass(params) or isinstance(params, type):
-        raise ArgumentTypeError(
-            f"check_definition: params must be the parameters of {type(d).__name__}, an instance of its frozen "
-            f"parameters dataclass, got {shown(params)}"
-        )
-    return d, params, label or type(d).__name__, owner or type(d).__name__
+        message = f"params must be the parameters of {kind}, an instance of its frozen parameters dataclass"
+        raise ArgumentTypeError(f"check_definition: {message}, got {shown(params)}")
+    return d, params, label or kind, owner or kind
 
 
 def _declared(d: Definition[Any, Any], params: Any, report: _Report) -> list[Any]:
@@ -443,8 +212,7 @@ def _declared(d: Definition[Any, Any], params: Any, report: _Report) -> list[Any
 
 
 def _hooks(d: Any, params: Any, ops: Any, call: Callable[..., Any], state: Any, before: Any, action: Any) -> Any:
-    """Every hook's value on ``state``, a start (``before`` None) or the step from ``before`` by
-    ``action``, each called by ``call(hook, fn, *args)``; those that failed are left out."""
+    """Every hook's value after a start (``before`` None) or a step, by ``call(hook, fn, *args)``; not those raising."""
     out = {"state": state}
     if before is None:
         out["state_info"] = call("info", d.info, None, None, state, params, ops)
@@ -463,19 +231,17 @@ def _hooks(d: Any, params: Any, ops: Any, call: Callable[..., Any], state: Any, 
 
 
 class _Jax:
-    """The hooks on ``jax.numpy``: a jitted, vmapped start and step (compiled once) that return
-    every hook's value; a hook that raises while tracing is reported and left out."""
+    """The hooks on ``jax.numpy``, a jitted and vmapped start and step returning every hook's value."""
 
     def __init__(self, definition: Definition[Any, Any], params: Any, rows: int, report: _Report):
         import jax
-        import jax.numpy as jnp
 
         from gym_suite.envs._device import device_params, numeric
 
-        self.jax, self.jnp, self.numeric = jax, jnp, numeric
+        self.jax, self.jnp, self.numeric = jax, jax.numpy, numeric
         self.d, self.report, self.rows = definition, report, rows
         self.params, self.ops = device_params(params), jax_ops()
-        self.float = jnp.zeros(0).dtype
+        self.float = self.jnp.zeros(0).dtype
         self.x64 = self.float == np.float64
         self.discrete = isinstance(definition.spaces(params)[1], spaces.Discrete)
         self.start = jax.jit(jax.vmap(self._start, axis_size=rows))
@@ -501,33 +267,31 @@ class _Jax:
             return FAILED
         return value
 
-    def _start(self, u: Any) -> dict[str, Any]:
+    def _start(self, u: Any) -> _Out:
         state = self._call("initial", self.d.initial, u, self.params, self.ops)
         return {} if state is FAILED else _hooks(self.d, self.params, self.ops, self._call, state, None, None)
 
-    def _step(self, state: Any, action: Any, u: Any) -> dict[str, Any]:
+    def _step(self, state: Any, action: Any, u: Any) -> _Out:
         action = self.jnp.asarray(action, dtype=self.jnp.int32 if self.discrete else self.float)
         after = self._call("transition", self.d.transition, state, action, u, self.params, self.ops)
         return {} if after is FAILED else _hooks(self.d, self.params, self.ops, self._call, after, state, action)
 
     def rounded(self, u: np.ndarray, state: Any) -> tuple[np.ndarray, Any]:
         """numpy's draws ``u`` ``(rows, count)`` and ``state`` (``None`` at a start) as JAX holds them."""
-        if state is not None:
-            state = type(state)(*(np.broadcast_to(np.asarray(q), (self.rows,)) for q in state))
-        if self.x64:
-            return u, state
-        if state is not None:
-            state = type(state)(*(q.astype(np.float32).astype(np.float64) if q.dtype.kind == "f" else q for q in state))
-        return u.astype(np.float32).astype(np.float64), state
 
-    def run(self, u: np.ndarray, state: Any, actions: Any) -> dict[str, Any]:
+        def held(q: np.ndarray) -> np.ndarray:
+            return q if self.x64 or q.dtype.kind != "f" else q.astype(np.float32).astype(np.float64)
+
+        if state is not None:
+            state = type(state)(*(held(np.broadcast_to(np.asarray(q), (self.rows,))) for q in state))
+        return held(u), state
+
+    def run(self, u: np.ndarray, state: Any, actions: Any) -> _Out:
         """The hooks' values of a start (``state`` None) or a step, as numpy arrays."""
         draws = self.jnp.asarray(u, dtype=self.float) if u.shape[1] else ()
         try:
-            if state is None:
-                out = self.start(draws)
-            else:
-                out = self.step(type(state)(*(self.jnp.asarray(q) for q in state)), np.asarray(actions), draws)
+            args = () if state is None else (type(state)(*(self.jnp.asarray(q) for q in state)), np.asarray(actions))
+            out = self.step(*args, draws) if args else self.start(draws)
         except Exception as exc:  # an error jit gives outside the hooks (rare: the hooks are guarded)
             self.report.add("jit", "jax", "raised", _exception_text(exc))
             return {}
@@ -553,18 +317,17 @@ def check_definition(
     parameters dataclass; a registry definition defaults to its id's), an env class or a registry id.
     ``num_envs`` rows play ``steps`` steps of random actions seeded by ``seed`` on numpy, each row on
     Python numbers and the rows vmapped under ``jit`` on JAX, on the same states and uniforms (JAX's
-    inputs rounded to its precision; ``backends`` picks among them, numpy always runs; without JAX
-    installed its backend is skipped with a warning). Every hook's value is checked (the state's kind
-    and shape, the observation in its space, of its dtype, no NaN, in memory of its own, a finite
-    reward, bool flags, dict infos, heuristic actions in the action space, the pictures), the backends
-    are compared (``RTOL``; JAX in 32 bits ``RTOL_FLOAT32``), and each declared argument is tried with
-    the odd values of :func:`~gym_suite.envs.argument_values.argument_values`: refused by a
-    ``ValueError`` / ``TypeError`` naming it in at most ``MESSAGE_LIMIT`` characters, or accepted and
-    then a first start and step run. The problems are :data:`PROBLEMS`.
-
-    Returns the :class:`Violation` list (one per hook, backend, kind and value, with a count); with
-    ``raise_error=True`` (the default) a non-empty list raises :class:`DefinitionError` listing them.
-    Bad arguments raise ``TypeError`` / ``ValueError`` naming them.
+    rounded to its precision); ``backends`` picks among them (numpy always runs; JAX, when not
+    installed, is skipped with a warning). Every hook's value is checked (the state's kind and shape;
+    the observation in its space, of its dtype, without NaN, in memory of its own; a finite reward,
+    bool flags, dict infos, heuristic actions in the action space, the pictures), the backends are
+    compared (``RTOL``; JAX in 32 bits ``RTOL_FLOAT32``), and each declared argument is tried with the
+    odd values of :func:`~gym_suite.envs.argument_values.argument_values`: refused by a ``ValueError``
+    / ``TypeError`` naming it in at most ``MESSAGE_LIMIT`` characters, or accepted and then a first
+    start and step run. The problems are :data:`PROBLEMS`. Returns the :class:`Violation` list (one
+    per hook, backend, kind and value, with a count); with ``raise_error=True`` (the default) a
+    non-empty list raises :class:`DefinitionError` listing them. Bad arguments raise ``TypeError`` /
+    ``ValueError`` naming them.
     """
     owner = "check_definition"
     d, base, name, env_owner = _resolve(definition, params)
@@ -581,11 +344,15 @@ def check_definition(
     made = report.call("make_params", "all", d.make_params, base, env_owner)
     if made is not FAILED:
         _Run(d, made, num_rows, set(backends), report).play(seed, steps)
-        _check_arguments(d, base, made, env_owner, report)
+        _check_arguments(d, base, made, env_owner, report.add)
     violations = list(report.found.values())
     if violations and raise_error:
         raise DefinitionError(name, violations)
     return violations
+
+
+_NO_JAX = 'check_definition: JAX is not installed, so the JAX backend was not checked (pip install "gym-suite[jax]")'
+_PICTURES = (("rgb", "rgb_array", "not an image", "uint8 (H, W, 3)"), ("ansi", "ansi", "not text", "a str"))
 
 
 class _Run:
@@ -601,8 +368,7 @@ class _Run:
         self.ready = all(x is not FAILED for x in declared)
         self.jax = _Jax(d, params, rows, report) if "jax" in backends and self.ready and _has_jax() else None
         modes = set(d.render_modes)
-        self.pictures = "rgb_array" in modes or "human" in modes and d.human == "rgb"
-        self.text = "ansi" in modes or "human" in modes and d.human == "ansi"
+        self.pictures = [p for p in _PICTURES if p[1] in modes or "human" in modes and d.human == p[0]]
         self.rendered = 0
 
     def _state_ok(self, hook: str, backend: str, state: Any, rows: int | None) -> bool:
@@ -613,51 +379,40 @@ class _Run:
         problems = [(n, p) for n, q in zip(self.State._fields, state) if (p := _quantity_problem(hook, q, rows))]
         for name, (problem, message) in problems:
             self.report.add(hook, backend, problem, f"state.{name} {message}", name)
-        if not problems:
-            self._kinds(hook, backend, state)
-        return not problems
-
-    def _kinds(self, hook: str, backend: str, state: Any) -> None:
-        """Each quantity keeps one kind (bool, int, float) on every backend, start and step alike."""
-        for field, q in zip(self.State._fields, state):
-            if (kind := _scalar_kind(q) if backend == "scalar" else _array_kind(q)) is None:
+        for field, q in zip(self.State._fields, state) if not problems else ():
+            # each quantity keeps one kind (bool, int, float) on every backend, start and step alike
+            if (kind := _kind(q, backend != "scalar")) is None:
                 continue
             first = self.kinds.setdefault((backend, field), (kind, hook))
             if first[0] != kind:
-                self.report.add(
-                    hook, backend, "kind", f"state.{field} is {kind} here but {first[0]} from {first[1]}", field
-                )
+                message = f"state.{field} is {kind} here but {first[0]} from {first[1]}"
+                self.report.add(hook, backend, "kind", message, field)
             self.hook_kinds[(backend, hook, field)] = kind
             numpy = self.hook_kinds.get(("numpy", hook, field))
             if backend != "numpy" and numpy is not None and numpy != kind:
                 message = f"state.{field} is {kind} on {backend} but {numpy} on numpy"
                 self.report.add(hook, f"{backend} vs numpy", "kind", message, field)
+        return not problems
 
-    def _checked(self, backend: str, out: dict[str, Any], rows: int | None, float_dtype: Any = None) -> None:
+    def _checked(self, backend: str, out: _Out, rows: int | None, float_dtype: Any = None) -> None:
         """The checks of each hook's value after a start or a step (the state's are made apart)."""
-        if "reward" in out:
-            _check_column(self.report, "reward", backend, out["reward"], rows)
-        for key in ("state_info", "transition_info") if backend != "jax" else ():  # JAX's: when traced
-            if key in out:
-                _check_info(self.report, key if rows is None else "info", backend, out[key], rows)
-        for flag in ("terminal", "truncation"):
-            if flag in out:
-                _check_column(self.report, flag, backend, out[flag], rows)
+        for key in ("reward", "state_info", "transition_info", "terminal", "truncation"):
+            if key in out and not (backend == "jax" and "info" in key):  # JAX's infos: checked when traced
+                hook, value = key if rows is None or "info" not in key else "info", out[key]
+                found = _info_found(value, rows) if "info" in key else _column_found(key, value, rows)
+                for problem, message, *what in found:
+                    self.report.add(hook, backend, problem, message, *what)
         if "observation" in out:
-            for problem, message in _check_in_space(
-                self.observation_space, out["observation"], rows, "observation", float_dtype
-            ):
+            found = _check_in_space(self.observation_space, out["observation"], rows, "observation", float_dtype)
+            for problem, message in found:
                 self.report.add("observation", backend, problem, message, message.split(" ", 1)[0])
             if backend != "jax":
                 self._check_fresh(backend, out["observation"], out["state"])
         if "heuristic" in out:
             self._check_heuristic(backend, out["heuristic"])
 
-    def _agree(
-        self, hook: str, vs: str, got: dict[str, Any], want: dict[str, Any], i: Any, rtol: float, scale: Any
-    ) -> None:
-        """A backend's values ``got`` against numpy's, ``want``: row ``i`` of each (Python numbers),
-        or the batch (JAX, ``i=None``); not where numpy's is missing or of the wrong shape."""
+    def _agree(self, hook: str, vs: str, got: _Out, want: _Out, i: Any, rtol: float, scale: Any) -> None:
+        """A backend's values ``got`` against numpy's ``want``: row ``i`` (Python numbers) or the batch (``i=None``)."""
         r, batch = self.report, i is None
 
         def column(value: Any) -> Any:
@@ -667,22 +422,21 @@ class _Run:
         for field, g, w in zip(self.State._fields, got.get("state", ()), want.get("state", ())):
             if (w := column(w)) is not None:
                 _compare(r, hook, vs, f"state.{field}", g, w, rtol, scale)
-        for key, what in _COMPARED:
+        for key in ("reward", "terminal", "truncation", "observation", "heuristic"):
             exact = key in ("terminal", "truncation")
             if exact or key == "reward" and not batch:
                 w = column(want.get(key, FAILED))
             elif (w := want.get(key, FAILED) if batch else _row(want.get(key, FAILED), i)) is FAILED:
                 w = None
             if key in got and w is not None:
+                what = "action" if key == "heuristic" else key
                 _compare(r, key, vs, what, got[key], w, 0.0 if exact else rtol, 0.0 if exact else scale)
         for key in ("state_info", "transition_info"):
             info, expected = got.get(key), want.get(key)
             if isinstance(info, dict) and isinstance(expected, dict):
                 self._agree_info(key, vs, info, {k: column(v) for k, v in expected.items()}, batch, rtol, scale)
 
-    def _agree_info(
-        self, key: str, vs: str, info: dict[str, Any], expected: dict[str, Any], batch: bool, rtol: float, scale: Any
-    ) -> None:
+    def _agree_info(self, key: str, vs: str, info: _Out, expected: _Out, batch: bool, rtol: float, scale: Any) -> None:
         """An info of a backend against numpy's (its values aligned as by :meth:`_agree`)."""
         if batch:  # a name on numpy (heartpole's action) is its index on JAX: not compared
             expected = {k: None if c is None or c.dtype.kind not in "biuf" else c for k, c in expected.items()}
@@ -695,8 +449,7 @@ class _Run:
                 _compare(self.report, key, vs, f"info[{k!r}]", value, expected[k], rtol, scale)
 
     def _check_fresh(self, backend: str, observation: Any, state: Any) -> None:
-        """No observation array shares memory with the state's quantities or the parameters' arrays
-        (the shells hand it over as it is: a caller writing into it would change the environment)."""
+        """No observation array shares memory with the state or the parameters (the shells hand it over as it is)."""
         holders = [(f"state.{f}", q) for f, q in zip(self.State._fields, state)]
         if dataclasses.is_dataclass(self.params):
             holders += [(f"params.{f.name}", getattr(self.params, f.name)) for f in dataclasses.fields(self.params)]
@@ -709,8 +462,7 @@ class _Run:
                 self.report.add("observation", backend, "not fresh", message, where)
 
     def _check_heuristic(self, backend: str, action: Any) -> None:
-        """The heuristic's action is one ``check_action`` / ``check_actions`` accept, in the action
-        space (a float64 box of a float32 space is fine: the shells take actions of any float dtype)."""
+        """The heuristic's action is one the shells accept, in the action space (of any float dtype)."""
         rows = None if backend == "scalar" else self.rows
         try:
             if rows is None:
@@ -735,14 +487,13 @@ class _Run:
             return FAILED
         return _broadcast(state, u.shape[0])  # as the vector shell holds it: one value per row
 
-    def _numpy(self, state: Any, before: Any = None, actions: Any = None) -> dict[str, Any]:
-        out: dict[str, Any] = _hooks(self.d, self.params, NUMPY, self.report.on("numpy"), state, before, actions)
+    def _numpy(self, state: Any, before: Any = None, actions: Any = None) -> _Out:
+        out: _Out = _hooks(self.d, self.params, NUMPY, self.report.on("numpy"), state, before, actions)
         self._checked("numpy", out, self.rows)
         return out
 
-    def _follow(self, want: dict[str, Any], before: Any, raw_actions: Any, u: np.ndarray, scale: np.ndarray) -> None:
-        """The scalar backend (row by row) and the JAX one (the rows at once) on numpy's start
-        (``before`` None) or step from ``before``, each against numpy's values ``want``."""
+    def _follow(self, want: _Out, before: Any, raw_actions: Any, u: np.ndarray, scale: np.ndarray) -> None:
+        """The scalar backend (row by row) and JAX (the rows at once) on numpy's start or step, against its ``want``."""
         d, p, r, hook = self.d, self.params, self.report, "initial" if before is None else "transition"
         for i in range(self.rows) if self.scalar else ():
             row = action = None
@@ -764,35 +515,28 @@ class _Run:
         u, before = self.jax.rounded(u, before)
         got = self.jax.run(u, before, raw_actions)
         actions = None if before is None else check_actions(raw_actions, self.rows, self.action_space)
-        try:
-            if before is None:
-                state = _broadcast(d.initial(_uniforms(u), p, NUMPY), self.rows)
-            else:
-                state = d.transition(before, actions, _uniforms(u), p, NUMPY)
-        except Exception:
-            state = FAILED
+        quiet = _Report()
+        if before is None:
+            state = quiet.call(hook, "numpy", lambda: _broadcast(d.initial(_uniforms(u), p, NUMPY), self.rows))
+        else:
+            state = quiet.call(hook, "numpy", d.transition, before, actions, _uniforms(u), p, NUMPY)
         valid = isinstance(state, self.State)
-        want = _hooks(d, p, NUMPY, _Report().on("numpy"), state, before, actions) if valid else {}
+        want = _hooks(d, p, NUMPY, quiet.on("numpy"), state, before, actions) if valid else {}
         scale = _row_scale(self.rows, *([state] if valid else []), *([] if before is None else [before]))
         if "state" in got and not self._state_ok(hook, "jax", got["state"], self.rows):
             del got["state"]
         self._checked("jax", got, self.rows, self.jax.float)
-        rtol = RTOL if self.jax.x64 else RTOL_FLOAT32
-        self._agree(hook, "jax vs numpy", got, want, None, rtol, scale)
+        self._agree(hook, "jax vs numpy", got, want, None, RTOL if self.jax.x64 else RTOL_FLOAT32, scale)
 
     def _render(self, state: Any) -> None:
         """The pictures of a few states of row 0 (at the start, and after the first steps)."""
         if self.rendered >= 3:
             return
         self.rendered += 1
-        for shown_here, mode, problem, expected in (
-            (self.pictures, "rgb", "not an image", "uint8 (H, W, 3)"),
-            (self.text, "ansi", "not text", "a str"),
-        ):
-            value = (
-                self.report.call("render", "numpy", self.d.render, state, self.params, mode) if shown_here else FAILED
-            )
-            if value is not FAILED and not (_is_image(value) if mode == "rgb" else isinstance(value, str)):
+        for mode, _, problem, expected in self.pictures:
+            value = self.report.call("render", "numpy", self.d.render, state, self.params, mode)
+            image = isinstance(value, np.ndarray) and value.dtype == np.uint8 and value.shape[2:] == (3,) and value.size
+            if value is not FAILED and not (image if mode == "rgb" else isinstance(value, str)):
                 self.report.add("render", "numpy", problem, f"returned {_described(value)}, expected {expected}")
 
     def play(self, seed: int, steps: int) -> None:
@@ -828,38 +572,19 @@ class _Run:
             self._follow(want, state, raw_actions, u, _row_scale(rows, state, *([] if failed else [after])))
             if failed:
                 return
-            ended, state = _ended(want, rows), _broadcast(after, rows)
-
-
-_COMPARED = (
-    ("reward", "reward"),
-    ("terminal", "terminal"),
-    ("truncation", "truncation"),
-    ("observation", "observation"),
-    ("heuristic", "action"),
-)
+            ended, state = np.zeros(rows, dtype=bool), _broadcast(after, rows)
+            for flag in ("terminal", "truncation"):
+                with contextlib.suppress(Exception):  # reported already
+                    ended |= np.broadcast_to(np.asarray(want.get(flag, True), dtype=bool), (rows,))  # raised: all end
 
 
 def _has_jax() -> bool:
     try:
         import jax  # noqa: F401
     except ImportError:
-        message = (
-            'check_definition: JAX is not installed, so the JAX backend was not checked (pip install "gym-suite[jax]")'
-        )
-        warnings.warn(message, stacklevel=3)
+        warnings.warn(_NO_JAX, stacklevel=3)
         return False
     return True
-
-
-def _is_image(frame: Any) -> bool:
-    return (
-        isinstance(frame, np.ndarray)
-        and frame.dtype == np.uint8
-        and frame.ndim == 3
-        and frame.shape[2] == 3
-        and min(frame.shape[:2]) >= 1
-    )
 
 
 def _uniforms(u: np.ndarray) -> Any:
@@ -869,100 +594,3 @@ def _uniforms(u: np.ndarray) -> Any:
 
 def _broadcast(state: Any, rows: int) -> Any:
     return type(state)(*(np.array(np.broadcast_to(q, (rows,))) for q in state))
-
-
-def _ended(out: dict[str, Any], rows: int) -> np.ndarray:
-    ended = np.zeros(rows, dtype=bool)
-    for flag in ("terminal", "truncation"):
-        try:
-            ended |= np.broadcast_to(np.asarray(out.get(flag, True), dtype=bool), (rows,))  # raised: every row ends
-        except Exception:  # reported already
-            pass
-    return ended
-
-
-# The arguments: each declared one, tried with odd values --------------------------------------
-
-
-def _check_arguments(d: Definition[Any, Any], base: Any, params: Any, owner: str, report: _Report) -> None:
-    """Each name of ``d.arguments`` is a field of the parameters, and each odd value of it is
-    refused with a documented error naming it, or accepted and run (:func:`_try_argument`); not
-    tried when the first steps on ``params`` (made from ``base``) break already."""
-    fields = ", ".join(f.name for f in dataclasses.fields(base)) if dataclasses.is_dataclass(base) else ""
-    names = [name for name in d.arguments if isinstance(name, str) and hasattr(base, name)]
-    for name in (name for name in d.arguments if name not in names):
-        message = f"{shown(name)} is declared in arguments, but {type(base).__name__} has no field of that name"
-        report.add("arguments", "all", "not a parameter", f"{message} (its fields: {fields})", shown(name))
-    for name in d.data_parameters:
-        value = getattr(params, name, None) if isinstance(name, str) else None
-        if name in names and isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
-            continue
-        message = f"{shown(name)} is declared in data_parameters, but it is not a declared argument holding a number"
-        arguments = ", ".join(map(str, d.arguments)) or "none"
-        report.add("data_parameters", "all", "not data", f"{message} (the arguments: {arguments})", shown(name))
-    if _first_steps(d, params) is None:
-        for name in names:
-            for value in argument_values(getattr(base, name)):
-                _try_argument(d, base, owner, name, value, report)
-
-
-def _first_steps(d: Definition[Any, Any], params: Any) -> tuple[str, str] | None:
-    """The spaces, a start and a first step (the heuristic's action) on Python numbers: ``None``
-    when they run, with the observations in their space and a finite reward; else the hook and
-    what went wrong."""
-    at = ["spaces"]
-
-    def run(hook: str, fn: Callable[..., Any], *args: Any) -> Any:
-        at[0] = hook
-        return fn(*args)
-
-    try:
-        observation_space, action_space = run("spaces", d.spaces, params)
-        state = run("initial", d.initial, (0.5,) * run("start_draws", draws_at_start, d, params), params, SCALAR)
-        observation = run("observation", d.observation, state, params, SCALAR)
-        action = run("heuristic", lambda: check_action(d.heuristic(observation, params, SCALAR), action_space))
-        after = run("transition", d.transition, state, action, (0.5,) * d.step_draws, params, SCALAR)
-        reward = run("reward", lambda: float(d.reward(state, action, after, params, SCALAR)))
-        seen = (observation, run("observation", d.observation, after, params, SCALAR))
-        in_space = all(observation_space.contains(o) for o in seen)
-    except Exception as exc:
-        return at[0], f"{at[0]} raised {_exception_text(exc)}"
-    if not math.isfinite(reward):
-        return "reward", f"the first reward is {reward!r}"
-    if not in_space:
-        return "observation", f"an observation is outside {observation_space}"
-    return None
-
-
-def _try_argument(d: Definition[Any, Any], base: Any, owner: str, name: str, value: Any, report: _Report) -> None:
-    """``make_params`` with ``name=value``: refused with a documented error naming the argument,
-    or accepted, and then the first steps run (:func:`_first_steps`)."""
-    given = f"{name}={_value_text(value)}"
-    try:
-        params = d.make_params(base, owner, **{name: value})
-    except ARGUMENT_ERRORS as exc:
-        text = str(exc)
-        if not any(isinstance(n, str) and n in text for n in (name, *d.arguments)):  # a relation names the other
-            message = f"{given} was refused by {_exception_text(exc)}, which does not name {name!r}"
-            report.add("make_params", "all", "argument", message, f"{name} unnamed")
-        elif len(text) > MESSAGE_LIMIT:
-            report.add(
-                "make_params", "all", "argument", f"{given}: a message of {len(text)} characters", f"{name} long"
-            )
-        return
-    except Exception as exc:  # a contributor's check may raise anything: report it
-        message = f"{given} raised {_exception_text(exc)}; expected a ValueError or TypeError naming {name!r}"
-        report.add("make_params", "all", "argument", message, f"{name} {type(exc).__name__}")
-        return
-    broken = _first_steps(d, params)
-    if broken is not None:  # one per hook
-        report.add(broken[0], "scalar", "argument", f"{given} was accepted by make_params, then {broken[1]}", name)
-
-
-def _value_text(value: Any) -> str:
-    """A tried value as a message shows it: ``10**1000`` rather than its thousand digits."""
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**30:
-        sign = "-" if value < 0 else ""
-        power = len(str(abs(value))) - 1
-        return f"{sign}10**{power}" if abs(value) == 10**power else f"{sign}2**{abs(value).bit_length() - 1}"
-    return shown(value)

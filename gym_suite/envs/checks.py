@@ -48,6 +48,17 @@ def shown(value: object) -> str:
     return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
 
 
+_TRACER_ERRORS = ("TracerBoolConversionError", "ConcretizationTypeError", "TracerIntegerConversionError")
+
+
+def _exception_text(exc: BaseException) -> str:
+    """An exception as a message shows it: its kind and first line (a hint for JAX's tracer errors)."""
+    text = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    if type(exc).__name__ in _TRACER_ERRORS:
+        text += " (a Python if, bool(), int() or float() on data: use ops.where or arithmetic)"
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
 def wrong_arity(function: object, count: int) -> str | None:
     """``None`` where ``function`` can be called with ``count`` positional arguments (or has no
     signature to read, as some builtins); else the end of a message saying what it takes."""
@@ -293,10 +304,7 @@ _LIMIT_HINT = (
 #: the target tutorial's square field (its ``resolution``, target-v0's ``size``). The message
 #: names the suite's argument when the environment takes it; ``max_steps`` given to a scalar
 #: env gets the step-limit hint (the limit belongs to ``gymnasium.make``).
-_RENAMED_ARGUMENTS = {
-    "max_steps": "max_episode_steps",
-    "resolution": "size",
-}
+_RENAMED_ARGUMENTS = {"max_steps": "max_episode_steps", "resolution": "size"}
 
 
 def merge_arguments(
@@ -304,15 +312,12 @@ def merge_arguments(
 ) -> dict[str, Any]:
     """``env_config`` (a dict, as Ray RLlib passes it) and keyword arguments, keywords winning; an
     unknown name raises ``TypeError`` naming the allowed ones."""
-    merged: dict[str, Any] = {}
-    if env_config is not None:
-        if not isinstance(env_config, Mapping):
-            raise ArgumentTypeError(
-                f"{owner}: the positional argument is env_config, a dict of the keyword arguments "
-                f"{sorted(allowed)}; got {type(env_config).__name__}"
-            )
-        merged.update(env_config)
-    merged.update(kwargs)
+    if env_config is not None and not isinstance(env_config, Mapping):
+        raise ArgumentTypeError(
+            f"{owner}: the positional argument is env_config, a dict of the keyword arguments "
+            f"{sorted(allowed)}; got {type(env_config).__name__}"
+        )
+    merged: dict[str, Any] = {**(env_config if isinstance(env_config, Mapping) else {}), **kwargs}
     unknown = sorted((k for k in merged if k not in allowed), key=str)
     if unknown:
         hint, limit = "", "max_episode_steps" in unknown
@@ -456,13 +461,9 @@ def arguments_table(declared: Collection[str], base: Any, render_modes: Collecti
     lines = ["| Argument | Default | Allowed | Meaning |", "|---|---|---|---|"]
     for argument in declared:
         default = getattr(base, str(argument))
-        shown_default = (
-            f"`{default!r}`"
-            if isinstance(default, str)
-            else _bound_text(default)
-            if isinstance(default, int) and not isinstance(default, bool)
-            else str(default)
-        )
+        shown_default = f"`{default!r}`" if isinstance(default, str) else str(default)
+        if isinstance(default, int) and not isinstance(default, bool):
+            shown_default = _bound_text(default)
         if isinstance(argument, Argument):
             lines.append(f"| `{argument}` | {shown_default} | {argument.allowed_text()} | {argument.meaning} |")
         else:
@@ -471,3 +472,210 @@ def arguments_table(declared: Collection[str], base: Any, render_modes: Collecti
     shows = "prints the text" if human == "ansi" else "shows the picture in a pygame window (`gym-suite[render]`)"
     lines.append(f'| `render_mode` | None | {modes}, or `None` | what `render()` gives; `"human"` {shows} |')
     return "\n".join(lines)
+
+
+# Values in a space: what check_definition finds in a hook's value --------------------------------
+
+_KINDS = {"b": "bool", "i": "int", "u": "int", "f": "float"}
+_SCALAR_KINDS = (((bool, np.bool_), "bool"), ((int, np.integer), "int"), ((float, np.floating), "float"))
+_Found = list[tuple[str, str]]  # (problem, message) of each way a value is not in its space
+_FAILED: Any = object()  # what a hook that raised gives: the checks that need its value are skipped
+
+
+def _asarray(value: Any) -> np.ndarray:
+    try:
+        return np.asarray(value)
+    except Exception:
+        return np.asarray(None)
+
+
+def _kind(value: Any, batch: bool) -> str | None:
+    """``"bool"``, ``"int"`` or ``"float"``: a Python number's kind, or an array's for a batch."""
+    if batch:
+        return _KINDS.get(_asarray(value).dtype.kind)
+    return next((name for types, name in _SCALAR_KINDS if isinstance(value, types)), None)
+
+
+def _described(value: Any) -> str:
+    if isinstance(value, np.ndarray) or hasattr(value, "dtype") and hasattr(value, "shape"):
+        return f"{shown(np.asarray(value))} (dtype {value.dtype}, shape {tuple(value.shape)})"
+    return f"{shown(value)} ({type(value).__name__})"
+
+
+def _first_bad(array: np.ndarray, bad: np.ndarray, batch: bool = False) -> str:
+    """The first value where ``bad`` holds, and where it is (its row first, for a batch)."""
+    index = tuple(int(i) for i in np.argwhere(bad)[0])
+    value, rest = repr(array[index].item()), index[batch:]
+    at = rest[0] if len(rest) == 1 else rest
+    if not index:
+        return value
+    return f"{value} in row {index[0]}" + (f", index {at}" if rest else "") if batch else f"{value} at index {at}"
+
+
+def _in_dict(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> _Found:
+    if not isinstance(value, Mapping):
+        return [("kind", f"{path} is {_described(value)}, expected a dict with keys {list(space.spaces)}")]
+    if set(value) != set(space.spaces):
+        return [("out of space", f"{path} has keys {sorted(map(str, value))}, the space {list(space.spaces)}")]
+    items = space.spaces.items()
+    return [f for key, sub in items for f in _check_in_space(sub, value[key], rows, f"{path}[{key!r}]", float_dtype)]
+
+
+def _in_discrete(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> _Found:
+    start, n, batch, array = int(space.start), int(space.n), rows is not None, _asarray(value)
+    allowed = f"an integer in {start}..{start + n - 1} (Discrete({n}{f', start={start}' if start else ''}))"
+    if array.dtype.kind not in "iu" or isinstance(value, (bool, np.bool_)):
+        if array.dtype.kind == "f" and np.isnan(array).any():
+            where = "" if array.ndim == 0 else f" ({_first_bad(array, np.isnan(array), batch)})"
+            return [("nan", f"{path} holds nan{where}, expected {allowed}")]
+        return [("dtype", f"{path} is {_described(value)}, expected {allowed}{' per row' * batch}")]
+    if array.shape != (rows,) * batch:
+        return [("shape", f"{path} has shape {array.shape}, expected {(rows,) * batch}")]
+    return _outside(path, array, (array < start) | (array >= start + n), batch, allowed)
+
+
+def _outside(path: str, array: np.ndarray, outside: np.ndarray, batch: bool, allowed: str) -> _Found:
+    if not outside.any():
+        return []
+    return [("out of space", f"{path} holds {_first_bad(array, outside, batch)}, outside {allowed}")]
+
+
+def _in_box(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> _Found:
+    if not (isinstance(value, np.ndarray) or rows is not None and hasattr(value, "dtype")):
+        return [("kind", f"{path} is {_described(value)}, expected a numpy array ({space})")]
+    array, expected, batch = np.asarray(value), np.dtype(space.dtype), rows is not None
+    if float_dtype is not None and expected.kind == "f" and expected.itemsize > np.dtype(float_dtype).itemsize:
+        expected = np.dtype(float_dtype)  # JAX without 64-bit mode holds float32
+    found = [("dtype", f"{path} has dtype {array.dtype} where the space declares {expected}")]
+    found *= array.dtype != expected
+    shape = (rows,) * batch + tuple(space.shape)
+    if array.shape != shape:
+        return [*found, ("shape", f"{path} has shape {array.shape}, expected {shape}")]
+    if array.dtype.kind not in "biuf":
+        return found
+    nan = np.isnan(array) if array.dtype.kind == "f" else np.zeros(array.shape, bool)
+    if nan.any():
+        found.append(("nan", f"{path} holds nan ({_first_bad(array, nan, batch)})"))
+    low, high = (shown(b.item()) if b.size == 1 else shown(b) for b in (np.unique(space.low), np.unique(space.high)))
+    return found + _outside(path, array, ~nan & ((array < space.low) | (array > space.high)), batch, f"[{low}, {high}]")
+
+
+def _in_other(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any) -> _Found:
+    """Gymnasium's ``space.contains``, on each row of a batch."""
+    for i, item in enumerate([value] if rows is None else [_row(value, i) for i in range(rows)]):
+        try:
+            inside = space.contains(item)
+        except Exception:
+            inside = False
+        if not inside:
+            where = "" if rows is None else f" (row {i})"
+            return [("out of space", f"{path} is {_described(item)}{where}, not in {space}")]
+    return []
+
+
+_SPACE_CHECKS = ((spaces.Dict, _in_dict), (spaces.Discrete, _in_discrete), (spaces.Box, _in_box))
+
+
+def _check_in_space(space: Any, value: Any, rows: int | None, path: str, float_dtype: Any = None) -> _Found:
+    """``(problem, message)`` for each way ``value`` is not in ``space`` (a batch when ``rows`` is given)."""
+    check = next((check for kind, check in _SPACE_CHECKS if isinstance(space, kind)), _in_other)
+    return check(space, value, rows, path, float_dtype)
+
+
+def _row(value: Any, i: int) -> Any:
+    """Row ``i`` of a batch of values (a dict of them for a ``Dict`` space); ``_FAILED`` if it has none."""
+    if value is _FAILED:
+        return _FAILED
+    if isinstance(value, Mapping):
+        found = {key: _row(v, i) for key, v in value.items()}
+        return _FAILED if any(v is _FAILED for v in found.values()) else found
+    try:
+        array = np.asarray(value)
+        return array[i] if array.ndim else array  # one value for every row (its shape is checked apart)
+    except Exception:  # of the wrong shape: reported by numpy's checks
+        return _FAILED
+
+
+def _column(value: Any, rows: int) -> np.ndarray | None:
+    """``value`` as one value per row, or ``None`` (missing, or of the wrong shape: reported apart)."""
+    try:
+        return None if value is _FAILED else np.broadcast_to(np.asarray(value), (rows,))
+    except Exception:
+        return None
+
+
+def _quantity_problem(hook: str, quantity: Any, rows: int | None) -> tuple[str, str] | None:
+    """What is wrong with one quantity of a state (at the start, a plain value stands for every row)."""
+    if rows is None:
+        if _kind(quantity, False) is None:
+            return "kind", f"is {_described(quantity)}: one environment's quantities are Python numbers or bools"
+        return None
+    if _kind(quantity, True) is None:
+        return "kind", f"is {_described(quantity)}, not numbers or flags"
+    shape = np.shape(quantity)
+    if shape != (rows,) and (hook != "initial" or shape != ()):
+        plain = " (a plain value stands for every row at the start only)" if shape == () else ""
+        return "shape", f"has shape {shape}, expected ({rows},){plain}"
+    return None
+
+
+def _column_found(hook: str, value: Any, rows: int | None) -> _Found:
+    """A reward (a finite number, one per row) or a flag (``terminal`` / ``truncation``: a bool, one per row)."""
+    flag = hook != "reward"
+    problem, expected = (
+        ("not boolean", ("True or False", "a bool array")) if flag else ("kind", ("a number", "numbers"))
+    )
+    if rows is None:
+        if not (isinstance(value, (bool, np.bool_)) if flag else _kind(value, False) in ("int", "float")):
+            return [(problem, f"returned {_described(value)}, expected {expected[0]}")]
+        return [("not finite", f"returned {value!r}")] if not flag and not math.isfinite(value) else []
+    array = np.asarray(value)
+    if array.dtype != np.bool_ if flag else array.dtype.kind not in "iuf":
+        return [(problem, f"returned {_described(value)}, expected {expected[1]}")]
+    if array.shape not in ((), (rows,)):
+        return [("shape", f"returned shape {array.shape}, expected ({rows},)")]
+    if not flag and not np.isfinite(array).all():
+        return [("not finite", f"returned {_first_bad(array, ~np.isfinite(array), True)}")]
+    return []
+
+
+def _info_found(info: Any, rows: int | None) -> list[tuple[str, ...]]:
+    """An info: a dict, of one value per row for a batch (``(problem, message, key)`` for each value that is not)."""
+    if not isinstance(info, dict):
+        return [("not a dict", f"returned {_described(info)}, expected a dict")]
+    bad = [(k, v) for k, v in info.items() if rows is not None and _column(v, rows) is None]
+    return [("shape", f"info[{k!r}] is {_described(v)}, expected one value per row", k) for k, v in bad]
+
+
+def _row_scale(rows: int, *states: Any) -> np.ndarray:
+    """Per row: 1 + the largest finite magnitude of the float quantities (the absolute tolerance)."""
+    scale = np.ones(rows)
+    for column in (_column(q, rows) for state in states for q in state):
+        if column is not None and column.dtype.kind == "f":
+            magnitude = np.abs(column.astype(np.float64))
+            scale = np.maximum(scale, 1.0 + np.where(np.isfinite(magnitude), magnitude, 0.0))
+    return scale
+
+
+def _disagreement(got: Any, want: Any, rtol: float, scale: Any) -> str | None:
+    """``None`` if ``got`` and ``want`` agree (floats within ``rtol * (|want| + scale)``), else the first difference."""
+    numbers = (bool, int, float, np.bool_, np.integer, np.floating)
+    if isinstance(got, numbers) and isinstance(want, numbers):  # one row's value: no arrays
+        a, b, s = float(got), float(want), float(scale)
+        if a == b or math.isnan(a) and math.isnan(b) or abs(a - b) <= rtol * (abs(b) + s):
+            return None
+        return f"{got!r} where numpy gives {want.item() if isinstance(want, np.generic) else want!r}"
+    try:
+        g, w = np.asarray(got), np.asarray(want)
+        if g.dtype.kind not in "biuf" or w.dtype.kind not in "biuf":
+            return None if np.array_equal(g, w) else f"{shown(got)} where numpy gives {shown(want)}"
+        g, w = np.broadcast_arrays(g.astype(np.float64), w.astype(np.float64))
+        scale = np.asarray(scale, np.float64)
+        scale = np.broadcast_to(scale.reshape(scale.shape + (1,) * (g.ndim - scale.ndim)), g.shape)
+    except Exception:
+        return f"{_described(got)} where numpy gives {_described(want)}"
+    same = (g == w) | (np.isnan(g) & np.isnan(w)) | (np.abs(g - w) <= rtol * (np.abs(w) + scale))
+    if same.all():
+        return None
+    index = tuple(int(i) for i in np.argwhere(~same)[0])
+    return f"{g[index]!r} where numpy gives {w[index]!r}{f' (row {index[0]})' if index else ''}"
