@@ -1,6 +1,6 @@
 """The generic shells that run a definition: a scalar ``gymnasium.Env`` and a numpy ``VectorEnv``.
 
-Nothing here is written per environment. Both shells bind their definition once (:func:`_bind`:
+Nothing here is written per environment. Both shells bind their definition once (``_Shell._bind``:
 the arguments, a dict first as Ray RLlib's ``env_config``, merged and checked by the definition's
 ``make_params``, with the spaces, draws and end hooks that follow). ``step`` checks the action and
 draws the step's uniforms (``_uniforms``, the one place each shell draws); a step after the end (or
@@ -190,20 +190,17 @@ class SuiteEnv(_Shell, gymnasium.Env[Any, Any]):
         terminated = truncated = False
         if self._ends:
             terminated = d.terminal(next_state, params, ops)
-            if terminated.__class__ is not bool:
-                terminated = bool(terminated)
+            terminated = terminated if terminated.__class__ is bool else bool(terminated)
         if self._truncates:
             truncated = d.truncation(next_state, params, ops)
-            if truncated.__class__ is not bool:
-                truncated = bool(truncated)
+            truncated = truncated if truncated.__class__ is bool else bool(truncated)
         self._ended = terminated or truncated
         if self.render_mode == "human":
             self._shown = False
             self._show()
         observation = d.observation(next_state, params, ops)
         reward = d.reward(state, action, next_state, params, ops)
-        if reward.__class__ is not float:
-            reward = float(reward)
+        reward = reward if reward.__class__ is float else float(reward)
         return observation, reward, terminated, truncated, d.info(state, action, next_state, params, ops)
 
     # The uniforms come from ``np_random`` in blocks of BLOCK_DRAWS (one numpy call instead of one
@@ -308,9 +305,9 @@ def _info_array(values: Any, num_envs: int, dtype: Any = None) -> np.ndarray:
     return array if dtype is not None or array.dtype.kind in "biuf" else array.astype(object)
 
 
-def _own(values: Any, num_envs: int, dtype: Any, taken: set[int]) -> np.ndarray:
-    """``values`` as a ``(num_envs,)`` array of ``dtype`` (``None``: an info's) that nothing else
-    holds: as it is if the rules have just made it and its id is not in ``taken`` (it joins), else a copy."""
+def _fresh(values: Any, num_envs: int, taken: set[int]) -> bool:
+    """Whether ``values`` is a ``(num_envs,)`` array of its own writeable memory whose id is not in
+    ``taken`` (an array the rules have just made that nothing else holds); its id joins ``taken``."""
     key = id(values)
     fresh = (
         key not in taken
@@ -318,10 +315,17 @@ def _own(values: Any, num_envs: int, dtype: Any, taken: set[int]) -> np.ndarray:
         and values.base is None
         and values.shape == (num_envs,)
         and values.flags.writeable
-        and (values.dtype.kind in "biufO" if dtype is None else values.dtype == dtype)
     )
     taken.add(key)
-    return values if fresh else _info_array(values, num_envs, dtype)
+    return fresh
+
+
+def _own(values: Any, num_envs: int, dtype: Any, taken: set[int]) -> np.ndarray:
+    """``values`` as a ``(num_envs,)`` array of ``dtype`` (``None``: an info's) that nothing else
+    holds: as it is if :func:`_fresh`, else a copy."""
+    if _fresh(values, num_envs, taken) and (values.dtype.kind in "biufO" if dtype is None else values.dtype == dtype):
+        return values  # type: ignore[no-any-return]
+    return _info_array(values, num_envs, dtype)
 
 
 #: The most rows a vector env holds (2**24; the ``gym_suite_jax/`` vector envs' too), so that more
@@ -408,19 +412,15 @@ class SuiteVectorEnv(_Shell, VectorEnv[Any, Any, Any]):
         else:  # one seed per sub-environment: fold them into one generator for the batch
             self._np_random = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy)))
             self._np_random_seed = seeds[0] if seeds[0] is not None else -1
-        self._start(np.arange(self.num_envs))
-        self._steps[:] = 0
-        self._prev_done[:] = False
+        observation, start_info = self._restart(np.ones(self.num_envs, dtype=bool))
         self._started = True
         info = {}
-        for key, values in self.definition.info(None, None, self.state, self.params, NUMPY).items():
-            info[key] = _info_array(values, self.num_envs)
-            info[f"_{key}"] = np.ones(self.num_envs, dtype=bool)
-        return self.definition.observation(self.state, self.params, NUMPY), info
+        for key, values in start_info.items():
+            info[key], info[f"_{key}"] = values, np.ones(self.num_envs, dtype=bool)
+        return observation, info
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Every row one step on (:meth:`_advance`) with its info (:meth:`_step_info`), then the
-        rows that ended on the previous step start afresh instead (:meth:`_autoreset`)."""
+        """Every row one step on with its info, then the rows that ended on the previous step start afresh instead."""
         if not self._started:
             raise ResetNeeded(f"{type(self).__name__}: call reset() before step()")
         d, params, state = self.definition, self.params, self.state
@@ -435,7 +435,7 @@ class SuiteVectorEnv(_Shell, VectorEnv[Any, Any, Any]):
         self.state = next_state
         self._steps += 1
         if rows is not None:
-            self._autoreset(rows, reward, terminated, truncated, info, state)
+            self._autoreset(rows, (reward, terminated, truncated), info, state)
         self._prev_done = terminated | truncated
         return d.observation(self.state, params, NUMPY), reward, terminated, truncated, info
 
@@ -498,23 +498,14 @@ class SuiteVectorEnv(_Shell, VectorEnv[Any, Any, Any]):
             info[f"_{key}"] = mask
         return info
 
-    def _autoreset(
-        self,
-        rows: np.ndarray,
-        reward: np.ndarray,
-        terminated: np.ndarray,
-        truncated: np.ndarray,
-        info: dict[str, Any],
-        previous: Any,
-    ) -> None:
-        """Start the rows ``rows`` afresh: reward 0, neither terminated nor truncated, the info of
-        their new start (the step's keys a start lacks hold 0 / False / None there); ``previous`` is
-        the state before the step."""
+    def _autoreset(self, rows: np.ndarray, results: tuple[Any, ...], info: dict[str, Any], previous: Any) -> None:
+        """Start the rows ``rows`` afresh: in ``results`` reward 0, neither terminated nor truncated; the
+        info of their new start (the step's keys a start lacks hold 0 / False / None there); ``previous``
+        is the state before the step."""
         self._start(rows, previous)
         self._steps[rows] = 0
-        reward[rows] = 0.0
-        terminated[rows] = False
-        truncated[rows] = False
+        for array in results:
+            array[rows] = 0
         start_info = self.definition.info(None, None, self.state, self.params, NUMPY)
         for key, values in info.items():
             if key[0] != "_" and key not in start_info:
@@ -541,6 +532,9 @@ class SuiteVectorEnv(_Shell, VectorEnv[Any, Any, Any]):
             )
         if not self._started:
             raise ResetNeeded(f"{type(self).__name__}: call reset() before restart()")
+        return self._restart(rows)
+
+    def _restart(self, rows: np.ndarray) -> tuple[Any, dict[str, Any]]:
         self._start(np.flatnonzero(rows))
         self._steps[rows] = 0
         self._prev_done[rows] = False
@@ -570,21 +564,8 @@ class SuiteVectorEnv(_Shell, VectorEnv[Any, Any, Any]):
         if previous is None or self.num_envs < self.REUSE_ROWS:
             state = [np.array(q) for q in self.state]  # own arrays: a caller may hold the state's
         else:
-            shape = (self.num_envs,)
             seen = set(map(id, previous))
-            state = []
-            for q in self.state:
-                key = id(q)
-                if (
-                    key in seen
-                    or q.__class__ is not np.ndarray
-                    or q.base is not None
-                    or q.shape != shape
-                    or not q.flags.writeable
-                ):
-                    q = np.array(q)
-                seen.add(key)
-                state.append(q)
+            state = [q if _fresh(q, self.num_envs, seen) else np.array(q) for q in self.state]
         if count > self.SCALAR_START_ROWS:
             u_all: Any = self._uniforms(count, draws).T if draws else ()
             start: Any = d.initial(u_all, params, NUMPY)
@@ -618,9 +599,7 @@ class SuiteVectorEnv(_Shell, VectorEnv[Any, Any, Any]):
         return None
 
 
-def _signature(
-    definition: Definition[Any, Any], base_params: Any, arguments: tuple[str, ...], vector: bool
-) -> inspect.Signature:
+def _signature(base_params: Any, arguments: tuple[str, ...], vector: bool) -> inspect.Signature:
     """The typed constructor users and IDEs see: the row's arguments with their defaults."""
     hints: dict[str, Any] = {}  # the annotations of the parameters' class and of those it extends
     for klass in reversed(type(base_params).__mro__):
@@ -735,7 +714,7 @@ def _complete(cls: type[Any], vector: bool) -> None:
     cls.definition, cls.base_params, cls.arguments = definition, base_params, arguments
     modes = [m for m in definition.render_modes if m != "human"] if vector else list(definition.render_modes)
     cls.metadata = {**cls.metadata, "render_modes": modes, "render_fps": definition.render_fps}
-    cls.__signature__ = _signature(definition, base_params, arguments, vector=vector)
+    cls.__signature__ = _signature(base_params, arguments, vector)
     if vector:
         cls.__doc__ = cls.__doc__ or (
             f"``num_envs`` copies of :class:`{cls.scalar_env.__name__}` in numpy arrays (next-step autoreset); "
