@@ -682,6 +682,18 @@ OLD_HOOKS = {
 }
 
 
+def _attributes(cls: type[Any], definition: Definition[Any, Any], base_params: Any) -> dict[str, Any]:
+    """``env_attributes``, then the state's quantities and the parameters where no other name is."""
+    extra = dict(definition.env_attributes)
+    taken = set(extra) | set(dir(SuiteEnv)) | set(dir(SuiteVectorEnv))
+    fields = enumerate(getattr(definition.State, "_fields", ()))
+    states = {name: _state_property(i, name) for i, name in fields if name not in taken}
+    taken |= set(states) | set(vars(cls)) | {"params"}
+    names = [f.name for f in dataclasses.fields(base_params)] if dataclasses.is_dataclass(base_params) else []
+    names += [name for name in dir(type(base_params)) if not name.startswith("_") and name not in names]
+    return {**{n: _Parameter(n) for n in names if n not in taken}, **states, **extra}
+
+
 def _complete(cls: type[Any], vector: bool) -> None:
     """Give an env class what follows from its definition and parameter set: the typed constructor, the
     metadata, the state's quantities, the parameters and ``env_attributes`` as attributes, and the
@@ -701,14 +713,7 @@ def _complete(cls: type[Any], vector: bool) -> None:
             f"{cls.__name__}: {type(definition).__name__}.arguments declares {missing}, which "
             f"{type(base_params).__name__} has no field of (check_definition reports it too)"
         )
-    extra = dict(definition.env_attributes)  # then the state's quantities and the parameters, where no name is
-    taken = set(extra) | set(dir(SuiteEnv)) | set(dir(SuiteVectorEnv))
-    fields = enumerate(getattr(definition.State, "_fields", ()))
-    states = {name: _state_property(i, name) for i, name in fields if name not in taken}
-    taken |= set(states) | set(vars(cls)) | {"params"}
-    names = [f.name for f in dataclasses.fields(base_params)] if dataclasses.is_dataclass(base_params) else []
-    names += [name for name in dir(type(base_params)) if not name.startswith("_") and name not in names]
-    for name, value in {**{n: _Parameter(n) for n in names if n not in taken}, **states, **extra}.items():
+    for name, value in _attributes(cls, definition, base_params).items():
         if name not in vars(cls):
             setattr(cls, name, value)
     cls.definition, cls.base_params, cls.arguments = definition, base_params, arguments
