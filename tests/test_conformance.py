@@ -214,16 +214,6 @@ def test_vector_seeds(env_id):
     envs.step(envs.action_space.sample())
 
 
-def test_ragged_or_misshapen_action_batch_names_the_expected_shape(env_id):
-    envs = gymnasium.make_vec(env_id, num_envs=3)
-    envs.reset(seed=0)
-    shape = (3,) + envs.single_action_space.shape
-    ragged = [[1.0, 2.0], [3.0], [4.0, 5.0]] if shape == (3, 2) else [[1], 0, [1, 0]]
-    for bad in (ragged, np.zeros((2,) + shape[1:], dtype=envs.action_space.dtype)):
-        with pytest.raises(ValueError, match=re.escape(str(shape))):
-            envs.step(bad)
-
-
 def test_arguments_are_declared_once_in_a_typed_signature(env_id):
     """The signature is the declaration: typed keywords with defaults, the docstring's Arguments table
     lists exactly its names, an ``env_config`` dict is taken, a wrong render mode and an unknown name
@@ -343,6 +333,11 @@ def test_native_vector_env(env_id):
     assert seen_done
     with pytest.raises(ValueError, match="action"):
         envs.step(np.stack([invalid_action(envs.single_action_space)] * 5))
+    shape = (5,) + envs.single_action_space.shape  # a ragged or misshapen batch: the expected shape named
+    ragged = [[1.0, 2.0], [3.0], [4.0, 5.0], [1.0, 2.0], [1.0, 2.0]] if shape == (5, 2) else [[1], 0, [1, 0], 0, 0]
+    for bad in (ragged, np.zeros((2,) + shape[1:], dtype=envs.action_space.dtype)):
+        with pytest.raises(ValueError, match=re.escape(str(shape))):
+            envs.step(bad)
 
 
 # ---------------------------------------------------------------------------- legacy gym
@@ -372,16 +367,9 @@ IMPORT_ORDERS = {
 @pytest.mark.parametrize("order", list(IMPORT_ORDERS))
 def test_gym_registration_in_any_import_order(order):
     pytest.importorskip("gym")
-    code = (
-        f"{IMPORT_ORDERS[order]}\n"
-        "ids = " + repr(ALL_IDS) + "\n"
-        "for i in ids:\n"
-        "    name = i if " + repr(order != "gym only") + " else 'gym_suite:' + i\n"
-        "    env = gym.make(name)\n"
-        "    env.reset(seed=0)\n"
-        "    env.step(env.action_space.sample())\n"
-        "print('ok', len(ids))\n"
-    )
+    name = "'gym_suite:' + i" if order == "gym only" else "i"
+    code = f"{IMPORT_ORDERS[order]}\nfor i in {ALL_IDS!r}:\n    env = gym.make({name})\n    env.reset(seed=0)\n"
+    code += f"    env.step(env.action_space.sample())\nprint('ok', {len(ALL_IDS)})\n"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == f"ok {len(ALL_IDS)}"
     assert "could not register" not in out.stderr
@@ -632,11 +620,13 @@ def test_native_vector_step_shares_no_memory_with_the_caller(env_id, reuse_rows)
 
 
 def test_starts_are_the_same_on_floats_and_arrays(env_id):
-    """The vector env starts a few rows on Python numbers and more on arrays
-    (``SCALAR_START_ROWS``): every id's ``initial`` gives the same numbers, bit for bit, both
-    ways, so a row's start does not depend on how many rows start with it."""
-    envs = gymnasium.make_vec(env_id, num_envs=1, vectorization_mode="vector_entry_point").unwrapped
-    d, params, draws = envs.definition, envs.params, envs._start_draws
+    """The vector env starts a few rows on Python numbers and more on arrays (``SCALAR_START_ROWS``):
+    every id's ``initial`` gives the same numbers, bit for bit, both ways, and eight rows restarted
+    together and one after the other take the same draws and get the same state."""
+    together, apart = (
+        gymnasium.make_vec(env_id, num_envs=8, vectorization_mode="vector_entry_point").unwrapped for _ in range(2)
+    )
+    d, params, draws = together.definition, together.params, together._start_draws
     u = np.random.default_rng(0).random((300, draws))
     u[:3] = np.array([0.0, 0.5, np.nextafter(1.0, 0.0)])[:, None]  # the ends of the range, the middle
     batch = d.initial(u.T if draws else (), params, NUMPY)
@@ -646,14 +636,6 @@ def test_starts_are_the_same_on_floats_and_arrays(env_id):
             got, want = np.asarray(value), np.broadcast_to(column, (300,))[i]
             assert got.dtype.kind == want.dtype.kind or {got.dtype.kind, want.dtype.kind} <= {"i", "u"}, name
             np.testing.assert_array_equal(got, want, err_msg=f"{env_id} row {i}: {name}")
-
-
-def test_rows_started_one_at_a_time_or_together_start_alike(env_id):
-    """Eight rows restarted together (on arrays) and one after the other (on Python numbers) take
-    the same draws and get the same state, bit for bit."""
-    together, apart = (
-        gymnasium.make_vec(env_id, num_envs=8, vectorization_mode="vector_entry_point").unwrapped for _ in range(2)
-    )
     for envs in (together, apart):
         envs.reset(seed=4)
     assert 8 > together.SCALAR_START_ROWS
