@@ -535,10 +535,8 @@ def test_a_vector_of_two_parts_from_the_scalar_env():
 
 
 def test_native_vector_env_has_the_info_keys_of_sync_on_every_step(env_id):
-    """The info's key set, every step, when every row ends on every step (so both restart every
-    row on the next: the start's keys only) and, for an id whose episodes end only by the step
-    limit, when rows run on (the step's keys). Values differ by design: a native env folds the
-    row seeds into one generator."""
+    """The info's key set every step, when every row ends on every step (the start's keys only) and,
+    for an id ended only by the step limit, when rows run on; values differ by design (one generator)."""
     limits = (1, 3) if env_id == "heartpole-v0" else (1,)
     for limit in limits:
         native = gymnasium.make_vec(
@@ -575,13 +573,10 @@ def _scribble(array):
 
 @pytest.mark.parametrize("reuse_rows", [1, None])
 def test_native_vector_step_shares_no_memory_with_the_caller(env_id, reuse_rows):
-    """Every array a step returns (observation, reward, flags, info values and masks) is the
-    caller's to keep or overwrite: none shares memory with another or with the env's state, and
-    scribbling over all of them changes nothing the env does next (the same steps as a twin env
-    left alone). A state read before a step (``env.state``) is not changed by the step, also when
-    rows start afresh in it and the rules pass a quantity on unchanged, whether the batch copies
-    every quantity for an autoreset or reuses the arrays the step has just made (``REUSE_ROWS``:
-    a big batch's way, here on a small one)."""
+    """Every array a step returns is the caller's to keep or overwrite: none shares memory with another
+    or with the state, scribbling over them changes nothing the env does next (a twin left alone), and
+    a state read before a step is not changed by it, whether an autoreset copies every quantity or
+    reuses the step's new arrays (``REUSE_ROWS``: a big batch's way, here on a small one)."""
     kwargs = {"episode_length": 3} if env_id == "push-v0" else {}
     limit = 4  # rows end often, so starts and steps mix
     envs = [
