@@ -78,13 +78,15 @@ class Ops(Protocol):
         """The larger of ``a`` and ``b``, elementwise."""
 
     def where(self, condition: Array, if_true: Array, if_false: Array) -> Array:
-        """``if_true`` where ``condition`` holds, else ``if_false``, elementwise: the rules' ``if`` on data."""
+        """``if_true`` where ``condition`` holds, else ``if_false``, elementwise: the rules' ``if`` on data
+        (a Python ``if`` on a batch or a traced value fails)."""
 
     def floor_int(self, x: Array) -> Array:
         """``floor(x)`` as an integer: a Python ``int``, an int64 array, a JAX int array."""
 
     def take(self, table: Any, index: Array) -> Array:
-        """``table[index]`` of a 1-D numeric table of the parameters: a Python number on ``SCALAR``."""
+        """``table[index]`` of a 1-D numeric table of the parameters (a numpy array; a JAX array under JAX): a
+        Python number on ``SCALAR``, an array of them for an array of indices."""
 
     def column(self, x: Any, i: int) -> Array:
         """Item ``i`` of the last axis: ``x[i]`` of one environment's vector, ``x[..., i]`` of a batch's."""
@@ -93,7 +95,8 @@ class Ops(Protocol):
         """``items`` as one fresh vector of ``dtype`` on the last axis: ``(len(items),)``, or ``(N, len(items))``."""
 
     def copy(self, x: Array) -> Array:
-        """``x`` in memory of its own (Python numbers and JAX arrays, which never change, as they are)."""
+        """``x`` in memory of its own (an observation must not share memory with the state); Python numbers
+        and JAX arrays, which never change, as they are."""
 
 
 def _scalar_where(condition: object, if_true: _T, if_false: _T) -> _T:
