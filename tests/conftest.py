@@ -28,13 +28,16 @@ def load_hypothesis_profile():
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
 
 
-def same(a, b) -> bool:
-    """Equal, recursively through dicts, tuples and lists (NaNs unequal)."""
+def same(a, b, rtol: float = 0.0) -> bool:
+    """Equal, recursively through dicts, tuples and lists (NaNs unequal); floats within ``rtol``."""
     if isinstance(a, dict):
-        return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+        return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k], rtol) for k in a)
     if isinstance(a, (tuple, list)):
-        return isinstance(b, (tuple, list)) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    return bool(np.array_equal(np.asarray(a), np.asarray(b)))
+        return isinstance(b, (tuple, list)) and len(a) == len(b) and all(same(x, y, rtol) for x, y in zip(a, b))
+    a, b = np.asarray(a), np.asarray(b)
+    if rtol and "f" in (a.dtype.kind, b.dtype.kind):
+        return a.shape == b.shape and bool(np.allclose(a, b, rtol=rtol, atol=0.0))
+    return bool(np.array_equal(a, b))
 
 
 def invalid_action(space):
@@ -49,11 +52,8 @@ def invalid_action(space):
 
 
 def rollout(env, seed: int, steps: int, action_seed: int | None = None):
-    """Observations, rewards and flags of ``steps`` seeded random steps (resetting as needed).
-
-    The actions come from the action space seeded as everywhere in the suite,
-    ``gym_suite.evaluate.action_seed(seed)``, unless ``action_seed`` gives the seed itself.
-    """
+    """Observations, rewards and flags of ``steps`` seeded random steps (resetting as needed), the actions
+    seeded ``gym_suite.evaluate.action_seed(seed)`` unless ``action_seed`` gives the seed."""
     from gym_suite.evaluate import action_seed as derived_action_seed
 
     obs, _ = env.reset(seed=seed)

@@ -1,9 +1,8 @@
 """The suite's environments: the classes of every registry row, and :func:`check_definition`.
 
-Each environment is one module (``heartpole_env.py``, ...) that defines it: the manual, the
-parameter sets (its versions), the rules as a ``Definition``, the pictures. The classes users
-import are made from the registry's rows (``gym_suite.SPECS``) by the shells, on first use, and
-live here::
+Each environment is one module (``heartpole_env.py``, ...): the manual, the parameter sets (its
+versions), the rules as a ``Definition``, the pictures and its classes, which read here (those of
+a row of ``gym_suite.register`` made from it on first use)::
 
     from gym_suite.envs import HeartPoleEnv, HeartPoleV1VectorEnv
 
@@ -26,7 +25,7 @@ _LOCK = threading.RLock()  # each class is made once, whoever asks first
 
 def __getattr__(name: str) -> Any:
     """``HeartPoleEnv`` and the other classes of the registry's rows, made on first use."""
-    spec = _ROWS.get(name) or _row_of_class(name)
+    spec = _ROWS.get(name) or next((s for s in rows() if name in (s.class_name, s.vector_class_name)), None)
     if spec is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     with _LOCK:
@@ -35,14 +34,6 @@ def __getattr__(name: str) -> Any:
 
             globals()[spec.class_name], globals()[spec.vector_class_name] = env_classes(spec, module=__name__)
     return globals()[name]
-
-
-def _row_of_class(name: str) -> Spec | None:
-    """The registered row (``gym_suite.register``) whose classes include ``name``."""
-    for spec in rows():
-        if name in (spec.class_name, spec.vector_class_name):
-            return spec
-    return None
 
 
 def __dir__() -> list[str]:

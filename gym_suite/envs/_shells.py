@@ -1,23 +1,16 @@
 """The generic shells that run a definition: a scalar ``gymnasium.Env`` and a numpy ``VectorEnv``.
 
-Nothing here is written per environment. :func:`env_classes` builds, from a registry row (a
-definition and a parameter set), the two classes users import from ``gym_suite.envs``
-(``HeartPoleEnv``, ``HeartPoleVectorEnv``, ...), with the typed constructor of the definition's
-arguments. For both shells:
-
-* the constructor merges its keyword arguments with one optional dict first (Ray RLlib's
-  ``env_config``), rejects unknown names with ``TypeError`` naming the allowed ones, and lets the
-  definition check the values (``make_params``), once;
-* ``step`` checks the action (``check_action``) and draws the step's uniforms (``_uniforms``,
-  the one place each shell draws); a step after the end (or before the first reset) raises
-  ``gymnasium.error.ResetNeeded``; a call that raises leaves the env as it was;
-* the step limit is not the environment's: ``gymnasium.make`` wraps the scalar env in
-  ``TimeLimit`` and ``gymnasium.make_vec`` passes ``max_episode_steps`` to the vector env;
-* ``render_mode="human"`` shows each frame once, when the env makes it (``reset`` and ``step``).
-
-The vector shell resets a row on the step after its episode ended (next-step autoreset); its
-``info`` holds an array and a ``_key`` mask per key, with the keys a ``SyncVectorEnv`` of the
-scalar env would give on that step.
+Nothing here is written per environment. Both shells bind their definition once (``_Shell._bind``:
+the arguments, a dict first as Ray RLlib's ``env_config``, merged and checked by the definition's
+``make_params``, with the spaces, draws and end hooks that follow). ``step`` checks the action and
+draws the step's uniforms (``_uniforms``, the one place each shell draws); a step after the end (or
+before the first reset) raises ``gymnasium.error.ResetNeeded``; a call that raises leaves the env as
+it was. The step limit is the registry's: ``gymnasium.make`` wraps the scalar env in ``TimeLimit``
+and ``gymnasium.make_vec`` passes ``max_episode_steps`` to the vector env. ``render_mode="human"``
+shows each frame once, when the env makes it. The vector shell resets a row on the step after its
+episode ended (next-step autoreset); its ``info`` holds an array and a ``_key`` mask per key, with
+the keys a ``SyncVectorEnv`` of the scalar env would give on that step. :func:`env_classes` gives
+the two classes of a registry row.
 """
 
 from __future__ import annotations
@@ -57,8 +50,7 @@ from gym_suite.envs.definition import NUMPY, SCALAR, Definition, draws_at_start,
 
 INSTALL_RENDER_EXTRA = 'pip install "gym-suite[render]"'
 
-#: numpy's integer scalar types (``Discrete.sample()`` gives ``np.int64``): the scalar shell's
-#: fast path takes one in range as the Python ``int`` the definition's check would give.
+#: numpy's integer types (``Discrete.sample()`` gives ``np.int64``): step takes one in range as its ``int``.
 _NUMPY_INTEGERS = frozenset(
     (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.longlong, np.ulonglong)
 )
@@ -68,10 +60,11 @@ _index: Any = operator.index
 class _Window:
     """A pygame window that shows ``rgb_array`` frames (human mode of a picture env)."""
 
+    surface: Any = None
+    clock: Any = None
+
     def __init__(self, caption: str, fps: int):
         self.caption, self.fps = caption, fps
-        self.surface: Any = None
-        self.clock: Any = None
 
     def show(self, frame: np.ndarray) -> None:
         try:
@@ -99,7 +92,36 @@ class _Window:
             self.surface = self.clock = None
 
 
-class SuiteEnv(gymnasium.Env[Any, Any]):
+class _Shell:
+    """What both shells hold: a definition bound to its checked parameters (:meth:`_bind`)."""
+
+    definition: Definition[Any, Any]
+    base_params: Any
+    arguments: tuple[str, ...] = ()
+    params: Any
+    _start_draws: int
+    _ends: bool
+    _truncates: bool
+
+    def __init_subclass__(cls, **kwargs: Any):
+        """A class with ``definition`` and ``base_params`` (a vector one: ``scalar_env``) in its body
+        gets the rest (:func:`_complete`)."""
+        super().__init_subclass__(**kwargs)
+        vector = issubclass(cls, VectorEnv)
+        if ("scalar_env" if vector else "definition") in cls.__dict__:
+            _complete(cls, vector)
+
+    def _bind(self, owner: str, kwargs: dict[str, Any]) -> tuple[spaces.Space[Any], spaces.Space[Any]]:
+        """Check the arguments once and keep what follows from them: ``params``, the start's draws,
+        which end hooks the definition has; returns the spaces of one environment."""
+        d = self.definition
+        self.params = d.make_params(self.base_params, owner, **kwargs)
+        self._start_draws = draws_at_start(d, self.params)
+        self._ends, self._truncates = overrides(d, "terminal"), overrides(d, "truncation")
+        return d.spaces(self.params)
+
+
+class SuiteEnv(_Shell, gymnasium.Env[Any, Any]):
     """The scalar shell: one environment of a definition, its state in Python numbers.
 
     ``env.state`` is the definition's state (a ``NamedTuple``) and ``env.np_random`` the
@@ -108,43 +130,25 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
     an attribute (``env.heart_attack_proclivity``).
     """
 
-    definition: Definition[Any, Any]
-    base_params: Any
-    arguments: tuple[str, ...] = ()
     metadata: dict[str, Any] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
     reset_options: tuple[str, ...] = ()
     _ended = True  # no step before the first reset
     _window: _Window | None = None
     _shown = False  # human mode: the current frame has been shown
 
-    def __init_subclass__(cls, **kwargs: Any):
-        """An env class of a definition (``definition`` and ``base_params``, the version's parameter
-        set, in its body) gets the rest from them: the typed constructor, the metadata, the state's
-        quantities and the parameters as attributes, the definition's ``env_attributes``, and in its
-        docstring (the manual) the Arguments table written from the declared arguments."""
-        super().__init_subclass__(**kwargs)
-        if "definition" in cls.__dict__:
-            _complete(cls, cls.definition, cls.base_params, vector=False)
-
     def __init__(self, env_config: Mapping[str, Any] | None = None, **kwargs: Any):
         owner = type(self).__name__
         kwargs = merge_arguments(owner, (*self.arguments, "render_mode"), env_config, kwargs)
         self.render_mode = check_render_mode(owner, kwargs.pop("render_mode", None), self.metadata["render_modes"])
-        self.params = self.definition.make_params(self.base_params, owner, **kwargs)
-        self.observation_space, self.action_space = self.definition.spaces(self.params)
-        self._start_draws = draws_at_start(self.definition, self.params)
+        self.observation_space, self.action_space = self._bind(owner, kwargs)
+        space = self.action_space
         self.state: Any = self.definition.initial((0.5,) * self._start_draws, self.params, SCALAR)
-        # the fast path of step: a plain int in range of a Discrete space needs no checking
-        self._discrete_n = int(self.action_space.n) if isinstance(self.action_space, spaces.Discrete) else 0
-        space = self.action_space  # the check of any other action, bound once (a Box's shape)
+        # step's fast path: a plain int in range of a Discrete space needs no checking
+        self._discrete_n = int(space.n) if isinstance(space, spaces.Discrete) else 0
         box = isinstance(space, spaces.Box) and len(space.shape) == 1
         self._check_action = (
             partial(check_box_action, shape=space.shape or ()) if box else partial(check_action, space=space)
         )
-        self._ends = overrides(self.definition, "terminal")
-        self._truncates = overrides(self.definition, "truncation")
-
-    # The protocol -------------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         if options is not None:
@@ -155,8 +159,7 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
             super().reset(seed=seed)
         d = self.definition
         self.state = state = d.initial(self._uniforms(self._start_draws), self.params, SCALAR)
-        self._ended = False
-        self._shown = False
+        self._ended = self._shown = False
         if self.render_mode == "human":
             self._show()
         return d.observation(state, self.params, SCALAR), d.info(None, None, state, self.params, SCALAR)
@@ -187,30 +190,23 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
         terminated = truncated = False
         if self._ends:
             terminated = d.terminal(next_state, params, ops)
-            if terminated.__class__ is not bool:
-                terminated = bool(terminated)
+            terminated = terminated if terminated.__class__ is bool else bool(terminated)
         if self._truncates:
             truncated = d.truncation(next_state, params, ops)
-            if truncated.__class__ is not bool:
-                truncated = bool(truncated)
+            truncated = truncated if truncated.__class__ is bool else bool(truncated)
         self._ended = terminated or truncated
         if self.render_mode == "human":
             self._shown = False
             self._show()
         observation = d.observation(next_state, params, ops)
         reward = d.reward(state, action, next_state, params, ops)
-        if reward.__class__ is not float:
-            reward = float(reward)
+        reward = reward if reward.__class__ is float else float(reward)
         return observation, reward, terminated, truncated, d.info(state, action, next_state, params, ops)
 
-    # Draws ------------------------------------------------------------------------------------
-    #
-    # The uniforms come from ``np_random`` in blocks of BLOCK_DRAWS (one numpy call instead of
-    # one per step), and the block is invisible: the numbers are those that drawing them one step
-    # at a time would give, and reading ``env.np_random`` first puts the generator back where the
-    # draws so far leave it (the rest of the block is dropped), so a snapshot of ``state`` and
-    # ``np_random`` replays the same future. A new generator (``reset(seed=...)``, or
-    # ``np_random`` set) starts a new block.
+    # The uniforms come from ``np_random`` in blocks of BLOCK_DRAWS (one numpy call instead of one
+    # per step), and the block is invisible: the numbers are those drawn one step at a time, and
+    # reading ``env.np_random`` first puts the generator where the draws so far leave it (dropping
+    # the rest of the block), so a snapshot of ``state`` and ``np_random`` replays the same future.
 
     BLOCK_DRAWS = 4096
     _block: list[float] = []  # noqa: RUF012 (replaced, never mutated)
@@ -220,8 +216,7 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
     _drawn = 0  # numbers of the block used so far
 
     def _uniforms(self, count: int) -> list[float] | tuple[()]:
-        """The next ``count`` uniforms of the env's stream (``()`` for none): the one place the
-        scalar shell draws from its generator (``step`` reads the block's next numbers inline)."""
+        """The next ``count`` uniforms of the env's stream (``step`` reads the block inline)."""
         if not count:
             return ()
         i = self._drawn
@@ -263,8 +258,6 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
         action = self.definition.heuristic(observation, self.params, SCALAR)
         return action if isinstance(action, np.ndarray) else int(action)
 
-    # Pictures ------------------------------------------------------------------------------
-
     def render(self) -> Any:
         mode = self.render_mode
         if mode in ("rgb_array", "ansi"):
@@ -298,49 +291,46 @@ class SuiteEnv(gymnasium.Env[Any, Any]):
         return state
 
 
-def _info_array(values: Any, num_envs: int) -> np.ndarray:
-    """A fresh array of info values: numbers and flags as they are, anything else as objects
-    (rows without a value then hold 0 / False / None, as in Gymnasium's vector envs)."""
-    if values.__class__ is np.ndarray and values.shape == (num_envs,) and values.dtype.kind in "biufO":
-        return values.copy()  # the common cases, without broadcast_to's Python-level checks
-    if values.__class__ in (bool, int, float):  # one Python number for every row
-        return np.full(num_envs, values)
-    array = np.array(np.broadcast_to(values, (num_envs,)))
-    return array if array.dtype.kind in "biuf" else array.astype(object)
+def _info_array(values: Any, num_envs: int, dtype: Any = None) -> np.ndarray:
+    """``values`` (over the rows, or one for all) as a fresh ``(num_envs,)`` array of ``dtype``, or
+    for ``None`` an info's: numbers and flags as they are, anything else as objects."""
+    if values.__class__ is np.ndarray and values.shape == (num_envs,):
+        if dtype is not None:
+            return values.astype(dtype)  # a copy, also of the dtype asked for
+        if values.dtype.kind in "biufO":
+            return values.copy()  # the common cases, without broadcast_to's checks
+    if values.__class__ in (bool, int, float):  # one Python value for every row
+        return np.full(num_envs, values, dtype=dtype)
+    array = np.array(np.broadcast_to(values, (num_envs,)), dtype=dtype)
+    return array if dtype is not None or array.dtype.kind in "biuf" else array.astype(object)
 
 
-def _own(values: Any, num_envs: int, dtype: Any, taken: set[int]) -> np.ndarray:
-    """``values`` as a ``(num_envs,)`` array that nothing else holds: as it is if the rules have
-    just made it (its own writeable memory, of ``dtype``, or for ``None`` a number, flag or object
-    dtype, and its id not in ``taken``, which it joins), else a copy."""
+def _fresh(values: Any, num_envs: int, taken: set[int]) -> bool:
+    """Whether ``values`` is a ``(num_envs,)`` array of its own writeable memory whose id is not in
+    ``taken`` (an array the rules have just made that nothing else holds); its id joins ``taken``."""
     key = id(values)
-    if (
+    fresh = (
         key not in taken
         and values.__class__ is np.ndarray
         and values.base is None
         and values.shape == (num_envs,)
         and values.flags.writeable
-        and (values.dtype.kind in "biufO" if dtype is None else values.dtype == dtype)
-    ):
-        taken.add(key)
-        return values
+    )
     taken.add(key)
-    return _info_array(values, num_envs) if dtype is None else _column(values, num_envs, dtype)
+    return fresh
 
 
-def _column(values: Any, num_envs: int, dtype: type) -> np.ndarray:
-    """``values`` (an array over the rows or one value for all) as a fresh ``(num_envs,)`` array."""
-    if values.__class__ is np.ndarray and values.shape == (num_envs,):
-        return values.astype(dtype)  # a copy, also when the dtype is already the one asked for
-    if values.__class__ in (bool, int, float):  # one Python value for every row
-        return np.full(num_envs, values, dtype=dtype)
-    return np.array(np.broadcast_to(values, (num_envs,)), dtype=dtype)
+def _own(values: Any, num_envs: int, dtype: Any, taken: set[int]) -> np.ndarray:
+    """``values`` as a ``(num_envs,)`` array of ``dtype`` (``None``: an info's) that nothing else
+    holds: as it is if :func:`_fresh`, else a copy."""
+    if _fresh(values, num_envs, taken) and (values.dtype.kind in "biufO" if dtype is None else values.dtype == dtype):
+        return values  # type: ignore[no-any-return]
+    return _info_array(values, num_envs, dtype)
 
 
-#: The most rows a vector env holds (2**24; the ``gym_suite_jax/`` vector envs' too): far more than
-#: a numpy step needs to run at memory speed, so that ``num_envs`` above it raises ``ValueError`` at
-#: construction instead of a ``MemoryError`` after minutes. Memory may run out below it (target-v0
-#: draws up to 98 float64 uniforms a row at a start: 13 GB at 2**24 rows).
+#: The most rows a vector env holds (2**24; the ``gym_suite_jax/`` vector envs' too), so that more
+#: raise ``ValueError`` at construction instead of a ``MemoryError`` after minutes (memory may run
+#: out below it: target-v0 draws up to 98 float64 uniforms a row at a start, 13 GB at 2**24 rows).
 MAX_NUM_ENVS = 2**24
 
 
@@ -355,7 +345,7 @@ def check_num_envs(owner: str, num_envs: object) -> int:
     return n
 
 
-class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
+class SuiteVectorEnv(_Shell, VectorEnv[Any, Any, Any]):
     """The numpy shell: ``num_envs`` environments of a definition in arrays, next-step autoreset.
 
     The arguments are the scalar env's, plus ``num_envs`` and ``max_episode_steps`` (``None`` or
@@ -365,21 +355,12 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
     stepping (reward 0, not terminated, not truncated) and its info is that of its new start.
     """
 
-    definition: Definition[Any, Any]
-    base_params: Any
-    arguments: tuple[str, ...] = ()
     scalar_env: type[SuiteEnv]
     metadata: dict[str, Any] = {
         "autoreset_mode": AutoresetMode.NEXT_STEP,
         "render_modes": ["ansi", "rgb_array"],
         "render_fps": 4,
     }
-
-    def __init_subclass__(cls, **kwargs: Any):
-        """A vector env class of a scalar one (``scalar_env`` in its body) gets the rest from it."""
-        super().__init_subclass__(**kwargs)
-        if "scalar_env" in cls.__dict__:
-            _complete(cls, cls.scalar_env.definition, cls.scalar_env.base_params, vector=True)
 
     def __init__(
         self,
@@ -401,19 +382,15 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
             max_episode_steps = None
         self.max_episode_steps = check_int(owner, "max_episode_steps", max_episode_steps, 1, allow_none=True)
         self.render_mode = check_render_mode(owner, render_mode, self.metadata["render_modes"])
-        d = self.definition
-        self.params = d.make_params(self.base_params, owner, **kwargs)
-        self.single_observation_space, self.single_action_space = d.spaces(self.params)
+        self.single_observation_space, self.single_action_space = self._bind(owner, kwargs)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self._start_draws = draws_at_start(d, self.params)
         u = tuple(np.full(self.num_envs, 0.5) for _ in range(self._start_draws))
-        start: Any = d.initial(u, self.params, NUMPY)
+        start: Any = self.definition.initial(u, self.params, NUMPY)
         self.state: Any = type(start)(*(np.array(np.broadcast_to(q, (self.num_envs,))) for q in start))
         self._steps = np.zeros(self.num_envs, dtype=np.int64)
         self._prev_done = np.zeros(self.num_envs, dtype=bool)
         self._row_index = np.arange(self.num_envs)
-        self._ends, self._truncates = overrides(d, "terminal"), overrides(d, "truncation")
         self._started = False
         self._single_env: SuiteEnv | None = None
 
@@ -423,8 +400,6 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         if self._single_env is None:
             self._single_env = self.scalar_env(**{name: getattr(self.params, name) for name in self.arguments})
         return self._single_env
-
-    # The protocol -------------------------------------------------------------------------
 
     def reset(
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
@@ -437,20 +412,15 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         else:  # one seed per sub-environment: fold them into one generator for the batch
             self._np_random = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy)))
             self._np_random_seed = seeds[0] if seeds[0] is not None else -1
-        everything = np.ones(self.num_envs, dtype=bool)
-        self._start(np.arange(self.num_envs))
-        self._steps[:] = 0
-        self._prev_done[:] = False
+        observation, start_info = self._restart(np.ones(self.num_envs, dtype=bool))
         self._started = True
         info = {}
-        for key, values in self.definition.info(None, None, self.state, self.params, NUMPY).items():
-            info[key] = _info_array(values, self.num_envs)
-            info[f"_{key}"] = everything.copy()
-        return self.definition.observation(self.state, self.params, NUMPY), info
+        for key, values in start_info.items():
+            info[key], info[f"_{key}"] = values, np.ones(self.num_envs, dtype=bool)
+        return observation, info
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Every row one step on (:meth:`_advance`) with its info (:meth:`_step_info`), then the
-        rows that ended on the previous step start afresh instead (:meth:`_autoreset`)."""
+        """Every row one step on with its info, then the rows that ended on the previous step start afresh instead."""
         if not self._started:
             raise ResetNeeded(f"{type(self).__name__}: call reset() before step()")
         d, params, state = self.definition, self.params, self.state
@@ -465,18 +435,15 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         self.state = next_state
         self._steps += 1
         if rows is not None:
-            self._autoreset(rows, reward, terminated, truncated, info, state)
+            self._autoreset(rows, (reward, terminated, truncated), info, state)
         self._prev_done = terminated | truncated
         return d.observation(self.state, params, NUMPY), reward, terminated, truncated, info
 
     def _advance(
         self, state: Any, actions: Any, rows: np.ndarray | None
     ) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, set[int]]:
-        """The rules' step of every row: ``(next_state, reward, terminated, truncated, taken)``.
-
-        Rows in ``rows`` (ascending indices) draw nothing (their results are replaced by
-        :meth:`_autoreset`). Every array returned is one of its own (:func:`_own`); ``taken`` holds
-        the ids of the state's quantities and of the arrays given."""
+        """The rules' step of every row: ``(next_state, reward, terminated, truncated, taken)``, each
+        array its own (``taken``: their ids); rows in ``rows`` draw nothing (:meth:`_autoreset` replaces them)."""
         d, params, n = self.definition, self.params, self.num_envs
         draws = d.step_draws
         u: Any = ()
@@ -512,9 +479,8 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
     def _step_info(
         self, state: Any, actions: Any, next_state: Any, done: np.ndarray, rows: np.ndarray | None, taken: set[int]
     ) -> dict[str, Any]:
-        """The step's info keys as a ``SyncVectorEnv`` has them: each an array over the rows and a
-        ``_key`` mask of the rows that stepped (not those of ``done``, which start afresh); no
-        key if no row stepped."""
+        """The step's info as a ``SyncVectorEnv`` has it: per key an array over the rows and a ``_key``
+        mask of the rows that stepped (not those of ``done``, which start afresh); no key if none did."""
         n = self.num_envs
         if rows is not None and rows.size == n:
             return {}
@@ -532,46 +498,27 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
             info[f"_{key}"] = mask
         return info
 
-    def _autoreset(
-        self,
-        rows: np.ndarray,
-        reward: np.ndarray,
-        terminated: np.ndarray,
-        truncated: np.ndarray,
-        info: dict[str, Any],
-        previous: Any,
-    ) -> None:
-        """Start the rows ``rows`` afresh: reward 0, neither terminated nor truncated, and the
-        info of their new start (the step's keys that a start lacks hold 0 / False / None there).
-        ``previous`` is the state before the step."""
+    def _autoreset(self, rows: np.ndarray, results: tuple[Any, ...], info: dict[str, Any], previous: Any) -> None:
+        """Start the rows ``rows`` afresh: in ``results`` reward 0, neither terminated nor truncated; the
+        info of their new start (the step's keys a start lacks hold 0 / False / None there); ``previous``
+        is the state before the step."""
         self._start(rows, previous)
         self._steps[rows] = 0
-        reward[rows] = 0.0
-        terminated[rows] = False
-        truncated[rows] = False
+        for array in results:
+            array[rows] = 0
         start_info = self.definition.info(None, None, self.state, self.params, NUMPY)
         for key, values in info.items():
             if key[0] != "_" and key not in start_info:
                 values[rows] = None if values.dtype == object else 0
         n = self.num_envs
         for key, values in start_info.items():
-            if key in info:  # the rows' values alone
-                column = info[key]
-                if values.__class__ is np.ndarray and values.shape == (n,) and values.dtype.kind in "biufO":
-                    column[rows] = values[rows]
-                elif values.__class__ in (bool, int, float) and column.dtype != object:
-                    column[rows] = values  # (one number for every row)
-                else:
-                    column[rows] = _info_array(values, n)[rows]
-                info[f"_{key}"].fill(True)  # the rows that stepped, and now those that start
-            else:
+            if values.__class__ is not np.ndarray or values.shape != (n,) or values.dtype.kind not in "biufO":
                 values = _info_array(values, n)
-                column = np.zeros_like(values) if values.dtype != object else np.full(values.shape, None)
-                column[rows] = values[rows]
-                info[key] = column
-                mask = np.zeros(n, dtype=bool)
-                mask[rows] = True
-                info[f"_{key}"] = mask
+            if key not in info:
+                info[key] = np.zeros_like(values) if values.dtype != object else np.full(n, None)
+                info[f"_{key}"] = np.zeros(n, dtype=bool)
+            info[key][rows] = values[rows]
+            info[f"_{key}"][rows] = True  # with the rows that stepped (if the step had the key): every row
 
     def restart(self, rows: Any) -> tuple[Any, dict[str, Any]]:
         """Start the sub-environments of the boolean mask ``rows`` afresh now, not on their next
@@ -585,6 +532,9 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
             )
         if not self._started:
             raise ResetNeeded(f"{type(self).__name__}: call reset() before restart()")
+        return self._restart(rows)
+
+    def _restart(self, rows: np.ndarray) -> tuple[Any, dict[str, Any]]:
         self._start(np.flatnonzero(rows))
         self._steps[rows] = 0
         self._prev_done[rows] = False
@@ -593,48 +543,29 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         return d.observation(self.state, self.params, NUMPY), info
 
     def _uniforms(self, count: int, draws: int) -> np.ndarray:
-        """``draws`` uniforms for each of ``count`` rows, the rows in order on the batch's stream,
-        as a ``(count, draws)`` array (its transpose is the rules' ``u``, one array per draw): the
-        one place the vector shell draws."""
+        """``draws`` uniforms for each of ``count`` rows, in row order on the batch's stream: a
+        ``(count, draws)`` array (its transpose is the rules' ``u``)."""
         rng = self._np_random
         if rng is None:  # (the property makes one)
             rng = self.np_random
         return rng.random((count, draws))
 
-    #: Starts of this many rows or fewer run the rules on Python numbers, row by row, as the
-    #: scalar env does (a numpy call costs more than its few elements); more rows run them on
-    #: arrays. The definitions' ``initial`` gives the same numbers on both (a test checks it for
-    #: every id), so which way a row starts changes nothing.
+    #: Starts of this many rows or fewer run on Python numbers, row by row (a numpy call costs more
+    #: than its few elements), more on arrays; ``initial`` gives the same numbers both ways (tested).
     SCALAR_START_ROWS = 4
-
-    #: Batches of this many rows or more reuse the arrays a step has just made for its
-    #: autoreset (below, copying a quantity costs less than the checks that would spare it).
+    #: Batches of this many rows or more reuse for an autoreset the arrays a step has just made
+    #: (below, copying a quantity costs less than the checks that would spare it).
     REUSE_ROWS = 1024
 
     def _start(self, rows: np.ndarray, previous: Any = None) -> None:
-        """Draw fresh starts for the rows of the ascending indices ``rows`` (in row order) and put
-        them in the state: into a copy of each quantity, or, after a step (from ``previous``) of
-        ``REUSE_ROWS`` rows or more, into the arrays the rules have just made that nothing else
-        holds."""
+        """Draw fresh starts for the ascending indices ``rows`` into a copy of each quantity or, after
+        a step (from ``previous``) of ``REUSE_ROWS`` rows or more, into the step's own new arrays."""
         d, params, draws, count = self.definition, self.params, self._start_draws, rows.size
         if previous is None or self.num_envs < self.REUSE_ROWS:
             state = [np.array(q) for q in self.state]  # own arrays: a caller may hold the state's
         else:
-            shape = (self.num_envs,)
             seen = set(map(id, previous))
-            state = []
-            for q in self.state:
-                key = id(q)
-                if (
-                    key in seen
-                    or q.__class__ is not np.ndarray
-                    or q.base is not None
-                    or q.shape != shape
-                    or not q.flags.writeable
-                ):
-                    q = np.array(q)
-                seen.add(key)
-                state.append(q)
+            state = [q if _fresh(q, self.num_envs, seen) else np.array(q) for q in self.state]
         if count > self.SCALAR_START_ROWS:
             u_all: Any = self._uniforms(count, draws).T if draws else ()
             start: Any = d.initial(u_all, params, NUMPY)
@@ -656,8 +587,6 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         """The definition's documented simple policy, for a batch of observations."""
         return self.definition.heuristic(observations, self.params, NUMPY)
 
-    # Pictures ------------------------------------------------------------------------------
-
     def render(self) -> Any:
         rows = [row_of(self.state, i) for i in range(self.num_envs)]
         if self.render_mode == "rgb_array":
@@ -670,9 +599,7 @@ class SuiteVectorEnv(VectorEnv[Any, Any, Any]):
         return None
 
 
-def _signature(
-    definition: Definition[Any, Any], base_params: Any, arguments: tuple[str, ...], vector: bool
-) -> inspect.Signature:
+def _signature(base_params: Any, arguments: tuple[str, ...], vector: bool) -> inspect.Signature:
     """The typed constructor users and IDEs see: the row's arguments with their defaults."""
     hints: dict[str, Any] = {}  # the annotations of the parameters' class and of those it extends
     for klass in reversed(type(base_params).__mro__):
@@ -704,17 +631,9 @@ def _state_property(index: int, name: str) -> property:
     return property(get, set, doc=f"The state's ``{name}`` (``env.state.{name}``).")
 
 
-def _state_properties(definition: Definition[Any, Any], extra: Mapping[str, Any] | None) -> dict[str, property]:
-    """Each quantity of the state as an attribute (``env.position``), where no other name is."""
-    taken = set(extra or ()) | set(dir(SuiteEnv)) | set(dir(SuiteVectorEnv))
-    fields = getattr(definition.State, "_fields", ())
-    return {name: _state_property(i, name) for i, name in enumerate(fields) if name not in taken}
-
-
 class _Parameter:
-    """A parameter read as an attribute of the env (``env.goal`` is ``env.params.goal``): a
-    non-data descriptor, so an attribute set on the env itself comes first (a ``__getattr__``
-    would do the same, but slow every attribute look-up of every step)."""
+    """A parameter read as an attribute of the env (``env.goal`` is ``env.params.goal``): a non-data
+    descriptor, so an attribute set on the env comes first (a ``__getattr__`` would slow every look-up)."""
 
     __slots__ = ("name",)
 
@@ -728,14 +647,6 @@ class _Parameter:
         if params is None:  # (before the constructor has checked the arguments)
             raise AttributeError(f"{type(env).__name__!r} object has no attribute {self.name!r}")
         return getattr(params, self.name)
-
-
-def _parameter_attributes(base_params: Any, taken: set[str]) -> dict[str, _Parameter]:
-    """Each field of the parameters (and each public name of their class) as an attribute of the
-    envs, where no other name is."""
-    names = [f.name for f in dataclasses.fields(base_params)] if dataclasses.is_dataclass(base_params) else []
-    names += [name for name in dir(type(base_params)) if not name.startswith("_") and name not in names]
-    return {name: _Parameter(name) for name in names if name not in taken and name != "params"}
 
 
 def with_arguments_table(doc: str | None, definition: Definition[Any, Any], base_params: Any) -> str | None:
@@ -771,9 +682,24 @@ OLD_HOOKS = {
 }
 
 
-def _complete(cls: type[Any], definition: Definition[Any, Any], base_params: Any, vector: bool) -> None:
-    """Give an env class what follows from its definition and parameter set (see
-    :meth:`SuiteEnv.__init_subclass__`)."""
+def _attributes(cls: type[Any], definition: Definition[Any, Any], base_params: Any) -> dict[str, Any]:
+    """``env_attributes``, then the state's quantities and the parameters where no other name is."""
+    extra = dict(definition.env_attributes)
+    taken = set(extra) | set(dir(SuiteEnv)) | set(dir(SuiteVectorEnv))
+    fields = enumerate(getattr(definition.State, "_fields", ()))
+    states = {name: _state_property(i, name) for i, name in fields if name not in taken}
+    taken |= set(states) | set(vars(cls)) | {"params"}
+    names = [f.name for f in dataclasses.fields(base_params)] if dataclasses.is_dataclass(base_params) else []
+    names += [name for name in dir(type(base_params)) if not name.startswith("_") and name not in names]
+    return {**{n: _Parameter(n) for n in names if n not in taken}, **states, **extra}
+
+
+def _complete(cls: type[Any], vector: bool) -> None:
+    """Give an env class what follows from its definition and parameter set: the typed constructor, the
+    metadata, the state's quantities, the parameters and ``env_attributes`` as attributes, and the
+    manual's Arguments table written from the declared arguments."""
+    source = cls.scalar_env if vector else cls
+    definition, base_params = source.definition, source.base_params
     old = [f"{name} ({new})" for name, new in OLD_HOOKS.items() if hasattr(definition, name)]
     if old:
         raise TypeError(
@@ -787,17 +713,13 @@ def _complete(cls: type[Any], definition: Definition[Any, Any], base_params: Any
             f"{cls.__name__}: {type(definition).__name__}.arguments declares {missing}, which "
             f"{type(base_params).__name__} has no field of (check_definition reports it too)"
         )
-    extra = dict(definition.env_attributes)
-    states = _state_properties(definition, extra)
-    taken = set(extra) | set(states) | set(dir(SuiteEnv)) | set(dir(SuiteVectorEnv)) | set(vars(cls))
-    attributes = {**_parameter_attributes(base_params, taken), **states, **extra}
-    for name, value in attributes.items():
+    for name, value in _attributes(cls, definition, base_params).items():
         if name not in vars(cls):
             setattr(cls, name, value)
     cls.definition, cls.base_params, cls.arguments = definition, base_params, arguments
     modes = [m for m in definition.render_modes if m != "human"] if vector else list(definition.render_modes)
     cls.metadata = {**cls.metadata, "render_modes": modes, "render_fps": definition.render_fps}
-    cls.__signature__ = _signature(definition, base_params, arguments, vector=vector)
+    cls.__signature__ = _signature(base_params, arguments, vector)
     if vector:
         cls.__doc__ = cls.__doc__ or (
             f"``num_envs`` copies of :class:`{cls.scalar_env.__name__}` in numpy arrays (next-step autoreset); "
@@ -809,18 +731,15 @@ def _complete(cls: type[Any], definition: Definition[Any, Any], base_params: Any
 
 
 def env_classes(spec: Spec, *, module: str = CLASSES_MODULE) -> tuple[type[SuiteEnv], type[SuiteVectorEnv]]:
-    """The scalar and the vector env class of one registry row.
-
-    The classes written in the definition's module under the row's names (``class
-    HeartPoleEnv(SuiteEnv)`` at the end of ``heartpole_env.py``) where there are, else classes made
-    here from the row (a row of ``gym_suite.register`` may hold the objects themselves): named
-    ``spec.class_name`` and ``spec.vector_class_name``, they say they live in ``module``.
+    """The scalar and the vector env class of one registry row: those written in the definition's
+    module under the row's names (``class HeartPoleEnv(SuiteEnv)``) where there are, else classes made
+    from the row (a row of ``gym_suite.register`` may hold the objects themselves) living in ``module``.
     """
     check_row(spec)  # what a registered row's strings name
     definition: Definition[Any, Any] = load(spec.definition)
     base_params = load(spec.params)
-    if isinstance(spec.definition, str):
-        home = importlib.import_module(spec.definition.partition(":")[0])
+    home = importlib.import_module(spec.definition.partition(":")[0]) if isinstance(spec.definition, str) else None
+    if home is not None:
         scalar, vector = getattr(home, spec.class_name, None), getattr(home, spec.vector_class_name, None)
         if (
             isinstance(scalar, type)
@@ -834,8 +753,8 @@ def env_classes(spec: Spec, *, module: str = CLASSES_MODULE) -> tuple[type[Suite
             return scalar, vector
     if spec.manual:
         doc = load(spec.manual)
-    elif isinstance(spec.definition, str):
-        doc = importlib.import_module(spec.definition.partition(":")[0]).__doc__
+    elif home is not None:
+        doc = home.__doc__
     else:  # a registered row holding the definition itself: its module's docstring
         doc = getattr(sys.modules.get(type(definition).__module__), "__doc__", None) or type(definition).__doc__
     namespace = {"definition": definition, "base_params": base_params, "__doc__": doc, "__module__": module}

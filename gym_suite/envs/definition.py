@@ -1,28 +1,19 @@
 """What an environment definition is, and the operations its rules run on.
 
-A definition is one environment written once, as pure functions in the vocabulary of
-Gymnasium's functional environments (``gymnasium.experimental.functional.FuncEnv``): the hooks
-of :class:`Definition` (``make_params``, ``spaces``, ``initial``, ``transition``,
-``observation``, ``reward``, ``terminal``, ``truncation``, ``info``, ``heuristic``, ``render``).
+A definition is one environment written once, as pure functions in the vocabulary of Gymnasium's
+functional environments (``FuncEnv``): the hooks of :class:`Definition`. The state is a
+``NamedTuple`` of quantities: Python numbers for one environment, arrays over the rows for a batch,
+``jax`` arrays under ``jit``. Randomness comes in as ``u``: ``start_draws`` uniforms on [0, 1) for
+``initial`` and ``step_draws`` for ``transition`` (floats, or one array per draw for a batch), so
+every backend runs the same rules on the same draws. Actions reach ``transition`` checked against
+the action space: an ``int`` for ``Discrete``, a tuple of floats for a ``Box`` of shape ``(k,)``; on
+a batch an int64 array, or a float64 array of shape ``(k, num_envs)`` (``x, y = action`` works on both).
 
-The state is a ``NamedTuple`` of quantities: Python numbers for one environment, arrays over the
-rows for a batch, ``jax`` arrays under ``jit``. Randomness comes in as ``u``: ``start_draws``
-uniforms on [0, 1) for ``initial`` and ``step_draws`` for ``transition`` (a sequence of floats,
-or one array per draw for a batch), so every backend runs the same rules on the same draws.
-Actions reach ``transition`` checked against the action space (:func:`~gym_suite.envs.checks.check_action`):
-an ``int`` for ``Discrete``, a tuple of floats for a ``Box`` of shape ``(k,)``; on a batch an int64
-array, or a float64 array of shape ``(k, num_envs)`` (``x, y = action`` works on both).
-
-``ops`` (an :class:`Ops`) holds the few functions that are not Python operators (``exp``,
-``where``, ...), with one implementation per backend: :data:`SCALAR` for Python floats (scalar
-speed), :data:`NUMPY` for numpy arrays (the native vector env) and :func:`jax_ops` for
-``jax.numpy`` under ``jit`` (imported only when asked for). A rule never asks which backend it
-runs on: where the backends differ (a column, a copy), an ``ops`` function says what to do on
-each. A rule that branches on data calls :meth:`Ops.where`; a branch on a parameter is an
-ordinary ``if`` (parameters are static configuration), except on a data parameter
-(``data_parameters``: the fields the JAX env carries as data in its ``EnvParams``,
-``params.replace(name=value)``, ``jax.vmap`` over a batch of them, one compiled program for
-every value).
+``ops`` (an :class:`Ops`) holds the few functions that are not Python operators, one implementation
+per backend: :data:`SCALAR` (Python floats), :data:`NUMPY` (the native vector env) and
+:func:`jax_ops` (``jax.numpy`` under ``jit``, imported when asked for). A rule that branches on data
+calls :meth:`Ops.where`; a branch on a parameter is an ordinary ``if``, except on a data parameter
+(``data_parameters``: the fields the JAX env carries as data in its ``EnvParams``).
 """
 
 from __future__ import annotations
@@ -50,9 +41,8 @@ ParamsT = TypeVar("ParamsT", bound="DataclassInstance")
 _T = TypeVar("_T")
 _StateT = TypeVar("_StateT", bound=tuple[Any, ...])
 
-#: A quantity the rules compute with: a Python number for one environment, a numpy array over
-#: the rows of a batch, a ``jax.numpy`` array under ``jit``. One rule runs on all three (through
-#: ``ops``), so no narrower static type is true of it.
+#: A quantity of the rules: a Python number, a numpy array over a batch's rows, a ``jax.numpy``
+#: array under ``jit``; one rule runs on all three, so no narrower static type is true of it.
 Array: TypeAlias = Any
 #: A float64 numpy array (the numpy namespace's results).
 FloatArray: TypeAlias = "npt.NDArray[np.float64]"
@@ -61,75 +51,52 @@ FloatArray: TypeAlias = "npt.NDArray[np.float64]"
 class Ops(Protocol):
     """The functions a definition's rules call besides Python's operators: the contract of every backend.
 
-    "Array" below means a value of the backend: a Python number on :data:`SCALAR`, a numpy array
-    (or number) on :data:`NUMPY`, a ``jax`` array on :func:`jax_ops` (traceable under ``jit`` and
-    ``vmap``). Elementwise functions broadcast as numpy does. ``mypy --strict`` checks the rules
-    against this protocol, and each backend's class against it. What one environment needs beyond
-    these (heartpole's sigmoids) is a function of its file, written with these.
+    "Array" means a value of the backend: a Python number on :data:`SCALAR`, a numpy array (or
+    number) on :data:`NUMPY`, a ``jax`` array on :func:`jax_ops` (traceable under ``jit`` and
+    ``vmap``). Elementwise functions broadcast as numpy does; ``mypy --strict`` checks the rules and
+    each backend against this protocol. What one environment needs beyond these (heartpole's
+    sigmoids) is a function of its file, written with these.
     """
 
     @property
     def name(self) -> str:
-        """The backend: ``"scalar"``, ``"numpy"`` or ``"jax"``. A function of an environment's file
-        may branch on it where a backend has a faster way to the same values (its general way,
-        written with the functions below, on JAX)."""
-        ...
-
-    # Elementwise -----------------------------------------------------------------------------
+        """The backend: ``"scalar"``, ``"numpy"`` or ``"jax"`` (a function may branch on it for a faster way)."""
 
     def exp(self, x: Array) -> Array:
         """``e ** x``, elementwise."""
-        ...
 
     def sqrt(self, x: Array) -> Array:
         """The square root of ``x >= 0``, elementwise."""
-        ...
 
     def abs(self, x: Array) -> Array:
         """``|x|``, elementwise."""
-        ...
 
     def minimum(self, a: Array, b: Array) -> Array:
         """The smaller of ``a`` and ``b``, elementwise."""
-        ...
 
     def maximum(self, a: Array, b: Array) -> Array:
         """The larger of ``a`` and ``b``, elementwise."""
-        ...
 
     def where(self, condition: Array, if_true: Array, if_false: Array) -> Array:
-        """``if_true`` where ``condition`` holds, else ``if_false``, elementwise: the rules'
-        ``if`` on data (a Python ``if`` on a batch or a traced value fails)."""
-        ...
+        """``if_true`` where ``condition`` holds, else ``if_false``, elementwise: the rules' ``if`` on data
+        (a Python ``if`` on a batch or a traced value fails)."""
 
     def floor_int(self, x: Array) -> Array:
         """``floor(x)`` as an integer: a Python ``int``, an int64 array, a JAX int array."""
-        ...
-
-    # Tables and vectors ------------------------------------------------------------------------
 
     def take(self, table: Any, index: Array) -> Array:
-        """``table[index]`` of a 1-D numeric table of the parameters (a numpy array; a JAX array
-        under JAX): a Python number on ``SCALAR``, an array of them for an array of indices."""
-        ...
+        """``table[index]`` of a 1-D numeric table of the parameters (a numpy array; a JAX array under JAX): a
+        Python number on ``SCALAR``, an array of them for an array of indices."""
 
     def column(self, x: Any, i: int) -> Array:
-        """Item ``i`` of the last axis: ``x[i]`` of one environment's vector (e.g. an
-        observation), ``x[..., i]`` of a batch's ``(N, k)`` array."""
-        ...
+        """Item ``i`` of the last axis: ``x[i]`` of one environment's vector, ``x[..., i]`` of a batch's."""
 
     def vector(self, items: Sequence[Array], dtype: Any) -> Array:
-        """The quantities ``items`` as one vector of ``dtype`` on the last axis, fresh: shape
-        ``(len(items),)`` for one environment, ``(N, len(items))`` for a batch (an observation)."""
-        ...
+        """``items`` as one fresh vector of ``dtype`` on the last axis: ``(len(items),)``, or ``(N, len(items))``."""
 
     def copy(self, x: Array) -> Array:
-        """``x`` in memory of its own (an observation must not share memory with the state);
-        Python numbers and JAX arrays, which never change, as they are."""
-        ...
-
-
-# Python numbers ----------------------------------------------------------------------------------
+        """``x`` in memory of its own (an observation must not share memory with the state); Python numbers
+        and JAX arrays, which never change, as they are."""
 
 
 def _scalar_where(condition: object, if_true: _T, if_false: _T) -> _T:
@@ -176,11 +143,12 @@ class ScalarOps:
         return "SCALAR"
 
 
-# numpy arrays ------------------------------------------------------------------------------------
-
-
 def _numpy_vector(items: Sequence[npt.ArrayLike], dtype: npt.DTypeLike) -> npt.NDArray[Any]:
     return np.array(items, dtype=dtype).T  # (num_envs, len(items)), fresh memory
+
+
+def _last_axis(x: Any, i: int) -> Array:
+    return x[..., i]
 
 
 class NumpyOps:
@@ -195,23 +163,14 @@ class NumpyOps:
     maximum = staticmethod(np.maximum)
     where = staticmethod(np.where)
 
+    take = staticmethod(cast("Callable[[Any, Array], Array]", operator.getitem))  # table[index]
+    column = staticmethod(_last_axis)
+    vector = staticmethod(_numpy_vector)
+    copy = staticmethod(cast("Callable[[Array], Array]", np.array))  # a fresh array
+
     @staticmethod
     def floor_int(x: Array) -> Array:
         return np.floor(x).astype(np.int64)
-
-    @staticmethod
-    def take(table: Any, index: Array) -> Array:
-        return table[index]
-
-    @staticmethod
-    def column(x: Any, i: int) -> Array:
-        return x[..., i]
-
-    vector = staticmethod(_numpy_vector)
-
-    @staticmethod
-    def copy(x: Array) -> Array:
-        return np.array(x)
 
     def __repr__(self) -> str:
         return "NUMPY"
@@ -221,9 +180,6 @@ class NumpyOps:
 SCALAR: Ops = ScalarOps()
 #: numpy arrays over the rows of a batch (elementwise).
 NUMPY: Ops = NumpyOps()
-
-
-# jax.numpy (imported when first asked for) -------------------------------------------------------
 
 
 @functools.cache
@@ -254,9 +210,7 @@ def jax_ops() -> Ops:
         def take(table: Any, index: Array) -> Array:
             return jnp.asarray(table)[index]
 
-        @staticmethod
-        def column(x: Any, i: int) -> Array:
-            return x[..., i]
+        column = staticmethod(_last_axis)
 
         @staticmethod
         def vector(items: Sequence[Array], dtype: Any) -> Array:
@@ -289,12 +243,11 @@ class Definition(Generic[StateT, ParamsT]):
     step_draws: ClassVar[int] = 0
     """The uniforms on [0, 1) every step takes, whatever the action."""
     arguments: ClassVar[tuple[str, ...]] = ()
-    """The parameters a user may set, in the order of the env's typed constructor: each an
-    :class:`~gym_suite.envs.checks.Argument` (its kind, bounds and meaning, which check it and
-    write the manual's Arguments table), or a plain name that ``make_params`` checks."""
+    """The parameters a user may set, in the constructor's order: each an :class:`~gym_suite.envs.checks.Argument`
+    (its kind, bounds and meaning: its check and its row of the manual's table), or a name ``make_params`` checks."""
     data_parameters: ClassVar[tuple[str, ...]] = ()
-    """The arguments the rules use only in arithmetic (numbers: never in an ``if``, a shape, a
-    space or a derived field), which the JAX env carries as data in its ``EnvParams``."""
+    """The arguments the rules use only in arithmetic (never in an ``if``, a shape, a space or a derived
+    field), which the JAX env carries as data in its ``EnvParams``."""
     env_attributes: ClassVar[Mapping[str, Any]] = MappingProxyType({})
     """Attributes the env classes get besides the state's quantities and the parameters (a
     constant, or a ``property`` of the env: ``env.state`` and ``env.params`` are there)."""
@@ -304,8 +257,6 @@ class Definition(Generic[StateT, ParamsT]):
     """Frames a second of human rendering."""
     human: ClassVar[str] = "ansi"
     """What human mode shows: ``"ansi"`` prints the text, ``"rgb"`` shows the picture in a pygame window."""
-
-    # Parameters and spaces ------------------------------------------------------------------
 
     def make_params(self, base: ParamsT, owner: str, **arguments: Any) -> ParamsT:
         """The parameters of an environment: ``base`` (the registry row's set) with the
@@ -317,18 +268,15 @@ class Definition(Generic[StateT, ParamsT]):
         return dataclasses.replace(base, **check_arguments(self.arguments, base, owner, arguments))
 
     def spaces(self, params: ParamsT) -> tuple[spaces.Space[Any], spaces.Space[Any]]:
-        """The observation space and the action space of one environment with these parameters."""
+        """``(observation_space, action_space)`` of one environment with these parameters."""
         raise NotImplementedError
-
-    # The rules --------------------------------------------------------------------------------
 
     def initial(self, u: Sequence[Any], params: ParamsT, ops: Ops) -> StateT:
         """A fresh state from the start's ``start_draws`` uniforms ``u`` on [0, 1)."""
         raise NotImplementedError
 
     def transition(self, state: StateT, action: Any, u: Sequence[Any], params: ParamsT, ops: Ops) -> StateT:
-        """The state after ``action`` (checked against the action space), from the step's
-        ``step_draws`` uniforms ``u``."""
+        """The state after ``action`` (checked), from the step's ``step_draws`` uniforms ``u``."""
         raise NotImplementedError
 
     def observation(self, state: StateT, params: ParamsT, ops: Ops) -> Any:
@@ -344,8 +292,7 @@ class Definition(Generic[StateT, ParamsT]):
         return False
 
     def truncation(self, state: StateT, params: ParamsT, ops: Ops) -> Any:
-        """Whether the rules' own clock ends the episode in ``state`` (default: never; the step limit is the
-        registry's)."""
+        """Whether the rules' own clock ends the episode in ``state`` (default: never; the step limit is the registry's)."""
         return False
 
     def info(self, state: StateT | None, action: Any, next_state: StateT, params: ParamsT, ops: Ops) -> dict[str, Any]:
@@ -357,11 +304,8 @@ class Definition(Generic[StateT, ParamsT]):
         """The documented simple policy: an action (a batch of them on arrays) for ``observation``."""
         raise NotImplementedError
 
-    # Pictures (numpy, one state) ---------------------------------------------------------------
-
     def render(self, state: StateT, params: ParamsT, mode: str) -> Any:
-        """The picture of one state (Python numbers): ``mode="ansi"`` a text, ``mode="rgb"`` a
-        ``uint8`` array of shape ``(H, W, 3)``."""
+        """The picture of one state (Python numbers): ``"ansi"`` a text, ``"rgb"`` a ``(H, W, 3)`` uint8 array."""
         raise NotImplementedError
 
 
