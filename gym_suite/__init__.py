@@ -12,13 +12,21 @@ Another package registers its own environment, written the suite's way, with :fu
 from __future__ import annotations
 
 import functools
+import os
+import signal
 import sys
 from typing import Any, NoReturn
 
-import gymnasium
+if sys.argv[1:2] == ["record"] and (sys.argv[0] == "-m" or os.path.basename(sys.argv[0]).startswith("gym-suite")):
+    # `gym-suite record` (argv[0] is "-m" while `python -m gym_suite` imports the package): a Ctrl-C
+    # during the imports waits, pending, for the command's handler (gym_suite.cli.main unblocks it)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
 
-from gym_suite._registry import ENV_IDS, JAX_NAMESPACE, RENAMED_IDS, SPECS, Spec, register, register_row, unregister
-from gym_suite._registry import rows as specs
+import gymnasium  # noqa: E402
+
+from gym_suite._registry import ENV_IDS, JAX_NAMESPACE, RENAMED_IDS, SPECS, Spec, register, register_row, unregister  # noqa: E402
+from gym_suite._registry import rows as specs  # noqa: E402
 
 __version__ = "0.1.0"
 

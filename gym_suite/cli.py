@@ -228,9 +228,6 @@ def _record(args: argparse.Namespace) -> int:
         )
     except _POLICY_ERRORS as exc:
         args.parser.error(_env_error_message(exc))
-    except KeyboardInterrupt:
-        print("gym-suite record: interrupted: no dataset written", file=sys.stderr)
-        return 130
     print(f"{dataset.spec.dataset_id}: {dataset.total_episodes} episodes, {dataset.total_steps} steps")
     print(f"written to {dataset.spec.data_path}")
     print(f"load it with minari.load_dataset({dataset.spec.dataset_id!r})")
@@ -491,6 +488,23 @@ def _stdout_closed() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if (sys.argv[1:] if argv is None else argv)[:1] != ["record"]:
+        return _main(argv)
+    import signal
+
+    from gym_suite.record import interrupts
+
+    try:  # Ctrl-C at any moment: one line, exit 130, nothing left behind (gym_suite.record's staging goes)
+        with interrupts():
+            if hasattr(signal, "pthread_sigmask"):  # a press during the imports (gym_suite/__init__.py) lands here
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+            return _main(argv)
+    except KeyboardInterrupt:
+        print("gym-suite record: interrupted: no dataset written", file=sys.stderr)
+        return 130
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # the usage of the subcommand they were given to, not the top level's

@@ -213,41 +213,47 @@ def _lock(root: Path) -> Iterator[None]:
         os.close(descriptor)
 
 
+_PRESSED: list[int] = []  # the Ctrl-C presses since interrupts() took SIGINT
+
+
+def _press(signum: int, frame: object) -> None:
+    _PRESSED.append(signum)
+    raise KeyboardInterrupt
+
+
+def _check_pressed() -> None:
+    if _PRESSED:
+        raise KeyboardInterrupt
+
+
 @contextmanager
-def _interrupts_between_steps() -> Iterator[Callable[[], None]]:
-    """A check, called between steps, raising ``KeyboardInterrupt`` once Ctrl-C was pressed: a
-    ``KeyboardInterrupt`` raised inside a garbage-collector callback (jax's) is dropped, unreported,
-    and the check raises it again. Outside the main thread or under a caller's handler: no change."""
+def interrupts() -> Iterator[Callable[[], None]]:
+    """Ctrl-C as ``KeyboardInterrupt``, and a check, called between steps, raising it again once
+    pressed: a ``KeyboardInterrupt`` raised inside a garbage-collector callback (jax's) is dropped,
+    unreported. Outside the main thread, under a caller's handler or nested (``gym-suite record``
+    takes SIGINT from its start): no change."""
     import signal
     import sys
     import threading
 
-    pressed: list[int] = []
-
-    def check() -> None:
-        if pressed:
-            raise KeyboardInterrupt
-
-    def note(signum: int, frame: object) -> None:
-        pressed.append(signum)
-        raise KeyboardInterrupt
-
     def unraisable(unraised: Any) -> None:
-        if not (pressed and isinstance(unraised.exc_value, KeyboardInterrupt)):
+        if not (_PRESSED and isinstance(unraised.exc_value, KeyboardInterrupt)):
             before(unraised)
 
     if threading.current_thread() is not threading.main_thread() or (
         signal.getsignal(signal.SIGINT) is not signal.default_int_handler
     ):
-        yield check
+        yield _check_pressed
         return
+    _PRESSED.clear()
     before, sys.unraisablehook = sys.unraisablehook, unraisable
-    signal.signal(signal.SIGINT, note)
+    signal.signal(signal.SIGINT, _press)
     try:
-        yield check
+        yield _check_pressed
     finally:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         sys.unraisablehook = before
+        _PRESSED.clear()
 
 
 def _exists_error(dataset_id: str) -> FileExistsError:
@@ -370,7 +376,7 @@ def record(
         **given,
     }
     env, callback = _recorded_env(spec.id, kwargs, policy, record_infos, seed)
-    with _interrupts_between_steps() as check, _staging(get_dataset_path()) as staging:
+    with interrupts() as check, _staging(get_dataset_path()) as staging:
         with _datasets_path(staging):  # the collector's own temporary files go there too
             collector = DataCollector(env, record_infos=record_infos, **callback)
         try:
