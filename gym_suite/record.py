@@ -216,8 +216,12 @@ def _lock(root: Path) -> Iterator[None]:
 _PRESSED: list[int] = []  # the Ctrl-C presses since interrupts() took SIGINT
 
 
-def _press(signum: int, frame: object) -> None:
+def _press(signum: int, frame: Any) -> None:
     _PRESSED.append(signum)
+    while frame is not None:  # within an import, left to the next check: raised in a C extension's set-up
+        if "importlib._bootstrap" in frame.f_code.co_filename:  # (jaxlib's), an exception crashes the process
+            return
+        frame = frame.f_back
     raise KeyboardInterrupt
 
 
