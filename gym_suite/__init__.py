@@ -1,9 +1,8 @@
 """gym-suite: custom reinforcement-learning environments for Gymnasium (and the legacy gym).
 
-Importing the package registers every environment with Gymnasium, and with gym when gym has
-already been imported (gym itself finds them through the ``gym.envs`` plugin otherwise)::
+Importing the package registers every environment with Gymnasium, and with gym when it is
+imported already (otherwise gym finds them through its ``gym.envs`` plugin)::
 
-    import gymnasium
     env = gymnasium.make("gym_suite:heartpole-v0")
 
 Another package registers its own environment, written the suite's way, with :func:`register`.
@@ -39,8 +38,7 @@ def _renamed_id(old: str, new: str, **kwargs: Any) -> NoReturn:
 
 
 def register_gymnasium() -> None:
-    """Register every environment with Gymnasium: each id, its JAX env (``gym_suite_jax/<id>``)
-    and the tutorials' renamed ids (ids that already exist are left alone)."""
+    """Register every id, its JAX env and the tutorials' renamed ids with Gymnasium (existing ids left alone)."""
     for spec in SPECS:
         register_row(spec)
     for old, new in RENAMED_IDS.items():

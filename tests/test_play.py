@@ -39,9 +39,7 @@ def replay(env_id: str, seed: int, actions, **make_kwargs) -> tuple[float, int, 
     return sum(step.reward for step in steps), len(steps), "terminated" if steps[-1].terminated else "truncated"
 
 
-# --------------------------------------------------------------------------------------------
 # Without a window
-# --------------------------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -248,9 +246,7 @@ def test_numpy_integers_are_integers(no_display):
             gym_suite.play.play("example-v0", **bad)
 
 
-# --------------------------------------------------------------------------------------------
 # In a real window, under Xvfb
-# --------------------------------------------------------------------------------------------
 
 MISSING = [tool for tool in ("Xvfb", "xdotool", "import") if shutil.which(tool) is None]
 needs_x = pytest.mark.skipif(

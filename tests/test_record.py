@@ -15,6 +15,7 @@ import pytest
 minari = pytest.importorskip("minari")
 
 import gymnasium  # noqa: E402
+from test_cli import Constant  # noqa: E402
 
 from gym_suite import SPECS  # noqa: E402
 from gym_suite.cli import main  # noqa: E402
@@ -83,18 +84,6 @@ def test_observations_are_the_episodes_own_and_env_arguments_are_kept():
     env.close()
 
 
-class Constant:
-    """A picklable trained-policy stand-in: always the same action."""
-
-    name = "constant"
-
-    def __init__(self, action):
-        self.action = action
-
-    def __call__(self, observation):
-        return self.action
-
-
 def test_the_command_records_a_built_in_and_a_pickled_policy(tmp_path, capsys):
     assert main(["record", "example-v0", "--policy", "random", "--episodes", "4", "--seed", "7"]) == 0
     out = capsys.readouterr().out
@@ -149,7 +138,9 @@ def test_an_existing_dataset_is_kept_unless_overwrite(capsys, datasets_path):
     assert "exists already" in capsys.readouterr().err
     assert minari.load_dataset("gym_suite/target-v0/heuristic-v0").total_episodes == 1
     assert main(["record", "target-v0", "--episodes", "2", "--overwrite"]) == 0
-    assert minari.load_dataset("gym_suite/target-v0/heuristic-v0").total_episodes == 2
+    dataset = minari.load_dataset("gym_suite/target-v0/heuristic-v0")
+    assert dataset.total_episodes == 2  # replaced, in its place
+    assert str(dataset.spec.data_path).startswith(str(minari.storage.get_dataset_path(dataset.spec.dataset_id)))
 
 
 def test_load_policy_refuses_a_file_without_a_callable(tmp_path):
@@ -159,9 +150,7 @@ def test_load_policy_refuses_a_file_without_a_callable(tmp_path):
         load_policy(path, "example-v0")
 
 
-# --------------------------------------------------------------------------------------------
 # Overwriting: the old dataset stays whole until the new one is complete
-# --------------------------------------------------------------------------------------------
 
 
 def _snapshot(dataset_id):
@@ -220,17 +209,7 @@ def test_the_command_with_overwrite_keeps_the_old_dataset_on_a_usage_error(capsy
     assert _snapshot("gym_suite/example-v0/random-v0") == before
 
 
-def test_overwrite_replaces_the_dataset_with_the_complete_new_one():
-    record("example-v0", "random", episodes=3, dataset_id="keep/example-v0")
-    dataset = record("example-v0", "random", episodes=5, seed=9, dataset_id="keep/example-v0", overwrite=True)
-    assert dataset.total_episodes == 5
-    assert minari.load_dataset("keep/example-v0").total_episodes == 5
-    assert str(dataset.spec.data_path).startswith(str(minari.storage.get_dataset_path("keep/example-v0")))
-
-
-# --------------------------------------------------------------------------------------------
 # Infos: recorded on every id
-# --------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("env_id", [spec.id for spec in SPECS])
@@ -253,9 +232,7 @@ def test_an_info_key_the_reset_lacks_is_filled():
     assert "action" not in infos  # a str: only numbers are recorded
 
 
-# --------------------------------------------------------------------------------------------
 # Arguments
-# --------------------------------------------------------------------------------------------
 
 
 def test_numpy_integers_are_integers_and_the_largest_seeds_record():
@@ -369,9 +346,7 @@ def test_a_failed_move_puts_the_old_dataset_back(tmp_path):
     assert (final / "data" / "new.txt").read_text() == "new" and not (final / "data" / "old.txt").exists()
 
 
-# --------------------------------------------------------------------------------------------
 # Real processes: two runs racing for one id, and Ctrl-C
-# --------------------------------------------------------------------------------------------
 
 GATE = '''
 import os, time
@@ -468,9 +443,7 @@ def test_ctrl_c_ends_the_command_at_once_with_one_line_and_nothing_left(moment, 
     assert not datasets_path.exists() or [p.name for p in datasets_path.iterdir() if p.is_dir()] == []
 
 
-# --------------------------------------------------------------------------------------------
 # The dataset's author and code
-# --------------------------------------------------------------------------------------------
 
 
 def test_the_dataset_names_its_author_and_code_from_the_package_metadata(monkeypatch, capsys):
