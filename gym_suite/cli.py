@@ -156,13 +156,8 @@ def _play(args: argparse.Namespace) -> int:
     try:
         from gym_suite.play import play
 
-        returns = play(
-            args.id,
-            seed=args.seed,
-            episodes=args.episodes,
-            env_kwargs=dict(args.env_kwargs),
-            screenshot=args.screenshot,
-        )
+        kwargs = {"env_kwargs": dict(args.env_kwargs), "seed": args.seed, "episodes": args.episodes}
+        returns = play(args.id, screenshot=args.screenshot, **kwargs)
     except DependencyNotInstalled as exc:
         print(f"gym-suite play: {exc}", file=sys.stderr)
         return 2
@@ -179,8 +174,7 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _record(args: argparse.Namespace) -> int:
-    """``gym-suite record ID``: exit 2 with one line when Minari is missing or the dataset exists,
-    130 on Ctrl-C (nothing left behind)."""
+    """``gym-suite record ID``: exit 2 with one line when Minari is missing or the dataset exists (Ctrl-C: :func:`main`)."""
     import importlib.util
 
     try:
@@ -199,26 +193,15 @@ def _record(args: argparse.Namespace) -> int:
         except _POLICY_ERRORS as exc:
             args.parser.error(f"argument --policy: {_env_error_message(exc)}")
         name = name or os.path.splitext(os.path.basename(args.policy))[0]
+    given = ("seed", "dataset_id", "overwrite", "author", "author_email", "code_permalink", "description")
     try:
-        dataset = record(
-            args.id,
-            policy,
-            args.episodes,
-            seed=args.seed,
-            dataset_id=args.dataset_id,
-            env_kwargs=dict(args.env_kwargs),
-            policy_name=name,
-            overwrite=args.overwrite,
-            author=args.author,
-            author_email=args.author_email,
-            code_permalink=args.code_permalink,
-            description=args.description,
-        )
+        kwargs = {"env_kwargs": dict(args.env_kwargs), "policy_name": name, **{key: vars(args)[key] for key in given}}
+        dataset = record(args.id, policy, args.episodes, **kwargs)
     except _POLICY_ERRORS as exc:
         args.parser.error(_env_error_message(exc))
-    print(f"{dataset.spec.dataset_id}: {dataset.total_episodes} episodes, {dataset.total_steps} steps")
-    print(f"written to {dataset.spec.data_path}")
-    print(f"load it with minari.load_dataset({dataset.spec.dataset_id!r})")
+    spec = dataset.spec
+    print(f"{spec.dataset_id}: {dataset.total_episodes} episodes, {dataset.total_steps} steps")
+    print(f"written to {spec.data_path}\nload it with minari.load_dataset({spec.dataset_id!r})")
     return 0
 
 

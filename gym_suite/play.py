@@ -91,22 +91,27 @@ class Controls:
     steered: bool = False
 
     def legend(self) -> str:
-        if self.steered:
-            return "the mouse: a click starts the chase, then the worker (blue) heads for the pointer"
-        if self.keys is None:
-            return "the mouse: click or drag (the worker is blue, the target red)"
-        return _key_legend(self.keys)
+        return self.panel_text()[0] if self.keys is not None and not self.steered else _MOUSE[self.steered][0]
 
     def panel_text(self) -> list[str]:
-        if self.steered:
-            return ["you: the blue disc; catch the red one", "click: start; the blue disc heads for the pointer"]
-        if self.keys is None:
-            return ["you: the blue disc; reach the red one", "click or drag: move the blue disc there"]
-        return [_key_legend(self.keys)]
+        if self.keys is not None and not self.steered:
+            return ["  ".join(f"{key.shown} {key.label}" for key in self.keys)]
+        return list(_MOUSE[self.steered][1:])
 
 
-def _key_legend(keys: tuple[Key, ...]) -> str:
-    return "  ".join(f"{key.shown} {key.label}" for key in keys)
+#: The mouse's legend and panel lines: clicking or dragging, or steering (by ``steered``).
+_MOUSE = {
+    False: (
+        "the mouse: click or drag (the worker is blue, the target red)",
+        "you: the blue disc; reach the red one",
+        "click or drag: move the blue disc there",
+    ),
+    True: (
+        "the mouse: a click starts the chase, then the worker (blue) heads for the pointer",
+        "you: the blue disc; catch the red one",
+        "click: start; the blue disc heads for the pointer",
+    ),
+}
 
 
 def controls(env_id: str, action_space: spaces.Space[Any]) -> Controls:
@@ -182,11 +187,8 @@ class ScorePanel(gymnasium.Wrapper[Any, Any, Any, Any]):
         super().__init__(env)
         self.controls = list(controls)
         self.min_width, self.text_scale = int(min_width), int(text_scale)
-        self.episode, self.steps, self.episode_return = 0, 0, 0.0
+        self.episode, self.steps, self.episode_return, self.ended, self.status, self.zoom = 0, 0, 0.0, False, "", 1
         self.last_reward: float | None = None
-        self.ended = False
-        self.status = ""
-        self.zoom = 1
         self.frame_offset = (0, 0)  # where the env's frame sits in the picture
         self.frame_size = (0, 0)  # (width, height) of the env's own frame
         self.picture_width = 0  # the widest so far: the window never narrows, nor widens at an episode's end
@@ -199,23 +201,20 @@ class ScorePanel(gymnasium.Wrapper[Any, Any, Any, Any]):
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = super().step(action)
-        self.steps += 1
-        self.last_reward = float(reward)
+        self.steps, self.last_reward, self.ended = self.steps + 1, float(reward), bool(terminated or truncated)
         self.episode_return += float(reward)
-        self.ended = bool(terminated or truncated)
         return observation, reward, terminated, truncated, info
 
     def panel_lines(self) -> list[tuple[str, tuple[int, int, int]]]:
         env_id = self.env.spec.id if self.env.spec is not None else type(self.env.unwrapped).__name__
         reward = "-" if self.last_reward is None else f"{self.last_reward:+.3f}"
         colour = PANEL_TEXT if not self.last_reward else (PANEL_GOOD if self.last_reward > 0 else PANEL_BAD)
-        lines = [
+        return [
             (f"{env_id}  episode {self.episode}  step {self.steps}", PANEL_DIM),
             (f"reward {reward}   return {self.episode_return:+.3f}", colour),
+            *[(text, PANEL_TEXT) for text in self.controls],
+            (self.status, PANEL_GOOD),  # always a line, empty but for an episode's end
         ]
-        lines += [(text, PANEL_TEXT) for text in self.controls]
-        lines.append((self.status, PANEL_GOOD))  # always a line, empty but for an episode's end
-        return lines
 
     def render(self) -> np.ndarray:
         frame = self.env.render()
@@ -230,15 +229,12 @@ class ScorePanel(gymnasium.Wrapper[Any, Any, Any, Any]):
         self.zoom = zoom = max(1, -(-self.min_width // width))  # whole times, at least min_width
         self.picture_width = picture_width = max(width * zoom, widest, self.picture_width)
         panel_height = (len(lines) * LINE_HEIGHT + 4) * scale
-        picture = np.empty((height * zoom + panel_height, picture_width, 3), dtype=np.uint8)
-        picture[:] = PANEL_BACKGROUND
+        picture = np.full((height * zoom + panel_height, picture_width, 3), PANEL_BACKGROUND, dtype=np.uint8)
         left = (picture_width - width * zoom) // 2
         picture[: height * zoom, left : left + width * zoom] = frame.repeat(zoom, axis=0).repeat(zoom, axis=1)
         self.frame_offset = (left, 0)
-        y = height * zoom + 2 * scale
-        for text, colour in lines:
-            draw_text(picture, text, 4 * scale, y, colour, scale)
-            y += LINE_HEIGHT * scale
+        for i, (text, colour) in enumerate(lines):
+            draw_text(picture, text, 4 * scale, height * zoom + (2 + i * LINE_HEIGHT) * scale, colour, scale)
         return picture
 
     def point_at(self, x: int, y: int) -> np.ndarray | None:
@@ -250,17 +246,12 @@ class ScorePanel(gymnasium.Wrapper[Any, Any, Any, Any]):
             return None
         return pixel_to_point(fx, fy, self.frame_size, self.action_space)
 
-    def field_point_at(self, x: int, y: int) -> np.ndarray:
-        """The field point (``[0, size]**2``) at window pixel ``(x, y)``, clamped to the frame."""
-        left, top = self.frame_offset
-        size = float(self.unwrapped.size)  # type: ignore[attr-defined]  # the target envs' field side
-        field = spaces.Box(0.0, size, (2,), np.float64)
-        return pixel_to_point((x - left) / self.zoom, (y - top) / self.zoom, self.frame_size, field)
-
     def steer_action(self, x: int, y: int) -> np.ndarray:
-        """The steered worker's action towards window pixel ``(x, y)`` (:func:`heading`)."""
-        state = self.unwrapped.state  # type: ignore[attr-defined]  # the target envs' state
-        return heading((state.worker_x, state.worker_y), self.field_point_at(x, y))
+        """The steered worker's action towards the field point at window pixel ``(x, y)`` (:func:`heading`)."""
+        (left, top), target = self.frame_offset, self.unwrapped  # the target envs: their field side and state
+        field = spaces.Box(0.0, float(target.size), (2,), np.float64)  # type: ignore[attr-defined]
+        point = pixel_to_point((x - left) / self.zoom, (y - top) / self.zoom, self.frame_size, field)
+        return heading((target.state.worker_x, target.state.worker_y), point)  # type: ignore[attr-defined]
 
 
 def _import_pygame() -> ModuleType:
@@ -439,9 +430,8 @@ class _Game:
         return action
 
     def next_episode(self) -> None:
-        self.panel.status = ""
+        self.panel.status, self.chasing = "", False
         self.pending.clear()
-        self.chasing = False
         self.panel.reset(seed=None if self.seed is None else self.seed + len(self.returns))
 
     def step(self, action: int | np.ndarray) -> None:
@@ -450,11 +440,8 @@ class _Game:
         if not (terminated or truncated):
             return
         self.returns.append(panel.episode_return)
-        how = "terminated" if terminated else "truncated"
-        print(
-            f"episode {len(self.returns)}: return {panel.episode_return:.3f} after {panel.steps} steps ({how})",
-            flush=True,
-        )
+        how = f"after {panel.steps} steps ({'terminated' if terminated else 'truncated'})"
+        print(f"episode {len(self.returns)}: return {panel.episode_return:.3f} {how}", flush=True)
         if self.on_episode is not None:
             self.on_episode(len(self.returns) - 1, panel.episode_return, panel.steps, bool(terminated))
         panel.status = EPISODE_OVER

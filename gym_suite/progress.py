@@ -74,15 +74,12 @@ class Progress:
             isinstance(interval, (int, float)) and math.isfinite(interval) and interval >= 0
         ):
             raise ValueError(f"interval must be a number of seconds >= 0, got {interval!r}")
-        self.total, self.desc, self.unit = total, desc, unit
+        self.total, self.desc, self.unit, self.n, self._lines, self._closed = total, desc, unit, 0, 0, False
         self.file = file if file is not None else sys.stderr
-        self.n = 0
         self.disable = disable or self.file is None
         self.interval = _default_interval() if interval is None else float(interval)
         self._start = self._last = time.monotonic()
-        self._lines = 0
         self._bar: Any = None  # a tqdm bar (tqdm has no type hints)
-        self._closed = False
         if self.disable:
             return
         if tty is None:

@@ -437,13 +437,8 @@ def _write(
     with _datasets_path(staging), warnings.catch_warnings():
         # Minari asks for an author, e-mail and code link: those the metadata lacks are left out
         warnings.filterwarnings("ignore", category=UserWarning, module=r"minari\.")
-        collector.create_dataset(
-            dataset_id,
-            eval_env=env.spec,
-            algorithm_name=name,
-            requirements=[f"gym-suite>={__version__}"],
-            **metadata,
-        )
+        needs = [f"gym-suite>={__version__}"]
+        collector.create_dataset(dataset_id, eval_env=env.spec, algorithm_name=name, requirements=needs, **metadata)
     check()
     final = get_dataset_path(dataset_id)
     with _lock(get_dataset_path()):
