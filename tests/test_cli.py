@@ -53,6 +53,7 @@ def gym_suite_command(*args, env=None, **kwargs):
         (["evaluate", "target-v1", "--env-kwargs", "x=" + "-" * 5000 + "1"], "argument --env-kwargs: the value of 'x'"),
         (["evaluate", "target-v1", "--env-kwargs", "x" * 5000], "argument --env-kwargs: expected KEY=VALUE"),
         (["evaluate", "x" * 5000], "argument id: invalid choice"),
+        (["play", "no-such-v0"], "argument id: invalid choice"),
         (["evaluate", "target-v1", "--episodes", "9" * 5000], "argument --episodes: an integer of 5,000 digits"),
         (["evaluate", "target-v1", "--env-kwargs", "speed=" + "1" * 3000], "argument --env-kwargs: "),
         (["demo", "--seed", "x" * 5000], "argument --seed: invalid integer"),
