@@ -16,11 +16,20 @@ import signal
 import sys
 from typing import Any, NoReturn
 
-if sys.argv[1:2] == ["record"] and (sys.argv[0] == "-m" or os.path.basename(sys.argv[0]).startswith("gym-suite")):
-    # `gym-suite record` (argv[0] is "-m" while `python -m gym_suite` imports the package): a Ctrl-C
-    # during the imports waits, pending, for the command's handler (gym_suite.cli.main unblocks it)
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+def _is_record_command() -> bool:
+    """Whether this process is ``gym-suite record`` (or ``python -m gym_suite[.cli] record``)."""
+    if sys.argv[1:2] != ["record"]:
+        return False
+    if sys.argv[0] == "-m":  # while `python -m` imports the package
+        module = sys.orig_argv[sys.orig_argv.index("-m") + 1 :][:1] if "-m" in sys.orig_argv else []
+        return module in (["gym_suite"], ["gym_suite.cli"])
+    return os.path.basename(sys.argv[0]).startswith("gym-suite")
+
+
+if _is_record_command() and hasattr(signal, "pthread_sigmask"):
+    # a Ctrl-C during the imports waits, pending, for the command's handler (gym_suite.cli.main unblocks it)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
 
 import gymnasium  # noqa: E402
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import os
 import pickle
+import secrets
 import shutil
-import tempfile
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -176,8 +176,9 @@ def _staging(root: Path) -> Iterator[Path]:
     """A hidden directory (Minari lists none) in Minari's datasets directory, on its file system
     (directories move by renaming), removed with whatever is left in it."""
     root.mkdir(parents=True, exist_ok=True)
-    path = Path(tempfile.mkdtemp(prefix=".gym-suite-record-", dir=root))
+    path = root / f".gym-suite-record-{secrets.token_hex(8)}"  # named first: a Ctrl-C once made leaves none
     try:
+        path.mkdir(mode=0o700)
         yield path
     finally:
         shutil.rmtree(path, ignore_errors=True)

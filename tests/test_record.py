@@ -248,21 +248,19 @@ def test_numpy_integers_are_integers_and_the_largest_seeds_record():
 @pytest.mark.parametrize(
     ("arguments", "error", "message"),
     [
-        ({"env_kwargs": [("size", 5)]}, TypeError, "record: env_kwargs must be None or a dict"),
-        ({"env_kwargs": "size=5"}, TypeError, "record: env_kwargs must be None or a dict"),
+        *[
+            ({"env_kwargs": k}, TypeError, "record: env_kwargs must be None or a dict")
+            for k in ([("size", 5)], "size=5")
+        ],
         ({"env_kwargs": {5: 1}}, TypeError, "record: env_kwargs must have the arguments' names"),
-        ({"dataset_id": 5}, TypeError, "record: dataset_id must be None or a non-empty str"),
-        ({"dataset_id": ""}, ValueError, "record: dataset_id must be None or a non-empty str"),
+        *[
+            ({name: value}, error, f"record: {name} must be None or a non-empty str")
+            for name in ("dataset_id", "policy_name", "author", "author_email", "code_permalink", "description")
+            for value, error in ((5, TypeError), ("", ValueError))
+        ],
         ({"dataset_id": "no version"}, ValueError, "record: dataset_id 'no version' is not a Minari dataset id"),
         ({"dataset_id": "x" * 5000}, ValueError, "is not a Minari dataset id"),
-        ({"policy_name": 5}, TypeError, "record: policy_name must be None or a non-empty str"),
-        ({"policy_name": ""}, ValueError, "record: policy_name must be None or a non-empty str"),
         ({"policy_name": "a b"}, ValueError, "is not a Minari dataset id"),
-        *[
-            ({name: 5}, TypeError, f"record: {name} must be None or a non-empty str")
-            for name in ("author", "description")
-        ],
-        ({"code_permalink": ""}, ValueError, "record: code_permalink must be None or a non-empty str"),
         ({"episodes": 1.0}, TypeError, "record: episodes must be a positive integer"),
         ({"episodes": True}, TypeError, "record: episodes must be a positive integer"),
         ({"seed": -1}, ValueError, "record: seed must be an integer in 0"),
