@@ -337,12 +337,9 @@ def register(
         raise TypeError(f"register: class_name must be a string ending in 'Env', got {type(class_name).__name__}")
     elif not _CLASS_NAME.fullmatch(class_name):
         raise ValueError(f"register: class_name must be an identifier ending in 'Env' ('GridEnv'), got {class_name!r}")
-    if manual is not None:
-        if not isinstance(manual, str):
-            raise TypeError(
-                f"register: manual must be a 'module:attribute' string or None, got {type(manual).__name__}"
-            )
-        _check_reference("manual", manual, "None")
+    if manual is not None and not isinstance(manual, str):
+        raise TypeError(f"register: manual must be a 'module:attribute' string or None, got {type(manual).__name__}")
+    _check_reference("manual", manual, "None")
     spec = Spec(
         env_id,
         definition=definition,

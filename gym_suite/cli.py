@@ -64,10 +64,8 @@ def _list(args: argparse.Namespace) -> int:
             args.parser.error(str(exc))
     for spec in rows():
         env = make(spec.id)  # from its spec: no notice that heartpole-v0 has a v1
-        print(f"{spec.id}  (max_episode_steps={spec.max_episode_steps})")
-        print(f"    {spec.summary}")
-        print(f"    action space:      {env.action_space}")
-        print(f"    observation space: {env.observation_space}")
+        print(f"{spec.id}  (max_episode_steps={spec.max_episode_steps})\n    {spec.summary}")
+        print(f"    action space:      {env.action_space}\n    observation space: {env.observation_space}")
         env.close()
     return 0
 
