@@ -441,6 +441,48 @@ def test_ctrl_c_ends_the_command_at_once_with_one_line_and_nothing_left(moment, 
     assert not datasets_path.exists() or [p.name for p in datasets_path.iterdir() if p.is_dir()] == []
 
 
+@pytest.mark.parametrize(
+    ("argv", "orig_argv", "holds"),
+    [
+        (
+            ["/venv/bin/gym-suite", "record", "x-v0"],
+            ["/venv/bin/python", "/venv/bin/gym-suite", "record", "x-v0"],
+            True,
+        ),
+        (["-m", "record", "x-v0"], ["python", "-m", "gym_suite", "record", "x-v0"], True),
+        (["-m", "record", "x-v0"], ["python", "-m", "gym_suite.cli", "record", "x-v0"], True),
+        (["-m", "record", "x-v0"], ["python", "-m", "gym_suite.play", "record", "x-v0"], False),  # no main to free it
+        (["/venv/bin/gym-suite", "list"], ["/venv/bin/python", "/venv/bin/gym-suite", "list"], False),
+    ],
+)
+def test_only_the_record_command_holds_ctrl_c_while_the_package_imports(argv, orig_argv, holds, monkeypatch):
+    import sys
+
+    import gym_suite
+
+    monkeypatch.setattr(sys, "argv", argv)
+    monkeypatch.setattr(sys, "orig_argv", orig_argv)
+    assert gym_suite._is_record_command() is holds
+
+
+def test_a_ctrl_c_within_an_import_is_raised_by_the_next_check():
+    """Raised inside a C extension's set-up (jaxlib's), an exception crashes the process: it waits."""
+    import signal
+    from types import SimpleNamespace
+
+    from gym_suite import record as module
+
+    importing = SimpleNamespace(f_code=SimpleNamespace(co_filename="<frozen importlib._bootstrap>"), f_back=None)
+    try:
+        module._press(signal.SIGINT, SimpleNamespace(f_code=SimpleNamespace(co_filename="x.py"), f_back=importing))
+        with pytest.raises(KeyboardInterrupt):
+            module._check_pressed()
+        with pytest.raises(KeyboardInterrupt):
+            module._press(signal.SIGINT, None)  # anywhere else: at once
+    finally:
+        module._PRESSED.clear()
+
+
 # The dataset's author and code
 
 
