@@ -1,9 +1,8 @@
 """gym-suite: custom reinforcement-learning environments for Gymnasium (and the legacy gym).
 
-Importing the package registers every environment with Gymnasium, and with gym when gym has
-already been imported (gym itself finds them through the ``gym.envs`` plugin otherwise)::
+Importing the package registers every environment with Gymnasium, and with gym when it is
+imported already (otherwise gym finds them through its ``gym.envs`` plugin)::
 
-    import gymnasium
     env = gymnasium.make("gym_suite:heartpole-v0")
 
 Another package registers its own environment, written the suite's way, with :func:`register`.
@@ -12,13 +11,30 @@ Another package registers its own environment, written the suite's way, with :fu
 from __future__ import annotations
 
 import functools
+import os
+import signal
 import sys
 from typing import Any, NoReturn
 
-import gymnasium
 
-from gym_suite._registry import ENV_IDS, JAX_NAMESPACE, RENAMED_IDS, SPECS, Spec, register, register_row, unregister
-from gym_suite._registry import rows as specs
+def _is_record_command() -> bool:
+    """Whether this process is ``gym-suite record`` (or ``python -m gym_suite[.cli] record``)."""
+    if sys.argv[1:2] != ["record"]:
+        return False
+    if sys.argv[0] == "-m":  # while `python -m` imports the package
+        module = sys.orig_argv[sys.orig_argv.index("-m") + 1 :][:1] if "-m" in sys.orig_argv else []
+        return module in (["gym_suite"], ["gym_suite.cli"])
+    return os.path.basename(sys.argv[0]).startswith("gym-suite")
+
+
+if _is_record_command() and hasattr(signal, "pthread_sigmask"):
+    # a Ctrl-C during the imports waits, pending, for the command's handler (gym_suite.cli.main unblocks it)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+import gymnasium  # noqa: E402
+
+from gym_suite._registry import ENV_IDS, JAX_NAMESPACE, RENAMED_IDS, SPECS, Spec, register, register_row, unregister  # noqa: E402
+from gym_suite._registry import rows as specs  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -31,8 +47,7 @@ def _renamed_id(old: str, new: str, **kwargs: Any) -> NoReturn:
 
 
 def register_gymnasium() -> None:
-    """Register every environment with Gymnasium: each id, its JAX env (``gym_suite_jax/<id>``)
-    and the tutorials' renamed ids (ids that already exist are left alone)."""
+    """Register every id, its JAX env and the tutorials' renamed ids with Gymnasium (existing ids left alone)."""
     for spec in SPECS:
         register_row(spec)
     for old, new in RENAMED_IDS.items():

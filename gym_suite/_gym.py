@@ -1,9 +1,8 @@
 """The legacy OpenAI gym edge: space conversion, a ``gym.Env`` adapter and the plugin.
 
-gym 0.26.2 is unmaintained; its environment checker calls ``np.bool8``, which numpy 2 removed,
-so every id is registered with ``disable_env_checker=True``. Nothing here imports gym at module
-level: gym loads :func:`register_gym` through its ``gym.envs`` entry point while gym itself is
-still being imported, and importing ``gym_suite`` must never import gym.
+gym 0.26.2's env checker calls ``np.bool8`` (gone in numpy 2): every id is registered with
+``disable_env_checker=True``. Nothing here imports gym at module level: gym loads
+:func:`register_gym` through its ``gym.envs`` entry point while it is being imported.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ if TYPE_CHECKING:  # never at run time: importing this module must not import gy
 
 
 def convert_space(space: gymnasium.spaces.Space[Any]) -> gym.spaces.Space[Any]:
-    """The gym equivalent of a Gymnasium space (Box, Discrete, MultiBinary, MultiDiscrete, Dict, Tuple)."""
+    """The gym equivalent of a Gymnasium space."""
     from gym import spaces as gs
     from gymnasium import spaces as ns
 
@@ -107,7 +106,7 @@ def _renamed_id_error_class() -> type[Exception]:
 
 
 def renamed_id(old: str, **kwargs: Any) -> NoReturn:
-    """gym's entry point of a tutorial's renamed id: raise the error ``gymnasium.make(old)`` raises."""
+    """gym's entry point of a tutorial's renamed id: the error ``gymnasium.make(old)`` raises."""
     try:
         gymnasium.make(old)
     except gymnasium.error.Error as exc:
@@ -116,20 +115,18 @@ def renamed_id(old: str, **kwargs: Any) -> NoReturn:
 
 
 def register_gym() -> None:
-    """Register every id with gym (never twice: the suite's and those of ``gym_suite.register``), and the tutorials' renamed ids (making one
-    raises the message ``gymnasium.make`` gives). Also gym's ``gym.envs`` plugin hook."""
+    """Register every row's id and the tutorials' renamed ids with gym, never twice (gym's ``gym.envs`` plugin hook)."""
     try:
         import functools
 
         from gym.envs.registration import register, registry
 
-        for spec in rows():  # the suite's, and those other packages registered
-            if spec.id in registry:
-                continue
+        for spec in (spec for spec in rows() if spec.id not in registry):
+            entry, steps = "gym_suite._gym:GymAdapter", spec.max_episode_steps
             register(
                 id=spec.id,
-                entry_point="gym_suite._gym:GymAdapter",
-                max_episode_steps=spec.max_episode_steps,
+                entry_point=entry,
+                max_episode_steps=steps,
                 disable_env_checker=True,
                 kwargs={"env_id": spec.id},
             )

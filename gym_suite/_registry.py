@@ -1,26 +1,14 @@
-"""The suite's registry: one row per environment id, and the public :func:`register`.
+"""The suite's registry: one row per environment id (``SPECS``), and the public :func:`register`.
 
-The bottom of the package: at import time it imports only the standard library, so that every
-other module can read the table without importing anything that runs an environment. A row names
-by ``"module:attribute"`` strings the definition (the rules), the parameter set (the version)
-and, where it is not the module's docstring, the manual; ``gym_suite.envs`` makes the classes
-(``HeartPoleV1Env``, ``...VectorEnv``) from the row on first use.
-
-``SPECS`` holds the suite's own rows. Another package registers a definition written the suite's
-way (a :class:`~gym_suite.envs.definition.Definition` and a frozen parameters dataclass) with one
-call, which reaches Gymnasium (and gym when imported), ``gym_suite.envs``, ``gym_suite.jax.make``,
-``check_definition`` and the ``gym-suite`` command::
-
-    import gym_suite
-    from mypkg.grid import GRID, V0
+The bottom of the package: at import time it imports only the standard library. A row names by
+``"module:attribute"`` strings the definition (the rules), the parameter set (the version) and,
+where it is not the module's docstring, the manual; ``gym_suite.envs`` makes its classes on first
+use. Another package registers a definition written the suite's way with one call, under its own
+namespace (``mypkg/grid-v0``; its JAX env ``mypkg_jax/grid-v0``); ``gym_suite`` and
+``gym_suite_jax`` are reserved::
 
     gym_suite.register("mypkg/grid-v0", definition=GRID, params=V0, max_episode_steps=100,
                        summary="Find the key, open the door.")
-    env = gymnasium.make("mypkg/grid-v0")
-
-Another package's ids are namespaced (``namespace/name-vN``, as Gymnasium recommends), so they
-never meet the suite's, which have none; its JAX env is ``namespace_jax/name-vN``. The namespaces
-``gym_suite`` and ``gym_suite_jax`` are reserved. :func:`rows` and :func:`find` read both kinds.
 """
 
 from __future__ import annotations
@@ -35,40 +23,16 @@ from typing import TYPE_CHECKING, Any, overload
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-__all__ = [
-    "ENV_IDS",
-    "JAX_NAMESPACE",
-    "RENAMED_IDS",
-    "SPECS",
-    "SUITE_PREFIX",
-    "Spec",
-    "check_row",
-    "find",
-    "jax_id",
-    "listed",
-    "load",
-    "register",
-    "register_row",
-    "rows",
-    "suite_id",
-    "unregister",
-]
-
 #: The module that publishes the classes of every row (``gym_suite.envs.HeartPoleEnv``).
 CLASSES_MODULE = "gym_suite.envs"
 
 
 @dataclass(frozen=True)
 class Spec:
-    """One row of the suite's registry.
-
-    ``definition`` and ``params``: ``"module:attribute"`` strings naming the
-    :class:`~gym_suite.envs.definition.Definition` and this version's parameter set (or, in a row of
-    ``gym_suite.register``, the objects); ``class_name`` the scalar env class's name (the vector
-    env's adds ``Vector``); ``max_episode_steps`` the step limit (``None``: the rules end the
-    episode); ``summary`` one line for lists; ``manual`` the classes' docstring as
-    ``"module:attribute"`` (``None``: the definition's module docstring).
-    """
+    """One row: ``definition`` and ``params`` as ``"module:attribute"`` strings (or, from
+    ``register``, the objects); ``class_name`` the scalar env class's name; ``max_episode_steps``
+    (``None``: the rules end the episode); ``summary`` one line; ``manual`` the classes' docstring
+    as ``"module:attribute"`` (``None``: the definition's module docstring)."""
 
     id: str
     _: KW_ONLY
@@ -96,8 +60,7 @@ class Spec:
 
 
 def load(reference: object) -> Any:
-    """The object a ``"module:attribute"`` string names (a dotted attribute path allowed:
-    ``"module:Class.__doc__"``); anything but a string is the object itself."""
+    """The object a ``"module:attribute"`` string names (``"module:Class.__doc__"`` too); anything else as it is."""
     if not isinstance(reference, str):
         return reference
     module, _, path = reference.partition(":")
@@ -110,9 +73,8 @@ def load(reference: object) -> Any:
 
 
 def check_row(spec: Spec) -> None:
-    """Import what a registered row's ``"module:attribute"`` strings name, and check it: ``register``
-    imports nothing (a package may call it while its own modules are still being imported), so
-    the first use (the classes, ``gym_suite.jax.make``) checks them. The suite's own rows are right."""
+    """Check what a registered row's strings name, on first use (``register`` imports nothing:
+    a package may call it while its own modules are being imported)."""
     if spec.id not in _ADDED:
         return
     from gym_suite.envs.definition import Definition
@@ -128,7 +90,7 @@ def check_row(spec: Spec) -> None:
     for argument, (right, kind) in kinds.items():
         reference = getattr(spec, argument)
         if not isinstance(reference, str):
-            continue  # an object: register checked it
+            continue
         try:
             found = load(reference)
         except AttributeError as exc:
@@ -146,7 +108,6 @@ def listed(ids: Iterable[str], first: int = 20) -> str:
     return "[" + ", ".join(map(repr, ids[:first])) + more + "]"
 
 
-#: The one table of environments: everything that registers, lists, makes or tests them reads it.
 SPECS: tuple[Spec, ...] = (
     Spec(
         "example-v0",
@@ -226,23 +187,18 @@ SPECS: tuple[Spec, ...] = (
 
 ENV_IDS: tuple[str, ...] = tuple(spec.id for spec in SPECS)
 
-#: Ids of the tutorials the environments come from, and the suite's id for each: making one
-#: raises an error that names the suite's id (the rules differ, so no silent alias).
+#: The tutorials' ids, and the suite's id for each: making one raises an error naming it (no silent alias).
 RENAMED_IDS: dict[str, str] = {"HeartPole-v0": "heartpole-v0"}
 
-#: The namespace of the JAX envs: ``gymnasium.make("gym_suite_jax/heartpole-v1")``.
 JAX_NAMESPACE = "gym_suite_jax"
 
-#: The id of a row another package registers: ``namespace/name-vN``. The namespace is required
-#: (the suite's own ids have none, so the two never meet) and holds no ``:`` (gymnasium reads
-#: ``"module:id"`` as a module to import first); the version is required, as in every suite id.
+#: Another package's id: ``namespace/name-vN`` (no ``:``: gymnasium reads ``"module:id"`` as a module to import).
 ID_PATTERN = re.compile(
     r"(?P<namespace>[A-Za-z][A-Za-z0-9_-]*)/(?P<name>[A-Za-z][A-Za-z0-9_.-]*?)-v(?P<version>0|[1-9][0-9]*)"
 )
-#: Namespaces another package may not take: the suite's.
 RESERVED_NAMESPACES = frozenset({"gym_suite", JAX_NAMESPACE})
 
-#: The rows other packages registered (``gym_suite.register``), by id, in the order they came.
+#: The rows other packages registered, by id, in the order they came.
 _ADDED: dict[str, Spec] = {}
 
 
@@ -253,20 +209,15 @@ def rows() -> tuple[Spec, ...]:
 
 def find(env_id: str) -> Spec | None:
     """The row of ``env_id`` (the suite's or a registered one), or ``None``."""
-    for spec in SPECS:
-        if spec.id == env_id:
-            return spec
-    return _ADDED.get(env_id)
+    return next((spec for spec in SPECS if spec.id == env_id), None) or _ADDED.get(env_id)
 
 
 def jax_id(env_id: str) -> str:
-    """The Gymnasium id of a row's JAX env: ``gym_suite_jax/heartpole-v1`` for the suite's ids,
-    ``mypkg_jax/grid-v0`` for ``mypkg/grid-v0`` (a namespace holds no ``/``)."""
+    """The row's JAX env id: ``gym_suite_jax/heartpole-v1``, ``mypkg_jax/grid-v0`` for ``mypkg/grid-v0``."""
     namespace, slash, rest = env_id.partition("/")
     return f"{namespace}_jax/{rest}" if slash else f"{JAX_NAMESPACE}/{env_id}"
 
 
-#: The module prefix ``gymnasium.make`` takes: ``"gym_suite:heartpole-v1"`` imports gym_suite first.
 SUITE_PREFIX = "gym_suite:"
 
 
@@ -279,10 +230,8 @@ def suite_id(env_id: object, *, jax: bool = False) -> object: ...
 
 
 def suite_id(env_id: object, *, jax: bool = False) -> object:
-    """The registry id of ``env_id``, the form every public function looks its id up by:
-    ``"gym_suite:push-v1"`` is ``"push-v1"``, and with ``jax`` so is ``"gym_suite_jax/push-v1"``.
-    Anything but a suite id (another library's, a value that is not a ``str``) is returned as it
-    is, for the caller to refuse with its own message."""
+    """The registry id of ``env_id``: ``"gym_suite:push-v1"`` is ``"push-v1"``, and with ``jax`` so
+    is ``"gym_suite_jax/push-v1"``; anything but a suite id is returned as it is, for the caller to refuse."""
     if not isinstance(env_id, str):
         return env_id
     name = env_id.removeprefix(SUITE_PREFIX)
@@ -296,8 +245,7 @@ _CLASS_NAME = re.compile(r"[A-Za-z_]\w*Env")
 
 
 def _class_name(env_id: str) -> str:
-    """The scalar env class's name of a registered id, as the suite names its own:
-    ``mypkg/key-door-v0`` -> ``KeyDoorEnv``, ``mypkg/grid-v1`` -> ``GridV1Env``."""
+    """The checked id's class name: ``mypkg/key-door-v0`` -> ``KeyDoorEnv``, ``mypkg/grid-v1`` -> ``GridV1Env``."""
     import gymnasium
 
     if not isinstance(env_id, str):
@@ -329,7 +277,6 @@ def _check_reference(name: str, value: object, kind: str) -> None:
 
 
 def _check_definition(definition: Any, params: Any) -> None:
-    """``register``'s checks of the definition and the parameter set, and of the two together."""
     from gym_suite.envs.definition import Definition
 
     if not isinstance(definition, (str, Definition)):
@@ -367,16 +314,12 @@ def register(
     """Register another package's environment with the suite, Gymnasium and (when imported) gym.
 
     ``env_id`` is ``"namespace/name-vN"``; ``definition`` the
-    :class:`~gym_suite.envs.definition.Definition` (or a ``"module:attribute"`` naming it,
-    imported on first use); ``params`` the version's parameter set, a frozen dataclass instance
-    (or its ``"module:attribute"``); ``max_episode_steps`` the step limit (``None``: the rules end
-    every episode); ``summary`` one line for lists; ``class_name`` the scalar env class's name in
-    ``gym_suite.envs`` (default from the id: ``GridEnv``, ``GridV1Env``); ``manual`` a
+    :class:`~gym_suite.envs.definition.Definition` and ``params`` the version's frozen dataclass
+    instance (either as a ``"module:attribute"``, imported on first use); ``max_episode_steps``
+    the step limit (``None``: the rules end every episode); ``summary`` one line; ``class_name``
+    the scalar env class's name (default from the id: ``GridEnv``, ``GridV1Env``); ``manual`` a
     ``"module:attribute"`` naming the classes' docstring (default: the definition's module's).
-
-    Returns the row; ``gymnasium.make``, ``make_vec``, the JAX env ``namespace_jax/name-vN``,
-    ``check_definition``, ``gym_suite.evaluate`` and ``gym-suite`` know the id afterwards.
-    ``TypeError`` for an argument of the wrong kind, ``ValueError`` for a bad or taken id or class
+    Returns the row. ``TypeError`` for a wrong kind, ``ValueError`` for a bad or taken id or class
     name, before anything is registered.
     """
     from gym_suite.envs.checks import check_int
@@ -394,12 +337,9 @@ def register(
         raise TypeError(f"register: class_name must be a string ending in 'Env', got {type(class_name).__name__}")
     elif not _CLASS_NAME.fullmatch(class_name):
         raise ValueError(f"register: class_name must be an identifier ending in 'Env' ('GridEnv'), got {class_name!r}")
-    if manual is not None:
-        if not isinstance(manual, str):
-            raise TypeError(
-                f"register: manual must be a 'module:attribute' string or None, got {type(manual).__name__}"
-            )
-        _check_reference("manual", manual, "None")
+    if manual is not None and not isinstance(manual, str):
+        raise TypeError(f"register: manual must be a 'module:attribute' string or None, got {type(manual).__name__}")
+    _check_reference("manual", manual, "None")
     spec = Spec(
         env_id,
         definition=definition,
@@ -420,8 +360,7 @@ def register(
 
 
 def register_row(spec: Spec) -> None:
-    """Register one row's ids with Gymnasium: the id and its JAX env (``gym_suite_jax/<id>``, or
-    ``namespace_jax/<name>``); an id that exists already is left alone."""
+    """Register a row's id and its JAX env with Gymnasium (an id that exists is left alone)."""
     import gymnasium
 
     if spec.id not in gymnasium.registry:
@@ -445,10 +384,7 @@ def register_row(spec: Spec) -> None:
 
 def unregister(env_id: str) -> Spec:
     """Remove a row :func:`register` added, and its ids from Gymnasium (and gym); returns the row.
-
-    Meant for tests and notebooks: an env made before keeps working. The suite's own ids stay
-    registered (``ValueError``), as does an id no one registered.
-    """
+    For tests and notebooks: an env made before keeps working; the suite's own ids stay (``ValueError``)."""
     if not isinstance(env_id, str):
         raise TypeError(f"unregister: env_id must be a string, got {type(env_id).__name__}")
     import gymnasium
@@ -464,7 +400,7 @@ def unregister(env_id: str) -> Spec:
     if gym is not None:
         gym.envs.registration.registry.pop(spec.id, None)
     envs = sys.modules.get("gym_suite.envs")
-    if envs is not None:  # the classes it published go with the row
+    if envs is not None:
         for name in (spec.class_name, spec.vector_class_name):
             vars(envs).pop(name, None)
     return spec

@@ -18,8 +18,7 @@ from gym_suite._registry import RENAMED_IDS, find, rows
 from gym_suite.envs.checks import shown
 from gym_suite.quiet import make
 
-#: The longest error message the command prints: a longer one (a huge input quoted by a library)
-#: is cut in the middle, keeping the argument's name at its start.
+#: The longest error message the command prints: a longer one is cut in the middle, keeping the argument's name.
 MAX_MESSAGE = 300
 
 
@@ -32,8 +31,8 @@ def short_message(message: str) -> str:
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    """argparse's parser whose usage errors stay one short line (exit status 2), whatever the input,
-    and whose epilog may be written only when the help is shown (``epilog_from``)."""
+    """argparse's parser whose usage errors stay one short line (exit status 2), whose epilog may be
+    written only when the help is shown (``epilog_from``)."""
 
     def __init__(self, *args: Any, epilog_from: Callable[[], str] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -49,8 +48,7 @@ class ArgumentParser(argparse.ArgumentParser):
 
 
 def _import(module: str) -> None:
-    """Import a module that registers ids of its own (``gym_suite.register``); whatever its import
-    raises (an empty name, the module's own error) is a usage error."""
+    """Import a module that registers ids of its own; whatever its import raises is a usage error."""
     try:
         importlib.import_module(module)
     except Exception as exc:
@@ -66,10 +64,8 @@ def _list(args: argparse.Namespace) -> int:
             args.parser.error(str(exc))
     for spec in rows():
         env = make(spec.id)  # from its spec: no notice that heartpole-v0 has a v1
-        print(f"{spec.id}  (max_episode_steps={spec.max_episode_steps})")
-        print(f"    {spec.summary}")
-        print(f"    action space:      {env.action_space}")
-        print(f"    observation space: {env.observation_space}")
+        print(f"{spec.id}  (max_episode_steps={spec.max_episode_steps})\n    {spec.summary}")
+        print(f"    action space:      {env.action_space}\n    observation space: {env.observation_space}")
         env.close()
     return 0
 
@@ -79,14 +75,12 @@ def demo_episode(env_id: str, seed: int) -> tuple[int, float, str]:
     from gym_suite.evaluate import play
 
     env = make(env_id)
-    steps, total, last = 0, 0.0, None
     try:
-        for last in play(env, "random", seed):
-            steps += 1
-            total += last.reward
+        steps = list(play(env, "random", seed))
     finally:
         env.close()
-    return steps, total, "terminated" if last is not None and last.terminated else "truncated"
+    ended = "terminated" if steps and steps[-1].terminated else "truncated"
+    return len(steps), sum(step.reward for step in steps), ended
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -102,11 +96,10 @@ def _demo(args: argparse.Namespace) -> int:
 def _histogram(values: np.ndarray, bins: int = 12, width: int = 40) -> str:
     counts, edges = np.histogram(values, bins=bins)
     top = max(1, counts.max())
-    lines = []
-    for count, lo, hi in zip(counts, edges[:-1], edges[1:]):
-        bar = "#" * int(round(width * count / top))
-        lines.append(f"{lo:>10.2f} .. {hi:<10.2f} {count:>6} {bar}")
-    return "\n".join(lines)
+    return "\n".join(
+        f"{lo:>10.2f} .. {hi:<10.2f} {count:>6} {'#' * int(round(width * count / top))}"
+        for count, lo, hi in zip(counts, edges[:-1], edges[1:])
+    )
 
 
 #: What bad environment arguments raise, and a bad policy file of ``record``: a usage error, one line.
@@ -138,20 +131,13 @@ def _evaluate(args: argparse.Namespace) -> int:
         return against_table_command(args)
 
     env_kwargs = dict(args.env_kwargs)
-    try:  # bad environment arguments are a usage error, with the env's one-line message
+    try:
         env = make(args.id, **env_kwargs)
     except _ENV_ERRORS as exc:
         args.parser.error(f"argument --env-kwargs: {_env_error_message(exc)}")
     try:  # kept open while evaluating: an env's caches (push-v0's log) stay warm for the episodes
-        result = evaluate(
-            args.id,
-            args.policy,
-            episodes=args.episodes,
-            seed=args.seed,
-            n_jobs=args.jobs,
-            env_kwargs=env_kwargs,
-            progress=True,
-        )  # a bar, or log lines off a terminal
+        episodes, seed, jobs = args.episodes, args.seed, args.jobs
+        result = evaluate(args.id, args.policy, episodes, seed, n_jobs=jobs, env_kwargs=env_kwargs, progress=True)
     finally:
         env.close()
     pm = _plus_minus(sys.stdout)
@@ -168,13 +154,8 @@ def _play(args: argparse.Namespace) -> int:
     try:
         from gym_suite.play import play
 
-        returns = play(
-            args.id,
-            seed=args.seed,
-            episodes=args.episodes,
-            env_kwargs=dict(args.env_kwargs),
-            screenshot=args.screenshot,
-        )
+        kwargs = {"env_kwargs": dict(args.env_kwargs), "seed": args.seed, "episodes": args.episodes}
+        returns = play(args.id, screenshot=args.screenshot, **kwargs)
     except DependencyNotInstalled as exc:
         print(f"gym-suite play: {exc}", file=sys.stderr)
         return 2
@@ -191,8 +172,7 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _record(args: argparse.Namespace) -> int:
-    """``gym-suite record ID``: exit 2 with one line when Minari is missing or the dataset exists,
-    130 on Ctrl-C (nothing left behind)."""
+    """``gym-suite record ID``: exit 2 with one line when Minari is missing or the dataset exists (Ctrl-C: :func:`main`)."""
     import importlib.util
 
     try:
@@ -211,35 +191,19 @@ def _record(args: argparse.Namespace) -> int:
         except _POLICY_ERRORS as exc:
             args.parser.error(f"argument --policy: {_env_error_message(exc)}")
         name = name or os.path.splitext(os.path.basename(args.policy))[0]
+    given = ("seed", "dataset_id", "overwrite", "author", "author_email", "code_permalink", "description")
     try:
-        dataset = record(
-            args.id,
-            policy,
-            args.episodes,
-            seed=args.seed,
-            dataset_id=args.dataset_id,
-            env_kwargs=dict(args.env_kwargs),
-            policy_name=name,
-            overwrite=args.overwrite,
-            author=args.author,
-            author_email=args.author_email,
-            code_permalink=args.code_permalink,
-            description=args.description,
-        )
+        kwargs = {"env_kwargs": dict(args.env_kwargs), "policy_name": name, **{key: vars(args)[key] for key in given}}
+        dataset = record(args.id, policy, args.episodes, **kwargs)
     except _POLICY_ERRORS as exc:
         args.parser.error(_env_error_message(exc))
-    except KeyboardInterrupt:
-        print("gym-suite record: interrupted: no dataset written", file=sys.stderr)
-        return 130
-    print(f"{dataset.spec.dataset_id}: {dataset.total_episodes} episodes, {dataset.total_steps} steps")
-    print(f"written to {dataset.spec.data_path}")
-    print(f"load it with minari.load_dataset({dataset.spec.dataset_id!r})")
+    spec = dataset.spec
+    print(f"{spec.dataset_id}: {dataset.total_episodes} episodes, {dataset.total_steps} steps")
+    print(f"written to {spec.data_path}\nload it with minari.load_dataset({spec.dataset_id!r})")
     return 0
 
 
-# --------------------------------------------------------------------------------------------
 # Argument types: a bad value is argparse's usage error (exit status 2), never a traceback
-# --------------------------------------------------------------------------------------------
 
 
 def _integer(text: str) -> int:
@@ -264,8 +228,7 @@ def _real(text: str) -> float:
 def _checked_int(
     allowed: Callable[[Any], bool], refusal: str, read: Callable[[str], Any] = _integer
 ) -> Callable[[str], Any]:
-    """An argparse type: an integer (a number, with ``read=_real``) for which ``allowed`` holds, else
-    ``refusal`` (``{value}`` filled in)."""
+    """An argparse type: an integer (a number, with ``read=_real``) for which ``allowed`` holds, else ``refusal``."""
 
     def check(text: str) -> Any:
         value = read(text)
@@ -285,15 +248,12 @@ def episodes_int(text: str) -> int:
     """A number of episodes for ``evaluate``: 1 .. :data:`gym_suite.evaluate.MAX_EPISODES`."""
     from gym_suite.evaluate import MAX_EPISODES
 
-    return int(
-        _checked_int(
-            lambda n: 1 <= n <= MAX_EPISODES, f"must be a positive integer, at most {MAX_EPISODES:,}, got {{value}}"
-        )(text)
-    )
+    refusal = f"must be a positive integer, at most {MAX_EPISODES:,}, got {{value}}"
+    return int(_checked_int(lambda n: 1 <= n <= MAX_EPISODES, refusal)(text))
 
 
 def screenshot_path(text: str) -> str:
-    """An argparse type: the path ``play --screenshot`` writes, checked before the window opens."""
+    """An argparse type: ``play --screenshot``'s path, checked before the window opens."""
     from gym_suite.play import check_screenshot
 
     try:
@@ -314,8 +274,7 @@ def dataset_id_text(text: str) -> str:
 
 
 class _Ids:
-    """The ids a subcommand takes, read from the registry when the argument is checked (so that
-    ``module:id`` can register the id first)."""
+    """The ids a subcommand takes, read when the argument is checked (``module:id`` registers it first)."""
 
     def __contains__(self, value: object) -> bool:
         return isinstance(value, str) and find(value) is not None
@@ -325,14 +284,10 @@ class _Ids:
 
 
 def suite_id(text: str) -> str:
-    """An argparse type: a suite id, with or without the ``gym_suite:`` prefix, or another
-    package's registered id after the module that registers it (``mypkg:mypkg/grid-v0``, as
-    ``gymnasium.make`` takes it); a tutorial's renamed id is refused with the message
-    ``gymnasium.make`` gives for it."""
-    module, sep, name = text.partition(":")
-    if not sep:
-        name = text
-    elif module != "gym_suite":
+    """An argparse type: an id, ``gym_suite:`` prefix allowed, or another package's after the module
+    that registers it (``mypkg:mypkg/grid-v0``); a tutorial's renamed id is refused as ``gymnasium.make`` does."""
+    module, sep, name = text.partition(":") if ":" in text else ("", "", text)
+    if sep and module != "gym_suite":
         _import(module)
     if name in RENAMED_IDS:
         try:
@@ -357,11 +312,8 @@ def _key_value(item: str) -> tuple[str, object]:
 
 
 def parse_kwargs(items: list[str]) -> dict[str, Any]:
-    """``["key=value", ...]`` (environment arguments on a command line) -> dict.
-
-    Values are read as Python literals (``0.3``, ``None``, ``(1, 2)``); a bare word stays a
-    string. An item without ``=`` raises ``ValueError``.
-    """
+    """``["key=value", ...]`` -> dict: values read as Python literals (``0.3``, ``None``, ``(1, 2)``),
+    a bare word a string; an item without ``=`` raises ``ValueError``."""
     return dict(_key_value(item) for item in items)
 
 
@@ -391,49 +343,31 @@ def build_parser() -> argparse.ArgumentParser:
         if name in ("list", "demo"):
             return command
         command.add_argument("id", type=suite_id, choices=_Ids())
-        seed_default = None if name == "play" else 0
-        command.add_argument(
-            "--seed", type=non_negative_int, default=seed_default, help="episode i is reset with seed + i"
-        )
-        command.add_argument(
-            "--env-kwargs",
-            nargs="*",
-            type=key_value,
-            default=[],
-            metavar="KEY=VALUE",
-            help="arguments of the environment",
-        )
+        seed = None if name == "play" else 0
+        command.add_argument("--seed", type=non_negative_int, default=seed, help="episode i is reset with seed + i")
+        command.add_argument("--env-kwargs", nargs="*", type=key_value, default=[], metavar="KEY=VALUE",
+                             help="arguments of the environment")  # fmt: skip
         return command
 
+    def policy(command: argparse.ArgumentParser, default: str, choices: str, help: str) -> None:
+        command.add_argument("--policy", default=default, metavar=choices, help=help)
+        command.add_argument("--algo", default="ppo", choices=["ppo", "dqn"], help="the algorithm of a .zip model")
+
     ls = command("list", _list, help="every environment id with its spaces")
-    ls.add_argument(
-        "--import",
-        dest="modules",
-        action="append",
-        default=[],
-        metavar="MODULE",
-        help="a module to import first, which registers ids of its own (gym_suite.register); may repeat",
-    )
+    ls.add_argument("--import", dest="modules", action="append", default=[], metavar="MODULE",
+                    help="a module to import first, which registers ids of its own (gym_suite.register); may repeat")  # fmt: skip
     demo = command("demo", _demo, help="one seeded random episode of every environment")
     demo.add_argument("--seed", type=non_negative_int, default=0, help="the episodes' seed (default: 0)")
     ev = command("evaluate", _evaluate, help="seeded evaluation of a built-in or trained policy")
-    ev.add_argument(
-        "--policy",
-        default="random",
-        metavar="random|heuristic|PATH",
-        help="random: the action space's sampler, seeded per episode; heuristic: the id's documented "
-        "simple policy; or a trained one's file: a Stable-Baselines3 model (.zip) or a pickled callable "
-        "(default: random)",
-    )
-    ev.add_argument("--algo", default="ppo", choices=["ppo", "dqn"], help="the algorithm of a .zip model")
+    policy(ev, "random", "random|heuristic|PATH", "random: the action space's sampler, seeded per episode; heuristic: "
+           "the id's documented simple policy; or a trained one's file: a Stable-Baselines3 model (.zip) or a pickled "
+           "callable (default: random)")  # fmt: skip
     ev.add_argument("--episodes", type=episodes_int, default=1000, help="episodes to play (default: 1000)")
     ev.add_argument("--jobs", type=jobs_int, default=1, help="parallel processes (-1: every core)")
-    ev.add_argument(
-        "--against-table",
-        action="store_true",
-        help="score the policy on the baselines table's evaluation episodes (seeds 0..N-1, its env arguments) "
-        "and place it among the table's rows: normalized score, interval, paired difference with the heuristic",
-    )
+    ev.add_argument("--against-table", action="store_true",
+                    help="score the policy on the baselines table's evaluation episodes (seeds 0..N-1, its env "
+                    "arguments) and place it among the table's rows: normalized score, interval, paired difference "
+                    "with the heuristic")  # fmt: skip
     pl = command(
         "play",
         _play,
@@ -443,54 +377,49 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     pl.add_argument("--episodes", type=positive_int, default=None, help="stop after this many (default: until Esc)")
-    pl.add_argument(
-        "--screenshot",
-        type=screenshot_path,
-        default=None,
-        metavar="PATH",
-        help="save the window's last picture (PNG) when play stops",
-    )
+    pl.add_argument("--screenshot", type=screenshot_path, default=None, metavar="PATH",
+                    help="save the window's last picture (PNG) when play stops")  # fmt: skip
     rec = command("record", _record, help="record seeded episodes as a Minari dataset (needs gym-suite[minari])")
-    rec.add_argument(
-        "--policy",
-        default="heuristic",
-        metavar="heuristic|random|PATH",
-        help="a built-in policy, or a trained one's file: a Stable-Baselines3 model (.zip) or a pickled callable",
-    )
-    rec.add_argument("--algo", default="ppo", choices=["ppo", "dqn"], help="the algorithm of a .zip model")
+    policy(rec, "heuristic", "heuristic|random|PATH", "a built-in policy, or a trained one's file: a "
+           "Stable-Baselines3 model (.zip) or a pickled callable")  # fmt: skip
     rec.add_argument("--episodes", type=positive_int, default=100, help="how many episodes (default: 100)")
-    rec.add_argument(
-        "--dataset-id",
-        type=dataset_id_text,
-        default=None,
-        help="the Minari dataset id (default: gym_suite/ID/POLICY-v0)",
-    )
-    rec.add_argument(
-        "--name", default=None, help="the policy's name in the dataset (default: heuristic, random or the file's stem)"
-    )
+    rec.add_argument("--dataset-id", type=dataset_id_text, default=None,
+                     help="the Minari dataset id (default: gym_suite/ID/POLICY-v0)")  # fmt: skip
+    rec.add_argument("--name", help="the policy's name in the dataset (default: heuristic, random or the file's stem)")
     rec.add_argument("--overwrite", action="store_true", help="replace a local dataset of the same id")
-    for flag, what in [
-        ("--author", "the dataset's author"),
-        ("--author-email", "the author's e-mail"),
-        ("--code-permalink", "a link to the code that made the dataset"),
-    ]:
-        rec.add_argument(flag, default=None, help=f"{what} (default: gym-suite's package metadata)")
-    rec.add_argument("--description", default=None, help="the dataset's description (default: what was recorded)")
+    for flag, what in [("--author", "the dataset's author"), ("--author-email", "the author's e-mail"),
+                       ("--code-permalink", "a link to the code that made the dataset")]:  # fmt: skip
+        rec.add_argument(flag, help=f"{what} (default: gym-suite's package metadata)")
+    rec.add_argument("--description", help="the dataset's description (default: what was recorded)")
     return parser
 
 
 def _stdout_closed() -> int:
-    """The reader of standard output went away (``gym-suite list | head -n 1``): stop quietly.
-
-    Standard output is pointed at /dev/null so that the interpreter's last flush at exit does
-    not complain about the broken pipe again.
-    """
+    """The reader of standard output went away (``gym-suite list | head -n 1``): stop quietly, with
+    standard output on /dev/null so that the interpreter's last flush does not complain again."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     return 1
 
 
 def main(argv: list[str] | None = None) -> int:
+    if (sys.argv[1:] if argv is None else argv)[:1] != ["record"]:
+        return _main(argv)
+    import signal
+
+    from gym_suite.record import interrupts
+
+    try:  # Ctrl-C at any moment: one line, exit 130, nothing left behind (gym_suite.record's staging goes)
+        with interrupts():
+            if hasattr(signal, "pthread_sigmask"):  # a press during the imports (gym_suite/__init__.py) lands here
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+            return _main(argv)
+    except KeyboardInterrupt:
+        print("gym-suite record: interrupted: no dataset written", file=sys.stderr)
+        return 130
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # the usage of the subcommand they were given to, not the top level's

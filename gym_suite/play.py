@@ -1,20 +1,13 @@
 """Play an environment by hand in a pygame window: ``gym-suite play ID`` and :func:`play`.
 
-The frame is the environment's ``rgb_array`` picture, enlarged, over a panel (:class:`ScorePanel`,
-in the suite's bitmap font): the id, the episode and step, the last reward, the return and the
-controls, which :func:`controls` chooses (``gym-suite play --help`` lists the same):
-
-* keys, one step per press: an id's own (:data:`KEYS`: heartpole ``N C B S``, example ``A``/Left
-  ``D``/Right, push ``D`` deliver ``H`` hold), else the digits for a ``Discrete`` space of at
-  most ten actions;
-* a point ``Box(2,)`` (target-v0): a click or a drag moves the worker to the pointer;
-* the ids of ``STEERED_IDS`` (target-v1): a click starts the chase, then the env steps on its
-  own, ``STEPS_PER_SECOND`` times a second, the worker heading for the pointer (:func:`heading`).
-
-Esc or closing the window quits; after an episode (its return is printed) any key or click
-starts the next, reset with ``seed + episode`` as :func:`gym_suite.evaluate` does. Needs pygame:
-``pip install "gym-suite[render]"``. Unlike ``gymnasium.utils.play.play``, which samples the held
-keys once a frame, a press is one step.
+The frame is the env's ``rgb_array`` picture, enlarged, over a panel (:class:`ScorePanel`): the id,
+episode and step, the last reward, the return and the controls :func:`controls` chooses (``gym-suite
+play --help`` lists the same): an id's own keys (:data:`KEYS`), else the digits for a ``Discrete``
+space of at most ten actions, one step per press; a point ``Box(2,)`` (target-v0): a click or a drag
+moves the worker to the pointer; ``STEERED_IDS`` (target-v1): a click starts the chase, then the env
+steps ``STEPS_PER_SECOND`` times a second, the worker heading for the pointer. Esc or closing the
+window quits; after an episode any key or click starts the next, reset with ``seed + episode``.
+Needs pygame: ``pip install "gym-suite[render]"``.
 """
 
 from __future__ import annotations
@@ -40,17 +33,16 @@ TEXT_SCALE = 2
 PANEL_BACKGROUND, PANEL_TEXT, PANEL_DIM = (30, 30, 36), (235, 235, 235), (150, 150, 160)
 PANEL_GOOD, PANEL_BAD = (120, 220, 120), (240, 120, 110)
 FPS = 30  # window refresh while waiting for input
-#: The status line at an episode's end (the panel has room for it from the start: the window keeps its size).
+#: The status line at an episode's end (room for it from the start: the window keeps its size).
 EPISODE_OVER = "episode over: a key or a click starts the next"
 
-#: Ids played by steering: the worker heads for the pointer, the env steps in real time.
 STEERED_IDS = ("target-v1",)
 STEPS_PER_SECOND = 10  # a steered game's steps: one every FPS // STEPS_PER_SECOND frames
 
 
 @dataclass(frozen=True)
 class Key:
-    """A key of the controls: the pygame key names that press it, the legend's text, its action."""
+    """A key of the controls: the pygame key names that press it, the legend's text, its action and label."""
 
     names: tuple[str, ...]
     shown: str
@@ -68,9 +60,7 @@ KEYS: dict[str, tuple[Key, ...]] = {
     ),
     "push-v0": (Key(("d", "1"), "D", 1, "deliver"), Key(("h", "0"), "H", 0, "hold")),
 }
-KEYS["example-v1"] = KEYS["example-v0"]
-KEYS["heartpole-v1"] = KEYS["heartpole-v0"]
-KEYS["push-v1"] = KEYS["push-v0"]
+KEYS.update({f"{name}-v1": KEYS[f"{name}-v0"] for name in ("example", "heartpole", "push")})
 
 
 def _base_id(env_id: str) -> str:
@@ -78,8 +68,7 @@ def _base_id(env_id: str) -> str:
 
 
 def keys_for(env_id: str, action_space: spaces.Space[Any] | None) -> tuple[Key, ...] | None:
-    """The keyboard controls of ``env_id``; ``None`` when it is played with the mouse
-    (``ValueError`` for an action space that cannot be played by hand)."""
+    """The keyboard controls of ``env_id``; ``None``: the mouse (``ValueError``: not playable by hand)."""
     name = _base_id(env_id)
     if name in KEYS:
         return KEYS[name]
@@ -96,35 +85,37 @@ def keys_for(env_id: str, action_space: spaces.Space[Any] | None) -> tuple[Key, 
 
 @dataclass(frozen=True)
 class Controls:
-    """How an id is played: with ``keys`` (None: the mouse), steering towards the pointer or not."""
+    """How an id is played: with ``keys`` (None: the mouse), steered towards the pointer or not."""
 
     keys: tuple[Key, ...] | None
     steered: bool = False
 
     def legend(self) -> str:
-        """The id's line of ``gym-suite play --help``."""
-        if self.steered:
-            return "the mouse: a click starts the chase, then the worker (blue) heads for the pointer"
-        if self.keys is None:
-            return "the mouse: click or drag (the worker is blue, the target red)"
-        return _key_legend(self.keys)
+        return self.panel_text()[0] if self.keys is not None and not self.steered else _MOUSE[self.steered][0]
 
     def panel_text(self) -> list[str]:
-        """The controls' lines under the frame."""
-        if self.steered:
-            return ["you: the blue disc; catch the red one", "click: start; the blue disc heads for the pointer"]
-        if self.keys is None:
-            return ["you: the blue disc; reach the red one", "click or drag: move the blue disc there"]
-        return [_key_legend(self.keys)]
+        if self.keys is not None and not self.steered:
+            return ["  ".join(f"{key.shown} {key.label}" for key in self.keys)]
+        return list(_MOUSE[self.steered][1:])
 
 
-def _key_legend(keys: tuple[Key, ...]) -> str:
-    return "  ".join(f"{key.shown} {key.label}" for key in keys)
+#: The mouse's legend and panel lines: clicking or dragging, or steering (by ``steered``).
+_MOUSE = {
+    False: (
+        "the mouse: click or drag (the worker is blue, the target red)",
+        "you: the blue disc; reach the red one",
+        "click or drag: move the blue disc there",
+    ),
+    True: (
+        "the mouse: a click starts the chase, then the worker (blue) heads for the pointer",
+        "you: the blue disc; catch the red one",
+        "click: start; the blue disc heads for the pointer",
+    ),
+}
 
 
 def controls(env_id: str, action_space: spaces.Space[Any]) -> Controls:
-    """The controls :func:`play` gives ``env_id`` and ``gym-suite play --help`` describes
-    (``ValueError`` for an action space that cannot be played by hand)."""
+    """The controls :func:`play` gives ``env_id`` and ``play --help`` describes (``ValueError``: not playable)."""
     return Controls(keys_for(env_id, action_space), steers(env_id))
 
 
@@ -134,7 +125,7 @@ def controls_text(keys: tuple[Key, ...] | None, steered: bool = False) -> list[s
 
 
 def controls_help(env_ids: Sequence[str]) -> str:
-    """``gym-suite play --help``'s lines: :func:`controls` of each id's action space, then what every id shares."""
+    """``gym-suite play --help``'s lines: :func:`controls` of each id, then what every id shares."""
     from gym_suite.quiet import make
 
     lines = ["controls:"]
@@ -181,8 +172,8 @@ def pixel_to_point(x: float, y: float, frame_size: tuple[int, int], space: space
 
 
 class ScorePanel(gymnasium.Wrapper[Any, Any, Any, Any]):
-    """``render()``: the env's ``rgb_array`` frame, enlarged to at least ``min_width`` pixels, over
-    a panel of the id, episode and step, the last reward, the return and ``controls``."""
+    """``render()``: the env's ``rgb_array`` frame, enlarged to at least ``min_width`` pixels, over a
+    panel of the id, episode and step, the last reward, the return and ``controls``."""
 
     def __init__(
         self,
@@ -196,14 +187,11 @@ class ScorePanel(gymnasium.Wrapper[Any, Any, Any, Any]):
         super().__init__(env)
         self.controls = list(controls)
         self.min_width, self.text_scale = int(min_width), int(text_scale)
-        self.episode, self.steps, self.episode_return = 0, 0, 0.0
+        self.episode, self.steps, self.episode_return, self.ended, self.status, self.zoom = 0, 0, 0.0, False, "", 1
         self.last_reward: float | None = None
-        self.ended = False
-        self.status = ""
-        self.zoom = 1
         self.frame_offset = (0, 0)  # where the env's frame sits in the picture
         self.frame_size = (0, 0)  # (width, height) of the env's own frame
-        self.picture_width = 0  # the widest picture so far: the window never narrows, nor widens at an episode's end
+        self.picture_width = 0  # the widest so far: the window never narrows, nor widens at an episode's end
 
     def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
         result = super().reset(**kwargs)
@@ -213,27 +201,24 @@ class ScorePanel(gymnasium.Wrapper[Any, Any, Any, Any]):
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = super().step(action)
-        self.steps += 1
-        self.last_reward = float(reward)
+        self.steps, self.last_reward, self.ended = self.steps + 1, float(reward), bool(terminated or truncated)
         self.episode_return += float(reward)
-        self.ended = bool(terminated or truncated)
         return observation, reward, terminated, truncated, info
 
     def panel_lines(self) -> list[tuple[str, tuple[int, int, int]]]:
         env_id = self.env.spec.id if self.env.spec is not None else type(self.env.unwrapped).__name__
         reward = "-" if self.last_reward is None else f"{self.last_reward:+.3f}"
         colour = PANEL_TEXT if not self.last_reward else (PANEL_GOOD if self.last_reward > 0 else PANEL_BAD)
-        lines = [
+        return [
             (f"{env_id}  episode {self.episode}  step {self.steps}", PANEL_DIM),
             (f"reward {reward}   return {self.episode_return:+.3f}", colour),
+            *[(text, PANEL_TEXT) for text in self.controls],
+            (self.status, PANEL_GOOD),  # always a line, empty but for an episode's end
         ]
-        lines += [(text, PANEL_TEXT) for text in self.controls]
-        lines.append((self.status, PANEL_GOOD))  # always a line, empty but for an episode's end
-        return lines
 
     def render(self) -> np.ndarray:
         frame = self.env.render()
-        if not isinstance(frame, np.ndarray):  # ScorePanel wraps an env made with render_mode="rgb_array"
+        if not isinstance(frame, np.ndarray):
             raise TypeError(f"ScorePanel: the env must render an RGB array, got {type(frame).__name__}")
         height, width = frame.shape[:2]
         self.frame_size = (width, height)
@@ -244,15 +229,12 @@ class ScorePanel(gymnasium.Wrapper[Any, Any, Any, Any]):
         self.zoom = zoom = max(1, -(-self.min_width // width))  # whole times, at least min_width
         self.picture_width = picture_width = max(width * zoom, widest, self.picture_width)
         panel_height = (len(lines) * LINE_HEIGHT + 4) * scale
-        picture = np.empty((height * zoom + panel_height, picture_width, 3), dtype=np.uint8)
-        picture[:] = PANEL_BACKGROUND
+        picture = np.full((height * zoom + panel_height, picture_width, 3), PANEL_BACKGROUND, dtype=np.uint8)
         left = (picture_width - width * zoom) // 2
         picture[: height * zoom, left : left + width * zoom] = frame.repeat(zoom, axis=0).repeat(zoom, axis=1)
         self.frame_offset = (left, 0)
-        y = height * zoom + 2 * scale
-        for text, colour in lines:
-            draw_text(picture, text, 4 * scale, y, colour, scale)
-            y += LINE_HEIGHT * scale
+        for i, (text, colour) in enumerate(lines):
+            draw_text(picture, text, 4 * scale, height * zoom + (2 + i * LINE_HEIGHT) * scale, colour, scale)
         return picture
 
     def point_at(self, x: int, y: int) -> np.ndarray | None:
@@ -264,17 +246,12 @@ class ScorePanel(gymnasium.Wrapper[Any, Any, Any, Any]):
             return None
         return pixel_to_point(fx, fy, self.frame_size, self.action_space)
 
-    def field_point_at(self, x: int, y: int) -> np.ndarray:
-        """The field point (``[0, size]**2``) at window pixel ``(x, y)``, clamped to the frame."""
-        left, top = self.frame_offset
-        size = float(self.unwrapped.size)  # type: ignore[attr-defined]  # the target envs' field side
-        field = spaces.Box(0.0, size, (2,), np.float64)
-        return pixel_to_point((x - left) / self.zoom, (y - top) / self.zoom, self.frame_size, field)
-
     def steer_action(self, x: int, y: int) -> np.ndarray:
-        """The steered worker's action towards window pixel ``(x, y)`` (:func:`heading`)."""
-        state = self.unwrapped.state  # type: ignore[attr-defined]  # the target envs' state
-        return heading((state.worker_x, state.worker_y), self.field_point_at(x, y))
+        """The steered worker's action towards the field point at window pixel ``(x, y)`` (:func:`heading`)."""
+        (left, top), target = self.frame_offset, self.unwrapped  # the target envs: their field side and state
+        field = spaces.Box(0.0, float(target.size), (2,), np.float64)  # type: ignore[attr-defined]
+        point = pixel_to_point((x - left) / self.zoom, (y - top) / self.zoom, self.frame_size, field)
+        return heading((target.state.worker_x, target.state.worker_y), point)  # type: ignore[attr-defined]
 
 
 def _import_pygame() -> ModuleType:
@@ -292,8 +269,8 @@ SCREENSHOT_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".tga")
 
 def check_screenshot(screenshot: object) -> str | None:
     """``screenshot`` checked before the window opens: ``None``, or the path of a picture file
-    (:data:`SCREENSHOT_EXTENSIONS`) that can be written (``TypeError`` for no path, ``ValueError``
-    for one that cannot be written); a file that did not exist is not left behind."""
+    (:data:`SCREENSHOT_EXTENSIONS`) that can be written, not left behind (``TypeError`` for no path,
+    ``ValueError`` for one that cannot be written)."""
     if screenshot is None:
         return None
     if not isinstance(screenshot, (str, os.PathLike)):
@@ -349,16 +326,14 @@ def play(
     """Play ``env_id`` by hand in a pygame window; returns the returns of the finished episodes.
 
     Episode ``i`` is reset with ``seed + i`` (None: unseeded); ``episodes``: stop after that many
-    (None: at Esc or the window's closing). ``screenshot``: the picture file the window's last
-    picture is saved to (:func:`check_screenshot`). ``on_episode(index, return, steps,
-    terminated)`` is called after each episode.
+    (None: at Esc or the window's closing); ``screenshot``: the file the last picture is saved to;
+    ``on_episode(index, return, steps, terminated)`` is called after each episode.
     """
     if seed is not None and (not _is_int(seed) or seed < 0):
         raise ValueError(f"seed must be None or a non-negative integer, got {shown(seed)}")
     if episodes is not None and (not _is_int(episodes) or episodes < 1):
         raise ValueError(f"episodes must be None or a positive integer, got {shown(episodes)}")
-    seed = None if seed is None else int(seed)
-    episodes = None if episodes is None else int(episodes)
+    seed, episodes = (None if n is None else int(n) for n in (seed, episodes))
     path = check_screenshot(screenshot)
     pygame = _import_pygame()
     from gym_suite.quiet import make
@@ -374,8 +349,6 @@ def play(
 
 @dataclass
 class _Game:
-    """A game in the window: the frame's events read, the steps taken, the returns kept."""
-
     pygame: ModuleType
     panel: ScorePanel
     controls: Controls
@@ -395,7 +368,6 @@ class _Game:
         self.by_key = {getattr(pygame, f"K_{n}", None) or getattr(pygame, f"K_{n.upper()}"): a for n, a in names}
 
     def run(self, screenshot: str | None) -> list[float]:
-        """Play until Esc, the window's closing or the last episode; save the screenshot; the returns."""
         pygame, panel = self.pygame, self.panel
         pygame.display.init()
         try:
@@ -419,7 +391,7 @@ class _Game:
         return self.returns
 
     def read_events(self) -> bool:
-        """Take in the frame's events; whether one starts the next episode."""
+        """Take in the frame's events: whether one starts the next episode."""
         pygame, next_episode, drag_to = self.pygame, False, None
         for event in pygame.event.get():
             if event.type == pygame.QUIT or (event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE):
@@ -450,7 +422,6 @@ class _Game:
         return drag_to
 
     def next_action(self) -> int | np.ndarray | None:
-        """The frame's action: the next one pending, or the steered worker's every few frames."""
         action = self.pending.popleft() if self.pending else None
         self.frame += 1
         steps_now = self.frame % max(1, FPS // STEPS_PER_SECOND) == 0
@@ -459,9 +430,8 @@ class _Game:
         return action
 
     def next_episode(self) -> None:
-        self.panel.status = ""
+        self.panel.status, self.chasing = "", False
         self.pending.clear()
-        self.chasing = False
         self.panel.reset(seed=None if self.seed is None else self.seed + len(self.returns))
 
     def step(self, action: int | np.ndarray) -> None:
@@ -470,11 +440,8 @@ class _Game:
         if not (terminated or truncated):
             return
         self.returns.append(panel.episode_return)
-        how = "terminated" if terminated else "truncated"
-        print(
-            f"episode {len(self.returns)}: return {panel.episode_return:.3f} after {panel.steps} steps ({how})",
-            flush=True,
-        )
+        how = f"after {panel.steps} steps ({'terminated' if terminated else 'truncated'})"
+        print(f"episode {len(self.returns)}: return {panel.episode_return:.3f} {how}", flush=True)
         if self.on_episode is not None:
             self.on_episode(len(self.returns) - 1, panel.episode_return, panel.steps, bool(terminated))
         panel.status = EPISODE_OVER
@@ -487,7 +454,7 @@ def _left_button(event: Any, kind: int) -> bool:
 
 
 def _open_window(pygame: ModuleType, panel: ScorePanel, seed: int | None) -> Any:
-    """The window, showing the first episode's start; ``pygame.error`` when there is no display."""
+    """The window, showing the first episode's start (``pygame.error``: no display)."""
     driver = pygame.display.get_driver()
     if driver in ("offscreen", "dummy") and not os.environ.get("SDL_VIDEODRIVER"):
         raise pygame.error(f"no display to show a window on (SDL chose its {driver!r} video driver)")
@@ -499,7 +466,6 @@ def _open_window(pygame: ModuleType, panel: ScorePanel, seed: int | None) -> Any
 
 
 def _show(pygame: ModuleType, window: Any, picture: np.ndarray) -> Any:
-    """Show ``picture`` in ``window`` (resized to it if need be); returns the window."""
     if (picture.shape[1], picture.shape[0]) != window.get_size():
         window = pygame.display.set_mode((picture.shape[1], picture.shape[0]))
     pygame.surfarray.blit_array(window, picture.swapaxes(0, 1))

@@ -1,19 +1,14 @@
 """Progress of long commands: a tqdm bar on a terminal, a log line every few seconds elsewhere.
 
-One helper for the command line, the repository's scripts (``gym-suite/``), the benchmarks and
-Stable-Baselines3 training (:func:`sb3_callback`)::
-
-    from gym_suite.progress import Progress
+For the command line, the scripts, the benchmarks and Stable-Baselines3 (:func:`sb3_callback`)::
 
     with Progress(total=10_000, desc="train heartpole-v1", unit="step") as progress:
-        for ...:
-            progress.update(64)
-            progress.write("a message")  # above the bar on a terminal, a plain line elsewhere
+        progress.update(64)
+        progress.write("a message")  # above the bar on a terminal, a plain line elsewhere
 
-On a terminal (standard error by default) a tqdm bar is drawn. Elsewhere (a file, a pipe, a CI
-log) a plain line is written every ``interval`` seconds (``GYM_SUITE_PROGRESS_INTERVAL``, default
-5) with the count, the rate and the time left, and a last one when the work is done; work that
-ends before the first interval writes nothing.
+Off a terminal a line is written every ``interval`` seconds (``GYM_SUITE_PROGRESS_INTERVAL``,
+default 5) with the count, the rate and the time left, and a last one when the work is done;
+work that ends before the first interval writes nothing.
 """
 
 from __future__ import annotations
@@ -79,15 +74,12 @@ class Progress:
             isinstance(interval, (int, float)) and math.isfinite(interval) and interval >= 0
         ):
             raise ValueError(f"interval must be a number of seconds >= 0, got {interval!r}")
-        self.total, self.desc, self.unit = total, desc, unit
+        self.total, self.desc, self.unit, self.n, self._lines, self._closed = total, desc, unit, 0, 0, False
         self.file = file if file is not None else sys.stderr
-        self.n = 0
         self.disable = disable or self.file is None
         self.interval = _default_interval() if interval is None else float(interval)
         self._start = self._last = time.monotonic()
-        self._lines = 0
         self._bar: Any = None  # a tqdm bar (tqdm has no type hints)
-        self._closed = False
         if self.disable:
             return
         if tty is None:
@@ -98,10 +90,7 @@ class Progress:
 
             self._bar = tqdm(total=total, desc=desc, unit=unit, file=self.file, leave=leave, dynamic_ncols=True)
 
-    # counting -----------------------------------------------------------------------------
-
     def update(self, n: int = 1) -> None:
-        """``n`` more units done."""
         self.n += n
         if self.disable or self._closed:
             return
@@ -123,7 +112,7 @@ class Progress:
         self._print(text)
 
     def close(self) -> None:
-        """The work is over: the bar goes, or a last line is logged (if any line was)."""
+        """The work is over: the bar goes, or a last line is logged (if any was)."""
         if self._closed:
             return
         self._closed = True
@@ -137,8 +126,6 @@ class Progress:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-    # the log line -------------------------------------------------------------------------
 
     def line(self, now: float | None = None, done: bool = False) -> str:
         """``desc: 12,288/100,000 steps (12%), 2,345 steps/s, 5 s elapsed, 37 s left``."""
@@ -171,8 +158,8 @@ class Progress:
 def sb3_callback(
     desc: str = "train", *, file: IO[str] | None = None, tty: bool | None = None, interval: float | None = None
 ) -> BaseCallback:
-    """A Stable-Baselines3 callback showing the training's env steps with :class:`Progress`: pass
-    it to ``model.learn(..., callback=...)`` instead of ``progress_bar=True`` (a terminal only)."""
+    """A Stable-Baselines3 callback showing the training's env steps with :class:`Progress`
+    (``model.learn(..., callback=...)``, where ``progress_bar=True`` draws on a terminal only)."""
     from stable_baselines3.common.callbacks import BaseCallback
 
     class ProgressCallback(BaseCallback):

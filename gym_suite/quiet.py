@@ -1,16 +1,10 @@
-"""The suite's own commands, scripts and workers make its environments without library noise.
+"""The suite's own code makes its environments without two notices that print where nothing is wrong.
 
-Two notices print where nothing is wrong:
-
-* ``gymnasium.make("heartpole-v0")`` warns that the environment "is out of date" because a v1
-  is registered; the suite keeps v0 on purpose. Its own code makes environments from their
-  :class:`~gymnasium.envs.registration.EnvSpec` (:func:`make`, :func:`make_vec`: Gymnasium checks
-  the version only when it looks a string id up), and wraps code that makes them by string id
-  (Stable-Baselines3's helpers) in :func:`no_version_notice`. A user's own ``gymnasium.make``
-  still warns: no warnings filter changes outside those calls.
-* gym 0.26.2 prints "Gym has been unmaintained since 2022 ..." when imported, and
-  Stable-Baselines3 imports gym whenever it is installed: :func:`import_gym_quietly` imports it
-  first with that notice left out.
+Gymnasium warns that ``heartpole-v0`` "is out of date" (a v1 is registered; v0 stays on purpose)
+when it looks a string id up: :func:`make` and :func:`make_vec` make the suite's ids from their
+spec, :func:`no_version_notice` wraps code that makes them by id (Stable-Baselines3's helpers); a
+user's own ``gymnasium.make`` still warns. gym 0.26.2 prints "Gym has been unmaintained ..." on
+import (Stable-Baselines3 imports it when installed): :func:`import_gym_quietly` leaves that out.
 """
 
 from __future__ import annotations
@@ -31,8 +25,7 @@ SUITE_MODULE = "gym_suite"
 
 
 def suite_spec(env_id: str | EnvSpec) -> str | EnvSpec:
-    """The registered spec of a suite id (``"heartpole-v0"`` or ``"gym_suite:heartpole-v0"``);
-    any other id, or a spec, is returned as it is."""
+    """The registered spec of a suite id (``"gym_suite:"`` prefix allowed); anything else as it is."""
     if not isinstance(env_id, str):
         return env_id
     name = suite_id(env_id)
@@ -53,8 +46,7 @@ def make_vec(env_id: str | EnvSpec, *args: Any, **kwargs: Any) -> gymnasium.vect
 
 @contextlib.contextmanager
 def no_version_notice() -> Iterator[None]:
-    """Within this block, Gymnasium's "out of date" warning for the suite's own ids is not shown
-    (the warnings filters are restored after it; like ``warnings.catch_warnings``, not thread-safe)."""
+    """Gymnasium's "out of date" warning for the suite's ids not shown within the block (not thread-safe)."""
     import re
     import warnings
 
@@ -67,10 +59,7 @@ def no_version_notice() -> Iterator[None]:
 
 
 def import_gym_quietly() -> None:
-    """Import gym, when it is installed and not imported yet, without its "unmaintained" notice.
-
-    Whatever else gym prints on import still reaches standard error.
-    """
+    """Import gym, when installed and not imported yet, without its "unmaintained" notice (the rest of what it prints stays)."""
     if "gym" in sys.modules or importlib.util.find_spec("gym") is None:
         return
     printed = io.StringIO()

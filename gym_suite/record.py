@@ -1,30 +1,24 @@
 """Offline datasets: seeded episodes of a policy recorded as a `Minari <https://minari.farama.org>`_ dataset.
 
-Needs the ``minari`` extra (``pip install "gym-suite[minari]"``). The command
-``gym-suite record ID --policy heuristic --episodes 100`` calls :func:`record`::
-
-    import minari
-    from gym_suite.record import record
+Needs the ``minari`` extra (``pip install "gym-suite[minari]"``); ``gym-suite record ID`` calls :func:`record`::
 
     dataset = record("heartpole-v1", "heuristic", episodes=10)   # gym_suite/heartpole-v1/heuristic-v0
     dataset = minari.load_dataset("gym_suite/heartpole-v1/heuristic-v0")  # later, another process
-    env = dataset.recover_environment()                                  # gymnasium.make of the same id and arguments
-    for episode in dataset.iterate_episodes():
-        episode.observations, episode.actions, episode.rewards, episode.terminations, episode.truncations
+    env = dataset.recover_environment()                                  # the same id and arguments
 
-Episode ``i`` is reset with ``seed + i``, as :func:`gym_suite.evaluate.evaluate` does. The dataset
-is written where Minari keeps local datasets (``$MINARI_DATASETS_PATH``, or ``~/.minari/datasets``;
-nothing is downloaded or uploaded), whole, before it takes its id: with ``overwrite`` the old
-dataset is replaced only once the new one is complete, and without it a dataset another run wrote
-meanwhile is kept (``FileExistsError``). Ctrl-C stops the recording and leaves nothing behind.
+Episode ``i`` is reset with ``seed + i``. The dataset is written whole where Minari keeps local
+datasets (``$MINARI_DATASETS_PATH``, or ``~/.minari/datasets``; nothing is downloaded or uploaded)
+before it takes its id: with ``overwrite`` the old dataset is replaced only once the new one is
+complete, and without it a dataset another run wrote meanwhile is kept (``FileExistsError``).
+Ctrl-C stops the recording and leaves nothing behind.
 """
 
 from __future__ import annotations
 
 import os
 import pickle
+import secrets
 import shutil
-import tempfile
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -47,12 +41,10 @@ def default_dataset_id(env_id: str, policy_name: str) -> str:
 
 
 def load_policy(path: str | os.PathLike[str], env_id: str, algo: str = "ppo") -> Callable[[Any], Any]:
-    """A trained policy from a file: a Stable-Baselines3 model (``.zip``, from
-    :func:`gym_suite.training.sb3.save_sb3`; ``algo`` ``"ppo"`` or ``"dqn"``) or a pickled callable
-    ``observation -> action`` (any other name). Unpickling runs code from the file: load only files
-    you trust. ``FileNotFoundError`` for a missing file, ``ValueError`` for one that does not
-    unpickle here (the module of its code must be importable), ``TypeError`` for no callable.
-    """
+    """A trained policy from a file: a Stable-Baselines3 model (``.zip``; ``algo`` ``"ppo"`` or
+    ``"dqn"``) or a pickled callable ``observation -> action``. Unpickling runs code from the file:
+    load only files you trust. ``FileNotFoundError`` for a missing file, ``ValueError`` for one that
+    does not unpickle here, ``TypeError`` for no callable."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"policy file not found: {shown_path(str(path))}")
@@ -77,7 +69,7 @@ def load_policy(path: str | os.PathLike[str], env_id: str, algo: str = "ppo") ->
     return policy  # type: ignore[no-any-return]
 
 
-#: The seeds Minari stores, as unsigned 64-bit integers: every episode's seed is below this.
+#: Minari stores the seeds as unsigned 64-bit integers: every episode's seed is below this.
 SEED_LIMIT = 2**64
 
 
@@ -92,7 +84,6 @@ def _check_flag(name: str, value: object) -> bool:
 
 
 def _check_name(name: str, value: object) -> str | None:
-    """``dataset_id`` or ``policy_name``: None or a non-empty str."""
     if value is None:
         return None
     if not isinstance(value, str):
@@ -103,7 +94,6 @@ def _check_name(name: str, value: object) -> str | None:
 
 
 def _check_dataset_id(dataset_id: str) -> None:
-    """Minari's form ``(namespace/)name-vN``, checked before any episode runs."""
     from minari.dataset.minari_dataset import parse_dataset_id
 
     try:
@@ -115,7 +105,7 @@ def _check_dataset_id(dataset_id: str) -> None:
         ) from None
 
 
-#: What :func:`info_template` gives: the recorded keys of the infos, each with its dtype and shape.
+#: The recorded keys of the infos, each with its dtype and shape (:func:`info_template`).
 InfoTemplate = dict[str, tuple[np.dtype[Any], tuple[int, ...]]]
 
 
@@ -135,8 +125,7 @@ def consistent_info(info: dict[str, Any], template: InfoTemplate) -> dict[str, A
 
 
 def _consistent_infos_callback(template: InfoTemplate) -> type:
-    """Minari's ``StepDataCallback`` recording :func:`consistent_info` of every info (the env's
-    own infos are left as they are: only what is recorded changes)."""
+    """Minari's ``StepDataCallback`` recording :func:`consistent_info` of every info."""
     from minari import StepDataCallback
 
     class ConsistentInfos(StepDataCallback):  # type: ignore[misc]  # Minari has no type hints
@@ -149,7 +138,7 @@ def _consistent_infos_callback(template: InfoTemplate) -> type:
 
 
 def _numeric(value: object) -> tuple[np.dtype[Any], tuple[int, ...]] | None:
-    """The dtype and shape of a numeric info value (bool, integer, float, or an array of them)."""
+    """The dtype and shape of a numeric info value, or None."""
     if isinstance(value, (str, bytes)) or value is None:
         return None
     try:
@@ -163,8 +152,8 @@ def _numeric(value: object) -> tuple[np.dtype[Any], tuple[int, ...]] | None:
 
 
 def info_template(env_id: str, env_kwargs: dict[str, Any], seed: int) -> InfoTemplate:
-    """The numeric keys of ``env_id``'s infos, with their dtypes and shapes: those of the reset
-    (seeded ``seed``) and of one random step after it, on a copy of the env made for the purpose."""
+    """The numeric keys of ``env_id``'s infos with their dtypes and shapes: the reset's (seeded
+    ``seed``) and one random step's, on an env made for the purpose."""
     from gym_suite.evaluate import action_seed
     from gym_suite.quiet import make
 
@@ -176,21 +165,20 @@ def info_template(env_id: str, env_kwargs: dict[str, Any], seed: int) -> InfoTem
     finally:
         env.close()
     template: InfoTemplate = {}
-    for info in (reset_info, step_info):
-        for key, value in info.items():
-            kind = _numeric(value)
-            if isinstance(key, str) and kind is not None:
-                template.setdefault(key, kind)
+    for key, value in [*reset_info.items(), *step_info.items()]:
+        if isinstance(key, str) and (kind := _numeric(value)) is not None:
+            template.setdefault(key, kind)
     return template
 
 
 @contextmanager
 def _staging(root: Path) -> Iterator[Path]:
-    """A hidden directory in Minari's datasets directory (the same file system: directories move
-    by renaming), removed with whatever is left in it. Minari lists no hidden directory."""
+    """A hidden directory (Minari lists none) in Minari's datasets directory, on its file system
+    (directories move by renaming), removed with whatever is left in it."""
     root.mkdir(parents=True, exist_ok=True)
-    path = Path(tempfile.mkdtemp(prefix=".gym-suite-record-", dir=root))
+    path = root / f".gym-suite-record-{secrets.token_hex(8)}"  # named first: a Ctrl-C once made leaves none
     try:
+        path.mkdir(mode=0o700)
         yield path
     finally:
         shutil.rmtree(path, ignore_errors=True)
@@ -198,8 +186,8 @@ def _staging(root: Path) -> Iterator[Path]:
 
 @contextmanager
 def _lock(root: Path) -> Iterator[None]:
-    """Minari's datasets directory held with ``flock`` while a dataset takes its place: one run at
-    a time (POSIX; on Windows no lock, where ``os.rename`` refuses an existing dataset itself)."""
+    """Minari's datasets directory held with ``flock`` while a dataset takes its place (POSIX; on
+    Windows no lock, where ``os.rename`` refuses an existing dataset itself)."""
     try:
         import fcntl
     except ImportError:
@@ -213,41 +201,51 @@ def _lock(root: Path) -> Iterator[None]:
         os.close(descriptor)
 
 
+_PRESSED: list[int] = []  # the Ctrl-C presses since interrupts() took SIGINT
+
+
+def _press(signum: int, frame: Any) -> None:
+    _PRESSED.append(signum)
+    while frame is not None:  # within an import, left to the next check: raised in a C extension's set-up
+        if "importlib._bootstrap" in frame.f_code.co_filename:  # (jaxlib's), an exception crashes the process
+            return
+        frame = frame.f_back
+    raise KeyboardInterrupt
+
+
+def _check_pressed() -> None:
+    if _PRESSED:
+        raise KeyboardInterrupt
+
+
 @contextmanager
-def _interrupts_between_steps() -> Iterator[Callable[[], None]]:
-    """A check, called between steps, raising ``KeyboardInterrupt`` once Ctrl-C was pressed: a
-    ``KeyboardInterrupt`` raised inside a garbage-collector callback (jax's) is dropped, unreported,
-    and the check raises it again. Outside the main thread or under a caller's handler: no change."""
+def interrupts() -> Iterator[Callable[[], None]]:
+    """Ctrl-C as ``KeyboardInterrupt``, and a check, called between steps, raising it again once
+    pressed: a ``KeyboardInterrupt`` raised inside a garbage-collector callback (jax's) is dropped,
+    unreported. Outside the main thread, under a caller's handler or nested (``gym-suite record``
+    takes SIGINT from its start): no change."""
     import signal
     import sys
     import threading
 
-    pressed: list[int] = []
-
-    def check() -> None:
-        if pressed:
-            raise KeyboardInterrupt
-
-    def note(signum: int, frame: object) -> None:
-        pressed.append(signum)
-        raise KeyboardInterrupt
-
     def unraisable(unraised: Any) -> None:
-        if not (pressed and isinstance(unraised.exc_value, KeyboardInterrupt)):
+        if not (_PRESSED and isinstance(unraised.exc_value, KeyboardInterrupt)):
             before(unraised)
 
     if threading.current_thread() is not threading.main_thread() or (
         signal.getsignal(signal.SIGINT) is not signal.default_int_handler
     ):
-        yield check
+        yield _check_pressed
         return
+    _PRESSED.clear()
     before, sys.unraisablehook = sys.unraisablehook, unraisable
-    signal.signal(signal.SIGINT, note)
+    signal.signal(signal.SIGINT, _press)
     try:
-        yield check
+        yield _check_pressed
     finally:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         sys.unraisablehook = before
+        _PRESSED.clear()
 
 
 def _exists_error(dataset_id: str) -> FileExistsError:
@@ -258,9 +256,8 @@ def _exists_error(dataset_id: str) -> FileExistsError:
 
 
 def _credits() -> dict[str, str | None]:
-    """The dataset's default ``author``, ``author_email`` and ``code_permalink``: gym-suite's package
-    metadata (its authors, its source's project URL or else its first), the author ``"gym-suite"``
-    where the metadata names none."""
+    """The default ``author``, ``author_email`` and ``code_permalink``: gym-suite's package metadata
+    (its source's project URL, else its first; the author ``"gym-suite"`` where it names none)."""
     from email.utils import getaddresses
     from importlib.metadata import PackageNotFoundError, metadata
 
@@ -280,22 +277,19 @@ def _credits() -> dict[str, str | None]:
 
 @contextmanager
 def _datasets_path(path: Path) -> Iterator[None]:
-    """Minari's datasets directory (``MINARI_DATASETS_PATH``) set to ``path`` within the block."""
-    variable = "MINARI_DATASETS_PATH"
-    before = os.environ.get(variable)
-    os.environ[variable] = str(path)
+    """``MINARI_DATASETS_PATH`` set to ``path`` within the block."""
+    before = os.environ.get("MINARI_DATASETS_PATH")
+    os.environ["MINARI_DATASETS_PATH"] = str(path)
     try:
         yield
     finally:
-        if before is None:
-            del os.environ[variable]
-        else:
-            os.environ[variable] = before
+        os.environ.pop("MINARI_DATASETS_PATH")
+        if before is not None:
+            os.environ["MINARI_DATASETS_PATH"] = before
 
 
 def _move_into_place(staged: Path, final: Path, trash: Path) -> None:
-    """Give the complete dataset in ``staged`` its place ``final``; an old dataset there moves to
-    ``trash`` first (and back, should the move fail), and is deleted with it afterwards."""
+    """Move the complete dataset ``staged`` to ``final``; an old one there goes to ``trash`` first (and back, should the move fail)."""
     final.parent.mkdir(parents=True, exist_ok=True)
     moved = False
     try:
@@ -331,15 +325,13 @@ def record(
     (:func:`load_policy`). ``dataset_id`` defaults to :func:`default_dataset_id` of ``policy_name``
     (default: the policy's string, its ``name`` attribute or ``"trained"``). The dataset keeps
     ``env_kwargs`` for ``dataset.recover_environment()``; ``record_infos`` also stores the numeric
-    values of the infos (:func:`consistent_info`). An existing dataset of the id is an error unless
-    ``overwrite``: then it is replaced once the new one is complete. ``author``, ``author_email``
-    and ``code_permalink`` default to gym-suite's package metadata (:func:`_credits`),
-    ``description`` to a sentence of the episodes, the policy and the seeds.
-
-    ``episodes``: 1 to :data:`gym_suite.evaluate.MAX_EPISODES`; the seeds ``seed .. seed + episodes
-    - 1`` within ``0 .. 2**64 - 1`` (Minari stores them as unsigned 64-bit integers). Everything is
-    checked before any episode runs: ``ValueError`` for a bad value, ``TypeError`` for a wrong kind,
-    ``FileExistsError`` when the dataset exists.
+    infos (:func:`consistent_info`). An existing dataset of the id is an error unless ``overwrite``:
+    then it is replaced once the new one is complete. ``author``, ``author_email`` and
+    ``code_permalink`` default to gym-suite's package metadata, ``description`` to a sentence of
+    the episodes, the policy and the seeds. ``episodes``: 1 to :data:`gym_suite.evaluate.MAX_EPISODES`,
+    the seeds within ``0 .. 2**64 - 1``. Everything is checked before any episode runs:
+    ``ValueError`` for a bad value, ``TypeError`` for a wrong kind, ``FileExistsError`` when the
+    dataset exists.
     """
     import minari
     from minari import DataCollector
@@ -370,7 +362,7 @@ def record(
         **given,
     }
     env, callback = _recorded_env(spec.id, kwargs, policy, record_infos, seed)
-    with _interrupts_between_steps() as check, _staging(get_dataset_path()) as staging:
+    with interrupts() as check, _staging(get_dataset_path()) as staging:
         with _datasets_path(staging):  # the collector's own temporary files go there too
             collector = DataCollector(env, record_infos=record_infos, **callback)
         try:
@@ -402,7 +394,6 @@ def _check_episodes_and_seed(episodes: object, seed: object) -> tuple[int, int]:
 
 
 def _policy_name(policy: object) -> str:
-    """A built-in policy's name, a callable's ``name`` attribute or ``"trained"``."""
     if isinstance(policy, str):
         if policy not in BUILTIN_POLICIES:
             raise ValueError(f"unknown policy {shown(policy)}: use a callable or one of {list(BUILTIN_POLICIES)}")
@@ -415,16 +406,11 @@ def _policy_name(policy: object) -> str:
 def _recorded_env(
     env_id: str, kwargs: dict[str, Any], policy: object, record_infos: bool, seed: int
 ) -> tuple[Any, dict[str, Any]]:
-    """The env to record, and the ``DataCollector``'s callback of the infos (with ``record_infos``)."""
     from gym_suite.quiet import make
 
     env = make(env_id, **kwargs)  # bad arguments raise here, before anything is written
     try:
-        if (
-            isinstance(policy, str)
-            and policy == "heuristic"
-            and not callable(getattr(env.unwrapped, "heuristic", None))
-        ):
+        if policy == "heuristic" and not callable(getattr(env.unwrapped, "heuristic", None)):
             raise ValueError(f"{env_id} has no heuristic policy; use 'random' or a trained policy")
         if not record_infos:
             return env, {}
@@ -444,8 +430,7 @@ def _write(
     overwrite: bool,
     check: Callable[[], None],
 ) -> None:
-    """Write the dataset whole under ``staging``, then move it into place under the lock: an old
-    dataset of the id is replaced only by a complete one, and only with ``overwrite``."""
+    """Write the dataset whole under ``staging``, then move it into place under the lock."""
     import minari
     from minari.namespace import create_namespace, list_local_namespaces
     from minari.storage.datasets_root_dir import get_dataset_path
@@ -453,13 +438,8 @@ def _write(
     with _datasets_path(staging), warnings.catch_warnings():
         # Minari asks for an author, e-mail and code link: those the metadata lacks are left out
         warnings.filterwarnings("ignore", category=UserWarning, module=r"minari\.")
-        collector.create_dataset(
-            dataset_id,
-            eval_env=env.spec,
-            algorithm_name=name,
-            requirements=[f"gym-suite>={__version__}"],
-            **metadata,
-        )
+        needs = [f"gym-suite>={__version__}"]
+        collector.create_dataset(dataset_id, eval_env=env.spec, algorithm_name=name, requirements=needs, **metadata)
     check()
     final = get_dataset_path(dataset_id)
     with _lock(get_dataset_path()):

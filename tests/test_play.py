@@ -39,9 +39,7 @@ def replay(env_id: str, seed: int, actions, **make_kwargs) -> tuple[float, int, 
     return sum(step.reward for step in steps), len(steps), "terminated" if steps[-1].terminated else "truncated"
 
 
-# --------------------------------------------------------------------------------------------
 # Without a window
-# --------------------------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -172,13 +170,6 @@ def test_without_pygame_exits_2_naming_the_extra():
     assert done.stderr.strip().splitlines() == ['gym-suite play: playing needs pygame: pip install "gym-suite[render]"']
 
 
-def test_an_unknown_id_is_a_usage_error():
-    done = subprocess.run(
-        [sys.executable, "-m", "gym_suite", "play", "no-such-v0"], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 2 and "invalid choice" in done.stderr and "Traceback" not in done.stderr
-
-
 BAD_SCREENSHOTS = {
     "missing directory": lambda tmp: "/nonexistent/shot.png",
     "a directory": lambda tmp: str(tmp),
@@ -248,9 +239,7 @@ def test_numpy_integers_are_integers(no_display):
             gym_suite.play.play("example-v0", **bad)
 
 
-# --------------------------------------------------------------------------------------------
 # In a real window, under Xvfb
-# --------------------------------------------------------------------------------------------
 
 MISSING = [tool for tool in ("Xvfb", "xdotool", "import") if shutil.which(tool) is None]
 needs_x = pytest.mark.skipif(

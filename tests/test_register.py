@@ -69,15 +69,6 @@ def test_register_reaches_the_command_line(registered):
         assert cli.main(["evaluate", f"coin_env:{COIN_ID}", "--episodes", "2"]) == 0
 
 
-def test_the_command_line_imports_a_module_that_registers(capsys):
-    with pytest.raises(SystemExit):
-        cli.main(["list", "--import", "no_such_module_here"])
-    assert "cannot import 'no_such_module_here'" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        cli.main(["evaluate", "no_such_module_here:mypkg/x-v0"])
-    assert "cannot import 'no_such_module_here'" in capsys.readouterr().err
-
-
 def test_unregister_removes_every_route(registered):
     from gym_suite import envs
 
