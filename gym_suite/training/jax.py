@@ -60,9 +60,8 @@ __all__ = [
     "train_ppo",
 ]
 
-#: rejax PPO settings for every id unless its recipe says otherwise: Stable-Baselines3's PPO
-#: defaults of :data:`gym_suite.training.recipes.SB3_PPO_DEFAULTS` (4 copies x 256 steps, 16
-#: minibatches of 64, 10 epochs, gradient norm clipped at 0.5, a 64 x 64 tanh network).
+#: rejax PPO settings for every id unless its recipe says otherwise: Stable-Baselines3's PPO defaults
+#: (4 copies x 256 steps, 16 minibatches of 64, 10 epochs, gradient norm clipped at 0.5, 64 x 64 tanh).
 PPO_DEFAULTS: dict[str, Any] = {
     "num_envs": 4,
     "num_steps": 256,
@@ -152,16 +151,11 @@ def ppo_settings(env_id: str, **overrides: Any) -> dict[str, Any]:
     settings.update(overrides)
     for key, check in SETTING_RULES.items():
         settings[key] = check(key, settings[key])
+    batch = f"train_ppo: num_envs x num_steps ({settings['num_envs']} x {settings['num_steps']})"
     if settings["num_envs"] * settings["num_steps"] > MAX_STEPS:
-        raise ValueError(
-            f"train_ppo: num_envs x num_steps ({settings['num_envs']} x {settings['num_steps']}) must be at most "
-            f"{MAX_STEPS:,} (the step counter is a 32-bit integer)"
-        )
+        raise ValueError(f"{batch} must be at most {MAX_STEPS:,} (the step counter is a 32-bit integer)")
     if (settings["num_envs"] * settings["num_steps"]) % settings["num_minibatches"]:
-        raise ValueError(
-            f"train_ppo: num_envs x num_steps ({settings['num_envs']} x {settings['num_steps']}) must be a "
-            f"multiple of num_minibatches ({settings['num_minibatches']})"
-        )
+        raise ValueError(f"{batch} must be a multiple of num_minibatches ({settings['num_minibatches']})")
     return settings
 
 
@@ -189,11 +183,8 @@ def _real(
     low: float, high: float, *, open_low: bool = False, open_high: bool = False, nonzero: bool = False
 ) -> Callable[[str, Any], float]:
     """A real number in the interval (finite unless ``high`` is infinite and closed); float32 holds it."""
-    left, right = "(" if open_low else "[", ")" if open_high else "]"
-    if math.isinf(low) and math.isinf(high):
-        what = "a finite number" + (" other than 0" if nonzero else "")
-    else:
-        what = f"a number in {left}{low:g}, {high:g}{right}" + (" other than 0" if nonzero else "")
+    bounds = f"a number in {'(' if open_low else '['}{low:g}, {high:g}{')' if open_high else ']'}"
+    what = ("a finite number" if math.isinf(low) and math.isinf(high) else bounds) + (" other than 0" * nonzero)
 
     def check(key: str, value: Any) -> float:
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
@@ -543,10 +534,8 @@ def train_ppo(
             f"train_ppo: total_timesteps={total_timesteps:,} rounds up to {timesteps:,} steps (whole updates of "
             f"num_envs x num_steps = {iteration:,}), past {MAX_STEPS:,} (the step counter is a 32-bit integer)"
         )
-    # the numpy env: the policies' spaces, and env_kwargs checked with the env's own messages
-    probe = gymnasium.make(env_id, **settings["env_kwargs"])
-    obs_space, act_space = probe.observation_space, probe.action_space
-    probe.close()
+    with gymnasium.make(env_id, **settings["env_kwargs"]) as probe:  # env_kwargs checked with the env's messages
+        obs_space, act_space = probe.observation_space, probe.action_space  # the policies' spaces
 
     import jax
     import jax.numpy as jnp

@@ -38,6 +38,7 @@ from gym_suite.training.wrappers import acts_in_unit_box, check_reward_transform
 
 #: Vector-env methods that act on the whole batch: the ``VecEnv``'s own methods do that.
 _BATCH_METHODS = ("reset", "step", "close")
+_MISSING = object()
 
 
 def make_native_vector_env(env_id: str, n_envs: int, env_kwargs: Mapping[str, Any] | None = None) -> SuiteVectorEnv:
@@ -249,11 +250,8 @@ class SuiteVecEnv(VecEnv):
         if name in self._row_attrs:
             return self._row_attrs[name], False
         native = self.venv
-        try:
-            value = getattr(native, name)
-        except AttributeError:
-            pass
-        else:
+        value = getattr(native, name, _MISSING)
+        if value is not _MISSING:
             return value, self._per_row(value)
         if name.startswith("_"):
             raise AttributeError(f"{type(native).__name__} has no attribute {name!r}")
