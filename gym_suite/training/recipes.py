@@ -363,17 +363,15 @@ def check_recipe_settings(
     if unknown:
         raise ValueError(f"{where}: unknown setting(s) {_short(unknown)}; the settings are {sorted(known)}")
     for key, value in settings.items():
-        if agent == "jax-ppo":  # train_ppo's own checks, by name, where given
-            if rules is None:
-                continue
+        if agent != "jax-ppo":
+            wanted = known[key](value)
+            if wanted is not None:
+                raise ValueError(f"{where}: {key} must be {wanted}, got {_short(value)}")
+        elif rules is not None:  # train_ppo's own checks, by name, where given
             try:
                 known[key](key, value)
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"{where}: {str(exc)[:300]}") from None
-            continue
-        wanted = known[key](value)
-        if wanted is not None:
-            raise ValueError(f"{where}: {key} must be {wanted}, got {_short(value)}")
     env_kwargs = settings.get("env_kwargs", {})
     if not isinstance(env_kwargs, dict):
         raise ValueError(f"{where}: env_kwargs must be an object of env arguments, got {_short(env_kwargs)}")
