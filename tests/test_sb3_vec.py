@@ -75,11 +75,8 @@ def assert_same_run(ours: VecEnv, reference: VecEnv, actions: list) -> int:
         obs, rewards, dones, infos = ours.step(action)
         ref_obs, ref_rewards, ref_dones, ref_infos = reference.step(action)
         assert close(obs, ref_obs), (step, obs, ref_obs)
-        assert rewards.dtype == ref_rewards.dtype == np.float32 and close(rewards, ref_rewards), (
-            step,
-            rewards,
-            ref_rewards,
-        )
+        assert rewards.dtype == ref_rewards.dtype == np.float32, step
+        assert close(rewards, ref_rewards), (step, rewards, ref_rewards)
         assert dones.dtype == ref_dones.dtype == np.bool_ and np.array_equal(dones, ref_dones), step
         assert len(infos) == len(ref_infos)
         for info, ref_info in zip(infos, ref_infos):

@@ -397,6 +397,18 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
+def _id_and_seed(env_id: Any, seed: Any) -> tuple[str, int]:
+    """``env_id`` as the id's own (``gym_suite:<id>``, ``gym_suite_jax/<id>`` taken) and ``seed``, checked."""
+    env_id = suite_id(env_id, jax=True)
+    if not isinstance(env_id, str) or env_id not in ENV_IDS:
+        kind = ValueError if isinstance(env_id, str) else TypeError
+        raise kind(f"train_ppo: env_id must be one of {list(ENV_IDS)}, got {shown(env_id)}")
+    if not _is_int(seed) or seed < 0:
+        kind = ValueError if _is_int(seed) else TypeError
+        raise kind(f"train_ppo: seed must be a non-negative integer, got {shown(seed)}")
+    return env_id, int(seed)
+
+
 def _schedule(total: int, iteration: int, points: int) -> tuple[int, int]:
     """``(eval_freq, evaluations)``: whole updates between evaluations, about ``points`` of them,
     chosen so that the budget is rounded up as little as it can be (to whole updates first)."""
@@ -513,18 +525,11 @@ def train_ppo(
     Every argument and setting is checked by name before JAX is imported: ``TypeError`` for a
     value of the wrong kind or an unknown setting, ``ValueError`` for one out of range.
     """
-    env_id = suite_id(env_id, jax=True)  # "gym_suite:<id>", "gym_suite_jax/<id>": the id's own
-    if not isinstance(env_id, str) or env_id not in ENV_IDS:
-        kind = ValueError if isinstance(env_id, str) else TypeError
-        raise kind(f"train_ppo: env_id must be one of {list(ENV_IDS)}, got {shown(env_id)}")
-    if not _is_int(seed) or seed < 0:
-        kind = ValueError if _is_int(seed) else TypeError
-        raise kind(f"train_ppo: seed must be a non-negative integer, got {shown(seed)}")
+    env_id, seed = _id_and_seed(env_id, seed)
     num_seeds = _integer(1, MAX_SEEDS)("num_seeds", num_seeds)
     total_timesteps = _integer(1)("total_timesteps", ppo_budget(env_id) if total_timesteps is None else total_timesteps)
     progress = _flag("progress", progress)
     keep_checkpoints = _flag("keep_checkpoints", keep_checkpoints)
-    seed = int(seed)
     settings = ppo_settings(env_id, **overrides)
     iteration = settings["num_envs"] * settings["num_steps"]
     eval_freq, evaluations = _schedule(total_timesteps, iteration, settings["eval_points"])

@@ -51,17 +51,9 @@ def resolved_training(env_id: str, agent: str, steps: int | None = None, vec_env
             truncation_is_terminal=recipe.truncation_is_terminal.get(algo, False),
         )
     elif agent == "sb3-recurrent-ppo":
-        resolved.update(
-            steps=steps,
-            settings=recurrent_ppo_settings(env_id),
-            n_envs=recipe.n_envs,
-        )
+        resolved.update(steps=steps, settings=recurrent_ppo_settings(env_id), n_envs=recipe.n_envs)
     elif agent == "rllib-ppo":
-        resolved.update(
-            steps=steps,
-            settings=rllib_ppo_settings(env_id),
-            hiddens=RLLIB_HIDDENS,
-        )
+        resolved.update(steps=steps, settings=rllib_ppo_settings(env_id), hiddens=RLLIB_HIDDENS)
     elif agent == "jax-ppo":
         from gym_suite.training.jax import ppo_budget, ppo_settings
 
@@ -74,11 +66,8 @@ def resolved_training(env_id: str, agent: str, steps: int | None = None, vec_env
     elif agent == "reward-model":
         from gym_suite.training.reward_model import SETTINGS
 
-        resolved.update(
-            steps=steps,
-            settings=dict(SETTINGS),
-            train_env_kwargs=recipe.train_env_kwargs.get("reward-model", {}),
-        )
+        train_env_kwargs = recipe.train_env_kwargs.get("reward-model", {})
+        resolved.update(steps=steps, settings=dict(SETTINGS), train_env_kwargs=train_env_kwargs)
     else:
         agents = [*TUNABLE_AGENTS, "sb3-recurrent-ppo", "reward-model"]
         raise ValueError(f"resolved_training: agent must be one of {agents}, got {repr(agent)[:80]}")

@@ -79,16 +79,14 @@ class SuiteVecEnv(VecEnv):
 
     ``seed``: the first ``reset``'s (None: fresh entropy), as ``make_vec_env(seed=...)``;
     ``env_kwargs``: the env's arguments. Training transforms, off by default: ``unit_box_actions``
-    (a bounded ``Box`` presented as ``[-1, 1]``, as ``RescaleAction`` does), ``reward_offset``,
-    ``reward_scale`` (``expected_penalty`` is deprecated: the env's ``expected_cost=True``).
-
-    Attributes and methods are the vector env's, else its scalar template's (``single_env``): an
-    array over the rows gives each row its element, anything else is shared; indices are
-    ``DummyVecEnv``'s. Where the rows, one native batch, cannot act as N envs: :meth:`set_attr`
-    of a shared value is for every row at once, a per-row value must fit the row's dtype, the
-    spaces and the env's parameters cannot be set and ``state`` takes only the definition's
-    ``NamedTuple``; reset options are the batch's; the rows share one generator;
-    ``render_mode="human"`` is refused.
+    (a bounded ``Box`` as ``[-1, 1]``, as ``RescaleAction``), ``reward_offset``, ``reward_scale``
+    (``expected_penalty`` is deprecated: the env's ``expected_cost=True``). Attributes and methods
+    are the vector env's, else its scalar template's (``single_env``): an array over the rows gives
+    each row its element, anything else is shared; indices are ``DummyVecEnv``'s. Where one native
+    batch cannot act as N envs: :meth:`set_attr` of a shared value is for every row at once, a
+    per-row value must fit the row's dtype, the spaces and parameters cannot be set and ``state``
+    takes only the definition's ``NamedTuple``; reset options are the batch's; the rows share one
+    generator; ``render_mode="human"`` is refused.
     """
 
     def __init__(
