@@ -66,8 +66,11 @@ def resolved_training(env_id: str, agent: str, steps: int | None = None, vec_env
     elif agent == "reward-model":
         from gym_suite.training.reward_model import SETTINGS
 
-        train_env_kwargs = recipe.train_env_kwargs.get("reward-model", {})
-        resolved.update(steps=steps, settings=dict(SETTINGS), train_env_kwargs=train_env_kwargs)
+        resolved.update(
+            steps=steps,
+            settings=dict(SETTINGS),
+            train_env_kwargs=recipe.train_env_kwargs.get("reward-model", {}),
+        )
     else:
         agents = [*TUNABLE_AGENTS, "sb3-recurrent-ppo", "reward-model"]
         raise ValueError(f"resolved_training: agent must be one of {agents}, got {repr(agent)[:80]}")
