@@ -29,41 +29,28 @@ from gym_suite.training.jax import (
 EPISODES = 300
 
 
-@pytest.fixture(scope="module")
-def example_run():
+def test_short_training_beats_random_with_a_curve_per_seed_and_policies_that_pickle():
     pytest.importorskip("rejax")
     # seeds 2**63 - 1 and 2**63: past what jax.random.PRNGKey takes, each its own key
-    return train_ppo("example-v0", seed=2**63 - 1, num_seeds=2, total_timesteps=20_000, progress=False)
-
-
-def test_short_training_beats_random_on_the_numpy_env(example_run):
+    result = train_ppo("example-v0", seed=2**63 - 1, num_seeds=2, total_timesteps=20_000, progress=False)
     random = gym_suite.evaluate("example-v0", "random", episodes=EPISODES)
-    assert len(example_run.policies) == 2
-    for policy in example_run.policies:
+    assert len(result.policies) == 2
+    for policy in result.policies:  # on the numpy env
         trained = gym_suite.evaluate("example-v0", policy, episodes=EPISODES)
         gain, se = trained.paired_difference(random)
         assert gain > 3 * se and gain > 5.0, (trained.mean, random.mean)
-
-
-def test_the_curve_has_one_row_per_seed_and_starts_at_step_0(example_run):
-    result = example_run
     assert result.timesteps == 20_480  # rounded up to whole updates of 4 x 256 steps
-    assert result.returns.shape == (2, len(result.steps))
+    assert result.returns.shape == (2, len(result.steps))  # one row per seed, from step 0
     assert result.steps[0] == 0 and result.steps[-1] == result.timesteps
     assert np.all(np.isfinite(result.returns))
     assert result.returns[:, -1].mean() > result.returns[:, 0].mean()
     assert result.seeds == [2**63 - 1, 2**63] and result.compile_seconds > 0 and result.train_seconds > 0
-
-
-def test_a_policy_acts_on_numpy_observations_and_pickles(example_run):
     env = gymnasium.make("example-v0")
     obs, _ = env.reset(seed=3)
-    policy = example_run.policy
-    action = policy(obs)
+    action = result.policy(obs)
     assert env.action_space.contains(action)
-    again = pickle.loads(pickle.dumps(policy))
-    assert again(obs) == action
-    assert policy.act_batch([obs, obs]) == [action, action]
+    assert pickle.loads(pickle.dumps(result.policy))(obs) == action
+    assert result.policy.act_batch([obs, obs]) == [action, action]
 
 
 def test_settings_start_from_the_recipe_and_take_overrides():
