@@ -594,10 +594,8 @@ def train_ppo(
         """``eval_freq`` steps: the updates between two evaluations, as rejax's ``train`` runs them."""
         return jax.lax.fori_loop(0, per_eval, lambda _, ts: algo.train_iteration(ts), ts)
 
-    # rejax's train (init_state, evaluate, then evaluations x (train eval_freq steps, evaluate)) in
-    # three compiled programs that the loop below calls in turn: the progress is reported between
-    # them, and no program calls back into Python, so that JAX's persistent compilation cache
-    # keeps them (gym_suite._jax_cache) and a new process loads them instead of compiling again.
+    # rejax's train (init_state, evaluate, then evaluations x (train eval_freq steps, evaluate)) as
+    # three compiled programs the loop below calls in turn (the module's docstring says why)
     keys = jnp.asarray(_seed_keys(seed, num_seeds))
     label = f"JAX PPO {env_id}"
     stream = sys.stderr
