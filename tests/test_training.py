@@ -304,68 +304,44 @@ def test_train_sb3_ends_truncated_episodes_as_the_recipe_says():
     assert TruncationIsTerminal not in layers(train("heartpole-v0"))
 
 
-@pytest.mark.parametrize(
-    ("arguments", "error", "match"),
-    [
-        ({"overrides": [1]}, TypeError, "train_recurrent_ppo: overrides must be None or a dict"),
-        ({"overrides": {"gamma": 2.0}}, ValueError, r"train_recurrent_ppo: overrides gamma must be a number in \[0.0"),
-        ({"overrides": {"n_steps": "64"}}, TypeError, "train_recurrent_ppo: overrides n_steps must be an integer"),
-        ({"overrides": {"n_steps": 1}}, ValueError, "train_recurrent_ppo: overrides n_steps must be an integer from 2"),
-        ({"overrides": {"policy_kwargs": 5}}, TypeError, "overrides policy_kwargs must be an object"),
-        ({"verbose": "x"}, TypeError, "train_recurrent_ppo: verbose must be an integer"),
-        ({"callback": 5}, TypeError, "train_recurrent_ppo: callback must be None"),
-    ],
-)
-def test_train_recurrent_ppo_checks_its_arguments_before_any_env(arguments, error, match, monkeypatch):
-    pytest.importorskip("sb3_contrib")
-
-    def no_env(*args, **kwargs):
-        raise AssertionError("an env was made for bad arguments")
-
-    monkeypatch.setattr(sb3, "make_sb3_env", no_env)
-    from gym_suite.training.sb3_recurrent import train_recurrent_ppo
-
-    with pytest.raises(error, match=match):
-        train_recurrent_ppo("example-v0", 64, **arguments)
-
-
 def test_overrides_take_schedules_and_numpy_numbers():
     sb3._check_values("owner", "sb3-ppo", {"learning_rate": lambda p: 1e-3 * p, "n_steps": np.int64(64), "gamma": 1})
 
 
 @pytest.mark.parametrize(
-    ("algo", "overrides", "error", "match"),
+    ("train", "arguments", "error", "match"),
     [
-        ("ppo", {"gamma": 2.0}, ValueError, r"train_sb3: overrides gamma must be a number in \[0.0"),
-        ("ppo", {"n_steps": "64"}, TypeError, "train_sb3: overrides n_steps must be an integer"),
-        ("dqn", {"buffer_size": 0}, ValueError, "train_sb3: overrides buffer_size must be an integer from 1"),
-        ("dqn", {"tau": "x"}, TypeError, "train_sb3: overrides tau must be a number"),
+        ("recurrent", {"overrides": [1]}, TypeError, "train_recurrent_ppo: overrides must be None or a dict"),
+        ("recurrent", {"overrides": {"gamma": 2.0}}, ValueError, r"train_recurrent_ppo: overrides gamma must be a number in \[0.0"),
+        ("recurrent", {"overrides": {"n_steps": "64"}}, TypeError, "train_recurrent_ppo: overrides n_steps must be an integer"),
+        ("recurrent", {"overrides": {"n_steps": 1}}, ValueError, "train_recurrent_ppo: overrides n_steps must be an integer from 2"),
+        ("recurrent", {"overrides": {"policy_kwargs": 5}}, TypeError, "overrides policy_kwargs must be an object"),
+        ("recurrent", {"verbose": "x"}, TypeError, "train_recurrent_ppo: verbose must be an integer"),
+        ("recurrent", {"callback": 5}, TypeError, "train_recurrent_ppo: callback must be None"),
+        ("ppo", {"overrides": {"gamma": 2.0}}, ValueError, r"train_sb3: overrides gamma must be a number in \[0.0"),
+        ("ppo", {"overrides": {"n_steps": "64"}}, TypeError, "train_sb3: overrides n_steps must be an integer"),
+        ("dqn", {"overrides": {"buffer_size": 0}}, ValueError, "train_sb3: overrides buffer_size must be an integer from 1"),
+        ("dqn", {"overrides": {"tau": "x"}}, TypeError, "train_sb3: overrides tau must be a number"),
+        ("reward-model", {"env_kwargs": [1]}, TypeError, "train_reward_model: env_kwargs must be None or a dict"),
+        ("reward-model", {"env_kwargs": {1: 2}}, TypeError, "train_reward_model: env_kwargs must have the arguments' names"),
+        ("reward-model", {"seed": 2**32}, ValueError, r"train_reward_model: seed must be an integer in 0..2\*\*32 - 1"),
     ],
-)
-def test_train_sb3_checks_its_overrides_values_before_any_env(algo, overrides, error, match, monkeypatch):
+)  # fmt: skip
+def test_training_calls_check_their_arguments_before_any_env(train, arguments, error, match, monkeypatch):
     def no_env(*args, **kwargs):
-        raise AssertionError("an env was made for bad overrides")
+        raise AssertionError("an env was made for bad arguments")
 
     monkeypatch.setattr(sb3, "make_sb3_env", no_env)
+    if train == "recurrent":
+        pytest.importorskip("sb3_contrib")
+        from gym_suite.training.sb3_recurrent import train_recurrent_ppo as call
+    elif train == "reward-model":
+        pytest.importorskip("sklearn")
+        from gym_suite.training import reward_model
+
+        monkeypatch.setattr(reward_model, "explore", no_env)
+        call = reward_model.train_reward_model
+    else:
+        call = lambda *args, **kwargs: sb3.train_sb3(args[0], train, *args[1:], **kwargs)  # noqa: E731
     with pytest.raises(error, match=match):
-        sb3.train_sb3("example-v0", algo, 64, overrides=overrides)
-
-
-@pytest.mark.parametrize(
-    ("arguments", "error", "match"),
-    [
-        ({"env_kwargs": [1]}, TypeError, "train_reward_model: env_kwargs must be None or a dict"),
-        ({"env_kwargs": {1: 2}}, TypeError, "train_reward_model: env_kwargs must have the arguments' names"),
-        ({"seed": 2**32}, ValueError, r"train_reward_model: seed must be an integer in 0..2\*\*32 - 1"),
-    ],
-)
-def test_train_reward_model_checks_its_arguments_before_exploring(arguments, error, match, monkeypatch):
-    pytest.importorskip("sklearn")
-    from gym_suite.training import reward_model
-
-    def no_exploring(*args, **kwargs):
-        raise AssertionError("explored with bad arguments")
-
-    monkeypatch.setattr(reward_model, "explore", no_exploring)
-    with pytest.raises(error, match=match):
-        reward_model.train_reward_model("push-v1", 100, **arguments)
+        call("push-v1" if train == "reward-model" else "example-v0", 64, **arguments)

@@ -12,27 +12,13 @@ pytest.importorskip("stable_baselines3")
 from gym_suite.training.sb3 import train_sb3  # noqa: E402
 
 
-class Started:
-    """A callback that notes that training began (it must not, for bad arguments)."""
-
-    def __init__(self):
-        self.calls = 0
-
-    def __call__(self, _locals, _globals):
-        self.calls += 1
-        return True
-
-
 @pytest.mark.parametrize(
     ("arguments", "error", "message"),
     [
         ({"steps": 0}, ValueError, "train_sb3: steps must be >= 1, got 0"),
-        ({"steps": -5}, ValueError, "train_sb3: steps must be >= 1, got -5"),
-        ({"steps": 1.5}, TypeError, "train_sb3: steps must be an integer, got 1.5"),
         ({"steps": "64"}, TypeError, "train_sb3: steps must be an integer, got '64'"),
         ({"steps": True}, TypeError, "train_sb3: steps must be an integer"),
         ({"truncation_is_terminal": "yes"}, TypeError, "train_sb3: truncation_is_terminal must be True or False"),
-        ({"truncation_is_terminal": 1}, TypeError, "train_sb3: truncation_is_terminal must be True or False"),
         ({"progress_bar": "no"}, TypeError, "train_sb3: progress_bar must be True or False"),
         ({"algo": 5}, TypeError, "algo must be 'ppo' or 'dqn', got 5"),
         ({"algo": "sac"}, ValueError, "unknown algorithm 'sac'"),
@@ -41,27 +27,20 @@ class Started:
         ({"overrides": {"seed": 3}}, TypeError, "train_sb3's own arguments"),
         ({"seed": -1}, ValueError, "train_sb3: seed must be >= 0"),
         ({"seed": 2**32}, ValueError, r"train_sb3: seed must be an integer in 0..2\*\*32 - 1"),
-        ({"seed": "0"}, TypeError, "train_sb3: seed must be an integer"),
         ({"env_kwargs": [("rt_max", 5)]}, TypeError, "train_sb3: env_kwargs must be None or a dict"),
         ({"n_envs": 0}, ValueError, "train_sb3: n_envs must be >= 1"),
-        ({"n_envs": 2.0}, TypeError, "train_sb3: n_envs must be an integer"),
-        ({"verbose": "x"}, TypeError, "train_sb3: verbose must be an integer"),
         ({"vec_env": 5}, TypeError, "vec_env must be 'native' or 'dummy'"),
         ({"callback": 5}, TypeError, "train_sb3: callback must be None"),
-        ({"callback": [Started(), 5]}, TypeError, "train_sb3: callback must be None"),
+        ({"callback": [lambda _locals, _globals: True, 5]}, TypeError, "train_sb3: callback must be None"),
+        ({"env_id": 5}, TypeError, "train_sb3: env_id must be a registered id"),
     ],
 )
 def test_bad_arguments_raise_before_training(arguments, error, message):
-    started = Started()
-    arguments = {"steps": 64, "callback": started, **arguments}
+    calls = []  # the callback notes that training began: it must not, for bad arguments
+    started = lambda _locals, _globals: calls.append(1) or True  # noqa: E731
     with pytest.raises(error, match=message):
-        train_sb3("example-v0", **arguments)
-    assert started.calls == 0
-
-
-def test_env_id_of_the_wrong_kind_is_a_type_error():
-    with pytest.raises(TypeError, match="train_sb3: env_id must be a registered id"):
-        train_sb3(5, steps=64)
+        train_sb3(**{"env_id": "example-v0", "steps": 64, "callback": started, **arguments})
+    assert not calls
 
 
 def test_numpy_integers_are_integers():

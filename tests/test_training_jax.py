@@ -29,41 +29,28 @@ from gym_suite.training.jax import (
 EPISODES = 300
 
 
-@pytest.fixture(scope="module")
-def example_run():
+def test_short_training_beats_random_with_a_curve_per_seed_and_policies_that_pickle():
     pytest.importorskip("rejax")
     # seeds 2**63 - 1 and 2**63: past what jax.random.PRNGKey takes, each its own key
-    return train_ppo("example-v0", seed=2**63 - 1, num_seeds=2, total_timesteps=20_000, progress=False)
-
-
-def test_short_training_beats_random_on_the_numpy_env(example_run):
+    result = train_ppo("example-v0", seed=2**63 - 1, num_seeds=2, total_timesteps=20_000, progress=False)
     random = gym_suite.evaluate("example-v0", "random", episodes=EPISODES)
-    assert len(example_run.policies) == 2
-    for policy in example_run.policies:
+    assert len(result.policies) == 2
+    for policy in result.policies:  # on the numpy env
         trained = gym_suite.evaluate("example-v0", policy, episodes=EPISODES)
         gain, se = trained.paired_difference(random)
         assert gain > 3 * se and gain > 5.0, (trained.mean, random.mean)
-
-
-def test_the_curve_has_one_row_per_seed_and_starts_at_step_0(example_run):
-    result = example_run
     assert result.timesteps == 20_480  # rounded up to whole updates of 4 x 256 steps
-    assert result.returns.shape == (2, len(result.steps))
+    assert result.returns.shape == (2, len(result.steps))  # one row per seed, from step 0
     assert result.steps[0] == 0 and result.steps[-1] == result.timesteps
     assert np.all(np.isfinite(result.returns))
     assert result.returns[:, -1].mean() > result.returns[:, 0].mean()
     assert result.seeds == [2**63 - 1, 2**63] and result.compile_seconds > 0 and result.train_seconds > 0
-
-
-def test_a_policy_acts_on_numpy_observations_and_pickles(example_run):
     env = gymnasium.make("example-v0")
     obs, _ = env.reset(seed=3)
-    policy = example_run.policy
-    action = policy(obs)
+    action = result.policy(obs)
     assert env.action_space.contains(action)
-    again = pickle.loads(pickle.dumps(policy))
-    assert again(obs) == action
-    assert policy.act_batch([obs, obs]) == [action, action]
+    assert pickle.loads(pickle.dumps(result.policy))(obs) == action
+    assert result.policy.act_batch([obs, obs]) == [action, action]
 
 
 def test_settings_start_from_the_recipe_and_take_overrides():
@@ -75,22 +62,6 @@ def test_settings_start_from_the_recipe_and_take_overrides():
     assert ppo_settings("example-v0")["reward_scale"] == 1.0 and ppo_budget("heartpole-v1") == 1_200_000
     assert PPO_DEFAULTS["agent_kwargs"]["activation"] == "tanh"  # the defaults are left as they were
     assert "expected_penalty" not in ppo_settings("heartpole-v0")  # the env's expected_cost=True instead
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "message"),
-    [
-        ({"num_envs": 0}, "num_envs must be an integer in 1.."),
-        ({"num_envs": 3, "num_steps": 5, "num_minibatches": 2}, "multiple of num_minibatches"),
-        ({"reward_scale": float("nan")}, "reward_scale must be a finite number"),
-        ({"reward_scale": 0}, "reward_scale must be a finite number other than 0"),
-        ({"agent_kwargs": {"activation": "softsign"}}, "activation must be one of"),
-        ({"eval_episodes": -1}, "eval_episodes must be an integer in 0.."),
-    ],
-)
-def test_bad_settings_raise_value_error_naming_them(kwargs, message):
-    with pytest.raises(ValueError, match=message):
-        ppo_settings("example-v0", **kwargs)
 
 
 @pytest.mark.parametrize(
@@ -107,6 +78,13 @@ def test_bad_settings_raise_value_error_naming_them(kwargs, message):
         ("example-v0", {"gamma_": 0.9}, TypeError, "unknown setting"),
         ("example-v0", {"expected_penalty": None}, TypeError, "expected_cost"),
         ("example-v0", {"agent_kwargs": {"width": 3}}, TypeError, r"unknown agent_kwargs key\(s\) \['width'\]"),
+        ("example-v0", {"num_envs": 0}, ValueError, "num_envs must be an integer in 1.."),
+        ("example-v0", {"num_envs": 3, "num_steps": 5, "num_minibatches": 2}, ValueError, "multiple of num_minibatches"),
+        ("example-v0", {"reward_scale": float("nan")}, ValueError, "reward_scale must be a finite number"),
+        ("example-v0", {"reward_scale": 0}, ValueError, "reward_scale must be a finite number other than 0"),
+        ("example-v0", {"agent_kwargs": {"activation": "softsign"}}, ValueError, "activation must be one of"),
+        ("example-v0", {"eval_episodes": -1}, ValueError, "eval_episodes must be an integer in 0.."),
+        ("target-v1", {"draw_params": "uniform"}, TypeError, "draw_params must be a function"),
     ],
 )  # fmt: skip
 def test_train_ppo_checks_its_arguments_before_compiling(env_id, kwargs, error, message):
@@ -319,15 +297,6 @@ def _uniform_speed(key, params):
     return params.replace(target_speed=jax.random.uniform(key, minval=0.5, maxval=2.0))
 
 
-def test_draw_params_must_be_a_function_named_in_the_error():
-    with pytest.raises(TypeError, match=r"^train_ppo: draw_params must be a function \(key, params\) -> params"):
-        ppo_settings("target-v1", draw_params=1.5)
-    with pytest.raises(TypeError, match="draw_params must be a function"):
-        train_ppo("target-v1", draw_params="uniform", progress=False)
-    assert ppo_settings("target-v1")["draw_params"] is None
-    assert ppo_settings("target-v1", draw_params=_uniform_speed)["draw_params"] is _uniform_speed
-
-
 def test_a_function_in_the_settings_keys_no_run():
     """Refused in a run's digest; an unset draw_params is left out of the resolved settings."""
     from gym_suite.training.recipes import settings_digest
@@ -335,7 +304,8 @@ def test_a_function_in_the_settings_keys_no_run():
 
     with pytest.raises(TypeError, match="repr names a memory address.*draw_params"):
         settings_digest({"settings": ppo_settings("target-v1", draw_params=_uniform_speed)})
-    resolved = resolved_training("target-v1", "jax-ppo")
+    assert ppo_settings("target-v1", draw_params=_uniform_speed)["draw_params"] is _uniform_speed
+    resolved = resolved_training("target-v1", "jax-ppo")  # it raises where the default is not None
     assert "draw_params" not in resolved["settings"] and resolved["settings"]["num_envs"] == 32
 
 

@@ -102,15 +102,11 @@ def test_jax_settings_of_the_file_are_checked_by_value_before_training(tuned_fil
         ppo_settings("push-v0")
 
 
-def test_the_recipes_know_jax_ppos_settings_by_name():
+def test_the_recipes_know_jax_ppos_settings_and_the_push_logs_arguments_by_name():
+    from gym_suite.envs.push_env import LOG_ARGUMENTS
     from gym_suite.training.jax import SETTING_RULES
 
     assert set(recipes.JAX_PPO_SETTINGS) == set(SETTING_RULES)
-
-
-def test_the_data_arguments_are_the_push_logs():
-    from gym_suite.envs.push_env import LOG_ARGUMENTS
-
     assert set(recipes.DATA_ARGUMENTS) == set(LOG_ARGUMENTS)
 
 

@@ -37,6 +37,19 @@ def check_training_arguments(
     return steps, seed, n_envs, check_int(owner, "verbose", verbose, 0)
 
 
+def check_flag(owner: str, name: str, value: object, allow_none: bool = False) -> bool | None:
+    """``value`` True or False (numpy's too; None too with ``allow_none``) as a bool, else ``TypeError``."""
+    import numpy as np
+
+    from gym_suite.envs.checks import shown
+
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{owner}: {name} must be True or False, got {shown(value)}")
+    return bool(value)
+
+
 #: The keys of Ray's runtime environment that the scripts' ``--runtime-env`` passes on (Ray checks
 #: their values).
 RUNTIME_ENV_KEYS = ("working_dir", "py_modules", "pip", "uv", "conda", "env_vars", "excludes", "config")

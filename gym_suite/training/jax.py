@@ -1,32 +1,22 @@
 """PPO compiled end to end on the JAX environments (rejax), with greedy policies for the numpy envs.
 
-Needs the ``jax`` extra (``pip install "gym-suite[jax]"``: JAX, gymnax, rejax). Importing this
-module imports none of them; :func:`train_ppo` does.
+Needs the ``jax`` extra (``pip install "gym-suite[jax]"``: JAX, gymnax, rejax); :func:`train_ppo`
+imports them. ``result = train_ppo("heartpole-v1", num_seeds=4)`` trains on the recipe's settings
+and budget; ``result.policies[0]`` acts (obs -> action) on the numpy env for
+:func:`gym_suite.evaluate`; ``result.steps, result.returns`` is the curve, seeds x evaluations.
 
-::
+Every seed trains compiled (rollouts on :func:`gym_suite.jax.make`'s gymnax env, advantages,
+updates, evaluations), ``num_seeds`` seeds vmapped in one run: three programs (the start, the
+updates between two evaluations, an evaluation) that a Python loop calls in turn, reporting the
+progress between them. None calls back into Python, so JAX's persistent compilation cache
+(:mod:`gym_suite.jax`; ``GYM_SUITE_JAX_CACHE``) keeps them for a later call, in a new process too.
 
-    from gym_suite import evaluate
-    from gym_suite.training.jax import train_ppo
-
-    result = train_ppo("heartpole-v1", num_seeds=4)      # the recipe's settings and budget
-    policy = result.policies[0]                          # obs -> action, on the numpy env
-    print(evaluate("heartpole-v1", policy, episodes=1000).mean)
-    result.steps, result.returns                         # the training curve, seeds x evaluations
-
-The whole training of every seed runs compiled (rollouts on :func:`gym_suite.jax.make`'s gymnax
-env, advantages, updates, the curve's evaluations), ``num_seeds`` seeds vmapped in one run: three
-programs (the start, the updates between two evaluations, an evaluation) that a Python loop calls
-in turn, reporting the progress between them. None calls back into Python, so JAX's persistent
-compilation cache (:mod:`gym_suite.jax`; ``GYM_SUITE_JAX_CACHE``) keeps them for a later call with
-the same settings, in a new process too.
-
-An id's settings are its recipe's ``jax_ppo`` (:data:`gym_suite.training.recipes.RECIPES`) over
-:data:`PPO_DEFAULTS` (Stable-Baselines3's PPO defaults), with the recipe's training env arguments
-and reward transforms; the curve and the evaluation score the env's own rewards. Episodes that end
-by the step limit or the rules' clock are terminal for the learner (rejax does not bootstrap past a
-truncation). The policies act on the numpy env's observations (``gymnasium.spaces.flatten`` of
-them, standardized with the statistics frozen at the end of training) with the greedy action, in
-numpy; they pickle.
+An id's settings are its recipe's ``jax_ppo`` over :data:`PPO_DEFAULTS` (Stable-Baselines3's PPO
+defaults), with the recipe's training env arguments and reward transforms; the curve and the
+evaluation score the env's own rewards. Episodes that end by the step limit or the rules' clock
+are terminal for the learner (rejax does not bootstrap past a truncation). The policies act on
+``gymnasium.spaces.flatten`` of the numpy env's observations (standardized with the statistics
+frozen at the end of training) with the greedy action, in numpy; they pickle.
 """
 
 from __future__ import annotations
@@ -48,6 +38,7 @@ if TYPE_CHECKING:
 from gym_suite._registry import ENV_IDS, suite_id
 from gym_suite._seeds import seed_keys
 from gym_suite.envs.checks import check_env_kwargs, shown, wrong_arity
+from gym_suite.training import check_flag
 from gym_suite.training.recipes import (
     RECIPES,
     recipe_budget,
@@ -69,9 +60,8 @@ __all__ = [
     "train_ppo",
 ]
 
-#: rejax PPO settings for every id unless its recipe says otherwise: Stable-Baselines3's PPO
-#: defaults of :data:`gym_suite.training.recipes.SB3_PPO_DEFAULTS` (4 copies x 256 steps, 16
-#: minibatches of 64, 10 epochs, gradient norm clipped at 0.5, a 64 x 64 tanh network).
+#: rejax PPO settings for every id unless its recipe says otherwise: Stable-Baselines3's PPO defaults
+#: (4 copies x 256 steps, 16 minibatches of 64, 10 epochs, gradient norm clipped at 0.5, 64 x 64 tanh).
 PPO_DEFAULTS: dict[str, Any] = {
     "num_envs": 4,
     "num_steps": 256,
@@ -97,14 +87,8 @@ PPO_BUDGETS: dict[str, int] = {
 #: Keywords of :func:`train_ppo` that are not rejax's: training reward transforms, the curve's
 #: evaluations, the env's arguments and ``draw_params``.
 OWN_SETTINGS = (
-    "reward_scale",
-    "reward_offset",
-    "anneal_lr",
-    "eval_episodes",
-    "eval_points",
-    "env_kwargs",
-    "draw_params",
-)
+    "reward_scale", "reward_offset", "anneal_lr", "eval_episodes", "eval_points", "env_kwargs", "draw_params",
+)  # fmt: skip
 #: rejax ``PPO`` keywords that :func:`train_ppo` accepts as overrides.
 REJAX_SETTINGS = tuple(PPO_DEFAULTS) + ("normalize_rewards", "reward_normalization_discount")
 #: Defaults of the rejax settings not in :data:`PPO_DEFAULTS` (rejax's own).
@@ -167,16 +151,11 @@ def ppo_settings(env_id: str, **overrides: Any) -> dict[str, Any]:
     settings.update(overrides)
     for key, check in SETTING_RULES.items():
         settings[key] = check(key, settings[key])
+    batch = f"train_ppo: num_envs x num_steps ({settings['num_envs']} x {settings['num_steps']})"
     if settings["num_envs"] * settings["num_steps"] > MAX_STEPS:
-        raise ValueError(
-            f"train_ppo: num_envs x num_steps ({settings['num_envs']} x {settings['num_steps']}) must be at most "
-            f"{MAX_STEPS:,} (the step counter is a 32-bit integer)"
-        )
+        raise ValueError(f"{batch} must be at most {MAX_STEPS:,} (the step counter is a 32-bit integer)")
     if (settings["num_envs"] * settings["num_steps"]) % settings["num_minibatches"]:
-        raise ValueError(
-            f"train_ppo: num_envs x num_steps ({settings['num_envs']} x {settings['num_steps']}) must be a "
-            f"multiple of num_minibatches ({settings['num_minibatches']})"
-        )
+        raise ValueError(f"{batch} must be a multiple of num_minibatches ({settings['num_minibatches']})")
     return settings
 
 
@@ -204,11 +183,8 @@ def _real(
     low: float, high: float, *, open_low: bool = False, open_high: bool = False, nonzero: bool = False
 ) -> Callable[[str, Any], float]:
     """A real number in the interval (finite unless ``high`` is infinite and closed); float32 holds it."""
-    left, right = "(" if open_low else "[", ")" if open_high else "]"
-    if math.isinf(low) and math.isinf(high):
-        what = "a finite number" + (" other than 0" if nonzero else "")
-    else:
-        what = f"a number in {left}{low:g}, {high:g}{right}" + (" other than 0" if nonzero else "")
+    bounds = f"a number in {'(' if open_low else '['}{low:g}, {high:g}{')' if open_high else ']'}"
+    what = ("a finite number" if math.isinf(low) and math.isinf(high) else bounds) + (" other than 0" * nonzero)
 
     def check(key: str, value: Any) -> float:
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
@@ -237,32 +213,23 @@ def _real(
 
 
 def _flag(key: str, value: Any) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"train_ppo: {key} must be True or False, got {shown(value)}")
-    return bool(value)
+    return bool(check_flag("train_ppo", key, value))
 
 
 def _agent(key: str, value: Any) -> dict[str, Any]:
     """``agent_kwargs``, merged over the defaults: ``hidden_layer_sizes`` and ``activation``."""
     sizes, activation = value["hidden_layer_sizes"], value["activation"]
     what = f"a non-empty tuple of layer widths (integers in 1..{MAX_LAYER_SIZE:,})"
-    if not isinstance(sizes, (tuple, list)):
-        raise TypeError(f"train_ppo: agent_kwargs hidden_layer_sizes must be {what}, got {shown(sizes)}")
-    if not sizes:
-        raise ValueError(f"train_ppo: agent_kwargs hidden_layer_sizes must be {what}, got {shown(sizes)}")
-    for width in sizes:
-        if not _is_int(width):
-            raise TypeError(f"train_ppo: agent_kwargs hidden_layer_sizes must be {what}, got {shown(sizes)}")
-        if not 1 <= width <= MAX_LAYER_SIZE:
-            raise ValueError(f"train_ppo: agent_kwargs hidden_layer_sizes must be {what}, got {shown(sizes)}")
-    if not isinstance(activation, str):
-        raise TypeError(
-            f"train_ppo: agent_kwargs activation must be one of {list(ACTIVATIONS)}, got {shown(activation)}"
-        )
+    if not isinstance(sizes, (tuple, list)) or not sizes:
+        kind = ValueError if isinstance(sizes, (tuple, list)) else TypeError
+    else:  # the first bad width decides the kind
+        bad = next((w for w in sizes if not (_is_int(w) and 1 <= w <= MAX_LAYER_SIZE)), None)
+        kind = None if bad is None else ValueError if _is_int(bad) else TypeError
+    if kind is not None:
+        raise kind(f"train_ppo: agent_kwargs hidden_layer_sizes must be {what}, got {shown(sizes)}")
     if activation not in ACTIVATIONS:
-        raise ValueError(
-            f"train_ppo: agent_kwargs activation must be one of {list(ACTIVATIONS)}, got {shown(activation)}"
-        )
+        kind = ValueError if isinstance(activation, str) else TypeError
+        raise kind(f"train_ppo: agent_kwargs activation must be one of {list(ACTIVATIONS)}, got {shown(activation)}")
     return {"hidden_layer_sizes": tuple(int(w) for w in sizes), "activation": activation}
 
 
@@ -317,18 +284,20 @@ AGENT_SETTINGS = ("hidden_layer_sizes", "activation")
 _seed_keys: Callable[[int, int], npt.NDArray[np.uint32]] = seed_keys
 
 
+_ACTIVATIONS: dict[str, Callable[[Any], Any]] = {
+    "tanh": np.tanh,
+    "relu": lambda x: np.maximum(x, 0),
+    "swish": lambda x: x / (1 + np.exp(-x)),
+    "silu": lambda x: x / (1 + np.exp(-x)),
+    "elu": lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0))),
+    "gelu": lambda x: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3))),  # flax's: tanh approximation
+}
+
+
 def _activation(name: str):
-    if name == "tanh":
-        return np.tanh
-    if name == "relu":
-        return lambda x: np.maximum(x, 0)
-    if name in ("swish", "silu"):
-        return lambda x: x / (1 + np.exp(-x))
-    if name == "elu":
-        return lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0)))
-    if name == "gelu":  # flax's default: the tanh approximation
-        return lambda x: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
-    raise ValueError(f"unknown activation {name!r}: one of {list(ACTIVATIONS)}")
+    if name not in _ACTIVATIONS:
+        raise ValueError(f"unknown activation {name!r}: one of {list(ACTIVATIONS)}")
+    return _ACTIVATIONS[name]
 
 
 class JaxPPOPolicy:
@@ -426,6 +395,18 @@ class JaxTrainingResult:
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _id_and_seed(env_id: Any, seed: Any) -> tuple[str, int]:
+    """``env_id`` as the id's own (``gym_suite:<id>``, ``gym_suite_jax/<id>`` taken) and ``seed``, checked."""
+    env_id = suite_id(env_id, jax=True)
+    if not isinstance(env_id, str) or env_id not in ENV_IDS:
+        kind = ValueError if isinstance(env_id, str) else TypeError
+        raise kind(f"train_ppo: env_id must be one of {list(ENV_IDS)}, got {shown(env_id)}")
+    if not _is_int(seed) or seed < 0:
+        kind = ValueError if _is_int(seed) else TypeError
+        raise kind(f"train_ppo: seed must be a non-negative integer, got {shown(seed)}")
+    return env_id, int(seed)
 
 
 def _schedule(total: int, iteration: int, points: int) -> tuple[int, int]:
@@ -544,22 +525,11 @@ def train_ppo(
     Every argument and setting is checked by name before JAX is imported: ``TypeError`` for a
     value of the wrong kind or an unknown setting, ``ValueError`` for one out of range.
     """
-    if not isinstance(env_id, str):
-        raise TypeError(f"train_ppo: env_id must be one of {list(ENV_IDS)}, got {shown(env_id)}")
-    env_id = suite_id(env_id, jax=True)  # "gym_suite:<id>", "gym_suite_jax/<id>": the id's own
-    if env_id not in ENV_IDS:
-        raise ValueError(f"train_ppo: env_id must be one of {list(ENV_IDS)}, got {shown(env_id)}")
-    if not _is_int(seed):
-        raise TypeError(f"train_ppo: seed must be a non-negative integer, got {shown(seed)}")
-    if seed < 0:
-        raise ValueError(f"train_ppo: seed must be a non-negative integer, got {shown(seed)}")
+    env_id, seed = _id_and_seed(env_id, seed)
     num_seeds = _integer(1, MAX_SEEDS)("num_seeds", num_seeds)
-    if total_timesteps is None:
-        total_timesteps = ppo_budget(env_id)
-    total_timesteps = _integer(1)("total_timesteps", total_timesteps)
+    total_timesteps = _integer(1)("total_timesteps", ppo_budget(env_id) if total_timesteps is None else total_timesteps)
     progress = _flag("progress", progress)
     keep_checkpoints = _flag("keep_checkpoints", keep_checkpoints)
-    seed = int(seed)
     settings = ppo_settings(env_id, **overrides)
     iteration = settings["num_envs"] * settings["num_steps"]
     eval_freq, evaluations = _schedule(total_timesteps, iteration, settings["eval_points"])
@@ -569,10 +539,8 @@ def train_ppo(
             f"train_ppo: total_timesteps={total_timesteps:,} rounds up to {timesteps:,} steps (whole updates of "
             f"num_envs x num_steps = {iteration:,}), past {MAX_STEPS:,} (the step counter is a 32-bit integer)"
         )
-    # the numpy env: the policies' spaces, and env_kwargs checked with the env's own messages
-    probe = gymnasium.make(env_id, **settings["env_kwargs"])
-    obs_space, act_space = probe.observation_space, probe.action_space
-    probe.close()
+    with gymnasium.make(env_id, **settings["env_kwargs"]) as probe:  # env_kwargs checked with the env's messages
+        obs_space, act_space = probe.observation_space, probe.action_space  # the policies' spaces
 
     import jax
     import jax.numpy as jnp
@@ -626,10 +594,8 @@ def train_ppo(
         """``eval_freq`` steps: the updates between two evaluations, as rejax's ``train`` runs them."""
         return jax.lax.fori_loop(0, per_eval, lambda _, ts: algo.train_iteration(ts), ts)
 
-    # rejax's train (init_state, evaluate, then evaluations x (train eval_freq steps, evaluate)) in
-    # three compiled programs that the loop below calls in turn: the progress is reported between
-    # them, and no program calls back into Python, so that JAX's persistent compilation cache
-    # keeps them (gym_suite._jax_cache) and a new process loads them instead of compiling again.
+    # rejax's train (init_state, evaluate, then evaluations x (train eval_freq steps, evaluate)) as
+    # three compiled programs the loop below calls in turn (the module's docstring says why)
     keys = jnp.asarray(_seed_keys(seed, num_seeds))
     label = f"JAX PPO {env_id}"
     stream = sys.stderr

@@ -293,54 +293,38 @@ JAX_PPO_SETTINGS = (
     "eval_points", "env_kwargs", "draw_params",
 )  # fmt: skip
 INF = math.inf
+_POSITIVE, _NON_NEGATIVE, _FRACTION = _real(0.0, INF, open_low=True), _real(0.0, INF), _real(0.0, 1.0)
+_POSITIVE_OR_NONE = _real(0.0, INF, open_low=True, none=True)
 #: The settings a tuned-recipes file may give each agent but JAX PPO, and what each must be.
 SETTING_CHECKS: dict[str, dict[str, Any]] = {
     "sb3-ppo": {
-        "learning_rate": _real(0.0, INF, open_low=True),
-        "n_steps": _whole(2),
-        "batch_size": _whole(2),
+        **dict.fromkeys(("learning_rate", "clip_range", "max_grad_norm"), _POSITIVE),
+        **dict.fromkeys(("n_steps", "batch_size"), _whole(2)),
+        **dict.fromkeys(("gamma", "gae_lambda"), _FRACTION),
+        **dict.fromkeys(("clip_range_vf", "target_kl"), _POSITIVE_OR_NONE),
+        **dict.fromkeys(("ent_coef", "vf_coef"), _NON_NEGATIVE),
         "n_epochs": _whole(1),
-        "gamma": _real(0.0, 1.0),
-        "gae_lambda": _real(0.0, 1.0),
-        "clip_range": _real(0.0, INF, open_low=True),
-        "clip_range_vf": _real(0.0, INF, open_low=True, none=True),
         "normalize_advantage": _flag,
-        "ent_coef": _real(0.0, INF),
-        "vf_coef": _real(0.0, INF),
-        "max_grad_norm": _real(0.0, INF, open_low=True),
-        "target_kl": _real(0.0, INF, open_low=True, none=True),
         "policy_kwargs": _network,
     },
     "sb3-dqn": {
-        "learning_rate": _real(0.0, INF, open_low=True),
-        "buffer_size": _whole(1),
+        **dict.fromkeys(("learning_rate", "max_grad_norm"), _POSITIVE),
+        **dict.fromkeys(
+            ("buffer_size", "batch_size", "train_freq", "gradient_steps", "target_update_interval"), _whole(1)
+        ),
+        **dict.fromkeys(
+            ("gamma", "exploration_fraction", "exploration_initial_eps", "exploration_final_eps"), _FRACTION
+        ),
         "learning_starts": _whole(0),
-        "batch_size": _whole(1),
         "tau": _real(0.0, 1.0, open_low=True),
-        "gamma": _real(0.0, 1.0),
-        "train_freq": _whole(1),
-        "gradient_steps": _whole(1),
-        "target_update_interval": _whole(1),
-        "exploration_fraction": _real(0.0, 1.0),
-        "exploration_initial_eps": _real(0.0, 1.0),
-        "exploration_final_eps": _real(0.0, 1.0),
-        "max_grad_norm": _real(0.0, INF, open_low=True),
         "policy_kwargs": _network,
     },
     "rllib-ppo": {
-        "lr": _real(0.0, INF, open_low=True),
-        "gamma": _real(0.0, 1.0),
-        "lambda_": _real(0.0, 1.0),
-        "train_batch_size_per_learner": _whole(1),
-        "minibatch_size": _whole(1),
-        "num_epochs": _whole(1),
-        "clip_param": _real(0.0, INF, open_low=True),
-        "vf_clip_param": _real(0.0, INF, open_low=True),
-        "vf_loss_coeff": _real(0.0, INF),
-        "entropy_coeff": _real(0.0, INF),
-        "kl_coeff": _real(0.0, INF),
-        "kl_target": _real(0.0, INF, open_low=True),
-        "grad_clip": _real(0.0, INF, open_low=True, none=True),
+        **dict.fromkeys(("lr", "clip_param", "vf_clip_param", "kl_target"), _POSITIVE),
+        **dict.fromkeys(("gamma", "lambda_"), _FRACTION),
+        **dict.fromkeys(("train_batch_size_per_learner", "minibatch_size", "num_epochs"), _whole(1)),
+        **dict.fromkeys(("vf_loss_coeff", "entropy_coeff", "kl_coeff"), _NON_NEGATIVE),
+        "grad_clip": _POSITIVE_OR_NONE,
         "use_kl_loss": _flag,
     },
 }
@@ -379,17 +363,15 @@ def check_recipe_settings(
     if unknown:
         raise ValueError(f"{where}: unknown setting(s) {_short(unknown)}; the settings are {sorted(known)}")
     for key, value in settings.items():
-        if agent == "jax-ppo":  # train_ppo's own checks, by name, where given
-            if rules is None:
-                continue
+        if agent != "jax-ppo":
+            wanted = known[key](value)
+            if wanted is not None:
+                raise ValueError(f"{where}: {key} must be {wanted}, got {_short(value)}")
+        elif rules is not None:  # train_ppo's own checks, by name, where given
             try:
                 known[key](key, value)
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"{where}: {str(exc)[:300]}") from None
-            continue
-        wanted = known[key](value)
-        if wanted is not None:
-            raise ValueError(f"{where}: {key} must be {wanted}, got {_short(value)}")
     env_kwargs = settings.get("env_kwargs", {})
     if not isinstance(env_kwargs, dict):
         raise ValueError(f"{where}: env_kwargs must be an object of env arguments, got {_short(env_kwargs)}")

@@ -51,17 +51,9 @@ def resolved_training(env_id: str, agent: str, steps: int | None = None, vec_env
             truncation_is_terminal=recipe.truncation_is_terminal.get(algo, False),
         )
     elif agent == "sb3-recurrent-ppo":
-        resolved.update(
-            steps=steps,
-            settings=recurrent_ppo_settings(env_id),
-            n_envs=recipe.n_envs,
-        )
+        resolved.update(steps=steps, settings=recurrent_ppo_settings(env_id), n_envs=recipe.n_envs)
     elif agent == "rllib-ppo":
-        resolved.update(
-            steps=steps,
-            settings=rllib_ppo_settings(env_id),
-            hiddens=RLLIB_HIDDENS,
-        )
+        resolved.update(steps=steps, settings=rllib_ppo_settings(env_id), hiddens=RLLIB_HIDDENS)
     elif agent == "jax-ppo":
         from gym_suite.training.jax import ppo_budget, ppo_settings
 

@@ -33,7 +33,7 @@ from stable_baselines3.common.vec_env import VecEnvWrapper
 
 from gym_suite._registry import suite_id
 from gym_suite.envs.checks import check_env_kwargs, shown
-from gym_suite.training import check_training_arguments, single_thread_torch
+from gym_suite.training import check_flag, check_training_arguments, single_thread_torch
 from gym_suite.training.recipes import ExpectedPenalty, recipe_budget, recipe_for, sb3_settings, training_env_kwargs
 from gym_suite.training.sb3_vec import SuiteVecEnv
 from gym_suite.training.wrappers import (
@@ -134,30 +134,12 @@ def make_sb3_env(
     from stable_baselines3.common.vec_env import VecNormalize
 
     check_reward_transform("make_sb3_env", reward_scale, reward_offset)  # before any env is built
+    transforms = {"reward_scale": reward_scale, "expected_penalty": expected_penalty, "reward_offset": reward_offset}
     if check_vec_env(vec_env) == "native":
-        venv = SuiteVecEnv(
-            env_id,
-            n_envs,
-            seed=seed,
-            env_kwargs=env_kwargs,
-            unit_box_actions=True,
-            expected_penalty=expected_penalty,
-            reward_offset=reward_offset,
-            reward_scale=reward_scale,
-        )
+        venv = SuiteVecEnv(env_id, n_envs, seed=seed, env_kwargs=env_kwargs, unit_box_actions=True, **transforms)
     else:
-        venv = make_vec_env(
-            env_id,
-            n_envs=n_envs,
-            seed=seed,
-            env_kwargs=env_kwargs,
-            wrapper_class=training_wrappers,
-            wrapper_kwargs={
-                "reward_scale": reward_scale,
-                "expected_penalty": expected_penalty,
-                "reward_offset": reward_offset,
-            },
-        )
+        wrapping = {"wrapper_class": training_wrappers, "wrapper_kwargs": transforms}
+        venv = make_vec_env(env_id, n_envs=n_envs, seed=seed, env_kwargs=env_kwargs, **wrapping)
     if truncation_is_terminal:
         venv = TruncationIsTerminal(venv)
     if vec_normalize is not None:
@@ -187,14 +169,6 @@ def check_algo(algo: str) -> str:
     if algo.lower() not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {shown(algo)}: choose 'ppo' or 'dqn'")
     return algo.lower()
-
-
-def _check_flag(name: str, value: Any, allow_none: bool = False) -> bool | None:
-    if value is None and allow_none:
-        return None
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"train_sb3: {name} must be True or False, got {shown(value)}")
-    return bool(value)
 
 
 def check_callback(owner: str, callback: Any) -> None:
@@ -247,8 +221,6 @@ def _check_values(owner: str, agent: str, overrides: Mapping[str, Any]) -> None:
     """The values among ``overrides``, as a tuned recipe's are checked
     (:data:`gym_suite.training.recipes.SETTING_CHECKS`): ``TypeError`` for one of the wrong kind,
     ``ValueError`` for one out of range."""
-    import numpy as np
-
     from gym_suite.training.recipes import SETTING_CHECKS
 
     for key, value in overrides.items():
@@ -295,10 +267,10 @@ def train_sb3(
     algo = check_algo(algo)
     steps, seed, n_envs, verbose = check_training_arguments("train_sb3", steps, seed, n_envs, verbose)
     env_kwargs = check_env_kwargs("train_sb3: ", env_kwargs, allow_none=True)
-    progress_bar = _check_flag("progress_bar", progress_bar)
+    progress_bar = check_flag("train_sb3", "progress_bar", progress_bar)
     check_vec_env(vec_env)
     check_callback("train_sb3", callback)
-    truncation_is_terminal = _check_flag("truncation_is_terminal", truncation_is_terminal, allow_none=True)
+    truncation_is_terminal = check_flag("train_sb3", "truncation_is_terminal", truncation_is_terminal, allow_none=True)
     cls = PPO if algo == "ppo" else DQN
     settings = {**sb3_settings(env_id, algo), **check_overrides("train_sb3", cls, overrides)}
     single_thread_torch()

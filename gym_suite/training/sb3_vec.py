@@ -1,15 +1,13 @@
 """A suite id's native vector env as a Stable-Baselines3 ``VecEnv``: :class:`SuiteVecEnv`.
 
-Where ``DummyVecEnv`` steps N scalar envs one after the other, :class:`SuiteVecEnv` steps the id's
-native numpy vector env (one call for the batch) and gives what a ``DummyVecEnv`` of
-``Monitor``-wrapped envs gives: Stable-Baselines3's autoreset (``terminal_observation``, the
-restarted row from the vector env's ``restart(rows)``), ``info["TimeLimit.truncated"]``,
-``Monitor``'s ``info["episode"]`` (the env's own rewards), float32 rewards and one info dict per
-row. With ``n_envs=1`` and the same seed it gives what ``DummyVecEnv([lambda:
-Monitor(gymnasium.make(env_id))])`` gives; with more rows the native env draws every row from one
-generator seeded once. The training transforms of
-:func:`gym_suite.training.wrappers.training_wrappers` are keyword arguments, applied to the batch
-with the same arithmetic.
+Where ``DummyVecEnv`` steps N scalar envs in turn, :class:`SuiteVecEnv` steps the id's native numpy
+vector env (one call for the batch) and gives what a ``DummyVecEnv`` of ``Monitor``-wrapped envs
+gives: SB3's autoreset (``terminal_observation``; the row restarted by the vector env's
+``restart(rows)``), ``info["TimeLimit.truncated"]``, ``Monitor``'s ``info["episode"]`` (the env's
+own rewards), float32 rewards, one info dict per row. With ``n_envs=1`` and the same seed it gives
+what ``DummyVecEnv([lambda: Monitor(gymnasium.make(env_id))])`` gives; more rows draw from one
+generator seeded once. The transforms of :func:`gym_suite.training.wrappers.training_wrappers` are
+keyword arguments, applied to the batch with the same arithmetic.
 """
 
 from __future__ import annotations
@@ -40,6 +38,7 @@ from gym_suite.training.wrappers import acts_in_unit_box, check_reward_transform
 
 #: Vector-env methods that act on the whole batch: the ``VecEnv``'s own methods do that.
 _BATCH_METHODS = ("reset", "step", "close")
+_MISSING = object()
 
 
 def make_native_vector_env(env_id: str, n_envs: int, env_kwargs: Mapping[str, Any] | None = None) -> SuiteVectorEnv:
@@ -80,16 +79,14 @@ class SuiteVecEnv(VecEnv):
 
     ``seed``: the first ``reset``'s (None: fresh entropy), as ``make_vec_env(seed=...)``;
     ``env_kwargs``: the env's arguments. Training transforms, off by default: ``unit_box_actions``
-    (a bounded ``Box`` presented as ``[-1, 1]``, as ``RescaleAction`` does), ``reward_offset``,
-    ``reward_scale`` (``expected_penalty`` is deprecated: the env's ``expected_cost=True``).
-
-    Attributes and methods are the vector env's, else its scalar template's (``single_env``): an
-    array over the rows gives each row its element, anything else is shared; indices are
-    ``DummyVecEnv``'s. Where the rows, one native batch, cannot act as N envs: :meth:`set_attr`
-    of a shared value is for every row at once, a per-row value must fit the row's dtype, the
-    spaces and the env's parameters cannot be set and ``state`` takes only the definition's
-    ``NamedTuple``; reset options are the batch's; the rows share one generator;
-    ``render_mode="human"`` is refused.
+    (a bounded ``Box`` as ``[-1, 1]``, as ``RescaleAction``), ``reward_offset``, ``reward_scale``
+    (``expected_penalty`` is deprecated: the env's ``expected_cost=True``). Attributes and methods
+    are the vector env's, else its scalar template's (``single_env``): an array over the rows gives
+    each row its element, anything else is shared; indices are ``DummyVecEnv``'s. Where one native
+    batch cannot act as N envs: :meth:`set_attr` of a shared value is for every row at once, a
+    per-row value must fit the row's dtype, the spaces and parameters cannot be set and ``state``
+    takes only the definition's ``NamedTuple``; reset options are the batch's; the rows share one
+    generator; ``render_mode="human"`` is refused.
     """
 
     def __init__(
@@ -109,23 +106,18 @@ class SuiteVecEnv(VecEnv):
         if expected_penalty is not None and not isinstance(expected_penalty, ExpectedPenalty):
             raise TypeError(f"expected_penalty must be None or an ExpectedPenalty, got {shown(expected_penalty)}")
         self.env_id = env_id
-        self.venv = make_native_vector_env(env_id, n_envs, env_kwargs)
-        native = self.venv
+        self.venv = native = make_native_vector_env(env_id, n_envs, env_kwargs)
         action_space = native.single_action_space
         self._unrescale = None
         if unit_box_actions and acts_in_unit_box(action_space):
             unit = np.ones(action_space.shape, dtype=action_space.dtype)
             # gymnasium's RescaleAction arithmetic, applied to the batch: the same actions to the bit
             action_space, _, self._unrescale = rescale_box(action_space, -unit, unit)
-        self.expected_penalty = expected_penalty
-        self.reward_offset = reward_offset
-        self.reward_scale = reward_scale
+        self.expected_penalty, self.reward_offset, self.reward_scale = expected_penalty, reward_offset, reward_scale
         self.t_start = time.time()
-        n = native.num_envs
-        self._episode_returns = np.zeros(n, dtype=np.float64)
-        self._episode_lengths = np.zeros(n, dtype=np.int64)
-        self._next_seed = None
-        self._actions = None
+        self._episode_returns = np.zeros(native.num_envs, dtype=np.float64)
+        self._episode_lengths = np.zeros(native.num_envs, dtype=np.int64)
+        self._next_seed = self._actions = None
         single = native.single_env
         # as DummyVecEnv's rows answer: the scalar env's metadata, the spec that makes one row
         spec = native.spec
@@ -133,7 +125,7 @@ class SuiteVecEnv(VecEnv):
             vector_only = ("num_envs", "vectorization_mode", "max_episode_steps")
             spec = dataclasses.replace(spec, kwargs={k: v for k, v in spec.kwargs.items() if k not in vector_only})
         self._row_attrs: dict[str, Any] = {"metadata": dict(single.metadata), "spec": spec}
-        super().__init__(n, native.single_observation_space, action_space)
+        super().__init__(native.num_envs, native.single_observation_space, action_space)
         self.metadata = dict(single.metadata)
         if seed is not None:
             self.seed(seed)
@@ -174,20 +166,19 @@ class SuiteVecEnv(VecEnv):
         actions, self._actions = self._actions, None
         if self._unrescale is not None:
             actions = self._unrescale(np.asarray(actions))
-        native = self.venv
-        obs, reward, terminated, truncated, info = native.step(actions)
+        obs, reward, terminated, truncated, info = self.venv.step(actions)
         self._episode_returns += reward
         self._episode_lengths += 1
         train_reward = self._training_reward(reward, info)
         dones = terminated | truncated
         infos = self._row_infos(info)
-        time_limit = (truncated & ~terminated).tolist()
-        for row, flag in zip(infos, time_limit):
+        for row, flag in zip(infos, (truncated & ~terminated).tolist()):
             row["TimeLimit.truncated"] = flag
         if dones.any():
             obs = self._as_sb3_obs(obs)
             seconds = round(time.time() - self.t_start, 6)
-            for i in np.flatnonzero(dones).tolist():
+            ended = np.flatnonzero(dones).tolist()
+            for i in ended:
                 infos[i]["terminal_observation"] = self._row(obs, i)
                 infos[i]["episode"] = {
                     "r": round(float(self._episode_returns[i]), 6),
@@ -198,7 +189,7 @@ class SuiteVecEnv(VecEnv):
             self._episode_lengths[dones] = 0
             obs, start_info = self.venv.restart(dones)  # Stable-Baselines3's autoreset, the env's start hooks
             start_infos = self._row_infos(start_info)
-            for i in np.flatnonzero(dones).tolist():
+            for i in ended:
                 self.reset_infos[i] = start_infos[i]
         return self._as_sb3_obs(obs), train_reward, dones, infos
 
@@ -257,11 +248,8 @@ class SuiteVecEnv(VecEnv):
         if name in self._row_attrs:
             return self._row_attrs[name], False
         native = self.venv
-        try:
-            value = getattr(native, name)
-        except AttributeError:
-            pass
-        else:
+        value = getattr(native, name, _MISSING)
+        if value is not _MISSING:
             return value, self._per_row(value)
         if name.startswith("_"):
             raise AttributeError(f"{type(native).__name__} has no attribute {name!r}")

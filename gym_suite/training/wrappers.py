@@ -78,11 +78,8 @@ def penalized_reward(reward, info, penalty: ExpectedPenalty):
 
 
 class ExpectedPenaltyReward(gymnasium.Wrapper):
-    """Deprecated: make the env with its expected-cost argument instead (heartpole:
-    ``gymnasium.make(id, expected_cost=True)``): the rules charge the expected cost themselves.
-
-    The reward with a random penalty's draw replaced by its expected cost (:class:`ExpectedPenalty`).
-    """
+    """Deprecated (the env's own ``expected_cost=True`` instead): the reward with a random penalty's
+    draw replaced by its expected cost (:class:`ExpectedPenalty`)."""
 
     def __init__(self, env, penalty: ExpectedPenalty):
         warnings.warn(DEPRECATED_PENALTY, DeprecationWarning, stacklevel=2)
