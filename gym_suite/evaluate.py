@@ -199,8 +199,8 @@ def _run_episodes_batched(
     env_id: str, policy: Any, seeds: Sequence[int], env_kwargs: dict[str, Any] | None
 ) -> tuple[list[float], list[int]]:
     """The same episodes in lockstep, one ``policy.act_batch`` call per step for all that run."""
-    envs = [make(env_id, **(env_kwargs or {})) for _ in seeds]
-    try:
+    with contextlib.ExitStack() as stack:
+        envs = [stack.enter_context(contextlib.closing(make(env_id, **(env_kwargs or {})))) for _ in seeds]
         policy_function(envs[0], policy)  # its reset(), if any: the batch's episodes start afresh
         observations = [env.reset(seed=int(s))[0] for env, s in zip(envs, seeds)]
         returns, lengths, running = [0.0] * len(envs), [0] * len(envs), list(range(len(envs)))
@@ -215,9 +215,6 @@ def _run_episodes_batched(
                 if not (terminated or truncated):
                     still.append(i)
             running = still
-    finally:
-        for env in envs:
-            env.close()
     return returns, lengths
 
 

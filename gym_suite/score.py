@@ -263,12 +263,11 @@ def _check_env_kwargs(env_id: str, used: dict[str, Any] | None) -> None:
     differ = [
         k for k in sorted(wanted.keys() | used.keys()) if repr(wanted.get(k, missing)) != repr(used.get(k, missing))
     ]
-    if not differ:
-        return
-    raise ValueError(
-        f"agent is an evaluation of {find_spec(env_id).id} with env_kwargs={shown(used)}: the table's "
-        f"episodes use env_kwargs={wanted} (they differ in {', '.join(differ)})"
-    )
+    if differ:
+        raise ValueError(
+            f"agent is an evaluation of {find_spec(env_id).id} with env_kwargs={shown(used)}: the table's "
+            f"episodes use env_kwargs={wanted} (they differ in {', '.join(differ)})"
+        )
 
 
 def _table_evaluation(env_id: str, policy: Any, episodes: int, n_jobs: int, progress: bool | None) -> EvalResult:
