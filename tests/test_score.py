@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import gym_suite
 from gym_suite.cli import main
+from gym_suite.references import paired_text
 from gym_suite.score import Score, reference_table_text, table, table_episodes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -155,7 +156,7 @@ def test_an_evaluation_with_other_env_arguments_is_refused_naming_them():
         gym_suite.score("push-v1", train, paired=False)
     assert "env_kwargs={'split': 'test'}" in str(raised.value)
     test = gym_suite.evaluate("push-v1", "heuristic", episodes=1000, seed=0, env_kwargs={"split": "test"})
-    assert test.env_kwargs == {"split": "test"}
+    assert test.env_kwargs == {"split": "test"} and paired_text(test, test) == "+0.0000 ± 0.0000"
     scored = gym_suite.score("push-v1", test, paired=False)
     assert scored.normalized == pytest.approx(float(table_row("push-v1", "heuristic")["normalized"]), abs=1e-4)
     gym_suite.score("push-v1", train.returns, paired=False)  # bare returns carry no arguments: taken as given
