@@ -9,6 +9,8 @@ documented heuristic, ``env.unwrapped.heuristic``).
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import math
 import os
 import sys
@@ -188,11 +190,8 @@ def _run_episodes(
     env_id: str, policy: str | Callable[[Any], Any], seeds: Sequence[int], env_kwargs: dict[str, Any] | None
 ) -> tuple[list[float], list[int]]:
     """Episodes one after the other: ``(returns, lengths)``."""
-    env = make(env_id, **(env_kwargs or {}))
-    try:
+    with contextlib.closing(make(env_id, **(env_kwargs or {}))) as env:
         played = [run_episode(env, policy, int(s)) for s in seeds]
-    finally:
-        env.close()
     return [r for r, _ in played], [n for _, n in played]
 
 
@@ -200,13 +199,11 @@ def _run_episodes_batched(
     env_id: str, policy: Any, seeds: Sequence[int], env_kwargs: dict[str, Any] | None
 ) -> tuple[list[float], list[int]]:
     """The same episodes in lockstep, one ``policy.act_batch`` call per step for all that run."""
-    envs = [make(env_id, **(env_kwargs or {})) for _ in seeds]
-    try:
+    with contextlib.ExitStack() as stack:
+        envs = [stack.enter_context(contextlib.closing(make(env_id, **(env_kwargs or {})))) for _ in seeds]
         policy_function(envs[0], policy)  # its reset(), if any: the batch's episodes start afresh
         observations = [env.reset(seed=int(s))[0] for env, s in zip(envs, seeds)]
-        returns = [0.0] * len(envs)
-        lengths = [0] * len(envs)
-        running = list(range(len(envs)))
+        returns, lengths, running = [0.0] * len(envs), [0] * len(envs), list(range(len(envs)))
         while running:
             actions = policy.act_batch([observations[i] for i in running])
             _check_actions(policy, actions, len(running))
@@ -218,19 +215,13 @@ def _run_episodes_batched(
                 if not (terminated or truncated):
                     still.append(i)
             running = still
-    finally:
-        for env in envs:
-            env.close()
     return returns, lengths
 
 
 def _check_heuristic(env_id: str, env_kwargs: dict[str, Any] | None) -> None:
     """Fail before any episode (and in this process, not a worker's) when the env has no heuristic."""
-    env = make(env_id, **(env_kwargs or {}))
-    try:
+    with contextlib.closing(make(env_id, **(env_kwargs or {}))) as env:
         policy_function(env, "heuristic")
-    finally:
-        env.close()
 
 
 def _is_int(value: object) -> bool:
@@ -250,8 +241,6 @@ def find_spec(env_id: str) -> EnvSpec:
     env_id = suite_id(env_id)  # "gym_suite:<id>": the suite's id, without importing anything
     module, sep, name = env_id.rpartition(":")
     if sep:
-        import importlib
-
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:
@@ -304,21 +293,17 @@ def evaluate(
         results = Parallel(n_jobs=workers, return_as="generator")(
             delayed(run)(env_id, policy, chunk, kwargs) for chunk in chunks
         )
-    show = sys.stderr.isatty() if progress is None else progress
-    if show:
+    returns, lengths, bar = [], [], None
+    if sys.stderr.isatty() if progress is None else progress:
         from gym_suite.progress import Progress  # a tqdm bar on a terminal, a log line every few seconds elsewhere
 
-    bar = Progress(episodes, f"{spec_id} {_policy_name(policy)}", unit="episode") if show else None
-    returns, lengths = [], []
-    try:
+        bar = Progress(episodes, f"{spec_id} {_policy_name(policy)}", unit="episode")
+    with bar if bar is not None else contextlib.nullcontext():
         for chunk_returns, chunk_lengths in results:
             returns.extend(chunk_returns)
             lengths.extend(chunk_lengths)
             if bar is not None:
                 bar.update(len(chunk_returns))
-    finally:
-        if bar is not None:
-            bar.close()
     return EvalResult(spec_id, _policy_name(policy), seed, np.array(returns), np.array(lengths), dict(kwargs or {}))
 
 

@@ -33,18 +33,8 @@ from gym_suite.evaluate import BUILTIN_POLICIES, EvalResult, _check_run, evaluat
 Z95 = 1.959964
 
 #: The columns of ``docs/baselines.csv`` the package keeps (:func:`reference_table_text`).
-TABLE_FIELDS = (
-    "env_id",
-    "policy",
-    "seeds",
-    "iqm",
-    "ci_low",
-    "ci_high",
-    "normalized",
-    "normalized_ci_low",
-    "normalized_ci_high",
-    "eval_episodes",
-    "reference",
+TABLE_FIELDS = tuple(
+    "env_id policy seeds iqm ci_low ci_high normalized normalized_ci_low normalized_ci_high eval_episodes reference".split()
 )
 
 #: The largest return (in size) :func:`score` takes: past it a mean or an interval of 1,000 overflows.
@@ -217,17 +207,7 @@ def _returns(env_id: str, agent: object, episodes: int, n_jobs: int, progress: b
                 f"agent {agent!r} is not a policy: use a callable obs -> action, one of {list(BUILTIN_POLICIES)}, "
                 "or per-episode returns"
             )
-        policy: str | Callable[[Any], Any] = agent
-        result = evaluate(
-            env_id,
-            policy,
-            episodes=episodes,
-            seed=0,
-            n_jobs=n_jobs,
-            env_kwargs=eval_env_kwargs(env_id) or None,
-            progress=progress,
-        )
-        values = result.returns
+        values = _table_evaluation(env_id, agent, episodes, n_jobs, progress).returns
     elif isinstance(agent, (Sequence, np.ndarray)) and not isinstance(agent, (bytes, bytearray)):
         values = agent
     else:
@@ -283,12 +263,17 @@ def _check_env_kwargs(env_id: str, used: dict[str, Any] | None) -> None:
     differ = [
         k for k in sorted(wanted.keys() | used.keys()) if repr(wanted.get(k, missing)) != repr(used.get(k, missing))
     ]
-    if not differ:
-        return
-    raise ValueError(
-        f"agent is an evaluation of {find_spec(env_id).id} with env_kwargs={shown(used)}: the table's "
-        f"episodes use env_kwargs={wanted} (they differ in {', '.join(differ)})"
-    )
+    if differ:
+        raise ValueError(
+            f"agent is an evaluation of {find_spec(env_id).id} with env_kwargs={shown(used)}: the table's "
+            f"episodes use env_kwargs={wanted} (they differ in {', '.join(differ)})"
+        )
+
+
+def _table_evaluation(env_id: str, policy: Any, episodes: int, n_jobs: int, progress: bool | None) -> EvalResult:
+    """``policy`` evaluated on the table's episodes of ``env_id``."""
+    kwargs = eval_env_kwargs(env_id) or None
+    return evaluate(env_id, policy, episodes=episodes, seed=0, n_jobs=n_jobs, env_kwargs=kwargs, progress=progress)
 
 
 def _half_width(returns: np.ndarray) -> float:
@@ -323,26 +308,20 @@ def score(
     if not isinstance(paired, bool):
         raise TypeError(f"paired must be True or False, got {paired!r}")
     _check_run(n_jobs, progress)
-    rows = table(env_id)
-    episodes = table_episodes(env_id)
+    rows, episodes = table(env_id), table_episodes(env_id)
     returns = _returns(env_id, agent, episodes, n_jobs, progress)
     by_policy = {r.policy: r for r in rows}
     top_policy = "optimum" if "optimum" in by_policy else "best-known"
     if "random" not in by_policy or top_policy not in by_policy:
         raise ValueError(f"the baselines table of {env_id} has no random or optimum row to normalize with")
     random, top = by_policy["random"].value, by_policy[top_policy].value
-    span = top - random
-    mean = float(returns.mean())
-    half = _half_width(returns)
+    span, mean, half = top - random, float(returns.mean()), _half_width(returns)
     low, high = sorted(((mean - half - random) / span, (mean + half - random) / span))
     notes: list[str] = []
     differences: list[Difference] = []
-    heuristic = by_policy.get("heuristic")
-    heuristic_returns = None
-    if heuristic is not None and paired:
-        heuristic_returns = evaluate(
-            env_id, "heuristic", episodes=episodes, seed=0, n_jobs=n_jobs, env_kwargs=eval_env_kwargs(env_id) or None
-        ).returns
+    heuristic = by_policy.get("heuristic") if paired else None
+    if heuristic is not None:
+        heuristic_returns = _table_evaluation(env_id, "heuristic", episodes, n_jobs, None).returns
         here = float(heuristic_returns.mean())
         if not math.isclose(here, heuristic.value, rel_tol=1e-4, abs_tol=1e-3):
             notes.append(
@@ -350,40 +329,17 @@ def score(
                 "plays other episodes than the table's (other versions of its dependencies?)"
             )
         d = returns - heuristic_returns
-        d_half = _half_width(d)
-        differences.append(
-            Difference("heuristic", float(d.mean()), float(d.mean()) - d_half, float(d.mean()) + d_half, True)
-        )
+        d_mean, d_half = float(d.mean()), _half_width(d)
+        differences.append(Difference("heuristic", d_mean, d_mean - d_half, d_mean + d_half, True))
     candidates = [r for r in rows if r.policy not in SCALE_POLICIES]
     best = max(candidates, key=lambda r: r.normalized) if candidates else None
-    if best is not None and not (best.policy == "heuristic" and heuristic_returns is not None):
+    if best is not None and not (best.policy == "heuristic" and heuristic is not None):
         diff = mean - best.value
-        differences.append(
-            Difference(
-                best.policy,
-                diff,
-                diff - math.hypot(half, best.ci_high - best.value),
-                diff + math.hypot(half, best.value - best.ci_low),
-                False,
-            )
-        )
-    return Score(
-        find_spec(env_id).id,
-        returns,
-        mean,
-        mean - half,
-        mean + half,
-        random,
-        top,
-        top_policy,
-        (mean - random) / span,
-        low,
-        high,
-        tuple(rows),
-        tuple(differences),
-        tuple(notes),
-        reference_kind(env_id) if top_policy == "optimum" else top_policy,
-    )
+        low_gap, high_gap = math.hypot(half, best.ci_high - best.value), math.hypot(half, best.value - best.ci_low)
+        differences.append(Difference(best.policy, diff, diff - low_gap, diff + high_gap, False))
+    label = reference_kind(env_id) if top_policy == "optimum" else top_policy
+    normalized = (mean, mean - half, mean + half, random, top, top_policy, (mean - random) / span, low, high)
+    return Score(find_spec(env_id).id, returns, *normalized, tuple(rows), tuple(differences), tuple(notes), label)
 
 
 def against_table_command(args: Any) -> int:
@@ -394,18 +350,17 @@ def against_table_command(args: Any) -> int:
         episodes = table_episodes(args.id)
     except ValueError as exc:
         args.parser.error(f"argument --against-table: {exc}")
+    problem = None
     if args.seed != 0:
-        args.parser.error(
-            f"argument --against-table: the table's episodes are seeds 0..{episodes - 1}: leave --seed at 0"
-        )
-    if args.episodes != episodes:
-        args.parser.error(
-            f"argument --against-table: the table plays {episodes:,} episodes, not --episodes {args.episodes}"
-        )
-    if args.env_kwargs:
-        args.parser.error(
-            f"argument --against-table: the table's episodes use their own environment arguments "
+        problem = f"the table's episodes are seeds 0..{episodes - 1}: leave --seed at 0"
+    elif args.episodes != episodes:
+        problem = f"the table plays {episodes:,} episodes, not --episodes {args.episodes}"
+    elif args.env_kwargs:
+        problem = (
+            "the table's episodes use their own environment arguments "
             f"({eval_env_kwargs(args.id) or 'the defaults'}): leave --env-kwargs out"
         )
+    if problem:
+        args.parser.error(f"argument --against-table: {problem}")
     print(score(args.id, args.policy, n_jobs=args.jobs, progress=True))
     return 0

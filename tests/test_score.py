@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 import gym_suite
 from gym_suite.cli import main
-from gym_suite.score import Score, eval_env_kwargs, reference_table_text, table, table_episodes
+from gym_suite.references import paired_text
+from gym_suite.score import Score, reference_table_text, table, table_episodes
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -23,12 +24,6 @@ ROOT = Path(__file__).resolve().parents[1]
 def table_row(env_id: str, policy: str) -> dict[str, str]:
     with (ROOT / "docs" / "baselines.csv").open(encoding="utf-8", newline="") as f:
         return next(r for r in csv.DictReader(f) if (r["env_id"], r["policy"]) == (env_id, policy))
-
-
-def heuristic_returns(env_id: str) -> np.ndarray:
-    return gym_suite.evaluate(
-        env_id, "heuristic", episodes=table_episodes(env_id), seed=0, env_kwargs=eval_env_kwargs(env_id) or None
-    ).returns
 
 
 def test_the_packaged_table_is_docs_baselines_csv():
@@ -46,7 +41,7 @@ def test_the_heuristics_returns_land_on_the_tables_heuristic_row(env_id):
         table(env_id)
     except ValueError as error:  # a new id: reported, not failed, until the baselines script gives it rows
         pytest.skip(f"{error} (python gym-suite/benchmarks/baselines.py gives it rows)")
-    result = gym_suite.score(env_id, heuristic_returns(env_id), paired=False)
+    result = gym_suite.score(env_id, "heuristic", paired=False)  # played on the table's episodes
     row = table_row(env_id, "heuristic")
     assert result.normalized == pytest.approx(float(row["normalized"]), abs=1e-4)
     assert result.mean == pytest.approx(float(row["iqm"]), rel=1e-5, abs=1e-3)
@@ -79,39 +74,38 @@ def test_random_returns_score_zero_and_fall_below_the_heuristic():
     assert "below heuristic" in result.placement()
 
 
-def test_returns_at_the_optimum_score_one():
-    top = float(table_row("heartpole-v1", "optimum")["iqm"])
-    result = gym_suite.score("heartpole-v1", np.full(1000, top), paired=False)
-    assert result.normalized == pytest.approx(1.0)
-    assert result.placement().endswith("below no row")
-
-
 @pytest.mark.parametrize(
     ("env_id", "label"),
     [("heartpole-v1", "grid DP"), ("heartpole-v0", "grid DP"), ("push-v1", "oracle"), ("target-v1", "optimum")],
 )
-def test_the_top_of_the_scale_is_named_by_the_tables_reference(env_id, label):
+def test_returns_at_the_top_of_the_scale_score_one_named_by_the_tables_reference(env_id, label):
     top = float(table_row(env_id, "optimum")["iqm"])
     result = gym_suite.score(env_id, np.full(table_episodes(env_id), top), paired=False)
+    assert result.normalized == pytest.approx(1.0) and result.placement().endswith("below no row")
     assert result.top_label == label
     assert f"1: {label} {top:.4g})" in str(result)
 
 
 @pytest.mark.parametrize(
-    ("agent", "error", "match"),
+    ("agent", "options", "error", "match"),
     [
-        (np.zeros(999), ValueError, "1,000"),
-        (np.zeros((1000, 1)), ValueError, "one per evaluation episode"),
-        (np.r_[np.zeros(999), np.nan], ValueError, "finite"),
-        (["a"] * 1000, TypeError, "numbers"),
-        ({"returns": 1}, TypeError, "per-episode returns"),
-        (3.5, TypeError, "per-episode returns"),
-        ("best", ValueError, "not a policy"),
+        (np.zeros(999), {}, ValueError, "1,000"),
+        (np.zeros((1000, 1)), {}, ValueError, "one per evaluation episode"),
+        (np.r_[np.zeros(999), np.nan], {}, ValueError, "finite"),
+        ({"returns": 1}, {}, TypeError, "per-episode returns"),
+        (3.5, {}, TypeError, "per-episode returns"),
+        ("best", {}, ValueError, "not a policy"),
+        (np.zeros(1000), {"progress": "x"}, TypeError, "progress must be None, True or False"),
+        (np.zeros(1000), {"progress": 1}, TypeError, "progress must be None, True or False"),
+        (np.zeros(1000), {"n_jobs": 0}, ValueError, "n_jobs must be"),
+        (np.zeros(1000), {"n_jobs": "2"}, ValueError, "n_jobs must be"),
+        (np.zeros(1000), {"paired": "yes"}, TypeError, "paired"),
     ],
 )
-def test_bad_agents_are_refused_naming_what_is_allowed(agent, error, match):
+def test_bad_agents_and_options_are_refused_naming_what_is_allowed(agent, options, error, match):
+    """The options are checked whatever the agent (returns given: nothing to evaluate)."""
     with pytest.raises(error, match=match):
-        gym_suite.score("example-v0", agent, paired=False)
+        gym_suite.score("example-v0", agent, **{"paired": False, **options})
 
 
 #: What is not a return: a bool, a string (of digits too), bytes, None, a complex number.
@@ -130,21 +124,13 @@ NOT_A_NUMBER = st.one_of(
 @given(wrong=NOT_A_NUMBER, at=st.integers(0, 999), whole_array=st.booleans())
 def test_returns_of_a_wrong_kind_are_a_type_error(wrong, at, whole_array):
     """One return of a wrong kind among numbers, or an array of that kind: never read as a number."""
-    if whole_array:
-        agent = np.full(1000, wrong)
-    else:
-        agent = [0.5] * 1000
-        agent[at] = wrong
+    agent = np.full(1000, wrong) if whole_array else [0.5] * at + [wrong] + [0.5] * (999 - at)
     with pytest.raises(TypeError, match="agent's returns must be numbers"):
         gym_suite.score("example-v0", agent, paired=False)
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    base=st.floats(-1e100, 1e100),
-    other=st.floats(allow_nan=False),
-    at=st.integers(0, 999),
-)
+@given(base=st.floats(-1e100, 1e100), other=st.floats(allow_nan=False), at=st.integers(0, 999))
 def test_returns_are_finite_numbers_of_a_size_a_mean_takes(base, other, at):
     """Up to 1e100 in size every figure of the score is finite; past it (``±1e308``) a ``ValueError``."""
     returns = np.full(1000, base)
@@ -154,24 +140,12 @@ def test_returns_are_finite_numbers_of_a_size_a_mean_takes(base, other, at):
             gym_suite.score("example-v0", returns, paired=False)
         return
     result = gym_suite.score("example-v0", returns, paired=False)
-    figures = [result.mean, result.ci_low, result.ci_high, result.normalized]
-    figures += [result.normalized_ci_low, result.normalized_ci_high]
-    figures += [x for d in result.differences for x in (d.difference, d.ci_low, d.ci_high)]
+    figures = [result.mean, result.ci_low, result.ci_high, result.normalized, result.normalized_ci_low]
+    figures += [
+        result.normalized_ci_high,
+        *(x for d in result.differences for x in (d.difference, d.ci_low, d.ci_high)),
+    ]
     assert np.all(np.isfinite(figures))
-
-
-@pytest.mark.parametrize(
-    ("options", "error", "match"),
-    [
-        ({"progress": "x"}, TypeError, "progress must be None, True or False"),
-        ({"progress": 1}, TypeError, "progress must be None, True or False"),
-        ({"n_jobs": 0}, ValueError, "n_jobs must be"),
-        ({"n_jobs": "2"}, ValueError, "n_jobs must be"),
-    ],
-)
-def test_scores_options_are_checked_whatever_the_agent(options, error, match):
-    with pytest.raises(error, match=match):
-        gym_suite.score("example-v0", np.zeros(1000), paired=False, **options)
 
 
 def test_an_evaluation_with_other_env_arguments_is_refused_naming_them():
@@ -182,7 +156,7 @@ def test_an_evaluation_with_other_env_arguments_is_refused_naming_them():
         gym_suite.score("push-v1", train, paired=False)
     assert "env_kwargs={'split': 'test'}" in str(raised.value)
     test = gym_suite.evaluate("push-v1", "heuristic", episodes=1000, seed=0, env_kwargs={"split": "test"})
-    assert test.env_kwargs == {"split": "test"}
+    assert test.env_kwargs == {"split": "test"} and paired_text(test, test) == "+0.0000 ± 0.0000"
     scored = gym_suite.score("push-v1", test, paired=False)
     assert scored.normalized == pytest.approx(float(table_row("push-v1", "heuristic")["normalized"]), abs=1e-4)
     gym_suite.score("push-v1", train.returns, paired=False)  # bare returns carry no arguments: taken as given
@@ -195,8 +169,6 @@ def test_an_evaluation_of_other_episodes_is_refused():
     other = gym_suite.evaluate("example-v0", "heuristic", episodes=1000, seed=5)
     with pytest.raises(ValueError, match="seeds 0 .. 999"):
         gym_suite.score("example-v0", other)
-    with pytest.raises(TypeError, match="paired"):
-        gym_suite.score("example-v0", np.zeros(1000), paired="yes")
     with pytest.raises(gymnasium.error.Error, match="nothing"):
         gym_suite.score("nothing-v0", np.zeros(1000))
 

@@ -67,6 +67,12 @@ def script_parser(doc: str, **options: Any) -> argparse.ArgumentParser:
     return parser
 
 
+def paired_text(result: Any, base: Any, digits: int = 4) -> str:
+    """``result`` minus ``base`` episode by episode (``EvalResult.paired_difference``): ``+d ± se``."""
+    difference, error = result.paired_difference(base)
+    return f"{difference:+.{digits}f} ± {error:.{digits}f}"
+
+
 def listed(item: Callable[[str], Any] = str, choices: Collection[str] = ()) -> Callable[[str], list]:
     """An argparse type: a comma-separated list of at least one item, each read by ``item`` (its
     ``ValueError`` or ``TypeError`` a usage error) and, given ``choices``, one of them."""
@@ -116,87 +122,71 @@ class Reference:
 
 
 _PYTHON = "python -m gym_suite.references."
+_HEARTPOLE_NOTE = "dynamic programming on a {} grid, without beer: optimal to the grid, the best policy known"
+_PUSH_V1_NOTE = (
+    "online dynamic program over budget and notifications left, reading each notification's true open "
+    "probability (the user's hidden offset included): not a bound"
+)
 
 
 def _table() -> dict[str, dict[str, Reference]]:
-    table: dict[str, dict[str, Reference]] = {}
+    table: dict[str, dict[str, Reference]] = {"heartpole-v1": {}}
+    table["heartpole-v1"]["best-known"] = Reference(
+        "best-known",
+        "heartpole_v1_reference:best_known_policy",
+        note="the best time-aware threshold policy found (searched on seeds 10,000-10,999)",
+        command=_PYTHON + "heartpole_v1_reference",
+        kind="threshold policy",
+    )
     for env_id, grid in (("heartpole-v0", "0.2"), ("heartpole-v1", "0.07")):
-        rows = table.setdefault(env_id, {})
-        if env_id == "heartpole-v1":
-            rows["best-known"] = Reference(
-                "best-known",
-                "heartpole_v1_reference:best_known_policy",
-                note="the best time-aware threshold policy found (searched on seeds 10,000-10,999)",
-                command=_PYTHON + "heartpole_v1_reference",
-                kind="threshold policy",
-            )
-        rows["optimum"] = Reference(
+        table.setdefault(env_id, {})["optimum"] = Reference(
             "optimum",
             "heartpole_optimum:optimal_policy",
             (env_id,),
-            note=f"dynamic programming on a {grid} grid, without beer: optimal to the grid, the best policy known",
-            command=f"{_PYTHON}heartpole_optimum --ids {env_id}",
+            _HEARTPOLE_NOTE.format(grid),
+            f"{_PYTHON}heartpole_optimum --ids {env_id}",
             kind="grid DP",
         )
     for env_id, expected in (("example-v0", "8.5"), ("target-v0", "1")):
-        table[env_id] = {
-            "optimum": Reference(
-                "optimum",
-                "heuristic",
-                note=f"the heuristic, optimal: {expected} expected (optima.py)",
-                command="python gym-suite/analyses/optima.py",
-            )
-        }
+        note = f"the heuristic, optimal: {expected} expected (optima.py)"
+        table[env_id] = {"optimum": Reference("optimum", "heuristic", (), note, "python gym-suite/analyses/optima.py")}
+    note = "dynamic programming over beliefs, exact (Bayes-optimal): 5.05 expected"
     table["example-v1"] = {
-        "optimum": Reference(
-            "optimum",
-            "example_v1_optimum:optimal_policy",
-            note="dynamic programming over beliefs, exact (Bayes-optimal): 5.05 expected",
-            command=_PYTHON + "example_v1_optimum",
-        )
+        "optimum": Reference("optimum", "example_v1_optimum:optimal_policy", (), note, _PYTHON + "example_v1_optimum")
     }
+    note = "the earliest intercept, exact (target_optimum.py)"
     table["target-v1"] = {
-        "optimum": Reference(
-            "optimum",
-            "target_optimum:OptimalPolicy",
-            note="the earliest intercept, exact (target_optimum.py)",
-            command=_PYTHON + "target_optimum",
-        )
+        "optimum": Reference("optimum", "target_optimum:OptimalPolicy", (), note, _PYTHON + "target_optimum")
     }
+    push, push_v1 = _PYTHON + "push_supervised", _PYTHON + "push_v1_optimum"
     table["push-v0"] = {
         "optimum": Reference(
             "optimum",
             "push_supervised:bayes_policy",
             ("test",),
-            note="Bayes-optimal: the generator's open probabilities",
-            command=_PYTHON + "push_supervised",
-            on_training=("train",),
+            "Bayes-optimal: the generator's open probabilities",
+            push,
+            ("train",),
         ),
         "supervised": Reference(
             "supervised",
             "push_supervised:supervised_policy",
             ("logistic",),
-            note="fit on the training log",
-            command=_PYTHON + "push_supervised",
+            "fit on the training log",
+            push,
             kind="supervised",
         ),
     }
     table["push-v1"] = {
         "optimum": Reference(
-            "optimum",
-            "push_v1_optimum:optimal_policy",
-            ("test",),
-            note="online dynamic program over budget and notifications left, reading each notification's true open "
-            "probability (the user's hidden offset included): not a bound",
-            command=_PYTHON + "push_v1_optimum",
-            on_training=("train",),
-            kind="oracle",
+            "optimum", "push_v1_optimum:optimal_policy", ("test",), _PUSH_V1_NOTE, push_v1, ("train",), "oracle"
         ),
         "supervised": Reference(
             "supervised",
             "push_v1_optimum:supervised_policy",
-            note="fit on the training log, with the oracle's thresholds",
-            command=_PYTHON + "push_v1_optimum",
+            (),
+            "fit on the training log, with the oracle's thresholds",
+            push_v1,
             kind="supervised",
         ),
     }

@@ -4,19 +4,14 @@
     python -m gym_suite.references.example_v1_optimum --sweep
 
 **The optimum.** The agent's position is hidden; what it knows is its *belief*, the probability of
-each position given the history (uniform over the starts; a move takes each position to one
-position; a signal heard multiplies each position's probability by ``1 - flip`` where the move's
-true signal from there is the one heard, by ``flip`` where not; a position whose move reaches the
-goal ends the episode). The belief and the steps left are a sufficient statistic, so
+each position given the history. The belief and the steps left are a sufficient statistic, so
 ``V(b, t) = max_a [ E_b r(a) + sum_o P(o | b, a) V(b', t + 1) ]`` with ``V(b, horizon) = 0`` is
 the best expected return of *any* policy (Bayes-optimal). :func:`solve` computes it over every
 belief reachable from the start (about 10,000, a few seconds), memoized on the belief rounded to
 12 decimals; :class:`OptimalPolicy` plays it, updating the belief from the observations.
 
-**The best memoryless policy** (:func:`memoryless_values`): one of the ``2 ** 5`` maps from the 5
-observations to the 2 actions, each map's expected return exact (the distribution of (position,
-observation) propagated over the horizon). The best is the heuristic's rule.
-
+**The best memoryless policy** (:func:`memoryless_values`): the best of the ``2 ** 5`` maps from
+the 5 observations to the 2 actions, each map's expected return exact; it is the heuristic's rule.
 **The sweep** (``--sweep``): random, the heuristic, the best memoryless map and the optimum, exact,
 for several lines, flip probabilities and horizons, as example-v1's manual reports them.
 """
@@ -180,18 +175,15 @@ def optimal_policy(env_id: str = ENV_ID) -> OptimalPolicy:
     return OptimalPolicy()
 
 
-# --------------------------------------------------------------------------------------------
-# Memoryless policies and random, exact
-# --------------------------------------------------------------------------------------------
-
 #: The heuristic's map, observation by observation (:meth:`ExampleV1.heuristic`).
 HEURISTIC_MAP = (MOVE_LEFT, MOVE_RIGHT, MOVE_LEFT, MOVE_LEFT, MOVE_RIGHT)
 
 
-def _propagate(params: ExampleV1Params, horizon: int, act: Callable[[int], tuple[float, float]]) -> float:
+def _propagate(params: ExampleV1Params, horizon: int | None, act: Callable[[int], tuple[float, float]]) -> float:
     """The expected return of a memoryless policy (``act(observation)``: the probabilities of left
     and right) by propagating the distribution of (position, observation) over ``horizon`` steps."""
     dp = BeliefDP(params, horizon)
+    horizon = dp.horizon
     n = len(dp.start)
     mass = np.zeros((n, len(OBSERVATION_NAMES)))
     mass[:, OBS_START] = dp.start
@@ -213,7 +205,6 @@ def _propagate(params: ExampleV1Params, horizon: int, act: Callable[[int], tuple
 
 def memoryless_values(params: ExampleV1Params = V1, horizon: int | None = None) -> dict[tuple[int, ...], float]:
     """The expected return of every deterministic map observation -> action (32 maps), exact."""
-    horizon = registered_horizon() if horizon is None else horizon
     return {
         rule: _propagate(params, horizon, lambda o, rule=rule: (1.0 - rule[o], float(rule[o])))
         for rule in itertools.product((MOVE_LEFT, MOVE_RIGHT), repeat=len(OBSERVATION_NAMES))
@@ -222,7 +213,6 @@ def memoryless_values(params: ExampleV1Params = V1, horizon: int | None = None) 
 
 def random_value(params: ExampleV1Params = V1, horizon: int | None = None) -> float:
     """The expected return of the uniformly random policy, exact."""
-    horizon = registered_horizon() if horizon is None else horizon
     return _propagate(params, horizon, lambda _o: (0.5, 0.5))
 
 
@@ -259,11 +249,10 @@ def sweep(lines=(10, 12, 16), flips=(0.2, 0.3, 0.35, 0.4), horizons=(2,)) -> lis
 
 
 def main(argv: list[str] | None = None) -> int:
+    from gym_suite.cli import episodes_int, non_negative_int
     from gym_suite.evaluate import evaluate
 
     sweep_help = "exact values over lines, flip probabilities, horizons"
-    from gym_suite.cli import episodes_int, non_negative_int
-
     args = script_parser(
         __doc__, episodes=(2000, None, episodes_int), seed=(100_000, None, non_negative_int), sweep=(False, sweep_help)
     ).parse_args(argv)

@@ -3,57 +3,34 @@
     python -m gym_suite.references.heartpole_optimum [--ids heartpole-v1,heartpole-v0] [--episodes 1000]
         [--grid STEP] [--finer STEP]
 
-What is solved
---------------
 The state that matters is ``(time, time_since_slept, alertness, hypertension)`` (``work_done``
-only adds up; intoxication stays 0 without beer). Time and time_since_slept take whole
-half-hours; alertness (-1 .. 4.5) and hypertension (0 .. 4) live on a grid (``--grid``: 0.07 for
-heartpole-v1, 0.2 for v0), interpolated linearly between points; time_since_slept is clamped at
-80. The actions are do_nothing, drink_coffee and sleep: **beer is left out** (intoxication would
-be a fourth continuous dimension needing a fine grid around the Ballmer peak at 0.135; the
-threshold policies that drink beer do worse than those that do not). So the policy is the
-dynamic-programming policy of the no-beer problem: optimal up to the grid, the best known
-reference, not a proven optimum.
+only adds up; intoxication stays 0 without beer): whole half-hours for the first two
+(time_since_slept clamped at 80), a grid for the others (``--grid``: 0.07 for heartpole-v1, 0.2
+for v0), interpolated linearly. The actions are do_nothing, drink_coffee and sleep: **beer is left
+out** (intoxication would be a fourth continuous dimension needing a fine grid around the Ballmer
+peak; the threshold policies that drink beer do worse), so the policy is optimal up to the grid for
+the no-beer problem: the best known reference, not a proven optimum, and no upper bound is computed.
 
-Each expectation over a step's draws is a midpoint quadrature over the uniforms (20 points for
-the coffee's alertness, 6 for its hypertension, 12 for the wake-up alertness), every point
-through the env's own rules (``HEARTPOLE.transition`` and ``reward`` with ``NUMPY`` ops and
-``HEARTPOLE.make_params``). The heart attack is taken at both outcomes, weighted by its chance:
-in v1 (``expected_cost=True``) the reward is its expected cost; in v0 an attack resets
-hypertension and the DP follows both branches. Each action's expectation is a sparse matrix over
-the grid, built once; backward induction is one sparse product per action and stage.
+Each expectation over a step's draws is a midpoint quadrature over the uniforms, every point
+through the env's own rules (``HEARTPOLE.transition`` and ``reward`` with ``NUMPY`` ops); the
+heart attack is taken at both outcomes, weighted by its chance (v1: its expected cost; v0: an
+attack resets hypertension, both branches followed). Each action's expectation is a sparse matrix
+over the grid, built once; backward induction is one sparse product per action and stage.
 
-* ``heartpole-v1``: a finite horizon in time elapsed (a step at ``t`` ends at ``t + 1``, a sleep
-  at ``t + 17``, the episode at 672). The policy reads ``t`` and ``time_since_slept`` and takes
-  the action of the nearest grid point in alertness and hypertension.
-* ``heartpole-v0``: 1000 steps, return = final ``work_done / time_elapsed`` less 100 per attack.
-  The ratio is not a sum of step rewards, so the DP maximises ``E[W - lambda T] / T0 - 100
-  E[attacks]`` with ``lambda = E[W] / E[T]`` and ``T0 = E[T]`` of the policy itself, iterated
-  (Dinkelbach); the fixed point differs from the expected return by a term of second order in
-  the spread of ``T``. The step count is not observed: the policy counts its steps from the
-  observation with time_elapsed 0.
-
-Measured (1,000 episodes, seeds 0 .. 999, in the real env through ``gym_suite.evaluate``; paired
-differences are mean ± standard error):
-
-* ``heartpole-v1``, grid 0.1 (185,976 points, solved in about 60 s): plays 459.27 ± 10.72 (the
-  DP predicts 458.18; linear interpolation underestimates the value); the heuristic 133.13
-  (DP - heuristic +326.14 ± 0.47), the best threshold policy of ``heartpole_v1_reference.py``
-  426.78 (DP - threshold +32.50 ± 0.53). Grids 0.2, 0.15 and 0.07 (371,142 points, 3 to 6
-  minutes) play 459.37, 459.39 and 460.03: the optimum of the no-beer problem is likely a
-  little above 460. The baselines' reference is the 0.07 grid's policy, 460.03 ± 10.79.
-* ``heartpole-v0``, grid 0.2 (60-105 s, two ratio iterations): the DP holds no coffee and sleeps
-  where the heuristic does; it plays -119.88 ± 111.14, DP - heuristic -0.0001 ± 0.0004: as the
-  manual says, on v0 the heuristic is optimal to within 0.001.
-
-No upper bound is computed (a relaxation would carry the same interpolation error, and beer is
-outside the model): the reference value is the DP policy's played return, a lower bound on the
-optimum.
+* ``heartpole-v1``: a finite horizon in time elapsed (a sleep lasts 17 half-hours, the episode
+  672); the policy reads ``t`` and ``time_since_slept`` and takes the action of the nearest grid
+  point. The 0.07 grid (371,142 points) plays 460.03 on seeds 0-999, the baselines' reference.
+* ``heartpole-v0``: 1000 steps, return = final ``work_done / time_elapsed`` less 100 per attack,
+  not a sum of step rewards: the DP maximises ``E[W - lambda T] / T0 - 100 E[attacks]`` with
+  ``lambda = E[W] / E[T]`` and ``T0 = E[T]`` of the policy itself, iterated (Dinkelbach). The
+  policy counts its steps from the observation with time_elapsed 0. It plays as the heuristic
+  (DP - heuristic -0.0001 ± 0.0004): on v0 the heuristic is optimal to within 0.001.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import sys
 import time
@@ -72,7 +49,7 @@ from gym_suite.envs.heartpole_env import (
     V1,
     HeartPoleState,
 )
-from gym_suite.references import listed, script_parser
+from gym_suite.references import listed, paired_text, script_parser
 
 ENV_PARAMS = {"heartpole-v0": V0, "heartpole-v1": V1}
 ACTIONS = (DO_NOTHING, DRINK_COFFEE, SLEEP)  # no beer (see the docstring)
@@ -283,13 +260,17 @@ def _solve_v0(params, grid, models, steps, max_iterations=4, tolerance=1e-4):
     return table, float(ratio - HEART_ATTACK_PENALTY * attacks[start]), details
 
 
+def _grid_step(env_id: str, grid_step: float | None) -> float:
+    """``grid_step``, ``DEFAULT_GRID``'s for None; ``ValueError`` for an id without a DP."""
+    if env_id not in ENV_PARAMS:
+        raise ValueError(f"env_id must be one of {sorted(ENV_PARAMS)}, got {env_id!r}")
+    return DEFAULT_GRID[env_id] if grid_step is None else grid_step
+
+
 def solve(env_id: str = "heartpole-v1", grid_step: float | None = None, **options) -> Solution:
     """Backward induction for ``env_id`` with the env's arguments ``options`` (heart_attack_proclivity,
     expected_cost). ``grid_step``: the alertness and hypertension grid (``DEFAULT_GRID``)."""
-    if env_id not in ENV_PARAMS:
-        raise ValueError(f"env_id must be one of {sorted(ENV_PARAMS)}, got {env_id!r}")
-    if grid_step is None:
-        grid_step = DEFAULT_GRID[env_id]
+    grid_step = _grid_step(env_id, grid_step)
     params = HEARTPOLE.make_params(ENV_PARAMS[env_id], env_id, **options)
     begin = time.perf_counter()
     grid = Grid(grid_step)
@@ -348,18 +329,11 @@ def optimal_policy(env_id: str = "heartpole-v1", grid_step: float | None = None,
     """The dynamic-programming policy (``grid_step`` grid, ``DEFAULT_GRID`` by default; no beer) of
     ``env_id`` as a callable ``observation -> action``; ``options`` are the env's arguments
     (heart_attack_proclivity, expected_cost). Solved once per process."""
-    if env_id not in ENV_PARAMS:
-        raise ValueError(f"env_id must be one of {sorted(ENV_PARAMS)}, got {env_id!r}")
-    grid_step = DEFAULT_GRID[env_id] if grid_step is None else grid_step
+    grid_step = _grid_step(env_id, grid_step)
     key = (env_id, grid_step, tuple(sorted(options.items())))
     if key not in _CACHE:
         _CACHE[key] = solve(env_id, grid_step, **options)
     return (BatchedDPPolicy if env_id == "heartpole-v1" else DPPolicy)(_CACHE[key])
-
-
-def _paired(a, b) -> str:
-    diff, se = a.paired_difference(b)
-    return f"{diff:+.4f} ± {se:.4f}"
 
 
 def main(argv=None) -> int:
@@ -369,43 +343,40 @@ def main(argv=None) -> int:
 
     rule = reference.threshold_policy(*reference.BEST_THRESHOLDS)  # the best threshold policy
     grid_step = _checked_int(lambda x: 0 < x <= 1, "must be a grid step in (0, 1], got {value}", read=_real)
-    parser = script_parser(
+    finer_step = _checked_int(
+        lambda x: 0 <= x <= 1, "must be 0 (none) or a grid step in (0, 1], got {value}", read=_real
+    )
+    args = script_parser(
         __doc__,
         ids=("heartpole-v1,heartpole-v0", None, listed(choices=DEFAULT_GRID)),
         episodes=(1000, None, episodes_int),
         seed=(0, None, non_negative_int),
-    )
-    parser.add_argument("--grid", type=grid_step, default=None, help="grid step (default: 0.07 for v1, 0.2 for v0)")
-    finer_step = _checked_int(
-        lambda x: 0 <= x <= 1, "must be 0 (none) or a grid step in (0, 1], got {value}", read=_real
-    )
-    parser.add_argument("--finer", type=finer_step, default=0.0, help="also solve with this grid step (the DP value)")
-    args = parser.parse_args(argv)
+        grid=(None, "grid step (default: 0.07 for v1, 0.2 for v0)", grid_step),
+        finer=(0.0, "also solve with this grid step (the DP value)", finer_step),
+    ).parse_args(argv)
+    run = functools.partial(evaluate, episodes=args.episodes, seed=args.seed)
     for env_id in args.ids:
         step = DEFAULT_GRID[env_id] if args.grid is None else args.grid
-        solution = solve(env_id, step)
+        solution = _CACHE[(env_id, step, ())] = solve(env_id, step)
         print(f"{env_id}: grid {step} ({solution.grid.size:,} points), solved in {solution.seconds:.0f} s")
         print(f"  DP predicted value {solution.value:.3f} {solution.details or ''}", flush=True)
-        _CACHE[(env_id, step, ())] = solution
         begin = time.perf_counter()
-        dp = evaluate(env_id, optimal_policy(env_id, step), episodes=args.episodes, seed=args.seed)
+        dp = run(env_id, optimal_policy(env_id, step))
         print(f"  DP policy played: {dp.mean:.3f} ± {dp.std:.3f} ({time.perf_counter() - begin:.0f} s)")
-        heuristic = evaluate(env_id, "heuristic", episodes=args.episodes, seed=args.seed)
-        print(f"  heuristic: {heuristic.mean:.3f} ± {heuristic.std:.3f}; DP - heuristic {_paired(dp, heuristic)}")
+        heuristic = run(env_id, "heuristic")
+        print(f"  heuristic: {heuristic.mean:.3f} ± {heuristic.std:.3f}; DP - heuristic {paired_text(dp, heuristic)}")
         if env_id == "heartpole-v1":
-            best_threshold = lambda obs: int(rule(np.asarray(obs, dtype=np.float32).reshape(1, -1), 0, None)[0])  # noqa: E731
-            threshold = evaluate(env_id, best_threshold, episodes=args.episodes, seed=args.seed)
+            threshold = run(env_id, lambda obs: int(rule(np.asarray(obs, dtype=np.float32).reshape(1, -1), 0, None)[0]))
             print(
                 f"  best threshold policy: {threshold.mean:.3f} ± {threshold.std:.3f}; "
-                f"DP - threshold {_paired(dp, threshold)}"
+                f"DP - threshold {paired_text(dp, threshold)}"
             )
         if args.finer:
-            finer = solve(env_id, args.finer)
+            finer = _CACHE[(env_id, args.finer, ())] = solve(env_id, args.finer)
             print(f"  grid {args.finer}: DP predicted value {finer.value:.3f}, solved in {finer.seconds:.0f} s")
-            _CACHE[(env_id, args.finer, ())] = finer
-            played = evaluate(env_id, optimal_policy(env_id, args.finer), episodes=args.episodes, seed=args.seed)
+            played = run(env_id, optimal_policy(env_id, args.finer))
             print(
-                f"  grid {args.finer} played: {played.mean:.3f} ± {played.std:.3f}; - grid {step} {_paired(played, dp)}"
+                f"  grid {args.finer} played: {played.mean:.3f} ± {played.std:.3f}; - grid {step} {paired_text(played, dp)}"
             )
     return 0
 

@@ -5,25 +5,21 @@
 Every policy plays episodes ``0 .. episodes-1``, episode ``i`` exactly as
 ``gymnasium.make("heartpole-v1").reset(seed=i)`` plays it (checked against the scalar env on a few
 episodes first), side by side in numpy arrays with the env's own rules, so each episode draws the
-same uniforms whatever the policy does and the paired difference from the heuristic measures the
-policies themselves. The random policy samples ``Discrete(4)`` seeded with ``action_seed(i)``.
-
-Policies: random actions, always sleep, the heuristic (sleep when alertness < 0.4), the best
-threshold policy (:func:`threshold_policy`, :data:`BEST_THRESHOLDS`: sleep, coffee and beer below
-thresholds of alertness, hypertension and intoxication) and the best time-aware threshold policy
-(:func:`time_aware_policy`, :data:`BEST_TIME_AWARE`, the baselines table's best known policy: the
-same with the clock). Both come from a random search and a coordinate refinement on seeds 10,000
-.. 10,999, disjoint from the evaluation seeds (``--search`` runs them again). Printed per policy:
-the return's mean ± std, the attacks drawn, the steps, the return with the drawn attacks charged
-(``expected_cost=False``) and the paired difference from the heuristic (mean ± standard error).
+same uniforms whatever the policy does (the random policy samples ``Discrete(4)`` seeded with
+``action_seed(i)``). Policies: random, always sleep, the heuristic, the best threshold policy
+(:data:`BEST_THRESHOLDS`) and the best time-aware one (:data:`BEST_TIME_AWARE`, the baselines
+table's best known), both searched on seeds 10,000 .. 10,999 (``--search`` runs the searches
+again). Printed per policy: the return, the attacks drawn, the steps, the return with the drawn
+attacks charged (``expected_cost=False``) and the paired difference from the heuristic.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
+import itertools
 import time
 
-import gymnasium
 import numpy as np
 from gymnasium.utils import seeding
 
@@ -42,7 +38,8 @@ from gym_suite.envs.heartpole_env import (
     HeartPoleState,
     heuristic_actions,
 )
-from gym_suite.evaluate import action_seed
+from gym_suite.evaluate import action_seed, run_episode
+from gym_suite.quiet import make
 from gym_suite.references import script_parser
 
 ENV_ID = "heartpole-v1"
@@ -50,7 +47,6 @@ MAX_STEPS = int(TWO_WEEKS)  # every step lasts at least a half-hour
 UNIFORMS_PER_STEP = HEARTPOLE.step_draws
 ALERTNESS, HYPERTENSION, INTOXICATION, TIME_SINCE_SLEPT, TIME_ELAPSED = 0, 1, 2, 3, 4
 SEARCH_SEED = 10_000  # the threshold search's episodes start here, the evaluation's at 0
-THRESHOLD_NAMES = ("sleep_below", "coffee_below", "coffee_hypertension_below", "beer_below", "beer_hypertension_below")
 
 
 def episode_uniforms(seeds) -> np.ndarray:
@@ -88,10 +84,8 @@ def play(policy, seeds, uniforms=None, proclivity=DEFAULT_HEART_ATTACK_PROCLIVIT
     if uniforms is None:
         uniforms = episode_uniforms(seeds)
     state = np.zeros((len(STATE_NAMES), n))
-    out = {
-        key: np.zeros(n)
-        for key in ("return", "attacks", "expected_attacks", "work", "steps", "coffee", "beer", "sleep")
-    }
+    keys = ("return", "attacks", "expected_attacks", "work", "steps", "coffee", "beer", "sleep")
+    out = {key: np.zeros(n) for key in keys}
     rows = np.arange(n)
     params = dataclasses.replace(V1, heart_attack_proclivity=float(proclivity))
     for step in range(MAX_STEPS):
@@ -99,16 +93,8 @@ def play(policy, seeds, uniforms=None, proclivity=DEFAULT_HEART_ATTACK_PROCLIVIT
         actions = np.asarray(policy(current.T.astype(np.float32), step, rows), dtype=np.int64)
         new, reward, attack, productivity, probability = v1_step(current, actions, uniforms[rows, step].T, params)
         state[:, rows] = new
-        for key, value in (
-            ("return", reward),
-            ("attacks", attack),
-            ("expected_attacks", probability),
-            ("work", productivity),
-            ("steps", 1),
-            ("coffee", actions == DRINK_COFFEE),
-            ("beer", actions == DRINK_BEER),
-            ("sleep", actions == SLEEP),
-        ):
+        chosen = (actions == DRINK_COFFEE, actions == DRINK_BEER, actions == SLEEP)
+        for key, value in zip(out, (reward, attack, probability, productivity, 1, *chosen)):
             out[key][rows] += value
         rows = rows[new[4] < TWO_WEEKS]
         if not rows.size:
@@ -121,24 +107,13 @@ def play(policy, seeds, uniforms=None, proclivity=DEFAULT_HEART_ATTACK_PROCLIVIT
 def check_against_the_env(policy, seeds) -> None:
     """The scalar env, reset with each seed, gives the returns :func:`play` computes."""
     batch = play(policy, seeds)
-    env = gymnasium.make(ENV_ID)
+    env = make(ENV_ID)
     for row, seed in enumerate(seeds):
-        obs, _ = env.reset(seed=int(seed))
-        total, step, done = 0.0, 0, False
-        while not done:
-            action = int(policy(obs[None, :], step, np.array([row]))[0])
-            obs, reward, terminated, truncated, _ = env.step(action)
-            total, step, done = total + reward, step + 1, terminated or truncated
-        assert step == batch["steps"][row] and abs(total - batch["return"][row]) < 1e-6, (
-            seed,
-            total,
-            batch["return"][row],
-        )
-
-
-# --------------------------------------------------------------------------------------------
-# Policies
-# --------------------------------------------------------------------------------------------
+        steps = itertools.count()
+        act = lambda obs, row=row, steps=steps: int(policy(obs[None, :], next(steps), np.array([row]))[0])  # noqa: E731
+        total, length = run_episode(env, act, int(seed))
+        expected = batch["return"][row]
+        assert length == batch["steps"][row] and abs(total - expected) < 1e-6, (seed, total, expected)
 
 
 def random_policy(seeds):
@@ -171,6 +146,8 @@ def threshold_policy(sleep_below, coffee_below, coffee_hypertension_below, beer_
     return policy
 
 
+#: The threshold family's parameters, in the order of :func:`threshold_policy`'s arguments.
+THRESHOLD_NAMES = tuple(inspect.signature(threshold_policy).parameters)
 #: The search's ranges: sleep, coffee and cap thresholds; a beer threshold <= 0 means no beer.
 SEARCH_RANGES = ((-0.5, 0.8), (0.0, 3.0), (0.0, 2.5), (-0.05, 0.14), (0.0, 2.5))
 
@@ -183,17 +160,6 @@ def search_thresholds(episodes: int, candidates: int = 300, rounds: int = 3, see
     return search_family(threshold_policy, SEARCH_RANGES, start, seeds, candidates, rounds, seed)[:2]
 
 
-#: The time-aware family's parameters, in the order of :func:`time_aware_policy`'s arguments.
-TIME_AWARE_NAMES = (
-    "sleep_below",
-    "awake_at_least",
-    "no_sleep_last",
-    "coffee_below",
-    "coffee_hypertension_below",
-    "coffee_cap_change_per_half_hour_awake",
-    "end_coffee_last",
-    "end_coffee_hypertension_below",
-)
 #: Where the time-aware search starts: the best threshold policy's sleep and coffee thresholds,
 #: not sleeping in the first 10 or the last 8 half-hours, a higher coffee cap in the last 20 (a guess).
 TIME_AWARE_START = (0.68, 10, 8, 2.17, 0.92, 0.0, 20, 2.0)
@@ -215,13 +181,11 @@ def time_aware_policy(
     """The threshold policy with the clock in it (the observation's time_since_slept and time_elapsed).
 
     Sleep when alertness < ``sleep_below``, unless awake for fewer than ``awake_at_least``
-    half-hours or at most ``no_sleep_last`` half-hours are left of the two weeks (a night begun
-    then runs past the end, unpaid); else drink coffee when alertness < ``coffee_below`` while the
-    hypertension is below a cap: ``coffee_hypertension_below`` plus
-    ``coffee_cap_change_per_half_hour_awake`` per half-hour awake, or, in the last
-    ``end_coffee_last`` half-hours (whose raised blood pressure outlasts the episode),
-    ``end_coffee_hypertension_below``; else do nothing. No beer (the threshold search never found
-    it worth its hypertension). Uses the observation only: a policy of the env's state.
+    half-hours or at most ``no_sleep_last`` half-hours are left (a night begun then runs past the
+    end, unpaid); else coffee when alertness < ``coffee_below`` while the hypertension is below a
+    cap: ``coffee_hypertension_below`` plus ``coffee_cap_change_per_half_hour_awake`` per half-hour
+    awake, or ``end_coffee_hypertension_below`` in the last ``end_coffee_last`` half-hours; else do
+    nothing. No beer (the threshold search never found it worth its hypertension).
     """
 
     def policy(obs, step=None, rows=None):
@@ -237,6 +201,10 @@ def time_aware_policy(
         return np.where(sleep, SLEEP, actions)
 
     return policy
+
+
+#: The time-aware family's parameters, in the order of :func:`time_aware_policy`'s arguments.
+TIME_AWARE_NAMES = tuple(inspect.signature(time_aware_policy).parameters)
 
 
 def _draw(rng, low, high):
@@ -303,11 +271,6 @@ def best_known_policy():
     """heartpole-v1's best known policy (:data:`BEST_TIME_AWARE`) as an ``observation -> action``."""
     rule = time_aware_policy(*BEST_TIME_AWARE)
     return lambda obs: int(rule(np.asarray(obs, dtype=np.float32).reshape(1, -1))[0])
-
-
-# --------------------------------------------------------------------------------------------
-# The table
-# --------------------------------------------------------------------------------------------
 
 
 def row(name: str, result: dict, base: dict | None) -> str:

@@ -11,16 +11,12 @@ env observes only (:func:`features`, for the training rows and the observations 
   numeric fields standardised (the text length as its log);
 * ``boosting``: ``HistGradientBoostingClassifier`` on the raw fields (categorical as categories).
 
-Each is scored as any agent, ``gym_suite.evaluate("push-v0", policy, episodes, seed,
-env_kwargs={"split": "test"})``, beside the heuristic, random actions and the Bayes-optimal
-policy (:func:`bayes_policy`: deliver when the generator's hidden ``p_open`` of the observed
-notification, looked up in the log, is at least 0.5). Printed: the mean return ± std, the
-accuracy ``(return / 100 + 1) / 2``, the paired differences against the heuristic and the
-Bayes-optimal policy (mean ± standard error) and the accuracy over the whole test log.
-
-Measured (1,000 episodes, seeds 0 .. 999, test log): random -0.23 ± 10.00; heuristic
-56.17 ± 9.27; logistic 58.19 ± 10.03 (+2.01 ± 0.18 over the heuristic); boosting 57.70 ± 9.41
-(+1.53 ± 0.20); Bayes-optimal 60.45 ± 9.33 (+4.28 ± 0.19).
+Each is scored as any agent, on the test log (``env_kwargs={"split": "test"}``), beside the
+heuristic, random actions and the Bayes-optimal policy (:func:`bayes_policy`: deliver when the
+generator's hidden ``p_open`` of the observed notification, looked up in the log, is at least
+0.5). Printed: the mean return ± std, the accuracy ``(return / 100 + 1) / 2``, the paired
+differences against the heuristic and the Bayes-optimal policy (mean ± standard error) and the
+accuracy over the whole test log.
 """
 
 from __future__ import annotations
@@ -31,7 +27,7 @@ import time
 import numpy as np
 
 from gym_suite.envs.push_log import CATEGORICAL_FIELDS, NUMERIC_FIELDS, load_log
-from gym_suite.references import BatchPolicy, listed, script_parser
+from gym_suite.references import BatchPolicy, listed, paired_text, script_parser
 
 ENV_ID = "push-v0"
 EVAL_KWARGS = {"split": "test"}  # push-v0's recipe: scored on the held-out test log
@@ -125,17 +121,30 @@ def observation_keys(codes, numbers) -> list[tuple]:
     return [tuple(c) + tuple(n) for c, n in zip(codes.tolist(), numbers.tolist())]
 
 
+def log_p_open(split: str) -> tuple[list[tuple], list[float]]:
+    """The keys (:func:`observation_keys`) and the hidden ``p_open`` of the bundled log ``split``'s rows."""
+    log = load_log(split=split)
+    if log.p_open is None:
+        raise ValueError(f"the {split} log has no p_open column")
+    return observation_keys(*log_fields(log)), np.asarray(log.p_open).tolist()
+
+
+def looked_up(table: dict, observations, split: str) -> list:
+    """``table``'s value of each observation's key, or ``ValueError`` naming one the log has not."""
+    keys = observation_keys(*observation_fields(list(observations)))
+    missing = [k for k in keys if k not in table]
+    if missing:
+        raise ValueError(f"an observation that is not in the {split} log: {missing[0]}")
+    return [table[k] for k in keys]
+
+
 class BayesPolicy(BatchPolicy):
     """Deliver iff the generator's ``p_open`` of the observed notification is >= 0.5 (it peeks:
     the log's hidden column, found by the observation; duplicates, if any, average their p_open)."""
 
     def __init__(self, split: str = "test"):
-        log = load_log(split=split)
-        if log.p_open is None:
-            raise ValueError(f"the {split} log has no p_open column")
-        codes, numbers = log_fields(log)
         sums: dict = {}
-        for key, p in zip(observation_keys(codes, numbers), np.asarray(log.p_open).tolist()):
+        for key, p in zip(*log_p_open(split)):
             total, count = sums.get(key, (0.0, 0))
             sums[key] = (total + p, count + 1)
         self.table = {k: int(total / count >= 0.5) for k, (total, count) in sums.items()}
@@ -143,11 +152,7 @@ class BayesPolicy(BatchPolicy):
         self.name = f"bayes-{split}"
 
     def act_batch(self, observations) -> np.ndarray:
-        keys = observation_keys(*observation_fields(list(observations)))
-        missing = [k for k in keys if k not in self.table]
-        if missing:
-            raise ValueError(f"an observation that is not in the {self.split} log: {missing[0]}")
-        return np.array([self.table[k] for k in keys], dtype=np.int64)
+        return np.array(looked_up(self.table, observations, self.split), dtype=np.int64)
 
 
 def bayes_policy(split: str = "test") -> BayesPolicy:
@@ -185,8 +190,7 @@ def main(argv=None) -> int:
         result = evaluate(ENV_ID, policy, episodes=args.episodes, seed=args.seed, env_kwargs=EVAL_KWARGS)
         return result, time.perf_counter() - start
 
-    heuristic, _ = run("heuristic")
-    bayes_p = bayes_policy("test")
+    (heuristic, _), bayes_p = run("heuristic"), bayes_policy("test")
     bayes, _ = run(bayes_p)
     rows = [("random", run("random")[0], None), ("heuristic", heuristic, None)]
     for kind in args.kinds:
@@ -200,8 +204,7 @@ def main(argv=None) -> int:
     print("| policy | return (mean ± std) | accuracy | − heuristic | − Bayes | whole test log |")
     print("|---|---|---|---|---|---|")
     for name, result, policy in rows:
-        d_h = "{:+.2f} ± {:.2f}".format(*result.paired_difference(heuristic))
-        d_b = "{:+.2f} ± {:.2f}".format(*result.paired_difference(bayes))
+        d_h, d_b = paired_text(result, heuristic, 2), paired_text(result, bayes, 2)
         whole = f"{whole_log_accuracy(policy):.2%}" if policy is not None else ""
         accuracy = (result.mean / 100 + 1) / 2
         print(f"| {name} | {result.mean:.2f} ± {result.std:.2f} | {accuracy:.2%} | {d_h} | {d_b} | {whole} |")

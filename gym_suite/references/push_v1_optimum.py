@@ -28,7 +28,7 @@ import numpy as np
 
 from gym_suite.envs.push_log import load_log
 from gym_suite.envs.push_v1_env import DEFAULT_DAILY_BUDGET, MAX_DAILY_BUDGET, user_days
-from gym_suite.references import BatchPolicy, listed, push_supervised, push_v1_rule, script_parser
+from gym_suite.references import BatchPolicy, listed, paired_text, push_supervised, push_v1_rule, script_parser
 
 ENV_ID = "push-v1"
 EVAL_KWARGS = {"split": "test"}  # push-v1's recipe: scored on the held-out test log
@@ -95,26 +95,18 @@ class OptimalPolicy(BatchPolicy):
     left in the observation."""
 
     def __init__(self, split: str = "test", budget: int = DEFAULT_DAILY_BUDGET):
-        log = load_log(split=split)
-        if log.p_open is None:
-            raise ValueError(f"the {split} log has no p_open column")
-        codes, numbers = push_supervised.log_fields(log)
-        self.table = dict(zip(push_supervised.observation_keys(codes, numbers), np.asarray(log.p_open).tolist()))
+        keys, p_open = push_supervised.log_p_open(split)
+        self.table = dict(zip(keys, p_open))
         _, days = _log_days(split)
-        _, self.threshold = thresholds(np.asarray(log.p_open), budget, max(len(d) for d in days))
+        _, self.threshold = thresholds(np.asarray(p_open), budget, max(len(d) for d in days))
         self.split, self.budget, self.name = split, budget, f"push-v1-optimum-{split}"
 
     def probabilities(self, observations) -> np.ndarray:
-        keys = push_supervised.observation_keys(*push_supervised.observation_fields(list(observations)))
-        missing = [k for k in keys if k not in self.table]
-        if missing:
-            raise ValueError(f"an observation that is not in the {self.split} log: {missing[0]}")
-        return np.array([self.table[k] for k in keys])
+        return np.array(push_supervised.looked_up(self.table, observations, self.split))
 
     def act_batch(self, observations) -> np.ndarray:
         observations = list(observations)
-        p = self.probabilities(observations)
-        return threshold_actions(p, observations, self.threshold)
+        return threshold_actions(self.probabilities(observations), observations, self.threshold)
 
 
 def threshold_actions(p: np.ndarray, observations: list, threshold: np.ndarray) -> np.ndarray:
@@ -178,16 +170,16 @@ def main(argv: list[str] | None = None) -> int:
                 f"{t['hindsight']:9.3f}  {normalized:.3f}"
             )
     print(f"\npush-v1 (budget {DEFAULT_DAILY_BUDGET}) in the environment, test log, {args.episodes} episodes, seed 0:")
-    heuristic = evaluate(ENV_ID, "heuristic", episodes=args.episodes, seed=0, env_kwargs=EVAL_KWARGS)
+    run = functools.partial(evaluate, ENV_ID, episodes=args.episodes, seed=0, env_kwargs=EVAL_KWARGS)
+    heuristic = run("heuristic")
     for name, policy in (
         ("random", "random"),
         ("heuristic", "heuristic"),
         ("supervised", supervised_policy()),
         ("optimum", optimal_policy("test")),
     ):
-        result = evaluate(ENV_ID, policy, episodes=args.episodes, seed=0, env_kwargs=EVAL_KWARGS)
-        difference, error = result.paired_difference(heuristic)
-        print(f"  {name:10} {result.mean:.4f} ± {result.std:.4f}   vs heuristic {difference:+.4f} ± {error:.4f}")
+        result = run(policy)
+        print(f"  {name:10} {result.mean:.4f} ± {result.std:.4f}   vs heuristic {paired_text(result, heuristic)}")
     return 0
 
 

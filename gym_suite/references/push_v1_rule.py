@@ -121,21 +121,17 @@ def day_of_row(params: PushV1Params) -> dict[int, int]:
 def env_check(episodes: int, seed: int = 0, split: str = "train") -> float:
     """The largest difference, over ``episodes`` episodes of ``env.heuristic`` (seeds ``seed``,
     ``seed + 1``, ...), between an episode's return and its day's exact value (:func:`day_opens`)."""
-    import gymnasium
+    from gym_suite.evaluate import play
+    from gym_suite.quiet import make
 
-    env = gymnasium.make(f"gym_suite:{ENV_ID}", split=split)
+    env = make(ENV_ID, split=split)
     params = env.unwrapped.params
     exact, starts = day_opens(params), day_of_row(params)
     worst = 0.0
     for episode in range(episodes):
         obs, _ = env.reset(seed=seed + episode)
         day = starts[int(env.unwrapped.current_row)]
-        total, done = 0.0, False
-        while not done:
-            obs, reward, terminated, truncated, _ = env.step(env.unwrapped.heuristic(obs))
-            total += float(reward)
-            done = terminated or truncated
-        worst = max(worst, abs(total - exact[day]))
+        worst = max(worst, abs(sum(step.reward for step in play(env, "heuristic", observation=obs)) - exact[day]))
     env.close()
     return worst
 
@@ -155,16 +151,12 @@ def _drop(text: str) -> float:
 def main(argv: list[str] | None = None) -> int:
     from gym_suite.cli import non_negative_int
 
-    parser = script_parser(__doc__)
-    parser.add_argument("--bars", type=listed(_bar), default=list(GRID_BARS), help="the grid's bars (multiples of 0.5)")
-    parser.add_argument(
-        "--drops", type=listed(_drop), default=list(GRID_DROPS), help="the grid's drops (whole numbers)"
-    )
-    parser.add_argument(
-        "--episodes", type=non_negative_int, default=300, help="episodes of the check in the environment (0: no check)"
-    )
-    args = parser.parse_args(argv)
-
+    args = script_parser(
+        __doc__,
+        bars=(list(GRID_BARS), "the grid's bars (multiples of 0.5)", listed(_bar)),
+        drops=(list(GRID_DROPS), "the grid's drops (whole numbers)", listed(_drop)),
+        episodes=(300, "episodes of the check in the environment (0: no check)", non_negative_int),
+    ).parse_args(argv)
     train = log_params("train")
     values = grid_values(train, args.bars, args.drops)
     bar, drop, best = best_setting(values, args.bars, args.drops)

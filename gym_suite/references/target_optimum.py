@@ -6,24 +6,21 @@
 **The optimum.** After the start the target's path is fixed (constant speed, bouncing off the
 walls) whatever the worker does. The worker moves at most ``WORKER_SPEED`` (1) a step, so it can
 touch the target at step ``t`` only if ``|P(t) - W| <= t + 2 * radius`` (``P(t)`` the target's
-centre then, ``W`` the worker's start). The earliest such ``t`` (:func:`earliest_intercept`) is a
-lower bound on the episode's length, and heading straight for ``P(t)`` at full speed attains it
-(the field is convex). The plan is consistent from step to step (after a step towards ``P(t)``
-the bound is ``t - 1``), so :class:`OptimalPolicy`, which recomputes it from each observation
-(the task is Markov), follows one plan; with the step limit ``L`` the optimal return is
-``-min(t, L)``. The policy reads float32 observations, the bound uses the env's float64 state:
-they agree unless the bound's margin is about ``1e-5``, and ``tests/test_analyses.py`` checks the
-return on every seeded episode.
+centre then, ``W`` the worker's start); the earliest such ``t`` (:func:`earliest_intercept`) is
+attained by heading straight for ``P(t)`` at full speed (the field is convex), and the plan stays
+the same from step to step, so :class:`OptimalPolicy` recomputes it from each observation; with
+the step limit ``L`` the optimal return is ``-min(t, L)``. (The policy reads float32
+observations: it agrees with the float64 bound unless its margin is about ``1e-5``.)
 
 **Lead** (:func:`lead_action`): aim where the target would be if it kept its velocity (no
-bounce), at full speed; pure pursuit (the env's heuristic) aims where it is now.
-
-**The sweep** (``--sweep``): random, pure pursuit, lead and the optimum for several target speeds,
-as target-v1's manual reports them; normalized is ``(return - random) / (optimum - random)``.
+bounce); pure pursuit (the env's heuristic) aims where it is now. **The sweep** (``--sweep``):
+random, pursuit, lead and the optimum for several target speeds, as target-v1's manual reports
+them; normalized is ``(return - random) / (optimum - random)``.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 
@@ -189,12 +186,9 @@ def main(argv=None) -> int:
     if args.sweep:
         sweep(args.episodes, args.seed, args.speeds, args.limit)
         return 0
-    rows = {
-        "random": evaluate(ENV_ID, "random", episodes=args.episodes, seed=args.seed),
-        "heuristic (pure pursuit)": evaluate(ENV_ID, "heuristic", episodes=args.episodes, seed=args.seed),
-        "lead": evaluate(ENV_ID, LeadPolicy(), episodes=args.episodes, seed=args.seed),
-        "optimum": evaluate(ENV_ID, OptimalPolicy(), episodes=args.episodes, seed=args.seed),
-    }
+    run = functools.partial(evaluate, ENV_ID, episodes=args.episodes, seed=args.seed)
+    rows = {"random": run("random"), "heuristic (pure pursuit)": run("heuristic")}
+    rows |= {"lead": run(LeadPolicy()), "optimum": run(OptimalPolicy())}
     r, o = rows["random"].mean, rows["optimum"].mean
     print(f"{ENV_ID}: {args.episodes} episodes, seeds {args.seed}..{args.seed + args.episodes - 1}")
     for name, result in rows.items():
