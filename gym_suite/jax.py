@@ -322,9 +322,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         if device:
             rules = copy.copy(own)  # frozen: set the fields without running __init__'s checks
             for name, value in values.items():
-                object.__setattr__(
-                    rules, name, jnp.asarray(value, dtype=_int() if name in self._integers else _float())
-                )
+                object.__setattr__(rules, name, jnp.asarray(value, (_int if name in self._integers else _float)()))
             return rules
         owner = f"{self.env_id}.{method}" if method else self.env_id
         values = {name: _data_value(owner, method, name, value) for name, value in values.items()}
@@ -366,11 +364,8 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         discrete = isinstance(space, gym_spaces.Discrete)
         if isinstance(action, jax.Array) and not full and num_envs is None:
             n = int(space.n) if discrete else 0
-            expected = (
-                f"an integer in 0..{n - 1} (Discrete({n}))"
-                if discrete
-                else f"an array of shape {tuple(space.shape)} ({shown(space)})"
-            )
+            shape = f"an array of shape {tuple(space.shape)} ({shown(space)})"
+            expected = f"an integer in 0..{n - 1} (Discrete({n}))" if discrete else shape
             if _kind(action) not in ("iu" if discrete else "fiu"):
                 raise ArgumentTypeError(f"invalid action of dtype {action.dtype}: expected {expected}")
             if tuple(action.shape) != tuple(space.shape):
@@ -440,11 +435,8 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         """Checked mode: the action's values and the step limit, reported by ``checkify`` with the numpy env's messages."""
         space, a = self.gym_action_space, jnp.asarray(action)
         if isinstance(space, gym_spaces.Discrete):
-            n = int(space.n)
-            valid, message = (
-                (a >= 0) & (a < n),
-                f"invalid action {{}}: expected an integer in 0..{n - 1} (Discrete({n}))",
-            )
+            n, valid = int(space.n), (a >= 0) & (a < int(space.n))
+            message = f"invalid action {{}}: expected an integer in 0..{n - 1} (Discrete({n}))"
         else:
             valid, message = jnp.all(jnp.isfinite(a)), f"invalid action {{}}: expected finite values ({shown(space)})"
             probe = np.full(space.shape, np.nan)  # the numpy env's own message for a non-finite action
@@ -531,13 +523,15 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
 
     # The definition's rules, on given draws -------------------------------------------------------
 
+    def _rules(self, hook: str, params: EnvParams | None, *args: Any) -> Any:
+        return getattr(self.definition, hook)(*args, self.definition_params_of(params), self._ops)
+
     def observation(self, state: EnvState, params: EnvParams | None = None) -> Any:
         """The definition's own observation of ``state`` (a ``Dict`` stays a dict)."""
-        return self.definition.observation(state.inner, self.definition_params_of(params), self._ops)
+        return self._rules("observation", params, state.inner)
 
     def reward(self, state: EnvState, action: Any, next_state: EnvState, params: EnvParams | None = None) -> jax.Array:
-        rules = self.definition_params_of(params)
-        reward = self.definition.reward(state.inner, self._action(action), next_state.inner, rules, self._ops)
+        reward = self._rules("reward", params, state.inner, self._action(action), next_state.inner)
         return jnp.asarray(reward, dtype=_float())
 
     def state_info(self, state: EnvState, params: EnvParams | None = None) -> dict[str, Any]:
@@ -549,21 +543,15 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
     ) -> dict[str, Any]:
         """The numeric ``info`` of the step from ``state`` to ``next_state``."""
         inner, action = (None, None) if state is None else (state.inner, self._action(action))
-        info = self.definition.info(inner, action, next_state.inner, self.definition_params_of(params), self._ops)
+        info = self._rules("info", params, inner, action, next_state.inner)
         return {key: jnp.asarray(value) for key, value in info.items() if _numeric(value)}
 
     def is_terminated(self, state: EnvState, params: EnvParams | None = None) -> jax.Array:
-        return jnp.asarray(
-            self.definition.terminal(state.inner, self.definition_params_of(params), self._ops), dtype=bool
-        )
+        return jnp.asarray(self._rules("terminal", params, state.inner), dtype=bool)
 
     def rules_truncation(self, state: EnvState, params: EnvParams | None = None) -> jax.Array:
         """Whether the definition's own clock ended the episode (not the step limit)."""
-        if not self._truncates:
-            return jnp.asarray(False)
-        return jnp.asarray(
-            self.definition.truncation(state.inner, self.definition_params_of(params), self._ops), dtype=bool
-        )
+        return jnp.asarray(self._truncates and self._rules("truncation", params, state.inner), dtype=bool)
 
     def draws(self, key: jax.Array, count: int) -> Any:
         """``count`` uniforms on [0, 1) of ``key`` in the env's float type (``()`` for none)."""
@@ -571,14 +559,11 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
 
     def initial_with_draws(self, u: Any, params: EnvParams | None = None) -> EnvState:
         """A fresh state from the start's uniforms."""
-        inner = self._canonical(self.definition.initial(u, self.definition_params_of(params), self._ops))
-        return EnvState(time=jnp.zeros((), _int()), inner=inner)
+        return EnvState(time=jnp.zeros((), _int()), inner=self._canonical(self._rules("initial", params, u)))
 
     def transition_with_draws(self, state: EnvState, action: Any, u: Any, params: EnvParams | None = None) -> EnvState:
         """The next state on the step's uniforms ``u``."""
-        inner = self.definition.transition(
-            state.inner, self._action(action), u, self.definition_params_of(params), self._ops
-        )
+        inner = self._rules("transition", params, state.inner, self._action(action), u)
         return EnvState(time=state.time + 1, inner=self._canonical(inner))
 
     def step_with_draws(
@@ -869,19 +854,20 @@ def _batch_step(
     """One step of every row with next-step autoreset, on the env's own parameters."""
     n = prev_done.shape[0]
     step_key, reset_key = jax.random.split(key)
-    d = env.definition
-    u_step = jax.vmap(lambda k: env.draws(k, d.step_draws))(jax.random.split(step_key, n)) if d.step_draws else ()
-    draws = env.start_draws
-    u_start = jax.vmap(lambda k: env.draws(k, draws))(jax.random.split(reset_key, n)) if draws else ()
+    u_step, u_start = (
+        jax.vmap(functools.partial(env.draws, count=count))(jax.random.split(k, n)) if count else ()
+        for k, count in ((step_key, env.definition.step_draws), (reset_key, env.start_draws))
+    )
     obs, stepped, reward, terminated, truncated, info = jax.vmap(env.step_with_draws, axis_size=n)(
         state, action, u_step
     )
     fresh = jax.vmap(env.initial_with_draws, axis_size=n)(u_start)
-    restart = prev_done
-    next_state = jax.tree.map(lambda a, b: jnp.where(restart.reshape((n,) + (1,) * (a.ndim - 1)), a, b), fresh, stepped)
+    next_state = jax.tree.map(
+        lambda a, b: jnp.where(prev_done.reshape((n,) + (1,) * (a.ndim - 1)), a, b), fresh, stepped
+    )
     if limit:
         truncated = truncated | (next_state.time >= limit)
-    active = ~restart
+    active = ~prev_done
     terminated, truncated = terminated & active, truncated & active
     reward = jnp.where(active, reward, 0.0)
     observation = jax.vmap(env.observation)(next_state)

@@ -315,19 +315,6 @@ def test_a_concrete_jax_value_is_checked_as_the_python_number(env_id, data):
     assert got == want, (name, value)
 
 
-@pytest.mark.parametrize("env_id", gj.jax_ids())
-def test_a_concrete_step_limit_below_one_is_refused_by_reset_and_step(env_id):
-    env, params, key, state = _started(env_id)
-    action = env.action_space().sample(key)
-    for limit in (jnp.array(0), jnp.array(-3), np.int32(0)):
-        bad = params.replace(max_steps_in_episode=limit)
-        with pytest.raises(ValueError, match=r"params.max_steps_in_episode must be an integer in 1\.\..*, got .*\d"):
-            env.reset(key, bad)
-        with pytest.raises(ValueError, match="max_steps_in_episode"):
-            env.step(key, state, action, bad)
-    env.reset(key, params.replace(max_steps_in_episode=jnp.array(5)))  # a good one runs
-
-
 #: Values of no number's kind for a field of the params.
 WRONG_KINDS = {
     "list": [0.5],
