@@ -103,11 +103,8 @@ NO_LIMIT = 2**31 - 1
 INT32_PARAMETER_LIMIT = 2**30
 
 use_compilation_cache()
-
-
-def compilation_cache_dir() -> str | None:
-    """The directory of JAX's persistent compilation cache in use, or ``None`` when it is off."""
-    return cache_dir_in_use()
+#: The directory of JAX's persistent compilation cache in use, or ``None`` when it is off.
+compilation_cache_dir = cache_dir_in_use
 
 
 def jax_ids() -> tuple[str, ...]:

@@ -1,11 +1,12 @@
 """gym_suite.jax_wrappers and the JAX ecosystem's own code on the suite's JAX envs: (a) each wrapper
-against an independent computation, (b) rejax, unchanged, through the documented adapter."""
+against an independent computation, (b) rejax and a PureJaxRL-shaped PPO loop, unchanged, through the
+documented adapter."""
 
 from __future__ import annotations
 
 import copy
 import functools
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
@@ -82,6 +83,19 @@ def test_one_hot_observation_is_gymnasium_flatten_of_the_index_and_final_observa
         )
         assert space.contains(obs)
         state = next_state
+
+
+def test_gymnax_flatten_observation_wrapper_takes_example_v0_through_one_hot():
+    from gymnax.wrappers.purerl import FlattenObservationWrapper
+
+    env, params = gj.make("example-v0")
+    with pytest.raises(AssertionError, match="Only Box"):  # gymnax's own message on the Discrete space
+        FlattenObservationWrapper(env).observation_space(params)
+    flat = FlattenObservationWrapper(OneHotObservation(env))
+    assert flat.observation_space(params).shape == (11,)
+    obs, state = flat.reset(KEY, params)
+    obs, state, reward, terminated, truncated, info = flat.step(KEY, state, 1, params)
+    assert obs.shape == (11,) and float(obs.sum()) == 1.0
 
 
 def test_rescale_action_maps_the_agents_box_to_the_envs_bounds_as_gymnasiums_rescale_action():
@@ -202,7 +216,7 @@ def test_wrappers_deepcopy_and_hand_other_attributes_to_the_env():
         wrapped.no_such_attribute  # noqa: B018
 
 
-# -- (b) rejax, unchanged
+# -- (b) rejax and a PureJaxRL-shaped loop, unchanged
 
 
 def rejax_returns(algo_name: str, env_id: str, **settings: Any) -> np.ndarray:
@@ -244,6 +258,198 @@ def test_rejax_ppo_learns_example_v0():
     returns = rejax_returns("ppo", "example-v0", total_timesteps=20_480, eval_freq=20_480, num_envs=4, num_steps=256)
     random_mean = float(returns[0].mean())  # the first evaluation: the untrained policy
     assert returns[-1].mean() > random_mean + 5.0  # example-v0: random -5.0, the optimum 8.5 (docs/baselines.md)
+
+
+# PureJaxRL's shape (purejaxrl/ppo.py and wrappers.py): wrappers that unpack five values from step,
+# make_train(config) -> train(rng), a lax.scan of updates of env-step scans, GAE, shuffled minibatches.
+
+
+class GymnaxWrapper:
+    def __init__(self, env):
+        self._env = env
+
+    def __getattr__(self, name):
+        return getattr(self._env, name)
+
+
+class FlattenObservationWrapper(GymnaxWrapper):
+    def observation_space(self, params):
+        assert isinstance(self._env.observation_space(params), gymnax_spaces.Box), "Only Box spaces are supported."
+        space = self._env.observation_space(params)
+        return gymnax_spaces.Box(space.low, space.high, (int(np.prod(space.shape)),), space.dtype)
+
+    def reset(self, key, params=None):
+        obs, state = self._env.reset(key, params)
+        return jnp.reshape(obs, (-1,)), state
+
+    def step(self, key, state, action, params=None):
+        obs, state, reward, done, info = self._env.step(key, state, action, params)
+        return jnp.reshape(obs, (-1,)), state, reward, done, info
+
+
+class LogEnvState(NamedTuple):
+    env_state: Any
+    episode_returns: jax.Array
+    episode_lengths: jax.Array
+    returned_episode_returns: jax.Array
+    returned_episode_lengths: jax.Array
+    timestep: jax.Array
+
+
+class LogWrapper(GymnaxWrapper):
+    def reset(self, key, params=None):
+        obs, env_state = self._env.reset(key, params)
+        return obs, LogEnvState(env_state, 0.0, 0, 0.0, 0, 0)
+
+    def step(self, key, state, action, params=None):
+        obs, env_state, reward, done, info = self._env.step(key, state.env_state, action, params)
+        new_return = state.episode_returns + reward
+        new_length = state.episode_lengths + 1
+        state = LogEnvState(
+            env_state=env_state,
+            episode_returns=new_return * (1 - done),
+            episode_lengths=new_length * (1 - done),
+            returned_episode_returns=state.returned_episode_returns * (1 - done) + new_return * done,
+            returned_episode_lengths=state.returned_episode_lengths * (1 - done) + new_length * done,
+            timestep=state.timestep + 1,
+        )
+        info["returned_episode_returns"] = state.returned_episode_returns
+        info["returned_episode_lengths"] = state.returned_episode_lengths
+        info["timestep"] = state.timestep
+        info["returned_episode"] = done
+        return obs, state, reward, done, info
+
+
+class Transition(NamedTuple):
+    done: jax.Array
+    action: jax.Array
+    value: jax.Array
+    reward: jax.Array
+    log_prob: jax.Array
+    obs: jax.Array
+    info: Any
+
+
+def make_train(config, env, env_params):
+    """PureJaxRL's ``make_train``, one minibatch an epoch: the env-facing code as PureJaxRL's."""
+    import flax.linen as nn
+    import optax
+
+    class ActorCritic(nn.Module):
+        action_dim: int
+
+        @nn.compact
+        def __call__(self, x):
+            hidden = nn.tanh(nn.Dense(64)(x))
+            return nn.Dense(self.action_dim)(hidden), jnp.squeeze(nn.Dense(1)(hidden), axis=-1)
+
+    num_updates = config["TOTAL_TIMESTEPS"] // config["NUM_STEPS"] // config["NUM_ENVS"]
+    env = LogWrapper(FlattenObservationWrapper(env))
+
+    def train(rng):
+        network = ActorCritic(env.action_space(env_params).n)
+        rng, _rng = jax.random.split(rng)
+        network_params = network.init(_rng, jnp.zeros(env.observation_space(env_params).shape))
+        tx = optax.chain(optax.clip_by_global_norm(config["MAX_GRAD_NORM"]), optax.adam(config["LR"], eps=1e-5))
+        opt_state = tx.init(network_params)
+        rng, _rng = jax.random.split(rng)
+        obsv, env_state = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(_rng, config["NUM_ENVS"]), env_params)
+
+        def _update_step(runner_state, unused):
+            def _env_step(runner_state, unused):
+                network_params, opt_state, env_state, last_obs, rng = runner_state
+                rng, _rng = jax.random.split(rng)
+                logits, value = network.apply(network_params, last_obs)
+                action = jax.random.categorical(_rng, logits)
+                log_prob = jnp.take_along_axis(jax.nn.log_softmax(logits), action[:, None], axis=-1)[:, 0]
+                rng, _rng = jax.random.split(rng)
+                obsv, env_state, reward, done, info = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
+                    jax.random.split(_rng, config["NUM_ENVS"]), env_state, action, env_params
+                )
+                transition = Transition(done, action, value, reward, log_prob, last_obs, info)
+                return (network_params, opt_state, env_state, obsv, rng), transition
+
+            runner_state, traj_batch = jax.lax.scan(_env_step, runner_state, None, config["NUM_STEPS"])
+            network_params, opt_state, env_state, last_obs, rng = runner_state
+            _, last_val = network.apply(network_params, last_obs)
+
+            def _get_advantages(gae_and_next_value, transition):
+                gae, next_value = gae_and_next_value
+                delta = transition.reward + config["GAMMA"] * next_value * (1 - transition.done) - transition.value
+                gae = delta + config["GAMMA"] * config["GAE_LAMBDA"] * (1 - transition.done) * gae
+                return (gae, transition.value), gae
+
+            _, advantages = jax.lax.scan(
+                _get_advantages, (jnp.zeros_like(last_val), last_val), traj_batch, reverse=True
+            )
+            targets = advantages + traj_batch.value
+
+            def _loss_fn(params):
+                logits, value = network.apply(params, traj_batch.obs)
+                log_probs = jax.nn.log_softmax(logits)
+                log_prob = jnp.take_along_axis(log_probs, traj_batch.action[..., None], axis=-1)[..., 0]
+                ratio = jnp.exp(log_prob - traj_batch.log_prob)
+                gae = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+                clipped = jnp.clip(ratio, 1.0 - config["CLIP_EPS"], 1.0 + config["CLIP_EPS"])
+                loss_actor = -jnp.minimum(ratio * gae, clipped * gae).mean()
+                entropy = -(jnp.exp(log_probs) * log_probs).sum(-1).mean()
+                value_loss = 0.5 * jnp.square(value - targets).mean()
+                return loss_actor + config["VF_COEF"] * value_loss - config["ENT_COEF"] * entropy
+
+            def _update_epoch(train_state, unused):
+                network_params, opt_state = train_state
+                updates, opt_state = tx.update(jax.grad(_loss_fn)(network_params), opt_state)
+                return (optax.apply_updates(network_params, updates), opt_state), None
+
+            (network_params, opt_state), _ = jax.lax.scan(
+                _update_epoch, (network_params, opt_state), None, config["UPDATE_EPOCHS"]
+            )
+            return (network_params, opt_state, env_state, last_obs, rng), traj_batch.info
+
+        rng, _rng = jax.random.split(rng)
+        runner_state = (network_params, opt_state, env_state, obsv, _rng)
+        runner_state, metric = jax.lax.scan(_update_step, runner_state, None, num_updates)
+        return {"runner_state": runner_state, "metrics": metric}
+
+    return train
+
+
+def purejaxrl_returns(env_id: str, total_timesteps: int) -> np.ndarray:
+    """The mean return of the episodes each update's rollout completed (PureJaxRL's metric)."""
+    config = {
+        "LR": 2.5e-4,
+        "NUM_ENVS": 4,
+        "NUM_STEPS": 128,
+        "TOTAL_TIMESTEPS": total_timesteps,
+        "UPDATE_EPOCHS": 4,
+        "GAMMA": 0.99,
+        "GAE_LAMBDA": 0.95,
+        "CLIP_EPS": 0.2,
+        "ENT_COEF": 0.01,
+        "VF_COEF": 0.5,
+        "MAX_GRAD_NORM": 0.5,
+    }
+    env, params = gj.make(env_id)
+    params = params.replace(max_steps_in_episode=min(int(params.max_steps_in_episode), 200))
+    out = jax.jit(make_train(config, for_five_value_agents(env), params))(jax.random.key(0))
+    info = out["metrics"]
+    ended = np.asarray(info["returned_episode"])
+    returns = np.asarray(info["returned_episode_returns"])
+    assert ended.any(), "episodes end within the budget"
+    per_update = np.array([returns[i][ended[i]].mean() for i in range(len(ended)) if ended[i].any()])
+    assert np.all(np.isfinite(per_update))
+    return per_update
+
+
+def test_a_purejaxrl_shaped_ppo_loop_runs_on_example_v0_through_the_adapter():
+    returns = purejaxrl_returns("example-v0", 2048)
+    assert len(returns) >= 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env_id", ["push-v0", "heartpole-v0", "heartpole-v1"])
+def test_a_purejaxrl_shaped_ppo_loop_runs_on_the_other_discrete_action_ids(env_id):
+    purejaxrl_returns(env_id, 2048)
 
 
 @pytest.mark.slow
