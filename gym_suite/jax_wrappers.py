@@ -276,8 +276,7 @@ class DrawnParams(Wrapper):
 
     def reset(self, key: jax.Array, params: Any = None) -> tuple[Any, DrawnParamsState]:
         draw_key, reset_key = jax.random.split(key)
-        drawn = self._drawn(draw_key, params)
-        obs, state = self._env.reset(reset_key, drawn)
+        obs, state = self._env.reset(reset_key, drawn := self._drawn(draw_key, params))
         return obs, DrawnParamsState(env_state=state, params=drawn)
 
     def step(self, key: jax.Array, state: Any, action: Any, params: Any = None) -> tuple[Any, ...]:
@@ -288,8 +287,7 @@ class DrawnParams(Wrapper):
         done = jnp.logical_or(terminated, truncated)
         obs_re, state_re = self.reset(reset_key, params)  # the next episode, on params drawn afresh
         kept = DrawnParamsState(env_state=env_state, params=state.params)
-        next_state = jax.tree.map(lambda a, b: jnp.where(done, a, b), state_re, kept)
-        obs = jax.tree.map(lambda a, b: jnp.where(done, a, b), obs_re, obs)
+        next_state, obs = jax.tree.map(lambda a, b: jnp.where(done, a, b), (state_re, obs_re), (kept, obs))
         return obs, next_state, reward, terminated, truncated, info
 
 
@@ -305,9 +303,7 @@ def check_drawn(owner: str, given: Any, drawn: Any) -> None:
         )
     for f in dataclasses.fields(given):
         before, after = getattr(given, f.name), getattr(drawn, f.name)
-        if before is None or after is None:
-            continue
-        if np.shape(before) != np.shape(after):
+        if before is not None and after is not None and np.shape(before) != np.shape(after):
             raise ValueError(
                 f"{owner} must return params whose {f.name} has the shape of the given params' "
                 f"{np.shape(before)} (one value an episode), got one of shape {np.shape(after)}"
