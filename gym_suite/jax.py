@@ -1,10 +1,9 @@
 """JAX environments: every gym-suite id as a gymnax ``Environment`` and as a Gymnasium functional JAX env.
 
-Install the extra with ``pip install "gym-suite[jax]"`` (JAX and gymnax); ``import gym_suite`` never
-imports JAX. Nothing here is written per environment: each id's definition runs with
-``ops=jax_ops()`` (``jax.numpy``) on draws from ``jax.random``.
-
-**gymnax**: :func:`make` returns ``(env, params)`` as ``gymnax.make`` does::
+Install the extra with ``pip install "gym-suite[jax]"``; ``import gym_suite`` never imports JAX.
+Each id's definition runs with ``ops=jax_ops()`` on draws from ``jax.random`` (``float32`` and
+``int32`` unless JAX's 64-bit mode is on; without it :func:`make` refuses an integer argument of
+``2**30`` or more in magnitude). :func:`make` returns ``(env, params)`` as ``gymnax.make`` does::
 
     env, params = gym_suite.jax.make("heartpole-v1")
     keys = jax.random.split(jax.random.key(0), 64)
@@ -12,28 +11,20 @@ imports JAX. Nothing here is written per environment: each id's definition runs 
 
 ``env.step(key, state, action, params)`` resets an ended episode in the same call
 (``info["final_observation"]`` is the last observation). ``params`` is the one parameters pytree:
-the step limit ``max_steps_in_episode`` (the registry's, or :data:`NO_LIMIT`; an episode the rules
-truncate, heartpole-v1's two weeks, is reported as truncated) and the definition's data parameters
-(``Definition.data_parameters``): ``params.replace(target_speed=2.0)``, or ``jax.vmap`` over a batch
-of params, runs one compiled program for every value. What fixes shapes, spaces or data stays
-static, given to :func:`make`. A ``Dict`` observation (push-v0) is flattened as
-``gymnasium.spaces.flatten`` does.
+the step limit ``max_steps_in_episode`` (the registry's, or :data:`NO_LIMIT`; the rules' own end,
+heartpole-v1's two weeks, is reported as truncated) and the definition's data parameters:
+``params.replace(target_speed=2.0)``, or ``jax.vmap`` over a batch of params, runs one compiled
+program for every value. What fixes shapes, spaces or data is static, given to :func:`make`. A
+``Dict`` observation (push-v0) is flattened as ``gymnasium.spaces.flatten`` does. ``step`` and
+``reset`` check the key, ``params`` and the action by dtype and shape when traced (under ``jit`` a
+``Discrete`` action outside ``0..n-1`` acts as the nearest valid one), a Python or numpy action in
+full; ``make(id, checked=True)`` checks the values too, with ``jax.experimental.checkify``.
 
-**Checks**: ``env.step`` and ``env.reset`` check the key, ``params`` and the action's dtype and
-shape when they are traced; a Python or numpy action is checked in full, as the numpy env checks
-it. Under ``jit`` a ``Discrete`` action outside ``0..n-1`` acts as the nearest valid one, a ``Box``
-action reaches the rules as given; ``make(id, checked=True)`` checks the values too, with
-``jax.experimental.checkify``.
-
-**Gymnasium**: ``gymnasium.make("gym_suite_jax/<id>")`` and ``gymnasium.make_vec(...)`` give
-:class:`JaxEnv` and :class:`JaxVectorEnv` (``FunctionalJaxEnv``, ``FunctionalJaxVectorEnv``), which
-keep the definition's own spaces, check actions, seeds and options as the numpy envs do, raise
-``gymnasium.error.ResetNeeded`` on a step after the end, and copy and pickle mid-episode.
-
-**Precision**: ``float32`` (and ``int32``) unless JAX's 64-bit mode is on; without it :func:`make`
-refuses an integer argument of ``2**30`` or more in magnitude. The random streams are
-``jax.random``'s. **Compilation cache**: importing this module turns on JAX's persistent
-compilation cache (:mod:`gym_suite._jax_cache`); :func:`compilation_cache_dir` tells the one in use.
+``gymnasium.make("gym_suite_jax/<id>")`` and ``gymnasium.make_vec(...)`` give :class:`JaxEnv` and
+:class:`JaxVectorEnv`, which keep the definition's own spaces, check actions, seeds and options as
+the numpy envs do, raise ``gymnasium.error.ResetNeeded`` on a step after the end, and copy and
+pickle mid-episode. Importing this module turns on JAX's persistent compilation cache
+(:mod:`gym_suite._jax_cache`); :func:`compilation_cache_dir` tells the one in use.
 """
 
 from __future__ import annotations

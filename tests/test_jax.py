@@ -204,8 +204,6 @@ def test_keyword_arguments_are_checked_as_the_numpy_env_checks_them():
     assert env.definition_params.heart_attack_proclivity == 0.25 and env.definition_params.expected_cost
     with pytest.raises(ValueError, match="heart_attack_proclivity"):
         gj.make("heartpole-v0", heart_attack_proclivity=2.0)
-    with pytest.raises(TypeError, match="speed"):
-        gj.make("heartpole-v0", speed=1)
     with pytest.raises(ValueError, match="heartpole-v0"):
         gj.make("HeartPole-v0")
 
