@@ -583,7 +583,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
             d, params, ops = self.definition, self._params, self._ops
             start, step = (jax.ShapeDtypeStruct((n,), _float()) for n in (self.start_draws, d.step_draws))  # type: ignore[no-untyped-call]
             action = jax.eval_shape(lambda: self.action_space().sample(jax.random.key(0)))
-            strong = functools.partial(jax.tree.map, lambda t: jax.ShapeDtypeStruct(jnp.shape(t), jnp.result_type(t)))
+            strong = functools.partial(jax.tree.map, lambda t: jax.ShapeDtypeStruct(jnp.shape(t), jnp.result_type(t)))  # type: ignore[no-untyped-call]
             types = strong(jax.eval_shape(lambda u: d.initial(u if self.start_draws else (), params, ops), start))
             for _ in range(2):  # the step's types, from a state of the step's types
                 types = strong(
