@@ -48,14 +48,10 @@ class Wrapper(environment.Environment):  # type: ignore[misc]  # gymnax has no t
 
     def __init__(self, env: Any) -> None:
         if not isinstance(env, (environment.Environment, GymnaxWrapper)):
-            hint = (
-                " (a Gymnasium env: use gym_suite.jax.make(id) for the gymnax env of an id)"
-                if isinstance(env, gymnasium.Env)
-                else ""
-            )
+            hint = " (a Gymnasium env: use gym_suite.jax.make(id) for the gymnax env of an id)"
             raise ArgumentTypeError(
                 f"{type(self).__name__}: env must be a gymnax Environment (gym_suite.jax.make's env, this "
-                f"module's or gymnax's wrappers of one), got {type(env).__name__}{hint}"
+                f"module's or gymnax's wrappers of one), got {type(env).__name__}{hint if isinstance(env, gymnasium.Env) else ''}"
             )
         super().__init__()
         self._env = env
