@@ -1,17 +1,12 @@
 """JAX's persistent compilation cache, on by default for the suite's compiled code.
 
 Importing :mod:`gym_suite.jax` turns it on, in a subdirectory per kind of CPU (:func:`machine_tag`:
-the entries are native code) of
-
-- ``GYM_SUITE_JAX_CACHE`` unset or empty: :func:`default_cache_dir`, ``$XDG_CACHE_HOME/gym_suite/jax``;
-- ``GYM_SUITE_JAX_CACHE=/some/dir``: that directory (``~`` expanded, a relative path taken from the
-  working directory at the import);
-- ``GYM_SUITE_JAX_CACHE=off`` (or ``0``, ``false``, ``no``, ``none``): no cache.
-
-A cache directory the user gave JAX (``JAX_COMPILATION_CACHE_DIR``, ``jax_compilation_cache_dir``)
-is kept, with the user's thresholds; otherwise ``jax_persistent_cache_min_compile_time_secs`` at
-JAX's default of 1 s becomes 0, so that every program is written. These are JAX's process-wide
-settings. The entries are named by JAX (program, options, versions); nothing is ever removed.
+the entries are native code) of ``$XDG_CACHE_HOME/gym_suite/jax`` (:func:`default_cache_dir`), or
+of ``GYM_SUITE_JAX_CACHE=/some/dir`` (``~`` expanded, a relative path taken from the working
+directory at the import); ``GYM_SUITE_JAX_CACHE=off`` (or ``0``, ``false``, ``no``, ``none``) turns
+it off. A cache directory the user gave JAX is kept, with the user's thresholds; otherwise
+``jax_persistent_cache_min_compile_time_secs`` at JAX's default of 1 s becomes 0, so that every
+program is written. These are JAX's process-wide settings; nothing is ever removed.
 """
 
 from __future__ import annotations
@@ -28,8 +23,6 @@ from typing import Any
 ENV_VAR = "GYM_SUITE_JAX_CACHE"
 #: Values of :data:`ENV_VAR` that turn the cache off (any case).
 OFF = ("off", "0", "false", "no", "none")
-#: JAX's default ``jax_persistent_cache_min_compile_time_secs``.
-_JAX_MIN_COMPILE_TIME = 1.0
 
 
 def default_cache_dir() -> Path:
@@ -40,10 +33,8 @@ def default_cache_dir() -> Path:
         base = Path(xdg)
     elif sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
         base = Path(os.environ["LOCALAPPDATA"])
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Caches"
     else:
-        base = Path.home() / ".cache"
+        base = Path.home() / ("Library/Caches" if sys.platform == "darwin" else ".cache")
     return base / "gym_suite" / "jax"
 
 
@@ -52,25 +43,22 @@ def machine_tag() -> str:
     features = platform.processor()
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
-            for line in cpuinfo:
-                if line.split(":")[0].strip() in ("flags", "Features"):
-                    features = " ".join(sorted(line.split(":", 1)[1].split()))
-                    break
+            flags = (line.split(":", 1) for line in cpuinfo)
+            features = next(
+                (" ".join(sorted(f[1].split())) for f in flags if f[0].strip() in ("flags", "Features")), features
+            )
     except OSError:
         pass
-    digest = hashlib.sha256(features.encode()).hexdigest()[:12]
-    return f"{platform.machine() or 'cpu'}-{digest}"
+    return f"{platform.machine() or 'cpu'}-{hashlib.sha256(features.encode()).hexdigest()[:12]}"
 
 
 def requested_cache_dir() -> Path | None:
     """The entries' directory :data:`ENV_VAR` asks for, or ``None`` when it turns the cache off."""
     value = os.environ.get(ENV_VAR, "").strip()
-    if not value:
-        return default_cache_dir() / machine_tag()
     if value.lower() in OFF:
         return None
     # absolute when read: JAX resolves a relative path at each write
-    return Path(value).expanduser().absolute() / machine_tag()
+    return (Path(value).expanduser().absolute() if value else default_cache_dir()) / machine_tag()
 
 
 def unusable(path: Path) -> str | None:
@@ -79,41 +67,29 @@ def unusable(path: Path) -> str | None:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         return f"cannot make the directory {str(path)!r} ({error.strerror or error})"
-    if not os.access(path, os.W_OK | os.X_OK):
-        return f"the directory {str(path)!r} is not writable"
-    return None
+    return None if os.access(path, os.W_OK | os.X_OK) else f"the directory {str(path)!r} is not writable"
 
 
-def _read(name: str) -> Any:
+def _config() -> Any:
     import jax
 
-    return getattr(jax.config, name)  # the flag's value (Config.read refuses the flags that have a context manager)
-
-
-def _update(name: str, value: Any) -> None:
-    import jax
-
-    jax.config.update(name, value)  # type: ignore[no-untyped-call]  # jax leaves Config.update unannotated
+    return jax.config  # read as attributes: Config.read refuses the flags that have a context manager
 
 
 def cache_dir_in_use() -> str | None:
     """The directory of JAX's persistent compilation cache, or ``None`` when it is off."""
-    path = _read("jax_compilation_cache_dir")
-    try:
-        enabled = _read("jax_enable_compilation_cache")
-    except AttributeError:  # a JAX without the switch
-        enabled = True
+    path = _config().jax_compilation_cache_dir
+    enabled = getattr(_config(), "jax_enable_compilation_cache", True)  # a JAX without the switch: on
     return str(path) if path and enabled else None
 
 
 def use_compilation_cache() -> str | None:
     """Turn JAX's persistent compilation cache on; the directory in use, or ``None`` when it is off."""
-    if _read("jax_compilation_cache_dir"):  # the user's own (or set by an earlier call)
+    config = _config()
+    if config.jax_compilation_cache_dir:  # the user's own (or set by an earlier call)
         return cache_dir_in_use()
     path = requested_cache_dir()
-    if path is None:
-        return None
-    problem = unusable(path)
+    problem = None if path is None else unusable(path)
     if problem:
         warnings.warn(
             f"gym_suite.jax: JAX's compilation cache is off: {problem} (set {ENV_VAR} to another directory, "
@@ -121,8 +97,9 @@ def use_compilation_cache() -> str | None:
             RuntimeWarning,
             stacklevel=2,
         )
+    if path is None or problem:
         return None
-    _update("jax_compilation_cache_dir", str(path))
-    if _read("jax_persistent_cache_min_compile_time_secs") == _JAX_MIN_COMPILE_TIME:
-        _update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    config.update("jax_compilation_cache_dir", str(path))
+    if config.jax_persistent_cache_min_compile_time_secs == 1.0:  # JAX's default
+        config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     return cache_dir_in_use()

@@ -1,43 +1,30 @@
 """JAX environments: every gym-suite id as a gymnax ``Environment`` and as a Gymnasium functional JAX env.
 
-Install the extra with ``pip install "gym-suite[jax]"`` (JAX and gymnax). ``import gym_suite``
-never imports JAX; ``import gym_suite.jax`` does. Nothing here is written per environment: each
-id's definition runs with ``ops=jax_ops()`` (``jax.numpy``) on draws from ``jax.random``.
-
-**gymnax**: :func:`make` returns ``(env, params)`` as ``gymnax.make`` does::
+Install the extra with ``pip install "gym-suite[jax]"``; ``import gym_suite`` never imports JAX.
+Each id's definition runs with ``ops=jax_ops()`` on draws from ``jax.random`` (``float32`` and
+``int32`` unless JAX's 64-bit mode is on; without it :func:`make` refuses an integer argument of
+``2**30`` or more in magnitude). :func:`make` returns ``(env, params)`` as ``gymnax.make`` does::
 
     env, params = gym_suite.jax.make("heartpole-v1")
     keys = jax.random.split(jax.random.key(0), 64)
     obs, state = jax.vmap(env.reset, in_axes=(0, None))(keys, params)
 
 ``env.step(key, state, action, params)`` resets an ended episode in the same call
-(``info["final_observation"]`` is the last observation). The step limit is
-``params.max_steps_in_episode`` (the registry's, or :data:`NO_LIMIT`); an episode that the rules
-truncate (heartpole-v1's two weeks) is reported as truncated. ``params`` also carries the
-definition's data parameters (``Definition.data_parameters``: heartpole's
-``heart_attack_proclivity``, target-v1's ``target_speed``): ``params.replace(target_speed=2.0)``,
-or ``jax.vmap`` over a batch of params, runs one compiled program for every value. What fixes
-shapes, spaces or data stays static configuration, given to :func:`make`. A ``Dict`` observation
-(push-v0) is flattened as ``gymnasium.spaces.flatten`` does.
+(``info["final_observation"]`` is the last observation). ``params`` is the one parameters pytree:
+the step limit ``max_steps_in_episode`` (the registry's, or :data:`NO_LIMIT`; the rules' own end,
+heartpole-v1's two weeks, is reported as truncated) and the definition's data parameters:
+``params.replace(target_speed=2.0)``, or ``jax.vmap`` over a batch of params, runs one compiled
+program for every value. What fixes shapes, spaces or data is static, given to :func:`make`. A
+``Dict`` observation (push-v0) is flattened as ``gymnasium.spaces.flatten`` does. ``step`` and
+``reset`` check the key, ``params`` and the action by dtype and shape when traced (under ``jit`` a
+``Discrete`` action outside ``0..n-1`` acts as the nearest valid one), a Python or numpy action in
+full; ``make(id, checked=True)`` checks the values too, with ``jax.experimental.checkify``.
 
-**Checks**: ``env.step`` and ``env.reset`` check the key, ``params`` and the action's dtype and
-shape when they are traced; a Python or numpy action is checked in full, as the numpy env checks
-it. Under ``jit`` a ``Discrete`` action outside ``0..n-1`` acts as the nearest valid one, a
-``Box`` action reaches the rules as given; ``make(id, checked=True)`` checks the values too, with
-``jax.experimental.checkify``.
-
-**Gymnasium**: ``gymnasium.make("gym_suite_jax/<id>")`` and ``gymnasium.make_vec(...)`` give
-:class:`JaxEnv` and :class:`JaxVectorEnv` (``FunctionalJaxEnv``, ``FunctionalJaxVectorEnv``),
-which keep the definition's own spaces, check actions, seeds and options as the numpy envs do,
-raise ``gymnasium.error.ResetNeeded`` on a step after the end, and copy and pickle mid-episode.
-
-**Precision**: ``float32`` (and ``int32``) unless JAX's 64-bit mode is on; without it :func:`make`
-refuses an integer argument of ``2**30`` or more in magnitude. The random streams are
-``jax.random``'s, not the numpy env's.
-
-**Compilation cache**: importing this module turns on JAX's persistent compilation cache
-(``$XDG_CACHE_HOME/gym_suite/jax``; ``GYM_SUITE_JAX_CACHE=/some/dir`` moves it, ``=off`` turns it
-off; a directory already given to JAX is kept). :func:`compilation_cache_dir` tells the one in use.
+``gymnasium.make("gym_suite_jax/<id>")`` and ``gymnasium.make_vec(...)`` give :class:`JaxEnv` and
+:class:`JaxVectorEnv`, which keep the definition's own spaces, check actions, seeds and options as
+the numpy envs do, raise ``gymnasium.error.ResetNeeded`` on a step after the end, and copy and
+pickle mid-episode. Importing this module turns on JAX's persistent compilation cache
+(:mod:`gym_suite._jax_cache`); :func:`compilation_cache_dir` tells the one in use.
 """
 
 from __future__ import annotations
@@ -107,11 +94,8 @@ NO_LIMIT = 2**31 - 1
 INT32_PARAMETER_LIMIT = 2**30
 
 use_compilation_cache()
-
-
-def compilation_cache_dir() -> str | None:
-    """The directory of JAX's persistent compilation cache in use, or ``None`` when it is off."""
-    return cache_dir_in_use()
+#: The directory of JAX's persistent compilation cache in use, or ``None`` when it is off.
+compilation_cache_dir = cache_dir_in_use
 
 
 def jax_ids() -> tuple[str, ...]:
@@ -164,13 +148,11 @@ def _spec(env_id: str) -> Spec:
     return spec
 
 
-def _int() -> Any:
-    """JAX's default integer: int32, or int64 in 64-bit mode."""
+def _int() -> Any:  # JAX's default integer: int32, or int64 in 64-bit mode
     return jnp.zeros(0, dtype=int).dtype
 
 
-def _float() -> Any:
-    """JAX's default float: float32, or float64 in 64-bit mode."""
+def _float() -> Any:  # float32, or float64 in 64-bit mode
     return jnp.zeros(0).dtype
 
 
@@ -178,8 +160,7 @@ def _x64() -> bool:
     return bool(jax.config.read("jax_enable_x64"))  # type: ignore[no-untyped-call]  # jax leaves Config.read unannotated
 
 
-def _kind(array: Any) -> str:
-    """The numpy kind of an array's dtype (``"key"`` for PRNG keys)."""
+def _kind(array: Any) -> str:  # the numpy kind of an array's dtype ("key" for PRNG keys)
     return "key" if jnp.issubdtype(array.dtype, jax.dtypes.prng_key) else np.dtype(array.dtype).kind
 
 
@@ -195,10 +176,9 @@ def _check_int32(owner: str, params: Any) -> None:
             low = high = int(value)
         else:
             continue
-        limit = INT32_PARAMETER_LIMIT
-        if low <= -limit or high >= limit:
+        if max(-low, high) >= INT32_PARAMETER_LIMIT:
             raise ValueError(
-                f"{owner}: {field.name} holds {shown(high if high >= limit else low)}, beyond what JAX's 32-bit integers "
+                f"{owner}: {field.name} holds {shown(high if high >= INT32_PARAMETER_LIMIT else low)}, beyond what JAX's 32-bit integers "
                 f"compute with (magnitudes below 2**30); turn on 64-bit mode (JAX_ENABLE_X64=1 or "
                 "jax.config.update('jax_enable_x64', True)) before making the env"
             )
@@ -241,20 +221,15 @@ def _gymnax_space(space: gym_spaces.Space[Any]) -> gymnax_spaces.Space:
     return gymnax_spaces.Box(jnp.asarray(flat.low, _float()), jnp.asarray(flat.high, _float()), flat.shape, _float())
 
 
-def _flatten(observation: Any, space: gym_spaces.Dict) -> jax.Array:
-    """A ``Dict`` observation as one float vector, as ``gymnasium.spaces.flatten`` orders it."""
-    parts = []
-    for key, sub in space.spaces.items():
-        value = observation[key]
-        if isinstance(sub, gym_spaces.Discrete):
-            parts.append(jax.nn.one_hot(jnp.asarray(value) - int(sub.start), int(sub.n), dtype=_float()))
-        elif isinstance(sub, gym_spaces.Box):
-            parts.append(jnp.ravel(jnp.asarray(value)).astype(_float()))
-        elif isinstance(sub, gym_spaces.Dict):
-            parts.append(_flatten(value, sub))
-        else:
-            raise NotImplementedError(f"gym_suite.jax: cannot flatten {sub}")
-    return jnp.concatenate(parts)
+def _flatten(value: Any, space: gym_spaces.Space[Any]) -> jax.Array:
+    """An observation of ``space`` as one float vector, as ``gymnasium.spaces.flatten`` orders a ``Dict``."""
+    if isinstance(space, gym_spaces.Dict):
+        return jnp.concatenate([_flatten(value[key], sub) for key, sub in space.spaces.items()])
+    if isinstance(space, gym_spaces.Discrete):
+        return jax.nn.one_hot(jnp.asarray(value) - int(space.start), int(space.n), dtype=_float())
+    if isinstance(space, gym_spaces.Box):
+        return jnp.ravel(jnp.asarray(value)).astype(_float())
+    raise NotImplementedError(f"gym_suite.jax: cannot flatten {space}")
 
 
 class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has no type hints
@@ -278,9 +253,8 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         self.checked = bool(checked)
         self.definition: Definition[Any, Any] = load(spec.definition)
         kwargs = merge_arguments(owner, self.definition.arguments, env_config, kwargs)
-        self.env_id = spec.id
+        self.env_id, self.max_episode_steps = spec.id, spec.max_episode_steps
         self.definition_params = self.definition.make_params(load(spec.params), owner, **kwargs)
-        self.max_episode_steps = spec.max_episode_steps
         _check_int32(owner, self.definition_params)
         #: The definition's own spaces (Gymnasium's; a ``Dict`` stays a ``Dict``).
         self.gym_observation_space, self.gym_action_space = self.definition.spaces(self.definition_params)
@@ -295,13 +269,19 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
 
     def __getstate__(self) -> dict[str, Any]:
         # jax.numpy's functions (the ops), the compiled functions and the caches are made again
-        skip = ("_ops", "_params", "_checkified_functions", "_made", "_types")
+        skip = ("_ops", "_params", "_integers", "_checkified_functions", "_made", "_types")
         return {k: v for k, v in self.__dict__.items() if k not in skip}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._ops = jax_ops()
         self._params = _device_params(self.definition_params)  # device arrays, in the precision of now
+        own = self.definition_params  # the data fields the rules read as integers (the others as floats)
+        self._integers = {
+            n
+            for n in self.data_parameters
+            if isinstance(v := getattr(own, n), (int, np.integer)) and not isinstance(v, bool)
+        }
         self._made: dict[tuple[Any, ...], Any] = {}  # data values checked: the definition's parameters
         self._types: dict[bool, Any] = {}
 
@@ -330,9 +310,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         if device:
             rules = copy.copy(own)  # frozen: set the fields without running __init__'s checks
             for name, value in values.items():
-                default = getattr(self.definition_params, name)
-                integer = isinstance(default, (int, np.integer)) and not isinstance(default, (bool, np.bool_))
-                object.__setattr__(rules, name, jnp.asarray(value, dtype=_int() if integer else _float()))
+                object.__setattr__(rules, name, jnp.asarray(value, (_int if name in self._integers else _float)()))
             return rules
         owner = f"{self.env_id}.{method}" if method else self.env_id
         values = {name: _data_value(owner, method, name, value) for name, value in values.items()}
@@ -341,7 +319,7 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         return own if len(concrete) < len(values) else made
 
     def _made_params(self, owner: str, concrete: dict[str, Any]) -> Any:
-        """The definition's parameters with the ``concrete`` data values, by the numpy env's checks (kept)."""
+        """The definition's parameters with the ``concrete`` data values, by the numpy env's checks (cached)."""
         key: Any = tuple((name, type(value), value) for name, value in concrete.items())
         try:
             made = self._made.get(key)
@@ -374,11 +352,8 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         discrete = isinstance(space, gym_spaces.Discrete)
         if isinstance(action, jax.Array) and not full and num_envs is None:
             n = int(space.n) if discrete else 0
-            expected = (
-                f"an integer in 0..{n - 1} (Discrete({n}))"
-                if discrete
-                else f"an array of shape {tuple(space.shape)} ({shown(space)})"
-            )
+            shape = f"an array of shape {tuple(space.shape)} ({shown(space)})"
+            expected = f"an integer in 0..{n - 1} (Discrete({n}))" if discrete else shape
             if _kind(action) not in ("iu" if discrete else "fiu"):
                 raise ArgumentTypeError(f"invalid action of dtype {action.dtype}: expected {expected}")
             if tuple(action.shape) != tuple(space.shape):
@@ -429,14 +404,12 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
             f"{self.env_id}.{method}: params.max_steps_in_episode must be an integer in 1..{largest} "
             f"({'int64' if _x64() else 'int32'})"
         )
-        if isinstance(limit, jax.Array):  # its dtype and shape; a concrete one's value as a number's
-            if _kind(limit) not in "iu":
-                raise ArgumentTypeError(f"{problem}, got an array of dtype {limit.dtype}")
-            if limit.shape != ():
-                raise ValueError(f"{problem}, got an array of shape {tuple(limit.shape)}")
-            limit = limit if isinstance(limit, jax.core.Tracer) else limit.item()
+        if isinstance(limit, jax.Array) and _kind(limit) not in "iu":  # its dtype and shape; a concrete one's value
+            raise ArgumentTypeError(f"{problem}, got an array of dtype {limit.dtype}")
+        if isinstance(limit, jax.Array) and limit.shape != ():
+            raise ValueError(f"{problem}, got an array of shape {tuple(limit.shape)}")
         if not isinstance(limit, jax.core.Tracer):
-            if isinstance(limit, np.ndarray) and limit.shape == () and limit.dtype.kind in "iu":
+            if isinstance(limit, (jax.Array, np.ndarray)) and limit.shape == () and limit.dtype.kind in "iu":
                 limit = limit.item()
             if isinstance(limit, (bool, np.bool_)) or not isinstance(limit, (int, np.integer)):
                 raise ArgumentTypeError(f"{problem}, got {shown(limit)}")
@@ -450,11 +423,8 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         """Checked mode: the action's values and the step limit, reported by ``checkify`` with the numpy env's messages."""
         space, a = self.gym_action_space, jnp.asarray(action)
         if isinstance(space, gym_spaces.Discrete):
-            n = int(space.n)
-            valid, message = (
-                (a >= 0) & (a < n),
-                f"invalid action {{}}: expected an integer in 0..{n - 1} (Discrete({n}))",
-            )
+            n, valid = int(space.n), (a >= 0) & (a < int(space.n))
+            message = f"invalid action {{}}: expected an integer in 0..{n - 1} (Discrete({n}))"
         else:
             valid, message = jnp.all(jnp.isfinite(a)), f"invalid action {{}}: expected finite values ({shown(space)})"
             probe = np.full(space.shape, np.nan)  # the numpy env's own message for a non-finite action
@@ -541,13 +511,15 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
 
     # The definition's rules, on given draws -------------------------------------------------------
 
+    def _rules(self, hook: str, params: EnvParams | None, *args: Any) -> Any:
+        return getattr(self.definition, hook)(*args, self.definition_params_of(params), self._ops)
+
     def observation(self, state: EnvState, params: EnvParams | None = None) -> Any:
         """The definition's own observation of ``state`` (a ``Dict`` stays a dict)."""
-        return self.definition.observation(state.inner, self.definition_params_of(params), self._ops)
+        return self._rules("observation", params, state.inner)
 
     def reward(self, state: EnvState, action: Any, next_state: EnvState, params: EnvParams | None = None) -> jax.Array:
-        rules = self.definition_params_of(params)
-        reward = self.definition.reward(state.inner, self._action(action), next_state.inner, rules, self._ops)
+        reward = self._rules("reward", params, state.inner, self._action(action), next_state.inner)
         return jnp.asarray(reward, dtype=_float())
 
     def state_info(self, state: EnvState, params: EnvParams | None = None) -> dict[str, Any]:
@@ -558,21 +530,16 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         self, state: EnvState | None, action: Any, next_state: EnvState, params: EnvParams | None = None
     ) -> dict[str, Any]:
         """The numeric ``info`` of the step from ``state`` to ``next_state``."""
-        rules, inner = self.definition_params_of(params), None if state is None else state.inner
-        action = None if state is None else self._action(action)
-        info = self.definition.info(inner, action, next_state.inner, rules, self._ops)
+        inner, action = (None, None) if state is None else (state.inner, self._action(action))
+        info = self._rules("info", params, inner, action, next_state.inner)
         return {key: jnp.asarray(value) for key, value in info.items() if _numeric(value)}
 
     def is_terminated(self, state: EnvState, params: EnvParams | None = None) -> jax.Array:
-        rules = self.definition_params_of(params)
-        return jnp.asarray(self.definition.terminal(state.inner, rules, self._ops), dtype=bool)
+        return jnp.asarray(self._rules("terminal", params, state.inner), dtype=bool)
 
     def rules_truncation(self, state: EnvState, params: EnvParams | None = None) -> jax.Array:
         """Whether the definition's own clock ended the episode (not the step limit)."""
-        if not self._truncates:
-            return jnp.asarray(False)
-        rules = self.definition_params_of(params)
-        return jnp.asarray(self.definition.truncation(state.inner, rules, self._ops), dtype=bool)
+        return jnp.asarray(self._truncates and self._rules("truncation", params, state.inner), dtype=bool)
 
     def draws(self, key: jax.Array, count: int) -> Any:
         """``count`` uniforms on [0, 1) of ``key`` in the env's float type (``()`` for none)."""
@@ -580,13 +547,11 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
 
     def initial_with_draws(self, u: Any, params: EnvParams | None = None) -> EnvState:
         """A fresh state from the start's uniforms."""
-        inner = self._canonical(self.definition.initial(u, self.definition_params_of(params), self._ops))
-        return EnvState(time=jnp.zeros((), _int()), inner=inner)
+        return EnvState(time=jnp.zeros((), _int()), inner=self._canonical(self._rules("initial", params, u)))
 
     def transition_with_draws(self, state: EnvState, action: Any, u: Any, params: EnvParams | None = None) -> EnvState:
         """The next state on the step's uniforms ``u``."""
-        rules = self.definition_params_of(params)
-        inner = self.definition.transition(state.inner, self._action(action), u, rules, self._ops)
+        inner = self._rules("transition", params, state.inner, self._action(action), u)
         return EnvState(time=state.time + 1, inner=self._canonical(inner))
 
     def step_with_draws(
@@ -616,13 +581,9 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
         x64 = _x64()
         if x64 not in self._types:
             d, params, ops = self.definition, self._params, self._ops
-            start = jax.ShapeDtypeStruct((self.start_draws,), _float())  # type: ignore[no-untyped-call]
-            step = jax.ShapeDtypeStruct((d.step_draws,), _float())  # type: ignore[no-untyped-call]
+            start, step = (jax.ShapeDtypeStruct((n,), _float()) for n in (self.start_draws, d.step_draws))  # type: ignore[no-untyped-call]
             action = jax.eval_shape(lambda: self.action_space().sample(jax.random.key(0)))
-
-            def strong(tree: Any) -> Any:
-                return jax.tree.map(lambda t: jax.ShapeDtypeStruct(jnp.shape(t), jnp.result_type(t)), tree)  # type: ignore[no-untyped-call]
-
+            strong = functools.partial(jax.tree.map, lambda t: jax.ShapeDtypeStruct(jnp.shape(t), jnp.result_type(t)))  # type: ignore[no-untyped-call]
             types = strong(jax.eval_shape(lambda u: d.initial(u if self.start_draws else (), params, ops), start))
             for _ in range(2):  # the step's types, from a state of the step's types
                 types = strong(
@@ -634,8 +595,9 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
                     )
                 )
             self._types[x64] = types
-        types = self._types[x64]
-        return jax.tree.map(lambda x, t: jnp.broadcast_to(jnp.asarray(x, dtype=t.dtype), t.shape), inner, types)
+        return jax.tree.map(
+            lambda x, t: jnp.broadcast_to(jnp.asarray(x, dtype=t.dtype), t.shape), inner, self._types[x64]
+        )
 
     # Pictures (numpy) ------------------------------------------------------------------------
 
@@ -880,19 +842,20 @@ def _batch_step(
     """One step of every row with next-step autoreset, on the env's own parameters."""
     n = prev_done.shape[0]
     step_key, reset_key = jax.random.split(key)
-    d = env.definition
-    u_step = jax.vmap(lambda k: env.draws(k, d.step_draws))(jax.random.split(step_key, n)) if d.step_draws else ()
-    draws = env.start_draws
-    u_start = jax.vmap(lambda k: env.draws(k, draws))(jax.random.split(reset_key, n)) if draws else ()
+    u_step, u_start = (
+        jax.vmap(functools.partial(env.draws, count=count))(jax.random.split(k, n)) if count else ()
+        for k, count in ((step_key, env.definition.step_draws), (reset_key, env.start_draws))
+    )
     obs, stepped, reward, terminated, truncated, info = jax.vmap(env.step_with_draws, axis_size=n)(
         state, action, u_step
     )
     fresh = jax.vmap(env.initial_with_draws, axis_size=n)(u_start)
-    restart = prev_done
-    next_state = jax.tree.map(lambda a, b: jnp.where(restart.reshape((n,) + (1,) * (a.ndim - 1)), a, b), fresh, stepped)
+    next_state = jax.tree.map(
+        lambda a, b: jnp.where(prev_done.reshape((n,) + (1,) * (a.ndim - 1)), a, b), fresh, stepped
+    )
     if limit:
         truncated = truncated | (next_state.time >= limit)
-    active = ~restart
+    active = ~prev_done
     terminated, truncated = terminated & active, truncated & active
     reward = jnp.where(active, reward, 0.0)
     observation = jax.vmap(env.observation)(next_state)

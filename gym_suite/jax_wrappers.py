@@ -1,18 +1,13 @@
 """Wrappers of the gymnax envs (:func:`gym_suite.jax.make`) for code written for other gymnax versions or spaces.
 
-Each wrapper is a gymnax ``Environment`` around another one (never a Gymnasium env:
-``TypeError``): it can be wrapped again, jitted, vmapped and copied with ``copy.deepcopy`` (rejax
-deepcopies its config); attributes it does not define are the wrapped env's.
-
-- :class:`FiveValueStep`: ``step`` returns ``(obs, state, reward, done, info)``, gymnax's API
-  before 1.0 that rejax 0.1.3 and PureJaxRL unpack; wrap it outermost, once.
-- :class:`OneHotObservation`: a ``Discrete`` observation as a one-hot float vector.
-- :class:`RescaleAction`: a bounded ``Box`` action taken in ``[low, high]`` (default ``[-1, 1]``).
-- :class:`TransformReward`: rewards ``(reward + offset) * scale``, for training.
-- :class:`DrawnParams`: domain randomization, each episode's data parameters drawn at its start.
-
-The numbers (``low``, ``high``, ``scale``, ``offset``) are numbers, not bools or strings
-(``TypeError``), and finite (``ValueError``), each error naming the argument. rejax, unchanged::
+Each wrapper is a gymnax ``Environment`` around another one (never a Gymnasium env: ``TypeError``):
+it can be wrapped again, jitted, vmapped and copied with ``copy.deepcopy`` (rejax deepcopies its
+config); attributes it does not define are the wrapped env's. :class:`FiveValueStep` steps as gymnax
+before 1.0 (rejax 0.1.3, PureJaxRL), :class:`OneHotObservation` one-hots a ``Discrete`` observation,
+:class:`RescaleAction` takes a bounded ``Box`` action in ``[low, high]``, :class:`TransformReward`
+moves and scales rewards, :class:`DrawnParams` draws each episode's data parameters. The numbers
+(``low``, ``high``, ``scale``, ``offset``) are numbers, not bools or strings (``TypeError``), and
+finite (``ValueError``), each error naming the argument. rejax, unchanged::
 
     env, params = gym_suite.jax.make("example-v0")
     algo = rejax.DQN.create(env=FiveValueStep(OneHotObservation(env)), env_params=params, total_timesteps=10_000)
@@ -53,14 +48,10 @@ class Wrapper(environment.Environment):  # type: ignore[misc]  # gymnax has no t
 
     def __init__(self, env: Any) -> None:
         if not isinstance(env, (environment.Environment, GymnaxWrapper)):
-            hint = (
-                " (a Gymnasium env: use gym_suite.jax.make(id) for the gymnax env of an id)"
-                if isinstance(env, gymnasium.Env)
-                else ""
-            )
+            hint = " (a Gymnasium env: use gym_suite.jax.make(id) for the gymnax env of an id)"
             raise ArgumentTypeError(
                 f"{type(self).__name__}: env must be a gymnax Environment (gym_suite.jax.make's env, this "
-                f"module's or gymnax's wrappers of one), got {type(env).__name__}{hint}"
+                f"module's or gymnax's wrappers of one), got {type(env).__name__}{hint if isinstance(env, gymnasium.Env) else ''}"
             )
         super().__init__()
         self._env = env
@@ -81,10 +72,7 @@ class Wrapper(environment.Environment):  # type: ignore[misc]  # gymnax has no t
     @property
     def unwrapped(self) -> Any:
         """The innermost env (:class:`gym_suite.jax.SuiteJaxEnv` for an env of :func:`gym_suite.jax.make`)."""
-        inner = self._env
-        while isinstance(inner, Wrapper):
-            inner = inner._env
-        return inner
+        return self._env.unwrapped if isinstance(self._env, Wrapper) else self._env
 
     @property
     def default_params(self) -> Any:
@@ -117,14 +105,13 @@ class FiveValueStep(Wrapper):
 
     def __init__(self, env: Any) -> None:
         super().__init__(env)
-        inner = env
-        while isinstance(inner, Wrapper):
-            if isinstance(inner, FiveValueStep):
+        while isinstance(env, Wrapper):
+            if isinstance(env, FiveValueStep):
                 raise ValueError(
                     "FiveValueStep: env already steps with five values (a FiveValueStep is inside it); wrap "
                     "the six-value env once, outermost"
                 )
-            inner = inner.env
+            env = env.env
 
     def step(self, key: jax.Array, state: Any, action: Any, params: Any = None) -> tuple[Any, ...]:
         obs, state, reward, terminated, truncated, info = self._env.step(key, state, action, params)
@@ -174,16 +161,13 @@ class RescaleAction(Wrapper):
         space = env.action_space(env.default_params)
         if not isinstance(space, gymnax_spaces.Box):
             raise TypeError(f"RescaleAction: the action space must be a Box, got {type(space).__name__}")
-        shape = tuple(space.shape)
-        env_low = np.broadcast_to(np.asarray(space.low, dtype=np.float64), shape)
-        env_high = np.broadcast_to(np.asarray(space.high, dtype=np.float64), shape)
+        shape, self._dtype = tuple(space.shape), space.dtype
+        env_low, env_high = (np.broadcast_to(np.asarray(b, dtype=np.float64), shape) for b in (space.low, space.high))
         if not (np.all(np.isfinite(env_low)) and np.all(np.isfinite(env_high))):
             raise TypeError("RescaleAction: the action space must have finite bounds")
-        agent_low, agent_high = _bound("low", low, shape), _bound("high", high, shape)
-        self._dtype = space.dtype
         self._env_low, self._env_high = env_low.astype(space.dtype), env_high.astype(space.dtype)
         with np.errstate(over="ignore"):
-            self._low, self._high = agent_low.astype(space.dtype), agent_high.astype(space.dtype)
+            self._low, self._high = (_bound(n, v, shape).astype(space.dtype) for n, v in (("low", low), ("high", high)))
         if not (np.all(np.isfinite(self._low)) and np.all(np.isfinite(self._high)) and np.all(self._low < self._high)):
             raise ValueError(
                 f"RescaleAction: low and high must be finite in the action's dtype {np.dtype(space.dtype)} with "
@@ -213,15 +197,11 @@ class TransformReward(Wrapper):
 
     def step(self, key: jax.Array, state: Any, action: Any, params: Any = None) -> tuple[Any, ...]:
         obs, state, reward, *rest = self._env.step(key, state, action, params)
-        if self.offset:
-            reward = reward + self.offset
-        if self.scale != 1.0:
-            reward = reward * self.scale
-        return (obs, state, reward, *rest)
+        reward = reward + self.offset if self.offset else reward
+        return (obs, state, reward * self.scale if self.scale != 1.0 else reward, *rest)
 
 
 def _scalar(value: Any) -> Any:
-    """A 0-d numeric array (numpy's or JAX's) as its number; anything else as it is."""
     if isinstance(value, (np.ndarray, jax.Array)) and value.shape == () and np.dtype(value.dtype).kind in "iuf":
         return value.item()
     return value
@@ -240,13 +220,12 @@ def _bound(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
     if (
         array.dtype.kind == "O"
         and array.size
-        and all(  # Python integers past int64
-            isinstance(v, int) and not isinstance(v, bool) for v in array.flat
-        )
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in array.flat)
     ):
-        for v in array.flat:
-            check_number("RescaleAction", f"{name}'s element", v)  # ValueError past float64's range
-        array = array.astype(np.float64)
+        # Python integers past int64: a ValueError past float64's range
+        array = np.array([check_number("RescaleAction", f"{name}'s element", v) for v in array.flat]).reshape(
+            array.shape
+        )
     if array.dtype.kind not in "iuf":
         raise ArgumentTypeError(f"RescaleAction: {name} must be {what}, got {shown(value)}")
     try:
@@ -293,8 +272,7 @@ class DrawnParams(Wrapper):
 
     def reset(self, key: jax.Array, params: Any = None) -> tuple[Any, DrawnParamsState]:
         draw_key, reset_key = jax.random.split(key)
-        drawn = self._drawn(draw_key, params)
-        obs, state = self._env.reset(reset_key, drawn)
+        obs, state = self._env.reset(reset_key, drawn := self._drawn(draw_key, params))
         return obs, DrawnParamsState(env_state=state, params=drawn)
 
     def step(self, key: jax.Array, state: Any, action: Any, params: Any = None) -> tuple[Any, ...]:
@@ -305,8 +283,7 @@ class DrawnParams(Wrapper):
         done = jnp.logical_or(terminated, truncated)
         obs_re, state_re = self.reset(reset_key, params)  # the next episode, on params drawn afresh
         kept = DrawnParamsState(env_state=env_state, params=state.params)
-        next_state = jax.tree.map(lambda a, b: jnp.where(done, a, b), state_re, kept)
-        obs = jax.tree.map(lambda a, b: jnp.where(done, a, b), obs_re, obs)
+        next_state, obs = jax.tree.map(lambda a, b: jnp.where(done, a, b), (state_re, obs_re), (kept, obs))
         return obs, next_state, reward, terminated, truncated, info
 
 
@@ -322,9 +299,7 @@ def check_drawn(owner: str, given: Any, drawn: Any) -> None:
         )
     for f in dataclasses.fields(given):
         before, after = getattr(given, f.name), getattr(drawn, f.name)
-        if before is None or after is None:
-            continue
-        if np.shape(before) != np.shape(after):
+        if before is not None and after is not None and np.shape(before) != np.shape(after):
             raise ValueError(
                 f"{owner} must return params whose {f.name} has the shape of the given params' "
                 f"{np.shape(before)} (one value an episode), got one of shape {np.shape(after)}"

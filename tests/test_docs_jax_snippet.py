@@ -35,14 +35,10 @@ def test_jax_page_parameters_as_data_runs():
         [sys.executable, "-c", page_block("jax-params-snippet")], capture_output=True, text=True, timeout=300
     )
     assert out.returncode == 0, out.stderr[-2000:]
-    lines = out.stdout.strip().splitlines()
-    speeds, caught, episodes = [], [], []
-    for line in lines:
-        match = re.match(r"target_speed ([\d.]+): (\d+) of (\d+) episodes caught, \d+ steps an episode", line)
-        assert match, line
-        speeds.append(float(match[1]))
-        caught.append(int(match[2]))
-        episodes.append(int(match[3]))
+    line = r"target_speed ([\d.]+): (\d+) of (\d+) episodes caught, \d+ steps an episode"
+    rows = [re.fullmatch(line, text) for text in out.stdout.strip().splitlines()]
+    assert all(rows), out.stdout
+    speeds, caught, episodes = ([float(row[i]) for row in rows] for i in (1, 2, 3))
     assert speeds == [0.25, 0.5, 1.0, 1.5, 2.0]
     # pursuit catches every target slower than the worker; faster ones take longer, some escape
     assert caught[0] == episodes[0] and caught[1] == episodes[1]
@@ -59,10 +55,7 @@ def test_jax_page_drawn_parameters_run_at_a_small_budget():
     assert small.count("total_timesteps=8192") == 1 and small.count("episodes=20") == 2, code
     out = subprocess.run([sys.executable, "-c", small], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
-    speeds = []
-    for line in out.stdout.strip().splitlines():
-        match = re.fullmatch(r"target_speed ([\d.]+): PPO (-?[\d.]+), heuristic (-?[\d.]+)", line)
-        assert match, line
-        speeds.append(float(match[1]))
-        assert -301.0 <= float(match[2]) <= 0.0 and -301.0 <= float(match[3]) <= 0.0
-    assert speeds == [0.5, 1.0, 1.5, 2.0]
+    line = r"target_speed ([\d.]+): PPO (-?[\d.]+), heuristic (-?[\d.]+)"
+    rows = [re.fullmatch(line, text) for text in out.stdout.strip().splitlines()]
+    assert all(rows) and all(-301.0 <= float(row[i]) <= 0.0 for row in rows for i in (2, 3)), out.stdout
+    assert [float(row[1]) for row in rows] == [0.5, 1.0, 1.5, 2.0]

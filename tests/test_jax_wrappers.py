@@ -1,13 +1,11 @@
 """gym_suite.jax_wrappers and the JAX ecosystem's own code on the suite's JAX envs: (a) each wrapper
 against an independent computation, (b) rejax and a PureJaxRL-shaped PPO loop, unchanged, through the
-documented adapter, (c) Gymnasium's ``check_env`` and ``JaxToNumpy`` on every ``gym_suite_jax/<id>``,
-(d) Gymnasium's ``RescaleAction`` on the numpy target-v0."""
+documented adapter."""
 
 from __future__ import annotations
 
 import copy
 import functools
-import warnings
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -26,7 +24,6 @@ from hypothesis import strategies as st  # noqa: E402
 import gym_suite.jax as gj  # noqa: E402
 from gym_suite.jax_wrappers import FiveValueStep, OneHotObservation, RescaleAction, TransformReward  # noqa: E402
 
-DISCRETE_ACTION_IDS = ("example-v0", "push-v0", "heartpole-v0", "heartpole-v1")
 KEY = jax.random.key(0)
 
 
@@ -453,50 +450,6 @@ def test_a_purejaxrl_shaped_ppo_loop_runs_on_example_v0_through_the_adapter():
 @pytest.mark.parametrize("env_id", ["push-v0", "heartpole-v0", "heartpole-v1"])
 def test_a_purejaxrl_shaped_ppo_loop_runs_on_the_other_discrete_action_ids(env_id):
     purejaxrl_returns(env_id, 2048)
-
-
-# -- (c) Gymnasium's checker and JaxToNumpy on the gym_suite_jax/ ids
-
-
-@pytest.mark.parametrize("env_id", gj.jax_ids())
-def test_gymnasium_check_env_and_jax_to_numpy_on_every_jax_id(env_id):
-    from gymnasium.utils.env_checker import check_env
-    from gymnasium.wrappers import JaxToNumpy
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the checker's advice (unbounded boxes, raw-unit actions, v0 ids)
-        env = gymnasium.make(f"{gj.NAMESPACE}/{env_id}")
-        check_env(env.unwrapped, skip_render_check=True)
-        numpy_env = JaxToNumpy(gymnasium.make(f"{gj.NAMESPACE}/{env_id}"))
-        check_env(numpy_env, skip_render_check=True)
-    obs, _ = numpy_env.reset(seed=0)
-    obs, reward, terminated, truncated, _ = numpy_env.step(numpy_env.action_space.sample())
-    assert isinstance(reward, (float, np.floating, np.ndarray)) and not isinstance(reward, jax.Array)
-    assert numpy_env.observation_space.contains(obs)
-    numpy_env.close()
-    env.close()
-
-
-# -- (d) the numpy target-v0 with Gymnasium's RescaleAction
-
-
-def test_gymnasium_rescale_action_gives_target_v0_actions_in_minus_one_one():
-    from gymnasium.utils.env_checker import check_env
-
-    env = gymnasium.wrappers.RescaleAction(
-        gymnasium.make("target-v0"), min_action=np.float32(-1), max_action=np.float32(1)
-    )
-    assert env.action_space == spaces.Box(-1.0, 1.0, (2,), np.float32)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        check_env(env.unwrapped, skip_render_check=True)
-        check_env(env, skip_render_check=True)
-    advice = [str(w.message) for w in caught if "symmetric and normalized" in str(w.message)]
-    assert len(advice) == 1, advice  # the raw env's Box(0, 50) only
-    np.testing.assert_allclose(env.action(np.array([-1.0, 1.0], np.float32)), [0.0, 50.0])
-    env.reset(seed=0)
-    env.step(np.array([0.0, 0.0], np.float32))  # the middle of the field
-    env.close()
 
 
 @pytest.mark.slow
