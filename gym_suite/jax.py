@@ -57,7 +57,10 @@ from gym_suite._jax_cache import cache_dir_in_use, use_compilation_cache
 from gym_suite._registry import ENV_IDS, JAX_NAMESPACE, Spec, find, load
 from gym_suite._seeds import seed_keys
 from gym_suite.envs._device import device_params as _device_params
+from gym_suite.envs._device import float_dtype as _float
+from gym_suite.envs._device import int_dtype as _int
 from gym_suite.envs._device import numeric as _numeric
+from gym_suite.envs._device import x64 as _x64
 from gym_suite.envs._shells import check_num_envs
 from gym_suite.envs.checks import (
     ArgumentTypeError,
@@ -146,18 +149,6 @@ def _spec(env_id: str) -> Spec:
         raise ValueError(f"gym_suite.jax.make: unknown env_id {env_id!r}; the ids are {ids}")
     check_row(spec)
     return spec
-
-
-def _int() -> Any:  # JAX's default integer: int32, or int64 in 64-bit mode
-    return jnp.zeros(0, dtype=int).dtype
-
-
-def _float() -> Any:  # float32, or float64 in 64-bit mode
-    return jnp.zeros(0).dtype
-
-
-def _x64() -> bool:
-    return bool(jax.config.read("jax_enable_x64"))  # type: ignore[no-untyped-call]  # jax leaves Config.read unannotated
 
 
 def _kind(array: Any) -> str:  # the numpy kind of an array's dtype ("key" for PRNG keys)

@@ -10,6 +10,21 @@ import jax.numpy as jnp
 import numpy as np
 
 
+def int_dtype() -> Any:
+    """JAX's default integer: int32, or int64 in 64-bit mode."""
+    return jnp.zeros(0, dtype=int).dtype
+
+
+def float_dtype() -> Any:
+    """JAX's default float: float32, or float64 in 64-bit mode."""
+    return jnp.zeros(0).dtype
+
+
+def x64() -> bool:
+    """Whether JAX's 64-bit mode is on."""
+    return bool(jax.config.read("jax_enable_x64"))  # type: ignore[no-untyped-call]  # jax leaves Config.read unannotated
+
+
 def device_params(params: Any) -> Any:
     """``params`` with its numeric numpy arrays (push-v0's log) as device arrays."""
     if not dataclasses.is_dataclass(params) or isinstance(params, type):

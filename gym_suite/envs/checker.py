@@ -236,12 +236,12 @@ class _Jax:
     def __init__(self, definition: Definition[Any, Any], params: Any, rows: int, report: _Report):
         import jax
 
-        from gym_suite.envs._device import device_params, numeric
+        from gym_suite.envs._device import device_params, float_dtype, numeric
 
         self.jax, self.jnp, self.numeric = jax, jax.numpy, numeric
         self.d, self.report, self.rows = definition, report, rows
         self.params, self.ops = device_params(params), jax_ops()
-        self.float = self.jnp.zeros(0).dtype
+        self.float = float_dtype()
         self.x64 = self.float == np.float64
         self.discrete = isinstance(definition.spaces(params)[1], spaces.Discrete)
         self.start = jax.jit(jax.vmap(self._start, axis_size=rows))
