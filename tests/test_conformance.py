@@ -1,7 +1,5 @@
-"""The contract every registered environment keeps, parametrized over every row of
-``gym_suite.specs()``: the suite's own ids, and the tiny coin of ``tests/coin_env.py``, registered
-through the public ``gym_suite.register`` as another package would (``HYPOTHESIS_PROFILE=long``
-runs many more examples)."""
+"""The contract every row of ``gym_suite.specs()`` keeps: the suite's ids and the tiny coin of ``tests/coin_env.py``,
+registered as another package would (``HYPOTHESIS_PROFILE=long`` runs many more examples)."""
 
 from __future__ import annotations
 
@@ -33,7 +31,6 @@ from gym_suite.envs.definition import NUMPY, SCALAR, Definition
 
 load_hypothesis_profile()
 
-#: The suite's ids and one registered through gym_suite.register.
 CONTRACT_IDS = [*ALL_IDS, COIN_ID]
 
 
@@ -43,8 +40,7 @@ def creator(env_id: str, vector: bool = False):
 
 
 def assert_same_steps(env, other, seed: int, steps: int) -> None:
-    """The two envs give the same steps on ``steps`` random actions (seeded ``seed``), and the
-    same start after an episode's end."""
+    """The same steps on ``steps`` random actions (seeded ``seed``), and the same start after an episode's end."""
     env.action_space.seed(seed)
     for _ in range(steps):
         action = env.action_space.sample()
@@ -78,10 +74,7 @@ def test_gymnasium_and_stable_baselines3_check_env(env_id):
     env = gymnasium.make(env_id)
     for mode in [None] + [m for m in env.unwrapped.metadata["render_modes"] if m != "human"]:
         with warnings.catch_warnings():
-            warnings.simplefilter("error")  # any complaint of the checker fails the test ...
-            # ... but its advice on space bounds, which the environments' specifications fix on purpose
-            # (heartpole's unbounded quantities, target's action in field coordinates)
-            # and its note that a newer version of the id exists (heartpole-v0 stays as released)
+            warnings.simplefilter("error")  # any complaint fails, but advice on bounds the specifications fix
             for advice in ("observation space m.* is (-)?infinity", "symmetric and normalized", "is out of date"):
                 warnings.filterwarnings("ignore", message=f".*{advice}")
             gymnasium_check_env(gymnasium.make(env_id, render_mode=mode).unwrapped, skip_render_check=mode is None)
@@ -134,23 +127,14 @@ def test_ten_thousand_random_steps_stay_in_space(env_id):
                 obs, _ = env.reset()
 
 
-def _invalid_actions():
-    return st.one_of(
-        st.integers(min_value=-(10**6), max_value=-1),
-        st.integers(min_value=4, max_value=10**18),
-        st.floats(allow_nan=True, allow_infinity=True),
-        st.text(max_size=30),
-        st.none(),
-        st.lists(st.floats(), min_size=3, max_size=50),
-        st.lists(st.integers(), max_size=0),
-        st.booleans(),
-        st.just([math.nan, 1.0]),
-        st.just([1.0, math.inf]),
-        st.just({"x": 1}),
-    )
+INVALID_ACTIONS = st.one_of(
+    st.integers(-(10**6), -1), st.integers(4, 10**18), st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=30), st.none(), st.lists(st.floats(), min_size=3, max_size=50), st.just([]), st.booleans(),
+    st.sampled_from([[math.nan, 1.0], [1.0, math.inf], {"x": 1}]),
+)  # fmt: skip
 
 
-@given(action=_invalid_actions())
+@given(action=INVALID_ACTIONS)
 @example(action=[1] * 10**6)
 def test_a_rejected_action_names_the_action_and_changes_nothing(env_id, action):
     env, reference = gymnasium.make(env_id, disable_env_checker=True), gymnasium.make(env_id)
@@ -184,15 +168,10 @@ def test_a_step_before_reset_or_after_the_end_needs_a_reset(env_id):
 
 def test_a_rejected_reset_names_the_argument_and_changes_nothing(env_id):
     env, reference = gymnasium.make(env_id), gymnasium.make(env_id)
-    env.reset(seed=1)
-    reference.reset(seed=1)
+    env.reset(seed=1), reference.reset(seed=1)
     assert_same_steps(env, reference, 2, 1)
-    for bad, named in (
-        ({"seed": 999, "options": {"no_such_option": 1}}, "option"),
-        ({"seed": -3}, "seed"),
-        ({"seed": 1.5}, "seed"),
-        ({"options": ["x"]}, "option"),
-    ):
+    bad_resets = [({"seed": 999, "options": {"no_such_option": 1}}, "option"), ({"seed": -3}, "seed")]
+    for bad, named in [*bad_resets, ({"seed": 1.5}, "seed"), ({"options": ["x"]}, "option")]:
         with pytest.raises(DOCUMENTED_ERRORS, match=named):
             env.reset(**bad)
     assert_same_steps(env, reference, 3, 5)
@@ -215,9 +194,7 @@ def test_vector_seeds(env_id):
 
 
 def test_arguments_are_declared_once_in_a_typed_signature(env_id):
-    """The signature is the declaration: typed keywords with defaults, the docstring's Arguments table
-    lists exactly its names, an ``env_config`` dict is taken, a wrong render mode and an unknown name
-    are refused (the latter with the allowed ones)."""
+    """Typed keywords, the Arguments table lists exactly them, an ``env_config`` is taken, bad names are refused."""
     make = creator(env_id)
     params = {n: p for n, p in inspect.signature(make).parameters.items() if n != "env_config"}
     assert "render_mode" in params and all(p.kind is p.KEYWORD_ONLY for p in params.values())
@@ -231,29 +208,20 @@ def test_arguments_are_declared_once_in_a_typed_signature(env_id):
     with pytest.raises(ValueError, match="render_mode"), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # gymnasium.make itself only warns about the mode
         gymnasium.make(env_id, render_mode="hologram")
-    # an unknown keyword on every constructor path: a TypeError worded as Python words it (what
-    # TorchRL's GymEnv looks for before it drops its frameskip), then the allowed ones
-    make_vector = creator(env_id, vector=True)
-    paths = [
-        lambda: make(frameskip=1),
-        lambda: make({"frameskip": 1}),
-        lambda: make_vector(2, frameskip=1),
-        lambda: make_vector(2, {"frameskip": 1}),
-        lambda: gymnasium.make(env_id, frameskip=1),
-        lambda: gymnasium.make_vec(env_id, num_envs=2, frameskip=1),
-        lambda: gymnasium.make_vec(env_id, num_envs=2, vectorization_mode="sync", frameskip=1),
-    ]
-    suite_paths = len(paths)  # whose messages name every argument
+    # an unknown keyword on every constructor path: a TypeError worded as Python words it (what TorchRL's GymEnv
+    # looks for before it drops its frameskip), then the allowed ones (all of them on the suite's paths)
+    make_vector, bad = creator(env_id, vector=True), {"frameskip": 1}
+    paths = [lambda: make(**bad), lambda: make(bad), lambda: make_vector(2, **bad), lambda: make_vector(2, bad),
+             lambda: gymnasium.make(env_id, **bad), lambda: gymnasium.make_vec(env_id, num_envs=2, **bad),
+             lambda: gymnasium.make_vec(env_id, num_envs=2, vectorization_mode="sync", **bad)]  # fmt: skip
+    suite_paths = len(paths)
     try:
         import gym_suite.jax as gsj
-    except ImportError:
+    except ImportError:  # no JAX: the suite's paths only
         gsj = None
     if gsj is not None:
-        paths += [
-            lambda: gsj.make(env_id, frameskip=1),
-            lambda: gymnasium.make(jax_id(env_id), frameskip=1),
-            lambda: gymnasium.make_vec(jax_id(env_id), num_envs=2, frameskip=1),
-        ]
+        paths += [lambda: gsj.make(env_id, **bad), lambda: gymnasium.make(jax_id(env_id), **bad),
+                  lambda: gymnasium.make_vec(jax_id(env_id), num_envs=2, **bad)]  # fmt: skip
     words = r"Env\.__init__\(\) got an unexpected keyword argument 'frameskip'; allowed"
     for i, path in enumerate(paths):
         with pytest.raises(TypeError, match=words) as err:
@@ -340,9 +308,6 @@ def test_native_vector_env(env_id):
             envs.step(bad)
 
 
-# ---------------------------------------------------------------------------- legacy gym
-
-
 def test_gym_make_follows_gymnasium_and_passes_gym_check_env(env_id, gym_np_bool8):
     gym = pytest.importorskip("gym")
     from gym.utils.env_checker import check_env as gym_check_env
@@ -366,12 +331,14 @@ IMPORT_ORDERS = {
 
 @pytest.mark.parametrize("order", list(IMPORT_ORDERS))
 def test_gym_registration_in_any_import_order(order):
+    """Every id runs in a fresh process; the tutorials' ``HeartPole-v0`` is refused naming the suite's id."""
     pytest.importorskip("gym")
     name = "'gym_suite:' + i" if order == "gym only" else "i"
     code = f"{IMPORT_ORDERS[order]}\nfor i in {ALL_IDS!r}:\n    env = gym.make({name})\n    env.reset(seed=0)\n"
     code += f"    env.step(env.action_space.sample())\nprint('ok', {len(ALL_IDS)})\n"
+    code += "try:\n    gym.make('HeartPole-v0')\nexcept gym.error.Error as exc:\n    print(exc)\n"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == f"ok {len(ALL_IDS)}"
+    assert out.stdout.splitlines()[0] == f"ok {len(ALL_IDS)}" and "gym_suite:heartpole-v0" in out.stdout
     assert "could not register" not in out.stderr
 
 
@@ -392,13 +359,11 @@ def test_space_conversion_covers_every_kind():
         }
     )
     converted = convert_space(space)
-    assert isinstance(converted, gs.Dict)
-    assert isinstance(converted["box"], gs.Box) and converted["box"].dtype == np.float32
-    assert np.array_equal(converted["box"].high, space["box"].high)
-    assert converted["discrete"].n == 4 and converted["discrete"].start == 2
-    assert converted["binary"].n == 5
+    assert isinstance(converted, gs.Dict) and isinstance(converted["tuple"], gs.Tuple) and converted["tuple"][0].n == 2
+    box = converted["box"]
+    assert isinstance(box, gs.Box) and box.dtype == np.float32 and np.array_equal(box.high, space["box"].high)
+    assert (converted["discrete"].n, converted["discrete"].start, converted["binary"].n) == (4, 2, 5)
     assert np.array_equal(converted["multi"].nvec, [3, 4])
-    assert isinstance(converted["tuple"], gs.Tuple) and converted["tuple"][0].n == 2
     converted.seed(0)
     for _ in range(20):  # samples of the converted space are members of the original one
         sample = converted.sample()
@@ -424,18 +389,14 @@ def test_plugin_never_raises_when_registration_fails(monkeypatch):
         _gym.register_gym()
 
 
-# ---------------------------------------------------------------------------- the step limit
-# Checked on heartpole-v0, which never terminates, so every episode length is the limit's.
-
-LIMITED = "heartpole-v0"
+LIMITED = "heartpole-v0"  # never terminates: every episode length is the step limit's
 MAKERS = ("make", "gym.make", "sync", "async", "vector_entry_point")
 
 
 @pytest.mark.parametrize("maker", MAKERS)
 @pytest.mark.parametrize("limit", [7, 1200, -1, None])
 def test_every_make_honours_max_episode_steps(maker, limit, gym_np_bool8):
-    """The registered limit unless ``max_episode_steps`` is given; ``-1`` removes it (the legacy
-    gym's make takes ``None`` for that)."""
+    """The registered limit unless ``max_episode_steps`` is given; ``-1`` removes it (the legacy gym's: ``None``)."""
     kwargs = {} if limit is None else {"max_episode_steps": limit}
     expected = {None: gymnasium.spec(LIMITED).max_episode_steps, -1: None}.get(limit, limit)
     if maker == "gym.make":
@@ -447,19 +408,17 @@ def test_every_make_honours_max_episode_steps(maker, limit, gym_np_bool8):
     else:
         envs = gymnasium.make_vec(LIMITED, num_envs=2, vectorization_mode=maker, **kwargs)
     action = 0 if maker.endswith("make") else np.zeros(2, dtype=np.int64)
-    try:
-        envs.reset(seed=0)
-        first = None
-        for step in range(1, 1300 + 1):
-            _, _, terminated, truncated, _ = envs.step(action)
-            assert not np.any(terminated)
-            if np.any(truncated):
-                assert np.all(truncated)
-                first = step
-                break
-        assert first == expected
-    finally:
-        envs.close()
+    envs.reset(seed=0)
+    first = None
+    for step in range(1, 1300 + 1):
+        _, _, terminated, truncated, _ = envs.step(action)
+        assert not np.any(terminated)
+        if np.any(truncated):
+            assert np.all(truncated)
+            first = step
+            break
+    envs.close()
+    assert first == expected
 
 
 def test_evaluate_env_kwargs_reach_the_time_limit():
@@ -468,26 +427,20 @@ def test_evaluate_env_kwargs_reach_the_time_limit():
 
 
 def test_goal_on_the_last_allowed_step_is_terminated_and_truncated_in_every_path():
-    """TimeLimit reports truncated even when the last step also terminates; the native vector
-    env says the same, and so does a SyncVectorEnv."""
+    """TimeLimit reports truncated even when the last step also terminates; so do the native and sync vector envs."""
     probe = gymnasium.make("example-v0")
     start, _ = probe.reset(seed=3)
     distance, action = abs(probe.unwrapped.goal - start), int(start < probe.unwrapped.goal)
     assert distance >= 2
     flags = {}
     for mode in ("make", "sync", "vector_entry_point"):
-        if mode == "make":
-            env = gymnasium.make("example-v0", max_episode_steps=distance)
-        else:
-            env = gymnasium.make_vec("example-v0", num_envs=1, vectorization_mode=mode, max_episode_steps=distance)
+        vector = {} if mode == "make" else {"num_envs": 1, "vectorization_mode": mode}
+        env = (gymnasium.make_vec if vector else gymnasium.make)("example-v0", max_episode_steps=distance, **vector)
         env.reset(seed=3)
         for _ in range(distance):
-            _, _, terminated, truncated, _ = env.step(action if mode == "make" else np.array([action]))
+            _, _, terminated, truncated, _ = env.step(np.array([action]) if vector else action)
         flags[mode] = (bool(np.all(terminated)), bool(np.all(truncated)))
     assert flags == dict.fromkeys(flags, (True, True)), flags
-
-
-# ------------------------------------------------------- the native vector env follows the scalar env
 
 
 def _close(a, b) -> bool:
@@ -502,8 +455,7 @@ def _first_row(obs, reward, terminated, truncated, info):
 
 
 def test_vector_of_one_follows_the_scalar_env(env_id):
-    """num_envs=1 from the same seed: the same observations, rewards, flags and info over
-    several episodes; after an episode's end, the vector env's next step is the new start."""
+    """num_envs=1 from one seed: the same steps and info over episodes; after an end, the next step is the start."""
     scalar = gymnasium.make(env_id, max_episode_steps=30)
     vector = gymnasium.make_vec(env_id, num_envs=1, max_episode_steps=30)
     obs, info = scalar.reset(seed=5)
@@ -531,12 +483,8 @@ def test_a_vector_of_two_parts_from_the_scalar_env():
     assert not all(np.allclose(a, b) for a, b in steps)
 
 
-# ---------------------------------------------------------------------------- the native vector env's rows
-
-
 def test_native_vector_env_has_the_info_keys_of_sync_on_every_step(env_id):
-    """The info's key set every step, when every row ends on every step (the start's keys only) and,
-    for an id ended only by the step limit, when rows run on; values differ by design (one generator)."""
+    """The info's key set every step, every row ending each step or (heartpole-v0) running on; values differ by design."""
     limits = (1, 3) if env_id == "heartpole-v0" else (1,)
     for limit in limits:
         native = gymnasium.make_vec(
@@ -573,18 +521,11 @@ def _scribble(array):
 
 @pytest.mark.parametrize("reuse_rows", [1, None])
 def test_native_vector_step_shares_no_memory_with_the_caller(env_id, reuse_rows):
-    """Every array a step returns is the caller's to keep or overwrite: none shares memory with another
-    or with the state, scribbling over them changes nothing the env does next (a twin left alone), and
-    a state read before a step is not changed by it, whether an autoreset copies every quantity or
-    reuses the step's new arrays (``REUSE_ROWS``: a big batch's way, here on a small one)."""
-    kwargs = {"episode_length": 3} if env_id == "push-v0" else {}
-    limit = 4  # rows end often, so starts and steps mix
-    envs = [
-        gymnasium.make_vec(
-            env_id, num_envs=5, vectorization_mode="vector_entry_point", max_episode_steps=limit, **kwargs
-        )
-        for _ in range(2)
-    ]
+    """A step's arrays are the caller's: no shared memory, scribbling changes nothing next (a twin left alone), a state
+    read before a step is kept, whether an autoreset copies or reuses rows (``REUSE_ROWS``, a big batch's way)."""
+    kwargs = {"episode_length": 3} if env_id == "push-v0" else {}  # rows end often (and at 4 steps): starts mix in
+    make = lambda: gymnasium.make_vec(env_id, 5, vectorization_mode="vector_entry_point", max_episode_steps=4, **kwargs)  # noqa: E731
+    envs = [make(), make()]
     for env in envs:
         if reuse_rows is not None:
             env.unwrapped.REUSE_ROWS = reuse_rows
@@ -615,9 +556,8 @@ def test_native_vector_step_shares_no_memory_with_the_caller(env_id, reuse_rows)
 
 
 def test_starts_are_the_same_on_floats_and_arrays(env_id):
-    """The vector env starts a few rows on Python numbers and more on arrays (``SCALAR_START_ROWS``):
-    every id's ``initial`` gives the same numbers, bit for bit, both ways, and eight rows restarted
-    together and one after the other take the same draws and get the same state."""
+    """A few rows start on Python numbers, more on arrays (``SCALAR_START_ROWS``): the same bits both ways; eight rows
+    restarted together and one after the other take the same draws and state."""
     together, apart = (
         gymnasium.make_vec(env_id, num_envs=8, vectorization_mode="vector_entry_point").unwrapped for _ in range(2)
     )
