@@ -47,20 +47,24 @@ def initial_last(last):
     return lambda self, u, params, ops: CoinState(Coin.initial(self, u, params, ops).heads, last)
 
 
-CASES = [  # (changed, backends, every (hook, backend, problem) reported, a regex on the DefinitionError's message)
+def plain_after_a_step(self, state, action, u, params, ops):  # one plain number after a step: a batch needs one a row
+    return CoinState(state.heads + ops.where(u[0] < 0.5, 1, 0), 0)
+
+
+UNBOUNDED = (Argument("flips", int, "heads that end the episode", low=1),)  # no upper bound: the spaces break on 2**63
+CASES = [  # (changed, backends, every "hook [backend] problem" reported, a regex on the DefinitionError's message)
     ({}, SN, set(), None),
     ({"initial": numpy_scalar_heads}, SN, set(), None),
     ({"initial": plain_start}, SN, set(), None),
-    ({"reward": reward_off}, SN, {("reward", "scalar vs numpy", "disagree")}, r"reward \[scalar vs numpy\] disagree: .*where numpy gives"),
-    ({"arguments": (Argument("flips", int, "heads that end the episode", low=1),)}, SN, {("spaces", "scalar", "argument")},
-     r"flips=9223372036854775808 was accepted by make_params, then spaces raised"),  # no upper bound: the spaces break
+    ({"reward": reward_off}, SN, {"reward [scalar vs numpy] disagree"}, r"disagree: .*where numpy gives"),
+    ({"arguments": UNBOUNDED}, SN, {"spaces [scalar] argument"}, r"flips=9223372036854775808 was accepted by "
+     r"make_params, then spaces raised"),
     ({"terminal": lambda self, state, params, ops: 1.0 * (state.heads >= params.flips)}, SN,
-     {("terminal", "scalar", "not boolean"), ("terminal", "numpy", "not boolean")}, None),
-    ({"initial": initial_last([-1])}, SN, {("initial", "scalar", "kind"), ("initial", "numpy", "shape")}, None),
-    ({"initial": initial_last("none yet")}, SN, {("initial", "scalar", "kind"), ("initial", "numpy", "kind")}, None),
-    ({"transition": lambda self, state, action, u, params, ops: CoinState(state.heads + ops.where(u[0] < 0.5, 1, 0), 0)},
-     SN, {("transition", "numpy", "shape")}, None),  # one plain number after a step: a batch needs one per row
-    ({"transition": python_if}, ("numpy", "jax"), {("transition", "numpy", "raised"), ("transition", "jax", "raised")},
+     {"terminal [scalar] not boolean", "terminal [numpy] not boolean"}, None),
+    ({"initial": initial_last([-1])}, SN, {"initial [scalar] kind", "initial [numpy] shape"}, None),
+    ({"initial": initial_last("none yet")}, SN, {"initial [scalar] kind", "initial [numpy] kind"}, None),
+    ({"transition": plain_after_a_step}, SN, {"transition [numpy] shape"}, None),
+    ({"transition": python_if}, ("numpy", "jax"), {"transition [numpy] raised", "transition [jax] raised"},
      r"transition \[jax\] raised: TracerBoolConversionError.*use ops\.where"),
 ]  # fmt: skip
 
@@ -73,7 +77,7 @@ def test_what_check_definition_reports(changed, backends, reported, message):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # without JAX: its warning
         found = check_definition(definition, CoinParams(), steps=10, backends=backends, raise_error=False)
-        assert {(v.hook, v.backend, v.problem) for v in found} == reported
+        assert {f"{v.hook} [{v.backend}] {v.problem}" for v in found} == reported
         if reported:
             with pytest.raises(DefinitionError) as caught:
                 check_definition(definition, CoinParams(), steps=10, backends=backends)

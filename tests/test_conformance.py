@@ -408,15 +408,13 @@ def test_every_make_honours_max_episode_steps(maker, limit, gym_np_bool8):
     else:
         envs = gymnasium.make_vec(LIMITED, num_envs=2, vectorization_mode=maker, **kwargs)
     action = 0 if maker.endswith("make") else np.zeros(2, dtype=np.int64)
+
+    def truncated(out):
+        assert not np.any(out[2]) and np.all(out[3]) == np.any(out[3])
+        return np.any(out[3])
+
     envs.reset(seed=0)
-    first = None
-    for step in range(1, 1300 + 1):
-        _, _, terminated, truncated, _ = envs.step(action)
-        assert not np.any(terminated)
-        if np.any(truncated):
-            assert np.all(truncated)
-            first = step
-            break
+    first = next((step for step in range(1, 1301) if truncated(envs.step(action))), None)
     envs.close()
     assert first == expected
 
@@ -484,13 +482,13 @@ def test_a_vector_of_two_parts_from_the_scalar_env():
 
 
 def test_native_vector_env_has_the_info_keys_of_sync_on_every_step(env_id):
-    """The info's key set every step, every row ending each step or (heartpole-v0) running on; values differ by design."""
+    """The info's key set every step, rows ending each step or (heartpole-v0) running on; values differ by design."""
     limits = (1, 3) if env_id == "heartpole-v0" else (1,)
     for limit in limits:
-        native = gymnasium.make_vec(
-            env_id, num_envs=3, vectorization_mode="vector_entry_point", max_episode_steps=limit
+        native, sync = (
+            gymnasium.make_vec(env_id, num_envs=3, vectorization_mode=mode, max_episode_steps=limit)
+            for mode in ("vector_entry_point", "sync")
         )
-        sync = gymnasium.make_vec(env_id, num_envs=3, vectorization_mode="sync", max_episode_steps=limit)
         native.action_space.seed(5)
         info_n, info_s = native.reset(seed=[1, 2, 3])[1], sync.reset(seed=[1, 2, 3])[1]
         assert set(info_n) == set(info_s)
@@ -498,10 +496,8 @@ def test_native_vector_env_has_the_info_keys_of_sync_on_every_step(env_id):
             actions = native.action_space.sample()
             out_n, out_s = native.step(actions), sync.step(actions)
             assert set(out_n[4]) == set(out_s[4]), (limit, step)
-            np.testing.assert_array_equal(out_n[3], out_s[3])
-            for key in out_n[4]:
-                if key.startswith("_"):
-                    np.testing.assert_array_equal(out_n[4][key], out_s[4][key])
+            masks = [{k: v for k, v in out[4].items() if k.startswith("_")} for out in (out_n, out_s)]
+            assert same(out_n[3], out_s[3]) and same(*masks), (limit, step)
 
 
 def _returned_arrays(observation, reward, terminated, truncated, info):
@@ -511,12 +507,7 @@ def _returned_arrays(observation, reward, terminated, truncated, info):
 
 def _scribble(array):
     """Overwrite ``array`` in place with values of its dtype that no step returns."""
-    if array.dtype == object:
-        array[...] = "scribbled"
-    elif array.dtype == bool:
-        array[...] = ~array
-    else:
-        array[...] = 7
+    array[...] = "scribbled" if array.dtype == object else ~array if array.dtype == bool else 7
 
 
 @pytest.mark.parametrize("reuse_rows", [1, None])
@@ -524,8 +515,8 @@ def test_native_vector_step_shares_no_memory_with_the_caller(env_id, reuse_rows)
     """A step's arrays are the caller's: no shared memory, scribbling changes nothing next (a twin left alone), a state
     read before a step is kept, whether an autoreset copies or reuses rows (``REUSE_ROWS``, a big batch's way)."""
     kwargs = {"episode_length": 3} if env_id == "push-v0" else {}  # rows end often (and at 4 steps): starts mix in
-    make = lambda: gymnasium.make_vec(env_id, 5, vectorization_mode="vector_entry_point", max_episode_steps=4, **kwargs)  # noqa: E731
-    envs = [make(), make()]
+    kwargs.update(vectorization_mode="vector_entry_point", max_episode_steps=4)
+    envs = [gymnasium.make_vec(env_id, num_envs=5, **kwargs) for _ in range(2)]
     for env in envs:
         if reuse_rows is not None:
             env.unwrapped.REUSE_ROWS = reuse_rows
@@ -538,20 +529,14 @@ def test_native_vector_step_shares_no_memory_with_the_caller(env_id, reuse_rows)
         copies = [np.array(q) for q in held]
         restarts += int(envs[1].unwrapped._prev_done.sum())
         scribbled, kept = (env.step(actions) for env in envs)
-        for quantity, copy in zip(held, copies):
-            np.testing.assert_array_equal(quantity, copy)
-        arrays = _returned_arrays(*scribbled)
+        assert same(list(held), copies), step  # a state read before the step is kept
+        arrays, expected = _returned_arrays(*scribbled), [a.copy() for a in _returned_arrays(*kept)]
         quantities = [q for q in envs[0].unwrapped.state if isinstance(q, np.ndarray)]
-        for i, a in enumerate(arrays):
-            for b in arrays[i + 1 :] + quantities:
-                assert not np.shares_memory(a, b), (step, a, b)
-        expected = [a.copy() for a in _returned_arrays(*kept)]
-        for a, b in zip(arrays, expected):
-            np.testing.assert_array_equal(a, b)
+        assert not any(np.shares_memory(a, b) for i, a in enumerate(arrays) for b in arrays[i + 1 :] + quantities), step
+        assert same(arrays, expected), step
         for a in arrays:
             _scribble(a)
-        for a, b in zip(_returned_arrays(*kept), expected):
-            np.testing.assert_array_equal(a, b)  # the twin's arrays were not touched either
+        assert same(_returned_arrays(*kept), expected), step  # the twin's arrays were not touched either
     assert restarts
 
 

@@ -8,6 +8,7 @@ import dataclasses
 import importlib
 import importlib.util
 import inspect
+import itertools
 import re
 from pathlib import Path
 
@@ -89,13 +90,10 @@ def test_step_3_is_a_command_to_run():
 
 
 def test_every_id_has_its_gif_notes_and_recipes_only_of_registered_ids():
-    for env_id in gym_suite.ENV_IDS:
-        assert (ROOT / "docs" / "img" / f"{env_id}.gif").exists(), f"no docs/img/{env_id}.gif"
+    assert not [i for i in gym_suite.ENV_IDS if not (ROOT / "docs" / "img" / f"{i}.gif").exists()], "no GIF"
     notes = {path.stem for path in (ROOT / "docs" / "env-notes").glob("*.md")}
     assert notes <= set(gym_suite.ENV_IDS), f"docs/env-notes/ has pages of no registered id: {notes}"
-    from gym_suite.training.recipes import RECIPES
-
-    assert set(RECIPES) <= set(gym_suite.ENV_IDS)
+    assert set(importlib.import_module("gym_suite.training.recipes").RECIPES) <= set(gym_suite.ENV_IDS)
     if importlib.util.find_spec("rejax"):
         jax_training = importlib.import_module("gym_suite.training.jax")
         assert set(jax_training.PPO_RECIPES) | set(jax_training.PPO_BUDGETS) <= set(gym_suite.ENV_IDS)
@@ -106,33 +104,25 @@ def test_the_registry_rows_have_the_fields_the_guide_shows():
     assert shown, "the guide shows no registry row"
     fields = set(re.findall(r"^\s+(\w+)=", shown.group(1), re.M))
     assert fields <= set(inspect.signature(registry.Spec).parameters)
-    versions: dict[str, list[str]] = {}
     for spec in registry.SPECS:
         assert isinstance(registry.load(spec.definition), definition.Definition), spec.id
         params = registry.load(spec.params)
         assert dataclasses.is_dataclass(params) and not isinstance(params, type), (spec.id, "a parameter set")
-        versions.setdefault(spec.definition, []).append(spec.params)
-    # a second version is a parameter set of its own and a row, on the same definition
-    for rules_name, params_names in versions.items():
-        assert len(set(params_names)) == len(params_names), f"two rows of {rules_name} share a parameter set"
+    rows = [(spec.definition, spec.params) for spec in registry.SPECS]  # a second version: a parameter set of its own
+    assert len(set(rows)) == len(rows), "two rows of one definition share a parameter set"
 
 
 def test_two_definitions_of_one_family_differ_in_state_or_spaces():
     """The version rule: rows of one family on two definitions are two tasks, whose state or spaces differ."""
-    families: dict[str, list] = {}
-    for spec in registry.SPECS:
-        families.setdefault(spec.id.rsplit("-v", 1)[0], []).append(spec)
     pairs = 0
-    for rows in families.values():
-        for a in rows:
-            for b in rows:
-                da, db = registry.load(a.definition), registry.load(b.definition)
-                if a.id >= b.id or da is db:
-                    continue
-                pairs += 1
-                pa, pb = (d.make_params(registry.load(s.params), s.class_name) for d, s in ((da, a), (db, b)))
-                same_spaces = da.spaces(pa) == (*db.spaces(pb),)
-                assert not (da.State._fields == db.State._fields and same_spaces), f"{a.id} and {b.id}: one task"
+    for a, b in itertools.combinations(registry.SPECS, 2):
+        da, db = registry.load(a.definition), registry.load(b.definition)
+        if a.id.rsplit("-v", 1)[0] != b.id.rsplit("-v", 1)[0] or da is db:
+            continue
+        pairs += 1
+        pa, pb = (d.make_params(registry.load(s.params), s.class_name) for d, s in ((da, a), (db, b)))
+        same_spaces = da.spaces(pa) == (*db.spaces(pb),)
+        assert not (da.State._fields == db.State._fields and same_spaces), f"{a.id} and {b.id}: one task"
     assert pairs >= 2  # push-v0 / push-v1, target-v0 / target-v1
 
 

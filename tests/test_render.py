@@ -38,6 +38,7 @@ def run_ok(*args, timeout=600):
 
 
 ANSI_IDS = [i for i in ALL_IDS if "ansi" in load_env_creator(gymnasium.spec(i).entry_point).metadata["render_modes"]]
+TEXT_IDS = [i for i in ANSI_IDS if not i.startswith("target-")] + [COIN_ID]  # target's human mode: a window
 
 
 @pytest.mark.parametrize("env_id", ALL_IDS)
@@ -143,8 +144,12 @@ def test_a_broken_env_becomes_an_error_row_not_a_crash(tmp_path):
     run_ok(BENCH, *"--quick --steps 64 --ids example-v0 --env-kwargs no_such_argument=1 --json".split(), out,
            "--heartpole-venv", tmp_path / "no-such-venv")  # fmt: skip
     rows = json.loads(out.read_text())["rows"]
-    suite = [(r["status"][:7], "TypeError" in r["status"], r["steps_per_second"]) for r in rows if r["env_id"] == "example-v0"]
-    assert suite and set(suite) == {("error: ", True, None)}
+    suite = {
+        (r["status"][:7], "TypeError" in r["status"], r["steps_per_second"])
+        for r in rows
+        if r["env_id"] == "example-v0"
+    }
+    assert suite == {("error: ", True, None)}
     assert all(r["status"] == "ok" for r in rows if r["env_id"] == "CartPole-v1")  # the others are timed
 
 
@@ -234,7 +239,7 @@ def test_heartpole_dashboard_says_heart_attack():
     assert value_text(0.1234) == "0.123" and value_text(12.34) == "12.3"
 
 
-@pytest.mark.parametrize("text_id", [i for i in ANSI_IDS if not i.startswith("target-")] + [COIN_ID])  # target: a window
+@pytest.mark.parametrize("text_id", TEXT_IDS)
 def test_human_text_render_prints_each_frame_once(text_id, capsys):
     """Human mode prints each frame in reset and step; render() calls after each must not print it again."""
     frames_of = {}
