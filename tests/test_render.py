@@ -263,18 +263,6 @@ def step_cost_rows(stdout: str, prefix: str = "|") -> list[list[str]]:
     return [[c.strip() for c in line.strip("|").split("|")] for line in stdout.splitlines() if line.startswith(prefix)]
 
 
-def test_step_cost_compares_several_checkouts_in_one_table():
-    """Two ``--against``: µs and a speed ratio per checkout, the ratio to CartPole; a folder without the package refused."""
-    done = run_ok(STEP_COST, "--against", ROOT, "--against", ROOT, *QUICK_STEP_COST, timeout=300)
-    header, _, *lines = step_cost_rows(done.stdout)
-    assert header[:4] == ["id", "interface", "N", "this (µs)"]
-    assert sum(cell.startswith("speed vs ") for cell in header) == 2 and header[-1] == "vs CartPole"
-    assert {tuple(line[:3]) for line in lines} == {("example-v0", "make", "1"), ("example-v0", "native", "8"),
-                                                   ("CartPole-v1", "make", "1"), ("CartPole-v1", "native", "8")}  # fmt: skip
-    refused = run_script(STEP_COST, "--against", ROOT / "docs", "--rounds", "1")
-    assert refused.returncode == 2 and "no gym_suite package there" in refused.stderr
-
-
 def test_step_cost_jax_without_jax_is_left_out_with_a_note(monkeypatch, capsys):
     monkeypatch.syspath_prepend(str(STEP_COST.parent))
     spec = importlib.util.spec_from_file_location("step_cost_under_test", STEP_COST)
@@ -290,12 +278,21 @@ def test_step_cost_jax_without_jax_is_left_out_with_a_note(monkeypatch, capsys):
     assert {row[1] for row in step_cost_rows(out, "| ")[2:]} == {"make", "native"}
 
 
-def test_step_cost_json_becomes_a_table_of_its_cpu_family_on_the_bench_page(tmp_path):
-    """--json's processor, date and versions become bench.py's table of that CPU family (replaced, not repeated); with
-    JAX, jax-vector and jax-scan rows held to CartPole-v1's native vector env, in the script's table and on the page."""
+def test_step_cost_compares_checkouts_and_its_json_becomes_the_bench_pages_table(tmp_path):
+    """Two ``--against``: µs and a speed ratio per checkout, the ratio to CartPole (with JAX, jax-vector and jax-scan
+    rows held to CartPole-v1's native vector env); --json's processor, date and versions become bench.py's table of
+    that CPU family (replaced, not repeated); a folder without the package is refused."""
     jax = importlib.util.find_spec("jax") is not None and importlib.util.find_spec("gymnax") is not None
-    step_json = tmp_path / "step.json"
-    done = run_ok(STEP_COST, *QUICK_STEP_COST, *(["--jax"] if jax else []), "--json", step_json)
+    step_json, jax_rows = tmp_path / "step.json", {("example-v0", "jax-vector", "8"), ("example-v0", "jax-scan", "8")}
+    against = ["--against", ROOT, "--against", ROOT]
+    done = run_ok(STEP_COST, *against, *QUICK_STEP_COST, *(["--jax"] if jax else []), "--json", step_json, timeout=300)
+    header, _, *lines = step_cost_rows(done.stdout)
+    assert header[:4] == ["id", "interface", "N", "this (µs)"]
+    assert sum(cell.startswith("speed vs ") for cell in header) == 2 and header[-1] == "vs CartPole"
+    rows = {(i, how, n) for i in ("example-v0", "CartPole-v1") for how, n in (("make", "1"), ("native", "8"))}
+    assert {tuple(line[:3]) for line in lines} == rows | (jax_rows if jax else set())
+    refused = run_script(STEP_COST, "--against", ROOT / "docs", "--rounds", "1")
+    assert refused.returncode == 2 and "no gym_suite package there" in refused.stderr
     found = json.loads(step_json.read_text())
     seconds = found["seconds"][0]
     assert found["machine"]["cpu"] and "numpy" in found["machine"]["versions"] and found["date"]
