@@ -345,15 +345,9 @@ def test_space_conversion_covers_every_kind():
 
     from gym_suite._gym import convert_space
 
-    space = ns.Dict(
-        {
-            "box": ns.Box(-1.0, 2.0, shape=(3,), dtype=np.float32),
-            "discrete": ns.Discrete(4, start=2),
-            "binary": ns.MultiBinary(5),
-            "multi": ns.MultiDiscrete([3, 4]),
-            "tuple": ns.Tuple((ns.Discrete(2), ns.Box(0, 1, shape=(2,)))),
-        }
-    )
+    box, tuple_ = ns.Box(-1.0, 2.0, shape=(3,), dtype=np.float32), ns.Tuple((ns.Discrete(2), ns.Box(0, 1, shape=(2,))))
+    space = ns.Dict(box=box, discrete=ns.Discrete(4, start=2), binary=ns.MultiBinary(5), multi=ns.MultiDiscrete([3, 4]),
+                    tuple=tuple_)  # fmt: skip
     converted = convert_space(space)
     assert isinstance(converted, gs.Dict) and isinstance(converted["tuple"], gs.Tuple) and converted["tuple"][0].n == 2
     box = converted["box"]
