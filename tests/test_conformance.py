@@ -25,7 +25,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import gym_suite
+from gym_suite import _gym
 from gym_suite._registry import jax_id
+from gym_suite.envs._shells import MAX_NUM_ENVS
 from gym_suite.envs.argument_values import argument_values
 from gym_suite.envs.definition import NUMPY, SCALAR, Definition
 
@@ -265,8 +267,6 @@ def test_huge_integer_arguments_are_value_errors_naming_the_argument(env_id, val
 )
 def test_num_envs_past_the_bound_is_a_value_error_not_a_memory_error(env_id, num_envs, through_jax):
     """Past ``MAX_NUM_ENVS`` (2**24), numpy and the JAX env: a short ValueError naming num_envs."""
-    from gym_suite.envs._shells import MAX_NUM_ENVS
-
     assert MAX_NUM_ENVS == 2**24
     if through_jax:
         pytest.importorskip("gym_suite.jax")
@@ -339,16 +339,11 @@ def test_gym_registration_in_any_import_order(order):
 
 
 def test_space_conversion_covers_every_kind():
-    pytest.importorskip("gym")
-    from gym import spaces as gs
-    from gymnasium import spaces as ns
-
-    from gym_suite._gym import convert_space
-
+    gs, ns = pytest.importorskip("gym.spaces"), spaces
     box, tuple_ = ns.Box(-1.0, 2.0, shape=(3,), dtype=np.float32), ns.Tuple((ns.Discrete(2), ns.Box(0, 1, shape=(2,))))
     space = ns.Dict(box=box, discrete=ns.Discrete(4, start=2), binary=ns.MultiBinary(5), multi=ns.MultiDiscrete([3, 4]),
                     tuple=tuple_)  # fmt: skip
-    converted = convert_space(space)
+    converted = _gym.convert_space(space)
     assert isinstance(converted, gs.Dict) and isinstance(converted["tuple"], gs.Tuple) and converted["tuple"][0].n == 2
     box = converted["box"]
     assert isinstance(box, gs.Box) and box.dtype == np.float32 and np.array_equal(box.high, space["box"].high)
@@ -360,14 +355,12 @@ def test_space_conversion_covers_every_kind():
         sample["tuple"] = tuple(sample["tuple"])
         assert space.contains(sample)
     with pytest.raises(TypeError, match="Box, Discrete"):
-        convert_space(ns.Text(5))
+        _gym.convert_space(ns.Text(5))
 
 
 def test_plugin_never_raises_when_registration_fails(monkeypatch):
     pytest.importorskip("gym")
     import gym.envs.registration as registration
-
-    from gym_suite import _gym
 
     def broken(**kwargs):
         raise RuntimeError("registry is broken")

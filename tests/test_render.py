@@ -16,8 +16,11 @@ import pytest
 from coin_env import COIN_ID
 from conftest import ALL_IDS  # (which also sets SDL_VIDEODRIVER=dummy: no window)
 from gymnasium.envs.registration import load_env_creator
+from numpy.lib.stride_tricks import sliding_window_view
 
 import gym_suite
+from gym_suite.envs._draw import text_mask
+from gym_suite.envs.heartpole_env import ACTION_LABELS, ATTACK_RGB, STATE_NAMES, TEXT_RGB, rgb_dashboard, value_text
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "gym-suite" / "benchmarks" / "bench.py"
@@ -196,10 +199,6 @@ def test_record_gifs_plays_the_heuristic_from_the_seed(tmp_path):
 
 def find_text(frame: np.ndarray, text: str, colour) -> list[tuple[int, int]]:
     """Top-left corners ``(x, y)`` where ``text`` is drawn exactly in ``colour``."""
-    from numpy.lib.stride_tricks import sliding_window_view
-
-    from gym_suite.envs._draw import text_mask
-
     mask = text_mask(text)
     inked = np.all(frame == np.asarray(colour, dtype=np.uint8), axis=2)
     if inked.shape[0] < mask.shape[0] or inked.shape[1] < mask.shape[1]:
@@ -210,8 +209,6 @@ def find_text(frame: np.ndarray, text: str, colour) -> list[tuple[int, int]]:
 
 @pytest.mark.parametrize("heartpole_id", ["heartpole-v0", "heartpole-v1"])
 def test_heartpole_dashboard_names_and_values_on_the_bars(heartpole_id):
-    from gym_suite.envs.heartpole_env import ACTION_LABELS, STATE_NAMES, TEXT_RGB, value_text
-
     env = gymnasium.make(heartpole_id, render_mode="rgb_array")
     env.reset(seed=0)
     for _ in range(3):
@@ -231,8 +228,6 @@ def test_heartpole_dashboard_names_and_values_on_the_bars(heartpole_id):
 
 
 def test_heartpole_dashboard_says_heart_attack():
-    from gym_suite.envs.heartpole_env import ATTACK_RGB, rgb_dashboard, value_text
-
     frame = rgb_dashboard((0.5, 3.0, 0.0, 4.0, 100.0, -1234.5), 2, True)
     assert len(find_text(frame, "HEART ATTACK", ATTACK_RGB)) == 1
     assert value_text(-1234.5) in ("-1,234", "-1,235")

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from conftest import same as _same
 
+from gym_suite.envs import ExampleEnv, ExampleVectorEnv
 from gym_suite.evaluate import action_seed
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,8 +58,6 @@ def test_heartpole_snapshot_replays_the_same_future():
 
 
 def test_example_runs_its_largest_line_in_memory_that_does_not_grow_with_it():
-    from gym_suite.envs import ExampleVectorEnv
-
     env = gymnasium.make("example-v0", lf_min=0, rt_max=10**12)
     obs, info = env.reset(seed=0)
     assert 0 <= obs < 10**12 and obs != env.unwrapped.goal
@@ -86,8 +85,6 @@ def test_example_runs_its_largest_line_in_memory_that_does_not_grow_with_it():
     ],
 )
 def test_example_refuses_by_name(kwargs, error, match, vector_too):
-    from gym_suite.envs import ExampleEnv, ExampleVectorEnv
-
     for cls in (ExampleEnv, ExampleVectorEnv)[: 1 + vector_too]:
         with pytest.raises(error, match=match):
             cls(**kwargs)
