@@ -16,6 +16,7 @@ import pytest
 
 import gym_suite
 from gym_suite import _registry as registry
+from gym_suite.cli import build_parser
 from gym_suite.envs import checks, definition
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,8 +80,6 @@ def test_every_file_command_and_option_the_guide_names_exists():
 
 
 def test_step_3_is_a_command_to_run():
-    from gym_suite.cli import build_parser
-
     step = re.search(r"^3\. \*\*(.*?)\*\*(.*?)^4\. ", section("Adding an environment"), re.M | re.S)
     assert step
     commands = re.findall(r"`gym-suite ([^`]+)`", step.group(2))
