@@ -52,19 +52,17 @@ def invalid_action(space):
 
 
 def rollout(env, seed: int, steps: int, action_seed: int | None = None):
-    """Observations, rewards and flags of ``steps`` seeded random steps (resetting as needed), the actions
-    seeded ``gym_suite.evaluate.action_seed(seed)`` unless ``action_seed`` gives the seed."""
+    """Observations, rewards and flags of ``steps`` random steps (resetting as needed), the actions seeded
+    ``action_seed`` or else ``gym_suite.evaluate.action_seed(seed)``."""
     from gym_suite.evaluate import action_seed as derived_action_seed
 
-    obs, _ = env.reset(seed=seed)
+    out = [env.reset(seed=seed)[0]]
     env.action_space.seed(derived_action_seed(seed) if action_seed is None else action_seed)
-    out = [obs]
     for _ in range(steps):
         obs, reward, terminated, truncated, _ = env.step(env.action_space.sample())
         out.append((obs, reward, terminated, truncated))
         if terminated or truncated:
-            obs, _ = env.reset()
-            out.append(obs)
+            out.append(env.reset()[0])
     return out
 
 

@@ -1,7 +1,5 @@
-"""The contract every registered environment keeps, parametrized over every row of
-``gym_suite.specs()``: the suite's own ids, and the tiny coin of ``tests/coin_env.py``, registered
-through the public ``gym_suite.register`` as another package would (``HYPOTHESIS_PROFILE=long``
-runs many more examples)."""
+"""The contract every row of ``gym_suite.specs()`` keeps: the suite's ids and the tiny coin of ``tests/coin_env.py``,
+registered as another package would (``HYPOTHESIS_PROFILE=long`` runs many more examples)."""
 
 from __future__ import annotations
 
@@ -27,13 +25,14 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import gym_suite
+from gym_suite import _gym
 from gym_suite._registry import jax_id
+from gym_suite.envs._shells import MAX_NUM_ENVS
 from gym_suite.envs.argument_values import argument_values
 from gym_suite.envs.definition import NUMPY, SCALAR, Definition
 
 load_hypothesis_profile()
 
-#: The suite's ids and one registered through gym_suite.register.
 CONTRACT_IDS = [*ALL_IDS, COIN_ID]
 
 
@@ -43,8 +42,7 @@ def creator(env_id: str, vector: bool = False):
 
 
 def assert_same_steps(env, other, seed: int, steps: int) -> None:
-    """The two envs give the same steps on ``steps`` random actions (seeded ``seed``), and the
-    same start after an episode's end."""
+    """The same steps on ``steps`` random actions (seeded ``seed``), and the same start after an episode's end."""
     env.action_space.seed(seed)
     for _ in range(steps):
         action = env.action_space.sample()
@@ -78,10 +76,7 @@ def test_gymnasium_and_stable_baselines3_check_env(env_id):
     env = gymnasium.make(env_id)
     for mode in [None] + [m for m in env.unwrapped.metadata["render_modes"] if m != "human"]:
         with warnings.catch_warnings():
-            warnings.simplefilter("error")  # any complaint of the checker fails the test ...
-            # ... but its advice on space bounds, which the environments' specifications fix on purpose
-            # (heartpole's unbounded quantities, target's action in field coordinates)
-            # and its note that a newer version of the id exists (heartpole-v0 stays as released)
+            warnings.simplefilter("error")  # any complaint fails, but advice on bounds the specifications fix
             for advice in ("observation space m.* is (-)?infinity", "symmetric and normalized", "is out of date"):
                 warnings.filterwarnings("ignore", message=f".*{advice}")
             gymnasium_check_env(gymnasium.make(env_id, render_mode=mode).unwrapped, skip_render_check=mode is None)
@@ -134,23 +129,14 @@ def test_ten_thousand_random_steps_stay_in_space(env_id):
                 obs, _ = env.reset()
 
 
-def _invalid_actions():
-    return st.one_of(
-        st.integers(min_value=-(10**6), max_value=-1),
-        st.integers(min_value=4, max_value=10**18),
-        st.floats(allow_nan=True, allow_infinity=True),
-        st.text(max_size=30),
-        st.none(),
-        st.lists(st.floats(), min_size=3, max_size=50),
-        st.lists(st.integers(), max_size=0),
-        st.booleans(),
-        st.just([math.nan, 1.0]),
-        st.just([1.0, math.inf]),
-        st.just({"x": 1}),
-    )
+INVALID_ACTIONS = st.one_of(
+    st.integers(-(10**6), -1), st.integers(4, 10**18), st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=30), st.none(), st.lists(st.floats(), min_size=3, max_size=50), st.just([]), st.booleans(),
+    st.sampled_from([[math.nan, 1.0], [1.0, math.inf], {"x": 1}]),
+)  # fmt: skip
 
 
-@given(action=_invalid_actions())
+@given(action=INVALID_ACTIONS)
 @example(action=[1] * 10**6)
 def test_a_rejected_action_names_the_action_and_changes_nothing(env_id, action):
     env, reference = gymnasium.make(env_id, disable_env_checker=True), gymnasium.make(env_id)
@@ -184,15 +170,10 @@ def test_a_step_before_reset_or_after_the_end_needs_a_reset(env_id):
 
 def test_a_rejected_reset_names_the_argument_and_changes_nothing(env_id):
     env, reference = gymnasium.make(env_id), gymnasium.make(env_id)
-    env.reset(seed=1)
-    reference.reset(seed=1)
+    env.reset(seed=1), reference.reset(seed=1)
     assert_same_steps(env, reference, 2, 1)
-    for bad, named in (
-        ({"seed": 999, "options": {"no_such_option": 1}}, "option"),
-        ({"seed": -3}, "seed"),
-        ({"seed": 1.5}, "seed"),
-        ({"options": ["x"]}, "option"),
-    ):
+    bad_resets = [({"seed": 999, "options": {"no_such_option": 1}}, "option"), ({"seed": -3}, "seed")]
+    for bad, named in [*bad_resets, ({"seed": 1.5}, "seed"), ({"options": ["x"]}, "option")]:
         with pytest.raises(DOCUMENTED_ERRORS, match=named):
             env.reset(**bad)
     assert_same_steps(env, reference, 3, 5)
@@ -200,24 +181,18 @@ def test_a_rejected_reset_names_the_argument_and_changes_nothing(env_id):
 
 def test_vector_seeds(env_id):
     envs = gymnasium.make_vec(env_id, num_envs=3)
-    for seed in ({0: 1, 1: 2}, {1, 2}, "12", b"12", np.zeros((3, 1), dtype=int), 1.5, True):
-        with pytest.raises(TypeError, match="seed must be None, a non-negative integer or a list of 3"):
+    words = "seed must be None, a non-negative integer or a list of 3"
+    bad = [(s, TypeError, words) for s in ({0: 1, 1: 2}, {1, 2}, "12", b"12", np.zeros((3, 1), dtype=int), 1.5, True)]
+    for seed, error, match in [*bad, ([1, 2], ValueError, "3 seeds"), ([1, -2, 3], ValueError, "seed")]:
+        with pytest.raises(error, match=match):
             envs.reset(seed=seed)
-    with pytest.raises(ValueError, match="3 seeds"):
-        envs.reset(seed=[1, 2])
-    with pytest.raises(ValueError, match="seed"):
-        envs.reset(seed=[1, -2, 3])
-    a, _ = envs.reset(seed=[1, 2, 3])
-    b, _ = envs.reset(seed=[1, 2, 3])
-    assert same(a, b)
+    assert same(envs.reset(seed=[1, 2, 3])[0], envs.reset(seed=[1, 2, 3])[0])
     envs.reset(seed=[None, 2, None])  # Gymnasium's vector API allows None entries
     envs.step(envs.action_space.sample())
 
 
 def test_arguments_are_declared_once_in_a_typed_signature(env_id):
-    """The signature is the declaration: typed keywords with defaults, the docstring's Arguments table
-    lists exactly its names, an ``env_config`` dict is taken, a wrong render mode and an unknown name
-    are refused (the latter with the allowed ones)."""
+    """Typed keywords, the Arguments table lists exactly them, an ``env_config`` is taken, bad names are refused."""
     make = creator(env_id)
     params = {n: p for n, p in inspect.signature(make).parameters.items() if n != "env_config"}
     assert "render_mode" in params and all(p.kind is p.KEYWORD_ONLY for p in params.values())
@@ -231,29 +206,20 @@ def test_arguments_are_declared_once_in_a_typed_signature(env_id):
     with pytest.raises(ValueError, match="render_mode"), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # gymnasium.make itself only warns about the mode
         gymnasium.make(env_id, render_mode="hologram")
-    # an unknown keyword on every constructor path: a TypeError worded as Python words it (what
-    # TorchRL's GymEnv looks for before it drops its frameskip), then the allowed ones
-    make_vector = creator(env_id, vector=True)
-    paths = [
-        lambda: make(frameskip=1),
-        lambda: make({"frameskip": 1}),
-        lambda: make_vector(2, frameskip=1),
-        lambda: make_vector(2, {"frameskip": 1}),
-        lambda: gymnasium.make(env_id, frameskip=1),
-        lambda: gymnasium.make_vec(env_id, num_envs=2, frameskip=1),
-        lambda: gymnasium.make_vec(env_id, num_envs=2, vectorization_mode="sync", frameskip=1),
-    ]
-    suite_paths = len(paths)  # whose messages name every argument
+    # an unknown keyword on every constructor path: a TypeError worded as Python words it (what TorchRL's GymEnv
+    # looks for before it drops its frameskip), then the allowed ones (all of them on the suite's paths)
+    make_vector, bad = creator(env_id, vector=True), {"frameskip": 1}
+    paths = [lambda: make(**bad), lambda: make(bad), lambda: make_vector(2, **bad), lambda: make_vector(2, bad),
+             lambda: gymnasium.make(env_id, **bad), lambda: gymnasium.make_vec(env_id, num_envs=2, **bad),
+             lambda: gymnasium.make_vec(env_id, num_envs=2, vectorization_mode="sync", **bad)]  # fmt: skip
+    suite_paths = len(paths)
     try:
         import gym_suite.jax as gsj
-    except ImportError:
+    except ImportError:  # no JAX: the suite's paths only
         gsj = None
     if gsj is not None:
-        paths += [
-            lambda: gsj.make(env_id, frameskip=1),
-            lambda: gymnasium.make(jax_id(env_id), frameskip=1),
-            lambda: gymnasium.make_vec(jax_id(env_id), num_envs=2, frameskip=1),
-        ]
+        paths += [lambda: gsj.make(env_id, **bad), lambda: gymnasium.make(jax_id(env_id), **bad),
+                  lambda: gymnasium.make_vec(jax_id(env_id), num_envs=2, **bad)]  # fmt: skip
     words = r"Env\.__init__\(\) got an unexpected keyword argument 'frameskip'; allowed"
     for i, path in enumerate(paths):
         with pytest.raises(TypeError, match=words) as err:
@@ -280,9 +246,14 @@ def test_every_odd_argument_value_is_refused_by_name_or_runs(env_id):
             env.step(env.action_space.sample())
 
 
-@given(st.one_of(st.integers(2**63, 2**5000), st.integers(-(2**5000), -(2**63))), st.booleans())
-def test_huge_integer_arguments_are_value_errors_naming_the_argument(env_id, value, through_jax):
-    """Past what a float holds: out of range, not an OverflowError, on numpy and through gym_suite.jax.make."""
+HUGE = st.one_of(st.integers(2**63, 2**5000), st.integers(-(2**5000), -(2**63)))  # past what a float holds
+MANY = st.one_of(st.integers(2**24 + 1, 2**64), st.integers(2**64, 2**5000), st.sampled_from([np.int64(2**40)]))
+
+
+@given(HUGE, MANY, st.booleans())
+def test_huge_integers_are_short_errors_naming_the_argument(env_id, value, num_envs, through_jax):
+    """An argument past a float: out of range, not an OverflowError; ``num_envs`` past ``MAX_NUM_ENVS`` (2**24): a
+    ValueError, not a MemoryError; on numpy and through the JAX env."""
     make = creator(env_id)
     names = [n for n in inspect.signature(make).parameters if n != "env_config"]
     if through_jax:
@@ -291,21 +262,8 @@ def test_huge_integer_arguments_are_value_errors_naming_the_argument(env_id, val
     for name in names:
         with pytest.raises(DOCUMENTED_ERRORS) as err:
             make(**{name: value})
-        assert len(str(err.value)) < MESSAGE_LIMIT
-        assert name in str(err.value), (name, str(err.value))
-
-
-@given(
-    st.one_of(st.integers(2**24 + 1, 2**64), st.integers(2**64, 2**5000), st.sampled_from([np.int64(2**40)])),
-    st.booleans(),
-)
-def test_num_envs_past_the_bound_is_a_value_error_not_a_memory_error(env_id, num_envs, through_jax):
-    """Past ``MAX_NUM_ENVS`` (2**24), numpy and the JAX env: a short ValueError naming num_envs."""
-    from gym_suite.envs._shells import MAX_NUM_ENVS
-
+        assert len(str(err.value)) < MESSAGE_LIMIT and name in str(err.value), (name, str(err.value))
     assert MAX_NUM_ENVS == 2**24
-    if through_jax:
-        pytest.importorskip("gym_suite.jax")
     with pytest.raises(ValueError, match="num_envs") as err:
         gymnasium.make_vec(jax_id(env_id) if through_jax else env_id, num_envs=num_envs)
     assert len(str(err.value)) < MESSAGE_LIMIT
@@ -340,9 +298,6 @@ def test_native_vector_env(env_id):
             envs.step(bad)
 
 
-# ---------------------------------------------------------------------------- legacy gym
-
-
 def test_gym_make_follows_gymnasium_and_passes_gym_check_env(env_id, gym_np_bool8):
     gym = pytest.importorskip("gym")
     from gym.utils.env_checker import check_env as gym_check_env
@@ -366,53 +321,40 @@ IMPORT_ORDERS = {
 
 @pytest.mark.parametrize("order", list(IMPORT_ORDERS))
 def test_gym_registration_in_any_import_order(order):
+    """Every id runs in a fresh process; the tutorials' ``HeartPole-v0`` is refused naming the suite's id."""
     pytest.importorskip("gym")
     name = "'gym_suite:' + i" if order == "gym only" else "i"
     code = f"{IMPORT_ORDERS[order]}\nfor i in {ALL_IDS!r}:\n    env = gym.make({name})\n    env.reset(seed=0)\n"
     code += f"    env.step(env.action_space.sample())\nprint('ok', {len(ALL_IDS)})\n"
+    code += "try:\n    gym.make('HeartPole-v0')\nexcept gym.error.Error as exc:\n    print(exc)\n"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == f"ok {len(ALL_IDS)}"
+    assert out.stdout.splitlines()[0] == f"ok {len(ALL_IDS)}" and "gym_suite:heartpole-v0" in out.stdout
     assert "could not register" not in out.stderr
 
 
 def test_space_conversion_covers_every_kind():
-    pytest.importorskip("gym")
-    from gym import spaces as gs
-    from gymnasium import spaces as ns
-
-    from gym_suite._gym import convert_space
-
-    space = ns.Dict(
-        {
-            "box": ns.Box(-1.0, 2.0, shape=(3,), dtype=np.float32),
-            "discrete": ns.Discrete(4, start=2),
-            "binary": ns.MultiBinary(5),
-            "multi": ns.MultiDiscrete([3, 4]),
-            "tuple": ns.Tuple((ns.Discrete(2), ns.Box(0, 1, shape=(2,)))),
-        }
-    )
-    converted = convert_space(space)
-    assert isinstance(converted, gs.Dict)
-    assert isinstance(converted["box"], gs.Box) and converted["box"].dtype == np.float32
-    assert np.array_equal(converted["box"].high, space["box"].high)
-    assert converted["discrete"].n == 4 and converted["discrete"].start == 2
-    assert converted["binary"].n == 5
+    gs, ns = pytest.importorskip("gym.spaces"), spaces
+    box, tuple_ = ns.Box(-1.0, 2.0, shape=(3,), dtype=np.float32), ns.Tuple((ns.Discrete(2), ns.Box(0, 1, shape=(2,))))
+    space = ns.Dict(box=box, discrete=ns.Discrete(4, start=2), binary=ns.MultiBinary(5), multi=ns.MultiDiscrete([3, 4]),
+                    tuple=tuple_)  # fmt: skip
+    converted = _gym.convert_space(space)
+    assert isinstance(converted, gs.Dict) and isinstance(converted["tuple"], gs.Tuple) and converted["tuple"][0].n == 2
+    box = converted["box"]
+    assert isinstance(box, gs.Box) and box.dtype == np.float32 and np.array_equal(box.high, space["box"].high)
+    assert (converted["discrete"].n, converted["discrete"].start, converted["binary"].n) == (4, 2, 5)
     assert np.array_equal(converted["multi"].nvec, [3, 4])
-    assert isinstance(converted["tuple"], gs.Tuple) and converted["tuple"][0].n == 2
     converted.seed(0)
     for _ in range(20):  # samples of the converted space are members of the original one
         sample = converted.sample()
         sample["tuple"] = tuple(sample["tuple"])
         assert space.contains(sample)
     with pytest.raises(TypeError, match="Box, Discrete"):
-        convert_space(ns.Text(5))
+        _gym.convert_space(ns.Text(5))
 
 
 def test_plugin_never_raises_when_registration_fails(monkeypatch):
     pytest.importorskip("gym")
     import gym.envs.registration as registration
-
-    from gym_suite import _gym
 
     def broken(**kwargs):
         raise RuntimeError("registry is broken")
@@ -424,18 +366,14 @@ def test_plugin_never_raises_when_registration_fails(monkeypatch):
         _gym.register_gym()
 
 
-# ---------------------------------------------------------------------------- the step limit
-# Checked on heartpole-v0, which never terminates, so every episode length is the limit's.
-
-LIMITED = "heartpole-v0"
+LIMITED = "heartpole-v0"  # never terminates: every episode length is the step limit's
 MAKERS = ("make", "gym.make", "sync", "async", "vector_entry_point")
 
 
 @pytest.mark.parametrize("maker", MAKERS)
 @pytest.mark.parametrize("limit", [7, 1200, -1, None])
 def test_every_make_honours_max_episode_steps(maker, limit, gym_np_bool8):
-    """The registered limit unless ``max_episode_steps`` is given; ``-1`` removes it (the legacy
-    gym's make takes ``None`` for that)."""
+    """The registered limit unless ``max_episode_steps`` is given; ``-1`` removes it (the legacy gym's: ``None``)."""
     kwargs = {} if limit is None else {"max_episode_steps": limit}
     expected = {None: gymnasium.spec(LIMITED).max_episode_steps, -1: None}.get(limit, limit)
     if maker == "gym.make":
@@ -447,19 +385,15 @@ def test_every_make_honours_max_episode_steps(maker, limit, gym_np_bool8):
     else:
         envs = gymnasium.make_vec(LIMITED, num_envs=2, vectorization_mode=maker, **kwargs)
     action = 0 if maker.endswith("make") else np.zeros(2, dtype=np.int64)
-    try:
-        envs.reset(seed=0)
-        first = None
-        for step in range(1, 1300 + 1):
-            _, _, terminated, truncated, _ = envs.step(action)
-            assert not np.any(terminated)
-            if np.any(truncated):
-                assert np.all(truncated)
-                first = step
-                break
-        assert first == expected
-    finally:
-        envs.close()
+
+    def truncated(out):
+        assert not np.any(out[2]) and np.all(out[3]) == np.any(out[3])
+        return np.any(out[3])
+
+    envs.reset(seed=0)
+    first = next((step for step in range(1, 1301) if truncated(envs.step(action))), None)
+    envs.close()
+    assert first == expected
 
 
 def test_evaluate_env_kwargs_reach_the_time_limit():
@@ -468,26 +402,20 @@ def test_evaluate_env_kwargs_reach_the_time_limit():
 
 
 def test_goal_on_the_last_allowed_step_is_terminated_and_truncated_in_every_path():
-    """TimeLimit reports truncated even when the last step also terminates; the native vector
-    env says the same, and so does a SyncVectorEnv."""
+    """TimeLimit reports truncated even when the last step also terminates; so do the native and sync vector envs."""
     probe = gymnasium.make("example-v0")
     start, _ = probe.reset(seed=3)
     distance, action = abs(probe.unwrapped.goal - start), int(start < probe.unwrapped.goal)
     assert distance >= 2
     flags = {}
     for mode in ("make", "sync", "vector_entry_point"):
-        if mode == "make":
-            env = gymnasium.make("example-v0", max_episode_steps=distance)
-        else:
-            env = gymnasium.make_vec("example-v0", num_envs=1, vectorization_mode=mode, max_episode_steps=distance)
+        vector = {} if mode == "make" else {"num_envs": 1, "vectorization_mode": mode}
+        env = (gymnasium.make_vec if vector else gymnasium.make)("example-v0", max_episode_steps=distance, **vector)
         env.reset(seed=3)
         for _ in range(distance):
-            _, _, terminated, truncated, _ = env.step(action if mode == "make" else np.array([action]))
+            _, _, terminated, truncated, _ = env.step(np.array([action]) if vector else action)
         flags[mode] = (bool(np.all(terminated)), bool(np.all(truncated)))
     assert flags == dict.fromkeys(flags, (True, True)), flags
-
-
-# ------------------------------------------------------- the native vector env follows the scalar env
 
 
 def _close(a, b) -> bool:
@@ -502,8 +430,7 @@ def _first_row(obs, reward, terminated, truncated, info):
 
 
 def test_vector_of_one_follows_the_scalar_env(env_id):
-    """num_envs=1 from the same seed: the same observations, rewards, flags and info over
-    several episodes; after an episode's end, the vector env's next step is the new start."""
+    """num_envs=1 from one seed: the same steps and info over episodes; after an end, the next step is the start."""
     scalar = gymnasium.make(env_id, max_episode_steps=30)
     vector = gymnasium.make_vec(env_id, num_envs=1, max_episode_steps=30)
     obs, info = scalar.reset(seed=5)
@@ -531,18 +458,14 @@ def test_a_vector_of_two_parts_from_the_scalar_env():
     assert not all(np.allclose(a, b) for a, b in steps)
 
 
-# ---------------------------------------------------------------------------- the native vector env's rows
-
-
 def test_native_vector_env_has_the_info_keys_of_sync_on_every_step(env_id):
-    """The info's key set every step, when every row ends on every step (the start's keys only) and,
-    for an id ended only by the step limit, when rows run on; values differ by design (one generator)."""
+    """The info's key set every step, rows ending each step or (heartpole-v0) running on; values differ by design."""
     limits = (1, 3) if env_id == "heartpole-v0" else (1,)
     for limit in limits:
-        native = gymnasium.make_vec(
-            env_id, num_envs=3, vectorization_mode="vector_entry_point", max_episode_steps=limit
+        native, sync = (
+            gymnasium.make_vec(env_id, num_envs=3, vectorization_mode=mode, max_episode_steps=limit)
+            for mode in ("vector_entry_point", "sync")
         )
-        sync = gymnasium.make_vec(env_id, num_envs=3, vectorization_mode="sync", max_episode_steps=limit)
         native.action_space.seed(5)
         info_n, info_s = native.reset(seed=[1, 2, 3])[1], sync.reset(seed=[1, 2, 3])[1]
         assert set(info_n) == set(info_s)
@@ -550,10 +473,8 @@ def test_native_vector_env_has_the_info_keys_of_sync_on_every_step(env_id):
             actions = native.action_space.sample()
             out_n, out_s = native.step(actions), sync.step(actions)
             assert set(out_n[4]) == set(out_s[4]), (limit, step)
-            np.testing.assert_array_equal(out_n[3], out_s[3])
-            for key in out_n[4]:
-                if key.startswith("_"):
-                    np.testing.assert_array_equal(out_n[4][key], out_s[4][key])
+            masks = [{k: v for k, v in out[4].items() if k.startswith("_")} for out in (out_n, out_s)]
+            assert same(out_n[3], out_s[3]) and same(*masks), (limit, step)
 
 
 def _returned_arrays(observation, reward, terminated, truncated, info):
@@ -561,30 +482,24 @@ def _returned_arrays(observation, reward, terminated, truncated, info):
     return arrays + [reward, terminated, truncated] + [v for v in info.values() if isinstance(v, np.ndarray)]
 
 
+def _assert_equal(xs, ys):  # NaNs equal
+    assert len(xs) == len(ys)
+    for x, y in zip(xs, ys):
+        np.testing.assert_array_equal(x, y)
+
+
 def _scribble(array):
     """Overwrite ``array`` in place with values of its dtype that no step returns."""
-    if array.dtype == object:
-        array[...] = "scribbled"
-    elif array.dtype == bool:
-        array[...] = ~array
-    else:
-        array[...] = 7
+    array[...] = "scribbled" if array.dtype == object else ~array if array.dtype == bool else 7
 
 
 @pytest.mark.parametrize("reuse_rows", [1, None])
 def test_native_vector_step_shares_no_memory_with_the_caller(env_id, reuse_rows):
-    """Every array a step returns is the caller's to keep or overwrite: none shares memory with another
-    or with the state, scribbling over them changes nothing the env does next (a twin left alone), and
-    a state read before a step is not changed by it, whether an autoreset copies every quantity or
-    reuses the step's new arrays (``REUSE_ROWS``: a big batch's way, here on a small one)."""
-    kwargs = {"episode_length": 3} if env_id == "push-v0" else {}
-    limit = 4  # rows end often, so starts and steps mix
-    envs = [
-        gymnasium.make_vec(
-            env_id, num_envs=5, vectorization_mode="vector_entry_point", max_episode_steps=limit, **kwargs
-        )
-        for _ in range(2)
-    ]
+    """A step's arrays are the caller's: no shared memory, scribbling changes nothing next (a twin left alone), a state
+    read before a step is kept, whether an autoreset copies or reuses rows (``REUSE_ROWS``, a big batch's way)."""
+    kwargs = {"episode_length": 3} if env_id == "push-v0" else {}  # rows end often (and at 4 steps): starts mix in
+    kwargs.update(vectorization_mode="vector_entry_point", max_episode_steps=4)
+    envs = [gymnasium.make_vec(env_id, num_envs=5, **kwargs) for _ in range(2)]
     for env in envs:
         if reuse_rows is not None:
             env.unwrapped.REUSE_ROWS = reuse_rows
@@ -597,27 +512,20 @@ def test_native_vector_step_shares_no_memory_with_the_caller(env_id, reuse_rows)
         copies = [np.array(q) for q in held]
         restarts += int(envs[1].unwrapped._prev_done.sum())
         scribbled, kept = (env.step(actions) for env in envs)
-        for quantity, copy in zip(held, copies):
-            np.testing.assert_array_equal(quantity, copy)
-        arrays = _returned_arrays(*scribbled)
+        _assert_equal(held, copies)  # a state read before the step is kept
+        arrays, expected = _returned_arrays(*scribbled), [a.copy() for a in _returned_arrays(*kept)]
         quantities = [q for q in envs[0].unwrapped.state if isinstance(q, np.ndarray)]
-        for i, a in enumerate(arrays):
-            for b in arrays[i + 1 :] + quantities:
-                assert not np.shares_memory(a, b), (step, a, b)
-        expected = [a.copy() for a in _returned_arrays(*kept)]
-        for a, b in zip(arrays, expected):
-            np.testing.assert_array_equal(a, b)
+        assert not any(np.shares_memory(a, b) for i, a in enumerate(arrays) for b in arrays[i + 1 :] + quantities), step
+        _assert_equal(arrays, expected)
         for a in arrays:
             _scribble(a)
-        for a, b in zip(_returned_arrays(*kept), expected):
-            np.testing.assert_array_equal(a, b)  # the twin's arrays were not touched either
+        _assert_equal(_returned_arrays(*kept), expected)  # the twin's arrays were not touched either
     assert restarts
 
 
 def test_starts_are_the_same_on_floats_and_arrays(env_id):
-    """The vector env starts a few rows on Python numbers and more on arrays (``SCALAR_START_ROWS``):
-    every id's ``initial`` gives the same numbers, bit for bit, both ways, and eight rows restarted
-    together and one after the other take the same draws and get the same state."""
+    """A few rows start on Python numbers, more on arrays (``SCALAR_START_ROWS``): the same bits both ways; eight rows
+    restarted together and one after the other take the same draws and state."""
     together, apart = (
         gymnasium.make_vec(env_id, num_envs=8, vectorization_mode="vector_entry_point").unwrapped for _ in range(2)
     )

@@ -1,7 +1,6 @@
-"""The contributor guide (docs/contributing.md) against the code: its tables (the hooks, the ops
-functions, the argument checkers) are the code's, every file, command and option it names exists,
-every registered id has what its steps give it, and what it says a state quantity may be is what
-``check_definition`` accepts, on the tiny environment of ``tests/coin_env.py``."""
+"""The contributor guide (docs/contributing.md) against the code: its tables are the code's, every file, command and
+option it names exists, every registered id has what its steps give it (what a state quantity may be:
+``tests/test_check_definition.py``)."""
 
 from __future__ import annotations
 
@@ -9,17 +8,16 @@ import dataclasses
 import importlib
 import importlib.util
 import inspect
+import itertools
 import re
-import warnings
 from pathlib import Path
 
-import gymnasium
 import pytest
-from coin_env import Coin, CoinParams, CoinState
 
 import gym_suite
 from gym_suite import _registry as registry
-from gym_suite.envs import check_definition, checks, definition
+from gym_suite.cli import build_parser
+from gym_suite.envs import checks, definition
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE = (ROOT / "docs" / "contributing.md").read_text(encoding="utf-8")
@@ -82,8 +80,6 @@ def test_every_file_command_and_option_the_guide_names_exists():
 
 
 def test_step_3_is_a_command_to_run():
-    from gym_suite.cli import build_parser
-
     step = re.search(r"^3\. \*\*(.*?)\*\*(.*?)^4\. ", section("Adding an environment"), re.M | re.S)
     assert step
     commands = re.findall(r"`gym-suite ([^`]+)`", step.group(2))
@@ -93,13 +89,10 @@ def test_step_3_is_a_command_to_run():
 
 
 def test_every_id_has_its_gif_notes_and_recipes_only_of_registered_ids():
-    for env_id in gym_suite.ENV_IDS:
-        assert (ROOT / "docs" / "img" / f"{env_id}.gif").exists(), f"no docs/img/{env_id}.gif"
+    assert not [i for i in gym_suite.ENV_IDS if not (ROOT / "docs" / "img" / f"{i}.gif").exists()], "no GIF"
     notes = {path.stem for path in (ROOT / "docs" / "env-notes").glob("*.md")}
     assert notes <= set(gym_suite.ENV_IDS), f"docs/env-notes/ has pages of no registered id: {notes}"
-    from gym_suite.training.recipes import RECIPES
-
-    assert set(RECIPES) <= set(gym_suite.ENV_IDS)
+    assert set(importlib.import_module("gym_suite.training.recipes").RECIPES) <= set(gym_suite.ENV_IDS)
     if importlib.util.find_spec("rejax"):
         jax_training = importlib.import_module("gym_suite.training.jax")
         assert set(jax_training.PPO_RECIPES) | set(jax_training.PPO_BUDGETS) <= set(gym_suite.ENV_IDS)
@@ -110,34 +103,25 @@ def test_the_registry_rows_have_the_fields_the_guide_shows():
     assert shown, "the guide shows no registry row"
     fields = set(re.findall(r"^\s+(\w+)=", shown.group(1), re.M))
     assert fields <= set(inspect.signature(registry.Spec).parameters)
-    versions: dict[str, list[str]] = {}
     for spec in registry.SPECS:
         assert isinstance(registry.load(spec.definition), definition.Definition), spec.id
         params = registry.load(spec.params)
         assert dataclasses.is_dataclass(params) and not isinstance(params, type), (spec.id, "a parameter set")
-        versions.setdefault(spec.definition, []).append(spec.params)
-    # a second version is a parameter set of its own and a row, on the same definition
-    for rules_name, params_names in versions.items():
-        assert len(set(params_names)) == len(params_names), f"two rows of {rules_name} share a parameter set"
+    rows = [(spec.definition, spec.params) for spec in registry.SPECS]  # a second version: a parameter set of its own
+    assert len(set(rows)) == len(rows), "two rows of one definition share a parameter set"
 
 
 def test_two_definitions_of_one_family_differ_in_state_or_spaces():
-    """The version rule: rows of one family (``push``, ``target``) on two definitions are two
-    tasks, whose state or spaces differ."""
-    families: dict[str, list] = {}
-    for spec in registry.SPECS:
-        families.setdefault(spec.id.rsplit("-v", 1)[0], []).append(spec)
+    """The version rule: rows of one family on two definitions are two tasks, whose state or spaces differ."""
     pairs = 0
-    for rows in families.values():
-        for a in rows:
-            for b in rows:
-                da, db = registry.load(a.definition), registry.load(b.definition)
-                if a.id >= b.id or da is db:
-                    continue
-                pairs += 1
-                pa, pb = (d.make_params(registry.load(s.params), s.class_name) for d, s in ((da, a), (db, b)))
-                same_spaces = da.spaces(pa) == (*db.spaces(pb),)
-                assert not (da.State._fields == db.State._fields and same_spaces), f"{a.id} and {b.id}: one task"
+    for a, b in itertools.combinations(registry.SPECS, 2):
+        da, db = registry.load(a.definition), registry.load(b.definition)
+        if a.id.rsplit("-v", 1)[0] != b.id.rsplit("-v", 1)[0] or da is db:
+            continue
+        pairs += 1
+        pa, pb = (d.make_params(registry.load(s.params), s.class_name) for d, s in ((da, a), (db, b)))
+        same_spaces = da.spaces(pa) == (*db.spaces(pb),)
+        assert not (da.State._fields == db.State._fields and same_spaces), f"{a.id} and {b.id}: one task"
     assert pairs >= 2  # push-v0 / push-v1, target-v0 / target-v1
 
 
@@ -159,11 +143,6 @@ def test_the_registering_example_runs():
     assert namespace["env"].unwrapped.rt_max == 20 and type(namespace["env"].unwrapped).__name__ == "WalkEnv"
 
 
-# --------------------------------------------------------------------------------------------
-# The set-up and the test command
-# --------------------------------------------------------------------------------------------
-
-
 def _extras(command: str) -> set[str]:
     match = re.search(r'-e "\.\[([\w,]+)\]"', command)
     assert match, command
@@ -183,82 +162,4 @@ def test_the_set_up_and_the_test_command_are_readmes():
     assert "jax" in extras and _extras(_marked_command(README, "test-command")) <= extras
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
     assert extras <= set(declared), extras - set(declared)
-    tests = section("Tests")
-    assert _marked_command(tests, "test-command") == _marked_command(README, "test-command")
-    # README's part the section embeds speaks of "the test command": the section shows it first
-    assert tests.index("<!-- test-command -->") < tests.index('--8<-- "README.md:tests"')
-
-
-# --------------------------------------------------------------------------------------------
-# What a state quantity may be (the guide's section of that name), on the tiny environment
-# --------------------------------------------------------------------------------------------
-
-
-class NumpyScalarHeads(Coin):
-    """The heads as a numpy integer for one environment: a number, as the guide allows."""
-
-    def initial(self, u, params, ops):
-        import numpy as np
-
-        state = super().initial(u, params, ops)
-        return state._replace(heads=np.int64(state.heads)) if ops is definition.SCALAR else state
-
-
-class PlainStart(Coin):
-    """The start's quantities as plain Python numbers on every backend: they stand for every row."""
-
-    def initial(self, u, params, ops):
-        return CoinState(0, -1)
-
-
-class ListQuantity(Coin):
-    """The last flip kept as a list: not a quantity."""
-
-    def initial(self, u, params, ops):
-        return CoinState(super().initial(u, params, ops).heads, [-1])
-
-
-class TextQuantity(Coin):
-    """The last flip kept as text: not a quantity."""
-
-    def initial(self, u, params, ops):
-        return CoinState(super().initial(u, params, ops).heads, "none yet")
-
-
-class PlainAfterAStep(Coin):
-    """The last flip as one plain number after a step: a batch needs one per row."""
-
-    def transition(self, state, action, u, params, ops):
-        return CoinState(state.heads + ops.where(u[0] < 0.5, 1, 0), 0)
-
-
-@pytest.mark.parametrize(
-    ("rules", "reported"),
-    [
-        (Coin, set()),
-        (NumpyScalarHeads, set()),
-        (PlainStart, set()),
-        (ListQuantity, {("initial", "kind")}),
-        (TextQuantity, {("initial", "kind")}),
-        (PlainAfterAStep, {("transition", "shape")}),
-    ],
-)
-def test_check_definition_accepts_the_quantities_the_guide_allows(rules, reported):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # without JAX: its warning
-        found = check_definition(rules(), CoinParams(), steps=10, backends=("scalar", "numpy"), raise_error=False)
-    found = {(v.hook, v.problem) for v in found}
-    assert reported <= found if reported else not found, found
-
-
-def test_the_shells_broadcast_a_plain_start():
-    spec = gym_suite.register(
-        "gym_suite_test/plain-start-v0", definition=PlainStart(), params=CoinParams(), max_episode_steps=4, summary="x"
-    )
-    try:
-        envs = gymnasium.make_vec(spec.id, num_envs=3, vectorization_mode="vector_entry_point")
-        envs.reset(seed=0)
-        for _ in range(6):
-            envs.step(envs.action_space.sample())
-    finally:
-        gym_suite.unregister(spec.id)
+    assert _marked_command(section("Tests"), "test-command") == _marked_command(README, "test-command")

@@ -1,5 +1,5 @@
-"""The tiny environment of ``tests/coin_env.py`` in the shells, and the ops functions on every backend. What every
-registered id promises, the coin's included, is ``tests/test_conformance.py``'s."""
+"""The tiny coin of ``tests/coin_env.py`` in the shells, the ops functions and the envs' helpers on every backend
+(what every id promises, the coin's included: ``tests/test_conformance.py``)."""
 
 from __future__ import annotations
 
@@ -8,19 +8,14 @@ import math
 import gymnasium
 import numpy as np
 import pytest
-from coin_env import CoinEnv, CoinParams, CoinState, CoinVectorEnv
+from coin_env import CoinParams, CoinState, CoinVectorEnv
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gym_suite.envs.definition import NUMPY, SCALAR, state_maker
-
-
-def test_human_render_shows_each_frame_once(capsys):
-    env = CoinEnv(render_mode="human")
-    env.reset(seed=0)
-    for call in (env.render, lambda: env.step(1), env.render, env.render):
-        call()
-    assert capsys.readouterr().out.count("heads") == 2
+from gym_suite.envs.definition import NUMPY, SCALAR, Ops, jax_ops, state_maker
+from gym_suite.envs.heartpole_env import NIGHT_DECAYS, _one_hots, lookup, no_attack_after, one_hot, product, sigmoids
+from gym_suite.envs.push_env import take_columns
+from gym_suite.envs.target_env import first, first_of_all
 
 
 def test_type_errors_stay_short_through_make_with_a_dataframe():
@@ -36,11 +31,8 @@ def test_type_errors_stay_short_through_make_with_a_dataframe():
 @pytest.mark.parametrize("share", [0.0, 0.05, 0.5, 0.95, 1.0])
 def test_numpy_first_picks_what_every_candidate_at_once_picks(share, rows):
     """The numpy ``first`` stops once every row has a candidate: it picks what JAX's way and the scalar loop pick."""
-    from gym_suite.envs.target_env import first, first_of_all
-
     rng = np.random.default_rng(7)
-    xs, ys = rng.random((6, rows)), rng.random((6, rows))  # 6 candidates
-    limit = rng.random(rows)
+    xs, ys, limit = rng.random((6, rows)), rng.random((6, rows)), rng.random(rows)  # 6 candidates
 
     def passes(x, y):  # shared arrays broadcast against the candidates, as target-v0's test does
         return (x + y) * 0.5 < share * limit + (share - 0.5) * 0.01
@@ -74,8 +66,6 @@ def test_native_discrete_actions_out_of_range_are_refused(dtype, bad):
 @pytest.mark.parametrize("n", [1, 2, 4, 16, 17, 40])
 def test_one_hot_is_the_same_on_every_backend(n):
     """heartpole's ``one_hot(ops, index, n)``: floats (a table for ``n`` up to 16), rows on arrays ``(n, rows)``."""
-    from gym_suite.envs.heartpole_env import _one_hots, one_hot
-
     for i in range(n):
         got = one_hot(SCALAR, i, n)
         assert got == _one_hots(n)[i] == tuple(float(i == j) for j in range(n))
@@ -84,8 +74,6 @@ def test_one_hot_is_the_same_on_every_backend(n):
     np.testing.assert_array_equal(one_hot(NUMPY, index, n), eye[index].T)
     assert one_hot(NUMPY, index, n).dtype == np.float64
     jax = pytest.importorskip("jax")
-    from gym_suite.envs.definition import jax_ops
-
     got = jax.jit(lambda a: one_hot(jax_ops(), a, n))(index)
     np.testing.assert_array_equal(np.asarray(got), eye[index].T)
     assert got.dtype == jax.numpy.result_type(float)
@@ -95,8 +83,6 @@ def test_one_hot_is_the_same_on_every_backend(n):
 @given(st.lists(st.floats(allow_nan=True, allow_infinity=True, width=64), max_size=7))
 def test_scalar_sigmoids_written_out_are_the_loop_bit_for_bit(xs):
     """heartpole's sigmoids on SCALAR (four written out, others looped): the bits of ``0.5 + 0.5 * tanh(x / 2)``."""
-    from gym_suite.envs.heartpole_env import sigmoids
-
     got = sigmoids(SCALAR, *xs)
     want = [0.5 + 0.5 * math.tanh(0.5 * x) for x in xs]
     assert type(got) is list and len(got) == len(xs)
@@ -113,16 +99,12 @@ def _backends():
         import jax
     except ImportError:  # the oldest-versions run has no JAX
         return out
-    from gym_suite.envs.definition import jax_ops
-
     out.append(("jax", jax_ops(), lambda fn, *xs: np.asarray(jax.jit(jax.vmap(fn))(*xs))))
     return out
 
 
 def test_every_backend_implements_exactly_the_ops_protocol():
     """SCALAR, NUMPY and jax_ops() have exactly ``Ops``' members, each documented, at most twelve general ones."""
-    from gym_suite.envs.definition import Ops
-
     members = {name for name in vars(Ops) if not name.startswith("_")}
     assert {"where", "take", "column", "vector", "copy", "name"} <= members and len(members) <= 12, members
     assert not members & {"sigmoids", "one_hot", "product", "only_where", "lookup", "clip_to_unit", "first"}
@@ -136,8 +118,6 @@ def test_every_backend_implements_exactly_the_ops_protocol():
 @pytest.mark.parametrize("hypertension", [0.0, 0.3, 2.5, 40.0])
 def test_product_is_the_same_on_every_backend(hypertension):
     """heartpole's ``product(ops, fn, constants, *args)``: in the constants' order, equal to 1e-12 on every backend."""
-    from gym_suite.envs.heartpole_env import NIGHT_DECAYS, no_attack_after, product
-
     h = np.array([hypertension, hypertension * 0.5, 0.0, 1.0 + hypertension])
     want = np.array([math.prod(1.0 - 0.3 / (1.0 + math.exp(6.0 - x * d)) for d in NIGHT_DECAYS) for x in h])
     for name, ops, run in _backends():
@@ -152,9 +132,6 @@ def test_product_is_the_same_on_every_backend(hypertension):
 
 def test_lookup_column_take_columns_and_copy_say_what_each_backend_returns():
     """heartpole's lookup, push-v0's take_columns, Ops' column and copy: where the backends differ."""
-    from gym_suite.envs.heartpole_env import lookup
-    from gym_suite.envs.push_env import take_columns
-
     names = ("do_nothing", "drink_coffee", "drink_beer", "sleep")
     assert lookup(SCALAR, names, 2) == "drink_beer"
     got = lookup(NUMPY, names, np.array([3, 0, 3]))
@@ -169,13 +146,10 @@ def test_lookup_column_take_columns_and_copy_say_what_each_backend_returns():
     np.testing.assert_array_equal(take_columns(NUMPY, table, np.array([4, 0])), [[4, 0], [10, 6]])
     assert take_columns(NUMPY, table, np.array([4, 0]), keepdims=True).shape == (2, 2, 1)
     vector = np.ones(3)
-    for ops in (SCALAR, NUMPY):
-        copied = ops.copy(vector)
+    for copied in (SCALAR.copy(vector), NUMPY.copy(vector)):
         assert not np.shares_memory(copied, vector) and copied.tolist() == [1.0, 1.0, 1.0]
     assert SCALAR.copy(1.5) == 1.5
     jax = pytest.importorskip("jax")
-    from gym_suite.envs.definition import jax_ops
-
     ops = jax_ops()
     index = jax.numpy.array([3, 0])
     np.testing.assert_array_equal(np.asarray(jax.jit(lambda i: lookup(ops, names, i))(index)), [3, 0])  # no strings

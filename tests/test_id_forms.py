@@ -1,6 +1,5 @@
-"""Every public function that takes an environment id gives the same answer for every form of it:
-``id``, ``gym_suite:id`` (the module prefix ``gymnasium.make`` takes) and, where the function
-depends on the environment alone or runs its JAX env, ``gym_suite_jax/id``."""
+"""Every public function taking an id gives the same for every form of it: ``id``, ``gym_suite:id`` (the prefix
+``gymnasium.make`` takes) and, where it depends on the environment alone or runs its JAX env, ``gym_suite_jax/id``."""
 
 from __future__ import annotations
 
@@ -18,28 +17,20 @@ def forms(env_id, jax=True):
 
 
 @pytest.mark.parametrize("env_id", ALL_IDS)
-def test_the_normalizer_gives_the_registry_id(env_id):
-    for form in forms(env_id):
-        assert suite_id(form, jax=True) == env_id
+def test_the_normalizer_and_the_recipes_give_the_same_for_every_form(env_id):
     assert suite_id(f"gym_suite:{env_id}") == env_id
     assert suite_id(f"gym_suite_jax/{env_id}") == f"gym_suite_jax/{env_id}"  # the JAX env, unless asked
     for other in ("CartPole-v1", "gym_suite:nope-v0", "gymnasium:CartPole-v1", "", 5, None):
         assert suite_id(other, jax=True) == other
-
-
-@pytest.mark.parametrize("env_id", ALL_IDS)
-def test_recipes_are_the_same_for_every_form_of_an_id(env_id):
+    agents, algos = recipes.TRAINED_AGENTS, ("ppo", "dqn")
     for form in forms(env_id):
-        assert recipes.recipe_for(form) == recipes.recipe_for(env_id)
-        for agent in recipes.TRAINED_AGENTS:
-            assert recipes.recipe_budget(form, agent) == recipes.recipe_budget(env_id, agent)
-        for algo in ("ppo", "dqn"):
-            assert recipes.sb3_settings(form, algo) == recipes.sb3_settings(env_id, algo)
-            assert recipes.training_env_kwargs(form, algo) == recipes.training_env_kwargs(env_id, algo)
-        assert recipes.rllib_ppo_settings(form) == recipes.rllib_ppo_settings(env_id)
+        assert suite_id(form, jax=True) == env_id
+        same_for = lambda fn, *args, form=form: fn(form, *args) == fn(env_id, *args)  # noqa: E731
+        assert same_for(recipes.recipe_for) and same_for(recipes.rllib_ppo_settings)
+        assert all(same_for(recipes.recipe_budget, agent) for agent in agents)
+        assert all(same_for(recipes.sb3_settings, a) and same_for(recipes.training_env_kwargs, a) for a in algos)
         for agent in recipes.TUNABLE_AGENTS:
-            assert recipes.tuned_settings(form, agent) == recipes.tuned_settings(env_id, agent)
-            assert recipes.tuned_entry(form, agent) == recipes.tuned_entry(env_id, agent)
+            assert same_for(recipes.tuned_settings, agent) and same_for(recipes.tuned_entry, agent)
     if env_id == "push-v1":  # its own recipe, not the default
         assert recipes.sb3_settings("gym_suite:push-v1", "ppo")["gamma"] == 1.0
         assert recipes.recipe_budget("gym_suite:push-v1", "sb3-ppo") == 300_000
