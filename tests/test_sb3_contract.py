@@ -1,11 +1,4 @@
-"""Stable-Baselines3's own VecEnv contract, run on ``SuiteVecEnv`` and on ``DummyVecEnv`` of ``Monitor``.
-
-The checks follow Stable-Baselines3's ``tests/test_vec_envs.py``, ``test_vec_monitor.py`` and
-``test_vec_normalize.py``, rewritten for the suite's ids: every test runs the same code on both
-adapters (the ``adapter`` parameter), so ``SuiteVecEnv`` passes wherever ``DummyVecEnv`` does.
-The deliberate differences (a value shared by the rows set for some rows only, reset options
-that differ per row) have tests of their own at the end, which say what each adapter does.
-"""
+"""Stable-Baselines3's own VecEnv contract (its tests/test_vec_*.py), run on ``SuiteVecEnv`` and on ``DummyVecEnv``."""
 
 from __future__ import annotations
 
@@ -36,7 +29,7 @@ import gym_suite  # noqa: E402, F401  (registers the ids)
 from gym_suite.training.sb3 import SuiteVecEnv  # noqa: E402
 
 N_ENVS = 3
-ADAPTERS = ["suite", "dummy"]
+adapters = pytest.mark.parametrize("adapter", ["suite", "dummy"])
 
 
 def make(adapter: str, env_id: str, n_envs: int = N_ENVS, **env_kwargs) -> VecEnv:
@@ -57,11 +50,9 @@ def allclose(a, b) -> bool:
 
 
 def wrapped(venv: VecEnv, wrapper) -> VecEnv:
-    if wrapper is VecFrameStack:
-        return VecFrameStack(venv, n_stack=2)
-    if wrapper is VecNormalize:
-        return VecNormalize(venv)
-    return venv
+    return {VecFrameStack: lambda: VecFrameStack(venv, n_stack=2), VecNormalize: lambda: VecNormalize(venv)}.get(
+        wrapper, lambda: venv
+    )()
 
 
 def check_render_and_a_new_attribute(venv: VecEnv) -> None:
@@ -75,38 +66,27 @@ def check_render_and_a_new_attribute(venv: VecEnv) -> None:
     assert venv.get_attr("dummy") == [12] * N_ENVS
 
 
-@pytest.mark.parametrize("adapter", ADAPTERS)
+@adapters
 def test_custom_calls(adapter):
     """Attributes, methods and wrapper attributes of the rows (SB3's test_vecenv_custom_calls)."""
     venv = make(adapter, "example-v0", render_mode="rgb_array")
     check_render_and_a_new_attribute(venv)
     venv.env_method("set_wrapper_attr", "dummy2", 2)
     assert venv.get_attr("dummy2") == [2] * N_ENVS
-
-    # the rows' methods, with arguments and keywords, on every row and on some
-    single = gymnasium.make("example-v0").unwrapped
+    single = gymnasium.make("example-v0").unwrapped  # the rows' methods, on every row and on some
     assert venv.env_method("heuristic", 2) == [single.heuristic(2)] * N_ENVS
     assert venv.env_method("heuristic", observation=8, indices=[0, 2]) == [single.heuristic(8)] * 2
-
     venv.set_attr("dummy1", 42, indices=None)
     assert venv.get_attr("dummy1") == [42] * N_ENVS
-
-    # an attribute each row holds on its own: set for some rows only
-    venv.reset()
-    start = venv.get_attr("position")
-    assert venv.env_method("set_wrapper_attr", "position", 3, indices=[0, 1]) == [True, True]
-    assert venv.get_attr("position") == [3, 3, start[2]]
-    assert venv.get_attr("position", indices=[0, 2]) == [3, start[2]]
-    venv.reset()
-    start = venv.get_attr("position")
-    assert venv.env_method("set_wrapper_attr", "position", 1, indices=[0, -1]) == [True, True]
-    assert venv.get_attr("position") == [1, start[1], 1]
-    assert venv.get_attr("position", indices=[-1]) == [1]
+    for indices, value, expected in (([0, 1], 3, [3, 3, None]), ([0, -1], 1, [1, None, 1])):
+        venv.reset()  # an attribute each row holds on its own: set for some rows only
+        start = venv.get_attr("position")
+        assert venv.env_method("set_wrapper_attr", "position", value, indices=indices) == [True, True]
+        assert venv.get_attr("position") == [start[i] if e is None else e for i, e in enumerate(expected)]
+        assert venv.get_attr("position", indices=[0, -1]) == [value, start[2] if expected[2] is None else value]
     venv.set_attr("position", 2, indices=1)
     assert venv.get_attr("position", indices=1) == [2]
-
-    # options the env does not take are refused at reset, and forgotten after it
-    venv.set_options({"hello": 1})
+    venv.set_options({"hello": 1})  # options the env does not take are refused at reset, and forgotten after it
     with pytest.raises(ValueError, match="hello"):
         venv.reset()
     venv.set_options(None)
@@ -114,10 +94,9 @@ def test_custom_calls(adapter):
     venv.close()
 
 
-@pytest.mark.parametrize("adapter", ADAPTERS)
+@adapters
 @pytest.mark.parametrize("wrapper", [VecNormalize, VecFrameStack])
 def test_custom_calls_through_wrappers(adapter, wrapper):
-    """The same calls through Stable-Baselines3's VecEnv wrappers (a Box observation: target-v0)."""
     venv = wrapped(make(adapter, "target-v0", render_mode="rgb_array"), wrapper)
     check_render_and_a_new_attribute(venv)
     assert venv.env_method("set_wrapper_attr", "note", 0.25) == [True] * N_ENVS
@@ -131,11 +110,10 @@ def test_custom_calls_through_wrappers(adapter, wrapper):
     venv.close()
 
 
-@pytest.mark.parametrize("adapter", ADAPTERS)
+@adapters
 @pytest.mark.parametrize("wrapper", [None, VecNormalize, VecFrameStack])
 def test_terminal_observation(adapter, wrapper):
-    """'terminal_observation' is in the info exactly when a row is done, and the row starts
-    afresh in the same step (SB3's test_vecenv_terminal_obs)."""
+    """'terminal_observation' is in the info exactly when a row is done (SB3's test_vecenv_terminal_obs)."""
     limit = 4
     venv = wrapped(make(adapter, "target-v0", max_episode_steps=limit, radius=0.05), wrapper)
     venv.seed(1)
@@ -159,11 +137,14 @@ def test_terminal_observation(adapter, wrapper):
     venv.close()
 
 
-@pytest.mark.parametrize("adapter", ADAPTERS)
+def _row(space, row):
+    return np.asarray(row, dtype=space.dtype).reshape(space.shape) if space.shape else type(space.sample())(row)
+
+
+@adapters
 @pytest.mark.parametrize("env_id", ["example-v0", "target-v0", "push-v0", "heartpole-v0"])
 def test_spaces(adapter, env_id):
-    """Observations are batches of the observation space, Dict ones a dict of batches (SB3's
-    check_vecenv_spaces / test_vecenv_dict_spaces)."""
+    """Observations are batches of the space, Dict ones a dict of batches (SB3's check_vecenv_spaces)."""
     venv = make(adapter, env_id)
     venv.seed(0)
     obs = venv.reset()
@@ -175,63 +156,45 @@ def test_spaces(adapter, env_id):
                 assert obs[key].shape == (N_ENVS, *sub.shape)
                 assert all(sub.contains(np.asarray(row, dtype=sub.dtype)) for row in obs[key])
         else:
-            assert obs.shape == (N_ENVS, *space.shape)
-            assert all(
-                space.contains(
-                    np.asarray(row, dtype=space.dtype).reshape(space.shape)
-                    if space.shape
-                    else type(space.sample())(row)
-                )
-                for row in obs
-            )
+            assert obs.shape == (N_ENVS, *space.shape) and all(space.contains(_row(space, row)) for row in obs)
         obs, _, _, _ = venv.step(sample_actions(venv))
     venv.close()
 
 
-@pytest.mark.parametrize("adapter", ADAPTERS)
-def test_is_wrapped(adapter):
-    venv = make(adapter, "target-v0")
+@adapters
+def test_is_wrapped_and_metadata(adapter):
+    venv, reference = make(adapter, "target-v0"), make("dummy", "target-v0")
     assert venv.env_is_wrapped(Monitor) == [True] * N_ENVS
     assert VecFrameStack(venv, n_stack=2).env_is_wrapped(Monitor) == [True] * N_ENVS
     assert venv.env_is_wrapped(gymnasium.wrappers.TimeLimit) == [True] * N_ENVS  # target-v0's step limit
+    assert venv.get_attr("metadata") == reference.get_attr("metadata") and venv.metadata == reference.metadata
+    assert "human" in venv.get_attr("metadata")[0]["render_modes"]
+    assert venv.get_attr("spec")[0].id == "target-v0"
 
 
-@pytest.mark.parametrize("adapter", ADAPTERS)
-def test_deterministic(adapter):
-    """The same seed gives the same start, through VecNormalize too (SB3's test_vec_deterministic)."""
+@adapters
+def test_deterministic_and_seeding(adapter):
+    """The same seed gives the same start, through VecNormalize too; ``seed()`` alone rows of their own."""
     venv = make(adapter, "target-v0")
-    venv.seed(3)
-    obs = venv.reset()
-    venv.seed(3)
-    assert np.allclose(venv.reset(), obs)
-    normalized = VecNormalize(venv)
-    normalized.seed(3)
-    obs = venv.reset()
-    normalized.seed(3)
-    assert np.allclose(venv.reset(), obs)
+    for seeded in (venv, VecNormalize(venv)):
+        seeded.seed(3)
+        obs = venv.reset()
+        seeded.seed(3)
+        assert np.allclose(venv.reset(), obs)
     one, two = make(adapter, "target-v0"), make(adapter, "target-v0")
     one.seed(0)
     two.seed(0)
     assert np.allclose(one.reset(), two.reset())
     actions = sample_actions(one)
     assert np.allclose(one.step(actions)[0], two.step(actions)[0])
-
-
-@pytest.mark.parametrize("adapter", ADAPTERS)
-def test_seeding_without_a_seed_gives_rows_of_their_own(adapter):
-    """``seed()`` with no argument: the rows start apart (SB3's test_vec_seeding)."""
-    venv = make(adapter, "target-v0")
     venv.seed()
-    obs = venv.reset()
-    assert not np.allclose(obs[0], obs[1]) and not np.allclose(obs[1], obs[2])
-    obs, _, _, _ = venv.step(sample_actions(venv))
-    assert not np.allclose(obs[0], obs[1]) and not np.allclose(obs[1], obs[2])
+    for obs in (venv.reset(), venv.step(sample_actions(venv))[0]):
+        assert not np.allclose(obs[0], obs[1]) and not np.allclose(obs[1], obs[2])
 
 
-@pytest.mark.parametrize("adapter", ADAPTERS)
+@adapters
 def test_render_rgb_array(adapter):
-    """rgb_array frames tiled into one image, through VecFrameStack and VecNormalize (SB3's test_render
-    without its X server part)."""
+    """rgb_array frames tiled into one image, through VecFrameStack and VecNormalize (SB3's test_render)."""
     venv = make(adapter, "target-v0", n_envs=2, render_mode="rgb_array")
     venv.reset()
     with warnings.catch_warnings():
@@ -249,18 +212,9 @@ def test_render_rgb_array(adapter):
     assert VecNormalize(stacked).render_mode == "rgb_array"
 
 
-@pytest.mark.parametrize("adapter", ADAPTERS)
-def test_metadata(adapter):
-    venv, reference = make(adapter, "target-v0"), make("dummy", "target-v0")
-    assert venv.get_attr("metadata") == reference.get_attr("metadata") and venv.metadata == reference.metadata
-    assert "human" in venv.get_attr("metadata")[0]["render_modes"]
-    assert venv.get_attr("spec")[0].id == "target-v0"
-
-
-@pytest.mark.parametrize("adapter", ADAPTERS)
+@adapters
 def test_vec_monitor(adapter, tmp_path):
-    """VecMonitor on top: it warns that the rows are monitored already, and its episodes are the
-    sums of the rewards, written to its file (SB3's test_vec_monitor / test_vec_monitor_warn)."""
+    """VecMonitor warns the rows are monitored already; its episodes are the rewards' sums, in its file."""
     venv = make(adapter, "target-v0", n_envs=1, max_episode_steps=20)
     venv.seed(0)
     path = tmp_path / "run.monitor.csv"
@@ -272,33 +226,28 @@ def test_vec_monitor(adapter, tmp_path):
     length, total, episodes = 0, 0.0, 0
     for _ in range(300):
         _, rewards, dones, infos = monitor.step(sample_actions(monitor))
-        length += 1
-        total += float(rewards[0])
+        length, total = length + 1, total + float(rewards[0])
         if dones[0]:
             assert infos[0]["episode"]["r"] == pytest.approx(total) and infos[0]["episode"]["l"] == length
             length, total, episodes = 0, 0.0, episodes + 1
     monitor.close()
     with open(path) as handle:
-        header = json.loads(handle.readline()[1:])
-        assert set(header) == {"t_start", "env_id"}
+        assert set(json.loads(handle.readline()[1:])) == {"t_start", "env_id"}
         lines = pd.read_csv(handle)
     assert set(lines.columns) == {"r", "l", "t"} and len(lines) == episodes > 0
 
 
-@pytest.mark.parametrize("adapter", ADAPTERS)
+@adapters
 def test_evaluate_policy_sees_the_monitor(adapter, recwarn):
-    """evaluate_policy finds the Monitor's episodes: no warning (SB3's test_vec_monitor_ppo, untrained)."""
     venv = make(adapter, "example-v0", n_envs=2)
     model = PPO("MlpPolicy", venv, n_steps=16, batch_size=16, device="cpu", seed=0)
     warnings.filterwarnings("ignore", category=DeprecationWarning)
-    mean, _ = evaluate_policy(model, venv, n_eval_episodes=4)
-    assert np.isfinite(mean)
+    assert np.isfinite(evaluate_policy(model, venv, n_eval_episodes=4)[0])
     assert not [w for w in recwarn if issubclass(w.category, UserWarning)], [str(w.message) for w in recwarn]
 
 
-@pytest.mark.parametrize("adapter", ADAPTERS)
+@adapters
 def test_vec_normalize_clips_saves_and_loads(adapter, tmp_path):
-    """SB3's test_vec_env: clipped observations and rewards; save and load keep the statistics."""
     venv = make(adapter, "target-v0", n_envs=1, max_episode_steps=50)
     normalized = VecNormalize(venv, norm_obs=True, norm_reward=True, clip_obs=0.5, clip_reward=5.0)
     assert venv.render_mode is None and normalized.render_mode is None
@@ -307,19 +256,16 @@ def test_vec_normalize_clips_saves_and_loads(adapter, tmp_path):
     while not done[0]:
         obs, rewards, done, _ = normalized.step(sample_actions(normalized))
         assert np.max(np.abs(obs)) <= 0.5 and np.max(np.abs(rewards)) <= 5.0
-    path = tmp_path / "vec_normalize"
-    normalized.save(path)
-    loaded = VecNormalize.load(path, venv=venv)
+    normalized.save(tmp_path / "vec_normalize")
+    loaded = VecNormalize.load(tmp_path / "vec_normalize", venv=venv)
     assert np.allclose(loaded.obs_rms.mean, normalized.obs_rms.mean)
     assert np.allclose(loaded.obs_rms.var, normalized.obs_rms.var)
-    assert np.allclose(loaded.ret_rms.var, normalized.ret_rms.var)
-    assert loaded.render_mode is None
+    assert np.allclose(loaded.ret_rms.var, normalized.ret_rms.var) and loaded.render_mode is None
 
 
-@pytest.mark.parametrize("adapter", ADAPTERS)
+@adapters
 def test_vec_normalize_original_values_and_sync(adapter):
-    """get_original_obs / get_original_reward and sync_envs_normalization (SB3's test_get_original,
-    test_sync_vec_normalize)."""
+    """get_original_obs / get_original_reward and sync_envs_normalization (SB3's test_get_original)."""
     env = VecNormalize(make(adapter, "target-v0", n_envs=1), clip_obs=100.0, clip_reward=100.0)
     env.seed(0)
     env.action_space.seed(0)
@@ -337,23 +283,21 @@ def test_vec_normalize_original_values_and_sync(adapter):
     assert allclose(obs, evaluation.normalize_obs(original))
 
 
-@pytest.mark.parametrize("adapter", ADAPTERS)
+@adapters
 def test_vec_normalize_of_dict_observations_needs_the_box_keys(adapter):
-    """push-v0's Dict observation mixes Discrete and Box keys: VecNormalize asks for the keys to
-    normalize, then works on them (SB3's test_non_dict_obs_keys)."""
+    """push-v0's Dict observation mixes Discrete and Box keys (SB3's test_non_dict_obs_keys)."""
     venv = make(adapter, "push-v0", n_envs=2)
     with pytest.raises(ValueError, match="explicitly pass the observation keys"):
         VecNormalize(venv)
     boxes = [k for k, s in venv.observation_space.spaces.items() if isinstance(s, spaces.Box)]
     normalized = VecNormalize(venv, norm_obs_keys=boxes)
     normalized.reset()
-    obs, _, _, _ = normalized.step(sample_actions(normalized))
-    assert set(obs) == set(venv.observation_space.spaces)
+    assert set(normalized.step(sample_actions(normalized))[0]) == set(venv.observation_space.spaces)
     VecNormalize(venv, norm_obs=False).reset()
 
 
-def test_a_shared_value_set_for_some_rows_only():
-    """DummyVecEnv sets a new attribute on one row; the native batch has one value for all its rows."""
+def test_where_the_adapters_differ_by_design():
+    """DummyVecEnv sets a new attribute on one row, each row its options; the native batch shares them."""
     dummy = make("dummy", "example-v0")
     for i in range(N_ENVS):
         dummy.set_attr("dummy1", i, indices=i)
@@ -364,11 +308,6 @@ def test_a_shared_value_set_for_some_rows_only():
     assert not suite.has_attr("dummy1")  # the refused call changed nothing
     suite.set_attr("dummy1", 7)
     assert suite.get_attr("dummy1") == [7] * N_ENVS
-
-
-def test_reset_options_that_differ_per_row():
-    """DummyVecEnv passes each row its options; the native batch resets with one set of options."""
-    suite = make("suite", "example-v0")
     suite.set_options([{}, {"a": 1}, {}])
     with pytest.raises(ValueError, match="same options"):
         suite.reset()
