@@ -137,30 +137,6 @@ def test_terminal_observation(adapter, wrapper):
     venv.close()
 
 
-def _row(space, row):
-    return np.asarray(row, dtype=space.dtype).reshape(space.shape) if space.shape else type(space.sample())(row)
-
-
-@adapters
-@pytest.mark.parametrize("env_id", ["example-v0", "target-v0", "push-v0", "heartpole-v0"])
-def test_spaces(adapter, env_id):
-    """Observations are batches of the space, Dict ones a dict of batches (SB3's check_vecenv_spaces)."""
-    venv = make(adapter, env_id)
-    venv.seed(0)
-    obs = venv.reset()
-    space = venv.observation_space
-    for _ in range(5):
-        if isinstance(space, spaces.Dict):
-            assert isinstance(obs, dict) and set(obs) == set(space.spaces)
-            for key, sub in space.spaces.items():
-                assert obs[key].shape == (N_ENVS, *sub.shape)
-                assert all(sub.contains(np.asarray(row, dtype=sub.dtype)) for row in obs[key])
-        else:
-            assert obs.shape == (N_ENVS, *space.shape) and all(space.contains(_row(space, row)) for row in obs)
-        obs, _, _, _ = venv.step(sample_actions(venv))
-    venv.close()
-
-
 @adapters
 def test_is_wrapped_and_metadata(adapter):
     venv, reference = make(adapter, "target-v0"), make("dummy", "target-v0")
