@@ -35,8 +35,7 @@ def _load(name):
     sys.path.insert(0, str(SCRIPT.parent))
     try:
         spec = importlib.util.spec_from_file_location(name, SCRIPT)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # its dataclasses look their module up
+        sys.modules[name] = module = importlib.util.module_from_spec(spec)  # its dataclasses look their module up
         spec.loader.exec_module(module)
         return module
     finally:
@@ -57,8 +56,7 @@ def outputs(baselines):
 
 def run(env_id, policy, seed, mean, episodes=100, training="", digest=None):
     """A line of the runs file; ``digest``: its settings' (default: its row's as the recipes give them now)."""
-    if digest is None:
-        digest = _digests()[env_id, policy]
+    digest = _digests()[env_id, policy] if digest is None else digest
     seed, steps, seconds = ("", "", "") if seed is None else (str(seed), "1000", "2.0")
     return {
         "env_id": env_id, "policy": policy, "train_seed": seed, "episodes": str(episodes), "mean_return": str(mean),
@@ -112,7 +110,6 @@ def test_summary_keeps_a_diverged_seed_and_normalizes_by_the_optimum(baselines):
 
 
 def test_a_left_out_row_is_neither_planned_nor_summarized(baselines):
-    """heartpole-v1's SB3 DQN is left out of the table: its runs stay in the file and count for nothing."""
     assert ("heartpole-v1", "sb3-dqn") in baselines.LEFT_OUT
     assert not baselines.available("heartpole-v1", "sb3-dqn") and baselines.available("heartpole-v0", "sb3-dqn")
     runs = [
@@ -160,8 +157,7 @@ def test_csv_has_the_documented_columns(baselines, outputs, tmp_path):
     out = tmp_path / "b.csv"
     outputs.write_csv(baselines.summarize(runs, episodes=100, reps=1000), out)
     with open(out, newline="") as f:
-        reader = csv.DictReader(f)
-        rows = list(reader)
+        rows = list(reader := csv.DictReader(f))
     required = "env_id policy seeds iqm ci_low ci_high worst_seed normalized eval_episodes command".split()
     assert set(required) <= set(reader.fieldnames)
     assert rows[1]["seeds"] == "5" and rows[1]["worst_seed"] == "8" and rows[1]["eval_episodes"] == "100"
@@ -193,7 +189,6 @@ def test_default_outputs_are_the_repositorys_docs(baselines, tmp_path):
 
 
 def test_runs_are_recorded_once_and_push_is_scored_on_the_held_out_log(tmp_path):
-    """Reference runs land in the runs file; a second call runs nothing; push-v0 is scored on its test log."""
     runs, md, table = tmp_path / "runs.csv", tmp_path / "b.md", tmp_path / "b.csv"
     args = ("--ids", "push-v0,example-v0", "--policies", "random,heuristic", "--episodes", "40", "--jobs", "1")
     outs = ("--runs-csv", runs, "--out-md", md, "--out-csv", table, *OUTS_NONE[4:])
@@ -239,7 +234,6 @@ def test_trained_seeds_score_on_the_same_episodes_and_give_an_interval(tmp_path)
 
 
 def test_readme_headline_is_the_baselines_csv(outputs):
-    """README's headline table is docs/baselines.csv's, as the script writes it (no figure by hand)."""
     with open(ROOT / "docs" / "baselines.csv", newline="", encoding="utf-8") as f:
         table = list(csv.DictReader(f))
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -324,7 +318,7 @@ def test_runs_of_a_rows_earlier_settings_run_again_with_the_tuned_ones(baselines
 
 
 def test_a_failed_task_leaves_the_others_runs_recorded_and_the_rerun_runs_only_it(tmp_path):
-    """JAX PPO with 4,097 seeds (more than one vmapped run trains) fails in its task before training."""
+    """JAX PPO with 4,097 seeds (more than one vmapped run trains) fails in its task."""
     runs = tmp_path / "runs.csv"
     seeds = "0-999,1000-1999,2000-2999,3000-3999,4000-4096"
     args = ("--ids", "example-v0", "--policies", "random,jax-ppo", "--seeds", seeds, "--episodes", "20")
@@ -340,9 +334,7 @@ def test_a_failed_task_leaves_the_others_runs_recorded_and_the_rerun_runs_only_i
 
 
 def test_tasks_train_with_the_drivers_tuned_settings_not_the_nodes(tmp_path):
-    """The driver's tuned file gives example-v0's SB3 PPO n_steps=100 (4 copies: 2,400 steps for a budget
-    of 2,048); the Ray workers' environment names another file (n_steps=64: 2,048 steps), as a node started
-    with its own environment would. The run trains with the driver's."""
+    """The driver's file: n_steps=100 (2,400 steps for 2,048), the workers' environment's: n_steps=64 (2,048)."""
     driver, node = tmp_path / "driver.json", tmp_path / "node.json"
     for path, n_steps in ((driver, 100), (node, 64)):
         entry = {"settings": {"n_steps": n_steps, "batch_size": 64}, "tuned": {"date": "2026-11-27"}}
@@ -453,7 +445,6 @@ def test_what_no_node_can_run_is_an_error_at_once(tmp_path, args, said):
 
 
 def test_the_published_runs_summarize_with_every_note(tmp_path):
-    """The repository's runs file gives a table, with the notes the rows call for (each note's code runs)."""
     runs = ROOT / "docs" / "baselines_runs.csv"
     md, csv_out = tmp_path / "b.md", tmp_path / "b.csv"
     outs = ("--out-md", md, "--out-csv", csv_out, "--out-png", "", "--out-machine", "", "--readme", "", "--reps", "200")
