@@ -63,28 +63,22 @@ def test_sb3_dqn_on_heartpole_beats_random():
 
 
 @pytest.mark.parametrize("env_id", ALL_IDS)
-def test_sb3_policy_acts_validly_batched_or_not(env_id):
+def test_sb3_policy_acts_validly_batched_or_not_and_evaluates_alike_for_any_n_jobs(env_id):
     policy = sb3.SB3Policy(untrained_ppo(env_id))
     env = gymnasium.make(env_id)
     observations = [env.reset(seed=s)[0] for s in range(6)]
     actions = policy.act_batch(observations)
     assert len(actions) == len(observations)
-    for obs, action in zip(observations, actions):
+    for obs, action in zip(observations, actions):  # one at a time, the same (to float rounding)
         assert env.action_space.contains(action)
-        # one at a time, the same (up to float rounding: a batch may take another kernel)
         np.testing.assert_allclose(np.asarray(policy(obs)), np.asarray(action), rtol=1e-5)
     if isinstance(env.action_space, spaces.Discrete):
         assert all(type(a) is int for a in actions)
-
-
-@pytest.mark.parametrize("env_id", ALL_IDS)
-def test_evaluation_is_the_same_for_any_n_jobs(env_id):
-    episodes = CHUNK_EPISODES + 3  # more than one job's worth
-    network = sb3.SB3Policy(untrained_ppo(env_id), name="untrained")
+    episodes = CHUNK_EPISODES + 3  # more than one job's worth: the evaluation is the same for any n_jobs
     short = {"max_episode_steps": 40}  # gymnasium.make's time limit: quick episodes for every id
-    for policy in ("random", "heuristic", network):
-        one = gym_suite.evaluate(env_id, policy, episodes=episodes, seed=11, n_jobs=1, env_kwargs=short)
-        two = gym_suite.evaluate(env_id, policy, episodes=episodes, seed=11, n_jobs=2, env_kwargs=short)
+    for played in ("random", "heuristic", policy):  # the network pickled into joblib's workers
+        one = gym_suite.evaluate(env_id, played, episodes=episodes, seed=11, n_jobs=1, env_kwargs=short)
+        two = gym_suite.evaluate(env_id, played, episodes=episodes, seed=11, n_jobs=2, env_kwargs=short)
         np.testing.assert_array_equal(one.returns, two.returns)
         np.testing.assert_array_equal(one.lengths, two.lengths)
 
