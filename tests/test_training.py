@@ -83,14 +83,6 @@ def test_sb3_policy_acts_validly_batched_or_not_and_evaluates_alike_for_any_n_jo
         np.testing.assert_array_equal(one.lengths, two.lengths)
 
 
-def test_dqn_refuses_a_continuous_action_space():
-    boxed = [i for i in ALL_IDS if not isinstance(gymnasium.make(i).action_space, spaces.Discrete)]
-    if not boxed:
-        pytest.skip("no registered id has a continuous action space")
-    with pytest.raises(ValueError, match="Discrete"):
-        sb3.train_sb3(boxed[0], "dqn", steps=10)
-
-
 def test_saved_model_with_normalization_acts_the_same_after_loading(tmp_path, monkeypatch):
     """The VecNormalize statistics are saved next to the model and applied on load."""
     env_id = "heartpole-v0" if "heartpole-v0" in ALL_IDS else ALL_IDS[0]
@@ -340,6 +332,7 @@ def test_recurrent_and_reward_model_training_check_their_arguments_before_any_en
         ({"callback": 5}, TypeError, "train_sb3: callback must be None"),
         ({"callback": [lambda _locals, _globals: True, 5]}, TypeError, "train_sb3: callback must be None"),
         ({"env_id": 5}, TypeError, "train_sb3: env_id must be a registered id"),
+        ({"env_id": "target-v0", "algo": "dqn"}, ValueError, "Discrete"),  # a Box action space
     ],
 )  # fmt: skip
 def test_train_sb3_checks_its_arguments_before_any_env(arguments, error, message, monkeypatch):

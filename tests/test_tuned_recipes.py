@@ -91,7 +91,7 @@ def test_every_setting_of_the_file_is_checked_by_name_naming_the_file(tuned_file
 @pytest.mark.parametrize(("settings", "said"), [({"gamma": 2.0}, "gamma"), ({"num_envs": "8"}, "num_envs")])
 def test_jax_settings_of_the_file_are_checked_by_value_before_training(tuned_file, settings, said):
     write(tuned_file, {"push-v0": {"jax-ppo": {"settings": settings, "tuned": {}}}})
-    with pytest.raises((TypeError, ValueError), match=said):  # ppo_settings checks the values
+    with pytest.raises((TypeError, ValueError), match=said):
         ppo_settings("push-v0")
 
 
