@@ -25,9 +25,17 @@ SCRIPT = ROOT / "gym-suite" / "benchmarks" / "baselines.py"
 OUTS_NONE = ("--out-md", "", "--out-csv", "", "--out-png", "", "--out-machine", "", "--readme", "")
 
 
-def run_script(*args, cwd=None, timeout=900, env=None):
+def run_script(*args, code=None, cwd=None, timeout=900, env=None):
+    """The script run as a user runs it; with ``code``, asserting its exit status."""
     command = [sys.executable, str(SCRIPT), *map(str, args)]
-    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env)
+    assert code is None or done.returncode == code, done.stderr[-3000:]
+    return done
+
+
+def rows(path) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
 
 
 def _load(name):
@@ -156,11 +164,10 @@ def test_csv_has_the_documented_columns(baselines, outputs, tmp_path):
     runs = [run("example-v0", "random", None, -5.0), *(run("example-v0", "sb3-ppo", s, 8.0 + s) for s in range(5))]
     out = tmp_path / "b.csv"
     outputs.write_csv(baselines.summarize(runs, episodes=100, reps=1000), out)
-    with open(out, newline="") as f:
-        rows = list(reader := csv.DictReader(f))
+    table = rows(out)
     required = "env_id policy seeds iqm ci_low ci_high worst_seed normalized eval_episodes command".split()
-    assert set(required) <= set(reader.fieldnames)
-    assert rows[1]["seeds"] == "5" and rows[1]["worst_seed"] == "8" and rows[1]["eval_episodes"] == "100"
+    assert set(required) <= set(table[0])
+    assert table[1]["seeds"] == "5" and table[1]["worst_seed"] == "8" and table[1]["eval_episodes"] == "100"
 
 
 @pytest.mark.parametrize(
@@ -169,8 +176,7 @@ def test_csv_has_the_documented_columns(baselines, outputs, tmp_path):
      ["--cpus", "0"], ["--resources", "big_node"], ["--resources", "dqn:big_node=1"]],
 )  # fmt: skip
 def test_bad_arguments_are_usage_errors(bad):
-    done = run_script(*bad, "--out-md", "", "--out-csv", "")
-    assert done.returncode == 2, done.stderr
+    done = run_script(*bad, "--out-md", "", "--out-csv", "", code=2)
     assert "usage:" in done.stderr and bad[0] in done.stderr and "Traceback" not in done.stderr
 
 
@@ -180,8 +186,7 @@ def test_default_outputs_are_the_repositorys_docs(baselines, tmp_path):
         str(ROOT / "docs" / name) for name in ("baselines.md", "baselines.csv", "baselines_runs.csv")
     )
     # --help, run elsewhere, names them and writes nothing (wide enough that argparse wraps no path)
-    done = run_script("--help", cwd=tmp_path, env={**os.environ, "COLUMNS": "100000"})
-    assert done.returncode == 0, done.stderr
+    done = run_script("--help", cwd=tmp_path, env={**os.environ, "COLUMNS": "100000"}, code=0)
     shown = " ".join(done.stdout.split())  # argparse folds a run of spaces into one, the path's too
     for path in (defaults.out_md, defaults.out_csv, defaults.runs_csv):
         assert f"default: {' '.join(path.split())})" in shown
@@ -192,41 +197,35 @@ def test_runs_are_recorded_once_and_push_is_scored_on_the_held_out_log(tmp_path)
     runs, md, table = tmp_path / "runs.csv", tmp_path / "b.md", tmp_path / "b.csv"
     args = ("--ids", "push-v0,example-v0", "--policies", "random,heuristic", "--episodes", "40", "--jobs", "1")
     outs = ("--runs-csv", runs, "--out-md", md, "--out-csv", table, *OUTS_NONE[4:])
-    done = run_script(*args, *outs, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
+    run_script(*args, *outs, cwd=tmp_path, code=0)
     first = runs.read_text()
     assert first.count("\n") == 5  # a header and four runs
-    again = run_script(*args, *outs, cwd=tmp_path)
-    assert again.returncode == 0, again.stderr
+    run_script(*args, *outs, cwd=tmp_path, code=0)
     assert runs.read_text() == first  # nothing run twice
-    with open(table, newline="") as f:
-        rows = {(r["env_id"], r["policy"]): r for r in csv.DictReader(f)}
+    by_row = {(r["env_id"], r["policy"]): r for r in rows(table)}
     test_log = gym_suite.evaluate("push-v0", "heuristic", episodes=40, env_kwargs={"split": "test"})
     train_log = gym_suite.evaluate("push-v0", "heuristic", episodes=40)
     assert test_log.mean != train_log.mean
-    assert float(rows["push-v0", "heuristic"]["iqm"]) == pytest.approx(test_log.mean, rel=1e-5)
-    assert float(rows["push-v0", "heuristic"]["on_training_data"]) == pytest.approx(train_log.mean, rel=1e-5)
+    assert float(by_row["push-v0", "heuristic"]["iqm"]) == pytest.approx(test_log.mean, rel=1e-5)
+    assert float(by_row["push-v0", "heuristic"]["on_training_data"]) == pytest.approx(train_log.mean, rel=1e-5)
     random = gym_suite.evaluate("example-v0", "random", episodes=40)
-    assert float(rows["example-v0", "random"]["iqm"]) == pytest.approx(random.mean, rel=1e-5)
+    assert float(by_row["example-v0", "random"]["iqm"]) == pytest.approx(random.mean, rel=1e-5)
     assert "Bayes-optimal" in md.read_text()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.csv", "b.md", "runs.csv", "runs.csv.lock"]
 
 
 def test_trained_seeds_score_on_the_same_episodes_and_give_an_interval(tmp_path):
     runs, table, png = tmp_path / "runs.csv", tmp_path / "b.csv", tmp_path / "b.png"
-    done = run_script(
+    run_script(
         "--ids", "example-v0", "--policies", "random,sb3-ppo", "--seeds", "0-2", "--budget", "sb3-ppo=2048",
         "--episodes", "30", "--jobs", "1", "--reps", "2000",
         "--runs-csv", runs, "--out-md", "", "--out-csv", table, "--out-png", png, "--out-machine", "",
-        "--readme", "", cwd=tmp_path,
+        "--readme", "", cwd=tmp_path, code=0,
     )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    with open(runs, newline="") as f:
-        recorded = [r for r in csv.DictReader(f) if r["policy"] == "sb3-ppo"]
+    recorded = [r for r in rows(runs) if r["policy"] == "sb3-ppo"]
     assert sorted(r["train_seed"] for r in recorded) == ["0", "1", "2"]  # in the order the tasks finished
     assert {r["eval_seed"] for r in recorded} == {"0"} and {r["train_steps"] for r in recorded} == {"2048"}
-    with open(table, newline="") as f:
-        ppo = next(r for r in csv.DictReader(f) if r["policy"] == "sb3-ppo")
+    ppo = next(r for r in rows(table) if r["policy"] == "sb3-ppo")
     assert ppo["seeds"] == "3"
     assert float(ppo["ci_low"]) <= float(ppo["iqm"]) <= float(ppo["ci_high"])
     assert float(ppo["worst_seed"]) == min(float(r["mean_return"]) for r in recorded)
@@ -234,8 +233,7 @@ def test_trained_seeds_score_on_the_same_episodes_and_give_an_interval(tmp_path)
 
 
 def test_readme_headline_is_the_baselines_csv(outputs):
-    with open(ROOT / "docs" / "baselines.csv", newline="", encoding="utf-8") as f:
-        table = list(csv.DictReader(f))
+    table = rows(ROOT / "docs" / "baselines.csv")
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = readme.split(outputs.README_START, 1)[1].split(outputs.README_END, 1)[0]
     assert block.strip() == outputs.headline_markdown(table).strip()
@@ -323,11 +321,9 @@ def test_a_failed_task_leaves_the_others_runs_recorded_and_the_rerun_runs_only_i
     seeds = "0-999,1000-1999,2000-2999,3000-3999,4000-4096"
     args = ("--ids", "example-v0", "--policies", "random,jax-ppo", "--seeds", seeds, "--episodes", "20")
     outs = ("--runs-csv", runs, *OUTS_NONE)
-    done = run_script(*args, *outs, cwd=tmp_path)
-    assert done.returncode == 1, done.stderr[-3000:]
+    done = run_script(*args, *outs, cwd=tmp_path, code=1)
     assert "2 tasks on Ray" in done.stderr and "1 of 2 tasks failed" in done.stderr and "num_seeds" in done.stderr
-    with open(runs, newline="") as f:
-        assert [(r["policy"], r["train_seed"]) for r in csv.DictReader(f)] == [("random", "")]
+    assert [(r["policy"], r["train_seed"]) for r in rows(runs)] == [("random", "")]
     again = run_script(*args, *outs, cwd=tmp_path)
     assert again.returncode == 1 and "1 tasks on Ray" in again.stderr and "1 of 1 tasks failed" in again.stderr
     assert runs.read_text().count("\n") == 2  # the header and the random policy's run, once
@@ -341,14 +337,12 @@ def test_tasks_train_with_the_drivers_tuned_settings_not_the_nodes(tmp_path):
         path.write_text(json.dumps({"example-v0": {"sb3-ppo": entry}}))
     runs = tmp_path / "runs.csv"
     runtime_env = json.dumps({"env_vars": {"GYM_SUITE_TUNED_RECIPES": str(node)}})
-    done = run_script(
+    run_script(
         "--ids", "example-v0", "--policies", "sb3-ppo", "--seeds", "0", "--budget", "sb3-ppo=2048", "--episodes", "10",
         "--jobs", "1", "--runtime-env", runtime_env, "--runs-csv", runs, *OUTS_NONE,
-        cwd=tmp_path, env={**os.environ, "GYM_SUITE_TUNED_RECIPES": str(driver)},
+        cwd=tmp_path, env={**os.environ, "GYM_SUITE_TUNED_RECIPES": str(driver)}, code=0,
     )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    with open(runs, newline="") as f:
-        (recorded,) = list(csv.DictReader(f))
+    (recorded,) = rows(runs)
     assert recorded["train_steps"] == "2400"
     assert recorded["digest"] and recorded["digest"] != _digests()["example-v0", "sb3-ppo"]
 
@@ -390,9 +384,8 @@ def test_summarize_never_publishes_from_nothing(tmp_path, content, said):
     before = {name: path.read_bytes() for name, path in files.items()}
     done = run_script(
         "--summarize", "--runs-csv", runs, "--out-md", files["b.md"], "--out-csv", files["b.csv"], "--out-png", "",
-        "--out-machine", files["machine.json"], "--readme", files["README.md"], cwd=tmp_path,
+        "--out-machine", files["machine.json"], "--readme", files["README.md"], cwd=tmp_path, code=1,
     )  # fmt: skip
-    assert done.returncode == 1, done.stderr[-2000:]
     assert str(runs) in done.stderr and said in done.stderr, done.stderr[-2000:]
     assert "nothing was written" in done.stderr and "Traceback" not in done.stderr
     assert {name: path.read_bytes() for name, path in files.items()} == before
@@ -406,8 +399,7 @@ def test_a_second_driver_on_the_same_runs_file_is_refused(baselines, tmp_path):
         with open(str(runs) + ".lock") as lock, pytest.raises(BlockingIOError):
             fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         done = run_script("--ids", "example-v0", "--policies", "random", "--episodes", "5", "--runs-csv", runs,
-                          *OUTS_NONE, cwd=tmp_path)  # fmt: skip
-        assert done.returncode == 1, done.stderr[-2000:]
+                          *OUTS_NONE, cwd=tmp_path, code=1)  # fmt: skip
         assert "another driver is running on it" in done.stderr and "Traceback" not in done.stderr
         assert not runs.exists()
     with baselines.runs_file_lock(runs):  # released when its driver ends
@@ -438,8 +430,7 @@ def test_appends_of_one_driver_after_another_leave_one_header(baselines, tmp_pat
 def test_what_no_node_can_run_is_an_error_at_once(tmp_path, args, said):
     runs = tmp_path / "runs.csv"
     done = run_script("--ids", "example-v0", "--policies", "random", "--episodes", "5", *args, "--runs-csv", runs,
-                      *OUTS_NONE, cwd=tmp_path, timeout=300)  # fmt: skip
-    assert done.returncode == 1, done.stderr[-2000:]
+                      *OUTS_NONE, cwd=tmp_path, timeout=300, code=1)  # fmt: skip
     assert said in done.stderr and "Traceback" not in done.stderr
     assert not runs.exists() or runs.read_text().count("\n") <= 1  # no run recorded
 
@@ -448,8 +439,7 @@ def test_the_published_runs_summarize_with_every_note(tmp_path):
     runs = ROOT / "docs" / "baselines_runs.csv"
     md, csv_out = tmp_path / "b.md", tmp_path / "b.csv"
     outs = ("--out-md", md, "--out-csv", csv_out, "--out-png", "", "--out-machine", "", "--readme", "", "--reps", "200")
-    done = run_script("--summarize", "--runs-csv", runs, *outs, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr[-2000:]
+    run_script("--summarize", "--runs-csv", runs, *outs, cwd=tmp_path, code=0)
     text = md.read_text()
     assert "no SB3 DQN row" in text and "`heartpole-v1` | SB3 DQN" not in text
     assert "train for the same budget" in text
@@ -470,6 +460,5 @@ def test_the_published_runs_summarize_with_every_note(tmp_path):
         writer = csv.DictWriter(f, fieldnames=fields)
         writer.writeheader()
         writer.writerows(kept)
-    done = run_script("--summarize", "--runs-csv", older, *outs, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr[-2000:]
+    run_script("--summarize", "--runs-csv", older, *outs, cwd=tmp_path, code=0)
     assert "JAX PPO of `example-v0`: trained before" in md.read_text()
