@@ -1,11 +1,8 @@
 """A real two-node Ray cluster on this machine (``two_node_cluster``, ``isolated_cluster``).
 
-Each node is a ``ray start`` of its own session, temporary directory and port: the head
-(``--num-cpus=1``, a custom resource ``head_node``) and a second node (``second_node``), so that
-a task asking for one of them runs there. A driver joins it as a process of its own, the
-cluster's token in its environment. The teardown ends the processes of the two sessions, and
-those naming the nodes' directories, by their ids (never ``ray stop --force``, which would stop
-every Ray of the machine), and looks at no other process.
+Each node is a ``ray start`` of its own session, directory and port, with a resource ``head_node`` or ``second_node``.
+The teardown ends the processes of the two sessions and those naming the nodes' directories, by their ids (never
+``ray stop --force``, which would stop every Ray of the machine).
 """
 
 from __future__ import annotations
@@ -89,8 +86,7 @@ def _stat(pid: int) -> list[str] | None:
 
 
 def _state(pid: int) -> str | None:
-    stat = _stat(pid)
-    return stat[0] if stat else None
+    return (_stat(pid) or [None])[0]
 
 
 def session_pids(session: int) -> set[int]:
@@ -130,34 +126,25 @@ def can_isolate() -> bool:
     """Whether this machine lets a process have a mount namespace of its own (root, ``unshare``)."""
     if shutil.which("unshare") is None or shutil.which("mount") is None:
         return False
-    probe = subprocess.run(
-        ["unshare", "-m", "--propagation", "private", "sh", "-c", "mount -t tmpfs tmpfs /mnt"],
-        capture_output=True,
-        timeout=30,
-    )
-    return probe.returncode == 0
+    probe = ["unshare", "-m", "--propagation", "private", "sh", "-c", "mount -t tmpfs tmpfs /mnt"]
+    return subprocess.run(probe, capture_output=True, timeout=30).returncode == 0
 
 
 def isolated(command: list[str], hidden: list[Path]) -> list[str]:
-    """``command`` run in a mount namespace of its own where each of ``hidden`` is an empty folder: a
-    node of another machine, as far as those files go (it sees the installed packages, not them)."""
+    """``command`` in a mount namespace of its own where each of ``hidden`` is an empty folder (another machine's)."""
     mounts = " && ".join(f"mount -t tmpfs tmpfs '{path}'" for path in hidden)
     return ["unshare", "-m", "--propagation", "private", "sh", "-c", f'{mounts} && exec "$@"', "sh", *command]
 
 
 @pytest.fixture
 def two_node_cluster():
-    """``(address, env, dirs)`` of a running two-node cluster; ``env``: a driver's environment,
-    ``dirs``: the nodes' temporary directories (which name the cluster's processes)."""
+    """``(address, env, dirs)``: a running cluster, a driver's environment, the nodes' temporary directories."""
     yield from _cluster()
 
 
 @pytest.fixture
 def isolated_cluster(request):
-    """A two-node cluster whose nodes share no files and no environment with the driver: both nodes
-    start with an environment of their own (``request.param["node_env"]``, over the cluster's token,
-    without the driver's variables), and the second node runs in a mount namespace where each of
-    ``request.param["hidden"]`` (the repository's scripts, the driver's files) is an empty folder."""
+    """Nodes with an environment of their own (param ``node_env``), the second not seeing param ``hidden``."""
     yield from _cluster(hidden=request.param["hidden"], node_env=request.param["node_env"])
 
 
@@ -165,14 +152,8 @@ def _cluster(hidden: list[Path] | None = None, node_env: dict[str, str] | None =
     port = free_port()
     address = f"127.0.0.1:{port}"
     dirs = [Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp")) for prefix in ("rh", "rn")]  # short: socket paths
-    # a token of this cluster's own, for its nodes and its driver
-    env = {
-        **os.environ,
-        "RAY_AUTH_MODE": "token",
-        "RAY_AUTH_TOKEN": secrets.token_hex(32),
-        "RAY_USAGE_STATS_ENABLED": "0",
-        "OMP_NUM_THREADS": "1",
-    }
+    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32),  # the cluster's own
+           "RAY_USAGE_STATS_ENABLED": "0", "OMP_NUM_THREADS": "1"}  # fmt: skip
     nodes_env = env
     if node_env is not None:  # the nodes: only what a node of its own has, and the cluster's token
         keep = ("PATH", "HOME", "LANG", "RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_USAGE_STATS_ENABLED", "OMP_NUM_THREADS")
@@ -191,11 +172,8 @@ def _cluster(hidden: list[Path] | None = None, node_env: dict[str, str] | None =
     try:
         for command, directory in zip(commands, dirs):
             with open(directory / "ray-start.log", "w") as log:
-                starters.append(
-                    subprocess.Popen(
-                        command, stdout=log, stderr=subprocess.STDOUT, env=nodes_env, start_new_session=True
-                    )
-                )
+                kwargs = {"stdout": log, "stderr": subprocess.STDOUT, "env": nodes_env, "start_new_session": True}
+                starters.append(subprocess.Popen(command, **kwargs))
         yield address, env, dirs
     finally:
         end_sessions(starters)

@@ -1,4 +1,4 @@
-"""The reference policies (gym_suite.references: the heartpole DP, push-v0's classifiers) and the exact optima of gym-suite/analyses/optima.py."""
+"""The reference policies (gym_suite.references) and the exact optima of gym-suite/analyses/optima.py."""
 
 from __future__ import annotations
 
@@ -26,9 +26,7 @@ def _beats(a, b) -> bool:
 
 @pytest.mark.parametrize("env_id", ["heartpole-v0", "heartpole-v1"])
 def test_dp_models_are_probability_distributions(env_id):
-    params = heartpole_optimum.ENV_PARAMS[env_id]
-    grid = heartpole_optimum.Grid(COARSE)
-    models = heartpole_optimum.build_models(params, grid)
+    models = heartpole_optimum.build_models(heartpole_optimum.ENV_PARAMS[env_id], heartpole_optimum.Grid(COARSE))
     for action, model in models.items():
         rows = np.asarray(model.matrix.sum(axis=1)).ravel()
         np.testing.assert_allclose(rows, 1.0, atol=1e-9, err_msg=f"action {action}")
@@ -47,8 +45,7 @@ def test_dp_policy_beats_the_heuristic_on_heartpole_v1():
 def test_dp_policy_plays_a_v0_episode_from_its_start():
     policy = heartpole_optimum.optimal_policy("heartpole-v0", COARSE)
     assert not hasattr(policy, "act_batch")  # it counts its steps: one episode at a time
-    result = evaluate("heartpole-v0", policy, episodes=2, seed=0)
-    assert (result.lengths == 1000).all()
+    assert (evaluate("heartpole-v0", policy, episodes=2, seed=0).lengths == 1000).all()
 
 
 def test_example_optimum_is_what_the_heuristic_plays():
@@ -60,8 +57,7 @@ def test_example_optimum_is_what_the_heuristic_plays():
 
 
 def test_target_heuristic_reaches_the_optimum_every_episode():
-    result = evaluate("target-v0", "heuristic", episodes=200, seed=0)
-    assert (result.returns == optima.optimum("target-v0")).all()
+    assert (evaluate("target-v0", "heuristic", episodes=200, seed=0).returns == optima.optimum("target-v0")).all()
 
 
 @pytest.mark.slow  # scikit-learn comes with the baselines extra, which the slow-test command installs
@@ -70,8 +66,7 @@ def test_supervised_push_policy_beats_random_and_bayes_beats_it():
     logistic = evaluate("push-v0", push_supervised.supervised_policy("logistic"), **kwargs)
     random = evaluate("push-v0", "random", **kwargs)
     bayes = evaluate("push-v0", push_supervised.bayes_policy("test"), **kwargs)
-    assert _beats(logistic, random)
-    assert _beats(bayes, logistic)
+    assert _beats(logistic, random) and _beats(bayes, logistic)
 
 
 @pytest.mark.parametrize(
@@ -88,28 +83,18 @@ def test_what_is_not_known_is_a_value_error_naming_what_is(call, named):
         call()
 
 
-# heartpole-v1's best known policy (gym_suite/references/heartpole_v1_reference.py)
-
-
 def test_time_aware_policy_plays_the_envs_episodes():
-    seeds = np.arange(3)
-    reference.check_against_the_env(reference.time_aware_policy(*reference.BEST_TIME_AWARE), seeds)
+    reference.check_against_the_env(reference.time_aware_policy(*reference.BEST_TIME_AWARE), np.arange(3))
 
 
 def test_best_known_policy_acts_on_one_observation_as_on_a_batch():
     rule = reference.time_aware_policy(*reference.BEST_TIME_AWARE)
     act = reference.best_known_policy()
     rng = np.random.default_rng(0)
-    batch = np.column_stack(
-        [
-            rng.uniform(-0.5, 2.5, 200),  # alertness
-            rng.uniform(0, 3, 200),  # hypertension
-            np.zeros(200),  # intoxication
-            rng.integers(0, 60, 200),  # time_since_slept
-            rng.integers(0, 672, 200),  # time_elapsed
-            rng.uniform(0, 400, 200),  # work_done
-        ]
-    ).astype(np.float32)
+    # alertness, hypertension, intoxication, time_since_slept, time_elapsed, work_done
+    columns = [rng.uniform(-0.5, 2.5, 200), rng.uniform(0, 3, 200), np.zeros(200), rng.integers(0, 60, 200),
+               rng.integers(0, 672, 200), rng.uniform(0, 400, 200)]  # fmt: skip
+    batch = np.column_stack(columns).astype(np.float32)
     assert [act(obs) for obs in batch] == rule(batch).tolist()
     assert len(set(rule(batch).tolist())) == 3  # sleeps, drinks coffee and does nothing on these
 
@@ -129,9 +114,8 @@ def test_best_known_policy_beats_the_previous_one_on_evaluation_episodes():
 def test_search_family_finds_a_better_policy_on_its_own_seeds():
     seeds = np.arange(reference.SEARCH_SEED, reference.SEARCH_SEED + 20)
     start = reference.TIME_AWARE_START
-    best, score, scored = reference.search_family(
-        reference.time_aware_policy, reference.TIME_AWARE_RANGES, start, seeds, candidates=3, rounds=1
-    )
+    family = (reference.time_aware_policy, reference.TIME_AWARE_RANGES, start, seeds)
+    best, score, scored = reference.search_family(*family, candidates=3, rounds=1)
     start_score = reference.play(reference.time_aware_policy(*start), seeds)["return"].mean()
     assert score >= start_score and scored > 3
     assert isinstance(best[1], int) and isinstance(best[2], int)  # counts of half-hours stay integers

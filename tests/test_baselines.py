@@ -25,9 +25,17 @@ SCRIPT = ROOT / "gym-suite" / "benchmarks" / "baselines.py"
 OUTS_NONE = ("--out-md", "", "--out-csv", "", "--out-png", "", "--out-machine", "", "--readme", "")
 
 
-def run_script(*args, cwd=None, timeout=900, env=None):
+def run_script(*args, code=None, cwd=None, timeout=900, env=None):
+    """The script run as a user runs it; with ``code``, asserting its exit status."""
     command = [sys.executable, str(SCRIPT), *map(str, args)]
-    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env)
+    assert code is None or done.returncode == code, done.stderr[-3000:]
+    return done
+
+
+def rows(path) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
 
 
 def _load(name):
@@ -35,8 +43,7 @@ def _load(name):
     sys.path.insert(0, str(SCRIPT.parent))
     try:
         spec = importlib.util.spec_from_file_location(name, SCRIPT)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # its dataclasses look their module up
+        sys.modules[name] = module = importlib.util.module_from_spec(spec)  # its dataclasses look their module up
         spec.loader.exec_module(module)
         return module
     finally:
@@ -57,8 +64,7 @@ def outputs(baselines):
 
 def run(env_id, policy, seed, mean, episodes=100, training="", digest=None):
     """A line of the runs file; ``digest``: its settings' (default: its row's as the recipes give them now)."""
-    if digest is None:
-        digest = _digests()[env_id, policy]
+    digest = _digests()[env_id, policy] if digest is None else digest
     seed, steps, seconds = ("", "", "") if seed is None else (str(seed), "1000", "2.0")
     return {
         "env_id": env_id, "policy": policy, "train_seed": seed, "episodes": str(episodes), "mean_return": str(mean),
@@ -112,7 +118,6 @@ def test_summary_keeps_a_diverged_seed_and_normalizes_by_the_optimum(baselines):
 
 
 def test_a_left_out_row_is_neither_planned_nor_summarized(baselines):
-    """heartpole-v1's SB3 DQN is left out of the table: its runs stay in the file and count for nothing."""
     assert ("heartpole-v1", "sb3-dqn") in baselines.LEFT_OUT
     assert not baselines.available("heartpole-v1", "sb3-dqn") and baselines.available("heartpole-v0", "sb3-dqn")
     runs = [
@@ -159,12 +164,10 @@ def test_csv_has_the_documented_columns(baselines, outputs, tmp_path):
     runs = [run("example-v0", "random", None, -5.0), *(run("example-v0", "sb3-ppo", s, 8.0 + s) for s in range(5))]
     out = tmp_path / "b.csv"
     outputs.write_csv(baselines.summarize(runs, episodes=100, reps=1000), out)
-    with open(out, newline="") as f:
-        reader = csv.DictReader(f)
-        rows = list(reader)
+    table = rows(out)
     required = "env_id policy seeds iqm ci_low ci_high worst_seed normalized eval_episodes command".split()
-    assert set(required) <= set(reader.fieldnames)
-    assert rows[1]["seeds"] == "5" and rows[1]["worst_seed"] == "8" and rows[1]["eval_episodes"] == "100"
+    assert set(required) <= set(table[0])
+    assert table[1]["seeds"] == "5" and table[1]["worst_seed"] == "8" and table[1]["eval_episodes"] == "100"
 
 
 @pytest.mark.parametrize(
@@ -173,8 +176,7 @@ def test_csv_has_the_documented_columns(baselines, outputs, tmp_path):
      ["--cpus", "0"], ["--resources", "big_node"], ["--resources", "dqn:big_node=1"]],
 )  # fmt: skip
 def test_bad_arguments_are_usage_errors(bad):
-    done = run_script(*bad, "--out-md", "", "--out-csv", "")
-    assert done.returncode == 2, done.stderr
+    done = run_script(*bad, "--out-md", "", "--out-csv", "", code=2)
     assert "usage:" in done.stderr and bad[0] in done.stderr and "Traceback" not in done.stderr
 
 
@@ -184,8 +186,7 @@ def test_default_outputs_are_the_repositorys_docs(baselines, tmp_path):
         str(ROOT / "docs" / name) for name in ("baselines.md", "baselines.csv", "baselines_runs.csv")
     )
     # --help, run elsewhere, names them and writes nothing (wide enough that argparse wraps no path)
-    done = run_script("--help", cwd=tmp_path, env={**os.environ, "COLUMNS": "100000"})
-    assert done.returncode == 0, done.stderr
+    done = run_script("--help", cwd=tmp_path, env={**os.environ, "COLUMNS": "100000"}, code=0)
     shown = " ".join(done.stdout.split())  # argparse folds a run of spaces into one, the path's too
     for path in (defaults.out_md, defaults.out_csv, defaults.runs_csv):
         assert f"default: {' '.join(path.split())})" in shown
@@ -193,45 +194,38 @@ def test_default_outputs_are_the_repositorys_docs(baselines, tmp_path):
 
 
 def test_runs_are_recorded_once_and_push_is_scored_on_the_held_out_log(tmp_path):
-    """Reference runs land in the runs file; a second call runs nothing; push-v0 is scored on its test log."""
     runs, md, table = tmp_path / "runs.csv", tmp_path / "b.md", tmp_path / "b.csv"
     args = ("--ids", "push-v0,example-v0", "--policies", "random,heuristic", "--episodes", "40", "--jobs", "1")
     outs = ("--runs-csv", runs, "--out-md", md, "--out-csv", table, *OUTS_NONE[4:])
-    done = run_script(*args, *outs, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
+    run_script(*args, *outs, cwd=tmp_path, code=0)
     first = runs.read_text()
     assert first.count("\n") == 5  # a header and four runs
-    again = run_script(*args, *outs, cwd=tmp_path)
-    assert again.returncode == 0, again.stderr
+    run_script(*args, *outs, cwd=tmp_path, code=0)
     assert runs.read_text() == first  # nothing run twice
-    with open(table, newline="") as f:
-        rows = {(r["env_id"], r["policy"]): r for r in csv.DictReader(f)}
+    by_row = {(r["env_id"], r["policy"]): r for r in rows(table)}
     test_log = gym_suite.evaluate("push-v0", "heuristic", episodes=40, env_kwargs={"split": "test"})
     train_log = gym_suite.evaluate("push-v0", "heuristic", episodes=40)
     assert test_log.mean != train_log.mean
-    assert float(rows["push-v0", "heuristic"]["iqm"]) == pytest.approx(test_log.mean, rel=1e-5)
-    assert float(rows["push-v0", "heuristic"]["on_training_data"]) == pytest.approx(train_log.mean, rel=1e-5)
+    assert float(by_row["push-v0", "heuristic"]["iqm"]) == pytest.approx(test_log.mean, rel=1e-5)
+    assert float(by_row["push-v0", "heuristic"]["on_training_data"]) == pytest.approx(train_log.mean, rel=1e-5)
     random = gym_suite.evaluate("example-v0", "random", episodes=40)
-    assert float(rows["example-v0", "random"]["iqm"]) == pytest.approx(random.mean, rel=1e-5)
+    assert float(by_row["example-v0", "random"]["iqm"]) == pytest.approx(random.mean, rel=1e-5)
     assert "Bayes-optimal" in md.read_text()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.csv", "b.md", "runs.csv", "runs.csv.lock"]
 
 
 def test_trained_seeds_score_on_the_same_episodes_and_give_an_interval(tmp_path):
     runs, table, png = tmp_path / "runs.csv", tmp_path / "b.csv", tmp_path / "b.png"
-    done = run_script(
+    run_script(
         "--ids", "example-v0", "--policies", "random,sb3-ppo", "--seeds", "0-2", "--budget", "sb3-ppo=2048",
         "--episodes", "30", "--jobs", "1", "--reps", "2000",
         "--runs-csv", runs, "--out-md", "", "--out-csv", table, "--out-png", png, "--out-machine", "",
-        "--readme", "", cwd=tmp_path,
+        "--readme", "", cwd=tmp_path, code=0,
     )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    with open(runs, newline="") as f:
-        recorded = [r for r in csv.DictReader(f) if r["policy"] == "sb3-ppo"]
+    recorded = [r for r in rows(runs) if r["policy"] == "sb3-ppo"]
     assert sorted(r["train_seed"] for r in recorded) == ["0", "1", "2"]  # in the order the tasks finished
     assert {r["eval_seed"] for r in recorded} == {"0"} and {r["train_steps"] for r in recorded} == {"2048"}
-    with open(table, newline="") as f:
-        ppo = next(r for r in csv.DictReader(f) if r["policy"] == "sb3-ppo")
+    ppo = next(r for r in rows(table) if r["policy"] == "sb3-ppo")
     assert ppo["seeds"] == "3"
     assert float(ppo["ci_low"]) <= float(ppo["iqm"]) <= float(ppo["ci_high"])
     assert float(ppo["worst_seed"]) == min(float(r["mean_return"]) for r in recorded)
@@ -239,9 +233,7 @@ def test_trained_seeds_score_on_the_same_episodes_and_give_an_interval(tmp_path)
 
 
 def test_readme_headline_is_the_baselines_csv(outputs):
-    """README's headline table is docs/baselines.csv's, as the script writes it (no figure by hand)."""
-    with open(ROOT / "docs" / "baselines.csv", newline="", encoding="utf-8") as f:
-        table = list(csv.DictReader(f))
+    table = rows(ROOT / "docs" / "baselines.csv")
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = readme.split(outputs.README_START, 1)[1].split(outputs.README_END, 1)[0]
     assert block.strip() == outputs.headline_markdown(table).strip()
@@ -324,39 +316,33 @@ def test_runs_of_a_rows_earlier_settings_run_again_with_the_tuned_ones(baselines
 
 
 def test_a_failed_task_leaves_the_others_runs_recorded_and_the_rerun_runs_only_it(tmp_path):
-    """JAX PPO with 4,097 seeds (more than one vmapped run trains) fails in its task before training."""
+    """JAX PPO with 4,097 seeds (more than one vmapped run trains) fails in its task."""
     runs = tmp_path / "runs.csv"
     seeds = "0-999,1000-1999,2000-2999,3000-3999,4000-4096"
     args = ("--ids", "example-v0", "--policies", "random,jax-ppo", "--seeds", seeds, "--episodes", "20")
     outs = ("--runs-csv", runs, *OUTS_NONE)
-    done = run_script(*args, *outs, cwd=tmp_path)
-    assert done.returncode == 1, done.stderr[-3000:]
+    done = run_script(*args, *outs, cwd=tmp_path, code=1)
     assert "2 tasks on Ray" in done.stderr and "1 of 2 tasks failed" in done.stderr and "num_seeds" in done.stderr
-    with open(runs, newline="") as f:
-        assert [(r["policy"], r["train_seed"]) for r in csv.DictReader(f)] == [("random", "")]
+    assert [(r["policy"], r["train_seed"]) for r in rows(runs)] == [("random", "")]
     again = run_script(*args, *outs, cwd=tmp_path)
     assert again.returncode == 1 and "1 tasks on Ray" in again.stderr and "1 of 1 tasks failed" in again.stderr
     assert runs.read_text().count("\n") == 2  # the header and the random policy's run, once
 
 
 def test_tasks_train_with_the_drivers_tuned_settings_not_the_nodes(tmp_path):
-    """The driver's tuned file gives example-v0's SB3 PPO n_steps=100 (4 copies: 2,400 steps for a budget
-    of 2,048); the Ray workers' environment names another file (n_steps=64: 2,048 steps), as a node started
-    with its own environment would. The run trains with the driver's."""
+    """The driver's file: n_steps=100 (2,400 steps for 2,048), the workers' environment's: n_steps=64 (2,048)."""
     driver, node = tmp_path / "driver.json", tmp_path / "node.json"
     for path, n_steps in ((driver, 100), (node, 64)):
         entry = {"settings": {"n_steps": n_steps, "batch_size": 64}, "tuned": {"date": "2026-11-27"}}
         path.write_text(json.dumps({"example-v0": {"sb3-ppo": entry}}))
     runs = tmp_path / "runs.csv"
     runtime_env = json.dumps({"env_vars": {"GYM_SUITE_TUNED_RECIPES": str(node)}})
-    done = run_script(
+    run_script(
         "--ids", "example-v0", "--policies", "sb3-ppo", "--seeds", "0", "--budget", "sb3-ppo=2048", "--episodes", "10",
         "--jobs", "1", "--runtime-env", runtime_env, "--runs-csv", runs, *OUTS_NONE,
-        cwd=tmp_path, env={**os.environ, "GYM_SUITE_TUNED_RECIPES": str(driver)},
+        cwd=tmp_path, env={**os.environ, "GYM_SUITE_TUNED_RECIPES": str(driver)}, code=0,
     )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    with open(runs, newline="") as f:
-        (recorded,) = list(csv.DictReader(f))
+    (recorded,) = rows(runs)
     assert recorded["train_steps"] == "2400"
     assert recorded["digest"] and recorded["digest"] != _digests()["example-v0", "sb3-ppo"]
 
@@ -398,9 +384,8 @@ def test_summarize_never_publishes_from_nothing(tmp_path, content, said):
     before = {name: path.read_bytes() for name, path in files.items()}
     done = run_script(
         "--summarize", "--runs-csv", runs, "--out-md", files["b.md"], "--out-csv", files["b.csv"], "--out-png", "",
-        "--out-machine", files["machine.json"], "--readme", files["README.md"], cwd=tmp_path,
+        "--out-machine", files["machine.json"], "--readme", files["README.md"], cwd=tmp_path, code=1,
     )  # fmt: skip
-    assert done.returncode == 1, done.stderr[-2000:]
     assert str(runs) in done.stderr and said in done.stderr, done.stderr[-2000:]
     assert "nothing was written" in done.stderr and "Traceback" not in done.stderr
     assert {name: path.read_bytes() for name, path in files.items()} == before
@@ -414,8 +399,7 @@ def test_a_second_driver_on_the_same_runs_file_is_refused(baselines, tmp_path):
         with open(str(runs) + ".lock") as lock, pytest.raises(BlockingIOError):
             fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         done = run_script("--ids", "example-v0", "--policies", "random", "--episodes", "5", "--runs-csv", runs,
-                          *OUTS_NONE, cwd=tmp_path)  # fmt: skip
-        assert done.returncode == 1, done.stderr[-2000:]
+                          *OUTS_NONE, cwd=tmp_path, code=1)  # fmt: skip
         assert "another driver is running on it" in done.stderr and "Traceback" not in done.stderr
         assert not runs.exists()
     with baselines.runs_file_lock(runs):  # released when its driver ends
@@ -446,19 +430,16 @@ def test_appends_of_one_driver_after_another_leave_one_header(baselines, tmp_pat
 def test_what_no_node_can_run_is_an_error_at_once(tmp_path, args, said):
     runs = tmp_path / "runs.csv"
     done = run_script("--ids", "example-v0", "--policies", "random", "--episodes", "5", *args, "--runs-csv", runs,
-                      *OUTS_NONE, cwd=tmp_path, timeout=300)  # fmt: skip
-    assert done.returncode == 1, done.stderr[-2000:]
+                      *OUTS_NONE, cwd=tmp_path, timeout=300, code=1)  # fmt: skip
     assert said in done.stderr and "Traceback" not in done.stderr
     assert not runs.exists() or runs.read_text().count("\n") <= 1  # no run recorded
 
 
 def test_the_published_runs_summarize_with_every_note(tmp_path):
-    """The repository's runs file gives a table, with the notes the rows call for (each note's code runs)."""
     runs = ROOT / "docs" / "baselines_runs.csv"
     md, csv_out = tmp_path / "b.md", tmp_path / "b.csv"
     outs = ("--out-md", md, "--out-csv", csv_out, "--out-png", "", "--out-machine", "", "--readme", "", "--reps", "200")
-    done = run_script("--summarize", "--runs-csv", runs, *outs, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr[-2000:]
+    run_script("--summarize", "--runs-csv", runs, *outs, cwd=tmp_path, code=0)
     text = md.read_text()
     assert "no SB3 DQN row" in text and "`heartpole-v1` | SB3 DQN" not in text
     assert "train for the same budget" in text
@@ -479,6 +460,5 @@ def test_the_published_runs_summarize_with_every_note(tmp_path):
         writer = csv.DictWriter(f, fieldnames=fields)
         writer.writeheader()
         writer.writerows(kept)
-    done = run_script("--summarize", "--runs-csv", older, *outs, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr[-2000:]
+    run_script("--summarize", "--runs-csv", older, *outs, cwd=tmp_path, code=0)
     assert "JAX PPO of `example-v0`: trained before" in md.read_text()

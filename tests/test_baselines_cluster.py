@@ -1,5 +1,4 @@
-"""The baselines grid as Ray tasks on a real two-node Ray cluster (tests/ray_cluster.py), interrupted and resumed,
-and on a node that shares nothing with the driver."""
+"""The baselines grid on a real two-node Ray cluster (tests/ray_cluster.py): resumed, and on an isolated node."""
 
 from __future__ import annotations
 
@@ -68,9 +67,8 @@ def by_run(path: Path) -> dict[tuple[str, str, str], dict[str, str]]:
 
 def node_ids(address: str, env: dict) -> tuple[str, str]:
     """The head's and the second node's ids (12 hex digits), once both have joined."""
-    nodes = subprocess.run(
-        [sys.executable, "-c", WAIT_FOR_NODES, address], capture_output=True, text=True, env=env, timeout=180
-    )
+    nodes = subprocess.run([sys.executable, "-c", WAIT_FOR_NODES, address], capture_output=True, text=True, env=env,
+                           timeout=180)  # fmt: skip
     assert nodes.returncode == 0, nodes.stderr[-3000:]
     return tuple(json.loads(nodes.stdout.splitlines()[-1])[k][:12] for k in ("head", "second"))
 
@@ -82,9 +80,8 @@ def test_grid_runs_on_both_nodes_and_resumes_after_the_driver_is_killed(two_node
     runs = tmp_path / "runs.csv"
 
     # the first driver: killed (SIGKILL, no clean-up) once it has recorded its first run
-    first = subprocess.Popen(
-        command(runs), stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env, cwd=tmp_path
-    )
+    first = subprocess.Popen(command(runs), stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env,
+                             cwd=tmp_path)  # fmt: skip
     seen_first, log = [], []
     try:
         for line in first.stderr:  # after the kill: what it printed before it, to the pipe's end
@@ -118,8 +115,6 @@ def test_grid_runs_on_both_nodes_and_resumes_after_the_driver_is_killed(two_node
     assert {final_runs[run]["train_steps"] for run in GRID if run[1] == "sb3-ppo"} == {"2048"}
     assert {final_runs[run]["episodes"] for run in GRID} == {"20"}
 
-
-# ---- a cluster whose nodes share no files and no environment with the driver ----------------------
 
 #: What the second node cannot see: the repository's scripts, docs and tests, and the driver's files
 #: (every pytest temporary folder); it sees the installed packages, gym_suite among them.
@@ -166,10 +161,7 @@ def grid_command(runs: Path, *extra: str) -> list[str]:
 @pytest.mark.skipif(not can_isolate(), reason="needs a mount namespace of its own (root and unshare)")
 @pytest.mark.parametrize("isolated_cluster", [{"hidden": HIDDEN, "node_env": NODE_ENV}], indirect=True)
 def test_a_node_that_shares_nothing_with_the_driver_gives_the_runs_of_a_local_run(isolated_cluster, tmp_path):
-    """The reference policies come from the installed package, the tuned settings from the driver: the
-    second node sees neither the repository's scripts nor the driver's tuned file, and its environment
-    names another tuned file (n_steps 64: 2,048 steps for the budget of 2,048; the driver's n_steps 100
-    trains 2,400). Its runs equal those of a local Ray with the same tuned file."""
+    """The policies from the installed package, the tuned settings (n_steps 100, not the node's 64) the driver's."""
     address, env, _ = isolated_cluster
     tuned_file(DECOY, 64)
     driver_tuned = tuned_file(tmp_path / "tuned.json", 100)
@@ -194,9 +186,8 @@ def test_a_node_that_shares_nothing_with_the_driver_gives_the_runs_of_a_local_ru
 
     local_env = {k: v for k, v in driver_env.items() if k != "RAY_ADDRESS"}
     local = tmp_path / "local.csv"
-    done = subprocess.run(
-        grid_command(local), capture_output=True, text=True, env=local_env, cwd=tmp_path, timeout=1500
-    )
+    done = subprocess.run(grid_command(local), capture_output=True, text=True, env=local_env, cwd=tmp_path,
+                          timeout=1500)  # fmt: skip
     assert done.returncode == 0, done.stderr[-4000:]
 
     cluster_runs, local_runs = by_run(on_cluster), by_run(local)
@@ -211,8 +202,7 @@ def test_a_node_that_shares_nothing_with_the_driver_gives_the_runs_of_a_local_ru
         assert [row[k] for k in same] == [mine[k] for k in same], run
         assert float(row["mean_return"]) == pytest.approx(float(mine["mean_return"]), abs=1e-6), run
 
-    # Ray Tune on the same cluster: the trial gets the driver's tuned settings too (a search of one
-    # trial, the recipe's own settings: its score is what those settings train to)
+    # Ray Tune on the same cluster: its one trial trains with the driver's tuned settings too
     scores = []
     for run_env in (driver_env, local_env):
         out = tmp_path / f"tuned-{len(scores)}.json"

@@ -1,8 +1,4 @@
-"""Training with Stable-Baselines3 (``gym_suite.training``), greedy evaluation, and the scripts that train.
-
-The agents train for small budgets on one torch thread; every comparison is against the random
-policy (and the heuristic) measured in the same test, on the same seeded episodes.
-"""
+"""Training with Stable-Baselines3 (``gym_suite.training``): agents, arguments, recipes and the scripts that train."""
 
 from __future__ import annotations
 
@@ -14,6 +10,8 @@ import gymnasium
 import numpy as np
 import pytest
 from gymnasium import spaces
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("stable_baselines3")
 
@@ -31,15 +29,9 @@ def run_script(*args, cwd=None, timeout=600):
     return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True, timeout=timeout, cwd=cwd)
 
 
-def paired(a, b):
-    """Mean and standard error of the episode-by-episode difference of two evaluations."""
-    d = a.returns - b.returns
-    return d.mean(), d.std(ddof=1) / np.sqrt(len(d))
-
-
 def assert_clearly_better(trained, random, heuristic):
     """Significantly above random, and at least half of the way from random to the heuristic."""
-    diff, se = paired(trained, random)
+    diff, se = trained.paired_difference(random)
     assert diff > 4 * se, (str(trained), str(random))
     assert trained.mean > random.mean + 0.5 * (heuristic.mean - random.mean), (str(trained), str(heuristic))
 
@@ -66,45 +58,29 @@ def test_sb3_ppo_on_example_beats_random():
 def test_sb3_dqn_on_heartpole_beats_random():
     steps = recipes.recipe_budget("heartpole-v0", "sb3-dqn")  # the recipe of the baselines table
     model = sb3.train_sb3("heartpole-v0", "dqn", steps=steps, seed=0)
-    policy = sb3.SB3Policy(model, name="sb3-dqn")
-    policies = (policy, "random", "heuristic")
+    policies = (sb3.SB3Policy(model, name="sb3-dqn"), "random", "heuristic")
     assert_clearly_better(*(gym_suite.evaluate("heartpole-v0", p, episodes=60, seed=0, n_jobs=-1) for p in policies))
 
 
 @pytest.mark.parametrize("env_id", ALL_IDS)
-def test_sb3_policy_acts_validly_batched_or_not(env_id):
+def test_sb3_policy_acts_validly_batched_or_not_and_evaluates_alike_for_any_n_jobs(env_id):
     policy = sb3.SB3Policy(untrained_ppo(env_id))
     env = gymnasium.make(env_id)
     observations = [env.reset(seed=s)[0] for s in range(6)]
     actions = policy.act_batch(observations)
     assert len(actions) == len(observations)
-    for obs, action in zip(observations, actions):
+    for obs, action in zip(observations, actions):  # one at a time, the same (to float rounding)
         assert env.action_space.contains(action)
-        # one at a time, the same (up to float rounding: a batch may take another kernel)
         np.testing.assert_allclose(np.asarray(policy(obs)), np.asarray(action), rtol=1e-5)
     if isinstance(env.action_space, spaces.Discrete):
         assert all(type(a) is int for a in actions)
-
-
-@pytest.mark.parametrize("env_id", ALL_IDS)
-def test_evaluation_is_the_same_for_any_n_jobs(env_id):
-    """Built-in policies and a batched network policy (pickled into joblib's workers)."""
-    episodes = CHUNK_EPISODES + 3  # more than one job's worth
-    network = sb3.SB3Policy(untrained_ppo(env_id), name="untrained")
+    episodes = CHUNK_EPISODES + 3  # more than one job's worth: the evaluation is the same for any n_jobs
     short = {"max_episode_steps": 40}  # gymnasium.make's time limit: quick episodes for every id
-    for policy in ("random", "heuristic", network):
-        one = gym_suite.evaluate(env_id, policy, episodes=episodes, seed=11, n_jobs=1, env_kwargs=short)
-        two = gym_suite.evaluate(env_id, policy, episodes=episodes, seed=11, n_jobs=2, env_kwargs=short)
+    for played in ("random", "heuristic", policy):  # the network pickled into joblib's workers
+        one = gym_suite.evaluate(env_id, played, episodes=episodes, seed=11, n_jobs=1, env_kwargs=short)
+        two = gym_suite.evaluate(env_id, played, episodes=episodes, seed=11, n_jobs=2, env_kwargs=short)
         np.testing.assert_array_equal(one.returns, two.returns)
         np.testing.assert_array_equal(one.lengths, two.lengths)
-
-
-def test_dqn_refuses_a_continuous_action_space():
-    boxed = [i for i in ALL_IDS if not isinstance(gymnasium.make(i).action_space, spaces.Discrete)]
-    if not boxed:
-        pytest.skip("no registered id has a continuous action space")
-    with pytest.raises(ValueError, match="Discrete"):
-        sb3.train_sb3(boxed[0], "dqn", steps=10)
 
 
 def test_saved_model_with_normalization_acts_the_same_after_loading(tmp_path, monkeypatch):
@@ -154,14 +130,11 @@ def test_train_sb3_script_rejects_a_bad_argument(args):
 
 
 def test_heartpole_v0_ppo_trains_on_the_envs_own_expected_cost_and_keeps_the_expected_return():
-    # the recipe trains PPO on the env's expected_cost=True: the same dynamics and expected return, less noise
     assert recipes.training_env_kwargs("heartpole-v0", "ppo") == {"expected_cost": True}
     assert recipes.training_env_kwargs("heartpole-v0", "dqn") == {}  # DQN keeps the drawn attacks
     assert recipes.training_env_kwargs("heartpole-v0", "ppo", {"expected_cost": False}) == {"expected_cost": False}
-    kwargs = recipes.training_env_kwargs("heartpole-v0", "ppo")
-    # (the reward is the drawn one with the attack's expected cost for its draw: the deprecation
-    # test below.) Without drinks the drawn attacks are nearly all the spread of the returns
-    trained_on = gymnasium.make("heartpole-v0", **kwargs)
+    # without drinks the drawn attacks are nearly all the spread of the returns; the expected cost has little
+    trained_on = gymnasium.make("heartpole-v0", **recipes.training_env_kwargs("heartpole-v0", "ppo"))
     drawn_returns, expected_returns = [], []
     for seed in range(30):
         obs, _ = trained_on.reset(seed=seed)
@@ -178,8 +151,7 @@ def test_heartpole_v0_ppo_trains_on_the_envs_own_expected_cost_and_keeps_the_exp
 
 @pytest.mark.parametrize("vec_env", sb3.VEC_ENVS)
 def test_the_training_reward_stream_is_the_one_the_deprecated_expected_penalty_gave(vec_env):
-    """heartpole-v0's PPO training env (expected_cost=True, shifted and scaled) gives, on a seeded
-    rollout, the rewards that the drawn-cost env with ExpectedPenalty gave (to float32 rounding)."""
+    """heartpole-v0's PPO training env gives the rewards the drawn-cost env with ExpectedPenalty gave (float32)."""
     recipe = recipes.recipe_for("heartpole-v0")
     transforms = {"reward_scale": recipe.reward_scale["ppo"], "reward_offset": recipe.reward_offset["ppo"]}
     limit = {"max_episode_steps": 300}
@@ -238,8 +210,7 @@ def page_block(marker: str) -> str:
 
 @pytest.mark.parametrize("api", ["gym", "gymnasium"])
 def test_heartpole_tutorial_dqn_runs_as_written(api, gym_np_bool8):
-    """The Stable-Baselines3 page's HeartPole DQN (the tutorial's code: ``import gym``, SB3 through shimmy), with a
-    few hundred steps instead of its budget; and the same code after ``import gymnasium as gym``."""
+    """The SB3 page's HeartPole DQN (``import gym``, or ``import gymnasium as gym``) runs, for 300 steps."""
     if api == "gym":
         pytest.importorskip("gym")
     code = page_block("heartpole-gym-dqn")
@@ -257,7 +228,6 @@ def test_heartpole_tutorial_dqn_runs_as_written(api, gym_np_bool8):
 
 
 def test_tutorial_argument_names_point_to_the_suite_names():
-    """``max_steps`` (the RLlib tutorials' env_config) and ``resolution`` (the target tutorial's field)."""
     with pytest.raises(TypeError, match=r"'max_steps' is the step limit, max_episode_steps.*gymnasium\.make"):
         gymnasium.make("example-v0", max_steps=10)
     with pytest.raises(TypeError, match="'max_steps' is 'max_episode_steps' here"):  # the vector env takes it
@@ -271,8 +241,6 @@ def test_tutorial_argument_names_point_to_the_suite_names():
 
 
 def test_heartpole_v1_sb3_and_jax_ppo_share_the_recipe():
-    # the baselines table compares them side by side: the same discounting, end of episode,
-    # updates and budget (the network and the reward scale differ, for rejax's value clipping)
     from gym_suite.training.jax import ppo_budget, ppo_settings
 
     sb3_ppo, jax_ppo = recipes.sb3_settings("heartpole-v1", "ppo"), ppo_settings("heartpole-v1")
@@ -298,14 +266,10 @@ def test_train_sb3_ends_truncated_episodes_as_the_recipe_says():
     def train(env_id, **kwargs):
         return sb3.train_sb3(env_id, "ppo", 64, n_envs=1, overrides={"n_steps": 64, "batch_size": 64}, **kwargs)
 
-    model = train("heartpole-v1")
+    model = train("heartpole-v1")  # the recipe: truncations end the episode
     assert TruncationIsTerminal in layers(model) and model.gamma == 1.0
     assert TruncationIsTerminal not in layers(train("heartpole-v1", truncation_is_terminal=False))
     assert TruncationIsTerminal not in layers(train("heartpole-v0"))
-
-
-def test_overrides_take_schedules_and_numpy_numbers():
-    sb3._check_values("owner", "sb3-ppo", {"learning_rate": lambda p: 1e-3 * p, "n_steps": np.int64(64), "gamma": 1})
 
 
 @pytest.mark.parametrize(
@@ -318,16 +282,14 @@ def test_overrides_take_schedules_and_numpy_numbers():
         ("recurrent", {"overrides": {"policy_kwargs": 5}}, TypeError, "overrides policy_kwargs must be an object"),
         ("recurrent", {"verbose": "x"}, TypeError, "train_recurrent_ppo: verbose must be an integer"),
         ("recurrent", {"callback": 5}, TypeError, "train_recurrent_ppo: callback must be None"),
-        ("ppo", {"overrides": {"gamma": 2.0}}, ValueError, r"train_sb3: overrides gamma must be a number in \[0.0"),
-        ("ppo", {"overrides": {"n_steps": "64"}}, TypeError, "train_sb3: overrides n_steps must be an integer"),
-        ("dqn", {"overrides": {"buffer_size": 0}}, ValueError, "train_sb3: overrides buffer_size must be an integer from 1"),
-        ("dqn", {"overrides": {"tau": "x"}}, TypeError, "train_sb3: overrides tau must be a number"),
         ("reward-model", {"env_kwargs": [1]}, TypeError, "train_reward_model: env_kwargs must be None or a dict"),
         ("reward-model", {"env_kwargs": {1: 2}}, TypeError, "train_reward_model: env_kwargs must have the arguments' names"),
         ("reward-model", {"seed": 2**32}, ValueError, r"train_reward_model: seed must be an integer in 0..2\*\*32 - 1"),
     ],
 )  # fmt: skip
-def test_training_calls_check_their_arguments_before_any_env(train, arguments, error, match, monkeypatch):
+def test_recurrent_and_reward_model_training_check_their_arguments_before_any_env(
+    train, arguments, error, match, monkeypatch
+):
     def no_env(*args, **kwargs):
         raise AssertionError("an env was made for bad arguments")
 
@@ -335,13 +297,67 @@ def test_training_calls_check_their_arguments_before_any_env(train, arguments, e
     if train == "recurrent":
         pytest.importorskip("sb3_contrib")
         from gym_suite.training.sb3_recurrent import train_recurrent_ppo as call
-    elif train == "reward-model":
+    else:
         pytest.importorskip("sklearn")
         from gym_suite.training import reward_model
 
         monkeypatch.setattr(reward_model, "explore", no_env)
         call = reward_model.train_reward_model
-    else:
-        call = lambda *args, **kwargs: sb3.train_sb3(args[0], train, *args[1:], **kwargs)  # noqa: E731
     with pytest.raises(error, match=match):
         call("push-v1" if train == "reward-model" else "example-v0", 64, **arguments)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error", "message"),
+    [
+        ({"steps": 0}, ValueError, "train_sb3: steps must be >= 1, got 0"),
+        ({"steps": "64"}, TypeError, "train_sb3: steps must be an integer, got '64'"),
+        ({"steps": True}, TypeError, "train_sb3: steps must be an integer"),
+        ({"truncation_is_terminal": "yes"}, TypeError, "train_sb3: truncation_is_terminal must be True or False"),
+        ({"progress_bar": "no"}, TypeError, "train_sb3: progress_bar must be True or False"),
+        ({"algo": 5}, TypeError, "algo must be 'ppo' or 'dqn', got 5"),
+        ({"algo": "sac"}, ValueError, "unknown algorithm 'sac'"),
+        ({"overrides": [1]}, TypeError, "train_sb3: overrides must be None or a dict of PPO's settings"),
+        ({"overrides": {"n_epoch": 3}}, TypeError, r"unknown setting\(s\) \['n_epoch'\] in overrides; PPO's settings"),
+        ({"overrides": {"seed": 3}}, TypeError, "train_sb3's own arguments"),
+        ({"overrides": {"gamma": 2.0}}, ValueError, r"train_sb3: overrides gamma must be a number in \[0.0"),
+        ({"overrides": {"n_steps": "64"}}, TypeError, "train_sb3: overrides n_steps must be an integer"),
+        ({"algo": "dqn", "overrides": {"buffer_size": 0}}, ValueError, "train_sb3: overrides buffer_size must be an integer from 1"),
+        ({"algo": "dqn", "overrides": {"tau": "x"}}, TypeError, "train_sb3: overrides tau must be a number"),
+        ({"seed": -1}, ValueError, "train_sb3: seed must be >= 0"),
+        ({"seed": 2**32}, ValueError, r"train_sb3: seed must be an integer in 0..2\*\*32 - 1"),
+        ({"env_kwargs": [("rt_max", 5)]}, TypeError, "train_sb3: env_kwargs must be None or a dict"),
+        ({"n_envs": 0}, ValueError, "train_sb3: n_envs must be >= 1"),
+        ({"vec_env": 5}, TypeError, "vec_env must be 'native' or 'dummy'"),
+        ({"callback": 5}, TypeError, "train_sb3: callback must be None"),
+        ({"callback": [lambda _locals, _globals: True, 5]}, TypeError, "train_sb3: callback must be None"),
+        ({"env_id": 5}, TypeError, "train_sb3: env_id must be a registered id"),
+        ({"env_id": "target-v0", "algo": "dqn"}, ValueError, "Discrete"),  # a Box action space
+    ],
+)  # fmt: skip
+def test_train_sb3_checks_its_arguments_before_any_env(arguments, error, message, monkeypatch):
+    def no_env(*args, **kwargs):
+        raise AssertionError("an env was made for bad arguments")
+
+    monkeypatch.setattr(sb3, "make_sb3_env", no_env)
+    with pytest.raises(error, match=message):
+        sb3.train_sb3(**{"env_id": "example-v0", "steps": 64, **arguments})
+
+
+def test_numpy_numbers_and_schedules_are_taken():
+    sb3._check_values("owner", "sb3-ppo", {"learning_rate": lambda p: 1e-3 * p, "n_steps": np.int64(64), "gamma": 1})
+    overrides = {"n_steps": 64, "batch_size": 64, "n_epochs": 1}
+    model = sb3.train_sb3("example-v0", np.str_("PPO"), steps=np.int64(64), seed=np.uint32(3), n_envs=np.int8(1),
+                          overrides=overrides, progress_bar=np.bool_(False))  # fmt: skip
+    assert model.num_timesteps == 64
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    name=st.sampled_from(["steps", "seed", "n_envs", "verbose", "progress_bar", "truncation_is_terminal"]),
+    value=st.one_of(st.text(max_size=3), st.floats(), st.lists(st.integers(), max_size=2), st.just(object())),
+)
+def test_any_value_of_the_wrong_kind_is_refused_by_name(name, value):
+    with pytest.raises((TypeError, ValueError), match=f"train_sb3: {name} must be") as info:
+        sb3.train_sb3("example-v0", **{name: value})
+    assert len(str(info.value)) < 1000

@@ -1,5 +1,4 @@
-"""PPO compiled end to end on the JAX environments (gym_suite.training.jax): a short training beats
-the random policy on the numpy env, and bad settings fail before anything compiles."""
+"""PPO compiled end to end on the JAX environments (gym_suite.training.jax): training, settings, draws."""
 
 from __future__ import annotations
 
@@ -31,7 +30,6 @@ EPISODES = 300
 
 def test_short_training_beats_random_with_a_curve_per_seed_and_policies_that_pickle():
     pytest.importorskip("rejax")
-    # seeds 2**63 - 1 and 2**63: past what jax.random.PRNGKey takes, each its own key
     result = train_ppo("example-v0", seed=2**63 - 1, num_seeds=2, total_timesteps=20_000, progress=False)
     random = gym_suite.evaluate("example-v0", "random", episodes=EPISODES)
     assert len(result.policies) == 2
@@ -57,7 +55,6 @@ def test_settings_start_from_the_recipe_and_take_overrides():
     settings = ppo_settings("heartpole-v1", learning_rate=1e-4, agent_kwargs={"activation": "relu"})
     assert settings["num_envs"] == 8 and settings["gamma"] == 1.0 and settings["reward_scale"] == 0.01
     assert settings["learning_rate"] == 1e-4
-    # the recipe's network size stays under an override of the activation alone
     assert settings["agent_kwargs"] == {"hidden_layer_sizes": (32, 32), "activation": "relu"}
     assert ppo_settings("example-v0")["reward_scale"] == 1.0 and ppo_budget("heartpole-v1") == 1_200_000
     assert PPO_DEFAULTS["agent_kwargs"]["activation"] == "tanh"  # the defaults are left as they were
@@ -92,7 +89,6 @@ def test_train_ppo_checks_its_arguments_before_compiling(env_id, kwargs, error, 
         train_ppo(env_id, progress=False, **kwargs)
 
 
-# Values each kind of setting refuses (drawn by the property test below), and ones it takes.
 _NOT_NUMBERS = st.one_of(
     st.text(max_size=5), st.none(), st.booleans(), st.lists(st.floats(), max_size=2), st.just(Decimal("0.5"))
 )
@@ -100,11 +96,7 @@ _HUGE = st.one_of(st.integers(2**1024, 2**2000), st.integers(-(2**2000), -(2**10
 _BAD = {
     # name: (wrong kinds, out of range, taken)
     "learning_rate": (_NOT_NUMBERS, st.one_of(st.floats(max_value=0.0), st.just(math.inf), _HUGE), st.just(1e-3)),
-    "gamma": (
-        _NOT_NUMBERS,
-        st.one_of(st.floats(max_value=0.0), st.floats(min_value=1.0, exclude_min=True)),
-        st.just(1),
-    ),
+    "gamma": (_NOT_NUMBERS, st.one_of(st.floats(max_value=0.0), st.floats(min_value=1.0, exclude_min=True)), st.just(1)),
     "gae_lambda": (_NOT_NUMBERS, st.one_of(st.floats(max_value=-1e-9), st.floats(min_value=1.000001)), st.just(0)),
     "clip_eps": (_NOT_NUMBERS, st.one_of(st.floats(max_value=0.0), st.just(-math.inf), _HUGE), st.just(0.1)),
     "vf_coef": (_NOT_NUMBERS, st.one_of(st.floats(max_value=-1e-9), st.just(math.inf), st.just(1e39)), st.just(0)),
@@ -120,17 +112,11 @@ _BAD = {
     "normalize_observations": (st.one_of(st.text(max_size=3), st.integers(), st.none()), st.nothing(), st.just(True)),
     "normalize_rewards": (st.one_of(st.floats(), st.none()), st.nothing(), st.just(np.bool_(False))),
     "anneal_lr": (st.one_of(st.text(max_size=3), st.just(1)), st.nothing(), st.just(True)),
-    "env_kwargs": (
-        st.one_of(st.text(max_size=3), st.lists(st.tuples(st.text(), st.integers())), st.just({1: 2})),
-        st.nothing(),
-        st.just({}),
-    ),
-    "draw_params": (
-        st.one_of(st.text(max_size=3), st.floats(), st.lists(st.integers(), max_size=2), st.just({})),
-        st.nothing(),
-        st.just(lambda key, params: params),
-    ),
-}
+    "env_kwargs": (st.one_of(st.text(max_size=3), st.lists(st.tuples(st.text(), st.integers())), st.just({1: 2})),
+                   st.nothing(), st.just({})),
+    "draw_params": (st.one_of(st.text(max_size=3), st.floats(), st.lists(st.integers(), max_size=2), st.just({})),
+                    st.nothing(), st.just(lambda key, params: params)),
+}  # fmt: skip
 
 
 @given(st.sampled_from(sorted(_BAD)), st.data())
@@ -147,16 +133,9 @@ def test_every_setting_is_checked_by_name(name, data):
 
 
 @given(
-    st.one_of(
-        st.text(max_size=4),
-        st.none(),
-        st.lists(st.integers(-3, 0), min_size=1, max_size=2),
-        st.lists(st.floats(1, 8), min_size=1, max_size=2),
-        st.just(()),
-        st.just((True,)),
-        st.just((2**20,)),
-    )
-)
+    st.one_of(st.text(max_size=4), st.none(), st.lists(st.integers(-3, 0), min_size=1, max_size=2),
+              st.lists(st.floats(1, 8), min_size=1, max_size=2), st.just(()), st.just((True,)), st.just((2**20,)))
+)  # fmt: skip
 @settings(max_examples=30, deadline=None)
 def test_hidden_layer_sizes_are_positive_integers(sizes):
     with pytest.raises((TypeError, ValueError), match="train_ppo: agent_kwargs hidden_layer_sizes must be"):
@@ -201,7 +180,6 @@ def test_seed_keys_are_prngkeys_below_2_32_and_distinct_above():
     keys = _seed_keys(5, 3)
     assert keys.dtype == np.uint32 and keys.shape == (3, 2)
     assert np.array_equal(keys, np.stack([np.asarray(jax.random.PRNGKey(s)) for s in (5, 6, 7)]))
-    # PRNGKey(2**32 + 5) is PRNGKey(5) (32-bit seeds): these seeds get keys of their own
     big = np.concatenate([_seed_keys(2**32 + 5, 1), _seed_keys(2**64 - 2, 4), _seed_keys(10**30, 2), keys])
     assert len({tuple(k) for k in big}) == len(big)
     assert np.array_equal(_seed_keys(2**64 - 2, 4)[2:], _seed_keys(2**64, 2))  # seed + i: the same key either way
@@ -234,12 +212,10 @@ def test_checkpoints_are_the_policies_at_each_evaluation_and_the_curve_has_its_t
     for last, final in zip(result.checkpoints[-1], result.policies):
         assert last.act_batch(observations) == final.act_batch(observations)  # the last checkpoint is the end
     assert np.all(np.diff(result.curve_seconds) > 0) and result.curve_seconds[-1] <= result.train_seconds
-    quiet = train_ppo("example-v0", total_timesteps=2048, eval_points=2, eval_episodes=0, progress=False)
-    assert np.all(np.isnan(quiet.returns)) and quiet.checkpoints is None
 
 
 def test_the_jax_vs_sb3_benchmark_reports_the_ratios_and_draws_the_curves(tmp_path, monkeypatch):
-    """The report and the picture of gym-suite/benchmarks/train_jax_vs_sb3.py from a saved run."""
+    """gym-suite/benchmarks/train_jax_vs_sb3.py's report and picture of a saved run."""
     import importlib.util
     from pathlib import Path
 
@@ -278,10 +254,10 @@ def test_progress_is_reported_at_each_evaluation_between_the_compiled_programs(m
     pytest.importorskip("rejax")
     monkeypatch.setenv("GYM_SUITE_PROGRESS_INTERVAL", "0")  # off a terminal: a line at every update
     result = train_ppo("example-v0", total_timesteps=2048, eval_points=2, eval_episodes=0, progress=True)
+    assert np.all(np.isnan(result.returns)) and result.checkpoints is None  # no episodes, no checkpoints kept
     lines = capsys.readouterr().err.splitlines()
     assert lines[0] == "JAX PPO example-v0: compiling 1 seed(s) x 2,048 steps ..."
-    counts = [line.split(": ")[1].split(" ")[0] for line in lines[1:-1] if " steps (" in line]
-    # a line at each evaluation (the last one again as the bar closes)
+    counts = [line.split(": ")[1].split(" ")[0] for line in lines[1:-1] if " steps (" in line]  # one each evaluation
     assert list(dict.fromkeys(counts)) == [f"{s:,}/2,048" for s in result.steps[1:]], lines
     assert lines[-1].startswith("JAX PPO example-v0: 1 seed(s) x 2,048 steps in ") and "s compiling" in lines[-1]
 
@@ -298,7 +274,6 @@ def _uniform_speed(key, params):
 
 
 def test_a_function_in_the_settings_keys_no_run():
-    """Refused in a run's digest; an unset draw_params is left out of the resolved settings."""
     from gym_suite.training.recipes import settings_digest
     from gym_suite.training.resolved import resolved_training
 
@@ -327,15 +302,13 @@ def test_the_draw_wraps_the_training_env_below_the_adapters_and_the_evaluation_e
     assert chain(eval_env) == [FiveValueStep]  # the curve plays the id's params
     assert params.target_speed == eval_params.target_speed == 1.5
     plain = _make_adapters("target-v1", ppo_settings("target-v1"))[0]
-    assert chain(plain) == [FiveValueStep, TransformReward]
-    # target-v0 acts in its field's units: the actions rescaled above the draw
+    assert chain(plain) == [FiveValueStep, TransformReward]  # target-v0: in its field's units, rescaled above the draw
     settings = ppo_settings("target-v0", draw_params=lambda key, p: p)
     assert chain(_make_adapters("target-v0", settings)[0]) == [FiveValueStep, RescaleAction, DrawnParams]
 
 
 def test_a_draw_pinning_the_speed_trains_as_the_env_made_at_that_speed():
-    """A draw setting target_speed to 0.5 trains the weights of the env made at 0.5 (an identity draw
-    there, so the keys split alike); were the draw left out, it would train at 1.5."""
+    """A draw setting target_speed to 0.5 trains the weights of the env made at 0.5 (with an identity draw)."""
     pytest.importorskip("rejax")
     pinned = train_ppo("target-v1", draw_params=lambda key, p: p.replace(target_speed=0.5), **_TINY)
     made = train_ppo("target-v1", env_kwargs={"target_speed": 0.5}, draw_params=lambda key, p: p, **_TINY)
@@ -348,7 +321,6 @@ def test_a_draw_pinning_the_speed_trains_as_the_env_made_at_that_speed():
 
 
 def test_a_policy_trained_on_drawn_speeds_is_scored_at_any_speed_on_the_numpy_env():
-    """The policy (its space: the default speed 1.5's) acts on observations of a faster target."""
     pytest.importorskip("rejax")
     result = train_ppo("target-v1", draw_params=_uniform_speed, **_TINY)
     for speed in (0.5, 2.0):
@@ -366,18 +338,11 @@ def test_a_policy_trained_on_drawn_speeds_is_scored_at_any_speed_on_the_numpy_en
     [
         (lambda key, p: 1.0, TypeError, r"train_ppo: draw_params must return params of the class it is given"),
         (lambda key, p: {"target_speed": 1.0}, TypeError, "draw_params must return params of the class"),
-        (
-            lambda key, p: p.replace(target_speed=np.full(3, 1.0)),
-            ValueError,
-            r"draw_params must return params whose target_speed has the shape of the given params' \(\)",
-        ),
-        (
-            lambda key, p: p.replace(target_speed=100.0),
-            ValueError,
-            "draw_params.* drew params target-v1 refuses: .*fast",
-        ),
+        (lambda key, p: p.replace(target_speed=np.full(3, 1.0)), ValueError,
+         r"draw_params must return params whose target_speed has the shape of the given params' \(\)"),
+        (lambda key, p: p.replace(target_speed=100.0), ValueError, "draw_params.* drew params target-v1 refuses: .*fast"),
     ],
-)
+)  # fmt: skip
 def test_a_draw_of_the_wrong_kind_is_refused_before_compiling(draw, kind, message, capsys):
     pytest.importorskip("rejax")
     with pytest.raises(kind, match=message) as err:
@@ -386,17 +351,12 @@ def test_a_draw_of_the_wrong_kind_is_refused_before_compiling(draw, kind, messag
     assert "compiling" not in capsys.readouterr().err  # refused before the first program was traced
 
 
-SPEEDS = (0.5, 1.0, 1.5, 2.0)
-
-
 @pytest.mark.slow
 def test_a_policy_trained_on_drawn_speeds_beats_random_at_every_speed():
-    """target-v1 at the recipe's budget on target speeds uniform in [0.5, 2], greedy on 300 tuning
-    episodes at each of four speeds: far above random at every speed, above pure pursuit at 2
-    (docs/training/jax.md has the measurements)."""
+    """target-v1's recipe on speeds in [0.5, 2]: far above random at four speeds, above pure pursuit at 2."""
     pytest.importorskip("rejax")
     result = train_ppo("target-v1", draw_params=_uniform_speed, progress=False)
-    for speed in SPEEDS:
+    for speed in (0.5, 1.0, 1.5, 2.0):
         kwargs = {"target_speed": speed}
         trained, random, heuristic = (
             gym_suite.evaluate("target-v1", policy, episodes=300, seed=100_000, env_kwargs=kwargs)

@@ -38,15 +38,13 @@ def test_tiny_search_is_scored_on_tuning_seeds_and_read_by_the_recipes(tmp_path)
     assert done.returncode == 0, done.stderr[-4000:]
     data = json.loads(out.read_text())
     assert data["push-v1"] == {"sb3-ppo": {"settings": {"gamma": 0.99}}}
-    entry = data["example-v0"]["sb3-ppo"]
-    tuned = entry["tuned"]
+    tuned = (entry := data["example-v0"]["sb3-ppo"])["tuned"]
     assert tuned["recipe_settings"] == {"learning_rate": 3e-4, "n_epochs": 10}  # the recipe's own: the first trial
     assert entry["settings"] in (tuned["recipe_settings"], SPACE_POINT)
     assert tuned["score"] >= tuned["recipe_score"]
     assert (entry["settings"] == SPACE_POINT) == (tuned["score"] > tuned["recipe_score"])
     assert tuned["trials"] == 2 and tuned["steps"] == 2048
     assert tuned["training_seeds"] == [100_000, 100_000] and tuned["tuning_episodes"] == [100_000, 100_019]
-
     # the score is the greedy return on tuning episodes 100,000 .. 100,019 of the agent trained on seed 100,000
     import gym_suite
     from gym_suite.training.sb3 import SB3Policy, train_sb3
@@ -54,7 +52,6 @@ def test_tiny_search_is_scored_on_tuning_seeds_and_read_by_the_recipes(tmp_path)
     model = train_sb3("example-v0", "ppo", 2048, seed=100_000, overrides=entry["settings"])
     tuning = gym_suite.evaluate("example-v0", SB3Policy(model), episodes=20, seed=100_000, n_jobs=1).mean
     assert tuned["returns"] == [pytest.approx(tuning)] and tuned["score"] == pytest.approx(tuning)
-
     # the recipes read the file
     check = (
         "import json; from gym_suite.training.recipes import sb3_settings; "
@@ -68,19 +65,11 @@ def test_tiny_search_is_scored_on_tuning_seeds_and_read_by_the_recipes(tmp_path)
 
 @pytest.mark.parametrize(
     "bad",
-    [
-        ["--trials", "0"],
-        ["--space", "[1]"],
-        ["--id", "nope-v0"],
-        ["--cpus", "-1"],
-        ["--space", '{"bogus": [1, 2]}'],
-        ["--space", '{"gamma": [2.0]}'],
-        ["--space", '{"learning_rate": {"loguniform": [0, 1]}}'],
-        ["--agent", "jax-ppo", "--space", '{"env_kwargs": [{"split": "test"}]}'],
-        ["--agent", "jax-ppo", "--space", '{"num_envs": ["8"]}'],
-        ["--runtime-env", "[1]"],
-    ],
-)
+    [["--trials", "0"], ["--space", "[1]"], ["--id", "nope-v0"], ["--cpus", "-1"], ["--space", '{"bogus": [1, 2]}'],
+     ["--space", '{"gamma": [2.0]}'], ["--space", '{"learning_rate": {"loguniform": [0, 1]}}'],
+     ["--agent", "jax-ppo", "--space", '{"env_kwargs": [{"split": "test"}]}'],
+     ["--agent", "jax-ppo", "--space", '{"num_envs": ["8"]}'], ["--runtime-env", "[1]"]],
+)  # fmt: skip
 def test_bad_arguments_are_usage_errors(bad):
     args = ["--id", "push-v0", *bad] if bad[0] != "--id" else bad
     done = run_script(*args, timeout=300)

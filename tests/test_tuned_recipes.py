@@ -12,7 +12,6 @@ from gym_suite.training.jax import ppo_settings
 
 def write(path, data):
     path.write_text(json.dumps(data), encoding="utf-8")
-    return path
 
 
 @pytest.fixture
@@ -30,16 +29,12 @@ def test_no_file_changes_nothing(tuned_file):
 
 
 def test_tuned_settings_go_over_the_recipes_own(tuned_file):
-    write(
-        tuned_file,
-        {
-            "push-v1": {
-                "sb3-ppo": {"settings": {"learning_rate": 1e-4, "ent_coef": 0.01}, "tuned": {"date": "2026-11-26"}},
-                "jax-ppo": {"settings": {"num_epochs": 5}, "tuned": {"date": "2026-11-27"}},
-                "rllib-ppo": {"settings": {"lr": 5e-5}},
-            }
-        },
-    )
+    entries = {
+        "sb3-ppo": {"settings": {"learning_rate": 1e-4, "ent_coef": 0.01}, "tuned": {"date": "2026-11-26"}},
+        "jax-ppo": {"settings": {"num_epochs": 5}, "tuned": {"date": "2026-11-27"}},
+        "rllib-ppo": {"settings": {"lr": 5e-5}},
+    }
+    write(tuned_file, {"push-v1": entries})
     sb3 = recipes.sb3_settings("push-v1", "ppo")
     assert sb3["learning_rate"] == 1e-4 and sb3["ent_coef"] == 0.01
     assert sb3["gamma"] == 1.0  # the recipe's own setting stays where the file says nothing
@@ -49,9 +44,7 @@ def test_tuned_settings_go_over_the_recipes_own(tuned_file):
     assert jax["num_epochs"] == 5 and jax["gamma"] == 1.0
     assert ppo_settings("push-v1", num_epochs=3)["num_epochs"] == 3  # the caller's overrides still win
     assert recipes.sb3_settings("push-v0", "ppo") == recipes.SB3_PPO_DEFAULTS  # other ids untouched
-    assert recipes.tuned_entry("push-v1", "sb3-ppo") == {
-        "push-v1": {"sb3-ppo": json.loads(tuned_file.read_text())["push-v1"]["sb3-ppo"]}
-    }
+    assert recipes.tuned_entry("push-v1", "sb3-ppo") == {"push-v1": {"sb3-ppo": entries["sb3-ppo"]}}
     assert recipes.tuned_entry("push-v0", "sb3-ppo") == {}
 
 

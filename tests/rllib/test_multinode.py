@@ -1,10 +1,4 @@
-"""Ray RLlib PPO on a real two-node Ray cluster: the env runners sample on the second node.
-
-The cluster (``two_node_cluster``, tests/ray_cluster.py): two ``ray start`` nodes on this
-machine, the second with a custom resource ``second_node``. A driver program joins it and trains
-PPO with every env runner asking for ``second_node``, so that it can only be placed there: the
-samples cross from one raylet's worker to the driver, as they do between machines.
-"""
+"""Ray RLlib PPO on a real two-node Ray cluster (tests/ray_cluster.py): the env runners sample on the second node."""
 
 from __future__ import annotations
 
@@ -33,8 +27,7 @@ ITERATIONS = 2
 BATCH = 200  # env steps an iteration
 
 
-#: The driver: joins the cluster once both nodes are up, trains PPO on each id with the env
-#: runners on the second node, and prints one JSON line per id.
+#: Joins the cluster once both nodes are up, trains PPO on each id with the runners on the second node: a JSON line an id
 DRIVER = r"""
 import json, sys, time
 import ray
@@ -91,17 +84,10 @@ ray.shutdown()
 
 
 def test_env_runners_sample_on_the_second_node(two_node_cluster, tmp_path):
-    """A few PPO iterations on every id, sampled by one env runner that can only live on the
-    second node; the samples are counted by the node where they were made."""
+    """PPO on every id, sampled by an env runner that can only live on the second node, counted by node."""
     address, env, dirs = two_node_cluster
-    done = subprocess.run(
-        [sys.executable, "-c", DRIVER, address, json.dumps(ALL_IDS), str(BATCH), str(ITERATIONS)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=1200,
-    )
+    command = [sys.executable, "-c", DRIVER, address, json.dumps(ALL_IDS), str(BATCH), str(ITERATIONS)]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=1200)
     assert done.returncode == 0, done.stderr[-4000:]
     assert len(cluster_raylets(dirs)) == 2  # the cluster's two raylets are running
     results = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
@@ -118,8 +104,7 @@ def test_env_runners_sample_on_the_second_node(two_node_cluster, tmp_path):
 
 @pytest.mark.parametrize("name", ["raylet", "ray/core/src/ray/raylet/raylet"])
 def test_other_processes_are_not_the_clusters(tmp_path, name):
-    """A process of someone else's (its command line says raylet) is not counted as the cluster's,
-    however it comes and goes; one naming the cluster's directory is."""
+    """A process of someone else's (its command line says raylet) is not the cluster's; one naming its directory is."""
     ours = [tmp_path / "rh", tmp_path / "rn"]
     foreign = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", f"/tmp/other/{name}"])
     own = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", f"--temp-dir={ours[1]}"])

@@ -1,9 +1,4 @@
-"""Ray RLlib PPO on the suite. Runs where ray[rllib] is installed (its own virtual environment,
-as Ray pins gymnasium 1.2.x); skipped elsewhere.
-
-Ray runs as one local instance for the module: 2 CPUs, no dashboard, its temporary files in the
-module's own temporary directory, shut down at the end.
-"""
+"""Ray RLlib PPO on the suite, on one local Ray for the module (its own venv: Ray pins gymnasium 1.2.x)."""
 
 from __future__ import annotations
 
@@ -56,12 +51,6 @@ def some_slow(quick: tuple[str, ...]) -> list:
     return [pytest.param(env_id, marks=() if env_id in quick else pytest.mark.slow) for env_id in ALL_IDS]
 
 
-def paired(a, b):
-    """Mean and standard error of the episode-by-episode difference of two evaluations."""
-    d = a.returns - b.returns
-    return d.mean(), d.std(ddof=1) / np.sqrt(len(d))
-
-
 @pytest.mark.slow
 def test_ppo_with_a_remote_env_runner_beats_random(ray_session, tmp_path):
     """A few seeded iterations on example-v0, sampled by one remote env runner; greedy beats random."""
@@ -84,7 +73,7 @@ def test_ppo_with_a_remote_env_runner_beats_random(ray_session, tmp_path):
     greedy = gym_suite.evaluate("example-v0", policy, episodes=episodes, seed=0)
     random = gym_suite.evaluate("example-v0", "random", episodes=episodes, seed=0)
     heuristic = gym_suite.evaluate("example-v0", "heuristic", episodes=episodes, seed=0)
-    diff, se = paired(greedy, random)
+    diff, se = greedy.paired_difference(random)
     # a clear margin: significant, and at least half of the way from random to the heuristic
     assert diff > 4 * se
     assert greedy.mean > random.mean + 0.5 * (heuristic.mean - random.mean)
@@ -96,18 +85,11 @@ def test_ppo_with_a_remote_env_runner_beats_random(ray_session, tmp_path):
 
 @pytest.mark.parametrize("env_id", some_slow(("example-v0", "push-v0", "target-v0")))  # Discrete, Dict, Box
 def test_every_env_trains_and_its_checkpoint_plays(ray_session, tmp_path, env_id):
-    """One small iteration per id (Dict observations flattened, Box actions unsquashed), then the
-    restored module acts validly through gym_suite.evaluate."""
+    """One small iteration per id, then the restored module acts validly, through gym_suite.evaluate too."""
     checkpoint, sampled = train_rllib(
-        env_id,
-        iterations=1,
-        seed=1,
-        num_env_runners=0,
-        checkpoint_dir=tmp_path / "checkpoint",
-        train_batch_size_per_learner=256,
-        minibatch_size=128,
-        num_epochs=1,
-    )
+        env_id, iterations=1, seed=1, num_env_runners=0, checkpoint_dir=tmp_path / "checkpoint",
+        train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1,
+    )  # fmt: skip
     assert sampled >= 256
     assert rllib_module_path(checkpoint).is_dir()
     policy = RLlibPolicy.from_checkpoint(checkpoint, env_id)
@@ -130,33 +112,10 @@ def test_train_rllib_script_checkpoints_and_renders(ray_session, tmp_path):
     """The example script, run as a user runs it, on the Ray instance already running (``--address``)."""
     checkpoint = tmp_path / "checkpoint"
     address = ray.get_runtime_context().gcs_address
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "gym-suite" / "examples" / "train_rllib.py"),
-            "example-v0",
-            "--address",
-            address,
-            "--num-env-runners",
-            "1",
-            "--iterations",
-            "1",
-            "--checkpoint-dir",
-            str(checkpoint),
-            "--episodes",
-            "2",
-            "--max-frames",
-            "3",
-            "--env-config",
-            "rt_max=12",
-            "--eval",
-            "5",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        cwd=tmp_path,
-    )
+    args = "--num-env-runners 1 --iterations 1 --episodes 2 --max-frames 3 --env-config rt_max=12 --eval 5".split()
+    script = str(ROOT / "gym-suite" / "examples" / "train_rllib.py")
+    command = [sys.executable, script, "example-v0", "--address", address, "--checkpoint-dir", str(checkpoint), *args]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     assert ray.is_initialized()  # the script leaves a Ray it did not start running
     assert rllib_module_path(checkpoint).is_dir()
@@ -171,39 +130,34 @@ def test_train_rllib_needs_a_checkpoint_directory():
         train_rllib("example-v0", iterations=1)
 
 
-# --------------------------------------------------------------------------------------------
-# rllib_config out of the box, and the RLlib page's code
-# --------------------------------------------------------------------------------------------
-
-RLLIB_PAGE = ROOT / "docs" / "training" / "rllib.md"
+TUTORIALS_PAGE = ROOT / "docs" / "tutorials.md"
+TINY_BATCH = "train_batch_size_per_learner=200, minibatch_size=100, num_epochs=1"
 
 
-def page_block(marker: str) -> str:
-    """The Python code block that follows ``<!-- marker -->`` on the RLlib page."""
-    text = RLLIB_PAGE.read_text(encoding="utf-8")
+def page_block(marker: str, *replacements: tuple[str, str], page=ROOT / "docs" / "training" / "rllib.md") -> str:
+    """The page's Python block after ``<!-- marker -->``, each ``old`` (present once) replaced by ``new``."""
+    text = page.read_text(encoding="utf-8")
     start = text.index(f"<!-- {marker} -->")
     start = text.index("```python\n", start) + len("```python\n")
-    return text[start : text.index("```", start)]
+    code = text[start : text.index("```", start)]
+    for old, new in replacements:
+        assert code.count(old) == 1, f"the page's block no longer has {old!r} once"
+        code = code.replace(old, new)
+    return code
 
 
 @pytest.mark.parametrize("env_id", some_slow(("push-v0",)))  # the page's own id
 def test_page_snippet_trains_and_acts_on_every_id(ray_session, env_id):
-    """The RLlib page's code as it is written, with only its id changed: build, one
-    iteration, then a greedy action from the trained module."""
-    code = page_block("rllib-snippet")
-    assert code.count('env_id = "push-v0"\n') == 1
+    """The RLlib page's code with only its id changed: build, one iteration, a greedy action of the module."""
+    code = page_block("rllib-snippet", ('env_id = "push-v0"\n', f'env_id = "{env_id}"\n'))
     namespace: dict = {}
-    exec(
-        compile(code.replace('env_id = "push-v0"\n', f'env_id = "{env_id}"\n'), "docs/training/rllib.md", "exec"),
-        namespace,
-    )
+    exec(compile(code, "docs/training/rllib.md", "exec"), namespace)
     env, action = namespace["env"], namespace["action"]
     assert env.spec.id == env_id
     assert env.action_space.contains(action), (env_id, action)
     if isinstance(env.action_space, spaces.Discrete):
         assert type(action) is int
-    # the config the snippet built: the native vector env, flattening only where it is needed
-    config = namespace["config"]
+    config = namespace["config"]  # the native vector env, flattening only where it is needed
     assert config.gym_env_vectorize_mode == "vector_entry_point"
     flattened = config._env_to_module_connector is not None
     assert flattened == (not (isinstance(env.observation_space, spaces.Box) and len(env.observation_space.shape) == 1))
@@ -213,11 +167,8 @@ def test_page_hand_written_config_trains(ray_session):
     """The RLlib page's PPOConfig written by hand (the connector RLlib needs for Discrete and Dict observations)."""
     namespace: dict = {}
     exec(compile(page_block("rllib-by-hand"), "docs/training/rllib.md", "exec"), namespace)
-    config = (
-        namespace["config"]
-        .env_runners(num_env_runners=0)
-        .training(train_batch_size_per_learner=200, minibatch_size=100, num_epochs=1)
-    )
+    config = namespace["config"].env_runners(num_env_runners=0).training(train_batch_size_per_learner=200,
+                                                                          minibatch_size=100, num_epochs=1)  # fmt: skip
     single_thread_torch()
     algo = config.build_algo()
     try:
@@ -245,11 +196,8 @@ def test_rllib_config_passes_env_config_and_checks_it_at_once():
 
 
 def test_policy_from_algorithm_is_a_snapshot(ray_session):
-    """RLlibPolicy.from_algorithm copies the module: training on does not change the policy."""
     single_thread_torch()
-    algo = rllib_config(
-        "target-v0", num_env_runners=0, train_batch_size_per_learner=200, minibatch_size=100, num_epochs=1, lr=0.01
-    ).build_algo()
+    algo = _tiny_config("target-v0", lr=0.01).build_algo()
     try:
         algo.train()
         policy = RLlibPolicy.from_algorithm(algo)
@@ -264,8 +212,9 @@ def test_policy_from_algorithm_is_a_snapshot(ray_session):
     assert not np.allclose(before, after_training)  # the algorithm's module did move
 
 
-def _tiny_config(env_id: str):
-    return rllib_config(env_id, num_env_runners=0, train_batch_size_per_learner=200, minibatch_size=100, num_epochs=1)
+def _tiny_config(env_id: str, **settings):
+    return rllib_config(env_id, num_env_runners=0, train_batch_size_per_learner=200, minibatch_size=100, num_epochs=1,
+                        **settings)  # fmt: skip
 
 
 def test_policy_from_a_relative_checkpoint_path(ray_session, tmp_path, monkeypatch):
@@ -279,14 +228,14 @@ def test_policy_from_a_relative_checkpoint_path(ray_session, tmp_path, monkeypat
         live = RLlibPolicy.from_algorithm(algo)
     finally:
         algo.stop()
+    env = gymnasium.make("example-v0")
+    observations = [env.reset(seed=s)[0] for s in range(10)]
     for checkpoint in (
         "checkpoints/example-v0-ppo",
         Path("checkpoints") / "example-v0-ppo",
         "./checkpoints/example-v0-ppo/",
     ):
         policy = RLlibPolicy.from_checkpoint(checkpoint, "example-v0")
-        env = gymnasium.make("example-v0")
-        observations = [env.reset(seed=s)[0] for s in range(10)]
         assert policy.act_batch(observations) == live.act_batch(observations)
     with pytest.raises(FileNotFoundError, match="no-such-checkpoint"):
         RLlibPolicy.from_checkpoint("no-such-checkpoint", "example-v0")
@@ -316,35 +265,12 @@ def test_policy_from_an_algorithm_built_from_an_env_class(ray_session):
     assert policy.observation_space == env.observation_space and policy.action_space == env.action_space
 
 
-# --------------------------------------------------------------------------------------------
-# The documentation's "From the tutorials" page: its RLlib flows as the page shows them
-# --------------------------------------------------------------------------------------------
-
-TUTORIALS_PAGE = ROOT / "docs" / "tutorials.md"
-TINY_BATCH = "train_batch_size_per_learner=200, minibatch_size=100, num_epochs=1"
-
-
-def tutorials_block(marker: str, *replacements: tuple[str, str]) -> str:
-    """The page's Python block after ``<!-- marker -->``, each ``old`` (present once) replaced by ``new``."""
-    text = TUTORIALS_PAGE.read_text(encoding="utf-8")
-    start = text.index(f"<!-- {marker} -->")
-    start = text.index("```python\n", start) + len("```python\n")
-    code = text[start : text.index("```", start)]
-    for old, new in replacements:
-        assert code.count(old) == 1, f"the page's block no longer has {old!r} once"
-        code = code.replace(old, new)
-    return code
-
-
 @pytest.mark.slow
 def test_tutorial_001_example_train_and_rollout(ray_session, tmp_path, monkeypatch, capsys):
     """gym_example's train.py on Ray 2.x: PPOConfig, checkpoints, the module, a rollout through RLlibPolicy."""
     monkeypatch.chdir(tmp_path)  # the page saves to tmp/exa in the working directory, as the tutorial did
-    code = tutorials_block(
-        "tutorial-001-example-rllib",
-        ('rllib_config("example-v0")', f'rllib_config("example-v0", {TINY_BATCH})'),
-        ("n_iter = 5", "n_iter = 2"),
-    )
+    tiny = ('rllib_config("example-v0")', f'rllib_config("example-v0", {TINY_BATCH})')
+    code = page_block("tutorial-001-example-rllib", tiny, ("n_iter = 5", "n_iter = 2"), page=TUTORIALS_PAGE)
     single_thread_torch()
     namespace: dict = {}
     exec(compile(code, str(TUTORIALS_PAGE), "exec"), namespace)
@@ -361,11 +287,8 @@ def test_tutorial_001_example_train_and_rollout(ray_session, tmp_path, monkeypat
 def test_tutorial_004_target_training_plot_and_rollout(ray_session, tmp_path, monkeypatch):
     """ruslanmv's target game on Ray 2.x: PPO, the mean-return plot, a rollout without compute_single_action."""
     monkeypatch.chdir(tmp_path)
-    code = tutorials_block(
-        "tutorial-004-target-rllib",
-        ('rllib_config("target-v0")', f'rllib_config("target-v0", {TINY_BATCH})'),
-        ("range(10)", "range(2)"),
-    )
+    tiny = ('rllib_config("target-v0")', f'rllib_config("target-v0", {TINY_BATCH})')
+    code = page_block("tutorial-004-target-rllib", tiny, ("range(10)", "range(2)"), page=TUTORIALS_PAGE)
     single_thread_torch()
     namespace: dict = {}
     exec(compile(code, str(TUTORIALS_PAGE), "exec"), namespace)
