@@ -298,8 +298,7 @@ def test_recurrent_and_reward_model_training_check_their_arguments_before_any_en
         pytest.importorskip("sb3_contrib")
         from gym_suite.training.sb3_recurrent import train_recurrent_ppo as call
     else:
-        pytest.importorskip("sklearn")
-        from gym_suite.training import reward_model
+        from gym_suite.training import reward_model  # scikit-learn is imported once the arguments are checked
 
         monkeypatch.setattr(reward_model, "explore", no_env)
         call = reward_model.train_reward_model
