@@ -1,5 +1,4 @@
-"""example-v1, the partly observed hot/cold walk: its belief optimum and its best memoryless policy
-(what every id promises: the registry-wide tests)."""
+"""example-v1, the partly observed hot/cold walk: its belief optimum and its best memoryless policy."""
 
 from __future__ import annotations
 

@@ -21,16 +21,12 @@ NOTHING, COFFEE, BEER, SLEEP = 0, 1, 2, 3
 
 
 def heartpole_step(state, action, u, proclivity=0.5, ops=SCALAR, params=V0):
-    """The definition's step of the six quantities ``state`` with the uniforms ``u`` (floats, or
-    arrays with NUMPY): ``(state, reward, heart_attack, productivity, heart_attack_probability)``."""
+    """``(state, reward, heart_attack, productivity, heart_attack_probability)`` of the rules' step."""
     params = dataclasses.replace(params, heart_attack_proclivity=float(np.asarray(proclivity)))
     full = HeartPoleState(*state, -1, False, 0.0, 0.0)
     nxt = HEARTPOLE.transition(full, action, u, params, ops)
     reward = HEARTPOLE.reward(full, action, nxt, params, ops)
     return tuple(nxt[:6]), reward, nxt.heart_attack, nxt.productivity, nxt.heart_attack_probability
-
-
-# -- A literal reference: heartpole 1.2's step (the tutorial's code), its draws U(a, b) = a + (b - a) * u
 
 
 def _sigmoid(x):
@@ -46,6 +42,7 @@ def _half_hour_passed(s):
 
 
 def tutorial_step(state, action, u, proclivity=0.5):
+    """heartpole 1.2's step (the tutorial's code), its draws U(a, b) = a + (b - a) * u."""
     s = dict(zip(STATE_NAMES, state))
     old_score = 0 if s["time_elapsed"] == 0 else s["work_done"] / s["time_elapsed"]
     if action == COFFEE:
@@ -129,9 +126,6 @@ def test_array_rules_do_not_depend_on_the_batch_size():
             np.testing.assert_array_equal(got, want[rows])
 
 
-# -- Heart attacks, numerics, spaces
-
-
 @pytest.mark.parametrize("proclivity", [0.5, 0.0])
 def test_always_coffee_causes_heart_attacks_and_proclivity_zero_none(proclivity):
     envs = gymnasium.make_vec(ENV_ID, num_envs=64, heart_attack_proclivity=proclivity)
@@ -178,9 +172,6 @@ def test_info_reports_the_step():
     assert info["heart_attack"].dtype == bool and info["productivity"].dtype == np.float64
     obs, info = env.reset(seed=4)
     assert info == {} and not obs.any()  # all zeros at a start
-
-
-# -- Arguments, rendering, the vector env's edges, the heuristic
 
 
 def test_arguments():

@@ -1,11 +1,10 @@
 """push-v1: a user-day of notifications, a daily budget of deliveries, opens drawn with the generator's
 probabilities; its online optimum (gym_suite/references/push_v1_optimum.py)."""
 
+# ruff: noqa: F811  (the fixture imported from test_push_log is a test argument)
 from __future__ import annotations
 
-import io
 import itertools
-from importlib import resources
 from pathlib import Path
 
 import gymnasium
@@ -13,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from gymnasium.error import ResetNeeded
+from test_push_log import train_frame  # noqa: F401  (a fixture)
 
 import gym_suite  # noqa: F401  (registers the ids)
 from gym_suite.envs import PushV1Env, PushV1VectorEnv, check_definition
@@ -34,11 +34,6 @@ from gym_suite.training.recipes import recipe_for
 ROOT = Path(__file__).resolve().parents[1]
 
 ENV_ID = "gym_suite:push-v1"
-
-
-def _bundled_frame():
-    raw = resources.files("gym_suite.envs").joinpath("data/notifications_train.csv").read_bytes()
-    return pd.read_csv(io.BytesIO(raw), dtype={"user_id": str})
 
 
 def play(env, policy, seed):
@@ -191,8 +186,7 @@ def test_heuristic_is_the_same_on_floats_numpy_and_jax():
 
 @pytest.mark.parametrize("definition", [PUSH, PUSH_V1], ids=["push-v0", "push-v1"])
 def test_the_rules_pass_check_definition(definition):
-    """Every hook on Python numbers, numpy and JAX, on the same states and uniforms, and every
-    declared argument's odd values refused naming it (push-v0's and push-v1's rules)."""
+    """Every hook on every backend on the same draws, and odd argument values refused by name."""
     check_definition(definition)
 
 
@@ -248,8 +242,8 @@ def test_evaluation_uses_the_held_out_test_log():
         push_v1_optimum.optimal_policy("test")(obs)
 
 
-def test_a_log_of_ones_own_needs_p_open():
-    frame = _bundled_frame().head(300)
+def test_a_log_of_ones_own_needs_p_open(train_frame):
+    frame = train_frame.head(300)
     with pytest.raises(ValueError, match="p_open"):
         PushV1Env(data=frame.drop(columns="p_open"))
     env = PushV1Env(data=frame, daily_budget=1)  # a log of your own with p_open plays
@@ -257,9 +251,9 @@ def test_a_log_of_ones_own_needs_p_open():
     assert len(rewards) == 1
 
 
-def test_a_users_rows_out_of_time_order_are_still_split_by_day():
+def test_a_users_rows_out_of_time_order_are_still_split_by_day(train_frame):
     """A user's two Mondays a week apart, the later one written first: two user-days, each in time order."""
-    frame = _bundled_frame()
+    frame = train_frame
     stamps = pd.to_datetime(frame["timestamp"])
     one = frame[frame["user_id"] == "u04"]
     first = one[stamps[one.index].dt.date == pd.Timestamp("2024-03-04").date()]
@@ -278,9 +272,9 @@ def test_a_users_rows_out_of_time_order_are_still_split_by_day():
         assert [i["row"] for i in infos] in days
 
 
-def test_user_days_are_the_same_whatever_the_order_of_the_rows():
+def test_user_days_are_the_same_whatever_the_order_of_the_rows(train_frame):
     """Shuffling a log's rows leaves its user-days as they are."""
-    frame = _bundled_frame().head(2000)
+    frame = train_frame.head(2000)
     shuffled_positions = np.random.default_rng(0).permutation(len(frame))
     shuffled = frame.iloc[shuffled_positions].reset_index(drop=True)
 
@@ -381,10 +375,7 @@ def _headroom():
 
 
 def test_features_only_optimum_structural_truths():
-    """What push_v1_headroom.py rests on: p_open comes back exactly from the observed fields and
-    the person's offset; q = E[p_open | observation] lies between the least and the most
-    responsive person's p_open; on independent draws the DP on a probability is the best policy
-    for that probability's rewards."""
+    """p_open from the fields and offset; q = E[p_open | obs] within the persons' range; the DP best on iid draws."""
     headroom = _headroom()
     for split in ("train", "test"):
         data = headroom.Log(split, points=200)
@@ -407,8 +398,7 @@ def test_features_only_optimum_structural_truths():
 
 
 def test_features_only_policy_sees_only_the_observation():
-    """FeaturesOnlyPolicy, fed observations in the environment, takes the decisions the script
-    scores from the log's rows: each episode's return is its day's exact value."""
+    """FeaturesOnlyPolicy in the env takes the script's decisions: each return is its day's exact value."""
     headroom = _headroom()
     train, test = headroom.Log("train", points=200), headroom.Log("test", points=200)
     policy = headroom.FeaturesOnlyPolicy(2, points=200, train=train)
@@ -419,8 +409,7 @@ def test_features_only_policy_sees_only_the_observation():
 
 
 def test_the_pages_figures_of_the_features_only_optimum_are_computed():
-    """push-v1's notes and the baselines table's note give the features-only optimum's exact
-    scores (budget 2, every user-day once): they are what push_v1_headroom.py computes."""
+    """The docs' features-only optimum scores (budget 2, every user-day once) are what the script computes."""
     headroom = _headroom()
     score = {}
     for split in ("train", "test"):
@@ -435,8 +424,7 @@ def test_the_pages_figures_of_the_features_only_optimum_are_computed():
 
 
 def test_the_reward_model_learns_from_the_deliveries_rewards_alone():
-    """Exploration spreads each day's two deliveries over its notifications, and the learner keeps
-    the reward of what it delivered only; the policy it plans acts on observations."""
+    """Exploration spreads each day's deliveries; the learner keeps delivered rewards only; its policy acts."""
     pytest.importorskip("sklearn")
     from gym_suite.training.reward_model import explore, train_reward_model
 
@@ -469,9 +457,7 @@ def test_the_reward_model_learns_from_the_deliveries_rewards_alone():
 
 @pytest.mark.slow
 def test_the_reward_model_beats_the_heuristic_on_the_test_log():
-    """Learned from 100k explored steps of the training log, scored on the held-out test log's
-    1,000 evaluation days: above the heuristic (paired, measured here) by more than 3 standard
-    errors, and far above random, measured here too."""
+    """100k explored training steps; on 1,000 test days above the heuristic by 3 paired SEs, far above random."""
     pytest.importorskip("sklearn")
     from gym_suite.training.reward_model import train_reward_model
 

@@ -18,9 +18,6 @@ from gym_suite.envs.target_env import DEFAULTS, START_CANDIDATES, TARGET, TARGET
 ENV_ID = "target-v0"
 
 
-# -- The rules
-
-
 @pytest.mark.parametrize(
     "radius, target, legs",  # legs**2 sum to (2 radius)**2 exactly
     [(6, (25.0, 25.0), (-12.0, 0.0)), (2.5, (10.0, 40.0), (3.0, 4.0)), (6.5, (30.0, 20.0), (-5.0, -12.0))],
@@ -99,9 +96,6 @@ def test_vector_clipping_and_info():
     np.testing.assert_allclose(info["distance"], [math.dist((0, 50), (25, 25)), math.dist((30, 20), (25, 25))])
     np.testing.assert_array_equal(terminated, [False, True])
     np.testing.assert_array_equal(reward, [-1.0, 1.0])
-
-
-# -- Arguments and starts
 
 
 def test_target_argument_fixes_the_target():
@@ -185,16 +179,10 @@ def test_random_target_is_uniform_inside_the_margin():
     np.testing.assert_allclose(target.std(axis=0), sd, rtol=0.01)
 
 
-# -- The oracle
-
-
 @pytest.mark.parametrize("kwargs", [{}, {"radius": 0.25}, {"size": 200, "radius": 1}])
 def test_oracle_hits_in_one_step(kwargs):
     result = gym_suite.evaluate(ENV_ID, policy="heuristic", episodes=50, env_kwargs=kwargs)
     assert (result.returns == 1.0).all() and (result.lengths == 1).all()
-
-
-# -- Rendering
 
 
 def _colour_at(frame, x, y, pixels_per_unit):
@@ -267,9 +255,6 @@ def test_human_render_opens_a_pygame_window(monkeypatch):
     assert not pygame.display.get_init()
 
 
-# -- Bounds: the float32 observation, the picture's size
-
-
 def test_at_the_size_bound_the_observed_target_always_hits():
     # size radius * 2**24 (the largest): float32 steps of 2**-4 above 2**19, 2**19 + 2**-5 rounds worst
     radius, size = 2.0**-4, 2**20
@@ -290,9 +275,6 @@ def test_large_fields_get_a_4096_pixel_picture_by_default():
     assert env.unwrapped.pixels_per_unit == pytest.approx(4.096)
     assert TargetEnv(size=512).pixels_per_unit == 8  # 4096 pixels: still the default 8
     assert TargetEnv(size=30, radius=3, pixels_per_unit=2.5, render_mode="rgb_array").reset(seed=0) is not None
-
-
-# -- The start's candidates (the same rules on Python floats, numpy and JAX)
 
 
 def test_the_fallback_corner_is_the_farthest_from_the_target():
