@@ -454,19 +454,15 @@ def test_unreadable_file_names_it(small, tmp_path):
 @pytest.mark.parametrize(
     "columns, match",
     [
-        ("repeated", r"data has the column\(s\) \['app'\] more than once"),
-        ("two levels", r"data has hierarchical \(MultiIndex\) columns"),
-        ("one level", r"data has hierarchical \(MultiIndex\) columns"),
+        (lambda f: pd.concat([f, f[["app"]]], axis=1).columns, r"data has the column\(s\) \['app'\] more than once"),
+        (lambda f: pd.MultiIndex.from_tuples([(c, "x") for c in f.columns]), r"data has hierarchical \(MultiIndex\)"),
+        (lambda f: pd.MultiIndex.from_tuples([(c,) for c in f.columns]), r"data has hierarchical \(MultiIndex\)"),
     ],
+    ids=["repeated", "two levels", "one level"],
 )
 def test_a_frames_odd_columns_are_named(small, columns, match):
-    if columns == "repeated":
-        frame = pd.concat([small, small[["app"]]], axis=1)
-    else:
-        frame = small.copy()
-        frame.columns = pd.MultiIndex.from_tuples(
-            [(c, "x") if columns == "two levels" else (c,) for c in small.columns]
-        )
+    frame = pd.concat([small, small[["app"]]], axis=1) if "more than once" in match else small.copy()
+    frame.columns = columns(small)
     with pytest.raises(ValueError, match=match):
         gymnasium.make("gym_suite:push-v0", data=frame)
 

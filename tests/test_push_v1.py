@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from gymnasium.error import ResetNeeded
+from test_push import play
 from test_push_log import train_frame  # noqa: F401  (a fixture)
 
 import gym_suite  # noqa: F401  (registers the ids)
@@ -36,25 +37,11 @@ ROOT = Path(__file__).resolve().parents[1]
 ENV_ID = "gym_suite:push-v1"
 
 
-def play(env, policy, seed):
-    """``(rewards, infos, observations)`` of one episode of ``policy(obs)``."""
-    obs, _ = env.reset(seed=seed)
-    rewards, infos, observations = [], [], [obs]
-    while True:
-        obs, reward, terminated, truncated, info = env.step(policy(obs))
-        rewards.append(reward)
-        infos.append(info)
-        observations.append(obs)
-        assert not truncated
-        if terminated:
-            return rewards, infos, observations
-
-
 @pytest.mark.parametrize("budget", [1, 2, 3])
 def test_budget_is_respected_and_spending_it_ends_the_day(budget):
     env = gymnasium.make(ENV_ID, daily_budget=budget)
     for seed in range(20):
-        rewards, infos, observations = play(env, lambda obs: 1, seed)
+        rewards, infos, observations, _ = play(env, lambda obs: 1, seed)
         days_left = int(observations[0]["notifications_left"][0])
         assert len(rewards) == min(budget, days_left)  # always deliver: the budget ends the day
         assert [i["deliveries"] for i in infos] == list(range(1, len(rewards) + 1))
@@ -63,7 +50,7 @@ def test_budget_is_respected_and_spending_it_ends_the_day(budget):
             env.step(1)
     for seed in range(20):  # a random policy never delivers more than the budget
         rng = np.random.default_rng(seed)
-        _, infos, observations = play(env, lambda obs, rng=rng: int(rng.integers(2)), seed)
+        _, infos, observations, _ = play(env, lambda obs, rng=rng: int(rng.integers(2)), seed)
         assert infos[-1]["deliveries"] <= budget
         assert sum(i["delivered"] for i in infos) == infos[-1]["deliveries"]
         assert float(observations[-1]["budget_left"][0]) == budget - infos[-1]["deliveries"]
@@ -71,7 +58,7 @@ def test_budget_is_respected_and_spending_it_ends_the_day(budget):
 
 def test_holding_everything_plays_the_whole_user_day_for_nothing():
     env = PushV1Env()
-    rewards, infos, observations = play(env, lambda obs: 0, seed=3)
+    rewards, infos, observations, _ = play(env, lambda obs: 0, seed=3)
     order, starts, lengths = user_days(env.params.log)
     rows = [i["row"] for i in infos]
     start = int(np.flatnonzero(order == rows[0])[0])
@@ -97,7 +84,7 @@ def test_opens_are_drawn_with_the_generators_probability():
     log = env.unwrapped.params.log
     p, opened = [], []
     for seed in range(400):
-        rewards, infos, _ = play(env, lambda obs: 1, seed)
+        rewards, infos, _, _ = play(env, lambda obs: 1, seed)
         p += [float(log.p_open[i["row"]]) for i in infos]
         opened += [i["opened"] for i in infos]
         assert rewards == [float(i["opened"]) for i in infos]
@@ -107,7 +94,7 @@ def test_opens_are_drawn_with_the_generators_probability():
     low, high = p < 0.2, p > 0.8  # the draw follows each notification's own probability
     assert opened[low].mean() < 0.2 < 0.8 < opened[high].mean()
     expected = gymnasium.make(ENV_ID, daily_budget=50)
-    rewards, infos, _ = play(expected, lambda obs: 1, 7)
+    rewards, infos, _, _ = play(expected, lambda obs: 1, 7)
     assert rewards == pytest.approx([log.p_open[i["row"]] for i in infos])
 
 
@@ -247,7 +234,7 @@ def test_a_log_of_ones_own_needs_p_open(train_frame):
     with pytest.raises(ValueError, match="p_open"):
         PushV1Env(data=frame.drop(columns="p_open"))
     env = PushV1Env(data=frame, daily_budget=1)  # a log of your own with p_open plays
-    rewards, _, _ = play(env, lambda obs: 1, 0)
+    rewards, _, _, _ = play(env, lambda obs: 1, 0)
     assert len(rewards) == 1
 
 
@@ -268,7 +255,7 @@ def test_a_users_rows_out_of_time_order_are_still_split_by_day(train_frame):
     stamps = env.params.log.timestamps
     assert all((np.diff(stamps[day]) >= np.timedelta64(0)).all() for day in days)
     for seed in range(10):  # an episode is one of the two days, whole and in time order
-        _, infos, _ = play(env, lambda obs: 0, seed)
+        _, infos, _, _ = play(env, lambda obs: 0, seed)
         assert [i["row"] for i in infos] in days
 
 

@@ -195,12 +195,9 @@ def test_rgb_array_draws_blue_worker_and_red_target():
     env.step([40.0, 30.0])
     frame = env.render()
     assert frame.shape == (400, 400, 3) and frame.dtype == np.uint8
-    assert _colour_at(frame, 40, 30, 8) == WORKER_RGB
-    assert _colour_at(frame, 40 + 5.5, 30, 8) == WORKER_RGB
-    assert _colour_at(frame, 10, 12, 8) == TARGET_RGB
-    assert _colour_at(frame, 10, 12 + 5.5, 8) == TARGET_RGB  # y grows downward
-    assert _colour_at(frame, 10 + 6.5, 12, 8) not in (WORKER_RGB, TARGET_RGB)
-    assert _colour_at(frame, 48, 2, 8) not in (WORKER_RGB, TARGET_RGB)
+    inside = {(40, 30): WORKER_RGB, (45.5, 30): WORKER_RGB, (10, 12): TARGET_RGB, (10, 17.5): TARGET_RGB}  # y: down
+    assert [_colour_at(frame, x, y, 8) for x, y in inside] == list(inside.values())
+    assert not {_colour_at(frame, x, y, 8) for x, y in [(16.5, 12), (48, 2)]} & {WORKER_RGB, TARGET_RGB}
     disc_pixels = math.pi * (6 * 8) ** 2
     for colour in (WORKER_RGB, TARGET_RGB):
         count = np.all(frame == colour, axis=-1).sum()
