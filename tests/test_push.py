@@ -110,19 +110,16 @@ def test_every_row_of_a_window_is_scored_exactly_once():
         assert [info["truth"] for info in infos] == labels.tolist()
 
 
-def test_observation_is_the_observed_row_and_info_only_the_scored_one():
-    env = make()
+def test_each_observation_is_its_row_info_the_scored_one_and_the_terminal_one_repeats_the_last():
+    env = make(episode_length=30)
     log = env.unwrapped.log
-    obs, _ = env.reset(seed=5)
-    for _ in range(30):
-        row = env.unwrapped.current_row
-        for j, name in enumerate(CATEGORICAL_FIELDS):
-            assert obs[name] == log.codes[j, row]
-        for j, name in enumerate(NUMERIC_FIELDS):
-            assert obs[name].shape == (1,) and obs[name][0] == log.numbers[j, row]
-        obs, _, _, _, info = env.step(HOLD)
-        assert set(info) == INFO_KEYS
-        assert info["row"] == row and info["truth"] == log.labels[row]
+    _, infos, observations, rows = play(env, always(HOLD), seed=5)
+    assert len(infos) == 30 and env.unwrapped.current_row == rows[-1]
+    for obs, row in zip(observations, rows + rows[-1:]):  # the terminal observation: the last row again
+        assert [obs[name] for name in CATEGORICAL_FIELDS] == log.codes[:, row].tolist()
+        assert all(np.array_equal(obs[name], log.numbers[j, row : row + 1]) for j, name in enumerate(NUMERIC_FIELDS))
+    for info, row in zip(infos, rows):
+        assert set(info) == INFO_KEYS and info["row"] == row and info["truth"] == log.labels[row]
 
 
 def test_running_metrics_match_a_recount():
@@ -143,17 +140,6 @@ def test_running_metrics_match_a_recount():
         assert info["precision"] == info["ctr"] == pytest.approx(precision)
         assert info["recall"] == pytest.approx(recall)
     assert terminated
-
-
-def test_terminal_observation_repeats_the_last_row():
-    env = make(episode_length=7)
-    _, infos, observations, observed = play(env, always(HOLD), seed=1)
-    last_obs = observations[-1]
-    assert len(infos) == 7 and env.unwrapped.current_row == observed[-1] == infos[-1]["row"]
-    log = env.unwrapped.log
-    row = observed[-1]
-    assert [last_obs[name] for name in CATEGORICAL_FIELDS] == log.codes[:, row].tolist()
-    assert all(np.array_equal(last_obs[name], log.numbers[j, row : row + 1]) for j, name in enumerate(NUMERIC_FIELDS))
 
 
 def test_whole_log_replays_every_row_in_order(small):
