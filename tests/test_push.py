@@ -257,12 +257,8 @@ def test_test_fraction_splits_a_user_log_in_time(train_frame, tmp_path):
 @pytest.mark.parametrize("source", ["bundled", "bundled test", "frame", "part of a file"])
 def test_pickle_mid_episode_continues_identically(small, tmp_path, source):
     part = {"split": "test", "test_fraction": 0.5, "episode_length": 15}
-    kwargs = {
-        "bundled": {},
-        "bundled test": {"split": "test"},
-        "frame": {"data": small, "episode_length": 30},
-        "part of a file": {"csv_path": to_csv(small, tmp_path / "log.csv"), **part},
-    }[source]
+    kwargs = {"bundled": {}, "bundled test": {"split": "test"}, "frame": {"data": small, "episode_length": 30},
+              "part of a file": {"csv_path": to_csv(small, tmp_path / "log.csv"), **part}}[source]  # fmt: skip
     env = make(**kwargs)
     env.reset(seed=4)
     for _ in range(5):

@@ -467,25 +467,23 @@ def test_a_frames_odd_columns_are_named(small, columns, match):
         gymnasium.make("gym_suite:push-v0", data=frame)
 
 
+WHOLE_COLUMNS = {"a bool column": lambda n: np.ones(n, dtype=bool), "a complex column": lambda n: np.full(n, 1 + 0j)}
+
+
 @pytest.mark.parametrize("column", ["priority", "num_updates", "text_length", "hour", "battery", "significant_contact"])
-@pytest.mark.parametrize("bad", [complex(1, 2), complex(1, 0), np.complex128(3 + 0j), True, np.bool_(False)])
+@pytest.mark.parametrize(
+    "bad", [complex(1, 2), complex(1, 0), np.complex128(3 + 0j), True, np.bool_(False), *WHOLE_COLUMNS]
+)
 def test_numeric_columns_refuse_complex_numbers_and_bools(small, column, bad):
-    if column == "significant_contact" and isinstance(bad, (bool, np.bool_)):
+    if column == "significant_contact" and (isinstance(bad, (bool, np.bool_)) or bad == "a bool column"):
         return  # a yes/no field: a boolean is its value (test_significant_contact_takes_booleans)
-    frame = small.copy()
-    frame[column] = frame[column].astype(object)
-    frame.loc[frame.index[7], column] = bad
-    with pytest.raises(ValueError, match=rf"column '{column}', row 7: .* is not a (real )?number"):
+    frame, row = small.astype({column: object}), 0 if isinstance(bad, str) else 7
+    if isinstance(bad, str):
+        frame[column] = WHOLE_COLUMNS[bad](len(small))
+    else:
+        frame.loc[frame.index[7], column] = bad
+    with pytest.raises(ValueError, match=rf"column '{column}', row {row}: .* is not a (real )?number"):
         load_log(data=frame)
-
-
-@pytest.mark.parametrize("column", ["priority", "battery"])
-def test_a_whole_bool_or_complex_column_is_refused(small, column):
-    for values in (np.ones(len(small), dtype=bool), np.full(len(small), 1 + 0j)):
-        frame = small.copy()
-        frame[column] = values
-        with pytest.raises(ValueError, match=rf"column '{column}', row 0: .* is not a (real )?number"):
-            load_log(data=frame)
 
 
 def test_complex_numbers_in_a_csv_are_refused(small, tmp_path):

@@ -156,23 +156,10 @@ def expected_velocity(x: float, y: float, dtype=np.float64) -> tuple[float, floa
     return (x1 / length, y1 / length) if length * largest > 1.0 else (x, y)
 
 
-def _jax_ops_or_skip():
-    pytest.importorskip("jax")
-    from gym_suite.envs.definition import jax_ops
-
-    return jax_ops()
+NEEDS_JAX = pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="needs the jax extra")
 
 
-@pytest.mark.parametrize(
-    "backend",
-    [
-        "scalar",
-        "numpy",
-        pytest.param(
-            "jax", marks=pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="needs the jax extra")
-        ),
-    ],
-)
+@pytest.mark.parametrize("backend", ["scalar", "numpy", pytest.param("jax", marks=NEEDS_JAX)])
 @settings(max_examples=200, deadline=None)
 @given(x=COMPONENT, y=COMPONENT)
 def test_clip_to_unit_scales_any_finite_action_to_at_most_length_one(backend, x, y):
@@ -183,9 +170,11 @@ def test_clip_to_unit_scales_any_finite_action_to_at_most_length_one(backend, x,
         vx, vy = (v[0].item() for v in clip_to_unit(NUMPY, np.array([x, 0.25]), np.array([y, -0.5])))  # a batch of 2
         dtype, rel = np.float64, 1e-15
     else:
-        ops = _jax_ops_or_skip()  # before jax is imported: skipped without the jax extra
         import jax.numpy as jnp
 
+        from gym_suite.envs.definition import jax_ops
+
+        ops = jax_ops()
         with np.errstate(over="ignore"):
             vx, vy = (float(v) for v in clip_to_unit(ops, jnp.float32(x), jnp.float32(y)))
         dtype, rel = np.float32, 1e-6  # XLA flushes subnormals (below 1.2e-38) to 0
