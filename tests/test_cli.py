@@ -271,15 +271,6 @@ def test_import_gym_suite_is_light():
     assert done.returncode == 0, done.stderr
 
 
-def test_progress_bar_only_when_asked_or_on_a_terminal(capsys, monkeypatch):
-    evaluate("example-v0", "random", episodes=60)  # standard error is not a terminal here
-    assert capsys.readouterr().err == ""
-    monkeypatch.setenv("GYM_SUITE_PROGRESS_INTERVAL", "0")  # off a terminal: a log line at every update
-    evaluate("example-v0", "random", episodes=60, progress=True)
-    err = capsys.readouterr().err
-    assert "example-v0 random: 60/60 episodes (100%)" in err and err.rstrip().endswith("done")
-
-
 def test_paired_difference():
     rng = np.random.default_rng(0)
     shared = rng.normal(0, 100, 500)  # noise both agents see on the same episodes cancels out

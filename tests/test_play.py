@@ -1,11 +1,5 @@
-"""``gym-suite play``: a person plays in a real pygame window.
-
-The window tests start their own X server (Xvfb, on a display number it picks itself), run
-``gym-suite play`` on it in a subprocess, and drive it with real X events (xdotool key, mouse
-move and click): each press is one step, so the episode's return is known in advance by
-playing the same actions in this process. A screenshot of the X screen (ImageMagick's
-``import``) must show the frame, and ``--screenshot`` saves the window's last picture.
-"""
+"""``gym-suite play``: the window tests run it on their own Xvfb, driven by xdotool (one press, one step),
+the return known by replaying the actions here, the screen read with ImageMagick's ``import``."""
 
 from __future__ import annotations
 
@@ -39,9 +33,6 @@ def replay(env_id: str, seed: int, actions, **make_kwargs) -> tuple[float, int, 
     return sum(step.reward for step in steps), len(steps), "terminated" if steps[-1].terminated else "truncated"
 
 
-# Without a window
-
-
 @pytest.fixture
 def digits_id():
     """A registered Discrete(4) id without keys of its own (heartpole's rules): the digit keys play it."""
@@ -57,8 +48,7 @@ def digits_id():
 
 
 def test_play_help_describes_the_controls_play_uses(capsys, digits_id):
-    """For every registered id, ``play --help`` shows the legend of :func:`controls` of the env
-    ``play`` makes, the one that picks the keys or the mouse and writes the panel's lines."""
+    """For every registered id, ``play --help`` shows the legend of the :func:`controls` ``play`` uses."""
     from gym_suite._registry import rows
     from gym_suite.cli import main
 
@@ -94,20 +84,14 @@ def test_score_panel_counts_and_draws():
 
     panel = ScorePanel(make("heartpole-v0", render_mode="rgb_array"), controls_text(KEYS["heartpole-v0"]))
     panel.reset(seed=0)
-    frame = panel.env.render()
     picture = panel.render()
-    assert picture.shape[1] >= 400 and picture.shape[0] > frame.shape[0] * panel.zoom
-    left, top = panel.frame_offset
-    shown = picture[
-        top : top + frame.shape[0] * panel.zoom : panel.zoom, left : left + frame.shape[1] * panel.zoom : panel.zoom
-    ]
-    assert np.array_equal(shown, frame)  # the env's own frame, enlarged
+    assert picture.shape[1] >= 400 and picture.shape[0] > panel.env.render().shape[0] * panel.zoom
+    check_frame_on(picture, panel.env.render(), panel.zoom, *panel.frame_offset)  # the env's own frame, enlarged
     panel.step(1)
     panel.step(1)
     picture = panel.render()
     assert panel.steps == 2 and panel.episode == 1
-    mask_scale = panel.text_scale
-    small = picture[::mask_scale, ::mask_scale]  # the panel's text is drawn at twice the font's size
+    small = picture[:: panel.text_scale, :: panel.text_scale]  # the text is drawn at twice the font's size
     assert find_text(small, "heartpole-v0  episode 1  step 2", PANEL_DIM)
     reward = f"reward {panel.last_reward:+.3f}   return {panel.episode_return:+.3f}"
     assert panel.panel_lines()[1][0] == reward
@@ -117,7 +101,7 @@ def test_score_panel_counts_and_draws():
 
 @pytest.mark.parametrize("env_id", ["target-v0", "example-v0"])
 def test_score_panel_keeps_its_size_when_an_episode_ends(env_id):
-    """The window does not widen (and the field does not move) when the end-of-episode line shows."""
+    """The window does not widen nor the field move when the end-of-episode line shows."""
     from gym_suite.play import EPISODE_OVER
 
     env = make(env_id, render_mode="rgb_array")
@@ -144,8 +128,7 @@ def test_pixel_to_point_inverts_the_target_picture():
 
 
 def test_steered_worker_heads_for_the_pointer():
-    """target-v1: the action points from the worker to the field point under the pointer, at full
-    speed, and shorter within one unit (the worker stops there)."""
+    """target-v1: the action heads for the field point under the pointer, at full speed, shorter within one unit."""
     np.testing.assert_allclose(heading((10.0, 10.0), (13.0, 14.0)), [0.6, 0.8], rtol=1e-6)
     np.testing.assert_allclose(heading((10.0, 10.0), (10.3, 9.6)), [0.3, -0.4], rtol=1e-6)
     assert heading((5.0, 5.0), (5.0, 5.0)).tolist() == [0.0, 0.0]
@@ -195,18 +178,12 @@ def no_display(monkeypatch):
 def test_a_bad_screenshot_path_is_refused_before_the_window_opens(tmp_path, case, no_display):
     (tmp_path / "file.png").write_bytes(b"")
     path = BAD_SCREENSHOTS[case](tmp_path)
-    # unchecked, the path would reach the window, which fails to open here (pygame.error)
     with pytest.raises(ValueError, match=r"^screenshot="):
         gym_suite.play.play("example-v0", episodes=1, screenshot=path)
     if case == "NUL":
         return  # a command line cannot hold one
-    done = subprocess.run(
-        [sys.executable, "-m", "gym_suite", "play", "example-v0", "--screenshot", path],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=no_display,
-    )
+    command = [sys.executable, "-m", "gym_suite", "play", "example-v0", "--screenshot", path]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, env=no_display)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.splitlines()[-1].startswith("gym-suite play: error: argument --screenshot: screenshot=")
 
@@ -238,8 +215,6 @@ def test_numpy_integers_are_integers(no_display):
         with pytest.raises(ValueError, match=f"^{next(iter(bad))} must be"):
             gym_suite.play.play("example-v0", **bad)
 
-
-# In a real window, under Xvfb
 
 MISSING = [tool for tool in ("Xvfb", "xdotool", "import") if shutil.which(tool) is None]
 needs_x = pytest.mark.skipif(
@@ -317,11 +292,8 @@ class Player:
                 break
             try:
                 self.x("xdotool", "key", key)
-            except subprocess.CalledProcessError:
-                # the episode ended and its window closed between the check above and the key (a
-                # loaded machine widens that gap): the key was not needed. While the command still
-                # runs, the key is sent once more (a failure then fails the test)
-                try:
+            except subprocess.CalledProcessError:  # the episode may have ended and closed its window:
+                try:  # the key was not needed; while the command still runs, it is sent once more
                     self.process.wait(timeout=2)
                     break
                 except subprocess.TimeoutExpired:
@@ -339,10 +311,10 @@ class Player:
         return out, err
 
 
-def check_frame_on(screen: np.ndarray, frame: np.ndarray, zoom: int, left: int) -> None:
-    """The env's frame is on the screen where the window shows it (window at 0, 0)."""
+def check_frame_on(screen: np.ndarray, frame: np.ndarray, zoom: int, left: int, top: int = 0) -> None:
+    """The env's frame is on the screen (or picture) at ``left, top``, enlarged ``zoom`` times."""
     height, width = frame.shape[:2]
-    shown = screen[: height * zoom : zoom, left : left + width * zoom : zoom]
+    shown = screen[top : top + height * zoom : zoom, left : left + width * zoom : zoom]
     assert np.array_equal(shown, frame), "the window does not show the environment's frame"
 
 
@@ -354,23 +326,12 @@ def check_screenshot(path: Path) -> None:
     assert len(np.unique(pixels.reshape(-1, 3), axis=0)) > 3, "the saved window is blank"
 
 
-# About 5 s each (an interpreter, a window, screenshots): example-v0 runs with the fast tests,
-# the others with the slow ones.
-KEY_GAMES = [
-    # id, make arguments on the command line, keys pressed, the actions they take
+SLOW = pytest.mark.slow  # about 5 s each: example-v0 runs with the fast tests
+KEY_GAMES = [  # id, make arguments on the command line, keys pressed, the actions they take
     pytest.param("example-v0", [], ["d"] * 12, [1] * 12, id="example-v0"),
-    pytest.param(
-        "heartpole-v0",
-        ["max_episode_steps=4"],
-        ["c", "b", "s", "n"],
-        [1, 2, 3, 0],
-        id="heartpole-v0",
-        marks=pytest.mark.slow,
-    ),
-    pytest.param("push-v0", ["episode_length=3"], ["d", "h", "d"], [1, 0, 1], id="push-v0", marks=pytest.mark.slow),
-    pytest.param(
-        "push-v1", ["daily_budget=1"], ["h", "d"], [0, 1], id="push-v1", marks=pytest.mark.slow
-    ),  # the one delivery ends the day
+    pytest.param("heartpole-v0", ["max_episode_steps=4"], list("cbsn"), [1, 2, 3, 0], id="heartpole-v0", marks=SLOW),
+    pytest.param("push-v0", ["episode_length=3"], ["d", "h", "d"], [1, 0, 1], id="push-v0", marks=SLOW),
+    pytest.param("push-v1", ["daily_budget=1"], ["h", "d"], [0, 1], id="push-v1", marks=SLOW),  # one delivery a day
 ]
 
 
@@ -383,7 +344,6 @@ def test_keys_play_an_episode_in_a_window(display, tmp_path, env_id, kwargs, key
     args = [env_id, "--seed", "3"] + (["--env-kwargs", *kwargs] if kwargs else [])
     player = Player(display, args, tmp_path)
     screen = player.wait_for_window()
-
     panel = ScorePanel(make(env_id, render_mode="rgb_array", **make_kwargs), controls_text(keys_for(env_id, None)))
     panel.reset(seed=3)
     picture = panel.render()  # what the window shows before the first key
@@ -395,8 +355,8 @@ def test_keys_play_an_episode_in_a_window(display, tmp_path, env_id, kwargs, key
     assert player.process.returncode == 0, err
     expected, steps, how = replay(env_id, 3, actions, **make_kwargs)
     found = EPISODE_LINE.search(out)
-    assert found, out
-    assert float(found[1]) == pytest.approx(expected, abs=5e-4) and int(found[2]) == steps and found[3] == how
+    assert found and float(found[1]) == pytest.approx(expected, abs=5e-4) and int(found[2]) == steps, out
+    assert found[3] == how
     check_screenshot(player.screenshot)
 
 
@@ -459,8 +419,7 @@ def test_escape_quits(display, tmp_path):
 
 
 def test_a_bar_shows_a_value_past_its_range_as_such(monkeypatch):
-    """Heartpole's alertness at -257 (its bar reads to 10) is drawn unlike a value inside the range:
-    the bar full, an arrow at its end, the number above it."""
+    """Heartpole's alertness at -257 (its bar reads to 10): the bar full, an arrow at its end, the number above."""
     from gym_suite.envs.heartpole_env import BAR_HEIGHT, LABEL_HEIGHT, MARGIN, OVERFLOW_RGB, rgb_dashboard, value_text
 
     monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")

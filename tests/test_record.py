@@ -1,13 +1,16 @@
-"""``gym-suite record`` and gym_suite.record: Minari datasets that load back and recover their env.
-
-Every dataset is written under a temporary ``MINARI_DATASETS_PATH``; nothing touches the network
-(Minari's hub is never asked: ``minari.load_dataset`` reads the local copy).
-"""
+"""``gym-suite record`` and gym_suite.record: Minari datasets, written under a temporary
+``MINARI_DATASETS_PATH`` without a network, that load back and recover their env."""
 
 from __future__ import annotations
 
+import os
 import pickle
+import signal
 import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +20,7 @@ minari = pytest.importorskip("minari")
 import gymnasium  # noqa: E402
 from test_cli import Constant  # noqa: E402
 
+import gym_suite  # noqa: E402
 from gym_suite import SPECS  # noqa: E402
 from gym_suite.cli import main  # noqa: E402
 from gym_suite.evaluate import play  # noqa: E402
@@ -65,8 +69,7 @@ def test_a_recorded_dataset_loads_back_with_the_episodes_played_and_recovers_its
     assert bool(episode.truncations[-1]) == steps[-1].truncated
     assert dataset.observation_space == make(env_id).observation_space
     env = dataset.recover_environment()
-    assert env.spec.id == env_id
-    assert env.observation_space == make(env_id).observation_space
+    assert env.spec.id == env_id and env.observation_space == make(env_id).observation_space
     env.reset(seed=0)
     env.close()
 
@@ -150,9 +153,6 @@ def test_load_policy_refuses_a_file_without_a_callable(tmp_path):
         load_policy(path, "example-v0")
 
 
-# Overwriting: the old dataset stays whole until the new one is complete
-
-
 def _snapshot(dataset_id):
     dataset = minari.load_dataset(dataset_id)
     episodes = list(dataset.iterate_episodes())
@@ -209,9 +209,6 @@ def test_the_command_with_overwrite_keeps_the_old_dataset_on_a_usage_error(capsy
     assert _snapshot("gym_suite/example-v0/random-v0") == before
 
 
-# Infos: recorded on every id
-
-
 @pytest.mark.parametrize("env_id", [spec.id for spec in SPECS])
 def test_infos_record_on_every_id(env_id):
     dataset = record(env_id, "random", episodes=2, seed=1, record_infos=True)
@@ -230,9 +227,6 @@ def test_an_info_key_the_reset_lacks_is_filled():
     infos = next(iter(dataset.iterate_episodes())).infos
     assert np.isnan(infos["productivity"][0]) and not infos["heart_attack"][0]
     assert "action" not in infos  # a str: only numbers are recorded
-
-
-# Arguments
 
 
 def test_numpy_integers_are_integers_and_the_largest_seeds_record():
@@ -290,15 +284,10 @@ def test_bad_arguments_name_the_argument_before_any_episode(arguments, error, me
     arguments = {"env_id": "example-v0", "policy": policy, "episodes": 1, **arguments}
     with pytest.raises(error, match=message) as info:
         record(arguments.pop("env_id"), arguments.pop("policy"), **arguments)
-    assert len(str(info.value)) < 1000
-    assert played == []
-    assert minari.list_local_datasets() == {}
+    assert len(str(info.value)) < 1000 and played == [] and minari.list_local_datasets() == {}
 
 
 def test_a_pickled_function_whose_module_is_gone_is_a_value_error(tmp_path, capsys):
-    import subprocess
-    import sys
-
     (tmp_path / "gone_module.py").write_text("def policy(observation):\n    return 0\n")
     path = tmp_path / "f.pkl"
     code = "import pickle, gone_module; pickle.dump(gone_module.policy, open('f.pkl', 'wb'))"
@@ -314,8 +303,6 @@ def test_a_pickled_function_whose_module_is_gone_is_a_value_error(tmp_path, caps
 
 
 def test_the_command_without_minari_says_what_to_install(monkeypatch, capsys):
-    import sys
-
     monkeypatch.setitem(sys.modules, "minari", None)  # as if it were not installed: `import minari` fails
     assert main(["record", "example-v0", "--episodes", "1"]) == 2
     err = capsys.readouterr().err
@@ -344,8 +331,6 @@ def test_a_failed_move_puts_the_old_dataset_back(tmp_path):
     assert (final / "data" / "new.txt").read_text() == "new" and not (final / "data" / "old.txt").exists()
 
 
-# Real processes: two runs racing for one id, and Ctrl-C
-
 GATE = '''
 import os, time
 
@@ -364,13 +349,6 @@ class Gate:
 
 
 def _command(*argv, path=()):
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    import gym_suite
-
     root = str(Path(gym_suite.__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, *map(str, path)]), "OMP_NUM_THREADS": "1"}
     command = [sys.executable, "-m", "gym_suite", "record", "example-v0", *argv]
@@ -378,8 +356,6 @@ def _command(*argv, path=()):
 
 
 def _wait_for(condition, seconds=180):
-    import time
-
     deadline = time.monotonic() + seconds
     while not condition():
         assert time.monotonic() < deadline, "timed out"
@@ -413,8 +389,6 @@ def test_two_runs_racing_for_one_id_leave_one_dataset_and_one_error(tmp_path, da
 
 def _holds_ctrl_c(pid):
     """Whether process ``pid`` holds SIGINT blocked: ``gym-suite record`` importing, its handler not yet in place."""
-    import signal
-
     try:
         with open(f"/proc/{pid}/status") as status:
             blocked = next(line.split()[1] for line in status if line.startswith("SigBlk:"))
@@ -425,8 +399,6 @@ def _holds_ctrl_c(pid):
 
 @pytest.mark.parametrize("moment", ["importing", "recording"])
 def test_ctrl_c_ends_the_command_at_once_with_one_line_and_nothing_left(moment, datasets_path):
-    import signal
-
     run = _command("--policy", "random", "--episodes", str(10**8), "--dataset-id", "ctrl/c-v0")
     staged = lambda: datasets_path.is_dir() and any(datasets_path.glob(".gym-suite-record-*"))  # noqa: E731
     try:  # as soon as the command holds Ctrl-C (its first imports), or once it stages the dataset
@@ -456,10 +428,6 @@ def test_ctrl_c_ends_the_command_at_once_with_one_line_and_nothing_left(moment, 
     ],
 )
 def test_only_the_record_command_holds_ctrl_c_while_the_package_imports(argv, orig_argv, holds, monkeypatch):
-    import sys
-
-    import gym_suite
-
     monkeypatch.setattr(sys, "argv", argv)
     monkeypatch.setattr(sys, "orig_argv", orig_argv)
     assert gym_suite._is_record_command() is holds
@@ -467,7 +435,6 @@ def test_only_the_record_command_holds_ctrl_c_while_the_package_imports(argv, or
 
 def test_a_ctrl_c_within_an_import_is_raised_by_the_next_check():
     """Raised inside a C extension's set-up (jaxlib's), an exception crashes the process: it waits."""
-    import signal
     from types import SimpleNamespace
 
     from gym_suite import record as module
@@ -481,9 +448,6 @@ def test_a_ctrl_c_within_an_import_is_raised_by_the_next_check():
             module._press(signal.SIGINT, None)  # anywhere else: at once
     finally:
         module._PRESSED.clear()
-
-
-# The dataset's author and code
 
 
 def test_the_dataset_names_its_author_and_code_from_the_package_metadata(monkeypatch, capsys):
