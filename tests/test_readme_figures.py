@@ -1,6 +1,4 @@
-"""README's figures come from their sources: every number in README's prose is one this test
-knows and checks against its source (``docs/baselines.csv``, the baselines script), so that a
-commit cannot leave one behind. Code, links and the generated tables are not prose."""
+"""Every number in README's prose (code, links and generated tables left out) is one checked against its source."""
 
 from __future__ import annotations
 
@@ -46,12 +44,8 @@ def checked_figures() -> set[str]:
         scored = {row["env_id"] for row in csv.DictReader(f)} & set(gym_suite.ENV_IDS)
     eval_episodes = {baselines_row(env_id, "random")["eval_episodes"] for env_id in scored}
     assert len(eval_episodes) == 1, f"the table's ids are scored on different numbers of episodes: {eval_episodes}"
-    return {
-        f"{int(eval_episodes.pop()):,}",  # "the same 1,000 seeded evaluation episodes"
-        "0",  # the normalized score's definition: 0 is the random policy ...
-        "1",  # ... and 1 the optimum
-        confidence_percent(),  # "its 95 % interval": the baselines table's level
-    }
+    # the evaluation episodes, the normalized score's 0 (random) and 1 (optimum), the table's interval level
+    return {f"{int(eval_episodes.pop()):,}", "0", "1", confidence_percent()}
 
 
 def confidence_percent() -> str:
@@ -75,22 +69,15 @@ def test_every_figure_in_readmes_prose_is_checked():
 
 def test_the_prose_check_sees_a_figure_and_ignores_code():
     sample = (
-        "Stable-Baselines3 took 5 min 26 s.\n\n```bash\npytest -n 2\n```\n\nRun `gym-suite evaluate --episodes 1000`.\n"
+        "Stable-Baselines3 took 5 min 26 s.\n\n```bash\npytest -n 2\n```\n\nRun `gym-suite evaluate --episodes 1`.\n"
     )
-    figures = re.findall(NUMBER, prose(sample))
-    assert figures == ["5", "26"]
+    assert re.findall(NUMBER, prose(sample)) == ["5", "26"]
 
 
 def test_train_ppo_comment_is_the_tables_jax_ppo_row():
     """The train_ppo example's comment quotes the baselines table's JAX PPO row for heartpole-v1."""
-    text = README.read_text(encoding="utf-8")
-    block = re.search(r"<!-- train-ppo-snippet -->\n```python\n(.*?)```", text, re.S)
-    assert block, "README.md has no train-ppo-snippet block"
-    code = block.group(1)
+    code = re.search(r"<!-- train-ppo-snippet -->\n```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)[1]
     env_id = re.search(r'train_ppo\("([a-z0-9-]+)"', code).group(1)
     match = re.search(r"JAX PPO: IQM (-?\d+\.\d+) over (\d+) seeds", code)
-    assert match, "the train_ppo example no longer quotes the table's JAX PPO row"
-    row = baselines_row(env_id, "jax-ppo")
-    digits = len(match.group(1).split(".")[1])
-    assert match.group(1) == f"{float(row['iqm']):.{digits}f}", (match.group(1), row["iqm"])
-    assert int(match.group(2)) == int(row["seeds"])
+    row, digits = baselines_row(env_id, "jax-ppo"), len(match.group(1).split(".")[1])
+    assert (match.group(1), int(match.group(2))) == (f"{float(row['iqm']):.{digits}f}", int(row["seeds"])), row

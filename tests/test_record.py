@@ -55,18 +55,26 @@ def replay(env_id, policy, seed, **kwargs):
 
 
 @pytest.mark.parametrize("env_id", [spec.id for spec in SPECS])
-def test_a_recorded_dataset_loads_back_with_the_episodes_played_and_recovers_its_env(env_id):
+def test_a_recorded_dataset_loads_back_with_the_episodes_played_their_infos_and_recovers_its_env(env_id):
     policy = "heuristic" if callable(getattr(make(env_id).unwrapped, "heuristic", None)) else "random"
-    record(env_id, policy, episodes=2, seed=3)
+    record(env_id, policy, episodes=2, seed=3, record_infos=True)
     dataset = minari.load_dataset(default_dataset_id(env_id, policy))
-    assert dataset.total_episodes == 2
     episodes = list(dataset.iterate_episodes())
-    _, steps = replay(env_id, policy, seed=4)  # the second episode: reset with seed + 1
-    episode = episodes[1]
-    assert len(episode.actions) == len(steps) == dataset.total_steps - len(episodes[0].actions)
-    np.testing.assert_allclose(episode.rewards, [s.reward for s in steps])
-    assert bool(episode.terminations[-1]) == steps[-1].terminated
-    assert bool(episode.truncations[-1]) == steps[-1].truncated
+    assert dataset.total_episodes == 2 and dataset.total_steps == sum(len(e.actions) for e in episodes)
+    for i, episode in enumerate(episodes):
+        _, steps = replay(env_id, policy, seed=3 + i)
+        assert len(episode.actions) == len(steps)
+        np.testing.assert_allclose(episode.rewards, [s.reward for s in steps])
+        assert (bool(episode.terminations[-1]), bool(episode.truncations[-1])) == (
+            steps[-1].terminated,
+            steps[-1].truncated,
+        )
+        numeric = {k for step in steps for k, v in step.info.items() if np.asarray(v).dtype.kind in "biuf"}
+        assert set(episode.infos) >= numeric, "a numeric info key was not recorded"  # (an id may have none)
+        for key, values in episode.infos.items():
+            assert len(values) == len(steps) + 1  # the reset's, then every step's
+            numbers = [step.info[key] for step in steps]
+            np.testing.assert_allclose(np.asarray(values[1:], dtype=float), np.asarray(numbers, dtype=float))
     assert dataset.observation_space == make(env_id).observation_space
     env = dataset.recover_environment()
     assert env.spec.id == env_id and env.observation_space == make(env_id).observation_space
@@ -209,19 +217,6 @@ def test_the_command_with_overwrite_keeps_the_old_dataset_on_a_usage_error(capsy
     assert _snapshot("gym_suite/example-v0/random-v0") == before
 
 
-@pytest.mark.parametrize("env_id", [spec.id for spec in SPECS])
-def test_infos_record_on_every_id(env_id):
-    dataset = record(env_id, "random", episodes=2, seed=1, record_infos=True)
-    for i, episode in enumerate(dataset.iterate_episodes()):
-        _, steps = replay(env_id, "random", seed=1 + i)
-        numeric = {k for step in steps for k, v in step.info.items() if np.asarray(v).dtype.kind in "biuf"}
-        assert set(episode.infos) >= numeric, "a numeric info key was not recorded"  # (an id may have none)
-        for key, values in episode.infos.items():
-            assert len(values) == len(steps) + 1  # the reset's, then every step's
-            numbers = [step.info[key] for step in steps]
-            np.testing.assert_allclose(np.asarray(values[1:], dtype=float), np.asarray(numbers, dtype=float))
-
-
 def test_an_info_key_the_reset_lacks_is_filled():
     dataset = record("heartpole-v1", "heuristic", episodes=1, record_infos=True)
     infos = next(iter(dataset.iterate_episodes())).infos
@@ -229,12 +224,12 @@ def test_an_info_key_the_reset_lacks_is_filled():
     assert "action" not in infos  # a str: only numbers are recorded
 
 
-def test_numpy_integers_are_integers_and_the_largest_seeds_record():
-    dataset = record("example-v0", "random", episodes=np.int32(2), seed=np.uint64(4))
-    assert dataset.total_episodes == 2
-    first = next(iter(dataset.iterate_episodes()))
+def test_numpy_integers_the_largest_seeds_and_the_prefixed_id_record():
+    dataset = record("gym_suite:example-v0", "random", episodes=np.int32(2), seed=np.uint64(4))
+    assert dataset.total_episodes == 2 and dataset.spec.dataset_id == "gym_suite/example-v0/random-v0"
+    assert dataset.recover_environment().spec.id == "example-v0"
     _, steps = replay("example-v0", "random", seed=4)
-    assert list(first.actions) == [s.action for s in steps]
+    assert list(next(iter(dataset.iterate_episodes())).actions) == [s.action for s in steps]
     largest = record("example-v0", "random", episodes=2, seed=2**64 - 2, dataset_id="big/seed-v0")  # the last seeds
     assert largest.total_episodes == 2
 
@@ -307,12 +302,6 @@ def test_the_command_without_minari_says_what_to_install(monkeypatch, capsys):
     assert main(["record", "example-v0", "--episodes", "1"]) == 2
     err = capsys.readouterr().err
     assert err.strip() == "gym-suite record: No module named 'minari': pip install \"gym-suite[minari]\""
-
-
-def test_the_prefixed_id_records_the_ids_dataset():
-    dataset = record("gym_suite:example-v0", "random", episodes=2)
-    assert dataset.spec.dataset_id == "gym_suite/example-v0/random-v0"
-    assert dataset.recover_environment().spec.id == "example-v0"
 
 
 def test_a_failed_move_puts_the_old_dataset_back(tmp_path):
