@@ -14,6 +14,7 @@ from pathlib import Path
 import gymnasium
 import numpy as np
 import pytest
+from PIL import Image
 
 import gym_suite  # noqa: F401  (registers the ids)
 from gym_suite.evaluate import play as play_episode
@@ -36,13 +37,8 @@ def replay(env_id: str, seed: int, actions, **make_kwargs) -> tuple[float, int, 
 @pytest.fixture
 def digits_id():
     """A registered Discrete(4) id without keys of its own (heartpole's rules): the digit keys play it."""
-    spec = gym_suite.register(
-        "playtest/pole-v0",
-        definition="gym_suite.envs.heartpole_env:HEARTPOLE",
-        params="gym_suite.envs.heartpole_env:V0",
-        max_episode_steps=10,
-        summary="HeartPole's rules, played with the digit keys.",
-    )
+    rules = {"definition": "gym_suite.envs.heartpole_env:HEARTPOLE", "params": "gym_suite.envs.heartpole_env:V0"}
+    spec = gym_suite.register("playtest/pole-v0", **rules, max_episode_steps=10, summary="HeartPole, digit keys.")
     yield spec.id
     gym_suite.unregister(spec.id)
 
@@ -227,12 +223,8 @@ needs_x = pytest.mark.skipif(
 def display():
     """A fresh X server on a free display number (Xvfb picks it: -displayfd)."""
     read, write = os.pipe()
-    server = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write), "-screen", "0", f"{SCREEN[0]}x{SCREEN[1]}x24", "-nolisten", "tcp"],
-        pass_fds=(write,),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    command = ["Xvfb", "-displayfd", str(write), "-screen", "0", f"{SCREEN[0]}x{SCREEN[1]}x24", "-nolisten", "tcp"]
+    server = subprocess.Popen(command, pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.close(write)
     with os.fdopen(read) as answer:
         number = answer.readline().strip()
@@ -252,20 +244,15 @@ class Player:
         self.env.pop("SDL_VIDEODRIVER", None)  # the tests' conftest asks for the dummy driver: a real window here
         self.tmp_path = tmp_path
         self.screenshot = tmp_path / "window.png"
+        command = [sys.executable, "-m", "gym_suite", "play", *args, "--episodes", "1", "--screenshot", self.screenshot]
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "gym_suite", "play", *args, "--episodes", "1", "--screenshot", str(self.screenshot)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=self.env,
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.env
         )
 
     def x(self, *args) -> None:
         subprocess.run(args, check=True, env=self.env, timeout=30, capture_output=True)
 
     def screen(self) -> np.ndarray:
-        from PIL import Image
-
         path = self.tmp_path / "screen.png"
         self.x("import", "-window", "root", str(path))
         with Image.open(path) as image:
@@ -283,9 +270,8 @@ class Player:
             time.sleep(0.2)
         raise AssertionError("no window appeared on the X screen")
 
-    def press_until_done(self, keys, timeout: float = 60.0) -> tuple[str, str]:
+    def press(self, keys) -> None:
         """Press ``keys`` one after the other, each once, until the command exits."""
-        deadline = time.monotonic() + timeout
         self.x("xdotool", "mousemove", "5", "5")  # no window manager: the keyboard follows the pointer
         for key in keys:
             if self.process.poll() is not None:
@@ -299,16 +285,25 @@ class Player:
                 except subprocess.TimeoutExpired:
                     self.x("xdotool", "key", key)
             time.sleep(0.05)
-        return self.finish(deadline)
 
-    def finish(self, deadline: float) -> tuple[str, str]:
+    def finish(self, timeout: float = 60.0) -> str:
+        """The command's output, once it has ended (with status 0)."""
         try:
-            out, err = self.process.communicate(timeout=max(1.0, deadline - time.monotonic()))
+            out, err = self.process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             self.process.kill()
-            out, err = self.process.communicate()
-            raise AssertionError(f"gym-suite play did not end its episode: {out} {err}") from None
-        return out, err
+            raise AssertionError(f"gym-suite play did not end its episode: {self.process.communicate()}") from None
+        assert self.process.returncode == 0, err
+        return out
+
+    def episode(self, timeout: float = 60.0) -> tuple[float, int, str]:
+        """The return, length and end of the episode the command played; its window's last picture saved."""
+        out = self.finish(timeout)
+        found = EPISODE_LINE.search(out)
+        assert found, out
+        with Image.open(self.screenshot) as image:
+            assert len(np.unique(np.asarray(image.convert("RGB")).reshape(-1, 3), axis=0)) > 3, "a blank screenshot"
+        return float(found[1]), int(found[2]), found[3]
 
 
 def check_frame_on(screen: np.ndarray, frame: np.ndarray, zoom: int, left: int, top: int = 0) -> None:
@@ -316,14 +311,6 @@ def check_frame_on(screen: np.ndarray, frame: np.ndarray, zoom: int, left: int, 
     height, width = frame.shape[:2]
     shown = screen[top : top + height * zoom : zoom, left : left + width * zoom : zoom]
     assert np.array_equal(shown, frame), "the window does not show the environment's frame"
-
-
-def check_screenshot(path: Path) -> None:
-    from PIL import Image
-
-    with Image.open(path) as image:
-        pixels = np.asarray(image.convert("RGB"))
-    assert len(np.unique(pixels.reshape(-1, 3), axis=0)) > 3, "the saved window is blank"
 
 
 SLOW = pytest.mark.slow  # about 5 s each: example-v0 runs with the fast tests
@@ -350,21 +337,15 @@ def test_keys_play_an_episode_in_a_window(display, tmp_path, env_id, kwargs, key
     check_frame_on(screen, panel.env.render(), panel.zoom, panel.frame_offset[0])
     assert np.array_equal(screen[: picture.shape[0], : picture.shape[1]], picture), "the panel is not on screen"
     panel.close()
-
-    out, err = player.press_until_done(keys)
-    assert player.process.returncode == 0, err
-    expected, steps, how = replay(env_id, 3, actions, **make_kwargs)
-    found = EPISODE_LINE.search(out)
-    assert found and float(found[1]) == pytest.approx(expected, abs=5e-4) and int(found[2]) == steps, out
-    assert found[3] == how
-    check_screenshot(player.screenshot)
+    player.press(keys)
+    played, expected = player.episode(), replay(env_id, 3, actions, **make_kwargs)
+    assert played[0] == pytest.approx(expected[0], abs=5e-4) and played[1:] == expected[1:], (played, expected)
 
 
 @needs_x
 @pytest.mark.slow
 def test_mouse_click_and_drag_move_the_worker(display, tmp_path):
-    """target-v0 as in its tutorial: a click moves the worker there (a miss), a drag to the
-    target moves it on (a hit ends the episode): return -1 + 1 after 2 steps."""
+    """target-v0: a click moves the worker there (a miss), a drag on to the target ends the episode: -1 + 1."""
     env = make("target-v0", render_mode="rgb_array")
     panel = ScorePanel(env, controls_text(None))
     obs, _ = panel.reset(seed=5)
@@ -374,38 +355,26 @@ def test_mouse_click_and_drag_move_the_worker(display, tmp_path):
     miss = np.where(target > env.unwrapped.size / 2, 2.0, env.unwrapped.size - 2.0)  # the far corner
     to_pixel = [int(left + target[0] * ppu * zoom), int(top + target[1] * ppu * zoom)]
     from_pixel = [int(left + miss[0] * ppu * zoom), int(top + miss[1] * ppu * zoom)]
-    expected, steps, how = replay("target-v0", 5, [miss, target])
-    assert (steps, how, expected) == (2, "terminated", 0.0)
-
+    assert replay("target-v0", 5, [miss, target]) == (0.0, 2, "terminated")
     player = Player(display, ["target-v0", "--seed", "5"], tmp_path)
     screen = player.wait_for_window()
     check_frame_on(screen, env.render(), zoom, left)
     panel.close()
-    deadline = time.monotonic() + 60
     player.x("xdotool", "mousemove", *map(str, from_pixel), "mousedown", "1")
     player.x("xdotool", "mousemove", *map(str, to_pixel))
     player.x("xdotool", "mouseup", "1")
-    out, err = player.finish(deadline)
-    assert player.process.returncode == 0, err
-    found = EPISODE_LINE.search(out)
-    assert found and float(found[1]) == 0.0 and int(found[2]) == 2 and found[3] == "terminated", out
-    check_screenshot(player.screenshot)
+    assert player.episode() == (0.0, 2, "terminated")
 
 
 @needs_x
 @pytest.mark.slow
 def test_steered_chase_runs_on_its_own_after_a_click(display, tmp_path):
-    """target-v1: a click starts the chase, then the env steps by itself with the worker heading
-    for the pointer until the target is caught or the 300 steps run out; -1 a step."""
+    """target-v1: after a click the worker heads for the pointer on its own until caught or 300 steps; -1 a step."""
     player = Player(display, ["target-v1", "--seed", "5"], tmp_path)
     player.wait_for_window()
-    deadline = time.monotonic() + 120
     player.x("xdotool", "mousemove", "200", "200", "click", "1")
-    out, err = player.finish(deadline)
-    assert player.process.returncode == 0, err
-    found = EPISODE_LINE.search(out)
-    assert found and float(found[1]) == -int(found[2]) and 1 <= int(found[2]) <= 300, out
-    check_screenshot(player.screenshot)
+    total, steps, _ = player.episode(timeout=120)
+    assert total == -steps and 1 <= steps <= 300
 
 
 @needs_x
@@ -413,9 +382,8 @@ def test_steered_chase_runs_on_its_own_after_a_click(display, tmp_path):
 def test_escape_quits(display, tmp_path):
     player = Player(display, ["heartpole-v1", "--seed", "0"], tmp_path)
     player.wait_for_window()
-    out, err = player.press_until_done(["c", "Escape"])
-    assert player.process.returncode == 0, err
-    assert "episode 1:" not in out  # quit before the episode ended
+    player.press(["c", "Escape"])
+    assert "episode 1:" not in player.finish()  # quit before the episode ended
 
 
 def test_a_bar_shows_a_value_past_its_range_as_such(monkeypatch):

@@ -37,16 +37,14 @@ def datasets_path(tmp_path, monkeypatch):
 @pytest.fixture(autouse=True)
 def offline(monkeypatch):
     """Recording and loading work without a network: any connection attempt fails the test."""
-
-    def refuse(self, address, *args, **kwargs):
-        raise AssertionError(f"a network connection to {address!r}")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+    for name in ("connect", "connect_ex"):
+        monkeypatch.setattr(
+            socket.socket, name, lambda self, address, *a, **k: pytest.fail(f"a connection to {address}")
+        )
 
 
 def replay(env_id, policy, seed, **kwargs):
-    """The observations, actions and rewards of one seeded episode, played here again."""
+    """The first observation and the steps of one seeded episode, played here again."""
     env = make(env_id, **kwargs)
     first, _ = env.reset(seed=seed)
     steps = list(play(env, policy, seed, observation=first))
@@ -100,7 +98,6 @@ def test_the_command_records_a_built_in_and_a_pickled_policy(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "gym_suite/example-v0/random-v0: 4 episodes" in out
     assert minari.load_dataset("gym_suite/example-v0/random-v0").total_episodes == 4
-
     path = tmp_path / "always-left.pkl"
     path.write_bytes(pickle.dumps(Constant(0)))
     assert main(["record", "example-v0", "--policy", str(path), "--episodes", "2"]) == 0
@@ -130,16 +127,19 @@ def test_the_command_records_a_saved_stable_baselines3_model(tmp_path):
     [
         (["--policy", "nowhere.pkl"], "policy file not found: 'nowhere.pkl'"),
         (["--env-kwargs", "nope=1"], "unexpected keyword argument 'nope'"),
+        (["--policy", "random", "--overwrite", "--env-kwargs", "nope=1"], "unexpected keyword argument 'nope'"),
         (["--episodes", "0"], "must be a positive integer"),
         (["--dataset-id", ""], "error: argument --dataset-id: must be a Minari dataset id"),
     ],
 )
-def test_the_command_reports_bad_input_as_a_usage_error(argv, message, capsys):
+def test_the_command_reports_bad_input_as_a_usage_error_and_keeps_the_old_dataset(argv, message, capsys):
+    assert main(["record", "example-v0", "--policy", "random", "--episodes", "2"]) == 0
+    before = _snapshot("gym_suite/example-v0/random-v0")
     with pytest.raises(SystemExit) as exit_info:
         main(["record", "example-v0", *argv])
-    assert exit_info.value.code == 2
-    assert message in capsys.readouterr().err
-    assert minari.list_local_datasets() == {}
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+    assert _snapshot("gym_suite/example-v0/random-v0") == before
+    assert list(minari.list_local_datasets()) == ["gym_suite/example-v0/random-v0"]
 
 
 def test_an_existing_dataset_is_kept_unless_overwrite(capsys, datasets_path):
@@ -163,12 +163,8 @@ def test_load_policy_refuses_a_file_without_a_callable(tmp_path):
 
 def _snapshot(dataset_id):
     dataset = minari.load_dataset(dataset_id)
-    episodes = list(dataset.iterate_episodes())
-    return (
-        dataset.total_episodes,
-        [episode.actions.tolist() for episode in episodes],
-        dataset.storage.metadata.get("description"),
-    )
+    actions = [episode.actions.tolist() for episode in dataset.iterate_episodes()]
+    return dataset.total_episodes, actions, dataset.storage.metadata.get("description")
 
 
 class Raises:
@@ -200,21 +196,12 @@ def test_overwrite_keeps_the_old_dataset_when_the_new_run_fails(kwargs, error, d
     record("example-v0", "random", episodes=3, seed=5, dataset_id="keep/example-v0")
     before = _snapshot("keep/example-v0")
     arguments = {"policy": "random", **kwargs}
-    policy = arguments.pop("policy")
     with pytest.raises(error):
-        record("example-v0", policy, episodes=4, dataset_id="keep/example-v0", overwrite=True, **arguments)
-    assert _snapshot("keep/example-v0") == before
-    assert list(minari.list_local_datasets()) == ["keep/example-v0"]
+        record(
+            "example-v0", arguments.pop("policy"), episodes=4, dataset_id="keep/example-v0", overwrite=True, **arguments
+        )
+    assert _snapshot("keep/example-v0") == before and list(minari.list_local_datasets()) == ["keep/example-v0"]
     assert [p.name for p in datasets_path.iterdir() if p.name.startswith(".")] == []  # nothing staged is left
-
-
-def test_the_command_with_overwrite_keeps_the_old_dataset_on_a_usage_error(capsys):
-    assert main(["record", "example-v0", "--policy", "random", "--episodes", "2"]) == 0
-    before = _snapshot("gym_suite/example-v0/random-v0")
-    with pytest.raises(SystemExit) as exit_info:
-        main(["record", "example-v0", "--policy", "random", "--overwrite", "--env-kwargs", "nope=1"])
-    assert exit_info.value.code == 2
-    assert _snapshot("gym_suite/example-v0/random-v0") == before
 
 
 def test_an_info_key_the_reset_lacks_is_filled():
@@ -445,7 +432,6 @@ def test_the_dataset_names_its_author_and_code_from_the_package_metadata(monkeyp
 
     metadata = record("example-v0", "random", episodes=1, dataset_id="credits/installed-v0").storage.metadata
     assert metadata["author"] == {"gym-suite"}  # the installed metadata names no author: not "Unknown"
-
     fake = email.message.Message()
     fake["Author-email"] = "Ada Lovelace <ada@example.org>"
     fake["Project-URL"] = "Documentation, https://example.org/docs"
@@ -455,7 +441,6 @@ def test_the_dataset_names_its_author_and_code_from_the_package_metadata(monkeyp
     assert metadata["author"] == {"Ada Lovelace"} and metadata["author_email"] == {"ada@example.org"}
     assert metadata["code_permalink"] == "https://example.org/gym-suite"
     assert "1 episodes of the random policy on example-v0" in metadata["description"]
-
     flags = ["--author", "Grace", "--author-email", "g@example.org", "--code-permalink", "https://example.org/x"]
     assert main(["record", "example-v0", "--policy", "random", "--episodes", "1", "--dataset-id", "credits/flags-v0",
                  *flags, "--description", "mine"]) == 0  # fmt: skip
