@@ -90,14 +90,6 @@ def test_cli_output_in_ascii_locale(encoding, sign):
     done.stdout.encode(encoding)
 
 
-def test_cli_evaluate_prints_the_evaluation(capsys):
-    for env_id in ("example-v0", "gym_suite:example-v0"):  # the module prefix gymnasium.make takes
-        assert main(["evaluate", env_id, "--policy", "heuristic", "--episodes", "7", "--seed", "2"]) == 0
-        out = capsys.readouterr().out
-        expected = evaluate("example-v0", "heuristic", episodes=7, seed=2)
-        assert f"return: {expected.mean:.3f}" in out and "example-v0 heuristic: " in out and "over 7 episodes" in out
-
-
 class Constant:
     """A picklable trained policy: always the same action."""
 
@@ -110,15 +102,19 @@ class Constant:
         return self.action
 
 
-def test_cli_evaluate_takes_a_policy_file_as_record_does(tmp_path, capsys):
+def test_cli_evaluate_prints_the_evaluation_of_a_policy_or_a_policy_file(tmp_path, capsys):
     import pickle
 
-    path = tmp_path / "always-left.pkl"
-    path.write_bytes(pickle.dumps(Constant(0)))
-    assert main(["evaluate", "example-v0", "--policy", str(path), "--episodes", "5"]) == 0
-    expected = evaluate("example-v0", Constant(0), episodes=5)
-    out = capsys.readouterr().out
-    assert "example-v0 constant: " in out and f"return: {expected.mean:.3f}" in out
+    (tmp_path / "always-left.pkl").write_bytes(pickle.dumps(Constant(0)))
+    for env_id, policy, name in [
+        ("example-v0", "heuristic", "heuristic"),
+        ("gym_suite:example-v0", "heuristic", "heuristic"),  # the module prefix gymnasium.make takes
+        ("example-v0", str(tmp_path / "always-left.pkl"), "constant"),  # as record takes it
+    ]:
+        assert main(["evaluate", env_id, "--policy", policy, "--episodes", "7", "--seed", "2"]) == 0
+        out = capsys.readouterr().out
+        expected = evaluate("example-v0", Constant(0) if name == "constant" else policy, episodes=7, seed=2)
+        assert f"return: {expected.mean:.3f}" in out and f"example-v0 {name}: " in out and "over 7 episodes" in out
 
 
 def test_cli_evaluate_takes_a_saved_stable_baselines3_model(tmp_path, capsys):
