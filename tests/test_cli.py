@@ -145,25 +145,18 @@ def test_parse_kwargs_reads_literals():
 
 
 @pytest.mark.parametrize("env_id", ALL_IDS)
-def test_evaluate_plays_the_episodes_of_run_episode(env_id):
-    """Episode ``i`` is reset with ``seed + i`` exactly, however large the seed (no float rounding)."""
+def test_evaluate_plays_the_episodes_of_run_episode_and_random_actions_are_seeded_by_action_seed(env_id):
+    """Episode ``i`` is reset with ``seed + i`` exactly (however large); random actions drawn from ``action_seed``."""
     for policy, seed in (("random", 9), ("heuristic", 9), ("random", 2**63 - 2)):
         result = evaluate(env_id, policy, episodes=4, seed=seed, env_kwargs=SHORT)
         env = gymnasium.make(env_id, **SHORT)
         one_by_one = [run_episode(env, policy, seed + i) for i in range(4)]
         np.testing.assert_array_equal(result.returns, [r for r, _ in one_by_one])
         np.testing.assert_array_equal(result.lengths, [n for _, n in one_by_one])
-
-
-@pytest.mark.parametrize("env_id", ALL_IDS)
-def test_random_actions_are_seeded_by_action_seed(env_id):
-    """``play(env, "random", seed)``: the env reset with ``seed``, the actions drawn from ``action_seed(seed)``."""
     played = [step.action for step in play(gymnasium.make(env_id, **SHORT), "random", 5)]
-    env = gymnasium.make(env_id, **SHORT)
     env.reset(seed=5)
     env.action_space.seed(action_seed(5))
-    by_hand = [env.action_space.sample() for _ in played]
-    np.testing.assert_array_equal(np.asarray(played), np.asarray(by_hand))
+    np.testing.assert_array_equal(np.asarray(played), np.asarray([env.action_space.sample() for _ in played]))
 
 
 def test_play_yields_every_step_until_the_end():
@@ -173,6 +166,28 @@ def test_play_yields_every_step_until_the_end():
     assert (sum(step.reward for step in steps), len(steps)) == run_episode(env, "random", 1)
     obs, _ = env.reset(seed=1)  # a caller that reset the env itself hands the observation over
     assert [s.reward for s in play(env, "random", 1, observation=obs)] == [s.reward for s in steps]
+
+
+class Answers:
+    """A batched policy logging its calls, whose ``act_batch`` answers ``answer(number of observations)``."""
+
+    name = "answers"
+
+    def __init__(self, answer=lambda n: [0] * n):
+        self.answer, self.calls = answer, []
+
+    def __call__(self, observation):
+        return 0
+
+    def reset(self):
+        self.calls.append("reset")
+
+    def act_batch(self, observations):
+        self.calls.append("act")
+        return self.answer(len(observations))
+
+
+BAD_BATCH = r"answers\.act_batch returned .* it must return a list \(or array\) of actions"
 
 
 @pytest.mark.parametrize(
@@ -185,6 +200,14 @@ def test_play_yields_every_step_until_the_end():
         (lambda: parse_kwargs(["a"]), ValueError, "KEY=VALUE"),
         (lambda: evaluate("no-such-env-v0"), gymnasium.error.Error, "no-such-env"),
         (lambda: evaluate("gym_suite:no-such-env-v0"), gymnasium.error.Error, "no-such-env"),
+        *[
+            (lambda a=a: evaluate("example-v0", Answers(a), episodes=3), ValueError, "expected 3, one per observation")
+            for a in (lambda n: [0] * (n - 1), lambda n: [0] * (n + 1))
+        ],
+        *[
+            (lambda a=a: evaluate("example-v0", Answers(lambda n: a), episodes=3), TypeError, BAD_BATCH)
+            for a in (None, 0, np.int64(0), np.array(0), "01", {0: 0})
+        ],
     ],
 )
 def test_unknown_or_bad_policies_and_ids_are_refused(call, error, match):
@@ -192,61 +215,14 @@ def test_unknown_or_bad_policies_and_ids_are_refused(call, error, match):
         call()
 
 
-class Answers:
-    """A batched policy whose ``act_batch`` answers ``answer`` (of the number of observations, if callable)."""
-
-    name = "answers"
-
-    def __init__(self, answer):
-        self.answer = answer
-
-    def __call__(self, observation):
-        return 0
-
-    def act_batch(self, observations):
-        return self.answer(len(observations)) if callable(self.answer) else self.answer
-
-
-@pytest.mark.parametrize(
-    ("answer", "error", "match"),
-    [
-        (lambda n: [0] * (n - 1), ValueError, "expected 3, one per observation"),
-        (lambda n: [0] * (n + 1), ValueError, "expected 3, one per observation"),
-        *[
-            (a, TypeError, r"answers\.act_batch returned .* it must return a list \(or array\) of actions")
-            for a in (None, 0, np.int64(0), np.array(0), "01", {0: 0})
-        ],
-    ],
-)
-def test_act_batch_must_answer_one_action_per_observation(answer, error, match):
-    with pytest.raises(error, match=match):
-        evaluate("example-v0", Answers(answer), episodes=3)
-    assert len(evaluate("example-v0", Answers(lambda n: np.zeros(n, dtype=np.int64)), episodes=3).returns) == 3
-
-
-class Remembering(Answers):
-    """A batched policy with memory: it logs its ``reset`` and ``act_batch`` calls."""
-
-    def __init__(self):
-        super().__init__(lambda n: [0] * n)
-        self.calls = []
-
-    def reset(self):
-        self.calls.append("reset")
-
-    def act_batch(self, observations):
-        self.calls.append("act")
-        return super().act_batch(observations)
-
-
 def test_evaluate_resets_a_batched_policy_before_each_batch_of_episodes():
     """Episodes played in lockstep start together: ``reset()`` comes before each batch's first step."""
     from gym_suite.evaluate import CHUNK_EPISODES
 
-    policy = Remembering()
-    evaluate("example-v0", policy, episodes=7)
+    policy = Answers(lambda n: np.zeros(n, dtype=np.int64))  # an array answers too
+    assert len(evaluate("example-v0", policy, episodes=7).returns) == 7
     assert policy.calls[0] == "reset" and policy.calls.count("reset") == 1  # 7 episodes: one batch
-    policy = Remembering()
+    policy = Answers()
     evaluate("example-v0", policy, episodes=CHUNK_EPISODES + 1, env_kwargs=SHORT)
     starts = [i for i, call in enumerate(policy.calls) if call == "reset"]
     assert len(starts) == 2 and starts[0] == 0 and policy.calls[starts[1] - 1] == "act"
