@@ -4,8 +4,6 @@ in one call; bad calls register nothing. The row contract runs on the coin in ``
 from __future__ import annotations
 
 import dataclasses
-import io
-from contextlib import redirect_stdout
 
 import gymnasium
 import pytest
@@ -21,10 +19,8 @@ NEW_ID = "mypkg/coin-flip-v1"
 @pytest.fixture
 def registered():
     """The coin under another id, removed again after the test."""
-    spec = gym_suite.register(
-        NEW_ID, definition=COIN, params=CoinParams(flips=2), max_episode_steps=7, summary="A coin, by another package."
-    )
-    yield spec
+    mine = {"params": CoinParams(flips=2), "max_episode_steps": 7, "summary": "A coin, by another package."}
+    yield gym_suite.register(NEW_ID, **{**GOOD, **mine})
     if NEW_ID in [s.id for s in gym_suite.specs()]:
         gym_suite.unregister(NEW_ID)
 
@@ -34,17 +30,15 @@ def test_register_makes_every_route(registered):
     assert registered in gym_suite.specs() and registered not in gym_suite.SPECS  # SPECS: the suite's own
     with pytest.raises(dataclasses.FrozenInstanceError):
         registered.summary = "changed"  # type: ignore[misc]
-    env = gymnasium.make(NEW_ID)
-    assert env.spec.max_episode_steps == 7 and env.unwrapped.flips == 2
-    assert type(env.unwrapped).__module__ == "gym_suite.envs"
     from gym_suite.envs import CoinFlipV1Env, CoinFlipV1VectorEnv
 
-    assert type(env.unwrapped) is CoinFlipV1Env
+    env = gymnasium.make(NEW_ID)
+    assert env.spec.max_episode_steps == 7 and env.unwrapped.flips == 2 and type(env.unwrapped) is CoinFlipV1Env
+    assert CoinFlipV1Env.__module__ == "gym_suite.envs"
     envs = gymnasium.make_vec(NEW_ID, num_envs=3, vectorization_mode="vector_entry_point")
     assert type(envs) is CoinFlipV1VectorEnv and envs.max_episode_steps == 7
     assert check_definition(NEW_ID, backends=("scalar", "numpy"), raise_error=False) == []
-    result = gym_suite.evaluate(NEW_ID, "heuristic", episodes=3)
-    assert len(result.returns) == 3
+    assert len(gym_suite.evaluate(NEW_ID, "heuristic", episodes=3).returns) == 3
 
 
 def test_register_reaches_jax_in_every_form_and_jax_make_lists_the_ids_when_unknown(registered):
@@ -60,15 +54,12 @@ def test_register_reaches_jax_in_every_form_and_jax_make_lists_the_ids_when_unkn
         gj.make("mypkg_jax/heartpole-v1")  # the JAX form of a registered id only
 
 
-def test_register_reaches_the_command_line(registered):
-    out = io.StringIO()
-    with redirect_stdout(out):
-        assert cli.main(["list"]) == 0
-    assert f"{NEW_ID}  (max_episode_steps=7)" in out.getvalue() and "A coin, by another package." in out.getvalue()
-    with redirect_stdout(io.StringIO()):
-        assert cli.main(["evaluate", NEW_ID, "--episodes", "2", "--policy", "heuristic"]) == 0
-        # gymnasium's "module:id": the module that registers the id is imported first
-        assert cli.main(["evaluate", f"coin_env:{COIN_ID}", "--episodes", "2"]) == 0
+def test_register_reaches_the_command_line(registered, capsys):
+    assert cli.main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert f"{NEW_ID}  (max_episode_steps=7)" in out and "A coin, by another package." in out
+    assert cli.main(["evaluate", NEW_ID, "--episodes", "2", "--policy", "heuristic"]) == 0
+    assert cli.main(["evaluate", f"coin_env:{COIN_ID}", "--episodes", "2"]) == 0  # "module:id": the module imported
 
 
 def test_unregister_removes_every_route(registered):
