@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import gym_suite
 from gym_suite.cli import build_parser, main, parse_kwargs
-from gym_suite.evaluate import EvalResult, action_seed, evaluate, play, run_episode
+from gym_suite.evaluate import EvalResult, _plus_minus, action_seed, evaluate, play, run_episode
 
 SHORT = {"max_episode_steps": 40}  # gymnasium.make's time limit: quick episodes for every id
 
@@ -88,6 +88,7 @@ def test_cli_output_in_ascii_locale(encoding, sign):
     )
     assert done.returncode == 0 and "return:" in done.stdout and sign in done.stdout, done.stderr
     done.stdout.encode(encoding)
+    assert _plus_minus(io.TextIOWrapper(io.BytesIO(), encoding=encoding)) == sign  # the stream's own encoding
 
 
 class Constant:
