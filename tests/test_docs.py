@@ -1,6 +1,5 @@
-"""The documentation site: ``mkdocs build --strict``, served on 127.0.0.1 and followed link by link
-in headless Chromium (the ``docs`` extra and Debian's chromium, chromium-driver; skipped without
-them, a failure with ``GYM_SUITE_REQUIRE_BROWSER=1``)."""
+"""The documentation site: ``mkdocs build --strict``, followed link by link in headless Chromium (skipped
+without it and the ``docs`` extra, a failure with ``GYM_SUITE_REQUIRE_BROWSER=1``)."""
 
 from __future__ import annotations
 
@@ -256,8 +255,7 @@ def missing_anchors(references: list[tuple[str, str]], pages: dict[str, set[str]
 
 @pytest.mark.slow
 def test_every_internal_link_and_image_loads_in_chromium(server, browser):
-    """From the home page: every internal page, asset and image answers 200, images are drawn, anchors
-    exist, and no page logs a browser error."""
+    """From the home page: every internal page, asset, image and anchor is there, and no browser error."""
     browser.set_script_timeout(60)
     pages: dict[str, set[str]] = {}
     queue, broken, blank, errors = [server], [], [], []
@@ -357,8 +355,7 @@ def test_the_home_page_shows_every_ids_picture_in_its_gallery():
 
 @pytest.mark.slow
 def test_the_pages_read_at_1280px(server, browser):
-    """At 1280 px: the JAX training page does not scroll sideways (its code wraps), the home page shows
-    every id's picture once in a grid, and the baselines table comes before how it is run."""
+    """At 1280 px: the JAX page does not scroll sideways, the gallery is a grid, the baselines table comes first."""
     browser.set_window_size(1280, 1000)
     browser.get(f"{server}training/jax/")
     wide, scrolled = browser.execute_script(

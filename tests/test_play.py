@@ -184,7 +184,7 @@ def test_a_bad_screenshot_path_is_refused_before_the_window_opens(tmp_path, case
     assert done.stderr.splitlines()[-1].startswith("gym-suite play: error: argument --screenshot: screenshot=")
 
 
-def test_a_good_screenshot_path_is_accepted_and_nothing_is_left_behind(tmp_path):
+def test_a_good_screenshot_path_is_accepted_nothing_left_behind_and_numpy_integers_are_integers(tmp_path, no_display):
     from gym_suite.play import check_screenshot
 
     assert check_screenshot(None) is None
@@ -195,21 +195,12 @@ def test_a_good_screenshot_path_is_accepted_and_nothing_is_left_behind(tmp_path)
     assert (tmp_path / "old.png").read_bytes() == b"kept"
     with pytest.raises(TypeError, match="screenshot must be None or a file path"):
         check_screenshot(3)
-
-
-def test_numpy_integers_are_integers(no_display):
-    """seed and episodes are checked first: the error is the screenshot's, the numpy integers pass."""
     with pytest.raises(ValueError, match="^screenshot="):
         gym_suite.play.play("example-v0", seed=np.int64(0), episodes=np.int64(1), screenshot="/nonexistent/x.png")
-    for bad in (
-        {"seed": np.int64(-1)},
-        {"episodes": np.int32(0)},
-        {"seed": np.bool_(True)},
-        {"episodes": 1.0},
-        {"episodes": 0},
-    ):
-        with pytest.raises(ValueError, match=f"^{next(iter(bad))} must be"):
-            gym_suite.play.play("example-v0", **bad)
+    for name, bad in [("seed", np.int64(-1)), ("episodes", np.int32(0)), ("seed", np.bool_(True)), ("episodes", 1.0),
+                      ("episodes", 0)]:  # fmt: skip
+        with pytest.raises(ValueError, match=f"^{name} must be"):
+            gym_suite.play.play("example-v0", **{name: bad})
 
 
 MISSING = [tool for tool in ("Xvfb", "xdotool", "import") if shutil.which(tool) is None]
