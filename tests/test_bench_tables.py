@@ -1,5 +1,4 @@
-"""The Markdown tables of the benchmark scripts (gym-suite/benchmarks/_tables.py), written without
-pandas' ``to_markdown`` and so without tabulate."""
+"""The benchmark scripts' Markdown tables (gym-suite/benchmarks/_tables.py), written without tabulate."""
 
 from __future__ import annotations
 
@@ -24,6 +23,8 @@ def test_columns_are_padded_and_aligned():
         "| x          |     1 |      |",
     ]
     assert tables.markdown_table(["a"], []) == "| a   |\n|:----|"  # no rows: the header alone
+    with pytest.raises(ValueError, match="as many cells"):
+        tables.markdown_table(["a", "b"], [["1"]])
 
 
 def test_same_text_as_pandas_to_markdown():
@@ -35,8 +36,3 @@ def test_same_text_as_pandas_to_markdown():
         index=False, colalign=["right", "left"], disable_numparse=True
     )
     assert ours == theirs
-
-
-def test_a_row_of_the_wrong_length_is_refused():
-    with pytest.raises(ValueError, match="as many cells"):
-        tables.markdown_table(["a", "b"], [["1"]])

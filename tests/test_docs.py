@@ -1,6 +1,5 @@
-"""The documentation site: ``mkdocs build --strict``, served on 127.0.0.1 and followed link by link
-in headless Chromium (the ``docs`` extra and Debian's chromium, chromium-driver; skipped without
-them, a failure with ``GYM_SUITE_REQUIRE_BROWSER=1``)."""
+"""The documentation site: ``mkdocs build --strict``, followed link by link in headless Chromium (skipped
+without it and the ``docs`` extra, a failure with ``GYM_SUITE_REQUIRE_BROWSER=1``)."""
 
 from __future__ import annotations
 
@@ -31,29 +30,18 @@ CHROMIUM_FLAGS = (
 ).split()
 
 
-def readme_targets() -> tuple[list[str], list[str]]:
-    """README's link targets and image sources, code blocks left out."""
-    text = README.read_text(encoding="utf-8")
-    text = re.sub(r"```.*?```", "", text, flags=re.DOTALL)  # code blocks are not links
-    images = re.findall(r"!\[[^\]]*\]\(([^)\s]+)", text) + re.findall(r"""src\s*=\s*["']([^"']+)""", text)
-    links = re.findall(r"(?<!!)\[[^\]]*\]\(([^)\s]+)", text) + re.findall(r"""href\s*=\s*["']([^"']+)""", text)
-    return links, images
-
-
 def test_readme_links_are_absolute_and_its_pictures_exist():
     """PyPI shows README.md without the repository's files: no relative link; pictures from docs/img, existing."""
-    links, images = readme_targets()
+    text = re.sub(r"```.*?```", "", README.read_text(encoding="utf-8"), flags=re.DOTALL)  # code blocks are not links
+    images = re.findall(r"!\[[^\]]*\]\(([^)\s]+)", text) + re.findall(r"""src\s*=\s*["']([^"']+)""", text)
+    links = re.findall(r"(?<!!)\[[^\]]*\]\(([^)\s]+)", text) + re.findall(r"""href\s*=\s*["']([^"']+)""", text)
     relative = [t for t in links if not re.match(r"(https?:|mailto:|#)", t)]
     assert not relative, f"README.md has links relative to the repository: {relative}"
-    assert images, "README.md shows no picture"
     local = [t for t in images if not re.match(r"https?:", t)]
-    assert all(t.startswith("docs/img/") for t in local), local
-    missing = [t for t in local if not (ROOT / t).is_file()]
-    assert not missing, f"README.md shows pictures that do not exist: {missing}"
+    assert images and all(t.startswith("docs/img/") and (ROOT / t).is_file() for t in local), images
 
 
-#: Lines that are Markdown structure (a heading of level 2 or more, a table's rule, a fence):
-#: inside a code block they mean a fence was lost and the page's prose shows as code.
+#: A heading of level 2 or more, a table's rule, a fence: inside a code block, a fence was lost.
 MARKDOWN_STRUCTURE = re.compile(r"^(#{2,6} \S|\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$|```)")
 
 
@@ -95,12 +83,9 @@ def test_every_page_has_a_title_and_closed_code_blocks(page):
 
 
 def test_the_page_check_catches_a_page_whose_title_and_fence_are_lost():
-    """A page that lost its title and its opening fence (its code shows as text, its prose as code)."""
     garbled = "import jax\nprint(1)\n```\n\n- a list\n\n## Gymnasium\n\n| a | b |\n|---|---|\n\n```python\nx = 1\n```\n"
-    problems = markdown_problems(garbled)
-    assert any("title" in p for p in problems)
-    assert any("code outside a code block" in p for p in problems)
-    assert any("Markdown structure inside" in p for p in problems)
+    problems = " ".join(markdown_problems(garbled))  # the title and the opening fence lost
+    assert all(p in problems for p in ("title", "code outside a code block", "Markdown structure inside"))
     assert markdown_problems("# Title\n\n```python\nimport jax\n```\n\n## Next\n") == []
 
 
@@ -117,8 +102,7 @@ def site(tmp_path_factory) -> Path:
         build, cwd=ROOT, capture_output=True, text=True, timeout=600, env={**os.environ, **QUIET_MKDOCS}
     )
     log = done.stdout + done.stderr
-    assert done.returncode == 0, f"mkdocs build --strict failed:\n{log[-5000:]}"
-    assert "WARNING" not in log, log[-5000:]
+    assert done.returncode == 0 and "WARNING" not in log, f"mkdocs build --strict failed:\n{log[-5000:]}"
     return out
 
 
@@ -127,18 +111,14 @@ def test_every_environment_has_a_page_from_its_docstring(site):
     import gymnasium
 
     for spec in gym_suite.SPECS:
-        page = site / "environments" / spec.id / "index.html"
-        assert page.is_file(), f"no page for {spec.id}"
-        html = page.read_text(encoding="utf-8")
+        html = (site / "environments" / spec.id / "index.html").read_text(encoding="utf-8")
         text = re.sub(r"<[^>]+>", "", html).replace("&quot;", '"').replace("&amp;", "&")
         assert f'gymnasium.make("gym_suite:{spec.id}")' in text
         assert spec.summary in text
         module, _, name = gymnasium.spec(spec.id).entry_point.partition(":")
         doc = getattr(__import__(module, fromlist=[name]), name).__doc__
-        headings = re.findall(r"^\s*## (.+?)\s*$", doc, re.MULTILINE)
-        assert headings, f"{name} has no sections"
-        for heading in headings:  # every section of the docstring is on the page
-            assert f">{heading}<" in html, f"{spec.id}: section {heading!r} is missing"
+        headings = re.findall(r"^\s*## (.+?)\s*$", doc, re.MULTILINE)  # every section of the docstring is on the page
+        assert headings and all(f">{h}<" in html for h in headings), (spec.id, headings)
         if spec.max_episode_steps is not None:
             assert f"{spec.max_episode_steps:,} steps" in text
         if (ROOT / "docs" / "img" / f"{spec.id}.gif").exists():
@@ -155,16 +135,13 @@ def test_api_reference_is_built_from_the_docstrings(site):
 
     from gym_suite.envs import checks, definition
 
-    def public(namespace, prefix):
-        return [f"{prefix}.{name}" for name in vars(namespace) if not name.startswith("_")]
+    def public(namespace, prefix, own=lambda value: True):
+        return [
+            f"{prefix}.{name}" for name, value in vars(namespace).items() if not name.startswith("_") and own(value)
+        ]
 
-    in_checks = [
-        f"gym_suite.envs.checks.{name}"
-        for name, value in vars(checks).items()
-        if not name.startswith("_")
-        and (inspect.isfunction(value) or inspect.isclass(value))
-        and value.__module__ == checks.__name__
-    ]
+    mine = lambda v: (inspect.isfunction(v) or inspect.isclass(v)) and v.__module__ == checks.__name__  # noqa: E731
+    in_checks = public(checks, "gym_suite.envs.checks", mine)
     training = ("sb3.train_sb3", "sb3_vec.SuiteVecEnv", "rllib.rllib_config", "recipes.recipe_for")
     wanted = {
         "evaluate": ["gym_suite.evaluate.evaluate", "gym_suite.evaluate.EvalResult"],
@@ -178,7 +155,7 @@ def test_api_reference_is_built_from_the_docstrings(site):
     }
     pages = {page: (site / "reference" / page / "index.html").read_text(encoding="utf-8") for page in wanted}
     missing = {page: [name for name in names if f'id="{name}"' not in pages[page]] for page, names in wanted.items()}
-    assert not any(missing.values()), f"missing from the API reference: {missing}"
+    assert not any(missing.values()), missing
     assert ":func:`" not in pages["evaluate"] + pages["training"]
 
 
@@ -194,8 +171,7 @@ def server(site):
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):
-        pass
+    log_message = lambda self, format, *args: None  # noqa: E731
 
 
 def _missing_tool(reason: str):
@@ -279,8 +255,7 @@ def missing_anchors(references: list[tuple[str, str]], pages: dict[str, set[str]
 
 @pytest.mark.slow
 def test_every_internal_link_and_image_loads_in_chromium(server, browser):
-    """From the home page: every internal page, asset and image answers 200, images are drawn, anchors
-    exist, and no page logs a browser error."""
+    """From the home page: every internal page, asset, image and anchor is there, and no browser error."""
     browser.set_script_timeout(60)
     pages: dict[str, set[str]] = {}
     queue, broken, blank, errors = [server], [], [], []
@@ -313,9 +288,7 @@ def test_every_internal_link_and_image_loads_in_chromium(server, browser):
     assert not blank, f"images that do not load: {blank}"
     for page in {ref.partition("#")[0] for _, ref in missing_anchors(references, pages)}:
         pages[page] = visit(browser, page)[0]  # read once more: a page read before its end lacks ids
-    assert not missing_anchors(references, pages), (
-        f"links to anchors that do not exist: {missing_anchors(references, pages)}"
-    )
+    assert not missing_anchors(references, pages), f"links to missing anchors: {missing_anchors(references, pages)}"
     assert not errors, f"the browser logged errors: {errors}"
 
 
@@ -335,9 +308,7 @@ def test_screenshot_of_an_environment_page(server, browser, tmp_path):
     with Image.open(path) as shot:
         assert shot.size[0] >= 800 and shot.size[1] >= 600
         colours = shot.convert("RGB").getcolors(maxcolors=1 << 20)
-    assert colours is not None and len(colours) > 50, f"the screenshot {path} looks blank"
-    most_common = max(colours)[0] / (shot.size[0] * shot.size[1])
-    assert most_common < 0.95, f"the screenshot {path} is {most_common:.0%} one colour"
+    assert colours is not None and len(colours) > 50 and max(colours)[0] / (shot.size[0] * shot.size[1]) < 0.95
     if (ROOT / "docs" / "img" / f"{env_id}.gif").exists():
         assert any(src.endswith(f"img/{env_id}.gif") and width > 0 for src, width in images)
 
@@ -367,28 +338,24 @@ def test_wide_tables_and_pictures_stay_in_the_content_column_at_1280px(server, b
 def test_readme_usage_snippet_prints_only_its_own_output():
     """The first snippet a user runs: no warning of Gymnasium's or ours on standard error."""
     match = re.search(r"<!-- usage-snippet -->\n```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
-    assert match, "README.md has no usage-snippet block"
     done = subprocess.run([sys.executable, "-c", match.group(1)], capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stderr == "", done.stderr[-2000:]
+    assert done.returncode == 0 and done.stderr == "", done.stderr[-2000:]
     assert "alertness" in done.stdout  # heartpole's ansi picture
 
 
 def test_the_home_page_shows_every_ids_picture_in_its_gallery():
     """docs/index.md's gallery (generated from the registry): each id's GIF once, linked to its page."""
     home = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
-    block = re.search(r"<!-- generated:home-gallery -->\n(.*?)<!-- end:home-gallery -->", home, re.S)
-    assert block and 'class="env-gallery"' in block.group(1), "docs/index.md has no gallery of the environments"
+    block = re.search(r"<!-- generated:home-gallery -->\n(.*?)<!-- end:home-gallery -->", home, re.S).group(1)
+    assert 'class="env-gallery"' in block
     for env_id in gym_suite.ENV_IDS:
-        assert (ROOT / "docs" / "img" / f"{env_id}.gif").is_file(), f"docs/img/{env_id}.gif is missing"
-        assert block.group(1).count(f"](img/{env_id}.gif)") == 1, f"{env_id}'s picture is not in the gallery once"
-        assert f"](environments/{env_id}.md)" in block.group(1)
+        assert (ROOT / "docs" / "img" / f"{env_id}.gif").is_file() and block.count(f"](img/{env_id}.gif)") == 1, env_id
+        assert f"](environments/{env_id}.md)" in block
 
 
 @pytest.mark.slow
 def test_the_pages_read_at_1280px(server, browser):
-    """At 1280 px: the JAX training page does not scroll sideways (its code wraps), the home page shows
-    every id's picture once in a grid, and the baselines table comes before how it is run."""
+    """At 1280 px: the JAX page does not scroll sideways, the gallery is a grid, the baselines table comes first."""
     browser.set_window_size(1280, 1000)
     browser.get(f"{server}training/jax/")
     wide, scrolled = browser.execute_script(
@@ -417,11 +384,3 @@ def test_the_pages_read_at_1280px(server, browser):
     assert order == [True, True, True], (
         f"the baselines table is not before how it is run (table, prose, order): {order}"
     )
-
-
-def test_the_baselines_page_gives_its_table_before_how_it_is_run():
-    """docs/baselines.md (and the prose gym-suite/benchmarks/baselines.py writes it from): the table first."""
-    for path in (ROOT / "docs" / "baselines.md", ROOT / "gym-suite" / "benchmarks" / "_baselines_page.md"):
-        text = path.read_text(encoding="utf-8")
-        assert "| environment | policy |" in text and "Reproduce with" in text, path
-        assert text.index("| environment | policy |") < text.index("Reproduce with"), f"{path}: the table comes last"

@@ -1,6 +1,5 @@
-"""The tables of README and the documentation that list ids are made from the code
-(docs/_scripts/doc_tables.py): the copies in the repository are what the code makes today, and
-they name every registered id; the environment pages open with what the user needs."""
+"""README's and the documentation's generated tables (docs/_scripts/doc_tables.py) are what the code makes today
+and name every registered id; the environment notes' tables are what the references compute."""
 
 from __future__ import annotations
 
@@ -41,8 +40,7 @@ def test_fill_replaces_a_stale_table_and_names_a_missing_block():
 
 
 def test_the_jax_against_sb3_tables_are_the_saved_runs():
-    """docs/training/jax.md's summary and docs/training-speed.md's report come from the saved run
-    (docs/training/heartpole_v1_jax_vs_sb3.json): its wall times and ratio are in both."""
+    """Both pages' JAX-against-SB3 figures are the saved run's (docs/training/heartpole_v1_jax_vs_sb3.json)."""
     import json
 
     out = json.loads((ROOT / "docs" / "training" / "heartpole_v1_jax_vs_sb3.json").read_text(encoding="utf-8"))
@@ -94,16 +92,10 @@ def test_the_quick_starts_controls_are_play_helps():
 
 @pytest.mark.parametrize("env_id", gym_suite.ENV_IDS)
 def test_every_environment_page_opens_with_its_description(env_id):
-    """The generated page shows the class's docstring: after its one-line title (or at once, for a
-    v1 manual) comes ``## Description``."""
+    """The class's docstring opens (after a one-line title, if any) with ``## Description``."""
     module, _, name = gymnasium.spec(env_id).entry_point.partition(":")
     blocks = inspect.cleandoc(getattr(importlib.import_module(module), name).__doc__).split("\n\n")
     assert "## Description" in blocks[:2], blocks[:2]
-
-
-# --------------------------------------------------------------------------------------------
-# The environment notes' tables are what the references compute
-# --------------------------------------------------------------------------------------------
 
 
 def notes_rows(env_id: str, header: str) -> list[list[str]]:
@@ -167,9 +159,8 @@ def test_push_v0s_accuracy_table_is_the_logs():
     for split in ("train", "test"):
         log = pd.read_csv(files("gym_suite.envs") / "data" / f"notifications_{split}.csv")
         opened, p_open = log["action"] == "opened", log["p_open"]
-        heuristic = gym_suite.evaluate(
-            "push-v0", "heuristic", episodes=1, env_kwargs={"episode_length": None, "split": split}
-        )
+        whole_log = {"episode_length": None, "split": split}
+        heuristic = gym_suite.evaluate("push-v0", "heuristic", episodes=1, env_kwargs=whole_log)
         columns[split] = [
             1 - opened.mean(),
             (heuristic.returns[0] / len(log) + 1) / 2,  # +1 right, -1 wrong

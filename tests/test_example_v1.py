@@ -1,5 +1,4 @@
-"""example-v1, the partly observed hot/cold walk: its belief optimum and its best memoryless policy
-(what every id promises: the registry-wide tests)."""
+"""example-v1, the partly observed hot/cold walk: its belief optimum and its best memoryless policy."""
 
 from __future__ import annotations
 
@@ -133,18 +132,10 @@ def test_the_optimum_is_a_reference_of_the_table():
 
 
 def test_evaluate_resets_a_policy_with_memory_before_each_episode():
-    class Counting:
-        resets = 0
-
-        def reset(self):
-            self.resets += 1
-
-        def __call__(self, observation):
-            return 0
-
-    policy = Counting()
+    resets = []
+    policy = type("Counting", (), {"reset": lambda self: resets.append(1), "__call__": lambda self, obs: 0})()
     gym_suite.evaluate(ENV_ID, policy, episodes=7, seed=0)
-    assert policy.resets == 7
+    assert len(resets) == 7
 
 
 @pytest.mark.slow

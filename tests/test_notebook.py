@@ -1,5 +1,4 @@
-"""docs/notebooks/quickstart.ipynb runs top to bottom in a fresh kernel (nbclient; the ``docs`` extra
-and the ``jax`` and ``baselines`` extras it uses), its frame and its curve drawn inline."""
+"""docs/notebooks/quickstart.ipynb runs top to bottom in a fresh kernel, its frame and its curve drawn inline."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""What the package ships besides its modules, checked without building it (tests/test_packaging.py
-builds the wheel and looks there): the PEP 561 marker, the data files pyproject.toml declares, and
-the render extra's packages for Gymnasium's RecordVideo."""
+"""What the package ships besides its modules, without building it: py.typed, its data, the render extra."""
 
 from __future__ import annotations
 
@@ -31,8 +29,7 @@ def test_py_typed_and_the_score_table_are_package_data():
 
 
 def test_the_render_extra_brings_what_record_video_needs():
-    """Gymnasium's RecordVideo writes its videos with moviepy, which Gymnasium lists in its own
-    ``other`` extra: the render extra installs it."""
+    """Gymnasium's RecordVideo writes with moviepy (Gymnasium's ``other`` extra): the render extra installs it."""
     gymnasium_needs = [
         Requirement(r)
         for r in importlib.metadata.requires("gymnasium") or []

@@ -170,8 +170,7 @@ def requirement_name(requirement: str) -> str:
 
 
 def test_environment_yml_matches_the_runtime_requirements():
-    """environment.yml's conda list: the runtime requirements, the same names and bounds, and
-    nothing else but python and pip; its pip part installs the package with the gym extra."""
+    """environment.yml's conda list is the runtime requirements (and python, pip); pip installs the gym extra."""
     yaml = pytest.importorskip("yaml")
     spec = yaml.safe_load((ROOT / "environment.yml").read_text())
     assert spec["name"] == "gym-suite" and "conda-forge" in spec["channels"]

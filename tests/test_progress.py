@@ -6,11 +6,11 @@ import io
 import os
 import pty
 import re
-import subprocess
-import sys
 
 import pytest
 
+from gym_suite.cli import main
+from gym_suite.evaluate import evaluate
 from gym_suite.progress import Progress, duration
 
 LINE = re.compile(
@@ -25,9 +25,7 @@ def test_log_lines_off_a_terminal():
         for _ in range(4):
             progress.update(250)
     lines = log.getvalue().splitlines()
-    assert len(lines) == 5, lines  # one per update, and the last
-    for line in lines:
-        assert LINE.match(line), line
+    assert len(lines) == 5 and all(LINE.match(line) for line in lines), lines  # one per update, and the last
     assert lines[1].startswith("train example-v0: 500/1,000 steps (50%)") and lines[1].endswith("left")
     assert lines[-1].startswith("train example-v0: 1,000/1,000 steps (100%)") and lines[-1].endswith("done")
     assert "\r" not in log.getvalue()
@@ -57,9 +55,7 @@ def test_written_lines_go_above_the_bar():
         progress.update(30)
         progress.write("round 1/3 done")
         progress.update(70)
-    drawn = terminal.getvalue()
-    assert "round 1/3 done\n" in drawn
-    before, after = drawn.split("round 1/3 done\n", 1)
+    before, after = terminal.getvalue().split("round 1/3 done\n", 1)
     assert "bench:" in before and "30/100" in after  # the bar is cleared, the line written, the bar redrawn
 
 
@@ -86,38 +82,35 @@ def test_a_bar_on_a_terminal():
     assert "elapsed," not in drawn  # not the log line
 
 
-def test_bad_arguments():
+def test_bad_arguments_and_duration():
     with pytest.raises(ValueError, match="total"):
         Progress(-1)
     with pytest.raises(ValueError, match="interval"):
         Progress(1, interval=float("nan"))
+    assert [duration(s) for s in (42.4, 185, 2 * 3600 + 7 * 60)] == ["42 s", "3 min 05 s", "2 h 07 min"]
 
 
-def test_duration():
-    assert duration(42.4) == "42 s"
-    assert duration(185) == "3 min 05 s"
-    assert duration(2 * 3600 + 7 * 60) == "2 h 07 min"
-
-
-def test_evaluate_command_logs_progress_when_not_a_terminal():
-    env = {**os.environ, "GYM_SUITE_PROGRESS_INTERVAL": "0", "OMP_NUM_THREADS": "1"}
-    command = [sys.executable, "-m", "gym_suite", "evaluate", "example-v0", "--episodes", "120"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
-    assert done.returncode == 0, done.stderr
-    lines = [line for line in done.stderr.splitlines() if line.startswith("example-v0 random: ")]
-    assert lines and all(LINE.match(line) for line in lines), done.stderr
+def test_evaluate_logs_progress_only_when_asked_and_the_command_asks(capsys, monkeypatch):
+    evaluate("example-v0", "random", episodes=60)  # standard error is not a terminal here
+    assert capsys.readouterr().err == ""
+    monkeypatch.setenv("GYM_SUITE_PROGRESS_INTERVAL", "0")  # off a terminal: a log line at every update
+    evaluate("example-v0", "random", episodes=60, progress=True)
+    err = capsys.readouterr().err
+    assert "example-v0 random: 60/60 episodes (100%)" in err and err.rstrip().endswith("done")
+    assert main(["evaluate", "example-v0", "--episodes", "120"]) == 0
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("example-v0 random: ")]
+    assert lines and all(LINE.match(line) for line in lines), lines
     assert lines[-1].startswith("example-v0 random: 120/120 episodes (100%)") and lines[-1].endswith("done")
 
 
 def test_sb3_callback_counts_the_training_steps():
     pytest.importorskip("stable_baselines3")
-    from gym_suite.quiet import import_gym_quietly
+    from gym_suite.quiet import import_gym_quietly, make
 
     import_gym_quietly()
     from stable_baselines3 import PPO
 
     from gym_suite.progress import sb3_callback
-    from gym_suite.quiet import make
 
     log = io.StringIO()
     model = PPO("MlpPolicy", make("example-v0"), n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")

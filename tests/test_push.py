@@ -1,25 +1,20 @@
-"""push-v0: the notification replay, its bundled logs, user logs and the vector env.
+"""push-v0: the notification replay, its bundled logs, user logs and the vector env (the logs: test_push_log.py)."""
 
-The logs themselves (reading, checking, caching, vocabularies, the split, the generator) are
-tested in test_push_log.py.
-"""
-
+# ruff: noqa: F811  (the fixtures imported from test_push_log are test arguments)
 from __future__ import annotations
 
-import io
 import pickle
 import subprocess
 import sys
 import zipfile
-from importlib import resources
 from pathlib import Path
 
 import gymnasium
 import numpy as np
 import pandas as pd
 import pytest
-from gymnasium.error import ResetNeeded
 from gymnasium.wrappers import FlattenObservation
+from test_push_log import bundled_bytes, small, to_csv, train_frame  # noqa: F401  (fixtures)
 
 import gym_suite  # noqa: F401  (registers the ids)
 from gym_suite.envs import PushEnv, PushVectorEnv, push_env
@@ -32,7 +27,6 @@ from gym_suite.envs.push_log import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-GENERATOR = ROOT / "gym-suite" / "tools" / "make_notifications.py"
 INFO_KEYS = {"row", "truth", "accuracy", "ctr", "precision", "recall"}
 
 
@@ -40,55 +34,39 @@ def make(**kwargs):
     return gymnasium.make("gym_suite:push-v0", **kwargs)
 
 
-def bundled_bytes(split: str = "train") -> bytes:
-    return resources.files("gym_suite.envs").joinpath(f"data/notifications_{split}.csv").read_bytes()
-
-
-@pytest.fixture(scope="module")
-def bundled() -> pd.DataFrame:
-    return pd.read_csv(io.BytesIO(bundled_bytes()), dtype={"user_id": str})
-
-
-@pytest.fixture
-def small(bundled) -> pd.DataFrame:
-    """A small log: the first 400 notifications of the bundled one."""
-    return bundled.head(400).copy()
-
-
-def run_episode(env, policy, seed):
-    """Rewards, infos and observed rows of one episode of ``policy(env, obs)``."""
+def play(env, policy, seed):
+    """``(rewards, infos, observations, rows)`` of one episode of ``policy(obs)``; rows: each step's observed row."""
     obs, info = env.reset(seed=seed)
     assert info == {}
-    rewards, infos, observed = [], [], [env.unwrapped.current_row]
+    rewards, infos, observations, rows = [], [], [obs], []
     while True:
-        obs, reward, terminated, truncated, info = env.step(policy(env, obs))
+        rows.append(env.unwrapped.current_row)
+        obs, reward, terminated, truncated, info = env.step(policy(obs))
         rewards.append(reward)
         infos.append(info)
-        if terminated or truncated:
-            return rewards, infos, observed, obs
-        observed.append(env.unwrapped.current_row)
+        observations.append(obs)
+        assert not truncated
+        if terminated:
+            return rewards, infos, observations, rows
 
 
 def always(action):
-    return lambda env, obs: action
+    return lambda obs: action
 
 
-# -- the bundled log
-
-
-def test_bundled_log_is_learnable_but_noisy(bundled):
-    opened = (bundled["action"] == "opened").to_numpy()
-    p = bundled["p_open"].to_numpy()
+def test_bundled_log_is_learnable_but_noisy(train_frame):
+    opened = (train_frame["action"] == "opened").to_numpy()
+    p = train_frame["p_open"].to_numpy()
     majority = max(opened.mean(), 1 - opened.mean())
     bayes = np.maximum(p, 1 - p).mean()  # the Bayes-optimal policy's expected accuracy
     assert majority + 0.05 < bayes < 0.95
     assert ((p >= 0.5) == opened).mean() > majority + 0.05
     # the stated patterns: significant contacts' messages in the evening opened, promotions at night not
-    hour = bundled["hour"]
+    hour = train_frame["hour"]
     evening = (hour >= 18) & (hour < 23)
     night = (hour >= 22) | (hour < 7)
-    messages = (bundled["category"] == "msg") & (bundled["significant_contact"] == 1) & evening
-    promotions = (bundled["category"] == "promo") & night
+    messages = (train_frame["category"] == "msg") & (train_frame["significant_contact"] == 1) & evening
+    promotions = (train_frame["category"] == "promo") & night
     assert messages.sum() > 50 and promotions.sum() > 50
     assert opened[messages].mean() > 0.8 and opened[promotions].mean() < 0.1
 
@@ -114,14 +92,11 @@ def test_bundled_log_loads_from_a_zip_away_from_the_working_directory(tmp_path):
     assert [int(n) for n in out.stdout.split()] == expected
 
 
-# -- scoring
-
-
 def test_every_row_of_a_window_is_scored_exactly_once():
     env = make()
     log = env.unwrapped.log
     for seed in range(5):
-        rewards, infos, observed, _ = run_episode(env, always(DELIVER), seed)
+        rewards, infos, _, observed = play(env, always(DELIVER), seed)
         rows = [info["row"] for info in infos]
         assert len(rows) == 100 and rows == observed  # each scored row is the one observed before
         assert len(set(rows)) == 100
@@ -135,19 +110,16 @@ def test_every_row_of_a_window_is_scored_exactly_once():
         assert [info["truth"] for info in infos] == labels.tolist()
 
 
-def test_observation_is_the_observed_row_and_info_only_the_scored_one():
-    env = make()
+def test_each_observation_is_its_row_info_the_scored_one_and_the_terminal_one_repeats_the_last():
+    env = make(episode_length=30)
     log = env.unwrapped.log
-    obs, _ = env.reset(seed=5)
-    for _ in range(30):
-        row = env.unwrapped.current_row
-        for j, name in enumerate(CATEGORICAL_FIELDS):
-            assert obs[name] == log.codes[j, row]
-        for j, name in enumerate(NUMERIC_FIELDS):
-            assert obs[name].shape == (1,) and obs[name][0] == log.numbers[j, row]
-        obs, _, _, _, info = env.step(HOLD)
-        assert set(info) == INFO_KEYS
-        assert info["row"] == row and info["truth"] == log.labels[row]
+    _, infos, observations, rows = play(env, always(HOLD), seed=5)
+    assert len(infos) == 30 and env.unwrapped.current_row == rows[-1]
+    for obs, row in zip(observations, rows + rows[-1:]):  # the terminal observation: the last row again
+        assert [obs[name] for name in CATEGORICAL_FIELDS] == log.codes[:, row].tolist()
+        assert all(np.array_equal(obs[name], log.numbers[j, row : row + 1]) for j, name in enumerate(NUMERIC_FIELDS))
+    for info, row in zip(infos, rows):
+        assert set(info) == INFO_KEYS and info["row"] == row and info["truth"] == log.labels[row]
 
 
 def test_running_metrics_match_a_recount():
@@ -170,47 +142,12 @@ def test_running_metrics_match_a_recount():
     assert terminated
 
 
-def test_terminal_observation_repeats_the_last_row_and_then_reset_is_needed():
-    env = make(episode_length=7)
-    _, infos, observed, last_obs = run_episode(env, always(HOLD), seed=1)
-    assert len(infos) == 7 and env.unwrapped.current_row == observed[-1] == infos[-1]["row"]
-    log = env.unwrapped.log
-    row = observed[-1]
-    assert [last_obs[name] for name in CATEGORICAL_FIELDS] == log.codes[:, row].tolist()
-    assert all(np.array_equal(last_obs[name], log.numbers[j, row : row + 1]) for j, name in enumerate(NUMERIC_FIELDS))
-    with pytest.raises(ResetNeeded):
-        env.step(HOLD)
-
-
 def test_whole_log_replays_every_row_in_order(small):
     env = make(data=small, episode_length=None)
-    rewards, infos, _, _ = run_episode(env, always(DELIVER), seed=0)
+    rewards, infos, _, _ = play(env, always(DELIVER), seed=0)
     assert [info["row"] for info in infos] == list(range(len(small)))
     opened = (small["action"] == "opened").to_numpy()
     assert sum(rewards) == opened.sum() - (~opened).sum()
-
-
-# -- user logs
-
-
-def to_csv(frame: pd.DataFrame, path: Path) -> Path:
-    frame.to_csv(path, index=False)
-    return path
-
-
-BAD_VALUES = [
-    ("priority", 7, "high", "a number"),
-    ("battery", 12, 140, "within 0..100"),
-    ("text_length", 3, 12.5, "an integer"),
-    ("day_of_week", 9, "Monday", "one of"),
-    ("action", 4, "clicked", "one of"),
-    ("timestamp", 5, "yesterday", "timestamp"),
-    *((column, 17, np.nan, "") for column in ("app", "hour", "user_id")),  # a missing value
-]
-
-
-def without_ringer_mode(frame):
-    return frame.drop(columns=["ringer_mode"])
 
 
 def bad_value(column, row, value):
@@ -223,13 +160,16 @@ def bad_value(column, row, value):
 
 
 BAD_LOGS = [
-    *(
-        (bad_value(column, row, value), f"{column}.*row {row}.*{expected}")
-        for column, row, value, expected in BAD_VALUES
-    ),
-    (without_ringer_mode, "missing column.*ringer_mode"),
+    (bad_value("priority", 7, "high"), "priority.*row 7.*a number"),
+    (bad_value("battery", 12, 140), "battery.*row 12.*within 0..100"),
+    (bad_value("text_length", 3, 12.5), "text_length.*row 3.*an integer"),
+    (bad_value("day_of_week", 9, "Monday"), "day_of_week.*row 9.*one of"),
+    (bad_value("action", 4, "clicked"), "action.*row 4.*one of"),
+    (bad_value("timestamp", 5, "yesterday"), "timestamp.*row 5.*timestamp"),
+    *((bad_value(column, 17, np.nan), f"{column}.*row 17") for column in ("app", "hour", "user_id")),  # missing
+    (lambda frame: frame.drop(columns=["ringer_mode"]), "missing column.*ringer_mode"),
     (lambda frame: frame.head(0), "empty"),
-]
+]  # fmt: skip
 
 
 @pytest.mark.parametrize("source", ["csv", "frame"])
@@ -239,13 +179,6 @@ def test_a_bad_log_names_what_is_wrong(small, tmp_path, source, edit, match):
     kwargs = {"csv_path": to_csv(bad, tmp_path / "bad.csv")} if source == "csv" else {"data": bad}
     with pytest.raises(ValueError, match=match):
         make(**kwargs)
-
-
-def test_an_empty_file_raises(tmp_path):
-    empty = tmp_path / "empty.csv"
-    empty.write_bytes(b"")
-    with pytest.raises(ValueError, match="empty"):
-        make(csv_path=empty)
 
 
 @pytest.mark.parametrize(
@@ -297,24 +230,19 @@ def test_user_log_round_trips_through_the_encoding(small, tmp_path):
 
 def test_log_without_optional_columns_works(small):
     env = make(data=small.drop(columns=["p_open", "response_delay_s"]), episode_length=20)
-    assert env.unwrapped.log.p_open is None and len(run_episode(env, always(DELIVER), seed=0)[0]) == 20
-
-
-# -- splits and spaces
+    assert env.unwrapped.log.p_open is None and len(play(env, always(DELIVER), seed=0)[0]) == 20
 
 
 def test_split_picks_the_bundled_training_or_test_log():
     train = make(episode_length=None).unwrapped
     test = make(split="test", episode_length=None).unwrapped
-    assert train.log.n_rows == len(bundled_bytes("train").splitlines()) - 1
-    assert test.log.n_rows == len(bundled_bytes("test").splitlines()) - 1
-    assert train.log.timestamps.max() < test.log.timestamps.min()
+    assert (train.log.split, test.log.split) == ("train", "test")  # the row counts: the zip test above
     assert train.observation_space == test.observation_space == observation_space()
     assert gymnasium.make_vec("gym_suite:push-v0", num_envs=4, split="test").log is test.log
 
 
-def test_test_fraction_splits_a_user_log_in_time(bundled, tmp_path):
-    frame = bundled.head(2000)
+def test_test_fraction_splits_a_user_log_in_time(train_frame, tmp_path):
+    frame = train_frame.head(2000)
     kwargs = {"csv_path": to_csv(frame, tmp_path / "log.csv"), "test_fraction": 0.25, "episode_length": None}
     env = make(split="test", **kwargs).unwrapped
     test = env.log
@@ -326,18 +254,11 @@ def test_test_fraction_splits_a_user_log_in_time(bundled, tmp_path):
     assert frame["timestamp"].iloc[source] == str(test.timestamps[info["row"]])
 
 
-# -- sharing
-
-
 @pytest.mark.parametrize("source", ["bundled", "bundled test", "frame", "part of a file"])
 def test_pickle_mid_episode_continues_identically(small, tmp_path, source):
     part = {"split": "test", "test_fraction": 0.5, "episode_length": 15}
-    kwargs = {
-        "bundled": {},
-        "bundled test": {"split": "test"},
-        "frame": {"data": small, "episode_length": 30},
-        "part of a file": {"csv_path": to_csv(small, tmp_path / "log.csv"), **part},
-    }[source]
+    kwargs = {"bundled": {}, "bundled test": {"split": "test"}, "frame": {"data": small, "episode_length": 30},
+              "part of a file": {"csv_path": to_csv(small, tmp_path / "log.csv"), **part}}[source]  # fmt: skip
     env = make(**kwargs)
     env.reset(seed=4)
     for _ in range(5):
@@ -353,9 +274,6 @@ def test_pickle_mid_episode_continues_identically(small, tmp_path, source):
         a, b = env.step(action), copy.step(action)
         assert a[1:] == b[1:]
         assert all(np.array_equal(a[0][k], b[0][k]) for k in a[0])
-
-
-# -- wrappers, SB3
 
 
 def test_flatten_observation():
@@ -392,18 +310,12 @@ def test_render_modes():
     assert vector.render().count("\n") == 3  # one line per sub-environment
 
 
-# -- arguments and imports
-
-
 @pytest.mark.parametrize("length", [np.int64(2**63 - 1), 10**30, push_env.MAX_EPISODE_LENGTH + 1])
 @pytest.mark.parametrize("maker", [PushEnv, PushVectorEnv, make])
 def test_huge_episode_length_is_rejected_naming_the_argument(maker, length):
     with pytest.raises(ValueError, match="episode_length") as err:
         maker(episode_length=length)
     assert len(str(err.value)) < 200
-
-
-# -- the definition
 
 
 def reference_heuristic(obs, vocabularies) -> int:

@@ -1,5 +1,4 @@
-"""Notification logs of push-v0: the bundled training and test logs, fixed vocabularies, reading,
-checking, caching and the split of user logs."""
+"""push-v0's logs: the bundled ones, fixed vocabularies, reading, checking, caching, the split of user logs."""
 
 from __future__ import annotations
 
@@ -72,9 +71,6 @@ def app_code(log, row: int) -> int:
     return int(log.codes[CATEGORICAL_FIELDS.index("app"), row])
 
 
-# ------------------------------------------------------------------------------ the generator
-
-
 def test_generator_reproduces_both_bundled_logs_byte_for_byte(tmp_path):
     train, test = tmp_path / "train.csv", tmp_path / "test.csv"
     command = [sys.executable, str(GENERATOR), "--train-out", str(train), "--test-out", str(test)]
@@ -106,9 +102,6 @@ def test_vocabularies_are_the_generators_values():
     assert VOCABULARIES["location"] == generator.LOCATIONS + (OTHER,)
     assert VOCABULARIES["ringer_mode"] == push_log.RINGER_MODES + (OTHER,)
     assert set(generator.CATEGORY_LOGIT) == set(generator.CATEGORIES)
-
-
-# ------------------------------------------------------------------------------ an honest split
 
 
 def observations(log) -> list[tuple]:
@@ -208,9 +201,6 @@ def test_bad_vocabularies_and_split_arguments_are_named(small, kwargs, error, ma
         load_log(data=small, **kwargs)
 
 
-# ------------------------------------------------------------------------------ the split of a user log
-
-
 def test_test_fraction_cuts_the_whole_log_at_one_instant(train_frame):
     frame = train_frame.head(3000).copy()
     early_leaver = frame["user_id"].iloc[0]
@@ -247,9 +237,6 @@ def test_bundled_data_is_split_by_file_only():
     with pytest.raises(ValueError, match="already split"):
         load_log(test_fraction=0.2)
     assert load_log(split="test").source.endswith("notifications_test.csv")
-
-
-# ------------------------------------------------------------------------------ loader defects
 
 
 def test_vocabularies_are_read_only(small):
@@ -395,7 +382,9 @@ def test_compressed_logs_are_read_whatever_their_name(small, tmp_path, compress)
         assert np.array_equal(getattr(a, name), getattr(b, name))
 
 
-def write_bytes(name: str, data: bytes):
+def write_bytes(name: str, data):
+    """A maker of the file ``name`` holding ``data`` (bytes, or bytes of the small log)."""
+
     def make(tmp_path: Path, small: pd.DataFrame) -> Path:
         path = tmp_path / name
         path.write_bytes(data(small) if callable(data) else data)
@@ -404,14 +393,11 @@ def write_bytes(name: str, data: bytes):
     return make
 
 
-def latin1(small: pd.DataFrame) -> bytes:
+def csv_bytes(small: pd.DataFrame, **cells) -> bytes:
     frame = small.copy()
-    frame.loc[3, "app"] = "com.café"
-    return frame.to_csv(index=False).encode("latin-1")
-
-
-def csv_bytes(small: pd.DataFrame) -> bytes:
-    return small.to_csv(index=False).encode()
+    for column, value in cells.items():
+        frame.loc[3, column] = value
+    return frame.to_csv(index=False).encode("latin-1" if cells else "utf-8")
 
 
 def duplicate_header(small: pd.DataFrame) -> bytes:
@@ -421,44 +407,22 @@ def duplicate_header(small: pd.DataFrame) -> bytes:
 
 
 BAD_FILES = {
-    "latin-1": (write_bytes("latin1.csv", latin1), ValueError, r"latin1\.csv.*not UTF-8 .*0xe9"),
+    "latin-1": (write_bytes("latin1.csv", lambda s: csv_bytes(s, app="com.café")), ValueError, r"latin1\.csv.*not UTF-8 .*0xe9"),
     "png": (write_bytes("picture.csv", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), ValueError, r"picture\.csv.*not UTF-8"),
     "nul bytes": (write_bytes("nul.csv", b"timestamp,user_id\x00\x00\n"), ValueError, r"nul\.csv.*binary"),
-    "broken gzip": (
-        write_bytes("cut.csv", lambda s: gzip_bytes(csv_bytes(s))[:200]),
-        ValueError,
-        r"cut\.csv.*gzip.*cannot be decompressed",
-    ),
+    "empty file": (write_bytes("empty.csv", b""), ValueError, r"empty\.csv.*empty"),
+    "broken gzip": (write_bytes("cut.csv", lambda s: gzip_bytes(csv_bytes(s))[:200]), ValueError, r"cut\.csv.*gzip.*cannot be decompressed"),
     "duplicate header": (write_bytes("dup.csv", duplicate_header), ValueError, r"dup\.csv.*\['app'\] more than once"),
-    "ragged rows": (
-        write_bytes("ragged.csv", lambda s: csv_bytes(s) + b",".join([b"x"] * 20) + b"\n"),
-        ValueError,
-        r"ragged\.csv is not a well-formed CSV file.*Expected 16 fields",
-    ),
+    "ragged rows": (write_bytes("ragged.csv", lambda s: csv_bytes(s) + b",".join([b"x"] * 20) + b"\n"), ValueError, r"ragged\.csv is not a well-formed CSV file.*Expected 16 fields"),
     "directory": (lambda tmp_path, small: tmp_path, ValueError, "is a directory"),
     "empty path": (lambda tmp_path, small: "", ValueError, "csv_path='' is empty"),
     "missing": (lambda tmp_path, small: tmp_path / "no_such.csv", FileNotFoundError, r"no_such\.csv.*no such file"),
-    "under a file": (
-        lambda tmp_path, small: write_bytes("f.csv", b"x")(tmp_path, small) / "log.csv",
-        FileNotFoundError,
-        r"f\.csv/log\.csv.*no such file",
-    ),
+    "under a file": (lambda t, s: write_bytes("f.csv", b"x")(t, s) / "log.csv", FileNotFoundError, r"f\.csv/log\.csv.*no such file"),
     "a number": (lambda tmp_path, small: 3, TypeError, "csv_path must be a path"),
-    "zip of two files": (
-        write_bytes("two.zip", lambda s: zip_bytes(csv_bytes(s), csv_bytes(s))),
-        ValueError,
-        r"two\.zip is a zip archive of 2 files",
-    ),
-    **{
-        f"NUL in {path!r}": (lambda tmp_path, small, path=path: path, ValueError, r"csv_path=.* holds a NUL character")
-        for path in ("\x00", "log\x00.csv", "/tmp/\x00/log.csv")
-    },
-    "long path": (
-        lambda tmp_path, small: str(tmp_path / ("d" * 100_000) / "my_log.csv"),
-        OSError,
-        r"csv_path=.*\.\.\..*my_log\.csv",  # cut in the middle, keeping the file's name
-    ),
-}
+    "zip of two files": (write_bytes("two.zip", lambda s: zip_bytes(csv_bytes(s), csv_bytes(s))), ValueError, r"two\.zip is a zip archive of 2 files"),
+    **{f"NUL in {path!r}": (lambda t, s, path=path: path, ValueError, r"csv_path=.* holds a NUL character") for path in ("\x00", "log\x00.csv", "/tmp/\x00/log.csv")},
+    "long path": (lambda t, s: str(t / ("d" * 100_000) / "my_log.csv"), OSError, r"csv_path=.*\.\.\..*my_log\.csv"),  # cut in the middle
+}  # fmt: skip
 
 
 @pytest.mark.parametrize("case", list(BAD_FILES))
@@ -490,45 +454,36 @@ def test_unreadable_file_names_it(small, tmp_path):
 @pytest.mark.parametrize(
     "columns, match",
     [
-        ("repeated", r"data has the column\(s\) \['app'\] more than once"),
-        ("two levels", r"data has hierarchical \(MultiIndex\) columns"),
-        ("one level", r"data has hierarchical \(MultiIndex\) columns"),
+        (lambda f: pd.concat([f, f[["app"]]], axis=1).columns, r"data has the column\(s\) \['app'\] more than once"),
+        (lambda f: pd.MultiIndex.from_tuples([(c, "x") for c in f.columns]), r"data has hierarchical \(MultiIndex\)"),
+        (lambda f: pd.MultiIndex.from_tuples([(c,) for c in f.columns]), r"data has hierarchical \(MultiIndex\)"),
     ],
+    ids=["repeated", "two levels", "one level"],
 )
 def test_a_frames_odd_columns_are_named(small, columns, match):
-    if columns == "repeated":
-        frame = pd.concat([small, small[["app"]]], axis=1)
-    else:
-        frame = small.copy()
-        frame.columns = pd.MultiIndex.from_tuples(
-            [(c, "x") if columns == "two levels" else (c,) for c in small.columns]
-        )
+    frame = pd.concat([small, small[["app"]]], axis=1) if "more than once" in match else small.copy()
+    frame.columns = columns(small)
     with pytest.raises(ValueError, match=match):
         gymnasium.make("gym_suite:push-v0", data=frame)
 
 
-# ------------------------------------------------------------------------------ numbers are numbers
+WHOLE_COLUMNS = {"a bool column": lambda n: np.ones(n, dtype=bool), "a complex column": lambda n: np.full(n, 1 + 0j)}
 
 
 @pytest.mark.parametrize("column", ["priority", "num_updates", "text_length", "hour", "battery", "significant_contact"])
-@pytest.mark.parametrize("bad", [complex(1, 2), complex(1, 0), np.complex128(3 + 0j), True, np.bool_(False)])
+@pytest.mark.parametrize(
+    "bad", [complex(1, 2), complex(1, 0), np.complex128(3 + 0j), True, np.bool_(False), *WHOLE_COLUMNS]
+)
 def test_numeric_columns_refuse_complex_numbers_and_bools(small, column, bad):
-    if column == "significant_contact" and isinstance(bad, (bool, np.bool_)):
+    if column == "significant_contact" and (isinstance(bad, (bool, np.bool_)) or bad == "a bool column"):
         return  # a yes/no field: a boolean is its value (test_significant_contact_takes_booleans)
-    frame = small.copy()
-    frame[column] = frame[column].astype(object)
-    frame.loc[frame.index[7], column] = bad
-    with pytest.raises(ValueError, match=rf"column '{column}', row 7: .* is not a (real )?number"):
+    frame, row = small.astype({column: object}), 0 if isinstance(bad, str) else 7
+    if isinstance(bad, str):
+        frame[column] = WHOLE_COLUMNS[bad](len(small))
+    else:
+        frame.loc[frame.index[7], column] = bad
+    with pytest.raises(ValueError, match=rf"column '{column}', row {row}: .* is not a (real )?number"):
         load_log(data=frame)
-
-
-@pytest.mark.parametrize("column", ["priority", "battery"])
-def test_a_whole_bool_or_complex_column_is_refused(small, column):
-    for values in (np.ones(len(small), dtype=bool), np.full(len(small), 1 + 0j)):
-        frame = small.copy()
-        frame[column] = values
-        with pytest.raises(ValueError, match=rf"column '{column}', row 0: .* is not a (real )?number"):
-            load_log(data=frame)
 
 
 def test_complex_numbers_in_a_csv_are_refused(small, tmp_path):

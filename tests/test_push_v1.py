@@ -1,11 +1,10 @@
 """push-v1: a user-day of notifications, a daily budget of deliveries, opens drawn with the generator's
 probabilities; its online optimum (gym_suite/references/push_v1_optimum.py)."""
 
+# ruff: noqa: F811  (the fixture imported from test_push_log is a test argument)
 from __future__ import annotations
 
-import io
 import itertools
-from importlib import resources
 from pathlib import Path
 
 import gymnasium
@@ -13,6 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from gymnasium.error import ResetNeeded
+from test_push import play
+from test_push_log import train_frame  # noqa: F401  (a fixture)
 
 import gym_suite  # noqa: F401  (registers the ids)
 from gym_suite.envs import PushV1Env, PushV1VectorEnv, check_definition
@@ -36,30 +37,11 @@ ROOT = Path(__file__).resolve().parents[1]
 ENV_ID = "gym_suite:push-v1"
 
 
-def _bundled_frame():
-    raw = resources.files("gym_suite.envs").joinpath("data/notifications_train.csv").read_bytes()
-    return pd.read_csv(io.BytesIO(raw), dtype={"user_id": str})
-
-
-def play(env, policy, seed):
-    """``(rewards, infos, observations)`` of one episode of ``policy(obs)``."""
-    obs, _ = env.reset(seed=seed)
-    rewards, infos, observations = [], [], [obs]
-    while True:
-        obs, reward, terminated, truncated, info = env.step(policy(obs))
-        rewards.append(reward)
-        infos.append(info)
-        observations.append(obs)
-        assert not truncated
-        if terminated:
-            return rewards, infos, observations
-
-
 @pytest.mark.parametrize("budget", [1, 2, 3])
 def test_budget_is_respected_and_spending_it_ends_the_day(budget):
     env = gymnasium.make(ENV_ID, daily_budget=budget)
     for seed in range(20):
-        rewards, infos, observations = play(env, lambda obs: 1, seed)
+        rewards, infos, observations, _ = play(env, lambda obs: 1, seed)
         days_left = int(observations[0]["notifications_left"][0])
         assert len(rewards) == min(budget, days_left)  # always deliver: the budget ends the day
         assert [i["deliveries"] for i in infos] == list(range(1, len(rewards) + 1))
@@ -68,7 +50,7 @@ def test_budget_is_respected_and_spending_it_ends_the_day(budget):
             env.step(1)
     for seed in range(20):  # a random policy never delivers more than the budget
         rng = np.random.default_rng(seed)
-        _, infos, observations = play(env, lambda obs, rng=rng: int(rng.integers(2)), seed)
+        _, infos, observations, _ = play(env, lambda obs, rng=rng: int(rng.integers(2)), seed)
         assert infos[-1]["deliveries"] <= budget
         assert sum(i["delivered"] for i in infos) == infos[-1]["deliveries"]
         assert float(observations[-1]["budget_left"][0]) == budget - infos[-1]["deliveries"]
@@ -76,7 +58,7 @@ def test_budget_is_respected_and_spending_it_ends_the_day(budget):
 
 def test_holding_everything_plays_the_whole_user_day_for_nothing():
     env = PushV1Env()
-    rewards, infos, observations = play(env, lambda obs: 0, seed=3)
+    rewards, infos, observations, _ = play(env, lambda obs: 0, seed=3)
     order, starts, lengths = user_days(env.params.log)
     rows = [i["row"] for i in infos]
     start = int(np.flatnonzero(order == rows[0])[0])
@@ -102,7 +84,7 @@ def test_opens_are_drawn_with_the_generators_probability():
     log = env.unwrapped.params.log
     p, opened = [], []
     for seed in range(400):
-        rewards, infos, _ = play(env, lambda obs: 1, seed)
+        rewards, infos, _, _ = play(env, lambda obs: 1, seed)
         p += [float(log.p_open[i["row"]]) for i in infos]
         opened += [i["opened"] for i in infos]
         assert rewards == [float(i["opened"]) for i in infos]
@@ -112,7 +94,7 @@ def test_opens_are_drawn_with_the_generators_probability():
     low, high = p < 0.2, p > 0.8  # the draw follows each notification's own probability
     assert opened[low].mean() < 0.2 < 0.8 < opened[high].mean()
     expected = gymnasium.make(ENV_ID, daily_budget=50)
-    rewards, infos, _ = play(expected, lambda obs: 1, 7)
+    rewards, infos, _, _ = play(expected, lambda obs: 1, 7)
     assert rewards == pytest.approx([log.p_open[i["row"]] for i in infos])
 
 
@@ -191,8 +173,7 @@ def test_heuristic_is_the_same_on_floats_numpy_and_jax():
 
 @pytest.mark.parametrize("definition", [PUSH, PUSH_V1], ids=["push-v0", "push-v1"])
 def test_the_rules_pass_check_definition(definition):
-    """Every hook on Python numbers, numpy and JAX, on the same states and uniforms, and every
-    declared argument's odd values refused naming it (push-v0's and push-v1's rules)."""
+    """Every hook on every backend on the same draws, and odd argument values refused by name."""
     check_definition(definition)
 
 
@@ -248,18 +229,18 @@ def test_evaluation_uses_the_held_out_test_log():
         push_v1_optimum.optimal_policy("test")(obs)
 
 
-def test_a_log_of_ones_own_needs_p_open():
-    frame = _bundled_frame().head(300)
+def test_a_log_of_ones_own_needs_p_open(train_frame):
+    frame = train_frame.head(300)
     with pytest.raises(ValueError, match="p_open"):
         PushV1Env(data=frame.drop(columns="p_open"))
     env = PushV1Env(data=frame, daily_budget=1)  # a log of your own with p_open plays
-    rewards, _, _ = play(env, lambda obs: 1, 0)
+    rewards, _, _, _ = play(env, lambda obs: 1, 0)
     assert len(rewards) == 1
 
 
-def test_a_users_rows_out_of_time_order_are_still_split_by_day():
+def test_a_users_rows_out_of_time_order_are_still_split_by_day(train_frame):
     """A user's two Mondays a week apart, the later one written first: two user-days, each in time order."""
-    frame = _bundled_frame()
+    frame = train_frame
     stamps = pd.to_datetime(frame["timestamp"])
     one = frame[frame["user_id"] == "u04"]
     first = one[stamps[one.index].dt.date == pd.Timestamp("2024-03-04").date()]
@@ -274,13 +255,13 @@ def test_a_users_rows_out_of_time_order_are_still_split_by_day():
     stamps = env.params.log.timestamps
     assert all((np.diff(stamps[day]) >= np.timedelta64(0)).all() for day in days)
     for seed in range(10):  # an episode is one of the two days, whole and in time order
-        _, infos, _ = play(env, lambda obs: 0, seed)
+        _, infos, _, _ = play(env, lambda obs: 0, seed)
         assert [i["row"] for i in infos] in days
 
 
-def test_user_days_are_the_same_whatever_the_order_of_the_rows():
+def test_user_days_are_the_same_whatever_the_order_of_the_rows(train_frame):
     """Shuffling a log's rows leaves its user-days as they are."""
-    frame = _bundled_frame().head(2000)
+    frame = train_frame.head(2000)
     shuffled_positions = np.random.default_rng(0).permutation(len(frame))
     shuffled = frame.iloc[shuffled_positions].reset_index(drop=True)
 
@@ -381,10 +362,7 @@ def _headroom():
 
 
 def test_features_only_optimum_structural_truths():
-    """What push_v1_headroom.py rests on: p_open comes back exactly from the observed fields and
-    the person's offset; q = E[p_open | observation] lies between the least and the most
-    responsive person's p_open; on independent draws the DP on a probability is the best policy
-    for that probability's rewards."""
+    """p_open from the fields and offset; q = E[p_open | obs] within the persons' range; the DP best on iid draws."""
     headroom = _headroom()
     for split in ("train", "test"):
         data = headroom.Log(split, points=200)
@@ -407,8 +385,7 @@ def test_features_only_optimum_structural_truths():
 
 
 def test_features_only_policy_sees_only_the_observation():
-    """FeaturesOnlyPolicy, fed observations in the environment, takes the decisions the script
-    scores from the log's rows: each episode's return is its day's exact value."""
+    """FeaturesOnlyPolicy in the env takes the script's decisions: each return is its day's exact value."""
     headroom = _headroom()
     train, test = headroom.Log("train", points=200), headroom.Log("test", points=200)
     policy = headroom.FeaturesOnlyPolicy(2, points=200, train=train)
@@ -419,8 +396,7 @@ def test_features_only_policy_sees_only_the_observation():
 
 
 def test_the_pages_figures_of_the_features_only_optimum_are_computed():
-    """push-v1's notes and the baselines table's note give the features-only optimum's exact
-    scores (budget 2, every user-day once): they are what push_v1_headroom.py computes."""
+    """The docs' features-only optimum scores (budget 2, every user-day once) are what the script computes."""
     headroom = _headroom()
     score = {}
     for split in ("train", "test"):
@@ -435,8 +411,7 @@ def test_the_pages_figures_of_the_features_only_optimum_are_computed():
 
 
 def test_the_reward_model_learns_from_the_deliveries_rewards_alone():
-    """Exploration spreads each day's two deliveries over its notifications, and the learner keeps
-    the reward of what it delivered only; the policy it plans acts on observations."""
+    """Exploration spreads each day's deliveries; the learner keeps delivered rewards only; its policy acts."""
     pytest.importorskip("sklearn")
     from gym_suite.training.reward_model import explore, train_reward_model
 
@@ -469,9 +444,7 @@ def test_the_reward_model_learns_from_the_deliveries_rewards_alone():
 
 @pytest.mark.slow
 def test_the_reward_model_beats_the_heuristic_on_the_test_log():
-    """Learned from 100k explored steps of the training log, scored on the held-out test log's
-    1,000 evaluation days: above the heuristic (paired, measured here) by more than 3 standard
-    errors, and far above random, measured here too."""
+    """100k explored training steps; on 1,000 test days above the heuristic by 3 paired SEs, far above random."""
     pytest.importorskip("sklearn")
     from gym_suite.training.reward_model import train_reward_model
 

@@ -1,13 +1,16 @@
-"""``gym-suite record`` and gym_suite.record: Minari datasets that load back and recover their env.
-
-Every dataset is written under a temporary ``MINARI_DATASETS_PATH``; nothing touches the network
-(Minari's hub is never asked: ``minari.load_dataset`` reads the local copy).
-"""
+"""``gym-suite record`` and gym_suite.record: Minari datasets, written under a temporary
+``MINARI_DATASETS_PATH`` without a network, that load back and recover their env."""
 
 from __future__ import annotations
 
+import os
 import pickle
+import signal
 import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +20,7 @@ minari = pytest.importorskip("minari")
 import gymnasium  # noqa: E402
 from test_cli import Constant  # noqa: E402
 
+import gym_suite  # noqa: E402
 from gym_suite import SPECS  # noqa: E402
 from gym_suite.cli import main  # noqa: E402
 from gym_suite.evaluate import play  # noqa: E402
@@ -33,16 +37,14 @@ def datasets_path(tmp_path, monkeypatch):
 @pytest.fixture(autouse=True)
 def offline(monkeypatch):
     """Recording and loading work without a network: any connection attempt fails the test."""
-
-    def refuse(self, address, *args, **kwargs):
-        raise AssertionError(f"a network connection to {address!r}")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+    for name in ("connect", "connect_ex"):
+        monkeypatch.setattr(
+            socket.socket, name, lambda self, address, *a, **k: pytest.fail(f"a connection to {address}")
+        )
 
 
 def replay(env_id, policy, seed, **kwargs):
-    """The observations, actions and rewards of one seeded episode, played here again."""
+    """The first observation and the steps of one seeded episode, played here again."""
     env = make(env_id, **kwargs)
     first, _ = env.reset(seed=seed)
     steps = list(play(env, policy, seed, observation=first))
@@ -51,22 +53,29 @@ def replay(env_id, policy, seed, **kwargs):
 
 
 @pytest.mark.parametrize("env_id", [spec.id for spec in SPECS])
-def test_a_recorded_dataset_loads_back_with_the_episodes_played_and_recovers_its_env(env_id):
+def test_a_recorded_dataset_loads_back_with_the_episodes_played_their_infos_and_recovers_its_env(env_id):
     policy = "heuristic" if callable(getattr(make(env_id).unwrapped, "heuristic", None)) else "random"
-    record(env_id, policy, episodes=2, seed=3)
+    record(env_id, policy, episodes=2, seed=3, record_infos=True)
     dataset = minari.load_dataset(default_dataset_id(env_id, policy))
-    assert dataset.total_episodes == 2
     episodes = list(dataset.iterate_episodes())
-    _, steps = replay(env_id, policy, seed=4)  # the second episode: reset with seed + 1
-    episode = episodes[1]
-    assert len(episode.actions) == len(steps) == dataset.total_steps - len(episodes[0].actions)
-    np.testing.assert_allclose(episode.rewards, [s.reward for s in steps])
-    assert bool(episode.terminations[-1]) == steps[-1].terminated
-    assert bool(episode.truncations[-1]) == steps[-1].truncated
+    assert dataset.total_episodes == 2 and dataset.total_steps == sum(len(e.actions) for e in episodes)
+    for i, episode in enumerate(episodes):
+        _, steps = replay(env_id, policy, seed=3 + i)
+        assert len(episode.actions) == len(steps)
+        np.testing.assert_allclose(episode.rewards, [s.reward for s in steps])
+        assert (bool(episode.terminations[-1]), bool(episode.truncations[-1])) == (
+            steps[-1].terminated,
+            steps[-1].truncated,
+        )
+        numeric = {k for step in steps for k, v in step.info.items() if np.asarray(v).dtype.kind in "biuf"}
+        assert set(episode.infos) >= numeric, "a numeric info key was not recorded"  # (an id may have none)
+        for key, values in episode.infos.items():
+            assert len(values) == len(steps) + 1  # the reset's, then every step's
+            numbers = [step.info[key] for step in steps]
+            np.testing.assert_allclose(np.asarray(values[1:], dtype=float), np.asarray(numbers, dtype=float))
     assert dataset.observation_space == make(env_id).observation_space
     env = dataset.recover_environment()
-    assert env.spec.id == env_id
-    assert env.observation_space == make(env_id).observation_space
+    assert env.spec.id == env_id and env.observation_space == make(env_id).observation_space
     env.reset(seed=0)
     env.close()
 
@@ -89,7 +98,6 @@ def test_the_command_records_a_built_in_and_a_pickled_policy(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "gym_suite/example-v0/random-v0: 4 episodes" in out
     assert minari.load_dataset("gym_suite/example-v0/random-v0").total_episodes == 4
-
     path = tmp_path / "always-left.pkl"
     path.write_bytes(pickle.dumps(Constant(0)))
     assert main(["record", "example-v0", "--policy", str(path), "--episodes", "2"]) == 0
@@ -119,16 +127,19 @@ def test_the_command_records_a_saved_stable_baselines3_model(tmp_path):
     [
         (["--policy", "nowhere.pkl"], "policy file not found: 'nowhere.pkl'"),
         (["--env-kwargs", "nope=1"], "unexpected keyword argument 'nope'"),
+        (["--policy", "random", "--overwrite", "--env-kwargs", "nope=1"], "unexpected keyword argument 'nope'"),
         (["--episodes", "0"], "must be a positive integer"),
         (["--dataset-id", ""], "error: argument --dataset-id: must be a Minari dataset id"),
     ],
 )
-def test_the_command_reports_bad_input_as_a_usage_error(argv, message, capsys):
+def test_the_command_reports_bad_input_as_a_usage_error_and_keeps_the_old_dataset(argv, message, capsys):
+    assert main(["record", "example-v0", "--policy", "random", "--episodes", "2"]) == 0
+    before = _snapshot("gym_suite/example-v0/random-v0")
     with pytest.raises(SystemExit) as exit_info:
         main(["record", "example-v0", *argv])
-    assert exit_info.value.code == 2
-    assert message in capsys.readouterr().err
-    assert minari.list_local_datasets() == {}
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+    assert _snapshot("gym_suite/example-v0/random-v0") == before
+    assert list(minari.list_local_datasets()) == ["gym_suite/example-v0/random-v0"]
 
 
 def test_an_existing_dataset_is_kept_unless_overwrite(capsys, datasets_path):
@@ -150,17 +161,10 @@ def test_load_policy_refuses_a_file_without_a_callable(tmp_path):
         load_policy(path, "example-v0")
 
 
-# Overwriting: the old dataset stays whole until the new one is complete
-
-
 def _snapshot(dataset_id):
     dataset = minari.load_dataset(dataset_id)
-    episodes = list(dataset.iterate_episodes())
-    return (
-        dataset.total_episodes,
-        [episode.actions.tolist() for episode in episodes],
-        dataset.storage.metadata.get("description"),
-    )
+    actions = [episode.actions.tolist() for episode in dataset.iterate_episodes()]
+    return dataset.total_episodes, actions, dataset.storage.metadata.get("description")
 
 
 class Raises:
@@ -192,37 +196,12 @@ def test_overwrite_keeps_the_old_dataset_when_the_new_run_fails(kwargs, error, d
     record("example-v0", "random", episodes=3, seed=5, dataset_id="keep/example-v0")
     before = _snapshot("keep/example-v0")
     arguments = {"policy": "random", **kwargs}
-    policy = arguments.pop("policy")
     with pytest.raises(error):
-        record("example-v0", policy, episodes=4, dataset_id="keep/example-v0", overwrite=True, **arguments)
-    assert _snapshot("keep/example-v0") == before
-    assert list(minari.list_local_datasets()) == ["keep/example-v0"]
+        record(
+            "example-v0", arguments.pop("policy"), episodes=4, dataset_id="keep/example-v0", overwrite=True, **arguments
+        )
+    assert _snapshot("keep/example-v0") == before and list(minari.list_local_datasets()) == ["keep/example-v0"]
     assert [p.name for p in datasets_path.iterdir() if p.name.startswith(".")] == []  # nothing staged is left
-
-
-def test_the_command_with_overwrite_keeps_the_old_dataset_on_a_usage_error(capsys):
-    assert main(["record", "example-v0", "--policy", "random", "--episodes", "2"]) == 0
-    before = _snapshot("gym_suite/example-v0/random-v0")
-    with pytest.raises(SystemExit) as exit_info:
-        main(["record", "example-v0", "--policy", "random", "--overwrite", "--env-kwargs", "nope=1"])
-    assert exit_info.value.code == 2
-    assert _snapshot("gym_suite/example-v0/random-v0") == before
-
-
-# Infos: recorded on every id
-
-
-@pytest.mark.parametrize("env_id", [spec.id for spec in SPECS])
-def test_infos_record_on_every_id(env_id):
-    dataset = record(env_id, "random", episodes=2, seed=1, record_infos=True)
-    for i, episode in enumerate(dataset.iterate_episodes()):
-        _, steps = replay(env_id, "random", seed=1 + i)
-        numeric = {k for step in steps for k, v in step.info.items() if np.asarray(v).dtype.kind in "biuf"}
-        assert set(episode.infos) >= numeric, "a numeric info key was not recorded"  # (an id may have none)
-        for key, values in episode.infos.items():
-            assert len(values) == len(steps) + 1  # the reset's, then every step's
-            numbers = [step.info[key] for step in steps]
-            np.testing.assert_allclose(np.asarray(values[1:], dtype=float), np.asarray(numbers, dtype=float))
 
 
 def test_an_info_key_the_reset_lacks_is_filled():
@@ -232,15 +211,12 @@ def test_an_info_key_the_reset_lacks_is_filled():
     assert "action" not in infos  # a str: only numbers are recorded
 
 
-# Arguments
-
-
-def test_numpy_integers_are_integers_and_the_largest_seeds_record():
-    dataset = record("example-v0", "random", episodes=np.int32(2), seed=np.uint64(4))
-    assert dataset.total_episodes == 2
-    first = next(iter(dataset.iterate_episodes()))
+def test_numpy_integers_the_largest_seeds_and_the_prefixed_id_record():
+    dataset = record("gym_suite:example-v0", "random", episodes=np.int32(2), seed=np.uint64(4))
+    assert dataset.total_episodes == 2 and dataset.spec.dataset_id == "gym_suite/example-v0/random-v0"
+    assert dataset.recover_environment().spec.id == "example-v0"
     _, steps = replay("example-v0", "random", seed=4)
-    assert list(first.actions) == [s.action for s in steps]
+    assert list(next(iter(dataset.iterate_episodes())).actions) == [s.action for s in steps]
     largest = record("example-v0", "random", episodes=2, seed=2**64 - 2, dataset_id="big/seed-v0")  # the last seeds
     assert largest.total_episodes == 2
 
@@ -290,15 +266,10 @@ def test_bad_arguments_name_the_argument_before_any_episode(arguments, error, me
     arguments = {"env_id": "example-v0", "policy": policy, "episodes": 1, **arguments}
     with pytest.raises(error, match=message) as info:
         record(arguments.pop("env_id"), arguments.pop("policy"), **arguments)
-    assert len(str(info.value)) < 1000
-    assert played == []
-    assert minari.list_local_datasets() == {}
+    assert len(str(info.value)) < 1000 and played == [] and minari.list_local_datasets() == {}
 
 
 def test_a_pickled_function_whose_module_is_gone_is_a_value_error(tmp_path, capsys):
-    import subprocess
-    import sys
-
     (tmp_path / "gone_module.py").write_text("def policy(observation):\n    return 0\n")
     path = tmp_path / "f.pkl"
     code = "import pickle, gone_module; pickle.dump(gone_module.policy, open('f.pkl', 'wb'))"
@@ -314,18 +285,10 @@ def test_a_pickled_function_whose_module_is_gone_is_a_value_error(tmp_path, caps
 
 
 def test_the_command_without_minari_says_what_to_install(monkeypatch, capsys):
-    import sys
-
     monkeypatch.setitem(sys.modules, "minari", None)  # as if it were not installed: `import minari` fails
     assert main(["record", "example-v0", "--episodes", "1"]) == 2
     err = capsys.readouterr().err
     assert err.strip() == "gym-suite record: No module named 'minari': pip install \"gym-suite[minari]\""
-
-
-def test_the_prefixed_id_records_the_ids_dataset():
-    dataset = record("gym_suite:example-v0", "random", episodes=2)
-    assert dataset.spec.dataset_id == "gym_suite/example-v0/random-v0"
-    assert dataset.recover_environment().spec.id == "example-v0"
 
 
 def test_a_failed_move_puts_the_old_dataset_back(tmp_path):
@@ -343,8 +306,6 @@ def test_a_failed_move_puts_the_old_dataset_back(tmp_path):
     _move_into_place(staged, final, tmp_path / "trash")
     assert (final / "data" / "new.txt").read_text() == "new" and not (final / "data" / "old.txt").exists()
 
-
-# Real processes: two runs racing for one id, and Ctrl-C
 
 GATE = '''
 import os, time
@@ -364,13 +325,6 @@ class Gate:
 
 
 def _command(*argv, path=()):
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    import gym_suite
-
     root = str(Path(gym_suite.__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, *map(str, path)]), "OMP_NUM_THREADS": "1"}
     command = [sys.executable, "-m", "gym_suite", "record", "example-v0", *argv]
@@ -378,8 +332,6 @@ def _command(*argv, path=()):
 
 
 def _wait_for(condition, seconds=180):
-    import time
-
     deadline = time.monotonic() + seconds
     while not condition():
         assert time.monotonic() < deadline, "timed out"
@@ -413,8 +365,6 @@ def test_two_runs_racing_for_one_id_leave_one_dataset_and_one_error(tmp_path, da
 
 def _holds_ctrl_c(pid):
     """Whether process ``pid`` holds SIGINT blocked: ``gym-suite record`` importing, its handler not yet in place."""
-    import signal
-
     try:
         with open(f"/proc/{pid}/status") as status:
             blocked = next(line.split()[1] for line in status if line.startswith("SigBlk:"))
@@ -425,8 +375,6 @@ def _holds_ctrl_c(pid):
 
 @pytest.mark.parametrize("moment", ["importing", "recording"])
 def test_ctrl_c_ends_the_command_at_once_with_one_line_and_nothing_left(moment, datasets_path):
-    import signal
-
     run = _command("--policy", "random", "--episodes", str(10**8), "--dataset-id", "ctrl/c-v0")
     staged = lambda: datasets_path.is_dir() and any(datasets_path.glob(".gym-suite-record-*"))  # noqa: E731
     try:  # as soon as the command holds Ctrl-C (its first imports), or once it stages the dataset
@@ -456,10 +404,6 @@ def test_ctrl_c_ends_the_command_at_once_with_one_line_and_nothing_left(moment, 
     ],
 )
 def test_only_the_record_command_holds_ctrl_c_while_the_package_imports(argv, orig_argv, holds, monkeypatch):
-    import sys
-
-    import gym_suite
-
     monkeypatch.setattr(sys, "argv", argv)
     monkeypatch.setattr(sys, "orig_argv", orig_argv)
     assert gym_suite._is_record_command() is holds
@@ -467,7 +411,6 @@ def test_only_the_record_command_holds_ctrl_c_while_the_package_imports(argv, or
 
 def test_a_ctrl_c_within_an_import_is_raised_by_the_next_check():
     """Raised inside a C extension's set-up (jaxlib's), an exception crashes the process: it waits."""
-    import signal
     from types import SimpleNamespace
 
     from gym_suite import record as module
@@ -483,16 +426,12 @@ def test_a_ctrl_c_within_an_import_is_raised_by_the_next_check():
         module._PRESSED.clear()
 
 
-# The dataset's author and code
-
-
 def test_the_dataset_names_its_author_and_code_from_the_package_metadata(monkeypatch, capsys):
     import email.message
     import importlib.metadata
 
     metadata = record("example-v0", "random", episodes=1, dataset_id="credits/installed-v0").storage.metadata
     assert metadata["author"] == {"gym-suite"}  # the installed metadata names no author: not "Unknown"
-
     fake = email.message.Message()
     fake["Author-email"] = "Ada Lovelace <ada@example.org>"
     fake["Project-URL"] = "Documentation, https://example.org/docs"
@@ -502,7 +441,6 @@ def test_the_dataset_names_its_author_and_code_from_the_package_metadata(monkeyp
     assert metadata["author"] == {"Ada Lovelace"} and metadata["author_email"] == {"ada@example.org"}
     assert metadata["code_permalink"] == "https://example.org/gym-suite"
     assert "1 episodes of the random policy on example-v0" in metadata["description"]
-
     flags = ["--author", "Grace", "--author-email", "g@example.org", "--code-permalink", "https://example.org/x"]
     assert main(["record", "example-v0", "--policy", "random", "--episodes", "1", "--dataset-id", "credits/flags-v0",
                  *flags, "--description", "mine"]) == 0  # fmt: skip

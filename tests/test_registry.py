@@ -1,6 +1,5 @@
-"""The registry at the bottom of the package: at import time its module imports only the standard library, the
-environment files define and never run, the classes are made from the rows and published by
-``gym_suite.envs``, and no module of the package imports one that imports it back."""
+"""The registry at the bottom of the package (the standard library alone at import time), the classes made from
+its rows and published by ``gym_suite.envs``, and no import circle in the package."""
 
 from __future__ import annotations
 
@@ -32,8 +31,7 @@ def _at_import_time(node: ast.AST):
 
 
 def _imports(path: Path, at_import_time: bool = False) -> list[tuple[str, list[str]]]:
-    """Every import of a file (module level or inside a function; with ``at_import_time``, those
-    outside functions): ``(module, names)``, relative imports resolved against the file's package."""
+    """Every import of a file (with ``at_import_time``, outside functions): ``(module, names)``, relative resolved."""
     found = []
     package = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
     if path.name != "__init__.py":
@@ -59,9 +57,7 @@ def test_the_registry_module_imports_only_the_standard_library_at_import_time():
 
 
 def _module_graph(at_import_time: bool = False) -> dict[str, set[str]]:
-    """Module -> the package's modules it imports (``from gym_suite.envs import X`` is the
-    module ``gym_suite.envs.X`` when there is one, else ``gym_suite.envs``; with
-    ``at_import_time``, only the imports outside functions)."""
+    """Module -> the package's modules it imports (``from a import X``: ``a.X`` when a module, else ``a``)."""
     files = {
         ".".join(p.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__"): p
         for p in PACKAGE.rglob("*.py")
@@ -104,18 +100,18 @@ def test_a_row_names_a_definition_and_parameters_and_gym_suite_envs_publishes_it
     assert isinstance(definition, Definition) and dataclasses.is_dataclass(params) and not isinstance(params, type)
     types = {f.name: f.type for f in dataclasses.fields(params)}
     assert set(definition.arguments) <= set(types) and not hasattr(Spec, "kwargs")
-    scalar = getattr(gym_suite.envs, spec.class_name)
-    vector = getattr(gym_suite.envs, spec.vector_class_name)
-    assert spec.entry_point == f"gym_suite.envs:{spec.class_name}" == gymnasium.spec(spec.id).entry_point
-    assert spec.vector_entry_point == f"gym_suite.envs:{spec.vector_class_name}"
-    assert gymnasium.spec(spec.id).vector_entry_point == spec.vector_entry_point
+    scalar, vector = getattr(gym_suite.envs, spec.class_name), getattr(gym_suite.envs, spec.vector_class_name)
+    assert (
+        scalar.__name__ == spec.class_name and vector.__name__ == spec.vector_class_name and vector.scalar_env is scalar
+    )
+    registered = gymnasium.spec(spec.id)
+    assert spec.entry_point == f"gym_suite.envs:{spec.class_name}" == registered.entry_point
+    assert spec.vector_entry_point == f"gym_suite.envs:{spec.vector_class_name}" == registered.vector_entry_point
     assert scalar.__module__ == vector.__module__ == spec.definition.partition(":")[0]
     for cls in (scalar, vector):  # written out at the end of the environment's file, each argument typed
         assert inspect.getsource(cls).startswith(f"class {cls.__name__}("), cls
         parameters = inspect.signature(cls).parameters
         assert all(parameters[name].annotation == types[name] for name in definition.arguments), cls
-    assert scalar.__name__ == spec.class_name and vector.__name__ == spec.vector_class_name
-    assert vector.scalar_env is scalar
     assert scalar.definition is definition and scalar.base_params is params
     manual = load(spec.manual) if spec.manual else sys.modules[spec.definition.partition(":")[0]].__doc__
     assert scalar.__doc__.split("## Arguments")[0] == manual.split("## Arguments")[0]
@@ -126,14 +122,10 @@ def test_a_row_names_a_definition_and_parameters_and_gym_suite_envs_publishes_it
     made.close()
 
 
-def test_two_versions_of_one_definition_are_two_rows_of_one_definition():
+def test_two_versions_of_one_definition_are_two_rows_and_an_unknown_name_is_an_attribute_error():
     v0, v1 = (next(s for s in SPECS if s.id == i) for i in ("heartpole-v0", "heartpole-v1"))
-    assert load(v0.definition) is load(v1.definition)
-    assert load(v0.params) != load(v1.params)
+    assert load(v0.definition) is load(v1.definition) and load(v0.params) != load(v1.params)
     assert gym_suite.envs.HeartPoleEnv.definition is gym_suite.envs.HeartPoleV1Env.definition
-
-
-def test_an_unknown_name_of_gym_suite_envs_is_an_attribute_error():
     with pytest.raises(AttributeError, match="NoSuchEnv"):
         gym_suite.envs.NoSuchEnv  # noqa: B018
     with pytest.raises(ImportError):

@@ -1,5 +1,4 @@
-"""target-v1: the bounce, the action's length clip, the capture, the optimum and the heuristic, long
-actions on every backend."""
+"""target-v1: the bounce, the length clip, the capture, the optimum, the heuristic, long actions."""
 
 from __future__ import annotations
 
@@ -21,9 +20,6 @@ from gym_suite.references import target_optimum
 
 ENV_ID = "target-v1"
 LOW, HIGH = V1.radius, V1.side - V1.radius  # the walls of the target's centre
-
-
-# -- The bounce
 
 
 @pytest.mark.parametrize("ops", [SCALAR, NUMPY], ids=["scalar", "numpy"])
@@ -62,9 +58,6 @@ def test_start_direction_is_uniform_on_the_circle():
     assert (start.distance > 2 * V1.radius).all()
 
 
-# -- The action
-
-
 def _env_at(worker, target, velocity=(0.0, 0.0)):
     env = gymnasium.make(ENV_ID)
     env.reset(seed=0)
@@ -101,17 +94,12 @@ def test_a_float32_unit_vector_is_not_reported_as_clipped():
         assert not info["clipped"], action
 
 
-# -- The capture
-
-
 @pytest.mark.parametrize("move, caught, distance", [(0.5, True, 3.0), (0.4, False, pytest.approx(3.1))])
 def test_capture_when_the_discs_touch_after_the_step(move, caught, distance):
     env = _env_at((16.5, 20.0), (19.0, 20.0), (1.0, 0.0))  # the target moves to (20, 20)
     _, reward, terminated, truncated, info = env.step([move, 0.0])
     assert (reward, terminated, truncated, info["distance"]) == (-1.0, caught, False, distance)
 
-
-# -- The optimum and the heuristic
 
 EPISODES = 60
 
@@ -127,15 +115,11 @@ def _bounds(seeds) -> np.ndarray:
     return np.array(out)
 
 
-def test_the_optimal_policy_attains_the_bound_in_every_episode():
+def test_the_optimum_attains_the_bound_no_policy_beats_it_and_the_heuristic_is_well_below_it():
     bound = _bounds(range(EPISODES))
     limit = gymnasium.spec(ENV_ID).max_episode_steps
     result = evaluate(ENV_ID, target_optimum.OptimalPolicy(), episodes=EPISODES, seed=0)
     np.testing.assert_array_equal(result.returns, -np.minimum(bound, limit))
-
-
-def test_no_policy_beats_the_bound_and_the_heuristic_is_well_below_it():
-    bound = _bounds(range(EPISODES))
     for policy in ("heuristic", "random", target_optimum.LeadPolicy()):
         result = evaluate(ENV_ID, policy, episodes=EPISODES, seed=0)
         assert (result.lengths >= np.minimum(bound, 300)).all()
@@ -150,8 +134,6 @@ def test_the_heuristic_heads_straight_for_the_target_at_full_speed():
     np.testing.assert_allclose(action, [0.6, 0.8], rtol=1e-6)
     np.testing.assert_allclose(gymnasium.make_vec(ENV_ID, 2).unwrapped.heuristic(obs), [[0.6, 0.8], [0, -1]], atol=1e-7)
 
-
-# -- Long actions: however long, the worker moves min(length, 1) in the action's direction
 
 #: Action components from tiny to the largest float64, either sign.
 COMPONENT = st.one_of(
@@ -174,23 +156,10 @@ def expected_velocity(x: float, y: float, dtype=np.float64) -> tuple[float, floa
     return (x1 / length, y1 / length) if length * largest > 1.0 else (x, y)
 
 
-def _jax_ops_or_skip():
-    pytest.importorskip("jax")
-    from gym_suite.envs.definition import jax_ops
-
-    return jax_ops()
+NEEDS_JAX = pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="needs the jax extra")
 
 
-@pytest.mark.parametrize(
-    "backend",
-    [
-        "scalar",
-        "numpy",
-        pytest.param(
-            "jax", marks=pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="needs the jax extra")
-        ),
-    ],
-)
+@pytest.mark.parametrize("backend", ["scalar", "numpy", pytest.param("jax", marks=NEEDS_JAX)])
 @settings(max_examples=200, deadline=None)
 @given(x=COMPONENT, y=COMPONENT)
 def test_clip_to_unit_scales_any_finite_action_to_at_most_length_one(backend, x, y):
@@ -201,9 +170,11 @@ def test_clip_to_unit_scales_any_finite_action_to_at_most_length_one(backend, x,
         vx, vy = (v[0].item() for v in clip_to_unit(NUMPY, np.array([x, 0.25]), np.array([y, -0.5])))  # a batch of 2
         dtype, rel = np.float64, 1e-15
     else:
-        ops = _jax_ops_or_skip()  # before jax is imported: skipped without the jax extra
         import jax.numpy as jnp
 
+        from gym_suite.envs.definition import jax_ops
+
+        ops = jax_ops()
         with np.errstate(over="ignore"):
             vx, vy = (float(v) for v in clip_to_unit(ops, jnp.float32(x), jnp.float32(y)))
         dtype, rel = np.float32, 1e-6  # XLA flushes subnormals (below 1.2e-38) to 0
@@ -280,8 +251,7 @@ _SHELLS: dict = {}
 @settings(max_examples=15, deadline=None)
 @given(x=st.one_of(COMPONENT, LONG), y=st.one_of(COMPONENT, LONG))
 def test_long_actions_move_the_worker_as_far_as_allowed_on_every_backend(backend, env_id, x, y):
-    """target-v1 moves by the action scaled to length <= 1, target-v0 jumps to its point, both clipped
-    to the field; never a NaN, on every backend."""
+    """v1 moves by the action scaled to length <= 1, v0 jumps to its point, clipped to the field; no NaN."""
     if (backend, env_id) not in _SHELLS:
         _SHELLS[backend, env_id] = _shell(backend, env_id)
     step, dtype = _SHELLS[backend, env_id]

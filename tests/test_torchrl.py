@@ -1,6 +1,5 @@
-"""TorchRL's ``GymEnv`` on every id, on its Gymnasium backend: the plain id (gym_suite imported)
-and ``"gym_suite:<id>"`` both make the env (its ``frameskip`` refused in Python's words, which
-TorchRL then drops), roll it out and pass TorchRL's own ``check_env_specs``."""
+"""TorchRL's ``GymEnv`` (Gymnasium backend) makes every id, plain or ``gym_suite:``-prefixed (dropping its
+refused ``frameskip``), rolls it out and passes ``check_env_specs``."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The documentation's "From the tutorials" page: its flows run as the page shows them.
-
-Each flow is the Python block that follows its ``<!-- marker -->`` in docs/tutorials.md, run with
-smaller budgets (the replaced strings are asserted to be there, so a changed page fails here
-instead of silently running something else). The RLlib flows run in tests/rllib/test_rllib.py.
-"""
+"""docs/tutorials.md's flows (the block after each ``<!-- marker -->``) run as shown, with smaller budgets
+whose replaced strings must be there; the RLlib flows run in tests/rllib/test_rllib.py."""
 
 from __future__ import annotations
 
@@ -58,14 +54,8 @@ def test_the_page_marks_every_flow():
         assert page_block(marker).strip(), marker
 
 
-# --------------------------------------------------------------------------------------------
-# MAX_STEPS: the example tutorial's name for the step limit
-# --------------------------------------------------------------------------------------------
-
-
 def test_example_env_has_the_tutorials_max_steps(gym_np_bool8):
-    """The tutorial's baseline loops ``for i in range(env.MAX_STEPS)``: the registered limit, a
-    class constant that another limit given to make leaves as it is."""
+    """The tutorial loops ``for i in range(env.MAX_STEPS)``: the registered limit, a class constant."""
     env = gymnasium.make("gym_suite:example-v0")
     assert env.unwrapped.MAX_STEPS == env.spec.max_episode_steps == 10 and isinstance(env.unwrapped.MAX_STEPS, int)
     vec = gymnasium.make_vec("gym_suite:example-v0", num_envs=2, vectorization_mode="vector_entry_point")
@@ -74,11 +64,6 @@ def test_example_env_has_the_tutorials_max_steps(gym_np_bool8):
     assert longer.unwrapped.MAX_STEPS == 10 and longer.spec.max_episode_steps == 30
     gym = pytest.importorskip("gym")
     assert gym.make("gym_suite:example-v0").MAX_STEPS == 10  # gym's wrappers pass attributes through
-
-
-# --------------------------------------------------------------------------------------------
-# The flows
-# --------------------------------------------------------------------------------------------
 
 
 @pytest.mark.slow
@@ -128,14 +113,12 @@ def test_003_push_loop_plays_one_episode(capsys):
     pytest.importorskip("gym")
     ns = run(page_block("tutorial-003-push"))
     out = capsys.readouterr().out
-    assert ns["finished"]
     total = ns["total_reward"]
-    assert -100 <= total <= 100 and float(total).is_integer()  # +1 or -1 for each of 100 decisions
+    assert ns["finished"] and -100 <= total <= 100 and float(total).is_integer()  # +1 or -1 for 100 decisions
     assert out.count("decision") >= 100 and "Total Reward: " in out
 
 
 def test_004_play_command_takes_target():
-    """The page's replacement for the tutorial's pygame loop: ``gym-suite play target-v0``."""
     from gym_suite.cli import build_parser
 
     command = re.search(r"gym-suite (play target-v0[^`\n]*)", PAGE.read_text(encoding="utf-8"))
