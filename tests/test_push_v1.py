@@ -410,6 +410,7 @@ def test_the_pages_figures_of_the_features_only_optimum_are_computed():
     assert f"scores {score['train']:.3f} on the training log" in note
 
 
+@pytest.mark.slow  # scikit-learn comes with the baselines extra, which the slow-test command installs
 def test_the_reward_model_learns_from_the_deliveries_rewards_alone():
     """Exploration spreads each day's deliveries; the learner keeps delivered rewards only; its policy acts."""
     pytest.importorskip("sklearn")
