@@ -322,9 +322,20 @@ def _fresh(values: Any, num_envs: int, taken: set[int]) -> bool:
 
 def _own(values: Any, num_envs: int, dtype: Any, taken: set[int]) -> np.ndarray:
     """``values`` as a ``(num_envs,)`` array of ``dtype`` (``None``: an info's) that nothing else
-    holds: as it is if :func:`_fresh`, else a copy."""
-    if _fresh(values, num_envs, taken) and (values.dtype.kind in "biufO" if dtype is None else values.dtype == dtype):
-        return values  # type: ignore[no-any-return]
+    holds: as it is if :func:`_fresh` (tested here inline: a step calls this for every quantity),
+    else a copy."""
+    key = id(values)
+    if (
+        key not in taken
+        and values.__class__ is np.ndarray
+        and values.base is None
+        and values.shape == (num_envs,)
+        and values.flags.writeable
+        and (values.dtype.kind in "biufO" if dtype is None else values.dtype == dtype)
+    ):
+        taken.add(key)
+        return values
+    taken.add(key)
     return _info_array(values, num_envs, dtype)
 
 
@@ -512,13 +523,21 @@ class SuiteVectorEnv(_Shell, VectorEnv[Any, Any, Any]):
                 values[rows] = None if values.dtype == object else 0
         n = self.num_envs
         for key, values in start_info.items():
-            if values.__class__ is not np.ndarray or values.shape != (n,) or values.dtype.kind not in "biufO":
+            if key in info:  # the rows' values alone (every step: no array made where none is needed)
+                column = info[key]
+                if values.__class__ is np.ndarray and values.shape == (n,) and values.dtype.kind in "biufO":
+                    column[rows] = values[rows]
+                elif values.__class__ in (bool, int, float) and column.dtype != object:
+                    column[rows] = values  # (one number for every row)
+                else:
+                    column[rows] = _info_array(values, n)[rows]
+                info[f"_{key}"].fill(True)  # the rows that stepped, and now those that start
+            else:
                 values = _info_array(values, n)
-            if key not in info:
                 info[key] = np.zeros_like(values) if values.dtype != object else np.full(n, None)
+                info[key][rows] = values[rows]
                 info[f"_{key}"] = np.zeros(n, dtype=bool)
-            info[key][rows] = values[rows]
-            info[f"_{key}"][rows] = True  # with the rows that stepped (if the step had the key): every row
+                info[f"_{key}"][rows] = True
 
     def restart(self, rows: Any) -> tuple[Any, dict[str, Any]]:
         """Start the sub-environments of the boolean mask ``rows`` afresh now, not on their next
