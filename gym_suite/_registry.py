@@ -392,7 +392,8 @@ def unregister(env_id: str) -> Spec:
     if any(spec.id == env_id for spec in SPECS):
         raise ValueError(f"unregister: {env_id!r} is one of the suite's own ids, which stay registered")
     if env_id not in _ADDED:
-        raise ValueError(f"unregister: {env_id!r} is not registered; the registered ids are {listed(_ADDED)}")
+        shown = repr(env_id) if len(env_id) <= 80 else repr(env_id[:77]) + "..."
+        raise ValueError(f"unregister: {shown} is not registered; the registered ids are {listed(_ADDED)}")
     spec = _ADDED.pop(env_id)
     for registered in (spec.id, jax_id(spec.id)):
         gymnasium.registry.pop(registered, None)

@@ -22,12 +22,12 @@ from gym_suite.quiet import make
 MAX_MESSAGE = 300
 
 
-def short_message(message: str) -> str:
-    """``message`` on one line, cut in the middle to :data:`MAX_MESSAGE` characters."""
+def short_message(message: str, limit: int = MAX_MESSAGE) -> str:
+    """``message`` on one line, cut in the middle to ``limit`` characters."""
     message = " ".join(message.split())
-    if len(message) <= MAX_MESSAGE:
+    if len(message) <= limit:
         return message
-    return message[: MAX_MESSAGE - 60] + " ... " + message[-55:]
+    return message[: limit - 60] + " ... " + message[-55:]
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -44,7 +44,7 @@ class ArgumentParser(argparse.ArgumentParser):
         return super().format_help()
 
     def error(self, message: str) -> NoReturn:
-        super().error(short_message(message))
+        super().error(short_message(message, MAX_MESSAGE - len(f"{self.prog}: error: ")))  # the line, prefix included
 
 
 def _import(module: str) -> None:

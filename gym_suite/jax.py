@@ -436,6 +436,11 @@ class SuiteJaxEnv(environment.Environment):  # type: ignore[misc]  # gymnax has 
     ) -> tuple[Any, EnvState, jax.Array, jax.Array, jax.Array, dict[str, Any]]:
         """gymnax's ``step`` (autoreset in the same call), its arguments checked first."""
         self._check_key("step", key)
+        if not isinstance(state, EnvState) or not isinstance(state.inner, self.definition.State):
+            raise ArgumentTypeError(
+                f"{self.env_id}.step: state must be what reset or step returns (an EnvState holding this id's "
+                f"{self.definition.State.__name__}), got {shown(state)}"
+            )
         return self._run("step", key, state, self.check_action(action), self.check_params("step", params))  # type: ignore[no-any-return]
 
     def reset(self, key: jax.Array, params: EnvParams | None = None) -> tuple[Any, EnvState]:

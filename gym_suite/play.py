@@ -25,7 +25,7 @@ from gymnasium import spaces
 from gymnasium.error import DependencyNotInstalled
 
 from gym_suite.envs._draw import LINE_HEIGHT, draw_text, text_size
-from gym_suite.envs.checks import shown, shown_path
+from gym_suite.envs.checks import check_env_kwargs, shown, shown_path
 
 INSTALL_RENDER_EXTRA = 'pip install "gym-suite[render]"'
 MIN_WINDOW_WIDTH = 400  # small frames are enlarged (whole times) to at least this width
@@ -334,6 +334,11 @@ def play(
     if episodes is not None and (not _is_int(episodes) or episodes < 1):
         raise ValueError(f"episodes must be None or a positive integer, got {shown(episodes)}")
     seed, episodes = (None if n is None else int(n) for n in (seed, episodes))
+    env_kwargs = check_env_kwargs("play: ", env_kwargs, allow_none=True)
+    if on_episode is not None and not callable(on_episode):
+        raise TypeError(
+            f"play: on_episode must be None or a callable (index, return, steps, terminated), got {shown(on_episode)}"
+        )
     path = check_screenshot(screenshot)
     pygame = _import_pygame()
     from gym_suite.quiet import make

@@ -312,6 +312,13 @@ def test_list_import_of_a_module_that_fails_is_one_usage_line(module, reason, tm
         assert reason in last
 
 
+def test_a_usage_error_line_is_at_most_300_characters_with_its_prefix(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["list", "--import", "x" * 5000])
+    (line,) = capsys.readouterr().err.strip().splitlines()[-1:]
+    assert stop.value.code == 2 and line.startswith("gym-suite list: error: cannot import") and len(line) <= 300
+
+
 def test_cli_version_and_help(capsys):  # play --help: tests/test_play.py
     with pytest.raises(SystemExit) as stop:
         main(["--version"])

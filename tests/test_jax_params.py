@@ -793,6 +793,20 @@ def test_params_of_another_id_are_refused_naming_both_ids(env_id, other_id, meth
         env.reset(key, gj.EnvParams(max_steps_in_episode=5))  # gymnax's class, of no id
 
 
+@pytest.mark.parametrize("env_id", gj.jax_ids())
+def test_a_state_that_is_not_the_envs_is_refused_naming_state(env_id):
+    """The observation in the state's place (arguments swapped), None, a dict, another id's state."""
+    env, params, key, state = _started(env_id)
+    other_id = "example-v0" if env_id != "example-v0" else "target-v1"
+    other_env, other_params = gj.make(other_id)
+    observation = env.reset(key, params)[0]
+    action = env.action_space().sample(key)
+    for bad in (observation, None, {}, other_env.reset(key, other_params)[1]):
+        with pytest.raises(TypeError, match=rf"^{env_id}\.step: state must be what reset or step returns"):
+            env.step(key, bad, action, params)
+    assert env.step(key, state, action, params)[1].inner.__class__ is state.inner.__class__  # still steps
+
+
 def _one_value(env, name):
     """A strategy of Python numbers for the field ``name`` (floats exact in float32)."""
     if name == "max_steps_in_episode":

@@ -201,6 +201,9 @@ def test_a_good_screenshot_path_is_accepted_nothing_left_behind_and_numpy_intege
                       ("episodes", 0)]:  # fmt: skip
         with pytest.raises(ValueError, match=f"^{name} must be"):
             gym_suite.play.play("example-v0", **{name: bad})
+    for name, bad in [("env_kwargs", [1]), ("env_kwargs", {1: 2}), ("on_episode", 5)]:  # before the window opens
+        with pytest.raises(TypeError, match=f"^play: {name} must"):
+            gym_suite.play.play("example-v0", episodes=1, **{name: bad})
 
 
 MISSING = [tool for tool in ("Xvfb", "xdotool", "import") if shutil.which(tool) is None]

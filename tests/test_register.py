@@ -80,6 +80,9 @@ def test_unregister_removes_every_route(registered):
     assert "heartpole-v0" in gymnasium.registry
     with pytest.raises(TypeError, match="env_id must be a string"):
         gym_suite.unregister(3)
+    with pytest.raises(ValueError, match=r"'x{77}'\.\.\. is not registered") as refused:  # the id cut to 80
+        gym_suite.unregister("x" * 100_000)
+    assert len(str(refused.value)) < 1000
 
 
 def test_register_takes_module_attribute_strings():
