@@ -324,10 +324,20 @@ class Gate:
 '''
 
 
+#: Run the command with Ctrl-C as a terminal's foreground command gets it, whatever the tests' own
+#: process inherited (a shell's background job ignores SIGINT, and its children with it): a
+#: start-up that gives SIGINT its default action, then the command in the same process
+#: (``preexec_fn`` is not safe with the threads of the tests' process).
+AS_FROM_A_TERMINAL = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+)
+
+
 def _command(*argv, path=()):
     root = str(Path(gym_suite.__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, *map(str, path)]), "OMP_NUM_THREADS": "1"}
-    command = [sys.executable, "-m", "gym_suite", "record", "example-v0", *argv]
+    command = [sys.executable, "-c", AS_FROM_A_TERMINAL, "-m", "gym_suite", "record", "example-v0", *argv]
     return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
